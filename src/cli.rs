@@ -1,0 +1,111 @@
+//! Command-line arguments and dispatch to the commands.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+
+/// warcrunch: how mass-battle rules play out, with measured certainty.
+#[derive(Debug, Parser)]
+#[command(name = "warcrunch", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a scenario and write distributions, summary, provenance and charts.
+    Run(RunArgs),
+    /// Exact skew analysis of the Combat Card deck.
+    Cards(CardsArgs),
+    /// Validate a scenario and print it as it will run.
+    Check(CheckArgs),
+    /// List the built-in tables, or write them out for editing.
+    Tables(TablesArgs),
+}
+
+/// Arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Battles to simulate (overrides the scenario's `trials`).
+    #[arg(long)]
+    pub trials: Option<u64>,
+    /// Seed of the random streams (overrides the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads; 0 uses every core. Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Output folder [default: reports/<scenario file stem>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also compute the exact distribution and compare the simulation with it.
+    #[arg(long)]
+    pub exact: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Replace an output folder that warcrunch did not write.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `cards`.
+#[derive(Debug, Args)]
+pub struct CardsArgs {
+    /// A deck table to analyse instead of the built-in one.
+    #[arg(long)]
+    pub table: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "reports/cards")]
+    pub out: PathBuf,
+    /// Replace an output folder that warcrunch did not write.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+}
+
+/// Arguments of `tables`.
+#[derive(Debug, Args)]
+pub struct TablesArgs {
+    /// Write every built-in table into this folder.
+    #[arg(long)]
+    pub export: Option<PathBuf>,
+    /// Overwrite existing files when exporting.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs the command the arguments name.
+pub fn dispatch(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => commands::run::run(&args),
+        Command::Cards(args) => commands::cards::run(&args),
+        Command::Check(args) => commands::check::run(&args),
+        Command::Tables(args) => commands::tables::run(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,174 @@
+//! `warcrunch cards`: the exact skew analysis of a Combat Card deck.
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result};
+
+use crate::cli::CardsArgs;
+use crate::report::RunInfo;
+use crate::report::output_dir::Staging;
+use crate::report::skew::{FLAG_P, SkewReport, skew_exporters};
+use crate::systems::war_cards::deck::{COLUMNS, Deck, row_key};
+use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, analyse};
+use crate::tables::{BUILT_IN_CARDS, TableUse, sha256_hex};
+
+/// Analyses the deck, writes the tables and heatmaps, prints the findings.
+pub fn run(args: &CardsArgs) -> Result<()> {
+    let (text, source) = match &args.table {
+        None => (BUILT_IN_CARDS.to_owned(), "built-in".to_owned()),
+        Some(path) => (
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read table file {}", path.display()))?,
+            path.display().to_string(),
+        ),
+    };
+    let deck = Deck::parse(&text, &source)?;
+    let analysis = analyse(&deck);
+    let staging = Staging::new(&args.out, args.force)?;
+    let report = SkewReport {
+        info: RunInfo {
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            command: match &args.table {
+                None => "warcrunch cards".to_owned(),
+                Some(p) => format!("warcrunch cards --table {}", p.display()),
+            },
+            scenario_path: None,
+            scenario_sha256: None,
+            name: "Combat Card skew".to_owned(),
+            system: "war_cards".to_owned(),
+            seed: None,
+            trials: None,
+            chunk_size: None,
+            threads: None,
+            elapsed_seconds: None,
+            tables: vec![TableUse {
+                name: "cards".into(),
+                source: source.clone(),
+                sha256: sha256_hex(text.as_bytes()),
+                stand_ins: deck.stand_ins.clone(),
+            }],
+            stand_in_rules: Vec::new(),
+        },
+        analysis,
+    };
+    let mut written = Vec::new();
+    for exporter in skew_exporters() {
+        written.extend(exporter.write(&report, staging.path())?);
+    }
+    let dest = staging.commit()?;
+    print!("{}", findings(&deck, &source, &report.analysis));
+    println!("Wrote {}: {}", dest.display(), written.join(", "));
+    Ok(())
+}
+
+/// The ranked list of what is out of line, in plain words.
+pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
+    let mut out = String::new();
+    let stand_ins = if deck.stand_ins.is_empty() {
+        "none".to_owned()
+    } else {
+        deck.stand_ins.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "Deck: {source}, {} cards, {} cells (stand-ins: {stand_ins})",
+        deck.cards.len(),
+        deck.cards.len() * 63
+    );
+    let deck_group = a.scope("deck").next().expect("deck group");
+    let _ = writeln!(
+        out,
+        "Deck mean: {}; expected damage {:.3}, chance to hurt {:.1}%",
+        shares(deck_group),
+        deck_group.expected_damage(),
+        100.0 * deck_group.harm()
+    );
+    for (scope, label) in [("card", "Cards"), ("row", "Rows")] {
+        let mut ranked: Vec<&GroupSkew> = a.scope(scope).collect();
+        ranked.sort_by(|x, y| {
+            let p = |g: &GroupSkew| g.chi_square.map_or(1.0, |c| c.p_value);
+            p(x).total_cmp(&p(y))
+        });
+        let _ = writeln!(
+            out,
+            "{label} ranked by chi-square against the deck mean (* p < {FLAG_P}):"
+        );
+        for g in ranked {
+            let c = g.chi_square.expect("cards and rows carry a chi-square");
+            let _ = writeln!(
+                out,
+                "  {}{:<14} chi2 {:>6.2} (df {}) p = {:.4}  {}",
+                if c.p_value < FLAG_P { "* " } else { "  " },
+                format!("{scope} {}", g.key),
+                c.statistic,
+                c.df,
+                c.p_value,
+                shares(g)
+            );
+        }
+    }
+    let columns: Vec<String> = a
+        .scope("column")
+        .map(|g| format!("{} {:.0}%", g.key, 100.0 * g.harm()))
+        .collect();
+    let _ = writeln!(out, "Chance to hurt by column: {}", columns.join(", "));
+    if a.breaks.is_empty() {
+        let _ = writeln!(
+            out,
+            "Columns: lethality never falls and F never rises as the column improves."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Columns where lethality goes the wrong way ({}):",
+            a.breaks.len()
+        );
+        for b in &a.breaks {
+            let _ = writeln!(
+                out,
+                "  {} {}: {} {} from {:.1}% at {} to {:.1}% at {}",
+                b.scope,
+                b.key,
+                b.measure,
+                if b.measure == "harm" {
+                    "falls"
+                } else {
+                    "rises"
+                },
+                100.0 * b.from_value,
+                COLUMNS[b.from_column],
+                100.0 * b.to_value,
+                COLUMNS[b.from_column + 1]
+            );
+        }
+    }
+    if a.anomalies.is_empty() {
+        let _ = writeln!(
+            out,
+            "Cells: every row has the same results across the deck in each column."
+        );
+    } else {
+        let _ = writeln!(out, "Cells that break their column's pattern:");
+        for x in &a.anomalies {
+            let _ = writeln!(
+                out,
+                "  {} at {}: {} where {} other rows have {} ({})",
+                row_key(x.row),
+                COLUMNS[x.column],
+                x.multiset,
+                x.rows_with_pattern,
+                x.pattern,
+                x.difference
+            );
+        }
+    }
+    out
+}
+
+fn shares(g: &GroupSkew) -> String {
+    crate::systems::war_cards::deck::CardResult::ALL
+        .iter()
+        .map(|&r| format!("{} {:.1}%", r.symbol(), 100.0 * g.probability(r)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,15 @@
+//! warcrunch: Monte Carlo and exact analysis of tabletop mass-battle rules.
+//!
+//! A scenario names a system and a battle; the [`engine`] fights it millions
+//! of times in reproducible parallel chunks; the [`report`] module writes
+//! distributions, summaries, provenance and charts.
+
+pub mod cli;
+pub mod commands;
+pub mod dice;
+pub mod engine;
+pub mod report;
+pub mod scenario;
+pub mod stats;
+pub mod systems;
+pub mod tables;

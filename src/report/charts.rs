@@ -1,0 +1,246 @@
+//! Charts as SVG and PNG, drawn with plotters and an embedded DejaVu Sans so
+//! they render the same on a machine with no fonts installed.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use anyhow::{Result, anyhow};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{Export, RunReport};
+use crate::stats::{Metric, wilson, z95};
+
+/// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
+pub const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+];
+
+/// The font family every chart uses.
+pub const FONT: &str = "sans-serif";
+
+/// Registers the embedded font with plotters (once per process).
+pub fn ensure_font() -> Result<()> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+        [FontStyle::Normal, FontStyle::Bold]
+            .into_iter()
+            .all(|style| plotters::style::register_font(FONT, style, bytes).is_ok())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(anyhow!("the embedded chart font could not be loaded"))
+    }
+}
+
+/// Turns a plotters error into an anyhow error.
+pub fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
+    anyhow!("chart drawing failed: {e}")
+}
+
+/// Draws the same picture as `<stem>.svg` and `<stem>.png`.
+pub fn draw_both(
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+    draw_svg: impl Fn(DrawingArea<SVGBackend, Shift>) -> Result<()>,
+    draw_png: impl Fn(DrawingArea<BitMapBackend, Shift>) -> Result<()>,
+) -> Result<Vec<String>> {
+    ensure_font()?;
+    let svg = format!("{stem}.svg");
+    let png = format!("{stem}.png");
+    let (svg_path, png_path) = (dir.join(&svg), dir.join(&png));
+    draw_svg(SVGBackend::new(&svg_path, size).into_drawing_area())?;
+    draw_png(BitMapBackend::new(&png_path, size).into_drawing_area())?;
+    Ok(vec![svg, png])
+}
+
+/// Writes `outcomes.{svg,png}` (every categorical metric with 95% whiskers)
+/// and `hist_<subject>_<metric>.{svg,png}` for each numeric metric.
+pub struct Charts;
+
+impl Export<RunReport> for Charts {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        let Some(first) = report.variants.first() else {
+            return Ok(Vec::new());
+        };
+        let title = &report.info.name;
+        let trials = report.info.trials.unwrap_or(0);
+        let categorical: Vec<&Metric<u64>> =
+            first.metrics.iter().filter(|m| !m.is_numeric()).collect();
+        let mut written = Vec::new();
+        if !categorical.is_empty() {
+            let size = (900, 300 * categorical.len() as u32 + 60);
+            written.extend(draw_both(
+                dir,
+                "outcomes",
+                size,
+                |root| outcome_panels(root, title, trials, &categorical),
+                |root| outcome_panels(root, title, trials, &categorical),
+            )?);
+        }
+        for m in first.metrics.iter().filter(|m| m.is_numeric()) {
+            let stem = format!("hist_{}_{}", file_safe(&m.subject), file_safe(&m.name));
+            written.extend(draw_both(
+                dir,
+                &stem,
+                (900, 420),
+                |root| histogram(root, title, m),
+                |root| histogram(root, title, m),
+            )?);
+        }
+        Ok(written)
+    }
+}
+
+/// A name reduced to letters, digits and underscores.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// One bar per value: its probability in percent and a 95% interval.
+struct Bar {
+    label: String,
+    percent: f64,
+    low: f64,
+    high: f64,
+}
+
+fn bars(metric: &Metric<u64>) -> Vec<Bar> {
+    let total = metric.total();
+    metric
+        .reported_bins(|w| w == 0)
+        .map(|bin| {
+            let count = metric.weights[bin];
+            let (lo, hi) = wilson(count, total, z95());
+            Bar {
+                label: metric.label(bin),
+                percent: 100.0 * count as f64 / total.max(1) as f64,
+                low: 100.0 * lo,
+                high: 100.0 * hi,
+            }
+        })
+        .collect()
+}
+
+fn outcome_panels<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    trials: u64,
+    metrics: &[&Metric<u64>],
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let root = root
+        .titled(
+            &format!("{title}: outcome probabilities ({trials} battles, 95% intervals)"),
+            (FONT, 22),
+        )
+        .map_err(plot_err)?;
+    let panels = root.split_evenly((metrics.len(), 1));
+    for (i, (panel, metric)) in panels.iter().zip(metrics).enumerate() {
+        bar_chart(
+            panel,
+            &format!("{} / {}", metric.subject, metric.name),
+            &bars(metric),
+            PALETTE[i % PALETTE.len()],
+        )?;
+    }
+    root.present().map_err(plot_err)
+}
+
+fn histogram<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    metric: &Metric<u64>,
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let caption = match metric.summary() {
+        Some(s) => format!(
+            "{title}: {} / {} (mean {:.3}, median {}, 95th percentile {})",
+            metric.subject, metric.name, s.mean, s.p50, s.p95
+        ),
+        None => format!("{title}: {} / {}", metric.subject, metric.name),
+    };
+    bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
+    root.present().map_err(plot_err)
+}
+
+/// A vertical bar chart of percentages with interval whiskers; numbers are
+/// printed on the bars when there is room.
+fn bar_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    bars: &[Bar],
+    colour: RGBColor,
+) -> Result<()> {
+    let n = bars.len().max(1) as i32;
+    let top = bars.iter().map(|b| b.high).fold(0.0, f64::max);
+    let y_max = (top * 1.2 + 2.0).min(105.0);
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 17))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..n).into_segmented(), 0.0..y_max)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(bars.len().max(1))
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => bars
+                .get(*i as usize)
+                .map(|b| b.label.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_desc("probability (%)")
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            let i = i as i32;
+            let mut rect = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), 0.0),
+                    (SegmentValue::Exact(i + 1), b.percent),
+                ],
+                colour.filled(),
+            );
+            rect.set_margin(0, 0, 6, 6);
+            rect
+        }))
+        .map_err(plot_err)?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            let x = || SegmentValue::CenterOf(i as i32);
+            PathElement::new(vec![(x(), b.low), (x(), b.high)], BLACK.stroke_width(2))
+        }))
+        .map_err(plot_err)?;
+    if bars.len() <= 16 {
+        let style =
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                Text::new(
+                    format!("{:.1}%", b.percent),
+                    (SegmentValue::CenterOf(i as i32), b.high + y_max * 0.01),
+                    style.clone(),
+                )
+            }))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! Everything a run writes: one small exporter per output file behind the
+//! [`Export`] trait, written into a staging folder that replaces the
+//! destination only when every file succeeded.
+
+pub mod charts;
+pub mod csv;
+pub mod json;
+pub mod output_dir;
+pub mod skew;
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::stats::Metric;
+use crate::tables::TableUse;
+
+/// Provenance of a run, written to `run.json` and shown in every report.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    /// warcrunch version.
+    pub tool_version: String,
+    /// The command line that reproduces the run.
+    pub command: String,
+    /// Scenario file, if the run had one.
+    pub scenario_path: Option<String>,
+    /// SHA-256 of the scenario file.
+    pub scenario_sha256: Option<String>,
+    /// Battle name.
+    pub name: String,
+    /// System name.
+    pub system: String,
+    /// Seed of the random streams.
+    pub seed: Option<u64>,
+    /// Battles run.
+    pub trials: Option<u64>,
+    /// Battles per chunk (part of the reproducibility contract).
+    pub chunk_size: Option<u64>,
+    /// Worker threads used.
+    pub threads: Option<usize>,
+    /// Wall-clock seconds spent simulating.
+    pub elapsed_seconds: Option<f64>,
+    /// Every table used, with its stand-ins.
+    pub tables: Vec<TableUse>,
+    /// Rules in use whose published form is unknown.
+    pub stand_in_rules: Vec<String>,
+}
+
+/// The results of one variant (a plain run has one, with an empty name).
+#[derive(Debug, Clone)]
+pub struct VariantResult {
+    /// Empty for a plain run; `risk=-3` in a sweep.
+    pub variant: String,
+    /// Monte Carlo counts.
+    pub metrics: Vec<Metric<u64>>,
+    /// Exact distributions, when computed.
+    pub exact: Option<Vec<Metric<f64>>>,
+}
+
+/// A finished simulation run.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Provenance.
+    pub info: RunInfo,
+    /// Results, one per variant.
+    pub variants: Vec<VariantResult>,
+}
+
+/// Writes one or more output files for a report of type `R`.
+pub trait Export<R> {
+    /// Writes into `dir`, returning the names of the files written.
+    fn write(&self, report: &R, dir: &Path) -> Result<Vec<String>>;
+}
+
+/// Every exporter of a simulation run.
+pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
+    vec![
+        Box::new(csv::Distributions),
+        Box::new(csv::Summary),
+        Box::new(csv::ExactComparison),
+        Box::new(json::RunJson),
+        Box::new(charts::Charts),
+    ]
+}

@@ -1,0 +1,394 @@
+//! Outputs of `warcrunch cards`: the skew tables and the heatmaps.
+
+use std::path::Path;
+
+use anyhow::Result;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use polars::prelude::Column;
+
+use super::charts::{FONT, PALETTE, draw_both, plot_err};
+use super::csv::{text, write_csv};
+use super::{Export, RunInfo};
+use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
+use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
+
+/// Significance level below which a card or row is flagged as out of line.
+pub const FLAG_P: f64 = 0.05;
+
+/// A finished card-skew analysis.
+#[derive(Debug, Clone)]
+pub struct SkewReport {
+    /// Provenance.
+    pub info: RunInfo,
+    /// The analysis.
+    pub analysis: SkewAnalysis,
+}
+
+/// Every exporter of a card-skew report.
+pub fn skew_exporters() -> Vec<Box<dyn Export<SkewReport>>> {
+    vec![
+        Box::new(SkewCsv),
+        Box::new(MonotonicityCsv),
+        Box::new(AnomaliesCsv),
+        Box::new(SkewJson),
+        Box::new(Heatmaps),
+    ]
+}
+
+/// `skew.csv`: one row per deck, card, row, column and cell.
+pub struct SkewCsv;
+/// `monotonicity.csv`: column steps where lethality goes the wrong way.
+pub struct MonotonicityCsv;
+/// `cell_anomalies.csv`: cells out of their column's pattern.
+pub struct AnomaliesCsv;
+/// `run.json` for the analysis.
+pub struct SkewJson;
+/// `skew_heatmap.{svg,png}`.
+pub struct Heatmaps;
+
+const RESULT_NAMES: [&str; 5] = ["miss", "retreat", "hit", "rout", "destroy"];
+
+impl Export<SkewReport> for SkewCsv {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        let groups = &report.analysis.groups;
+        let mut columns = vec![
+            text("scope", groups.iter().map(|g| g.scope.to_owned()).collect()),
+            text("key", groups.iter().map(|g| g.key.clone()).collect()),
+            Column::new(
+                "cells".into(),
+                groups.iter().map(GroupSkew::cells).collect::<Vec<_>>(),
+            ),
+        ];
+        for (i, name) in RESULT_NAMES.iter().enumerate() {
+            columns.push(Column::new(
+                format!("count_{name}").into(),
+                groups.iter().map(|g| g.counts[i]).collect::<Vec<_>>(),
+            ));
+        }
+        for (i, name) in RESULT_NAMES.iter().enumerate() {
+            columns.push(Column::new(
+                format!("p_{name}").into(),
+                groups
+                    .iter()
+                    .map(|g| g.probability(CardResult::ALL[i]))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+        columns.push(Column::new(
+            "expected_damage".into(),
+            groups
+                .iter()
+                .map(GroupSkew::expected_damage)
+                .collect::<Vec<_>>(),
+        ));
+        columns.push(Column::new(
+            "p_harm".into(),
+            groups.iter().map(GroupSkew::harm).collect::<Vec<_>>(),
+        ));
+        columns.push(Column::new(
+            "chi_square".into(),
+            groups
+                .iter()
+                .map(|g| g.chi_square.map(|c| c.statistic))
+                .collect::<Vec<_>>(),
+        ));
+        columns.push(Column::new(
+            "df".into(),
+            groups
+                .iter()
+                .map(|g| g.chi_square.map(|c| c.df as u32))
+                .collect::<Vec<_>>(),
+        ));
+        columns.push(Column::new(
+            "p_value".into(),
+            groups
+                .iter()
+                .map(|g| g.chi_square.map(|c| c.p_value))
+                .collect::<Vec<_>>(),
+        ));
+        write_csv(dir, "skew.csv", columns)
+    }
+}
+
+impl Export<SkewReport> for MonotonicityCsv {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        let b = &report.analysis.breaks;
+        write_csv(
+            dir,
+            "monotonicity.csv",
+            vec![
+                text("scope", b.iter().map(|x| x.scope.to_owned()).collect()),
+                text("key", b.iter().map(|x| x.key.clone()).collect()),
+                text("measure", b.iter().map(|x| x.measure.to_owned()).collect()),
+                text(
+                    "from_column",
+                    b.iter()
+                        .map(|x| COLUMNS[x.from_column].to_owned())
+                        .collect(),
+                ),
+                text(
+                    "to_column",
+                    b.iter()
+                        .map(|x| COLUMNS[x.from_column + 1].to_owned())
+                        .collect(),
+                ),
+                Column::new(
+                    "from_value".into(),
+                    b.iter().map(|x| x.from_value).collect::<Vec<_>>(),
+                ),
+                Column::new(
+                    "to_value".into(),
+                    b.iter().map(|x| x.to_value).collect::<Vec<_>>(),
+                ),
+            ],
+        )
+    }
+}
+
+impl Export<SkewReport> for AnomaliesCsv {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        let a = &report.analysis.anomalies;
+        write_csv(
+            dir,
+            "cell_anomalies.csv",
+            vec![
+                text("row", a.iter().map(|x| row_key(x.row)).collect()),
+                text(
+                    "column",
+                    a.iter().map(|x| COLUMNS[x.column].to_owned()).collect(),
+                ),
+                text("multiset", a.iter().map(|x| x.multiset.clone()).collect()),
+                text("pattern", a.iter().map(|x| x.pattern.clone()).collect()),
+                Column::new(
+                    "rows_with_pattern".into(),
+                    a.iter()
+                        .map(|x| x.rows_with_pattern as u32)
+                        .collect::<Vec<_>>(),
+                ),
+                text(
+                    "difference",
+                    a.iter().map(|x| x.difference.clone()).collect(),
+                ),
+            ],
+        )
+    }
+}
+
+impl Export<SkewReport> for SkewJson {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        super::json::write_info(&report.info, dir)
+    }
+}
+
+impl Export<SkewReport> for Heatmaps {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        draw_both(
+            dir,
+            "skew_heatmap",
+            (1500, 1180),
+            |root| heatmaps(root, &report.analysis),
+            |root| heatmaps(root, &report.analysis),
+        )
+    }
+}
+
+/// A grid of coloured cells with labels.
+struct Grid {
+    title: String,
+    row_labels: Vec<(String, bool)>,
+    column_labels: Vec<String>,
+    /// `[row][column]`: cell text, fill colour, outlined.
+    cells: Vec<Vec<(String, RGBColor, bool)>>,
+}
+
+fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
+    let t = t.clamp(0.0, 1.0);
+    let ch = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
+    RGBColor(ch(a.0, b.0), ch(a.1, b.1), ch(a.2, b.2))
+}
+
+/// Blue below the deck mean, white at it, vermillion above.
+fn diverging(delta: f64, scale: f64) -> RGBColor {
+    let t = if scale > 0.0 { delta / scale } else { 0.0 };
+    if t < 0.0 {
+        mix(WHITE, PALETTE[0], -t)
+    } else {
+        mix(WHITE, PALETTE[5], t)
+    }
+}
+
+/// White at 0 to blue at 1.
+fn sequential(p: f64) -> RGBColor {
+    mix(WHITE, PALETTE[0], p)
+}
+
+fn result_grid(
+    title: &str,
+    groups: &[&GroupSkew],
+    labels: Vec<String>,
+    deck: &GroupSkew,
+    by_deviation: bool,
+) -> Grid {
+    let deviation = |g: &GroupSkew, r: CardResult| g.probability(r) - deck.probability(r);
+    let scale = groups
+        .iter()
+        .flat_map(|g| CardResult::ALL.map(|r| deviation(g, r).abs()))
+        .fold(0.0, f64::max);
+    Grid {
+        title: title.to_owned(),
+        row_labels: groups
+            .iter()
+            .zip(labels)
+            .map(|(g, label)| match g.chi_square {
+                Some(c) => {
+                    let flagged = c.p_value < FLAG_P;
+                    let mark = if flagged { " *" } else { "" };
+                    (format!("{label}  p={:.3}{mark}", c.p_value), flagged)
+                }
+                None => (label, false),
+            })
+            .collect(),
+        column_labels: CardResult::SYMBOLS.iter().map(|s| s.to_string()).collect(),
+        cells: groups
+            .iter()
+            .map(|g| {
+                CardResult::ALL
+                    .iter()
+                    .map(|&r| {
+                        let colour = if by_deviation {
+                            diverging(deviation(g, r), scale)
+                        } else {
+                            sequential(g.probability(r))
+                        };
+                        (format!("{:.1}%", 100.0 * g.probability(r)), colour, false)
+                    })
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+fn heatmaps<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, a: &SkewAnalysis) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let root = root
+        .titled(
+            "Combat Card skew: colour = distance from the deck mean (blue below, orange above); * = chi-square p < 0.05",
+            (FONT, 20),
+        )
+        .map_err(plot_err)?;
+    let deck = a.scope("deck").next().expect("deck group");
+    let cards: Vec<&GroupSkew> = a.scope("card").collect();
+    let rows: Vec<&GroupSkew> = a.scope("row").collect();
+    let columns: Vec<&GroupSkew> = a.scope("column").collect();
+    let cells: Vec<&GroupSkew> = a.scope("cell").collect();
+    let grids = [
+        result_grid(
+            "Cards × results",
+            &cards,
+            cards.iter().map(|g| format!("card {}", g.key)).collect(),
+            deck,
+            true,
+        ),
+        result_grid(
+            "Rows (sign pairs) × results",
+            &rows,
+            rows.iter().map(|g| g.key.clone()).collect(),
+            deck,
+            true,
+        ),
+        result_grid(
+            "Columns × results (colour = probability)",
+            &columns,
+            columns.iter().map(|g| format!("column {}", g.key)).collect(),
+            deck,
+            false,
+        ),
+        Grid {
+            title: "Cells: chance the defender is hurt (H, R or D); boxed = breaks its column's pattern"
+                .to_owned(),
+            row_labels: (0..ROWS.len()).map(|r| (row_key(r), false)).collect(),
+            column_labels: COLUMNS.iter().map(|c| c.to_string()).collect(),
+            cells: (0..ROWS.len())
+                .map(|r| {
+                    (0..COLUMNS.len())
+                        .map(|c| {
+                            let g = cells[r * COLUMNS.len() + c];
+                            let odd = a.anomalies.iter().any(|x| x.row == r && x.column == c);
+                            (format!("{:.0}%", 100.0 * g.harm()), sequential(g.harm()), odd)
+                        })
+                        .collect()
+                })
+                .collect(),
+        },
+    ];
+    for (area, grid) in root.split_evenly((2, 2)).iter().zip(&grids) {
+        draw_grid(area, grid)?;
+    }
+    root.present().map_err(plot_err)
+}
+
+fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid) -> Result<()> {
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (w as i32, h as i32);
+    let label_width = 220;
+    let top = 70;
+    let n_rows = grid.cells.len().max(1) as i32;
+    let n_cols = grid.column_labels.len().max(1) as i32;
+    let cell_w = (w - label_width - 20) / n_cols;
+    let cell_h = (h - top - 20) / n_rows;
+    let centred = |size: u32| {
+        TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Center, VPos::Center))
+    };
+    let left = |size: u32, colour: &'static RGBColor| {
+        TextStyle::from((FONT, size).into_font())
+            .color(colour)
+            .pos(Pos::new(HPos::Left, VPos::Center))
+    };
+    area.draw(&Text::new(grid.title.clone(), (10, 20), left(17, &BLACK)))
+        .map_err(plot_err)?;
+    for (c, label) in grid.column_labels.iter().enumerate() {
+        let x = label_width + c as i32 * cell_w + cell_w / 2;
+        area.draw(&Text::new(label.clone(), (x, top - 15), centred(15)))
+            .map_err(plot_err)?;
+    }
+    for (r, row) in grid.cells.iter().enumerate() {
+        let y = top + r as i32 * cell_h;
+        let (label, flagged) = &grid.row_labels[r];
+        let colour = if *flagged { &PALETTE[5] } else { &BLACK };
+        area.draw(&Text::new(
+            label.clone(),
+            (10, y + cell_h / 2),
+            left(14, colour),
+        ))
+        .map_err(plot_err)?;
+        for (c, (cell_text, fill, outlined)) in row.iter().enumerate() {
+            let x = label_width + c as i32 * cell_w;
+            area.draw(&Rectangle::new(
+                [(x, y), (x + cell_w, y + cell_h)],
+                fill.filled(),
+            ))
+            .map_err(plot_err)?;
+            area.draw(&Rectangle::new(
+                [(x, y), (x + cell_w, y + cell_h)],
+                RGBColor(200, 200, 200).stroke_width(1),
+            ))
+            .map_err(plot_err)?;
+            if *outlined {
+                area.draw(&Rectangle::new(
+                    [(x + 2, y + 2), (x + cell_w - 2, y + cell_h - 2)],
+                    BLACK.stroke_width(4),
+                ))
+                .map_err(plot_err)?;
+            }
+            area.draw(&Text::new(
+                cell_text.clone(),
+                (x + cell_w / 2, y + cell_h / 2),
+                centred(14),
+            ))
+            .map_err(plot_err)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! Scenario files: strict TOML naming a system, a battle and run settings.
+//!
+//! The `system` key picks the parser; each system's file layout rejects
+//! unknown keys. Relative paths inside a scenario resolve against the
+//! scenario file's folder.
+
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::engine::MAX_TRIALS;
+use crate::systems::war_cards::WarCards;
+use crate::tables::{TableUse, sha256_hex};
+
+/// Battles run when a scenario gives no `trials`.
+pub const DEFAULT_TRIALS: u64 = 1_000_000;
+/// Seed used when a scenario gives no `seed`.
+pub const DEFAULT_SEED: u64 = 1;
+/// Systems a scenario may name.
+pub const SYSTEMS: [&str; 1] = ["war_cards"];
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// The battle's display name.
+    pub name: String,
+    /// Battles to run.
+    pub trials: u64,
+    /// Seed of the random streams.
+    pub seed: u64,
+    /// The system and its battle.
+    pub battle: Battle,
+}
+
+/// A battle of one of the supported systems.
+#[derive(Debug, Clone)]
+pub enum Battle {
+    /// War cards: one engagement between two units.
+    WarCards(WarCards),
+}
+
+impl Battle {
+    /// The system's name as written in scenario files.
+    pub fn system(&self) -> &'static str {
+        match self {
+            Battle::WarCards(_) => "war_cards",
+        }
+    }
+
+    /// The tables this battle uses.
+    pub fn tables(&self) -> &[TableUse] {
+        match self {
+            Battle::WarCards(w) => &w.tables,
+        }
+    }
+
+    /// Rules this battle follows whose published form is unknown.
+    pub fn stand_in_rules(&self) -> Vec<String> {
+        match self {
+            Battle::WarCards(w) => w.stand_in_rules(),
+        }
+    }
+}
+
+/// The run settings every scenario may carry, as written.
+pub struct Header {
+    /// `name`.
+    pub name: String,
+    /// `trials`, if given.
+    pub trials: Option<i64>,
+    /// `seed`, if given.
+    pub seed: Option<u64>,
+}
+
+/// Reads, parses and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read scenario file {}", path.display()))?;
+    let origin = path.display().to_string();
+    let text = String::from_utf8(bytes.clone())
+        .map_err(|_| anyhow!("{origin}: the file is not UTF-8 text"))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+    let system = match table.get("system") {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(other) => bail!(
+            "{origin}: `system` must be a string; allowed: {}; found {other}",
+            quoted(&SYSTEMS)
+        ),
+        None => bail!(
+            "{origin}: missing key `system`; allowed: {}",
+            quoted(&SYSTEMS)
+        ),
+    };
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let (header, battle) = match system.as_str() {
+        "war_cards" => {
+            let (header, battle) = WarCards::from_scenario(&text, &origin, base_dir)?;
+            (header, Battle::WarCards(battle))
+        }
+        other => bail!(
+            "{origin}: `system` = \"{other}\" is not a known system; allowed: {}",
+            quoted(&SYSTEMS)
+        ),
+    };
+    if header.name.trim().is_empty() {
+        bail!("{origin}: `name` is empty; give the battle a name");
+    }
+    let trials = match header.trials {
+        None => DEFAULT_TRIALS,
+        Some(t) => {
+            check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64)?;
+            t as u64
+        }
+    };
+    Ok(Scenario {
+        path: path.to_path_buf(),
+        sha256: sha256_hex(text.as_bytes()),
+        name: header.name,
+        trials,
+        seed: header.seed.unwrap_or(DEFAULT_SEED),
+        battle,
+    })
+}
+
+/// Fails with a message naming the file, the key and the allowed range.
+pub fn check_range<T: PartialOrd + Display>(
+    origin: &str,
+    key: &str,
+    value: T,
+    allowed: RangeInclusive<T>,
+) -> Result<()> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        bail!(
+            "{origin}: `{key}` = {value} is out of range; allowed: {} to {}",
+            allowed.start(),
+            allowed.end()
+        )
+    }
+}
+
+fn quoted(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

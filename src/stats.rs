@@ -1,0 +1,291 @@
+//! Distributions, intervals and summary statistics over integer histograms.
+//!
+//! The simulation only ever fills integer counts; everything a report prints
+//! is derived here from those counts, so the same counts always give the same
+//! bytes.
+
+use std::sync::OnceLock;
+
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// A histogram weight: an integer count (Monte Carlo) or a probability (exact).
+pub trait Weight: Copy + Default + std::ops::AddAssign + PartialEq + Send + 'static {}
+impl Weight for u64 {}
+impl Weight for f64 {}
+
+/// The labels of a metric's values: named categories or a run of integers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// Category labels, one per bin, in reporting order.
+    Categories(Vec<&'static str>),
+    /// Integer values `first, first + 1, ...`, one per bin.
+    Integers {
+        /// The value of bin 0.
+        first: i64,
+    },
+}
+
+/// One metric of one subject: a histogram of weights (counts or exact
+/// probabilities) over its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric<W> {
+    /// What the metric is about: `battle`, `unit:Knights`, ...
+    pub subject: String,
+    /// The metric's name: `winner`, `damage`, ...
+    pub name: String,
+    /// How bins map to values.
+    pub values: Values,
+    /// One weight per bin.
+    pub weights: Vec<W>,
+}
+
+impl<W: Copy> Metric<W> {
+    /// A categorical metric.
+    pub fn categorical(subject: &str, name: &str, labels: &[&'static str], weights: &[W]) -> Self {
+        assert_eq!(labels.len(), weights.len(), "one weight per category");
+        Metric {
+            subject: subject.to_owned(),
+            name: name.to_owned(),
+            values: Values::Categories(labels.to_vec()),
+            weights: weights.to_vec(),
+        }
+    }
+
+    /// An integer-valued metric whose bin `i` holds value `first + i`.
+    pub fn integers(subject: &str, name: &str, first: i64, weights: &[W]) -> Self {
+        Metric {
+            subject: subject.to_owned(),
+            name: name.to_owned(),
+            values: Values::Integers { first },
+            weights: weights.to_vec(),
+        }
+    }
+
+    /// The label of bin `i`.
+    pub fn label(&self, i: usize) -> String {
+        match &self.values {
+            Values::Categories(labels) => labels[i].to_owned(),
+            Values::Integers { first } => (first + i as i64).to_string(),
+        }
+    }
+
+    /// Whether the metric is numeric (gets a summary row and a histogram).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self.values, Values::Integers { .. })
+    }
+
+    /// The bins worth printing: every category, or the integer range from
+    /// the first to the last bin with a non-zero weight.
+    pub fn reported_bins(&self, is_zero: impl Fn(W) -> bool) -> std::ops::Range<usize> {
+        match self.values {
+            Values::Categories(_) => 0..self.weights.len(),
+            Values::Integers { .. } => {
+                let first = self.weights.iter().position(|&w| !is_zero(w));
+                let last = self.weights.iter().rposition(|&w| !is_zero(w));
+                match (first, last) {
+                    (Some(a), Some(b)) => a..b + 1,
+                    _ => 0..0,
+                }
+            }
+        }
+    }
+}
+
+impl Metric<u64> {
+    /// Total count over all bins.
+    pub fn total(&self) -> u64 {
+        self.weights.iter().sum()
+    }
+
+    /// Mean, standard deviation and percentiles of a numeric metric.
+    pub fn summary(&self) -> Option<Summary> {
+        let Values::Integers { first } = self.values else {
+            return None;
+        };
+        summarize(first, &self.weights)
+    }
+}
+
+impl Metric<f64> {
+    /// Mean of an exact numeric distribution.
+    pub fn exact_mean(&self) -> Option<f64> {
+        let Values::Integers { first } = self.values else {
+            return None;
+        };
+        Some(
+            self.weights
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (first + i as i64) as f64 * p)
+                .sum(),
+        )
+    }
+}
+
+/// Summary statistics of an integer histogram.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// Number of observations.
+    pub trials: u64,
+    /// Sample mean.
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 denominator).
+    pub std_dev: f64,
+    /// 95% normal interval on the mean.
+    pub ci_low: f64,
+    /// 95% normal interval on the mean.
+    pub ci_high: f64,
+    /// 5th percentile (smallest value whose cumulative share is at least 5%).
+    pub p05: i64,
+    /// Median, same convention.
+    pub p50: i64,
+    /// 95th percentile, same convention.
+    pub p95: i64,
+}
+
+/// Summarises the histogram whose bin `i` holds value `first + i`.
+pub fn summarize(first: i64, counts: &[u64]) -> Option<Summary> {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    // Exact integer sums around `first` keep the mean independent of order.
+    let mut sum: u128 = 0;
+    let mut sum_sq: u128 = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        let i = i as u128;
+        sum += i * c as u128;
+        sum_sq += i * i * c as u128;
+    }
+    let nf = n as f64;
+    let mean_offset = sum as f64 / nf;
+    let variance = if n > 1 {
+        // n·Σx² − (Σx)² is exact in integers; divide once.
+        let numerator = (n as u128 * sum_sq).saturating_sub(sum * sum) as f64;
+        numerator / (nf * (nf - 1.0))
+    } else {
+        0.0
+    };
+    let std_dev = variance.sqrt();
+    let half = z95() * std_dev / nf.sqrt();
+    let mean = first as f64 + mean_offset;
+    let percentile = |q: f64| -> i64 {
+        let target = (q * nf).ceil().max(1.0) as u64;
+        let mut cumulative = 0u64;
+        for (i, &c) in counts.iter().enumerate() {
+            cumulative += c;
+            if cumulative >= target {
+                return first + i as i64;
+            }
+        }
+        first + counts.len() as i64 - 1
+    };
+    Some(Summary {
+        trials: n,
+        mean,
+        std_dev,
+        ci_low: mean - half,
+        ci_high: mean + half,
+        p05: percentile(0.05),
+        p50: percentile(0.50),
+        p95: percentile(0.95),
+    })
+}
+
+/// The two-sided normal quantile for a confidence level (0.95 → 1.96).
+pub fn z_for_confidence(confidence: f64) -> f64 {
+    Normal::standard().inverse_cdf(0.5 + confidence / 2.0)
+}
+
+/// The normal quantile for 95% intervals, computed once.
+pub fn z95() -> f64 {
+    static Z: OnceLock<f64> = OnceLock::new();
+    *Z.get_or_init(|| z_for_confidence(0.95))
+}
+
+/// Wilson score interval for `successes` out of `trials` at quantile `z`,
+/// clamped to [0, 1].
+pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z2 = z * z;
+    let denominator = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denominator;
+    let half = z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Upper-tail probability of a chi-square statistic with `df` degrees of
+/// freedom (accurate for tiny p-values, unlike 1 − cdf).
+pub fn chi_square_sf(statistic: f64, df: usize) -> f64 {
+    use statrs::distribution::ChiSquared;
+    if df == 0 {
+        return 1.0;
+    }
+    ChiSquared::new(df as f64)
+        .map(|d| d.sf(statistic))
+        .unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z95_is_the_textbook_value() {
+        assert!((z95() - 1.959_963_985).abs() < 1e-8);
+        assert!((z_for_confidence(0.999) - 3.290_526_731).abs() < 1e-8);
+    }
+
+    #[test]
+    fn wilson_matches_a_hand_computed_interval() {
+        // 50 of 100 at z = 1.96: centre 0.5, half-width 0.0961 (textbook).
+        let (lo, hi) = wilson(50, 100, 1.96);
+        assert!((lo - 0.4038).abs() < 1e-4, "{lo}");
+        assert!((hi - 0.5962).abs() < 1e-4, "{hi}");
+    }
+
+    #[test]
+    fn wilson_stays_inside_the_unit_interval() {
+        for (k, n) in [(0, 10), (10, 10), (0, 1), (1, 1), (3, 1_000_000_000)] {
+            let (lo, hi) = wilson(k, n, 3.29);
+            assert!((0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi));
+            assert!(lo <= k as f64 / n as f64 && k as f64 / n as f64 <= hi);
+        }
+    }
+
+    #[test]
+    fn summary_of_a_small_histogram() {
+        // values 1,2,2,3 (first = 1): mean 2, sample sd sqrt(2/3).
+        let s = summarize(1, &[1, 2, 1]).unwrap();
+        assert_eq!(s.trials, 4);
+        assert!((s.mean - 2.0).abs() < 1e-12);
+        assert!((s.std_dev - (2.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!((s.p05, s.p50, s.p95), (1, 2, 3));
+    }
+
+    #[test]
+    fn summary_with_negative_values() {
+        let s = summarize(-2, &[1, 0, 0, 0, 1]).unwrap();
+        assert!((s.mean - 0.0).abs() < 1e-12);
+        assert_eq!((s.p05, s.p50, s.p95), (-2, -2, 2));
+    }
+
+    #[test]
+    fn reported_bins_trim_empty_integer_tails_but_keep_categories() {
+        let m = Metric::integers("battle", "x", 0, &[0u64, 3, 0, 2, 0]);
+        assert_eq!(m.reported_bins(|w| w == 0), 1..4);
+        let c = Metric::categorical("battle", "y", &["a", "b"], &[0u64, 0]);
+        assert_eq!(c.reported_bins(|w| w == 0), 0..2);
+    }
+
+    #[test]
+    fn chi_square_tail_known_values() {
+        // P(chi2_4 > 9.4877) = 0.05.
+        assert!((chi_square_sf(9.487_729, 4) - 0.05).abs() < 1e-6);
+        assert!(chi_square_sf(200.0, 4) > 0.0);
+    }
+}

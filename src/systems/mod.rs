@@ -1,0 +1,3 @@
+//! The battle systems. Each is rules + tables + a `simulate` per battle.
+
+pub mod war_cards;

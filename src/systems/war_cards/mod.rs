@@ -1,0 +1,378 @@
+//! War cards (RULES.md §1): two units fight an engagement with Combat Cards.
+
+pub mod deck;
+pub mod exact;
+pub mod rules;
+pub mod skew;
+pub mod tally;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+
+use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
+use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules};
+use self::tally::WarTally;
+use crate::dice::chance_threshold;
+use crate::engine::System;
+use crate::scenario::{Header, check_range};
+use crate::stats::Metric;
+use crate::tables::{self, TableUse, sha256_hex};
+
+/// Allowed range of melee, missile, defence and modifier values.
+const RATING_RANGE: std::ops::RangeInclusive<i64> = -20..=20;
+
+/// A unit as written in a scenario.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    /// Display name, unique in the scenario.
+    pub name: String,
+    /// Morale sign.
+    pub sign: Sign,
+    /// Melee attack value.
+    pub melee: i64,
+    /// Missile attack value; a unit with one is a shooter and ignores `F`.
+    #[serde(default)]
+    pub missile: Option<i64>,
+    /// Defence value.
+    pub defence: i64,
+    /// Maximum damage on the unit card (one more destroys it).
+    pub hits: i64,
+    /// Situational modifier added to this unit's attack columns.
+    #[serde(default)]
+    pub modifier: i64,
+}
+
+impl Unit {
+    /// Whether the unit shoots (and so ignores `F`).
+    pub fn is_shooter(&self) -> bool {
+        self.missile.is_some()
+    }
+}
+
+/// The `[engagement]` section.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Engagement {
+    /// Volleys before melee; only shooters fire.
+    #[serde(default)]
+    pub missile_volleys: i64,
+    /// Melee exchanges before the engagement is called off.
+    #[serde(default = "default_max_exchanges")]
+    pub max_exchanges: i64,
+    /// `die` (1dN per attack) or `deck` (shared deck without replacement).
+    #[serde(default = "default_draw")]
+    pub draw: Draw,
+    /// Chance a routed unit rallies back into the fight (0 to 1) [stand-in].
+    #[serde(default)]
+    pub rally_chance: f64,
+}
+
+fn default_max_exchanges() -> i64 {
+    20
+}
+
+fn default_draw() -> Draw {
+    Draw::Die
+}
+
+impl Default for Engagement {
+    fn default() -> Self {
+        Engagement {
+            missile_volleys: 0,
+            max_exchanges: default_max_exchanges(),
+            draw: default_draw(),
+            rally_chance: 0.0,
+        }
+    }
+}
+
+/// The `[tables]` section: paths of tuned tables, relative to the scenario.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TablesSection {
+    cards: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    #[serde(rename = "system")]
+    _system: String,
+    name: String,
+    trials: Option<i64>,
+    seed: Option<u64>,
+    attacker: Unit,
+    defender: Unit,
+    #[serde(default)]
+    engagement: Engagement,
+    #[serde(default)]
+    tables: TablesSection,
+}
+
+/// A validated war-cards battle.
+#[derive(Debug, Clone)]
+pub struct WarCards {
+    /// Attacker and defender.
+    pub units: [Unit; 2],
+    /// Engagement settings.
+    pub engagement: Engagement,
+    /// The deck in use.
+    pub deck: Deck,
+    /// Precomputed per-attack results.
+    pub rules: EngagementRules,
+    /// Provenance of the tables.
+    pub tables: Vec<TableUse>,
+}
+
+impl WarCards {
+    /// Parses and validates a war-cards scenario.
+    pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let (deck_text, source) = tables::load_text(
+            tables::BUILT_IN_CARDS,
+            file.tables.cards.as_deref(),
+            base_dir,
+        )
+        .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
+        let deck = Deck::parse(&deck_text, &source)?;
+        let table = TableUse {
+            name: "cards".into(),
+            source,
+            sha256: sha256_hex(deck_text.as_bytes()),
+            stand_ins: deck.stand_ins.clone(),
+        };
+        let battle = WarCards::new(
+            [file.attacker, file.defender],
+            file.engagement,
+            deck,
+            vec![table],
+            origin,
+        )?;
+        let header = Header {
+            name: file.name,
+            trials: file.trials,
+            seed: file.seed,
+        };
+        Ok((header, battle))
+    }
+
+    /// Validates the units and settings and precomputes the attack tables.
+    pub fn new(
+        units: [Unit; 2],
+        engagement: Engagement,
+        deck: Deck,
+        tables: Vec<TableUse>,
+        origin: &str,
+    ) -> Result<WarCards> {
+        for (unit, section) in units.iter().zip(["attacker", "defender"]) {
+            if unit.name.trim().is_empty() {
+                bail!("{origin}: `{section}.name` is empty");
+            }
+            check_range(
+                origin,
+                &format!("{section}.melee"),
+                unit.melee,
+                RATING_RANGE,
+            )?;
+            check_range(
+                origin,
+                &format!("{section}.defence"),
+                unit.defence,
+                RATING_RANGE,
+            )?;
+            check_range(
+                origin,
+                &format!("{section}.modifier"),
+                unit.modifier,
+                RATING_RANGE,
+            )?;
+            if let Some(missile) = unit.missile {
+                check_range(origin, &format!("{section}.missile"), missile, RATING_RANGE)?;
+            }
+            check_range(origin, &format!("{section}.hits"), unit.hits, 0..=100)?;
+        }
+        if units[0].name == units[1].name {
+            bail!(
+                "{origin}: attacker and defender are both named \"{}\"; names must differ",
+                units[0].name
+            );
+        }
+        check_range(
+            origin,
+            "engagement.missile_volleys",
+            engagement.missile_volleys,
+            0..=100,
+        )?;
+        check_range(
+            origin,
+            "engagement.max_exchanges",
+            engagement.max_exchanges,
+            1..=10_000,
+        )?;
+        if !(0.0..=1.0).contains(&engagement.rally_chance) {
+            bail!(
+                "{origin}: `engagement.rally_chance` = {} is out of range; allowed: 0 to 1",
+                engagement.rally_chance
+            );
+        }
+        if engagement.missile_volleys > 0 && !units.iter().any(Unit::is_shooter) {
+            bail!(
+                "{origin}: `engagement.missile_volleys` = {} but neither unit can shoot; give a shooter a `missile` value or set missile_volleys = 0",
+                engagement.missile_volleys
+            );
+        }
+        let attack_results = |attacker: &Unit, defender: &Unit, value: i64| {
+            let row = deck.row_for(attacker.sign, defender.sign);
+            deck.results_at(
+                row,
+                column_index(value - defender.defence + attacker.modifier),
+            )
+        };
+        let [a, d] = &units;
+        let rules = EngagementRules {
+            units: [a, d].map(|u| Combatant {
+                max_damage: u.hits as u32,
+                shooter: u.is_shooter(),
+            }),
+            melee: [attack_results(a, d, a.melee), attack_results(d, a, d.melee)],
+            missile: [
+                a.missile.map(|m| attack_results(a, d, m)),
+                d.missile.map(|m| attack_results(d, a, m)),
+            ],
+            missile_volleys: engagement.missile_volleys as u32,
+            max_exchanges: engagement.max_exchanges as u32,
+            draw: engagement.draw,
+            rally_threshold: chance_threshold(engagement.rally_chance),
+        };
+        Ok(WarCards {
+            units,
+            engagement,
+            deck,
+            rules,
+            tables,
+        })
+    }
+
+    /// The units' names, attacker first.
+    pub fn names(&self) -> [&str; 2] {
+        [&self.units[ATTACKER].name, &self.units[DEFENDER].name]
+    }
+
+    /// Metric histograms of a tally.
+    pub fn metrics<W: crate::stats::Weight>(&self, tally: &WarTally<W>) -> Vec<Metric<W>> {
+        tally.metrics(self.names())
+    }
+
+    /// The exact distribution of every metric (die draw only).
+    pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
+        let tally = exact::exact_distribution(&self.rules, self.engagement.rally_chance)?;
+        Ok(self.metrics(&tally))
+    }
+
+    /// Rules of this engagement whose published form is unknown.
+    pub fn stand_in_rules(&self) -> Vec<String> {
+        let mut rules = vec![
+            "war_cards: column = clamp(attack - defence + modifier, -3, +3)".to_owned(),
+            "war_cards: engagement = volleys, then simultaneous melee exchanges until a unit leaves or max_exchanges".to_owned(),
+            "war_cards: shooters (units with `missile`) ignore F in melee as well as when shooting".to_owned(),
+        ];
+        if self.engagement.draw == Draw::Deck {
+            rules.push("war_cards: draw = \"deck\" (one shared deck, reshuffled when empty, fresh each engagement)".to_owned());
+        }
+        if self.engagement.rally_chance > 0.0 {
+            rules.push(
+                "war_cards: rally_chance (a routed unit rallies at once with this chance)"
+                    .to_owned(),
+            );
+        }
+        rules
+    }
+
+    /// A readable account of the resolved battle for `warcrunch check`.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let e = &self.engagement;
+        let _ = writeln!(
+            out,
+            "engagement: missile_volleys = {}, max_exchanges = {}, draw = {}, rally_chance = {}",
+            e.missile_volleys,
+            e.max_exchanges,
+            match e.draw {
+                Draw::Die => format!("die (1d{} per attack)", self.deck.cards.len()),
+                Draw::Deck => format!("deck ({} cards, shared)", self.deck.cards.len()),
+            },
+            e.rally_chance
+        );
+        for (side, role) in [(ATTACKER, "attacker"), (DEFENDER, "defender")] {
+            let u = &self.units[side];
+            let other = &self.units[1 - side];
+            let _ = writeln!(
+                out,
+                "{role}: {} (sign {}, melee {}, missile {}, defence {}, hits {}, modifier {:+}{})",
+                u.name,
+                u.sign.name(),
+                u.melee,
+                u.missile.map_or("-".to_owned(), |m| m.to_string()),
+                u.defence,
+                u.hits,
+                u.modifier,
+                if u.is_shooter() {
+                    ", shooter: ignores F"
+                } else {
+                    ""
+                }
+            );
+            let row = self.deck.row_for(u.sign, other.sign);
+            let mut attacks = vec![("melee", u.melee)];
+            if let Some(m) = u.missile {
+                attacks.push(("missile", m));
+            }
+            for (kind, value) in attacks {
+                let column = column_index(value - other.defence + u.modifier);
+                let counts = self.deck.counts_at(row, column);
+                let n = self.deck.cards.len() as f64;
+                let odds: Vec<String> = CardResult::ALL
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{} {:.1}%",
+                            r.symbol(),
+                            100.0 * counts[r.index()] as f64 / n
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {kind} on {}: row {}, column {}: {}",
+                    other.name,
+                    row_key(row),
+                    COLUMNS[column],
+                    odds.join(", ")
+                );
+            }
+        }
+        out
+    }
+}
+
+impl System for WarCards {
+    type Outcome = EngagementOutcome;
+    type Tally = WarTally<u64>;
+
+    fn new_tally(&self) -> WarTally<u64> {
+        WarTally::new(
+            self.rules.max_exchanges,
+            self.rules.missile_volleys,
+            self.rules.units.map(|u| u.max_damage),
+        )
+    }
+
+    #[inline]
+    fn simulate<R: rand::Rng>(&self, rng: &mut R) -> EngagementOutcome {
+        self.rules.fight(rng)
+    }
+}

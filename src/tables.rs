@@ -1,0 +1,71 @@
+//! The built-in rule tables, embedded from `scenarios/tables/`, and the
+//! record of which table a run used.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The shipped Combat Card deck (`scenarios/tables/war_cards.toml`).
+pub const BUILT_IN_CARDS: &str = include_str!("../scenarios/tables/war_cards.toml");
+
+/// A built-in table: its name, the file it exports to and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltIn {
+    /// Name used in scenarios (`[tables] cards = ...`).
+    pub name: &'static str,
+    /// The system it belongs to.
+    pub system: &'static str,
+    /// File name under `scenarios/tables/`.
+    pub file: &'static str,
+    /// The TOML text.
+    pub text: &'static str,
+}
+
+/// Every built-in table.
+pub const BUILT_INS: [BuiltIn; 1] = [BuiltIn {
+    name: "cards",
+    system: "war_cards",
+    file: "war_cards.toml",
+    text: BUILT_IN_CARDS,
+}];
+
+/// Which table a run used, for provenance in every report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TableUse {
+    /// Table name (`cards`).
+    pub name: String,
+    /// `built-in` or the path of the file loaded.
+    pub source: String,
+    /// SHA-256 of the table text.
+    pub sha256: String,
+    /// Settings in the table that are stand-ins for unknown published values.
+    pub stand_ins: Vec<String>,
+}
+
+/// SHA-256 of a text, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A table's text: the built-in one, or the file at `path` (relative paths
+/// resolve against `base_dir`). Returns the text and its source label.
+pub fn load_text(
+    builtin: &'static str,
+    path: Option<&str>,
+    base_dir: &Path,
+) -> Result<(String, String)> {
+    match path {
+        None => Ok((builtin.to_owned(), "built-in".to_owned())),
+        Some(p) => {
+            let full = base_dir.join(p);
+            let text = std::fs::read_to_string(&full)
+                .with_context(|| format!("cannot read table file {}", full.display()))?;
+            Ok((text, full.display().to_string()))
+        }
+    }
+}
