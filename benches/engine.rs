@@ -1,1 +1,98 @@
-fn main() {}
+//! Engagements per second per core beside the raw Xoshiro256++ rate, and
+//! scaling of the engine across threads.
+//!
+//! `cargo bench --bench engine`; the ratio of `war_cards/knights_vs_pikes`
+//! to `rng_floor/next_u64` is our cost over the random-number floor.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use warcrunch::engine::{self, RunSettings, System};
+use warcrunch::scenario::{self, Battle};
+use warcrunch::systems::war_cards::WarCards;
+
+const BATCH: u64 = 10_000;
+
+fn bundled(name: &str) -> WarCards {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/war_cards").join(name);
+    match scenario::load(&path).expect("bundled scenario loads").battle {
+        Battle::WarCards(w) => w,
+    }
+}
+
+fn rng_floor(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rng_floor");
+    group.throughput(Throughput::Elements(BATCH));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    group.bench_function("next_u64", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for _ in 0..BATCH {
+                acc = acc.wrapping_add(rng.next_u64());
+            }
+            black_box(acc)
+        })
+    });
+    group.finish();
+}
+
+fn war_cards_single_core(c: &mut Criterion) {
+    let mut group = c.benchmark_group("war_cards");
+    group.throughput(Throughput::Elements(BATCH));
+    for file in [
+        "knights_vs_pikes.toml",
+        "longbows_vs_men_at_arms.toml",
+        "cavalry_clash_deck.toml",
+        "guard_vs_levy.toml",
+    ] {
+        let system = bundled(file);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut tally = system.new_tally();
+        group.bench_function(file.trim_end_matches(".toml"), |b| {
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    let outcome = system.simulate(&mut rng);
+                    engine::Tally::record(&mut tally, &outcome);
+                }
+            })
+        });
+        black_box(&tally);
+    }
+    group.finish();
+}
+
+fn engine_scaling(c: &mut Criterion) {
+    let system = bundled("knights_vs_pikes.toml");
+    let trials = 16_000_000;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut threads = vec![1, 2];
+    if cores > 2 {
+        threads.push(cores);
+    }
+    let mut group = c.benchmark_group("engine_scaling");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(trials));
+    for t in threads {
+        group.bench_with_input(BenchmarkId::new("knights_vs_pikes_threads", t), &t, |b, &t| {
+            b.iter(|| {
+                engine::run(
+                    &system,
+                    RunSettings {
+                        seed: 1,
+                        trials,
+                        threads: t,
+                        progress: false,
+                    },
+                )
+                .expect("run")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, rng_floor, war_cards_single_core, engine_scaling);
+criterion_main!(benches);

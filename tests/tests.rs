@@ -1,1 +1,7 @@
+//! Integration tests, one binary (as ripgrep does): modules by concern.
 
+mod cli;
+mod deck_seed;
+mod exact;
+mod reproducibility;
+mod util;

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 
+use super::say;
 use crate::cli::CardsArgs;
 use crate::report::RunInfo;
 use crate::report::output_dir::Staging;
@@ -56,9 +57,8 @@ pub fn run(args: &CardsArgs) -> Result<()> {
         written.extend(exporter.write(&report, staging.path())?);
     }
     let dest = staging.commit()?;
-    print!("{}", findings(&deck, &source, &report.analysis));
-    println!("Wrote {}: {}", dest.display(), written.join(", "));
-    Ok(())
+    say(&findings(&deck, &source, &report.analysis))?;
+    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
 }
 
 /// The ranked list of what is out of line, in plain words.
@@ -97,7 +97,7 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
             let c = g.chi_square.expect("cards and rows carry a chi-square");
             let _ = writeln!(
                 out,
-                "  {}{:<14} chi2 {:>6.2} (df {}) p = {:.4}  {}",
+                "  {}{:<22} chi2 {:>6.2} (df {}) p = {:.4}  {}",
                 if c.p_value < FLAG_P { "* " } else { "  " },
                 format!("{scope} {}", g.key),
                 c.statistic,

@@ -1,6 +1,10 @@
 //! `warcrunch check`: validate a scenario and print it as it will run.
 
+use std::fmt::Write as _;
+
 use anyhow::Result;
+
+use super::say;
 
 use crate::cli::CheckArgs;
 use crate::scenario::{self, Battle};
@@ -8,13 +12,16 @@ use crate::scenario::{self, Battle};
 /// Loads the scenario and prints the resolved settings.
 pub fn run(args: &CheckArgs) -> Result<()> {
     let s = scenario::load(&args.scenario)?;
-    println!("{}: valid", args.scenario.display());
-    println!("name: {}", s.name);
-    println!("system: {}", s.battle.system());
-    println!("trials: {}", s.trials);
-    println!("seed: {}", s.seed);
+    let mut out = format!(
+        "{}: valid\nname: {}\nsystem: {}\ntrials: {}\nseed: {}\n",
+        args.scenario.display(),
+        s.name,
+        s.battle.system(),
+        s.trials,
+        s.seed
+    );
     match &s.battle {
-        Battle::WarCards(w) => print!("{}", w.describe()),
+        Battle::WarCards(w) => out.push_str(&w.describe()),
     }
     for t in s.battle.tables() {
         let stand_ins = if t.stand_ins.is_empty() {
@@ -22,10 +29,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         } else {
             t.stand_ins.join(", ")
         };
-        println!("table {}: {} (stand-ins: {stand_ins})", t.name, t.source);
+        let _ = writeln!(out, "table {}: {} (stand-ins: {stand_ins})", t.name, t.source);
     }
     for rule in s.battle.stand_in_rules() {
-        println!("stand-in rule: {rule}");
+        let _ = writeln!(out, "stand-in rule: {rule}");
     }
-    Ok(())
+    say(&out)
 }

@@ -5,6 +5,15 @@ pub mod check;
 pub mod run;
 pub mod tables;
 
+/// Writes text to stdout; a closed pipe (`warcrunch ... | head`) is not an error.
+pub fn say(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
 /// Writes a number with thousands separators (1,000,000).
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

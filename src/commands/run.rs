@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::thousands;
+use super::{say, thousands};
 use crate::cli::RunArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings};
 use crate::report::csv::{AGREEMENT_CONFIDENCE, agreements};
@@ -72,9 +72,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         written.extend(exporter.write(&report, staging.path())?);
     }
     let dest = staging.commit()?;
-    print!("{}", console_summary(&report));
-    println!("Wrote {}: {}", dest.display(), written.join(", "));
-    Ok(())
+    say(&console_summary(&report))?;
+    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
 }
 
 /// `reports/<scenario file stem>`.

@@ -143,7 +143,10 @@ fn outcome_panels<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(plot_err)?;
     let root = root
         .titled(
-            &format!("{title}: outcome probabilities ({trials} battles, 95% intervals)"),
+            &format!(
+                "{title}: outcome probabilities ({} battles, 95% intervals)",
+                crate::commands::thousands(trials)
+            ),
             (FONT, 22),
         )
         .map_err(plot_err)?;
@@ -192,11 +195,12 @@ fn bar_chart<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n).into_segmented(), 0.0..y_max)
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..y_max)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .max_light_lines(0)
         .x_labels(bars.len().max(1))
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => bars

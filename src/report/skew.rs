@@ -48,6 +48,9 @@ pub struct SkewJson;
 /// `skew_heatmap.{svg,png}`.
 pub struct Heatmaps;
 
+/// A deviation from the deck mean (in probability) drawn at full colour.
+const FULL_COLOUR_DEVIATION: f64 = 0.10;
+
 const RESULT_NAMES: [&str; 5] = ["miss", "retreat", "hit", "rout", "destroy"];
 
 impl Export<SkewReport> for SkewCsv {
@@ -232,10 +235,11 @@ fn result_grid(
     by_deviation: bool,
 ) -> Grid {
     let deviation = |g: &GroupSkew, r: CardResult| g.probability(r) - deck.probability(r);
+    // One fixed scale for every panel, so small wobbles stay pale.
     let scale = groups
         .iter()
         .flat_map(|g| CardResult::ALL.map(|r| deviation(g, r).abs()))
-        .fold(0.0, f64::max);
+        .fold(FULL_COLOUR_DEVIATION, f64::max);
     Grid {
         title: title.to_owned(),
         row_labels: groups
@@ -274,7 +278,7 @@ fn heatmaps<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, a: &SkewAnalysis) 
     root.fill(&WHITE).map_err(plot_err)?;
     let root = root
         .titled(
-            "Combat Card skew: colour = distance from the deck mean (blue below, orange above); * = chi-square p < 0.05",
+            "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); * = chi-square p < 0.05",
             (FONT, 20),
         )
         .map_err(plot_err)?;

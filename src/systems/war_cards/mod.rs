@@ -13,7 +13,9 @@ use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
 
 use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
-use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules};
+use self::rules::{
+    ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, MeleeTable,
+};
 use self::tally::WarTally;
 use crate::dice::chance_threshold;
 use crate::engine::System;
@@ -233,12 +235,16 @@ impl WarCards {
             )
         };
         let [a, d] = &units;
+        let combatants = [a, d].map(|u| Combatant {
+            max_damage: u.hits as u32,
+            shooter: u.is_shooter(),
+        });
+        let melee = [attack_results(a, d, a.melee), attack_results(d, a, d.melee)];
+        let rally_threshold = chance_threshold(engagement.rally_chance);
         let rules = EngagementRules {
-            units: [a, d].map(|u| Combatant {
-                max_damage: u.hits as u32,
-                shooter: u.is_shooter(),
-            }),
-            melee: [attack_results(a, d, a.melee), attack_results(d, a, d.melee)],
+            units: combatants,
+            melee_table: MeleeTable::build(combatants, &melee, engagement.draw, rally_threshold),
+            melee,
             missile: [
                 a.missile.map(|m| attack_results(a, d, m)),
                 d.missile.map(|m| attack_results(d, a, m)),
@@ -246,7 +252,7 @@ impl WarCards {
             missile_volleys: engagement.missile_volleys as u32,
             max_exchanges: engagement.max_exchanges as u32,
             draw: engagement.draw,
-            rally_threshold: chance_threshold(engagement.rally_chance),
+            rally_threshold,
         };
         Ok(WarCards {
             units,

@@ -1,0 +1,330 @@
+//! The command line: outputs of each command, and one test per class of bad
+//! input asserting a clear message, a non-zero exit and no output left behind.
+
+use std::path::PathBuf;
+
+use predicates::prelude::*;
+
+use crate::util::{read, repo, scenario, warcrunch};
+
+const GOOD: &str = r#"
+system = "war_cards"
+name = "Test"
+trials = 1000
+[attacker]
+name = "A"
+sign = "sword"
+melee = 2
+defence = 1
+hits = 2
+[defender]
+name = "B"
+sign = "shield"
+melee = 1
+defence = 1
+hits = 2
+"#;
+
+/// Writes a scenario into a fresh folder and returns (folder, scenario, out).
+fn setup(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("battle.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = dir.path().join("out");
+    (dir, path, out)
+}
+
+/// Runs a scenario that must be refused with every fragment in `expect`.
+fn refused(text: &str, expect: &[&str]) {
+    let (_dir, path, out) = setup(text);
+    let assert = warcrunch()
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("battle.toml"), "names the file: {stderr}");
+    for fragment in expect {
+        assert!(stderr.contains(fragment), "expected {fragment:?} in: {stderr}");
+    }
+    assert!(!out.exists(), "no output folder after a refused run");
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, vec![std::ffi::OsString::from("battle.toml")]);
+}
+
+#[test]
+fn malformed_toml_is_refused_with_its_line() {
+    refused(&GOOD.replace("melee = 2", "melee = = 2"), &["line 8"]);
+}
+
+#[test]
+fn unknown_key_is_refused_naming_it_and_the_allowed_keys() {
+    refused(
+        &GOOD.replace("melee = 2", "melee = 2\nmorale = 3"),
+        &["unknown field `morale`", "expected one of", "`melee`"],
+    );
+}
+
+#[test]
+fn bad_sign_is_refused_listing_the_signs() {
+    refused(
+        &GOOD.replace("sign = \"sword\"", "sign = \"axe\""),
+        &["unknown variant `axe`", "`sword`", "`shield`", "`banner`"],
+    );
+}
+
+#[test]
+fn negative_hits_are_refused_with_the_allowed_range() {
+    refused(
+        &GOOD.replace("hits = 2\n[defender]", "hits = -1\n[defender]"),
+        &["`attacker.hits` = -1", "allowed: 0 to 100"],
+    );
+}
+
+#[test]
+fn missing_table_file_is_refused() {
+    refused(
+        &format!("{GOOD}[tables]\ncards = \"nowhere.toml\"\n"),
+        &["cards", "nowhere.toml", "cannot read table file"],
+    );
+}
+
+#[test]
+fn a_table_with_a_missing_row_is_refused() {
+    let (dir, path, out) = setup(&format!("{GOOD}[tables]\ncards = \"deck.toml\"\n"));
+    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen("banner_sword   = \"- F - H R H H\"\n", "", 1);
+    std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
+    warcrunch()
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("deck.toml").and(predicate::str::contains("banner_sword")));
+    assert!(!out.exists());
+}
+
+#[test]
+fn unknown_system_zero_trials_and_volleys_without_shooters_are_refused() {
+    refused(&GOOD.replace("war_cards", "chess"), &["\"chess\"", "allowed: \"war_cards\""]);
+    refused(&GOOD.replace("trials = 1000", "trials = 0"), &["`trials` = 0", "allowed: 1"]);
+    refused(
+        &format!("{GOOD}[engagement]\nmissile_volleys = 2\n"),
+        &["missile_volleys", "neither unit can shoot"],
+    );
+    refused(
+        &GOOD.replace("name = \"B\"", "name = \"A\""),
+        &["both named \"A\""],
+    );
+}
+
+#[test]
+fn exact_on_a_deck_draw_is_refused_before_any_output() {
+    let (_dir, path, out) = setup(&format!("{GOOD}[engagement]\ndraw = \"deck\"\n"));
+    warcrunch()
+        .arg("run")
+        .arg(&path)
+        .args(["--exact", "--out"])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("exact odds need draw = \"die\""));
+    assert!(!out.exists());
+}
+
+#[test]
+fn run_writes_every_output_and_a_summary() {
+    let (_dir, _path, out) = setup("");
+    let assert = warcrunch()
+        .args(["run", "--trials", "50000", "--exact", "--out"])
+        .arg(&out)
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("Knights charge the pike square: 50,000 battles"), "{stdout}");
+    assert!(stdout.contains("battle/winner: attacker"), "{stdout}");
+    assert!(stdout.contains("stand-in tables in use: cards (row_order)"), "{stdout}");
+    for file in [
+        "distributions.csv",
+        "summary.csv",
+        "exact.csv",
+        "run.json",
+        "outcomes.svg",
+        "outcomes.png",
+        "hist_battle_exchanges.svg",
+        "hist_battle_exchanges.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    let distributions = read(&out.join("distributions.csv"));
+    assert_eq!(
+        distributions.lines().next().unwrap(),
+        "variant,subject,metric,value,count,probability,ci_low,ci_high"
+    );
+    assert!(distributions.contains(",unit:Knights,fate,holds,"));
+    assert!(distributions.contains(",battle,end,max_exchanges,"));
+    assert_eq!(
+        read(&out.join("summary.csv")).lines().next().unwrap(),
+        "variant,subject,metric,trials,mean,std_dev,ci_low,ci_high,p05,p50,p95"
+    );
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert_eq!(run["trials"], 50000);
+    assert_eq!(run["seed"], 7);
+    assert_eq!(run["chunk_size"], warcrunch::engine::CHUNK_SIZE);
+    assert_eq!(run["tables"][0]["stand_ins"][0], "row_order");
+    assert_eq!(run["scenario_sha256"].as_str().unwrap().len(), 64);
+    assert!(read(&out.join("outcomes.svg")).contains("<svg"));
+    let png = std::fs::read(out.join("outcomes.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+}
+
+#[test]
+fn probabilities_of_each_metric_sum_to_one() {
+    let (_dir, _path, out) = setup("");
+    warcrunch()
+        .args(["run", "--trials", "20000", "--out"])
+        .arg(&out)
+        .arg(scenario("longbows_vs_men_at_arms.toml"))
+        .assert()
+        .success();
+    let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
+    for line in read(&out.join("distributions.csv")).lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let p: f64 = f[5].parse().unwrap();
+        let (lo, hi): (f64, f64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
+        assert!(0.0 <= lo && lo <= p && p <= hi && hi <= 1.0, "{line}");
+        *sums.entry(format!("{}/{}", f[1], f[2])).or_default() += p;
+    }
+    assert!(sums.len() >= 7);
+    for (metric, sum) in sums {
+        assert!((sum - 1.0).abs() < 1e-12, "{metric}: {sum}");
+    }
+}
+
+#[test]
+fn a_foreign_output_folder_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("thesis.tex"), "precious").unwrap();
+    warcrunch()
+        .args(["run", "--trials", "1000", "--out"])
+        .arg(dir.path())
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(read(&dir.path().join("thesis.tex")), "precious");
+}
+
+#[test]
+fn check_prints_the_resolved_scenario() {
+    warcrunch()
+        .arg("check")
+        .arg(scenario("longbows_vs_men_at_arms.toml"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("valid")
+                .and(predicate::str::contains("shooter: ignores F"))
+                .and(predicate::str::contains("missile on Men-at-arms: row banner_sword, column +1"))
+                .and(predicate::str::contains("stand-ins: row_order")),
+        );
+}
+
+#[test]
+fn tables_export_round_trips_into_a_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args(["tables", "--export"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let exported = read(&dir.path().join("war_cards.toml"));
+    assert_eq!(exported, warcrunch::tables::BUILT_IN_CARDS);
+    // Exporting again without --force refuses to overwrite.
+    warcrunch()
+        .args(["tables", "--export"])
+        .arg(dir.path())
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--force"));
+    // A one-line change (row order) is picked up by a scenario using the copy.
+    std::fs::write(
+        dir.path().join("war_cards.toml"),
+        exported.replace("row_order = \"attacker_defender\"", "row_order = \"defender_attacker\""),
+    )
+    .unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, format!("{GOOD}[tables]\ncards = \"war_cards.toml\"\n")).unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("melee on B: row shield_sword"));
+}
+
+#[test]
+fn cards_writes_tables_and_heatmaps_and_names_what_is_out_of_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cards");
+    warcrunch()
+        .args(["cards", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("sword_banner at >=+3: -DDDHHHRR where 8 other rows have -DDHHHHRR")
+                .and(predicate::str::contains("card 4")),
+        );
+    for file in [
+        "skew.csv",
+        "monotonicity.csv",
+        "cell_anomalies.csv",
+        "run.json",
+        "skew_heatmap.svg",
+        "skew_heatmap.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    let skew = read(&out.join("skew.csv"));
+    assert!(skew.starts_with("scope,key,cells,count_miss,"));
+    // deck + 9 cards + 9 rows + 7 columns + 63 cells.
+    assert_eq!(skew.lines().count(), 1 + 1 + 9 + 9 + 7 + 63);
+    assert!(skew.contains("deck,all,567,180,72,224,54,37,"));
+}
+
+#[test]
+fn cards_reads_a_tuned_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("tuned.toml");
+    std::fs::write(
+        &table,
+        warcrunch::tables::BUILT_IN_CARDS.replacen("\"- F H H F H R\"", "\"D D D D D D D\"", 1),
+    )
+    .unwrap();
+    let out = dir.path().join("cards");
+    warcrunch()
+        .args(["cards", "--table"])
+        .arg(&table)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("* card 1"));
+}
+
+
+#[test]
+fn the_readme_commands_name_a_bundled_scenario() {
+    let readme = read(&repo().join("README.md"));
+    assert!(readme.contains("cargo run --release -- run scenarios/war_cards/knights_vs_pikes.toml"));
+    assert!(readme.contains("cargo test --release"));
+}

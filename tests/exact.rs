@@ -1,0 +1,252 @@
+//! Monte Carlo against exact engagement odds.
+
+use std::path::Path;
+
+use warcrunch::engine::{self, RunSettings};
+use warcrunch::scenario::{self, Battle};
+use warcrunch::stats::{Metric, wilson, z_for_confidence};
+use warcrunch::systems::war_cards::WarCards;
+
+use crate::util::scenario as bundled;
+
+fn war_cards(path: &Path) -> WarCards {
+    match scenario::load(path).unwrap().battle {
+        Battle::WarCards(w) => w,
+    }
+}
+
+fn from_text(text: &str) -> WarCards {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    war_cards(&path)
+}
+
+fn simulate(w: &WarCards, trials: u64, seed: u64) -> Vec<Metric<u64>> {
+    let out = engine::run(
+        w,
+        RunSettings {
+            seed,
+            trials,
+            threads: 2,
+            progress: false,
+        },
+    )
+    .unwrap();
+    w.metrics(&out.tally)
+}
+
+/// Every value of every metric: the exact probability inside the 99.9%
+/// Wilson interval of the simulation, and exact probabilities summing to 1.
+fn assert_agreement(w: &WarCards, trials: u64, seed: u64) {
+    let exact = w.exact().unwrap();
+    let simulated = simulate(w, trials, seed);
+    let z = z_for_confidence(0.999);
+    assert_eq!(exact.len(), simulated.len());
+    let mut checked = 0;
+    for (ex, mc) in exact.iter().zip(&simulated) {
+        assert_eq!((&ex.subject, &ex.name), (&mc.subject, &mc.name));
+        let sum: f64 = ex.weights.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-12, "{}/{} sums to {sum}", ex.subject, ex.name);
+        assert_eq!(mc.total(), trials);
+        for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
+            let (lo, hi) = wilson(count, trials, z);
+            assert!(
+                lo <= p && p <= hi,
+                "{}/{} = {}: exact {p}, simulated {count}/{trials} ({lo}..{hi})",
+                ex.subject,
+                ex.name,
+                ex.label(bin)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20);
+}
+
+#[test]
+fn knights_vs_pikes_agrees_with_exact() {
+    assert_agreement(&war_cards(&bundled("knights_vs_pikes.toml")), 1_000_000, 7);
+}
+
+#[test]
+fn shooters_with_volleys_agree_with_exact() {
+    assert_agreement(&war_cards(&bundled("longbows_vs_men_at_arms.toml")), 1_000_000, 11);
+}
+
+#[test]
+fn rally_agrees_with_exact() {
+    assert_agreement(&war_cards(&bundled("guard_vs_levy.toml")), 1_000_000, 5);
+}
+
+#[test]
+fn two_shooters_defender_first_rows_and_a_short_cap_agree_with_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let deck = warcrunch::tables::BUILT_IN_CARDS.replace(
+        "row_order = \"attacker_defender\"",
+        "row_order = \"defender_attacker\"",
+    );
+    std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(
+        &path,
+        r#"
+system = "war_cards"
+name = "Skirmishers trade shots"
+[attacker]
+name = "Slingers"
+sign = "banner"
+melee = 0
+missile = 2
+defence = 1
+hits = 1
+[defender]
+name = "Javelins"
+sign = "sword"
+melee = 1
+missile = 1
+defence = 0
+hits = 2
+modifier = 1
+[engagement]
+missile_volleys = 2
+max_exchanges = 3
+rally_chance = 0.5
+[tables]
+cards = "deck.toml"
+"#,
+    )
+    .unwrap();
+    assert_agreement(&war_cards(&path), 1_000_000, 99);
+}
+
+#[test]
+fn one_exchange_matches_a_hand_enumeration_of_the_81_card_pairs() {
+    // One melee exchange, units that die at the first damage: every outcome
+    // follows from the pair of cards drawn, so enumerate the 81 pairs.
+    let w = from_text(
+        r#"
+system = "war_cards"
+name = "One exchange"
+[attacker]
+name = "A"
+sign = "sword"
+melee = 2
+defence = 1
+hits = 0
+[defender]
+name = "B"
+sign = "shield"
+melee = 1
+defence = 1
+hits = 0
+[engagement]
+max_exchanges = 1
+"#,
+    );
+    let deck = &w.deck;
+    // A on B: row sword_shield (0), column 2 − 1 = +1 (4).
+    // B on A: row shield_sword (5), column 1 − 1 = 0 (3).
+    let (mut a_wins, mut b_wins, mut none) = (0u32, 0u32, 0u32);
+    for a in &deck.cards {
+        for b in &deck.cards {
+            let ra = a[0][4].symbol();
+            let rb = b[5][3].symbol();
+            // With hits 0, H, R and D all remove the target; F removes the
+            // striker unless it is removed anyway. A side is out if struck
+            // or if it drew F.
+            let b_out = matches!(ra, "H" | "R" | "D") || rb == "F";
+            let a_out = matches!(rb, "H" | "R" | "D") || ra == "F";
+            match (a_out, b_out) {
+                (false, true) => a_wins += 1,
+                (true, false) => b_wins += 1,
+                _ => none += 1,
+            }
+        }
+    }
+    let exact = w.exact().unwrap();
+    let winner = exact.iter().find(|m| m.name == "winner").unwrap();
+    let expect = [a_wins, b_wins, none].map(|n| n as f64 / 81.0);
+    for (got, want) in winner.weights.iter().zip(expect) {
+        assert!((got - want).abs() < 1e-12, "{:?} vs {expect:?}", winner.weights);
+    }
+}
+
+#[test]
+fn deck_draw_has_no_exact_answer_and_says_why() {
+    let w = war_cards(&bundled("cavalry_clash_deck.toml"));
+    let err = w.exact().unwrap_err().to_string();
+    assert!(err.contains("draw = \"die\""), "{err}");
+}
+
+#[test]
+fn deck_draw_deals_each_card_once_per_pass() {
+    // With the deck, the attacker's first two draws and the defender's are
+    // three different cards: a deck of one card type per result shows it.
+    // Simplest observable: a deck where card 1 is all D and the others all
+    // "-": at most one side can be destroyed in the first exchange.
+    let miss_row = "\"- - - - - - -\"";
+    let d_row = "\"D D D D D D D\"";
+    let rows = [
+        "sword_shield", "sword_banner", "sword_sword", "shield_shield", "shield_banner",
+        "shield_sword", "banner_shield", "banner_banner", "banner_sword",
+    ];
+    let card = |row: &str| {
+        let mut s = String::from("[[cards]]\n");
+        for r in rows {
+            s.push_str(&format!("{r} = {row}\n"));
+        }
+        s
+    };
+    let mut deck = String::from("row_order = \"attacker_defender\"\n");
+    deck.push_str(&card(d_row));
+    deck.push_str(&card(miss_row));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
+    let path = dir.path().join("s.toml");
+    let scenario_text = |draw: &str| {
+        format!(
+            r#"
+system = "war_cards"
+name = "Two-card deck"
+[attacker]
+name = "A"
+sign = "sword"
+melee = 0
+defence = 0
+hits = 3
+[defender]
+name = "B"
+sign = "sword"
+melee = 0
+defence = 0
+hits = 3
+[engagement]
+max_exchanges = 1
+draw = "{draw}"
+[tables]
+cards = "deck.toml"
+"#
+        )
+    };
+    std::fs::write(&path, scenario_text("deck")).unwrap();
+    let metrics = simulate(&war_cards(&path), 100_000, 1);
+    let end = metrics.iter().find(|m| m.name == "end").unwrap();
+    // Both destroyed needs the D card twice: impossible from one deck pass.
+    assert_eq!(end.weights[3], 0, "both_out with a two-card deck: {:?}", end.weights);
+    // Exactly one side draws the D card in every exchange.
+    assert_eq!(end.weights[0], 100_000);
+    // With a die, both can draw it: P(both out) = 1/4.
+    std::fs::write(&path, scenario_text("die")).unwrap();
+    let exact = war_cards(&path).exact().unwrap();
+    let end = exact.iter().find(|m| m.name == "end").unwrap();
+    assert!((end.weights[3] - 0.25).abs() < 1e-12);
+}
+
+#[test]
+fn the_direct_path_without_the_melee_table_also_agrees_with_exact() {
+    let mut w = war_cards(&bundled("knights_vs_pikes.toml"));
+    assert!(w.rules.melee_table.is_some(), "die draw without rally uses the table");
+    w.rules.melee_table = None;
+    assert_agreement(&w, 1_000_000, 8);
+}
