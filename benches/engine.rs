@@ -17,8 +17,13 @@ use warcrunch::systems::war_cards::WarCards;
 const BATCH: u64 = 10_000;
 
 fn bundled(name: &str) -> WarCards {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/war_cards").join(name);
-    match scenario::load(&path).expect("bundled scenario loads").battle {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/war_cards")
+        .join(name);
+    match scenario::load(&path)
+        .expect("bundled scenario loads")
+        .battle
+    {
         Battle::WarCards(w) => w,
     }
 }
@@ -76,20 +81,24 @@ fn engine_scaling(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(trials));
     for t in threads {
-        group.bench_with_input(BenchmarkId::new("knights_vs_pikes_threads", t), &t, |b, &t| {
-            b.iter(|| {
-                engine::run(
-                    &system,
-                    RunSettings {
-                        seed: 1,
-                        trials,
-                        threads: t,
-                        progress: false,
-                    },
-                )
-                .expect("run")
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::new("knights_vs_pikes_threads", t),
+            &t,
+            |b, &t| {
+                b.iter(|| {
+                    engine::run(
+                        &system,
+                        RunSettings {
+                            seed: 1,
+                            trials,
+                            threads: t,
+                            progress: false,
+                        },
+                    )
+                    .expect("run")
+                })
+            },
+        );
     }
     group.finish();
 }

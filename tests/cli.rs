@@ -48,7 +48,10 @@ fn refused(text: &str, expect: &[&str]) {
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(stderr.contains("battle.toml"), "names the file: {stderr}");
     for fragment in expect {
-        assert!(stderr.contains(fragment), "expected {fragment:?} in: {stderr}");
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
     }
     assert!(!out.exists(), "no output folder after a refused run");
     let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
@@ -98,7 +101,8 @@ fn missing_table_file_is_refused() {
 #[test]
 fn a_table_with_a_missing_row_is_refused() {
     let (dir, path, out) = setup(&format!("{GOOD}[tables]\ncards = \"deck.toml\"\n"));
-    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen("banner_sword   = \"- F - H R H H\"\n", "", 1);
+    let deck =
+        warcrunch::tables::BUILT_IN_CARDS.replacen("banner_sword   = \"- F - H R H H\"\n", "", 1);
     std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
     warcrunch()
         .arg("run")
@@ -107,14 +111,22 @@ fn a_table_with_a_missing_row_is_refused() {
         .arg(&out)
         .assert()
         .failure()
-        .stderr(predicate::str::contains("deck.toml").and(predicate::str::contains("banner_sword")));
+        .stderr(
+            predicate::str::contains("deck.toml").and(predicate::str::contains("banner_sword")),
+        );
     assert!(!out.exists());
 }
 
 #[test]
 fn unknown_system_zero_trials_and_volleys_without_shooters_are_refused() {
-    refused(&GOOD.replace("war_cards", "chess"), &["\"chess\"", "allowed: \"war_cards\""]);
-    refused(&GOOD.replace("trials = 1000", "trials = 0"), &["`trials` = 0", "allowed: 1"]);
+    refused(
+        &GOOD.replace("war_cards", "chess"),
+        &["\"chess\"", "allowed: \"war_cards\""],
+    );
+    refused(
+        &GOOD.replace("trials = 1000", "trials = 0"),
+        &["`trials` = 0", "allowed: 1"],
+    );
     refused(
         &format!("{GOOD}[engagement]\nmissile_volleys = 2\n"),
         &["missile_volleys", "neither unit can shoot"],
@@ -149,9 +161,15 @@ fn run_writes_every_output_and_a_summary() {
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    assert!(stdout.contains("Knights charge the pike square: 50,000 battles"), "{stdout}");
+    assert!(
+        stdout.contains("Knights charge the pike square: 50,000 battles"),
+        "{stdout}"
+    );
     assert!(stdout.contains("battle/winner: attacker"), "{stdout}");
-    assert!(stdout.contains("stand-in tables in use: cards (row_order)"), "{stdout}");
+    assert!(
+        stdout.contains("stand-in tables in use: cards (row_order)"),
+        "{stdout}"
+    );
     for file in [
         "distributions.csv",
         "summary.csv",
@@ -233,7 +251,9 @@ fn check_prints_the_resolved_scenario() {
         .stdout(
             predicate::str::contains("valid")
                 .and(predicate::str::contains("shooter: ignores F"))
-                .and(predicate::str::contains("missile on Men-at-arms: row banner_sword, column +1"))
+                .and(predicate::str::contains(
+                    "missile on Men-at-arms: row banner_sword, column +1",
+                ))
                 .and(predicate::str::contains("stand-ins: row_order")),
         );
 }
@@ -258,11 +278,18 @@ fn tables_export_round_trips_into_a_scenario() {
     // A one-line change (row order) is picked up by a scenario using the copy.
     std::fs::write(
         dir.path().join("war_cards.toml"),
-        exported.replace("row_order = \"attacker_defender\"", "row_order = \"defender_attacker\""),
+        exported.replace(
+            "row_order = \"attacker_defender\"",
+            "row_order = \"defender_attacker\"",
+        ),
     )
     .unwrap();
     let path = dir.path().join("s.toml");
-    std::fs::write(&path, format!("{GOOD}[tables]\ncards = \"war_cards.toml\"\n")).unwrap();
+    std::fs::write(
+        &path,
+        format!("{GOOD}[tables]\ncards = \"war_cards.toml\"\n"),
+    )
+    .unwrap();
     warcrunch()
         .arg("check")
         .arg(&path)
@@ -281,8 +308,10 @@ fn cards_writes_tables_and_heatmaps_and_names_what_is_out_of_line() {
         .assert()
         .success()
         .stdout(
-            predicate::str::contains("sword_banner at >=+3: -DDDHHHRR where 8 other rows have -DDHHHHRR")
-                .and(predicate::str::contains("card 4")),
+            predicate::str::contains(
+                "sword_banner at >=+3: -DDDHHHRR where 8 other rows have -DDHHHHRR",
+            )
+            .and(predicate::str::contains("card 4")),
         );
     for file in [
         "skew.csv",
@@ -321,10 +350,11 @@ fn cards_reads_a_tuned_table() {
         .stdout(predicate::str::contains("* card 1"));
 }
 
-
 #[test]
 fn the_readme_commands_name_a_bundled_scenario() {
     let readme = read(&repo().join("README.md"));
-    assert!(readme.contains("cargo run --release -- run scenarios/war_cards/knights_vs_pikes.toml"));
+    assert!(
+        readme.contains("cargo run --release -- run scenarios/war_cards/knights_vs_pikes.toml")
+    );
     assert!(readme.contains("cargo test --release"));
 }

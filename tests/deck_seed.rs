@@ -79,7 +79,12 @@ fn skew_counts_match_an_independent_enumeration() {
     // The deck as a whole: 180 misses, 72 F, 224 H, 54 R, 37 D.
     assert_eq!(all, [180, 72, 224, 54, 37]);
     for (c, g) in a.scope("card").enumerate() {
-        assert_eq!(g.counts, count(reference[c].iter().flatten().cloned()), "card {}", c + 1);
+        assert_eq!(
+            g.counts,
+            count(reference[c].iter().flatten().cloned()),
+            "card {}",
+            c + 1
+        );
     }
     for (r, g) in a.scope("row").enumerate() {
         let cells = reference.iter().flat_map(|card| card[r].iter().cloned());
@@ -123,7 +128,11 @@ fn chi_square_of_each_card_matches_the_textbook_formula() {
     // Card 4 is the most lopsided card: chi-square 1.711221 (hand computed:
     // 22/6/23/6/6 against 63 × 180,72,224,54,37 / 567).
     let card4 = a.scope("card").nth(3).unwrap().chi_square.unwrap();
-    assert!((card4.statistic - 1.711_221).abs() < 1e-5, "{}", card4.statistic);
+    assert!(
+        (card4.statistic - 1.711_221).abs() < 1e-5,
+        "{}",
+        card4.statistic
+    );
 }
 
 #[test]

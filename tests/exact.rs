@@ -47,7 +47,12 @@ fn assert_agreement(w: &WarCards, trials: u64, seed: u64) {
     for (ex, mc) in exact.iter().zip(&simulated) {
         assert_eq!((&ex.subject, &ex.name), (&mc.subject, &mc.name));
         let sum: f64 = ex.weights.iter().sum();
-        assert!((sum - 1.0).abs() < 1e-12, "{}/{} sums to {sum}", ex.subject, ex.name);
+        assert!(
+            (sum - 1.0).abs() < 1e-12,
+            "{}/{} sums to {sum}",
+            ex.subject,
+            ex.name
+        );
         assert_eq!(mc.total(), trials);
         for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
             let (lo, hi) = wilson(count, trials, z);
@@ -71,7 +76,11 @@ fn knights_vs_pikes_agrees_with_exact() {
 
 #[test]
 fn shooters_with_volleys_agree_with_exact() {
-    assert_agreement(&war_cards(&bundled("longbows_vs_men_at_arms.toml")), 1_000_000, 11);
+    assert_agreement(
+        &war_cards(&bundled("longbows_vs_men_at_arms.toml")),
+        1_000_000,
+        11,
+    );
 }
 
 #[test]
@@ -168,7 +177,11 @@ max_exchanges = 1
     let winner = exact.iter().find(|m| m.name == "winner").unwrap();
     let expect = [a_wins, b_wins, none].map(|n| n as f64 / 81.0);
     for (got, want) in winner.weights.iter().zip(expect) {
-        assert!((got - want).abs() < 1e-12, "{:?} vs {expect:?}", winner.weights);
+        assert!(
+            (got - want).abs() < 1e-12,
+            "{:?} vs {expect:?}",
+            winner.weights
+        );
     }
 }
 
@@ -188,8 +201,15 @@ fn deck_draw_deals_each_card_once_per_pass() {
     let miss_row = "\"- - - - - - -\"";
     let d_row = "\"D D D D D D D\"";
     let rows = [
-        "sword_shield", "sword_banner", "sword_sword", "shield_shield", "shield_banner",
-        "shield_sword", "banner_shield", "banner_banner", "banner_sword",
+        "sword_shield",
+        "sword_banner",
+        "sword_sword",
+        "shield_shield",
+        "shield_banner",
+        "shield_sword",
+        "banner_shield",
+        "banner_banner",
+        "banner_sword",
     ];
     let card = |row: &str| {
         let mut s = String::from("[[cards]]\n");
@@ -233,7 +253,11 @@ cards = "deck.toml"
     let metrics = simulate(&war_cards(&path), 100_000, 1);
     let end = metrics.iter().find(|m| m.name == "end").unwrap();
     // Both destroyed needs the D card twice: impossible from one deck pass.
-    assert_eq!(end.weights[3], 0, "both_out with a two-card deck: {:?}", end.weights);
+    assert_eq!(
+        end.weights[3], 0,
+        "both_out with a two-card deck: {:?}",
+        end.weights
+    );
     // Exactly one side draws the D card in every exchange.
     assert_eq!(end.weights[0], 100_000);
     // With a die, both can draw it: P(both out) = 1/4.
@@ -246,7 +270,10 @@ cards = "deck.toml"
 #[test]
 fn the_direct_path_without_the_melee_table_also_agrees_with_exact() {
     let mut w = war_cards(&bundled("knights_vs_pikes.toml"));
-    assert!(w.rules.melee_table.is_some(), "die draw without rally uses the table");
+    assert!(
+        w.rules.melee_table.is_some(),
+        "die draw without rally uses the table"
+    );
     w.rules.melee_table = None;
     assert_agreement(&w, 1_000_000, 8);
 }

@@ -60,11 +60,11 @@ pub fn independent_deck() -> Vec<Vec<Vec<String>>> {
             for line in table.lines() {
                 if line.starts_with("[[cards]]") {
                     cards.push(Vec::new());
-                } else if let Some((_, value)) = line.split_once('=') {
-                    if let Some(card) = cards.last_mut() {
-                        let value = value.trim().trim_matches('"');
-                        card.push(value.split_whitespace().map(str::to_owned).collect());
-                    }
+                } else if let (Some((_, value)), Some(card)) =
+                    (line.split_once('='), cards.last_mut())
+                {
+                    let value = value.trim().trim_matches('"');
+                    card.push(value.split_whitespace().map(str::to_owned).collect());
                 }
             }
             cards

@@ -58,7 +58,11 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     }
     let dest = staging.commit()?;
     say(&findings(&deck, &source, &report.analysis))?;
-    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
+    say(&format!(
+        "Wrote {}: {}\n",
+        dest.display(),
+        written.join(", ")
+    ))
 }
 
 /// The ranked list of what is out of line, in plain words.

@@ -29,7 +29,11 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         } else {
             t.stand_ins.join(", ")
         };
-        let _ = writeln!(out, "table {}: {} (stand-ins: {stand_ins})", t.name, t.source);
+        let _ = writeln!(
+            out,
+            "table {}: {} (stand-ins: {stand_ins})",
+            t.name, t.source
+        );
     }
     for rule in s.battle.stand_in_rules() {
         let _ = writeln!(out, "stand-in rule: {rule}");

@@ -73,7 +73,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let dest = staging.commit()?;
     say(&console_summary(&report))?;
-    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
+    say(&format!(
+        "Wrote {}: {}\n",
+        dest.display(),
+        written.join(", ")
+    ))
 }
 
 /// `reports/<scenario file stem>`.
