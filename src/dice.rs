@@ -36,6 +36,53 @@ pub fn chance_threshold(p: f64) -> u64 {
     }
 }
 
+/// The sum of 3d6 for each of the 216 equally likely outcomes.
+pub const THREE_D6: [u8; 216] = {
+    let mut sums = [0u8; 216];
+    let mut i = 0;
+    while i < 216 {
+        sums[i] = (i / 36 + (i / 6) % 6 + i % 6 + 3) as u8;
+        i += 1;
+    }
+    sums
+};
+
+/// Ways to roll each total of 3d6, indexed by total (0..=18).
+pub const THREE_D6_WAYS: [u32; 19] = {
+    let mut ways = [0u32; 19];
+    let mut i = 0;
+    while i < 216 {
+        ways[THREE_D6[i] as usize] += 1;
+        i += 1;
+    }
+    ways
+};
+
+/// A roll of 3d6 from one 64-bit draw.
+#[inline(always)]
+pub fn three_d6<R: Rng + ?Sized>(rng: &mut R) -> i64 {
+    THREE_D6[below(rng, 216) as usize] as i64
+}
+
+/// The sum of `n` d6. Draws up to nine dice from each 64-bit number (the
+/// base-6 digits of its fraction, uniform to within 2^-40).
+#[inline]
+pub fn sum_d6<R: Rng + ?Sized>(rng: &mut R, n: u32) -> i64 {
+    let mut total = n as i64;
+    let mut left = n;
+    while left > 0 {
+        let take = left.min(9);
+        let mut bits = rng.next_u64();
+        for _ in 0..take {
+            let product = bits as u128 * 6;
+            total += (product >> 64) as i64;
+            bits = product as u64;
+        }
+        left -= take;
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +106,36 @@ mod tests {
             .map(|&c| (c as f64 - expected).powi(2) / expected)
             .sum();
         assert!(chi_square_sf(stat, 8) > 0.001, "chi2 {stat}, {counts:?}");
+    }
+
+    #[test]
+    fn three_d6_table_has_the_textbook_counts() {
+        // 1, 3, 6, 10, 15, 21, 25, 27, 27, 25, 21, 15, 10, 6, 3, 1 ways.
+        assert_eq!(
+            &THREE_D6_WAYS[3..],
+            &[1, 3, 6, 10, 15, 21, 25, 27, 27, 25, 21, 15, 10, 6, 3, 1]
+        );
+    }
+
+    #[test]
+    fn sums_of_d6_have_the_right_mean_and_range() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let n = 200_000;
+        for dice in [1u32, 4, 9, 10, 20] {
+            let mut total = 0i64;
+            for _ in 0..n {
+                let s = sum_d6(&mut rng, dice);
+                assert!((dice as i64..=6 * dice as i64).contains(&s));
+                total += s;
+            }
+            let mean = total as f64 / n as f64;
+            // sd of the mean: sqrt(35/12 · dice / n).
+            let sd = (35.0 / 12.0 * dice as f64 / n as f64).sqrt();
+            assert!(
+                (mean - 3.5 * dice as f64).abs() < 4.0 * sd,
+                "{dice}d6 mean {mean}"
+            );
+        }
     }
 
     #[test]

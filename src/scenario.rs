@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::MAX_TRIALS;
+use crate::systems::gurps::Gurps;
 use crate::systems::war_cards::WarCards;
 use crate::tables::{TableUse, sha256_hex};
 
@@ -19,7 +20,7 @@ pub const DEFAULT_TRIALS: u64 = 1_000_000;
 /// Seed used when a scenario gives no `seed`.
 pub const DEFAULT_SEED: u64 = 1;
 /// Systems a scenario may name.
-pub const SYSTEMS: [&str; 1] = ["war_cards"];
+pub const SYSTEMS: [&str; 2] = ["war_cards", "gurps"];
 
 /// A validated scenario, ready to run.
 #[derive(Debug, Clone)]
@@ -43,6 +44,8 @@ pub struct Scenario {
 pub enum Battle {
     /// War cards: one engagement between two units.
     WarCards(WarCards),
+    /// GURPS mass combat.
+    Gurps(Box<Gurps>),
 }
 
 impl Battle {
@@ -50,6 +53,7 @@ impl Battle {
     pub fn system(&self) -> &'static str {
         match self {
             Battle::WarCards(_) => "war_cards",
+            Battle::Gurps(_) => "gurps",
         }
     }
 
@@ -57,6 +61,7 @@ impl Battle {
     pub fn tables(&self) -> &[TableUse] {
         match self {
             Battle::WarCards(w) => &w.tables,
+            Battle::Gurps(g) => g.tables(),
         }
     }
 
@@ -64,11 +69,13 @@ impl Battle {
     pub fn stand_in_rules(&self) -> Vec<String> {
         match self {
             Battle::WarCards(w) => w.stand_in_rules(),
+            Battle::Gurps(g) => g.stand_in_rules(),
         }
     }
 }
 
 /// The run settings every scenario may carry, as written.
+#[derive(Debug, Clone)]
 pub struct Header {
     /// `name`.
     pub name: String,
@@ -102,6 +109,10 @@ pub fn load(path: &Path) -> Result<Scenario> {
         "war_cards" => {
             let (header, battle) = WarCards::from_scenario(&text, &origin, base_dir)?;
             (header, Battle::WarCards(battle))
+        }
+        "gurps" => {
+            let (header, battle) = Gurps::from_scenario(&text, &origin, base_dir)?;
+            (header, Battle::Gurps(Box::new(battle)))
         }
         other => bail!(
             "{origin}: `system` = \"{other}\" is not a known system; allowed: {}",

@@ -17,7 +17,7 @@ impl Weight for f64 {}
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
     /// Category labels, one per bin, in reporting order.
-    Categories(Vec<&'static str>),
+    Categories(Vec<String>),
     /// Integer values `first, first + 1, ...`, one per bin.
     Integers {
         /// The value of bin 0.
@@ -41,12 +41,17 @@ pub struct Metric<W> {
 
 impl<W: Copy> Metric<W> {
     /// A categorical metric.
-    pub fn categorical(subject: &str, name: &str, labels: &[&'static str], weights: &[W]) -> Self {
+    pub fn categorical<L: AsRef<str>>(
+        subject: &str,
+        name: &str,
+        labels: &[L],
+        weights: &[W],
+    ) -> Self {
         assert_eq!(labels.len(), weights.len(), "one weight per category");
         Metric {
             subject: subject.to_owned(),
             name: name.to_owned(),
-            values: Values::Categories(labels.to_vec()),
+            values: Values::Categories(labels.iter().map(|l| l.as_ref().to_owned()).collect()),
             weights: weights.to_vec(),
         }
     }
@@ -64,7 +69,7 @@ impl<W: Copy> Metric<W> {
     /// The label of bin `i`.
     pub fn label(&self, i: usize) -> String {
         match &self.values {
-            Values::Categories(labels) => labels[i].to_owned(),
+            Values::Categories(labels) => labels[i].clone(),
             Values::Integers { first } => (first + i as i64).to_string(),
         }
     }

@@ -24,12 +24,25 @@ pub struct BuiltIn {
 }
 
 /// Every built-in table.
-pub const BUILT_INS: [BuiltIn; 1] = [BuiltIn {
-    name: "cards",
-    system: "war_cards",
-    file: "war_cards.toml",
-    text: BUILT_IN_CARDS,
-}];
+pub fn built_ins() -> Vec<BuiltIn> {
+    let mut all = vec![BuiltIn {
+        name: "cards",
+        system: "war_cards",
+        file: "war_cards.toml",
+        text: BUILT_IN_CARDS,
+    }];
+    all.extend(
+        crate::systems::gurps::tables::BUILT_IN
+            .iter()
+            .map(|&(name, file, text)| BuiltIn {
+                name,
+                system: "gurps",
+                file,
+                text,
+            }),
+    );
+    all
+}
 
 /// Which table a run used, for provenance in every report.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -44,6 +44,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             let output = engine::run(w, settings)?;
             (w.metrics(&output.tally), output.threads, output.elapsed)
         }
+        Battle::Gurps(g) => {
+            let output = engine::run(g.as_ref(), settings)?;
+            (g.metrics(&output.tally), output.threads, output.elapsed)
+        }
     };
     let report = RunReport {
         info: RunInfo {
@@ -91,10 +95,10 @@ pub fn default_out_dir(scenario: &Path) -> PathBuf {
 
 fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
     match &s.battle {
-        Battle::WarCards(w) => w
-            .exact()
-            .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display())),
+        Battle::WarCards(w) => w.exact(),
+        Battle::Gurps(g) => crate::systems::gurps::exact::exact_metrics(g),
     }
+    .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
 }
 
 fn reproduce_command(s: &Scenario, exact: bool) -> String {

@@ -3,18 +3,19 @@
 use anyhow::{Context, Result, bail};
 
 use crate::cli::TablesArgs;
-use crate::tables::BUILT_INS;
+use crate::tables::built_ins;
 
 /// Lists or exports the built-in tables.
 pub fn run(args: &TablesArgs) -> Result<()> {
+    let all = built_ins();
     let Some(dir) = &args.export else {
-        for t in BUILT_INS {
+        for t in &all {
             println!("{:<8} {:<10} scenarios/tables/{}", t.name, t.system, t.file);
         }
         println!("Write them out for editing with: warcrunch tables --export DIR");
         return Ok(());
     };
-    for t in BUILT_INS {
+    for t in &all {
         let path = dir.join(t.file);
         if path.exists() && !args.force {
             bail!(
@@ -23,17 +24,20 @@ pub fn run(args: &TablesArgs) -> Result<()> {
             );
         }
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for t in BUILT_INS {
+    for t in &all {
         let path = dir.join(t.file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
         std::fs::write(&path, t.text)
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("wrote {}", path.display());
     }
     println!(
-        "Point a scenario at an edited copy with:  [tables] {} = \"{}\"",
-        BUILT_INS[0].name,
-        dir.join(BUILT_INS[0].file).display()
+        "Point a scenario at an edited copy with, e.g.:  [tables] {} = \"{}\"",
+        all[0].name,
+        dir.join(all[0].file).display()
     );
     Ok(())
 }

@@ -163,7 +163,14 @@ pub fn agreements(report: &RunReport) -> Vec<Agreement> {
     let mut out = Vec::new();
     for v in &report.variants {
         let Some(exact) = &v.exact else { continue };
-        for (mc, ex) in v.metrics.iter().zip(exact) {
+        for ex in exact {
+            let Some(mc) = v
+                .metrics
+                .iter()
+                .find(|m| m.subject == ex.subject && m.name == ex.name)
+            else {
+                continue;
+            };
             let total = mc.total();
             for bin in 0..mc.weights.len() {
                 let (count, p) = (mc.weights[bin], ex.weights[bin]);

@@ -1,3 +1,4 @@
 //! The battle systems. Each is rules + tables + a `simulate` per battle.
 
+pub mod gurps;
 pub mod war_cards;

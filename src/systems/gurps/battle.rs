@@ -1,0 +1,477 @@
+//! One GURPS mass battle, day by day: Catastrophe, Strategy contest, each
+//! PC's Survival and Glory, casualties and Morale (RULES.md §2).
+
+use rand::Rng;
+
+use super::scenario::{Armour, MAX_HEROES, Quality, Role};
+use super::success::{check, quick_contest};
+use super::tables::{Column, GurpsTables, LeaderHarm};
+use crate::dice::{sum_d6, three_d6};
+
+/// Final state of a PC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[repr(u8)]
+pub enum State {
+    /// No HP lost.
+    #[default]
+    Unhurt,
+    /// HP lost, conscious.
+    Wounded,
+    /// Unconscious.
+    Down,
+    /// Dead.
+    Dead,
+}
+
+impl State {
+    /// Labels in reporting order.
+    pub const LABELS: [&'static str; 4] = ["unhurt", "wounded", "down", "dead"];
+}
+
+/// What happened to one PC.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeroOutcome {
+    /// 0: never rolled; otherwise 1 + the worst Survival row reached.
+    pub survival: u8,
+    /// HP lost over the battle.
+    pub hp_lost: u16,
+    /// Final state.
+    pub state: State,
+    /// 0: never rolled; otherwise 1 + the last Glory row.
+    pub glory: u8,
+    /// Reputation gained (negative: lost).
+    pub reputation: i16,
+}
+
+/// What one battle produced.
+#[derive(Debug, Clone, Copy)]
+pub struct BattleOutcome {
+    /// 0 or 1: that side won; 2: draw.
+    pub winner: u8,
+    /// Battle-result row of the last day.
+    pub result: u8,
+    /// Percent of initial Troop Strength lost, per side.
+    pub casualties_pct: [u8; 2],
+    /// First day's Catastrophe roll per side (3..18).
+    pub catastrophe: [u8; 2],
+    /// Per PC, in scenario order.
+    pub heroes: [HeroOutcome; MAX_HEROES],
+}
+
+/// A side, resolved for simulation.
+#[derive(Debug, Clone)]
+pub struct SideRules {
+    /// Base Strategy skill.
+    pub strategy: i64,
+    /// Initial Troop Strength.
+    pub troop_strength: f64,
+    /// Tech Level.
+    pub tech_level: i64,
+    /// Fixed modifiers: TL advantage, class superiority, GM modifier and,
+    /// for the attacker, the defender's position.
+    pub fixed_modifier: i64,
+    /// Commander's Luck on the Catastrophe roll.
+    pub commander_luck: bool,
+    /// Added to this side's Catastrophe roll.
+    pub catastrophe_modifier: i64,
+    /// Casualty rows toward less loss.
+    pub armour_rows: i64,
+    /// Base Morale.
+    pub morale: i64,
+    /// Major units a catastrophe can strike.
+    pub major_units: u32,
+}
+
+/// A PC, resolved for simulation.
+#[derive(Debug, Clone)]
+pub struct HeroRules {
+    /// Side index.
+    pub side: usize,
+    /// Role.
+    pub role: Role,
+    /// Combat skill before Risk, penalties and the cap.
+    pub combat_skill: i64,
+    /// Risk.
+    pub risk: i64,
+    /// Luck on Survival.
+    pub luck: bool,
+    /// Hit Points.
+    pub hp: i64,
+    /// Health.
+    pub ht: i64,
+    /// Major-unit index if a unit commander.
+    pub major_unit: Option<u32>,
+    /// Dice and adds of the enemy's hits: [A/B dice, A/B add, C/D dice, C/D add].
+    pub enemy_hit: [i64; 4],
+    /// DR against the enemy's weapons (divided for high TL).
+    pub dr: i64,
+}
+
+/// The whole battle, resolved.
+#[derive(Debug, Clone)]
+pub struct BattleRules {
+    /// The two sides.
+    pub sides: [SideRules; 2],
+    /// The PCs.
+    pub heroes: Vec<HeroRules>,
+    /// Days.
+    pub days: u32,
+    /// Tables.
+    pub tables: GurpsTables,
+}
+
+/// The cap on effective Combat skill.
+pub const COMBAT_CAP: i64 = 16;
+
+/// Resolves a 3d6 roll with or without Luck (three rolls, lowest kept).
+#[inline]
+fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
+    let first = three_d6(rng);
+    if luck {
+        first.min(three_d6(rng)).min(three_d6(rng))
+    } else {
+        first
+    }
+}
+
+/// Armour class → casualty rows.
+pub fn armour_rows(tables: &GurpsTables, armour: Armour) -> i64 {
+    let a = tables.casualties.armour_rows;
+    match armour {
+        Armour::None => a.none,
+        Armour::Light => a.light,
+        Armour::Spearmen => a.spearmen,
+        Armour::Medium => a.medium,
+        Armour::Heavy => a.heavy,
+    }
+}
+
+/// Troop quality → base Morale.
+pub fn base_morale(tables: &GurpsTables, quality: Quality) -> i64 {
+    let m = &tables.morale;
+    match quality {
+        Quality::Green => m.green,
+        Quality::Average => m.average,
+        Quality::Seasoned => m.seasoned,
+        Quality::Veteran => m.veteran,
+        Quality::Elite => m.elite,
+    }
+}
+
+/// The Troop Strength ratio bonus of the larger side.
+pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
+    let s = &tables.strategy;
+    match s.ts_ratio.iter().find(|r| ratio <= r.max_ratio) {
+        Some(row) => row.bonus,
+        None => {
+            let last = s.ts_ratio.last().expect("rows checked").max_ratio;
+            if tl_lead > s.uncapped_tl_lead {
+                s.ts_ratio_beyond + (ratio / last).log10().floor().max(0.0) as i64
+            } else {
+                s.ts_ratio_beyond
+            }
+        }
+    }
+}
+
+/// HP lost and state after taking `damage`: death checks at −HT and each
+/// further multiple, dead at −5×HT, a consciousness roll at 0 HP or below.
+pub fn injure<R: Rng>(
+    rng: &mut R,
+    hp: i64,
+    ht: i64,
+    lost: i64,
+    damage: i64,
+    state: State,
+) -> (i64, State) {
+    if damage <= 0 || state == State::Dead {
+        return (lost, state);
+    }
+    let before = hp - lost;
+    let after = before - damage;
+    let mut state = if state == State::Unhurt {
+        State::Wounded
+    } else {
+        state
+    };
+    if after <= -5 * ht {
+        return (lost + damage, State::Dead);
+    }
+    for k in 1..5 {
+        let threshold = -k * ht;
+        if before > threshold && after <= threshold && !check(ht, three_d6(rng)).success {
+            return (lost + damage, State::Dead);
+        }
+    }
+    if after <= 0 && state == State::Wounded && !check(ht, three_d6(rng)).success {
+        state = State::Down;
+    }
+    (lost + damage, state)
+}
+
+/// Damage of one survival result: straight HP, or the column's hits.
+#[inline]
+fn survival_damage<R: Rng>(rng: &mut R, tables: &GurpsTables, row: usize, hero: &HeroRules) -> i64 {
+    let r = &tables.survival[row];
+    match r.column {
+        None => r.hp,
+        Some(column) => {
+            let hits = tables.damage.hits;
+            let (n, dice, add) = match column {
+                Column::A => (hits.A, hero.enemy_hit[0], hero.enemy_hit[1]),
+                Column::B => (hits.B, hero.enemy_hit[0], hero.enemy_hit[1]),
+                Column::C => (hits.C, hero.enemy_hit[2], hero.enemy_hit[3]),
+                Column::D => (hits.D, hero.enemy_hit[2], hero.enemy_hit[3]),
+            };
+            (0..n)
+                .map(|_| (sum_d6(rng, dice.max(0) as u32) + add - hero.dr).max(0))
+                .sum()
+        }
+    }
+}
+
+/// The row of a roll in a best-first margin table, criticals first.
+#[inline]
+fn margin_row(rows: &[super::tables::MarginRow], c: super::success::Check) -> usize {
+    if c.critical_success {
+        0
+    } else if c.critical_failure {
+        rows.len() - 1
+    } else {
+        GurpsTables::margin_row(rows, c.margin)
+    }
+}
+
+impl BattleRules {
+    /// Fights the whole battle.
+    pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+        let t = &self.tables;
+        let n = self.heroes.len();
+        let mut heroes = [HeroOutcome::default(); MAX_HEROES];
+        let mut lost = [0i64; MAX_HEROES];
+        let mut troops = [self.sides[0].troop_strength, self.sides[1].troop_strength];
+        let mut casualties = [0.0f64; 2];
+        let mut carry = [0i64; 2];
+        let mut commander_out = [false; 2];
+        let mut days_won = [0u32; 2];
+        let mut margin_sum = 0i64;
+        let mut first_catastrophe = [0u8; 2];
+        let mut result = 0u8;
+        for day in 0..self.days {
+            // 1. Catastrophe.
+            let mut strategy_mod = carry;
+            let mut morale_mod = [0i64; 2];
+            let mut halved = commander_out;
+            let mut out_today = [false; MAX_HEROES];
+            for s in 0..2 {
+                let side = &self.sides[s];
+                let roll =
+                    (roll_3d6(rng, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18);
+                if day == 0 {
+                    first_catastrophe[s] = roll as u8;
+                }
+                let row = &t.catastrophe[(roll - 3) as usize];
+                strategy_mod[s] += row.strategy;
+                morale_mod[s] += row.morale_all;
+                troops[1 - s] *= 1.0 + row.enemy_ts_pct as f64 / 100.0;
+                troops[s] *= 1.0 - row.own_ts_pct as f64 / 100.0;
+                if row.commander == LeaderHarm::Killed {
+                    halved[s] = true;
+                }
+                let struck_unit = if row.major_leader != LeaderHarm::None {
+                    Some(crate::dice::below(rng, side.major_units))
+                } else {
+                    None
+                };
+                for (i, h) in self.heroes.iter().enumerate() {
+                    if h.side != s || heroes[i].state >= State::Down {
+                        continue;
+                    }
+                    let harm = match h.role {
+                        Role::ArmyCommander => row.commander,
+                        Role::UnitCommander
+                            if struck_unit.is_some() && struck_unit == h.major_unit =>
+                        {
+                            row.major_leader
+                        }
+                        _ => LeaderHarm::None,
+                    };
+                    match harm {
+                        LeaderHarm::None => {}
+                        LeaderHarm::Wounded => {
+                            let damage = (sum_d6(rng, 2) - h.dr).max(0);
+                            let (l, st) = injure(rng, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                            lost[i] = l;
+                            heroes[i].state = st;
+                        }
+                        LeaderHarm::Killed => {
+                            heroes[i].state = State::Down;
+                            out_today[i] = true;
+                        }
+                    }
+                }
+            }
+            // 2. Strategy contest.
+            let mut margins = [0i64; 2];
+            let (large, small) = if troops[0] >= troops[1] {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
+            let ratio = troops[large] / troops[small].max(f64::MIN_POSITIVE);
+            let tl_lead = self.sides[large].tech_level - self.sides[small].tech_level;
+            let ts_bonus = ratio_bonus(t, ratio, tl_lead);
+            for s in 0..2 {
+                let side = &self.sides[s];
+                let base = if halved[s] {
+                    (side.strategy + 1) / 2
+                } else {
+                    side.strategy
+                };
+                let bonus = if s == large { ts_bonus } else { 0 };
+                let skill = base + strategy_mod[s] + side.fixed_modifier + bonus;
+                margins[s] = skill - three_d6(rng);
+            }
+            let victory = quick_contest(margins[0], margins[1]);
+            let mov = victory.abs();
+            let winner = match victory.signum() {
+                1 => 0usize,
+                -1 => 1,
+                _ => 2,
+            };
+            if winner < 2 {
+                days_won[winner] += 1;
+            }
+            margin_sum += victory;
+            result = t.result_row(mov) as u8;
+            // 3. Each PC's Survival and Glory.
+            let mut next_carry = [0i64; 2];
+            for (i, h) in self.heroes.iter().enumerate() {
+                if out_today[i] || heroes[i].state >= State::Down {
+                    continue;
+                }
+                let losing = winner < 2 && winner != h.side;
+                let penalty = if losing { mov / 4 } else { 0 };
+                let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
+                let c = check(skill, roll_3d6(rng, h.luck));
+                let row = margin_row(&t.survival, c);
+                heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
+                let damage = survival_damage(rng, t, row, h);
+                let (l, st) = injure(rng, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                lost[i] = l;
+                heroes[i].state = st;
+                // Glory, rolled even if the PC died.
+                let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
+                let g = margin_row(&t.glory, check(glory_skill, three_d6(rng)));
+                heroes[i].glory = g as u8 + 1;
+                let row = &t.glory[g];
+                heroes[i].reputation += row.reputation as i16;
+                next_carry[h.side] += match h.role {
+                    Role::Soldier => 0,
+                    Role::UnitCommander => row.strategy,
+                    Role::ArmyCommander if row.strategy != 0 => row.strategy + 1,
+                    Role::ArmyCommander => 0,
+                };
+            }
+            // 4. Casualties and Morale.
+            for s in 0..2 {
+                let signed = match winner {
+                    2 => 0,
+                    w if w == s => mov,
+                    _ => -mov,
+                };
+                let rows = t.casualties.rows.len() as i64;
+                let mut row = t.casualty_row(signed) as i64 + self.sides[s].armour_rows;
+                if signed <= -13 {
+                    let morale = self.sides[s].morale + morale_mod[s];
+                    if !check(morale, three_d6(rng)).success {
+                        row -= sum_d6(rng, t.casualties.rout_dice as u32);
+                    }
+                }
+                let r = &t.casualties.rows[row.clamp(0, rows - 1) as usize];
+                let pct = (sum_d6(rng, r.dice as u32) + r.add).min(100);
+                let loss = troops[s] * pct as f64 / 100.0;
+                troops[s] -= loss;
+                casualties[s] += loss;
+            }
+            carry = next_carry;
+            for (i, h) in self.heroes.iter().enumerate() {
+                if h.role == Role::ArmyCommander && heroes[i].state >= State::Down {
+                    commander_out[h.side] = true;
+                }
+            }
+        }
+        for (i, h) in heroes.iter_mut().enumerate().take(n) {
+            h.hp_lost = lost[i] as u16;
+        }
+        let winner = if days_won[0] != days_won[1] {
+            if days_won[0] > days_won[1] { 0 } else { 1 }
+        } else {
+            match margin_sum.signum() {
+                1 => 0,
+                -1 => 1,
+                _ => 2,
+            }
+        };
+        let pct = |s: usize| {
+            (100.0 * casualties[s] / self.sides[s].troop_strength)
+                .floor()
+                .clamp(0.0, 100.0) as u8
+        };
+        BattleOutcome {
+            winner,
+            result,
+            casualties_pct: [pct(0), pct(1)],
+            catastrophe: first_catastrophe,
+            heroes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn injuries_follow_the_thresholds() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        // No damage: nothing changes.
+        assert_eq!(
+            injure(&mut rng, 10, 10, 0, 0, State::Unhurt),
+            (0, State::Unhurt)
+        );
+        // Damage above 0 HP: wounded, no rolls.
+        assert_eq!(
+            injure(&mut rng, 10, 10, 0, 5, State::Unhurt),
+            (5, State::Wounded)
+        );
+        // To −5×HT: dead outright.
+        assert_eq!(
+            injure(&mut rng, 10, 10, 0, 60, State::Unhurt),
+            (60, State::Dead)
+        );
+        // At −HT exactly: one death check.
+        let mut dead = 0;
+        for _ in 0..10_000 {
+            let (_, s) = injure(&mut rng, 10, 3, 0, 13, State::Unhurt);
+            assert_ne!(s, State::Unhurt);
+            dead += (s == State::Dead) as u32;
+        }
+        // HT 3: success only on 3 (1/216) or 4 (3/216): dies with 212/216.
+        let p = dead as f64 / 10_000.0;
+        assert!((p - 212.0 / 216.0).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn ratio_bonus_follows_the_table() {
+        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        assert_eq!(ratio_bonus(&t, 1.0, 0), 0);
+        assert_eq!(ratio_bonus(&t, 1.5, 0), 2);
+        assert_eq!(ratio_bonus(&t, 2.0, 0), 3);
+        assert_eq!(ratio_bonus(&t, 4.0, 0), 5);
+        assert_eq!(ratio_bonus(&t, 50.0, 0), 8);
+        assert_eq!(ratio_bonus(&t, 150.0, 3), 9);
+    }
+}

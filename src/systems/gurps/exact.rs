@@ -1,0 +1,256 @@
+//! Exact distributions of a one-day GURPS battle: the Catastrophe rolls,
+//! the Strategy contest and each PC's Survival and Glory categories are all
+//! finite sums over 3d6 outcomes.
+
+use anyhow::{Result, bail};
+
+use super::Gurps;
+use super::battle::COMBAT_CAP;
+use super::scenario::Role;
+use super::success::check;
+use super::tables::{GurpsTables, LeaderHarm, MarginRow};
+use crate::dice::THREE_D6_WAYS;
+use crate::stats::Metric;
+
+/// P(3d6 = k) for k = 0..=18, optionally the lowest of three rolls (Luck).
+pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
+    let mut p = [0.0; 19];
+    for k in 3..=18 {
+        p[k] = THREE_D6_WAYS[k] as f64 / 216.0;
+    }
+    if !luck {
+        return p;
+    }
+    // P(min ≥ k) = P(X ≥ k)^3.
+    let at_least = |k: usize| -> f64 { p[k..].iter().sum() };
+    let mut lucky = [0.0; 19];
+    for k in 3..=18 {
+        lucky[k] = at_least(k).powi(3) - at_least(k + 1).powi(3);
+    }
+    lucky
+}
+
+/// Probability of each row of a best-first margin table when rolling
+/// against `skill`.
+pub fn category_distribution(rows: &[MarginRow], skill: i64, luck: bool) -> Vec<f64> {
+    let p = three_d6_distribution(luck);
+    let mut out = vec![0.0; rows.len()];
+    for (roll, &q) in p.iter().enumerate().skip(3) {
+        let c = check(skill, roll as i64);
+        let row = if c.critical_success {
+            0
+        } else if c.critical_failure {
+            rows.len() - 1
+        } else {
+            GurpsTables::margin_row(rows, c.margin)
+        };
+        out[row] += q;
+    }
+    out
+}
+
+/// The exact distributions of the metrics that have one, for a one-day
+/// battle whose catastrophes cannot knock a PC down.
+pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
+    let r = &g.rules;
+    let t = &r.tables;
+    if r.days != 1 {
+        bail!(
+            "exact odds cover one-day battles; this one lasts {} days (later days depend on earlier wounds and losses)",
+            r.days
+        );
+    }
+    for h in &r.heroes {
+        if h.role != Role::Soldier && 12 - h.dr >= h.hp {
+            bail!(
+                "exact odds need every commanding PC to survive a catastrophe's 2d wound conscious; a PC with {} HP and DR {} might not",
+                h.hp,
+                h.dr
+            );
+        }
+    }
+    let cat = [0, 1].map(|s| {
+        let side = &r.sides[s];
+        let base = three_d6_distribution(side.commander_luck);
+        let mut p = [0.0; 16];
+        for (roll, &q) in base.iter().enumerate().skip(3) {
+            let modified = (roll as i64 + side.catastrophe_modifier).clamp(3, 18);
+            p[(modified - 3) as usize] += q;
+        }
+        p
+    });
+    let plain = three_d6_distribution(false);
+    let n = r.heroes.len();
+    let mut winner = [0.0f64; 3];
+    let mut result = vec![0.0f64; t.battle_results.len()];
+    let mut survival = vec![vec![0.0f64; t.survival.len() + 1]; n];
+    let mut glory = vec![vec![0.0f64; t.glory.len() + 1]; n];
+    for (ra, &pa) in cat[0].iter().enumerate() {
+        for (rb, &pb) in cat[1].iter().enumerate() {
+            let weight = pa * pb;
+            if weight == 0.0 {
+                continue;
+            }
+            let rows = [&t.catastrophe[ra], &t.catastrophe[rb]];
+            let mut troops = [r.sides[0].troop_strength, r.sides[1].troop_strength];
+            for s in 0..2 {
+                troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
+                troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
+            }
+            let (large, small) = if troops[0] >= troops[1] {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
+            let tl_lead = r.sides[large].tech_level - r.sides[small].tech_level;
+            let ts_bonus = super::battle::ratio_bonus(t, troops[large] / troops[small], tl_lead);
+            let skill = [0, 1].map(|s| {
+                let side = &r.sides[s];
+                let base = if rows[s].commander == LeaderHarm::Killed {
+                    (side.strategy + 1) / 2
+                } else {
+                    side.strategy
+                };
+                base + rows[s].strategy
+                    + side.fixed_modifier
+                    + if s == large { ts_bonus } else { 0 }
+            });
+            // Distribution of the margin of victory of side 0 (−30..=30 and beyond).
+            let mut victory = std::collections::BTreeMap::<i64, f64>::new();
+            for (x, &px) in plain.iter().enumerate().skip(3) {
+                for (y, &py) in plain.iter().enumerate().skip(3) {
+                    let v = (skill[0] - x as i64) - (skill[1] - y as i64);
+                    *victory.entry(v).or_default() += px * py;
+                }
+            }
+            for (&v, &q) in &victory {
+                let w = weight * q;
+                winner[match v.signum() {
+                    1 => 0,
+                    -1 => 1,
+                    _ => 2,
+                }] += w;
+                result[t.result_row(v.abs())] += w;
+            }
+            for (i, h) in r.heroes.iter().enumerate() {
+                let out = match h.role {
+                    Role::ArmyCommander => {
+                        if rows[h.side].commander == LeaderHarm::Killed {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    }
+                    Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Killed => {
+                        1.0 / r.sides[h.side].major_units as f64
+                    }
+                    _ => 0.0,
+                };
+                survival[i][0] += weight * out;
+                glory[i][0] += weight * out;
+                let glory_rows = category_distribution(
+                    &t.glory,
+                    (h.combat_skill - h.risk).min(COMBAT_CAP),
+                    false,
+                );
+                for (row, q) in glory_rows.iter().enumerate() {
+                    glory[i][row + 1] += weight * (1.0 - out) * q;
+                }
+                for (&v, &q) in &victory {
+                    let side_margin = if h.side == 0 { v } else { -v };
+                    let penalty = if side_margin < 0 { -side_margin / 4 } else { 0 };
+                    let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
+                    for (row, c) in category_distribution(&t.survival, skill, h.luck)
+                        .iter()
+                        .enumerate()
+                    {
+                        survival[i][row + 1] += weight * (1.0 - out) * q * c;
+                    }
+                }
+            }
+        }
+    }
+    let names = g.side_names();
+    let mut metrics = Vec::new();
+    for s in 0..2 {
+        let subject = format!("side:{}", names[s]);
+        metrics.push(Metric::categorical(
+            &subject,
+            "victory",
+            &["won", "lost", "draw"],
+            &[winner[s], winner[1 - s], winner[2]],
+        ));
+        metrics.push(Metric::integers(&subject, "catastrophe", 3, &cat[s]));
+    }
+    let labels = |rows: &[MarginRow]| -> Vec<String> {
+        std::iter::once("no_roll".to_owned())
+            .chain(rows.iter().map(|r| r.label.clone()))
+            .collect()
+    };
+    metrics.push(Metric::categorical(
+        "battle",
+        "result",
+        &t.battle_results
+            .iter()
+            .map(|r| r.label.clone())
+            .collect::<Vec<_>>(),
+        &result,
+    ));
+    let rep_min = t
+        .glory
+        .iter()
+        .map(|r| r.reputation)
+        .min()
+        .unwrap_or(0)
+        .min(0);
+    let rep_max = t
+        .glory
+        .iter()
+        .map(|r| r.reputation)
+        .max()
+        .unwrap_or(0)
+        .max(0);
+    for (i, h) in g.parsed.heroes.iter().enumerate() {
+        let subject = format!("hero:{}", h.file.name);
+        metrics.push(Metric::categorical(
+            &subject,
+            "survival",
+            &labels(&t.survival),
+            &survival[i],
+        ));
+        metrics.push(Metric::categorical(
+            &subject,
+            "glory",
+            &labels(&t.glory),
+            &glory[i],
+        ));
+        let mut reputation = vec![0.0; (rep_max - rep_min + 1) as usize];
+        reputation[(-rep_min) as usize] += glory[i][0];
+        for (row, q) in glory[i].iter().enumerate().skip(1) {
+            reputation[(t.glory[row - 1].reputation - rep_min) as usize] += q;
+        }
+        metrics.push(Metric::integers(
+            &subject,
+            "reputation",
+            rep_min,
+            &reputation,
+        ));
+    }
+    Ok(metrics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luck_distribution_sums_to_one_and_favours_low_rolls() {
+        for luck in [false, true] {
+            let p = three_d6_distribution(luck);
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        let p = three_d6_distribution(true);
+        // P(min of three ≥ 11) = (108/216)^3 = 1/8.
+        assert!((p[11..].iter().sum::<f64>() - 0.125).abs() < 1e-12);
+    }
+}

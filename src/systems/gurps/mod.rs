@@ -1,0 +1,397 @@
+//! GURPS mass combat (RULES.md §2): Catastrophe, the Strategy contest,
+//! every PC's Survival and Glory, casualties, over one or more days.
+
+pub mod battle;
+pub mod exact;
+pub mod scenario;
+pub mod success;
+pub mod tables;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use rand::Rng;
+
+use self::battle::{
+    BattleOutcome, BattleRules, HeroRules, SideRules, State, armour_rows, base_morale,
+};
+use self::scenario::Parsed;
+use self::tables::GurpsTables;
+use crate::engine::{System, Tally};
+use crate::scenario::Header;
+use crate::stats::{Metric, Weight};
+use crate::tables::TableUse;
+
+/// A validated GURPS battle.
+#[derive(Debug, Clone)]
+pub struct Gurps {
+    /// The scenario as validated.
+    pub parsed: Parsed,
+    /// Resolved rules.
+    pub rules: BattleRules,
+}
+
+impl Gurps {
+    /// Parses and validates a GURPS scenario.
+    pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {
+        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+        let header = parsed.header.clone();
+        Ok((header, Gurps::new(parsed, tables)))
+    }
+
+    /// Resolves the battle for simulation.
+    pub fn new(parsed: Parsed, tables: GurpsTables) -> Gurps {
+        let st = &tables.strategy;
+        let sides: [SideRules; 2] = std::array::from_fn(|s| {
+            let side = &parsed.sides[s];
+            let enemy = &parsed.sides[1 - s];
+            let tl_lead = side.tech_level - enemy.tech_level;
+            let mut fixed = side.file.gm_modifier;
+            if tl_lead > 0 {
+                fixed += tl_lead + st.tl_bonus_add;
+            }
+            if side.file.class_superiority {
+                fixed += st.class_superiority;
+            }
+            if side.file.attacker {
+                fixed += enemy.position_modifier;
+            }
+            SideRules {
+                strategy: side.file.strategy,
+                troop_strength: side.file.troop_strength as f64,
+                tech_level: side.tech_level,
+                fixed_modifier: fixed,
+                commander_luck: side.file.commander_luck,
+                catastrophe_modifier: side.file.catastrophe_modifier,
+                armour_rows: armour_rows(&tables, side.file.armour),
+                morale: base_morale(&tables, side.file.troop_quality),
+                major_units: side.file.major_units as u32,
+            }
+        });
+        let heroes = parsed
+            .heroes
+            .iter()
+            .map(|h| {
+                let enemy_tl = parsed.sides[1 - h.side].tech_level;
+                let band = tables.damage_band(enemy_tl);
+                let dice =
+                    |d: &tables::HitDice| (enemy_tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
+                HeroRules {
+                    side: h.side,
+                    role: h.file.role,
+                    combat_skill: h.combat_skill,
+                    risk: h.file.risk,
+                    luck: h.file.luck,
+                    hp: h.hp,
+                    ht: h.file.ht,
+                    major_unit: h.major_unit.map(|u| u as u32),
+                    enemy_hit: [dice(&band.a), band.a.add, dice(&band.c), band.c.add],
+                    dr: h.file.dr / band.dr_divisor,
+                }
+            })
+            .collect();
+        let rules = BattleRules {
+            sides,
+            heroes,
+            days: parsed.days,
+            tables,
+        };
+        Gurps { parsed, rules }
+    }
+
+    /// Provenance of the tables.
+    pub fn tables(&self) -> &[TableUse] {
+        &self.rules.tables.uses
+    }
+
+    /// The sides' names.
+    pub fn side_names(&self) -> [&str; 2] {
+        [
+            &self.parsed.sides[0].file.name,
+            &self.parsed.sides[1].file.name,
+        ]
+    }
+
+    /// Upper bound of HP a PC can lose over the battle.
+    fn max_hp_lost(&self, hero: &HeroRules) -> usize {
+        let t = &self.rules.tables;
+        let hits = t.damage.hits;
+        let per_hit = |dice: i64, add: i64| (6 * dice.max(0) + add).max(0);
+        let column = [
+            hits.A * per_hit(hero.enemy_hit[0], hero.enemy_hit[1]),
+            hits.B * per_hit(hero.enemy_hit[0], hero.enemy_hit[1]),
+            hits.C * per_hit(hero.enemy_hit[2], hero.enemy_hit[3]),
+            hits.D * per_hit(hero.enemy_hit[2], hero.enemy_hit[3]),
+        ];
+        let worst_row = t
+            .survival
+            .iter()
+            .map(|r| r.hp.max(r.column.map_or(0, |c| column[c as usize])))
+            .max()
+            .unwrap_or(0);
+        ((worst_row + 12) * self.rules.days as i64) as usize
+    }
+
+    /// Metric histograms of a tally.
+    pub fn metrics<W: Weight>(&self, tally: &GurpsTally<W>) -> Vec<Metric<W>> {
+        let t = &self.rules.tables;
+        let mut out = Vec::new();
+        let labels = |rows: &[tables::MarginRow]| -> Vec<String> {
+            rows.iter().map(|r| r.label.clone()).collect()
+        };
+        for (s, name) in self.side_names().iter().enumerate() {
+            let subject = format!("side:{name}");
+            let mut victory = [W::default(); 3];
+            victory[0] = tally.winner[s];
+            victory[1] = tally.winner[1 - s];
+            victory[2] = tally.winner[2];
+            out.push(Metric::categorical(
+                &subject,
+                "victory",
+                &["won", "lost", "draw"],
+                &victory,
+            ));
+            out.push(Metric::integers(
+                &subject,
+                "casualties_pct",
+                0,
+                &tally.casualties[s],
+            ));
+            out.push(Metric::integers(
+                &subject,
+                "catastrophe",
+                3,
+                &tally.catastrophe[s],
+            ));
+        }
+        out.push(Metric::categorical(
+            "battle",
+            "result",
+            &labels(&t.battle_results),
+            &tally.result,
+        ));
+        let mut survival_labels = vec!["no_roll".to_owned()];
+        survival_labels.extend(labels(&t.survival));
+        let mut glory_labels = vec!["no_roll".to_owned()];
+        glory_labels.extend(labels(&t.glory));
+        for (i, h) in self.parsed.heroes.iter().enumerate() {
+            let subject = format!("hero:{}", h.file.name);
+            let ht = &tally.heroes[i];
+            out.push(Metric::categorical(
+                &subject,
+                "survival",
+                &survival_labels,
+                &ht.survival,
+            ));
+            out.push(Metric::integers(&subject, "hp_lost", 0, &ht.hp_lost));
+            out.push(Metric::categorical(
+                &subject,
+                "state",
+                &State::LABELS,
+                &ht.state,
+            ));
+            out.push(Metric::categorical(
+                &subject,
+                "glory",
+                &glory_labels,
+                &ht.glory,
+            ));
+            out.push(Metric::integers(
+                &subject,
+                "reputation",
+                tally.reputation_first,
+                &ht.reputation,
+            ));
+        }
+        out
+    }
+
+    /// Rules whose published form is unknown.
+    pub fn stand_in_rules(&self) -> Vec<String> {
+        [
+            "gurps: Tactics default IQ-6 and (Tactics + weapon)/2 round down",
+            "gurps: losing side: -1 Survival per full 4 points of margin",
+            "gurps: Glory skill = min(16, Combat skill - Risk); losing-side penalty applies to Survival only",
+            "gurps: a catastrophe striking a major unit picks one of `major_units` (default 3) at random; PC unit commanders are among them",
+            "gurps: a leader wounded by catastrophe takes 2d - DR; 'killed' leaves a PC unconscious with no further rolls",
+            "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days",
+            "gurps: a side beaten by 13+ rolls Morale (quality + catastrophe morale) and routs on a failure",
+            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's",
+            "gurps: hit location is not modelled (no location multipliers)",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    /// A readable account of the resolved battle for `warcrunch check`.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "days: {}", self.parsed.days);
+        for (s, side) in self.parsed.sides.iter().enumerate() {
+            let r = &self.rules.sides[s];
+            let _ = writeln!(
+                out,
+                "side {}: strategy {}, troop strength {}, TL {}, fixed Strategy modifier {:+}{}, morale {}, armour rows {}, major units {}",
+                side.file.name,
+                r.strategy,
+                side.file.troop_strength,
+                r.tech_level,
+                r.fixed_modifier,
+                if side.file.attacker {
+                    " (attacker)"
+                } else {
+                    ""
+                },
+                r.morale,
+                r.armour_rows,
+                r.major_units
+            );
+        }
+        for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
+            let _ = writeln!(
+                out,
+                "hero {} ({}, {:?}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
+                h.file.name,
+                h.file.side,
+                r.role,
+                r.combat_skill,
+                r.risk,
+                (r.combat_skill + r.risk).min(battle::COMBAT_CAP),
+                (r.combat_skill - r.risk).min(battle::COMBAT_CAP),
+                r.hp,
+                r.ht,
+                r.dr,
+                self.rules.sides[1 - r.side].tech_level
+            );
+        }
+        out
+    }
+}
+
+/// Histograms of every GURPS metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GurpsTally<W> {
+    winner: [W; 3],
+    result: Vec<W>,
+    casualties: [Vec<W>; 2],
+    catastrophe: [Vec<W>; 2],
+    heroes: Vec<HeroTally<W>>,
+    reputation_first: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct HeroTally<W> {
+    survival: Vec<W>,
+    hp_lost: Vec<W>,
+    state: [W; 4],
+    glory: Vec<W>,
+    reputation: Vec<W>,
+}
+
+impl<W: Weight> GurpsTally<W> {
+    fn new(g: &Gurps) -> Self {
+        let t = &g.rules.tables;
+        let days = g.rules.days as i64;
+        let rep_min = t
+            .glory
+            .iter()
+            .map(|r| r.reputation)
+            .min()
+            .unwrap_or(0)
+            .min(0)
+            * days;
+        let rep_max = t
+            .glory
+            .iter()
+            .map(|r| r.reputation)
+            .max()
+            .unwrap_or(0)
+            .max(0)
+            * days;
+        GurpsTally {
+            winner: [W::default(); 3],
+            result: vec![W::default(); t.battle_results.len()],
+            casualties: [vec![W::default(); 101], vec![W::default(); 101]],
+            catastrophe: [vec![W::default(); 16], vec![W::default(); 16]],
+            heroes: g
+                .rules
+                .heroes
+                .iter()
+                .map(|h| HeroTally {
+                    survival: vec![W::default(); t.survival.len() + 1],
+                    hp_lost: vec![W::default(); g.max_hp_lost(h) + 1],
+                    state: [W::default(); 4],
+                    glory: vec![W::default(); t.glory.len() + 1],
+                    reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
+                })
+                .collect(),
+            reputation_first: rep_min,
+        }
+    }
+
+    /// Adds one battle with a weight.
+    #[inline]
+    pub fn add(&mut self, o: &BattleOutcome, w: W) {
+        self.winner[o.winner as usize] += w;
+        self.result[o.result as usize] += w;
+        for s in 0..2 {
+            self.casualties[s][o.casualties_pct[s] as usize] += w;
+            self.catastrophe[s][o.catastrophe[s] as usize - 3] += w;
+        }
+        for (h, ho) in self.heroes.iter_mut().zip(&o.heroes) {
+            h.survival[ho.survival as usize] += w;
+            h.hp_lost[ho.hp_lost as usize] += w;
+            h.state[ho.state as usize] += w;
+            h.glory[ho.glory as usize] += w;
+            h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
+        }
+    }
+
+    fn add_tally(&mut self, other: &Self) {
+        fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
+            for (x, &y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        add_all(&mut self.winner, &other.winner);
+        add_all(&mut self.result, &other.result);
+        for s in 0..2 {
+            add_all(&mut self.casualties[s], &other.casualties[s]);
+            add_all(&mut self.catastrophe[s], &other.catastrophe[s]);
+        }
+        for (a, b) in self.heroes.iter_mut().zip(&other.heroes) {
+            add_all(&mut a.survival, &b.survival);
+            add_all(&mut a.hp_lost, &b.hp_lost);
+            add_all(&mut a.state, &b.state);
+            add_all(&mut a.glory, &b.glory);
+            add_all(&mut a.reputation, &b.reputation);
+        }
+    }
+}
+
+impl Tally<BattleOutcome> for GurpsTally<u64> {
+    #[inline]
+    fn record(&mut self, outcome: &BattleOutcome) {
+        self.add(outcome, 1);
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.add_tally(&other);
+    }
+}
+
+impl System for Gurps {
+    type Outcome = BattleOutcome;
+    type Tally = GurpsTally<u64>;
+
+    fn new_tally(&self) -> GurpsTally<u64> {
+        GurpsTally::new(self)
+    }
+
+    #[inline]
+    fn simulate<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+        self.rules.fight(rng)
+    }
+}

@@ -1,0 +1,593 @@
+//! The GURPS mass-combat tables, parsed and checked: every row present,
+//! ranges contiguous, values in range.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+
+use crate::tables::{TableUse, load_text, sha256_hex};
+
+/// What happens to a leader on a catastrophe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaderHarm {
+    /// Nothing.
+    #[default]
+    None,
+    /// 2d damage at the start of the battle.
+    Wounded,
+    /// Killed (a PC: wounded and unconscious, no Survival or Glory roll).
+    Killed,
+}
+
+/// One row of the catastrophe table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatastropheRow {
+    /// Inclusive 3d6 range.
+    pub roll: [i64; 2],
+    /// Short name.
+    pub label: String,
+    /// Modifier to this side's Strategy roll.
+    #[serde(default)]
+    pub strategy: i64,
+    /// Percent added to the enemy's Troop Strength.
+    #[serde(default)]
+    pub enemy_ts_pct: i64,
+    /// Percent of this side's Troop Strength lost.
+    #[serde(default)]
+    pub own_ts_pct: i64,
+    /// Morale modifier to all units.
+    #[serde(default)]
+    pub morale_all: i64,
+    /// Harm to a major unit's leader.
+    #[serde(default)]
+    pub major_leader: LeaderHarm,
+    /// Harm to the army commander.
+    #[serde(default)]
+    pub commander: LeaderHarm,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatastropheFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    rows: Vec<CatastropheRow>,
+}
+
+/// A row of the Troop Strength ratio table.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatioRow {
+    /// Ratios up to this (inclusive) give `bonus`.
+    pub max_ratio: f64,
+    /// Bonus to the larger side.
+    pub bonus: i64,
+}
+
+/// The Strategy contest modifiers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategyTable {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    /// Troop Strength ratio rows, increasing.
+    pub ts_ratio: Vec<RatioRow>,
+    /// Bonus beyond the last row.
+    pub ts_ratio_beyond: i64,
+    /// TL lead above which the ratio bonus is uncapped.
+    pub uncapped_tl_lead: i64,
+    /// The more advanced army adds TL difference + this.
+    pub tl_bonus_add: i64,
+    /// Class superiority bonus.
+    pub class_superiority: i64,
+    /// Defender's position entries: modifiers to the attacker's roll.
+    pub position: BTreeMap<String, i64>,
+}
+
+/// A table keyed by margin: rows from the best down, each applying from
+/// `min_margin` up.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarginRow {
+    /// Smallest margin of the row.
+    pub min_margin: i64,
+    /// Category name.
+    pub label: String,
+    /// Survival: HP lost outright.
+    #[serde(default)]
+    pub hp: i64,
+    /// Survival: damage column (A–D).
+    #[serde(default)]
+    pub column: Option<Column>,
+    /// Glory: Reputation change.
+    #[serde(default)]
+    pub reputation: i64,
+    /// Glory: Strategy modifier for a commanding PC.
+    #[serde(default)]
+    pub strategy: i64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MarginFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    rows: Vec<MarginRow>,
+}
+
+/// A damage column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+pub enum Column {
+    /// Column A.
+    A,
+    /// Column B.
+    B,
+    /// Column C.
+    C,
+    /// Column D.
+    D,
+}
+
+/// Dice of one hit: floor(TL · tl_num / tl_den) + dice, plus add.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HitDice {
+    /// Numerator of the TL multiple.
+    #[serde(default)]
+    pub tl_num: i64,
+    /// Denominator of the TL multiple.
+    #[serde(default = "one")]
+    pub tl_den: i64,
+    /// Dice added to the TL multiple.
+    #[serde(default)]
+    pub dice: i64,
+    /// Adds to the roll.
+    #[serde(default)]
+    pub add: i64,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// A TL band of the damage table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageBand {
+    /// Inclusive TL range.
+    pub tl: [i64; 2],
+    /// Dice per hit of columns A and B.
+    pub a: HitDice,
+    /// Dice per hit of columns C and D.
+    pub c: HitDice,
+    /// DR is divided by this.
+    #[serde(default = "one")]
+    pub dr_divisor: i64,
+}
+
+/// Hits per column.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct HitsPerColumn {
+    /// Hits of column A.
+    pub A: i64,
+    /// Hits of column B.
+    pub B: i64,
+    /// Hits of column C.
+    pub C: i64,
+    /// Hits of column D.
+    pub D: i64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DamageFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    hits: HitsPerColumn,
+    bands: Vec<DamageBand>,
+}
+
+/// A casualties row.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CasualtyRow {
+    /// Inclusive margin range.
+    pub margins: [i64; 2],
+    /// d6 rolled.
+    pub dice: i64,
+    /// Added percent.
+    pub add: i64,
+}
+
+/// Rows of shift toward less loss per armour class.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmourRows {
+    /// No armour.
+    pub none: i64,
+    /// Light armour.
+    pub light: i64,
+    /// Spearmen.
+    pub spearmen: i64,
+    /// Medium armour.
+    pub medium: i64,
+    /// Heavy armour.
+    pub heavy: i64,
+}
+
+/// The casualties table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CasualtyTable {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    /// Rows, most loss first.
+    pub rows: Vec<CasualtyRow>,
+    /// Armour shifts.
+    pub armour_rows: ArmourRows,
+    /// d6 of rows a routing side moves toward more loss.
+    pub rout_dice: i64,
+}
+
+/// Base Morale by troop quality.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoraleTable {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    /// Green troops.
+    pub green: i64,
+    /// Average troops.
+    pub average: i64,
+    /// Seasoned troops.
+    pub seasoned: i64,
+    /// Veterans.
+    pub veteran: i64,
+    /// Elite troops.
+    pub elite: i64,
+}
+
+/// Every GURPS table.
+#[derive(Debug, Clone)]
+pub struct GurpsTables {
+    /// Indexed by roll 3..=18 (index 0..16).
+    pub catastrophe: Vec<CatastropheRow>,
+    /// Strategy modifiers.
+    pub strategy: StrategyTable,
+    /// Battle result by margin (increasing).
+    pub battle_results: Vec<MarginRow>,
+    /// Casualties.
+    pub casualties: CasualtyTable,
+    /// Survival rows, best first.
+    pub survival: Vec<MarginRow>,
+    /// Damage by TL.
+    pub damage: DamageTable,
+    /// Glory rows, best first.
+    pub glory: Vec<MarginRow>,
+    /// Morale by quality.
+    pub morale: MoraleTable,
+    /// Provenance of each table.
+    pub uses: Vec<TableUse>,
+}
+
+/// The damage table.
+#[derive(Debug, Clone)]
+pub struct DamageTable {
+    /// Hits per column.
+    pub hits: HitsPerColumn,
+    /// TL bands.
+    pub bands: Vec<DamageBand>,
+}
+
+/// The built-in GURPS tables: (name, file, text).
+pub const BUILT_IN: [(&str, &str, &str); 8] = [
+    (
+        "catastrophe",
+        "gurps/catastrophe.toml",
+        include_str!("../../../scenarios/tables/gurps/catastrophe.toml"),
+    ),
+    (
+        "strategy",
+        "gurps/strategy.toml",
+        include_str!("../../../scenarios/tables/gurps/strategy.toml"),
+    ),
+    (
+        "battle_results",
+        "gurps/battle_results.toml",
+        include_str!("../../../scenarios/tables/gurps/battle_results.toml"),
+    ),
+    (
+        "casualties",
+        "gurps/casualties.toml",
+        include_str!("../../../scenarios/tables/gurps/casualties.toml"),
+    ),
+    (
+        "survival",
+        "gurps/survival.toml",
+        include_str!("../../../scenarios/tables/gurps/survival.toml"),
+    ),
+    (
+        "damage",
+        "gurps/damage.toml",
+        include_str!("../../../scenarios/tables/gurps/damage.toml"),
+    ),
+    (
+        "glory",
+        "gurps/glory.toml",
+        include_str!("../../../scenarios/tables/gurps/glory.toml"),
+    ),
+    (
+        "morale",
+        "gurps/morale.toml",
+        include_str!("../../../scenarios/tables/gurps/morale.toml"),
+    ),
+];
+
+fn parse<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))
+}
+
+impl GurpsTables {
+    /// Loads every table: the built-in one unless `overrides` names a file
+    /// (relative to `base_dir`).
+    pub fn load(overrides: &BTreeMap<String, String>, base_dir: &Path) -> Result<GurpsTables> {
+        let mut texts = BTreeMap::new();
+        let mut uses = Vec::new();
+        for (name, file, builtin) in BUILT_IN {
+            let (text, source) =
+                load_text(builtin, overrides.get(name).map(String::as_str), base_dir)
+                    .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
+            let origin = if source == "built-in" {
+                format!("built-in scenarios/tables/{file}")
+            } else {
+                source
+            };
+            texts.insert(name, (text, origin));
+        }
+        let get = |name: &str| &texts[name];
+        let mut record = |name: &str, stand_ins: &[String]| {
+            let (text, source) = get(name);
+            uses.push(TableUse {
+                name: name.to_owned(),
+                source: source.clone(),
+                sha256: sha256_hex(text.as_bytes()),
+                stand_ins: stand_ins.to_vec(),
+            });
+        };
+
+        let (text, origin) = get("catastrophe");
+        let cat: CatastropheFile = parse(text, origin)?;
+        let mut by_roll: Vec<Option<CatastropheRow>> = vec![None; 16];
+        for row in &cat.rows {
+            let [lo, hi] = row.roll;
+            if !(3..=18).contains(&lo) || !(lo..=18).contains(&hi) {
+                bail!(
+                    "{origin}: row `{}` has roll = [{lo}, {hi}]; allowed: 3 <= low <= high <= 18",
+                    row.label
+                );
+            }
+            for r in lo..=hi {
+                if by_roll[(r - 3) as usize].is_some() {
+                    bail!("{origin}: roll {r} appears in two rows; each of 3..18 must appear once");
+                }
+                by_roll[(r - 3) as usize] = Some(row.clone());
+            }
+            for (key, v) in [
+                ("enemy_ts_pct", row.enemy_ts_pct),
+                ("own_ts_pct", row.own_ts_pct),
+            ] {
+                if !(0..=100).contains(&v) {
+                    bail!(
+                        "{origin}: row `{}`: `{key}` = {v} is out of range; allowed: 0 to 100",
+                        row.label
+                    );
+                }
+            }
+        }
+        let missing: Vec<String> = (3..=18)
+            .filter(|r| by_roll[(r - 3) as usize].is_none())
+            .map(|r| r.to_string())
+            .collect();
+        if !missing.is_empty() {
+            bail!(
+                "{origin}: no row covers roll {}; rows must cover 3..18",
+                missing.join(", ")
+            );
+        }
+        let catastrophe = by_roll.into_iter().map(|r| r.expect("checked")).collect();
+        record("catastrophe", &cat.stand_ins);
+
+        let (text, origin) = get("strategy");
+        let strategy: StrategyTable = parse(text, origin)?;
+        if strategy.ts_ratio.is_empty()
+            || strategy
+                .ts_ratio
+                .windows(2)
+                .any(|w| w[0].max_ratio >= w[1].max_ratio)
+            || strategy.ts_ratio[0].max_ratio < 1.0
+        {
+            bail!("{origin}: `ts_ratio` rows must have increasing max_ratio values of at least 1");
+        }
+        record("strategy", &strategy.stand_ins);
+
+        let (text, origin) = get("battle_results");
+        let results: MarginFile = parse(text, origin)?;
+        if results.rows.first().map(|r| r.min_margin) != Some(0)
+            || results
+                .rows
+                .windows(2)
+                .any(|w| w[0].min_margin >= w[1].min_margin)
+        {
+            bail!("{origin}: `rows` must start at min_margin = 0 and increase");
+        }
+        record("battle_results", &results.stand_ins);
+
+        let (text, origin) = get("casualties");
+        let casualties: CasualtyTable = parse(text, origin)?;
+        let rows = &casualties.rows;
+        if rows.is_empty() || rows[0].margins[0] > -99 || rows[rows.len() - 1].margins[1] < 99 {
+            bail!("{origin}: `rows` must run from margin -99 or lower to 99 or higher");
+        }
+        for (i, w) in rows.windows(2).enumerate() {
+            if w[1].margins[0] != w[0].margins[1] + 1 {
+                bail!(
+                    "{origin}: rows[{}] ends at margin {} but rows[{}] starts at {}; rows must be contiguous",
+                    i,
+                    w[0].margins[1],
+                    i + 1,
+                    w[1].margins[0]
+                );
+            }
+        }
+        for (i, r) in rows.iter().enumerate() {
+            if r.margins[0] > r.margins[1]
+                || !(0..=40).contains(&r.dice)
+                || !(0..=100).contains(&r.add)
+            {
+                bail!(
+                    "{origin}: rows[{i}]: margins must be [low, high], dice 0 to 40, add 0 to 100"
+                );
+            }
+        }
+        record("casualties", &casualties.stand_ins);
+
+        let (text, origin) = get("survival");
+        let survival: MarginFile = parse(text, origin)?;
+        check_descending(&survival.rows, origin)?;
+        for r in &survival.rows {
+            if r.column.is_none() && !(0..=20).contains(&r.hp) {
+                bail!(
+                    "{origin}: row `{}`: `hp` = {} is out of range; allowed: 0 to 20",
+                    r.label,
+                    r.hp
+                );
+            }
+        }
+        record("survival", &survival.stand_ins);
+
+        let (text, origin) = get("damage");
+        let damage: DamageFile = parse(text, origin)?;
+        for tl in 0..=16 {
+            let n = damage
+                .bands
+                .iter()
+                .filter(|b| (b.tl[0]..=b.tl[1]).contains(&tl))
+                .count();
+            if n != 1 {
+                bail!(
+                    "{origin}: TL {tl} is covered by {n} bands; each TL 0..16 must be covered once"
+                );
+            }
+        }
+        for b in &damage.bands {
+            if b.dr_divisor < 1 || b.a.tl_den < 1 || b.c.tl_den < 1 {
+                bail!("{origin}: band TL {:?}: divisors must be at least 1", b.tl);
+            }
+        }
+        record("damage", &damage.stand_ins);
+
+        let (text, origin) = get("glory");
+        let glory: MarginFile = parse(text, origin)?;
+        check_descending(&glory.rows, origin)?;
+        record("glory", &glory.stand_ins);
+
+        let (text, origin) = get("morale");
+        let morale: MoraleTable = parse(text, origin)?;
+        record("morale", &morale.stand_ins);
+
+        Ok(GurpsTables {
+            catastrophe,
+            strategy,
+            battle_results: results.rows,
+            casualties,
+            survival: survival.rows,
+            damage: DamageTable {
+                hits: damage.hits,
+                bands: damage.bands,
+            },
+            glory: glory.rows,
+            morale,
+            uses,
+        })
+    }
+
+    /// The row index of a margin in a best-first table (last row catches all).
+    pub fn margin_row(rows: &[MarginRow], margin: i64) -> usize {
+        rows.iter()
+            .position(|r| margin >= r.min_margin)
+            .unwrap_or(rows.len() - 1)
+    }
+
+    /// The battle-result row of a margin of victory (≥ 0).
+    pub fn result_row(&self, margin: i64) -> usize {
+        self.battle_results
+            .iter()
+            .rposition(|r| margin >= r.min_margin)
+            .unwrap_or(0)
+    }
+
+    /// The casualties row of a margin (negative: the loser).
+    pub fn casualty_row(&self, margin: i64) -> usize {
+        self.casualties
+            .rows
+            .iter()
+            .position(|r| margin >= r.margins[0] && margin <= r.margins[1])
+            .unwrap_or(if margin < 0 {
+                0
+            } else {
+                self.casualties.rows.len() - 1
+            })
+    }
+
+    /// The damage band of a TL.
+    pub fn damage_band(&self, tl: i64) -> &DamageBand {
+        self.damage
+            .bands
+            .iter()
+            .find(|b| (b.tl[0]..=b.tl[1]).contains(&tl))
+            .expect("every TL 0..16 is covered")
+    }
+}
+
+fn check_descending(rows: &[MarginRow], origin: &str) -> Result<()> {
+    if rows.len() < 2 || rows.windows(2).any(|w| w[0].min_margin <= w[1].min_margin) {
+        bail!(
+            "{origin}: `rows` must list at least two rows with decreasing min_margin, best first"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_tables_load() {
+        let t = GurpsTables::load(&BTreeMap::new(), Path::new(".")).unwrap();
+        assert_eq!(t.catastrophe.len(), 16);
+        assert_eq!(t.catastrophe[18 - 3].commander, LeaderHarm::Killed);
+        assert_eq!(t.catastrophe[10 - 3].enemy_ts_pct, 10);
+        assert_eq!(t.uses.len(), 8);
+        let row = t.casualty_row(-3);
+        assert_eq!(
+            (t.casualties.rows[row].dice, t.casualties.rows[row].add),
+            (4, 20)
+        );
+        assert_eq!(t.battle_results[t.result_row(9)].label, "significant");
+        assert_eq!(
+            t.survival[GurpsTables::margin_row(&t.survival, 0)].label,
+            "2hp"
+        );
+        assert_eq!(
+            t.survival[GurpsTables::margin_row(&t.survival, -7)].label,
+            "D"
+        );
+    }
+}
