@@ -25,6 +25,7 @@ fn bundled(name: &str) -> WarCards {
         .battle
     {
         Battle::WarCards(w) => w,
+        other => panic!("{name} is a {} scenario", other.system()),
     }
 }
 
@@ -54,6 +55,38 @@ fn war_cards_single_core(c: &mut Criterion) {
         "guard_vs_levy.toml",
     ] {
         let system = bundled(file);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut tally = system.new_tally();
+        group.bench_function(file.trim_end_matches(".toml"), |b| {
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    let outcome = system.simulate(&mut rng);
+                    engine::Tally::record(&mut tally, &outcome);
+                }
+            })
+        });
+        black_box(&tally);
+    }
+    group.finish();
+}
+
+fn gurps_single_core(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gurps");
+    group.throughput(Throughput::Elements(BATCH));
+    for file in [
+        "ambush_at_the_ford.toml",
+        "siege_assault.toml",
+        "three_days_at_hollin.toml",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/gurps")
+            .join(file);
+        let Battle::Gurps(system) = scenario::load(&path)
+            .expect("bundled scenario loads")
+            .battle
+        else {
+            panic!("{file} is a GURPS scenario");
+        };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let mut tally = system.new_tally();
         group.bench_function(file.trim_end_matches(".toml"), |b| {
@@ -103,5 +136,11 @@ fn engine_scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rng_floor, war_cards_single_core, engine_scaling);
+criterion_group!(
+    benches,
+    rng_floor,
+    war_cards_single_core,
+    gurps_single_core,
+    engine_scaling
+);
 criterion_main!(benches);

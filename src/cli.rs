@@ -21,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a scenario and write distributions, summary, provenance and charts.
     Run(RunArgs),
+    /// Run one variant per value of --set (a grid for several) and compare them.
+    Sweep(SweepArgs),
     /// Exact skew analysis of the Combat Card deck.
     Cards(CardsArgs),
     /// Validate a scenario and print it as it will run.
@@ -49,6 +51,37 @@ pub struct RunArgs {
     /// Also compute the exact distribution and compare the simulation with it.
     #[arg(long)]
     pub exact: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Replace an output folder that warcrunch did not write.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// PATH=a..b or PATH=v1,v2,...; e.g. heroes.Titus.risk=-6..6. Repeat for a grid.
+    #[arg(long, required = true)]
+    pub set: Vec<String>,
+    /// Cap on P(down or dead) for the recommended variant.
+    #[arg(long, default_value_t = 0.05)]
+    pub max_risk_of_down: f64,
+    /// Battles per variant (overrides the scenario's `trials`).
+    #[arg(long)]
+    pub trials: Option<u64>,
+    /// Seed, the same for every variant (overrides the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads; 0 uses every core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Output folder [default: reports/<scenario file stem>.sweep].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -93,6 +126,7 @@ pub struct TablesArgs {
 pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => commands::run::run(&args),
+        Command::Sweep(args) => commands::sweep::run(&args),
         Command::Cards(args) => commands::cards::run(&args),
         Command::Check(args) => commands::check::run(&args),
         Command::Tables(args) => commands::tables::run(&args),

@@ -11,5 +11,6 @@ pub mod engine;
 pub mod report;
 pub mod scenario;
 pub mod stats;
+pub mod sweep;
 pub mod systems;
 pub mod tables;

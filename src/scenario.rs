@@ -87,12 +87,21 @@ pub struct Header {
 
 /// Reads, parses and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario> {
+    load_text(path, &read_text(path)?)
+}
+
+/// Reads a scenario file as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("cannot read scenario file {}", path.display()))?;
+    String::from_utf8(bytes).map_err(|_| anyhow!("{}: the file is not UTF-8 text", path.display()))
+}
+
+/// Parses and validates scenario text as if read from `path` (which names
+/// it in messages and anchors relative table paths).
+pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
     let origin = path.display().to_string();
-    let text = String::from_utf8(bytes.clone())
-        .map_err(|_| anyhow!("{origin}: the file is not UTF-8 text"))?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
     let system = match table.get("system") {
         Some(toml::Value::String(s)) => s.clone(),
         Some(other) => bail!(
@@ -107,11 +116,11 @@ pub fn load(path: &Path) -> Result<Scenario> {
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let (header, battle) = match system.as_str() {
         "war_cards" => {
-            let (header, battle) = WarCards::from_scenario(&text, &origin, base_dir)?;
+            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir)?;
             (header, Battle::WarCards(battle))
         }
         "gurps" => {
-            let (header, battle) = Gurps::from_scenario(&text, &origin, base_dir)?;
+            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)?;
             (header, Battle::Gurps(Box::new(battle)))
         }
         other => bail!(

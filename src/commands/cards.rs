@@ -49,6 +49,9 @@ pub fn run(args: &CardsArgs) -> Result<()> {
                 stand_ins: deck.stand_ins.clone(),
             }],
             stand_in_rules: Vec::new(),
+            variants: Vec::new(),
+            max_risk_of_down: None,
+            swept_heroes: Vec::new(),
         },
         analysis,
     };

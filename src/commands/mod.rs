@@ -3,6 +3,7 @@
 pub mod cards;
 pub mod check;
 pub mod run;
+pub mod sweep;
 pub mod tables;
 
 /// Writes text to stdout; a closed pipe (`warcrunch ... | head`) is not an error.

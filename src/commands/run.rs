@@ -1,6 +1,7 @@
 //! `warcrunch run`: simulate a scenario and write its reports.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 
@@ -13,16 +14,77 @@ use crate::report::{RunInfo, RunReport, VariantResult, run_exporters};
 use crate::scenario::{self, Battle, Scenario};
 use crate::stats::{Metric, wilson, z95};
 
-/// Loads, simulates, writes and summarises.
-pub fn run(args: &RunArgs) -> Result<()> {
-    let mut s = scenario::load(&args.scenario)?;
-    if let Some(trials) = args.trials {
+/// Applies `--trials` and `--seed` overrides.
+pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
+    if let Some(trials) = trials {
         scenario::check_range("--trials", "trials", trials, 1..=engine::MAX_TRIALS)?;
         s.trials = trials;
     }
-    if let Some(seed) = args.seed {
+    if let Some(seed) = seed {
         s.seed = seed;
     }
+    Ok(())
+}
+
+/// Simulates a scenario: its metrics, the threads used and the time taken.
+pub fn simulate(
+    s: &Scenario,
+    threads: usize,
+    progress: bool,
+) -> Result<(Vec<Metric<u64>>, usize, Duration)> {
+    let settings = RunSettings {
+        seed: s.seed,
+        trials: s.trials,
+        threads,
+        progress,
+    };
+    Ok(match &s.battle {
+        Battle::WarCards(w) => {
+            let output = engine::run(w, settings)?;
+            (w.metrics(&output.tally), output.threads, output.elapsed)
+        }
+        Battle::Gurps(g) => {
+            let output = engine::run(g.as_ref(), settings)?;
+            (g.metrics(&output.tally), output.threads, output.elapsed)
+        }
+    })
+}
+
+/// The provenance record of a run of `s`.
+pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration) -> RunInfo {
+    RunInfo {
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        command,
+        scenario_path: Some(s.path.display().to_string()),
+        scenario_sha256: Some(s.sha256.clone()),
+        name: s.name.clone(),
+        system: s.battle.system().to_owned(),
+        seed: Some(s.seed),
+        trials: Some(s.trials),
+        chunk_size: Some(CHUNK_SIZE),
+        threads: Some(threads),
+        elapsed_seconds: Some(elapsed.as_secs_f64()),
+        tables: s.battle.tables().to_vec(),
+        stand_in_rules: s.battle.stand_in_rules(),
+        variants: Vec::new(),
+        max_risk_of_down: None,
+        swept_heroes: Vec::new(),
+    }
+}
+
+/// Runs every exporter into a staging folder and moves it into place.
+pub fn write_report(report: &RunReport, staging: Staging) -> Result<(PathBuf, Vec<String>)> {
+    let mut written = Vec::new();
+    for exporter in run_exporters() {
+        written.extend(exporter.write(report, staging.path())?);
+    }
+    Ok((staging.commit()?, written))
+}
+
+/// Loads, simulates, writes and summarises.
+pub fn run(args: &RunArgs) -> Result<()> {
+    let mut s = scenario::load(&args.scenario)?;
+    override_settings(&mut s, args.trials, args.seed)?;
     let out = args
         .out
         .clone()
@@ -33,49 +95,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         None
     };
     let staging = Staging::new(&out, args.force)?;
-    let settings = RunSettings {
-        seed: s.seed,
-        trials: s.trials,
-        threads: args.threads,
-        progress: !args.quiet,
-    };
-    let (metrics, threads, elapsed) = match &s.battle {
-        Battle::WarCards(w) => {
-            let output = engine::run(w, settings)?;
-            (w.metrics(&output.tally), output.threads, output.elapsed)
-        }
-        Battle::Gurps(g) => {
-            let output = engine::run(g.as_ref(), settings)?;
-            (g.metrics(&output.tally), output.threads, output.elapsed)
-        }
-    };
+    let (metrics, threads, elapsed) = simulate(&s, args.threads, !args.quiet)?;
     let report = RunReport {
-        info: RunInfo {
-            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
-            command: reproduce_command(&s, args.exact),
-            scenario_path: Some(s.path.display().to_string()),
-            scenario_sha256: Some(s.sha256.clone()),
-            name: s.name.clone(),
-            system: s.battle.system().to_owned(),
-            seed: Some(s.seed),
-            trials: Some(s.trials),
-            chunk_size: Some(CHUNK_SIZE),
-            threads: Some(threads),
-            elapsed_seconds: Some(elapsed.as_secs_f64()),
-            tables: s.battle.tables().to_vec(),
-            stand_in_rules: s.battle.stand_in_rules(),
-        },
+        info: run_info(&s, reproduce_command(&s, args.exact), threads, elapsed),
         variants: vec![VariantResult {
             variant: String::new(),
             metrics,
             exact,
         }],
     };
-    let mut written = Vec::new();
-    for exporter in run_exporters() {
-        written.extend(exporter.write(&report, staging.path())?);
-    }
-    let dest = staging.commit()?;
+    let (dest, written) = write_report(&report, staging)?;
     say(&console_summary(&report))?;
     say(&format!(
         "Wrote {}: {}\n",

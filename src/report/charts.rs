@@ -70,6 +70,9 @@ pub struct Charts;
 
 impl Export<RunReport> for Charts {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        if report.variants.len() > 1 {
+            return super::sweep::draw(report, dir);
+        }
         let Some(first) = report.variants.first() else {
             return Ok(Vec::new());
         };

@@ -7,6 +7,7 @@ pub mod csv;
 pub mod json;
 pub mod output_dir;
 pub mod skew;
+pub mod sweep;
 
 use std::path::Path;
 
@@ -45,6 +46,15 @@ pub struct RunInfo {
     pub tables: Vec<TableUse>,
     /// Rules in use whose published form is unknown.
     pub stand_in_rules: Vec<String>,
+    /// Variant names of a sweep, in order (empty for a plain run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// A sweep's cap on P(down or dead) for its recommendation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_risk_of_down: Option<f64>,
+    /// Heroes a sweep's settings name (their frontiers are compared).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub swept_heroes: Vec<String>,
 }
 
 /// The results of one variant (a plain run has one, with an empty name).

@@ -4,9 +4,9 @@
 use rand::Rng;
 
 use super::scenario::{Armour, MAX_HEROES, Quality, Role};
-use super::success::{check, quick_contest};
-use super::tables::{Column, GurpsTables, LeaderHarm};
-use crate::dice::{sum_d6, three_d6};
+use super::success::{Check, check, quick_contest};
+use super::tables::{Column, GurpsTables, LeaderHarm, MarginRow};
+use crate::dice::Digits;
 
 /// Final state of a PC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -105,6 +105,22 @@ pub struct HeroRules {
     pub enemy_hit: [i64; 4],
     /// DR against the enemy's weapons (divided for high TL).
     pub dr: i64,
+    /// Survival row for each 3d6 roll, by losing-side penalty (0..=MAX_PENALTY).
+    pub survival_by_roll: Vec<[u8; 19]>,
+    /// Glory row for each 3d6 roll.
+    pub glory_by_roll: [u8; 19],
+}
+
+/// Largest losing-side penalty tabulated; larger ones read the last table.
+pub const MAX_PENALTY: usize = 40;
+
+/// The row of every 3d6 roll against `skill` in a best-first margin table.
+pub fn rows_by_roll(rows: &[MarginRow], skill: i64) -> [u8; 19] {
+    let mut out = [0u8; 19];
+    for (roll, slot) in out.iter_mut().enumerate().skip(3) {
+        *slot = margin_row(rows, check(skill, roll as i64)) as u8;
+    }
+    out
 }
 
 /// The whole battle, resolved.
@@ -118,17 +134,63 @@ pub struct BattleRules {
     pub days: u32,
     /// Tables.
     pub tables: GurpsTables,
+    /// Battle-result row by margin of victory 0..=MARGIN_SPAN.
+    pub result_by_margin: Vec<u8>,
+    /// Casualty row by signed margin −MARGIN_SPAN..=MARGIN_SPAN.
+    pub casualty_by_margin: Vec<u8>,
 }
+
+/// Margins tabulated each way; beyond it the last rows apply.
+pub const MARGIN_SPAN: i64 = 127;
+
+impl BattleRules {
+    /// Tabulates the per-margin lookups.
+    pub fn new(
+        sides: [SideRules; 2],
+        heroes: Vec<HeroRules>,
+        days: u32,
+        tables: GurpsTables,
+    ) -> Self {
+        let result_by_margin = (0..=MARGIN_SPAN)
+            .map(|m| tables.result_row(m) as u8)
+            .collect();
+        let casualty_by_margin = (-MARGIN_SPAN..=MARGIN_SPAN)
+            .map(|m| tables.casualty_row(m) as u8)
+            .collect();
+        BattleRules {
+            sides,
+            heroes,
+            days,
+            tables,
+            result_by_margin,
+            casualty_by_margin,
+        }
+    }
+}
+
+/// `k / 100` for k = 0..=100, so the hot loop multiplies instead of dividing.
+const PERCENT: [f64; 101] = {
+    let mut p = [0.0; 101];
+    let mut k = 0;
+    while k <= 100 {
+        p[k] = k as f64 / 100.0;
+        k += 1;
+    }
+    p
+};
 
 /// The cap on effective Combat skill.
 pub const COMBAT_CAP: i64 = 16;
 
+/// A side beaten by at least this margin rolls Morale and routs on a failure [stand-in].
+pub const ROUT_MARGIN: i64 = 13;
+
 /// Resolves a 3d6 roll with or without Luck (three rolls, lowest kept).
 #[inline]
-fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
-    let first = three_d6(rng);
+fn roll_3d6<R: Rng>(dice: &mut Digits<R>, luck: bool) -> i64 {
+    let first = dice.three_d6();
     if luck {
-        first.min(three_d6(rng)).min(three_d6(rng))
+        first.min(dice.three_d6()).min(dice.three_d6())
     } else {
         first
     }
@@ -177,7 +239,7 @@ pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
 /// HP lost and state after taking `damage`: death checks at −HT and each
 /// further multiple, dead at −5×HT, a consciousness roll at 0 HP or below.
 pub fn injure<R: Rng>(
-    rng: &mut R,
+    dice: &mut Digits<R>,
     hp: i64,
     ht: i64,
     lost: i64,
@@ -199,11 +261,11 @@ pub fn injure<R: Rng>(
     }
     for k in 1..5 {
         let threshold = -k * ht;
-        if before > threshold && after <= threshold && !check(ht, three_d6(rng)).success {
+        if before > threshold && after <= threshold && !check(ht, dice.three_d6()).success {
             return (lost + damage, State::Dead);
         }
     }
-    if after <= 0 && state == State::Wounded && !check(ht, three_d6(rng)).success {
+    if after <= 0 && state == State::Wounded && !check(ht, dice.three_d6()).success {
         state = State::Down;
     }
     (lost + damage, state)
@@ -211,7 +273,12 @@ pub fn injure<R: Rng>(
 
 /// Damage of one survival result: straight HP, or the column's hits.
 #[inline]
-fn survival_damage<R: Rng>(rng: &mut R, tables: &GurpsTables, row: usize, hero: &HeroRules) -> i64 {
+fn survival_damage<R: Rng>(
+    rolls: &mut Digits<R>,
+    tables: &GurpsTables,
+    row: usize,
+    hero: &HeroRules,
+) -> i64 {
     let r = &tables.survival[row];
     match r.column {
         None => r.hp,
@@ -224,15 +291,14 @@ fn survival_damage<R: Rng>(rng: &mut R, tables: &GurpsTables, row: usize, hero: 
                 Column::D => (hits.D, hero.enemy_hit[2], hero.enemy_hit[3]),
             };
             (0..n)
-                .map(|_| (sum_d6(rng, dice.max(0) as u32) + add - hero.dr).max(0))
+                .map(|_| (rolls.sum_d6(dice.max(0) as u32) + add - hero.dr).max(0))
                 .sum()
         }
     }
 }
 
 /// The row of a roll in a best-first margin table, criticals first.
-#[inline]
-fn margin_row(rows: &[super::tables::MarginRow], c: super::success::Check) -> usize {
+fn margin_row(rows: &[MarginRow], c: Check) -> usize {
     if c.critical_success {
         0
     } else if c.critical_failure {
@@ -245,6 +311,7 @@ fn margin_row(rows: &[super::tables::MarginRow], c: super::success::Check) -> us
 impl BattleRules {
     /// Fights the whole battle.
     pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+        let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();
         let mut heroes = [HeroOutcome::default(); MAX_HEROES];
@@ -266,20 +333,27 @@ impl BattleRules {
             for s in 0..2 {
                 let side = &self.sides[s];
                 let roll =
-                    (roll_3d6(rng, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18);
+                    (roll_3d6(dice, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18);
                 if day == 0 {
                     first_catastrophe[s] = roll as u8;
                 }
                 let row = &t.catastrophe[(roll - 3) as usize];
                 strategy_mod[s] += row.strategy;
                 morale_mod[s] += row.morale_all;
-                troops[1 - s] *= 1.0 + row.enemy_ts_pct as f64 / 100.0;
-                troops[s] *= 1.0 - row.own_ts_pct as f64 / 100.0;
+                if row.enemy_ts_pct != 0 {
+                    troops[1 - s] *= 1.0 + row.enemy_ts_pct as f64 / 100.0;
+                }
+                if row.own_ts_pct != 0 {
+                    troops[s] *= 1.0 - row.own_ts_pct as f64 / 100.0;
+                }
                 if row.commander == LeaderHarm::Killed {
                     halved[s] = true;
                 }
+                if row.commander == LeaderHarm::None && row.major_leader == LeaderHarm::None {
+                    continue;
+                }
                 let struck_unit = if row.major_leader != LeaderHarm::None {
-                    Some(crate::dice::below(rng, side.major_units))
+                    Some(dice.below(side.major_units))
                 } else {
                     None
                 };
@@ -299,8 +373,9 @@ impl BattleRules {
                     match harm {
                         LeaderHarm::None => {}
                         LeaderHarm::Wounded => {
-                            let damage = (sum_d6(rng, 2) - h.dr).max(0);
-                            let (l, st) = injure(rng, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                            let damage = (dice.sum_d6(2) - h.dr).max(0);
+                            let (l, st) =
+                                injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
                             lost[i] = l;
                             heroes[i].state = st;
                         }
@@ -330,7 +405,7 @@ impl BattleRules {
                 };
                 let bonus = if s == large { ts_bonus } else { 0 };
                 let skill = base + strategy_mod[s] + side.fixed_modifier + bonus;
-                margins[s] = skill - three_d6(rng);
+                margins[s] = skill - dice.three_d6();
             }
             let victory = quick_contest(margins[0], margins[1]);
             let mov = victory.abs();
@@ -343,7 +418,7 @@ impl BattleRules {
                 days_won[winner] += 1;
             }
             margin_sum += victory;
-            result = t.result_row(mov) as u8;
+            result = self.result_by_margin[mov.min(MARGIN_SPAN) as usize];
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in self.heroes.iter().enumerate() {
@@ -351,18 +426,18 @@ impl BattleRules {
                     continue;
                 }
                 let losing = winner < 2 && winner != h.side;
-                let penalty = if losing { mov / 4 } else { 0 };
-                let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
-                let c = check(skill, roll_3d6(rng, h.luck));
-                let row = margin_row(&t.survival, c);
+                let penalty = if losing { (mov / 4) as usize } else { 0 };
+                let by_roll = &h.survival_by_roll[penalty.min(MAX_PENALTY)];
+                let row = by_roll[roll_3d6(dice, h.luck) as usize] as usize;
                 heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
-                let damage = survival_damage(rng, t, row, h);
-                let (l, st) = injure(rng, h.hp, h.ht, lost[i], damage, heroes[i].state);
-                lost[i] = l;
-                heroes[i].state = st;
+                let damage = survival_damage(dice, t, row, h);
+                if damage > 0 {
+                    let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                    lost[i] = l;
+                    heroes[i].state = st;
+                }
                 // Glory, rolled even if the PC died.
-                let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
-                let g = margin_row(&t.glory, check(glory_skill, three_d6(rng)));
+                let g = h.glory_by_roll[dice.three_d6() as usize] as usize;
                 heroes[i].glory = g as u8 + 1;
                 let row = &t.glory[g];
                 heroes[i].reputation += row.reputation as i16;
@@ -381,16 +456,17 @@ impl BattleRules {
                     _ => -mov,
                 };
                 let rows = t.casualties.rows.len() as i64;
-                let mut row = t.casualty_row(signed) as i64 + self.sides[s].armour_rows;
-                if signed <= -13 {
+                let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
+                let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
+                if signed <= -ROUT_MARGIN {
                     let morale = self.sides[s].morale + morale_mod[s];
-                    if !check(morale, three_d6(rng)).success {
-                        row -= sum_d6(rng, t.casualties.rout_dice as u32);
+                    if !check(morale, dice.three_d6()).success {
+                        row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
                 }
                 let r = &t.casualties.rows[row.clamp(0, rows - 1) as usize];
-                let pct = (sum_d6(rng, r.dice as u32) + r.add).min(100);
-                let loss = troops[s] * pct as f64 / 100.0;
+                let pct = (dice.sum_d6(r.dice as u32) + r.add).min(100);
+                let loss = troops[s] * PERCENT[pct as usize];
                 troops[s] -= loss;
                 casualties[s] += loss;
             }
@@ -413,10 +489,9 @@ impl BattleRules {
                 _ => 2,
             }
         };
+        // Truncation toward zero is floor here: the share is never negative.
         let pct = |s: usize| {
-            (100.0 * casualties[s] / self.sides[s].troop_strength)
-                .floor()
-                .clamp(0.0, 100.0) as u8
+            (100.0 * casualties[s] / self.sides[s].troop_strength).clamp(0.0, 100.0) as u8
         };
         BattleOutcome {
             winner,
@@ -436,7 +511,8 @@ mod tests {
 
     #[test]
     fn injuries_follow_the_thresholds() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut rng = Digits::new(&mut source);
         // No damage: nothing changes.
         assert_eq!(
             injure(&mut rng, 10, 10, 0, 0, State::Unhurt),

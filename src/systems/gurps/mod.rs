@@ -77,7 +77,17 @@ impl Gurps {
                 let band = tables.damage_band(enemy_tl);
                 let dice =
                     |d: &tables::HitDice| (enemy_tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
+                let glory_skill = (h.combat_skill - h.file.risk).min(battle::COMBAT_CAP);
+                let survival_by_roll = (0..=battle::MAX_PENALTY as i64)
+                    .map(|penalty| {
+                        let skill =
+                            (h.combat_skill + h.file.risk - penalty).min(battle::COMBAT_CAP);
+                        battle::rows_by_roll(&tables.survival, skill)
+                    })
+                    .collect();
                 HeroRules {
+                    survival_by_roll,
+                    glory_by_roll: battle::rows_by_roll(&tables.glory, glory_skill),
                     side: h.side,
                     role: h.file.role,
                     combat_skill: h.combat_skill,
@@ -91,12 +101,7 @@ impl Gurps {
                 }
             })
             .collect();
-        let rules = BattleRules {
-            sides,
-            heroes,
-            days: parsed.days,
-            tables,
-        };
+        let rules = BattleRules::new(sides, heroes, parsed.days, tables);
         Gurps { parsed, rules }
     }
 

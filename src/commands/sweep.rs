@@ -1,0 +1,173 @@
+//! `warcrunch sweep`: one variant per `--set` value (a grid for several),
+//! each run with the same seed and trials, written side by side.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow, bail};
+
+use super::run::{default_out_dir, override_settings, run_info, simulate, write_report};
+use super::{say, thousands};
+use crate::cli::SweepArgs;
+use crate::report::output_dir::Staging;
+use crate::report::sweep::frontiers;
+use crate::report::{RunReport, VariantResult};
+use crate::scenario::{self, Scenario};
+use crate::sweep::{apply, grid, parse_setting};
+
+/// Builds every variant, runs them, writes one report and prints the comparison.
+pub fn run(args: &SweepArgs) -> Result<()> {
+    if args.set.is_empty() {
+        bail!("sweep needs at least one --set PATH=VALUES, e.g. --set heroes.Titus.risk=-6..6");
+    }
+    if !(0.0..=1.0).contains(&args.max_risk_of_down) {
+        bail!(
+            "--max-risk-of-down = {} is out of range; allowed: 0 to 1",
+            args.max_risk_of_down
+        );
+    }
+    let settings = args
+        .set
+        .iter()
+        .map(|s| parse_setting(s))
+        .collect::<Result<Vec<_>>>()?;
+    let variants = grid(&settings)?;
+    let text = scenario::read_text(&args.scenario)?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", args.scenario.display()))?;
+    // Validate every variant before simulating any.
+    let mut scenarios: Vec<(String, Scenario)> = Vec::new();
+    for v in &variants {
+        let mut variant_doc = doc.clone();
+        for (setting, value) in settings.iter().zip(&v.values) {
+            apply(&mut variant_doc, &setting.path, value.clone())?;
+        }
+        let variant_text = toml::to_string(&variant_doc)
+            .map_err(|e| anyhow!("cannot write variant {}: {e}", v.name))?;
+        let mut s = scenario::load_text(&args.scenario, &variant_text)
+            .map_err(|e| anyhow!("variant {}: {e:#}", v.name))?;
+        override_settings(&mut s, args.trials, args.seed)?;
+        scenarios.push((v.name.clone(), s));
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out_dir(&args.scenario).with_extension("sweep"));
+    let staging = Staging::new(&out, args.force)?;
+    let mut results = Vec::new();
+    let mut elapsed = Duration::ZERO;
+    let mut threads = 0;
+    for (name, s) in &scenarios {
+        let (metrics, used, took) = simulate(s, args.threads, !args.quiet)?;
+        threads = used;
+        elapsed += took;
+        results.push(VariantResult {
+            variant: name.clone(),
+            metrics,
+            exact: None,
+        });
+    }
+    let base = &scenarios[0].1;
+    let mut info = run_info(base, reproduce_command(args, base), threads, elapsed);
+    info.variants = scenarios.iter().map(|(n, _)| n.clone()).collect();
+    info.max_risk_of_down = Some(args.max_risk_of_down);
+    info.swept_heroes = settings
+        .iter()
+        .filter(|s| s.path.len() > 2 && s.path[0] == "heroes")
+        .map(|s| s.path[1].clone())
+        .collect();
+    info.swept_heroes.dedup();
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    let report = RunReport {
+        info,
+        variants: results,
+    };
+    let (dest, written) = write_report(&report, staging)?;
+    say(&sweep_summary(&report, args.max_risk_of_down))?;
+    say(&format!(
+        "Wrote {}: {}\n",
+        dest.display(),
+        written.join(", ")
+    ))
+}
+
+fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
+    let sets: String = args.set.iter().map(|s| format!(" --set {s}")).collect();
+    format!(
+        "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",
+        args.scenario.display(),
+        base.trials,
+        base.seed,
+        args.max_risk_of_down
+    )
+}
+
+/// The comparison printed after a sweep.
+pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
+    let info = &report.info;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} variants × {} battles, seed {}, {:.2} s",
+        info.name,
+        report.variants.len(),
+        thousands(info.trials.unwrap_or(0)),
+        info.seed.unwrap_or(0),
+        info.elapsed_seconds.unwrap_or(0.0)
+    );
+    for v in &report.variants {
+        let headline: Vec<String> = v
+            .metrics
+            .iter()
+            .filter(|m| m.subject == "battle" && m.name == "winner" || m.name == "victory")
+            .take(1)
+            .map(|m| {
+                let total = m.total() as f64;
+                (0..m.weights.len())
+                    .map(|b| format!("{} {:.2}%", m.label(b), 100.0 * m.weights[b] as f64 / total))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect();
+        let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
+    }
+    for f in frontiers(report, cap) {
+        let _ = writeln!(
+            out,
+            "{}: P(down or dead) and expected Reputation per variant",
+            f.subject
+        );
+        for (i, p) in f.points.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {}{:<22} P(down or dead) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
+                if f.best == Some(i) { "* " } else { "  " },
+                p.variant,
+                100.0 * p.p_out,
+                100.0 * p.p_out_ci.0,
+                100.0 * p.p_out_ci.1,
+                p.reputation,
+                p.reputation_ci.0,
+                p.reputation_ci.1
+            );
+        }
+        match f.best {
+            Some(i) => {
+                let _ = writeln!(
+                    out,
+                    "  recommended: {} (the safest variant whose expected Reputation is level with the best, with P(down or dead) ≤ {:.1}%)",
+                    f.points[i].variant,
+                    100.0 * cap
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  no variant keeps P(down or dead) ≤ {:.1}%",
+                    100.0 * cap
+                );
+            }
+        }
+    }
+    out
+}

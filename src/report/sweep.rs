@@ -1,0 +1,325 @@
+//! Sweep comparisons: each PC's safety against glory across variants (the
+//! Risk frontier), the recommended variant under a cap on the chance of
+//! going down, and stacked outcome charts per variant.
+
+use std::path::Path;
+
+use anyhow::Result;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::RunReport;
+use super::charts::{FONT, PALETTE, draw_both, file_safe, plot_err};
+use crate::stats::{Metric, wilson, z95};
+
+/// States that count as "down" for the safety side of the frontier.
+pub const OUT_STATES: [&str; 3] = ["down", "dead", "knocked_out"];
+
+/// One variant's point on a PC's frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontierPoint {
+    /// Variant name.
+    pub variant: String,
+    /// P(down or dead).
+    pub p_out: f64,
+    /// 95% Wilson interval of `p_out`.
+    pub p_out_ci: (f64, f64),
+    /// Expected Reputation.
+    pub reputation: f64,
+    /// 95% interval of the mean.
+    pub reputation_ci: (f64, f64),
+}
+
+/// A PC's frontier across the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeroFrontier {
+    /// The PC's subject (`hero:Titus`).
+    pub subject: String,
+    /// One point per variant, in sweep order.
+    pub points: Vec<FrontierPoint>,
+    /// The recommended point: among variants with P(down or dead) at most
+    /// the cap, those whose expected Reputation is statistically level with
+    /// the highest (intervals overlap); of these, the safest.
+    pub best: Option<usize>,
+}
+
+fn find<'a>(metrics: &'a [Metric<u64>], subject: &str, name: &str) -> Option<&'a Metric<u64>> {
+    metrics
+        .iter()
+        .find(|m| m.subject == subject && m.name == name)
+}
+
+/// The frontier of each PC in `report.info.swept_heroes` (every PC when
+/// none is named), with the recommended variant under `cap`.
+pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
+    let Some(first) = report.variants.first() else {
+        return Vec::new();
+    };
+    let swept = &report.info.swept_heroes;
+    let subjects: Vec<String> = first
+        .metrics
+        .iter()
+        .filter(|m| m.subject.starts_with("hero:") && m.name == "state")
+        .filter(|m| swept.is_empty() || swept.iter().any(|h| m.subject == format!("hero:{h}")))
+        .map(|m| m.subject.clone())
+        .collect();
+    subjects
+        .into_iter()
+        .filter_map(|subject| {
+            let mut points = Vec::new();
+            for v in &report.variants {
+                let state = find(&v.metrics, &subject, "state")?;
+                let reputation = find(&v.metrics, &subject, "reputation")?.summary()?;
+                let total = state.total();
+                let out: u64 = (0..state.weights.len())
+                    .filter(|&b| OUT_STATES.contains(&state.label(b).as_str()))
+                    .map(|b| state.weights[b])
+                    .sum();
+                points.push(FrontierPoint {
+                    variant: v.variant.clone(),
+                    p_out: out as f64 / total as f64,
+                    p_out_ci: wilson(out, total, z95()),
+                    reputation: reputation.mean,
+                    reputation_ci: (reputation.ci_low, reputation.ci_high),
+                });
+            }
+            let allowed = || points.iter().enumerate().filter(|(_, p)| p.p_out <= cap);
+            let top = allowed().max_by(|a, b| a.1.reputation.total_cmp(&b.1.reputation));
+            let best = top.and_then(|(_, top)| {
+                allowed()
+                    .filter(|(_, p)| p.reputation_ci.1 >= top.reputation_ci.0)
+                    .min_by(|a, b| a.1.p_out.total_cmp(&b.1.p_out))
+                    .map(|(i, _)| i)
+            });
+            Some(HeroFrontier {
+                subject,
+                points,
+                best,
+            })
+        })
+        .collect()
+}
+
+/// Draws the comparison charts of a sweep; returns the files written.
+pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    let all = frontiers(report, cap);
+    if !all.is_empty() {
+        let size = (1000, 480 * all.len() as u32 + 40);
+        written.extend(draw_both(
+            dir,
+            "frontier",
+            size,
+            |root| frontier_panels(root, report, &all, cap),
+            |root| frontier_panels(root, report, &all, cap),
+        )?);
+    }
+    let Some(first) = report.variants.first() else {
+        return Ok(written);
+    };
+    let first_side = first
+        .metrics
+        .iter()
+        .find(|m| m.subject.starts_with("side:"))
+        .map(|m| m.subject.clone());
+    for m in first.metrics.iter().filter(|m| !m.is_numeric()) {
+        let wanted = m.subject == "battle"
+            || Some(&m.subject) == first_side.as_ref()
+            || (m.subject.starts_with("hero:") && (m.name == "survival" || m.name == "state"));
+        if !wanted {
+            continue;
+        }
+        let stem = format!("compare_{}_{}", file_safe(&m.subject), file_safe(&m.name));
+        written.extend(draw_both(
+            dir,
+            &stem,
+            (1000, 520),
+            |root| stacked(root, report, &m.subject, &m.name),
+            |root| stacked(root, report, &m.subject, &m.name),
+        )?);
+    }
+    Ok(written)
+}
+
+fn frontier_panels<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &RunReport,
+    all: &[HeroFrontier],
+    cap: f64,
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let root = root
+        .titled(
+            &format!(
+                "{}: safety against glory per variant (cap on P(down or dead) = {:.1}%)",
+                report.info.name,
+                100.0 * cap
+            ),
+            (FONT, 20),
+        )
+        .map_err(plot_err)?;
+    for (area, f) in root.split_evenly((all.len(), 1)).iter().zip(all) {
+        let x_max = f
+            .points
+            .iter()
+            .map(|p| 100.0 * p.p_out_ci.1)
+            .fold(1.0, f64::max)
+            * 1.15;
+        let y_lo = f
+            .points
+            .iter()
+            .map(|p| p.reputation_ci.0)
+            .fold(f64::INFINITY, f64::min);
+        let y_hi = f
+            .points
+            .iter()
+            .map(|p| p.reputation_ci.1)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let pad = ((y_hi - y_lo) * 0.15).max(0.05);
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("{}: expected Reputation against P(down or dead)", f.subject),
+                (FONT, 17),
+            )
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x_max, (y_lo - pad)..(y_hi + pad))
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .max_light_lines(0)
+            .x_desc("P(down or dead) (%)")
+            .y_desc("expected Reputation")
+            .label_style((FONT, 13))
+            .draw()
+            .map_err(plot_err)?;
+        if cap < 1.0 {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
+                    PALETTE[5].stroke_width(2),
+                )))
+                .map_err(plot_err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                f.points.iter().map(|p| (100.0 * p.p_out, p.reputation)),
+                PALETTE[0].stroke_width(2),
+            ))
+            .map_err(plot_err)?;
+        let label = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+        for (i, p) in f.points.iter().enumerate() {
+            let best = f.best == Some(i);
+            let colour = if best { PALETTE[5] } else { PALETTE[0] };
+            let (x, y) = (100.0 * p.p_out, p.reputation);
+            chart
+                .draw_series([
+                    PathElement::new(
+                        vec![(100.0 * p.p_out_ci.0, y), (100.0 * p.p_out_ci.1, y)],
+                        BLACK.stroke_width(1),
+                    ),
+                    PathElement::new(
+                        vec![(x, p.reputation_ci.0), (x, p.reputation_ci.1)],
+                        BLACK.stroke_width(1),
+                    ),
+                ])
+                .map_err(plot_err)?;
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x, y),
+                    if best { 8 } else { 4 },
+                    colour.filled(),
+                )))
+                .map_err(plot_err)?;
+            let text = if best {
+                format!("{} (recommended)", p.variant)
+            } else {
+                p.variant.clone()
+            };
+            chart
+                .draw_series(std::iter::once(Text::new(text, (x, y), label.clone())))
+                .map_err(plot_err)?;
+        }
+    }
+    root.present().map_err(plot_err)
+}
+
+fn stacked<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &RunReport,
+    subject: &str,
+    name: &str,
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let variants: Vec<(&str, &Metric<u64>)> = report
+        .variants
+        .iter()
+        .filter_map(|v| find(&v.metrics, subject, name).map(|m| (v.variant.as_str(), m)))
+        .collect();
+    let Some((_, first)) = variants.first() else {
+        return Ok(());
+    };
+    let categories = first.weights.len();
+    let n = variants.len() as i32;
+    let (plot, legend) = root.split_horizontally(820);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(
+            format!("{}: {subject} / {name} by variant", report.info.name),
+            (FONT, 17),
+        )
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..100.0)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(0)
+        .x_labels(variants.len())
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => variants
+                .get(*i as usize)
+                .map(|v| v.0.to_owned())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_desc("probability (%)")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(plot_err)?;
+    for (i, (_, m)) in variants.iter().enumerate() {
+        let total = m.total().max(1) as f64;
+        let mut base = 0.0;
+        for c in 0..categories {
+            let share = 100.0 * m.weights[c] as f64 / total;
+            let mut rect = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i as i32), base),
+                    (SegmentValue::Exact(i as i32 + 1), base + share),
+                ],
+                PALETTE[c % PALETTE.len()].filled(),
+            );
+            rect.set_margin(0, 0, 4, 4);
+            chart.draw_series(std::iter::once(rect)).map_err(plot_err)?;
+            base += share;
+        }
+    }
+    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for c in 0..categories {
+        let y = 60 + 28 * c as i32;
+        legend
+            .draw(&Rectangle::new(
+                [(10, y - 9), (28, y + 9)],
+                PALETTE[c % PALETTE.len()].filled(),
+            ))
+            .map_err(plot_err)?;
+        legend
+            .draw(&Text::new(first.label(c), (36, y), style.clone()))
+            .map_err(plot_err)?;
+    }
+    root.present().map_err(plot_err)
+}
