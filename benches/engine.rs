@@ -24,7 +24,7 @@ fn bundled(name: &str) -> WarCards {
         .expect("bundled scenario loads")
         .battle
     {
-        Battle::WarCards(w) => w,
+        Battle::WarCards(w) => *w,
         other => panic!("{name} is a {} scenario", other.system()),
     }
 }

@@ -43,7 +43,7 @@ pub struct Scenario {
 #[derive(Debug, Clone)]
 pub enum Battle {
     /// War cards: one engagement between two units.
-    WarCards(WarCards),
+    WarCards(Box<WarCards>),
     /// GURPS mass combat.
     Gurps(Box<Gurps>),
 }
@@ -117,7 +117,7 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
     let (header, battle) = match system.as_str() {
         "war_cards" => {
             let (header, battle) = WarCards::from_scenario(text, &origin, base_dir)?;
-            (header, Battle::WarCards(battle))
+            (header, Battle::WarCards(Box::new(battle)))
         }
         "gurps" => {
             let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)?;

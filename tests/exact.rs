@@ -11,7 +11,7 @@ use crate::util::scenario as bundled;
 
 fn war_cards(path: &Path) -> WarCards {
     match scenario::load(path).unwrap().battle {
-        Battle::WarCards(w) => w,
+        Battle::WarCards(w) => *w,
         other => panic!("{} is not a war-cards scenario", other.system()),
     }
 }

@@ -3,5 +3,6 @@
 mod cli;
 mod deck_seed;
 mod exact;
+mod gurps;
 mod reproducibility;
 mod util;

@@ -40,7 +40,7 @@ pub fn simulate(
     };
     Ok(match &s.battle {
         Battle::WarCards(w) => {
-            let output = engine::run(w, settings)?;
+            let output = engine::run(w.as_ref(), settings)?;
             (w.metrics(&output.tally), output.threads, output.elapsed)
         }
         Battle::Gurps(g) => {

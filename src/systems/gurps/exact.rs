@@ -14,20 +14,19 @@ use crate::stats::Metric;
 
 /// P(3d6 = k) for k = 0..=18, optionally the lowest of three rolls (Luck).
 pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
-    let mut p = [0.0; 19];
-    for k in 3..=18 {
-        p[k] = THREE_D6_WAYS[k] as f64 / 216.0;
-    }
+    let p = THREE_D6_WAYS.map(|ways| ways as f64 / 216.0);
     if !luck {
         return p;
     }
     // P(min ≥ k) = P(X ≥ k)^3.
     let at_least = |k: usize| -> f64 { p[k..].iter().sum() };
-    let mut lucky = [0.0; 19];
-    for k in 3..=18 {
-        lucky[k] = at_least(k).powi(3) - at_least(k + 1).powi(3);
-    }
-    lucky
+    std::array::from_fn(|k| {
+        if k < 3 {
+            0.0
+        } else {
+            at_least(k).powi(3) - at_least(k + 1).powi(3)
+        }
+    })
 }
 
 /// Probability of each row of a best-first margin table when rolling
@@ -134,13 +133,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             }
             for (i, h) in r.heroes.iter().enumerate() {
                 let out = match h.role {
-                    Role::ArmyCommander => {
-                        if rows[h.side].commander == LeaderHarm::Killed {
-                            1.0
-                        } else {
-                            0.0
-                        }
-                    }
+                    Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Killed => 1.0,
                     Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Killed => {
                         1.0 / r.sides[h.side].major_units as f64
                     }

@@ -1,0 +1,293 @@
+//! GURPS mass combat: Monte Carlo against the exact one-day distributions,
+//! bad input, and the Risk sweep.
+
+use std::path::PathBuf;
+
+use predicates::prelude::*;
+use warcrunch::engine::{self, RunSettings};
+use warcrunch::scenario::{self, Battle};
+use warcrunch::stats::{wilson, z_for_confidence};
+use warcrunch::systems::gurps::Gurps;
+
+use crate::util::{read, repo, warcrunch};
+
+fn bundled(name: &str) -> PathBuf {
+    repo().join("scenarios/gurps").join(name)
+}
+
+fn gurps(path: &std::path::Path) -> Gurps {
+    match scenario::load(path).unwrap().battle {
+        Battle::Gurps(g) => *g,
+        other => panic!("{} is not a GURPS scenario", other.system()),
+    }
+}
+
+/// Every exact value inside the simulation's interval. The intervals are
+/// 99.9% for the whole family of values checked (Bonferroni: each value at
+/// 1 − 0.001/k), so one test makes one 0.1% claim however many values it
+/// compares.
+fn assert_agreement(g: &Gurps, trials: u64, seed: u64) {
+    let exact = warcrunch::systems::gurps::exact::exact_metrics(g).unwrap();
+    let out = engine::run(
+        g,
+        RunSettings {
+            seed,
+            trials,
+            threads: 2,
+            progress: false,
+        },
+    )
+    .unwrap();
+    let simulated = g.metrics(&out.tally);
+    let values: usize = exact.iter().map(|m| m.weights.len()).sum();
+    let z = z_for_confidence(1.0 - 0.001 / values as f64);
+    let mut checked = 0;
+    for ex in &exact {
+        let sum: f64 = ex.weights.iter().sum();
+        assert!(
+            (sum - 1.0).abs() < 1e-12,
+            "{}/{} sums to {sum}",
+            ex.subject,
+            ex.name
+        );
+        let mc = simulated
+            .iter()
+            .find(|m| m.subject == ex.subject && m.name == ex.name)
+            .unwrap_or_else(|| panic!("no simulated {}/{}", ex.subject, ex.name));
+        assert_eq!(
+            mc.weights.len(),
+            ex.weights.len(),
+            "{}/{}",
+            ex.subject,
+            ex.name
+        );
+        for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
+            let (lo, hi) = wilson(count, trials, z);
+            assert!(
+                lo <= p && p <= hi,
+                "{}/{} = {}: exact {p}, simulated {count}/{trials} ({lo}..{hi})",
+                ex.subject,
+                ex.name,
+                ex.label(bin)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked}");
+}
+
+#[test]
+fn the_skirmish_with_four_pcs_agrees_with_exact() {
+    assert_agreement(&gurps(&bundled("ambush_at_the_ford.toml")), 1_000_000, 7);
+}
+
+#[test]
+fn the_siege_agrees_with_exact() {
+    assert_agreement(&gurps(&bundled("siege_assault.toml")), 1_000_000, 21);
+}
+
+#[test]
+fn an_exact_survival_table_by_hand() {
+    // Titus: Combat skill (12 + 15) / 2 + 2 = 15; Risk 0, no Luck. When
+    // Megalos wins or draws, Survival is against 15: unhurt on 3..10 and on
+    // the criticals 3, 4, 5 (margin 5+ or critical): 108/216.
+    let g = gurps(&bundled("ambush_at_the_ford.toml"));
+    let titus = &g.rules.heroes[0];
+    assert_eq!(titus.combat_skill, 15);
+    let rows = titus.survival_by_roll[0];
+    let unhurt: u32 = (3..=18)
+        .filter(|&r| rows[r] == 0)
+        .map(|r| warcrunch::dice::THREE_D6_WAYS[r])
+        .sum();
+    assert_eq!(unhurt, 108);
+    // 17 and 18 are critical failures at skill 15: column D (row 6).
+    assert_eq!((rows[17], rows[18]), (6, 6));
+    // Margin 0 (roll 15) is "2hp" (row 2); 16 fails by 1: column A (row 3).
+    assert_eq!((rows[15], rows[16]), (2, 3));
+}
+
+fn refused(text: &str, expect: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("battle.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = dir.path().join("out");
+    let assert = warcrunch()
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists());
+}
+
+fn skirmish() -> String {
+    read(&bundled("ambush_at_the_ford.toml"))
+}
+
+#[test]
+fn a_pc_on_an_unknown_side_is_refused() {
+    refused(
+        &skirmish().replacen("side = \"Megalos\"", "side = \"Megalo\"", 1),
+        &["\"Megalo\" is not a side", "\"Megalos\", \"Raiders\""],
+    );
+}
+
+#[test]
+fn risk_outside_the_scale_or_the_traits_is_refused() {
+    refused(
+        &skirmish().replacen("risk = 0", "risk = 9", 1),
+        &["risk", "= 9", "allowed: -6 to 6"],
+    );
+    // Brother Anselm is a coward: Risk not below −1.
+    refused(
+        &skirmish().replacen("risk = 1\ncoward = true", "risk = -3\ncoward = true", 1),
+        &["Brother Anselm", "coward", "allowed: -1 to 6"],
+    );
+}
+
+#[test]
+fn a_table_with_a_missing_row_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = warcrunch::systems::gurps::tables::BUILT_IN[0].2.replacen(
+        "[[rows]]\nroll = [12, 12]\nlabel = \"friction\"\nstrategy = -2\nmorale_all = -1\n",
+        "",
+        1,
+    );
+    std::fs::write(dir.path().join("cat.toml"), table).unwrap();
+    let path = dir.path().join("battle.toml");
+    std::fs::write(
+        &path,
+        format!("{}\n[tables]\ncatastrophe = \"cat.toml\"\n", skirmish()),
+    )
+    .unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("cat.toml")
+                .and(predicate::str::contains("no row covers roll 12")),
+        );
+    let table = warcrunch::systems::gurps::tables::BUILT_IN[0].2.replacen(
+        "roll = [12, 12]",
+        "roll = [13, 13]",
+        1,
+    );
+    std::fs::write(dir.path().join("cat.toml"), table).unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("roll 13 appears in two rows"));
+    let table = warcrunch::systems::gurps::tables::BUILT_IN[0].2.replacen(
+        "roll = [12, 12]",
+        "roll = [19, 19]",
+        1,
+    );
+    std::fs::write(dir.path().join("cat.toml"), table).unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("allowed: 3 <= low <= high <= 18"));
+}
+
+#[test]
+fn multi_day_battles_run_and_refuse_exact_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    warcrunch()
+        .args(["run", "--trials", "20000", "--exact", "--out"])
+        .arg(&out)
+        .arg(bundled("three_days_at_hollin.toml"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("one-day battles"));
+    warcrunch()
+        .args(["run", "--trials", "20000", "--out"])
+        .arg(&out)
+        .arg(bundled("three_days_at_hollin.toml"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("hero:Red Tam/state"));
+    let d = read(&out.join("distributions.csv"));
+    assert!(d.contains(",side:Kingdom,victory,won,"));
+    assert!(d.contains(",hero:Sir Gawen,reputation,"));
+}
+
+#[test]
+fn the_risk_sweep_writes_variants_the_frontier_and_a_recommendation() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    warcrunch()
+        .args([
+            "sweep",
+            "--quiet",
+            "--trials",
+            "40000",
+            "--set",
+            "heroes.Titus.risk=-2..2",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(bundled("ambush_at_the_ford.toml"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("5 variants")
+                .and(predicate::str::contains("hero:Titus: P(down or dead)"))
+                .and(predicate::str::contains("recommended: risk=")),
+        );
+    let d = read(&out.join("distributions.csv"));
+    for risk in -2..=2 {
+        assert!(
+            d.contains(&format!("\nrisk={risk},hero:Titus,state,")),
+            "variant risk={risk}"
+        );
+    }
+    for file in [
+        "frontier.svg",
+        "frontier.png",
+        "compare_hero_Titus_survival.svg",
+        "run.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert_eq!(run["variants"].as_array().unwrap().len(), 5);
+    // An unknown hero in --set is refused before anything runs.
+    warcrunch()
+        .args(["sweep", "--set", "heroes.Tutus.risk=-2..2", "--out"])
+        .arg(dir.path().join("bad"))
+        .arg(bundled("ambush_at_the_ford.toml"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("heroes.Titus"));
+    assert!(!dir.path().join("bad").exists());
+    // A variant outside the trait limits names the variant.
+    warcrunch()
+        .args([
+            "sweep",
+            "--set",
+            "heroes.Brother Anselm.risk=-3..0",
+            "--out",
+        ])
+        .arg(dir.path().join("bad"))
+        .arg(bundled("ambush_at_the_ford.toml"))
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("variant risk=-3").and(predicate::str::contains("coward")),
+        );
+}
