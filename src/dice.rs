@@ -47,6 +47,18 @@ pub const THREE_D6: [u8; 216] = {
     sums
 };
 
+/// The sum of 4d6 for each of the 1296 outcomes, ordered so that the first
+/// 6^k entries, less 4 − k, are the sums of k dice (the leading dice are 1).
+const FOUR_D6: [u8; 1296] = {
+    let mut sums = [0u8; 1296];
+    let mut i = 0;
+    while i < 1296 {
+        sums[i] = (i % 6 + (i / 6) % 6 + (i / 36) % 6 + i / 216 + 4) as u8;
+        i += 1;
+    }
+    sums
+};
+
 /// Ways to roll each total of 3d6, indexed by total (0..=18).
 pub const THREE_D6_WAYS: [u32; 19] = {
     let mut ways = [0u32; 19];
@@ -62,25 +74,6 @@ pub const THREE_D6_WAYS: [u32; 19] = {
 #[inline(always)]
 pub fn three_d6<R: Rng + ?Sized>(rng: &mut R) -> i64 {
     THREE_D6[below(rng, 216) as usize] as i64
-}
-
-/// The sum of `n` d6. Draws up to nine dice from each 64-bit number (the
-/// base-6 digits of its fraction, uniform to within 2^-40).
-#[inline]
-pub fn sum_d6<R: Rng + ?Sized>(rng: &mut R, n: u32) -> i64 {
-    let mut total = n as i64;
-    let mut left = n;
-    while left > 0 {
-        let take = left.min(9);
-        let mut bits = rng.next_u64();
-        for _ in 0..take {
-            let product = bits as u128 * 6;
-            total += (product >> 64) as i64;
-            bits = product as u64;
-        }
-        left -= take;
-    }
-    total
 }
 
 /// Dice drawn as mixed-radix digits of 64-bit numbers: each number serves
@@ -126,10 +119,22 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
         THREE_D6[self.below(216) as usize] as i64
     }
 
-    /// The sum of `n` d6.
+    /// The sum of `n` d6, four dice per digit (one of 6^4 outcomes).
     #[inline]
     pub fn sum_d6(&mut self, n: u32) -> i64 {
-        (0..n).map(|_| self.below(6) as i64 + 1).sum()
+        let mut total = 0;
+        let mut left = n;
+        while left >= 4 {
+            total += FOUR_D6[self.below(1296) as usize] as i64;
+            left -= 4;
+        }
+        total
+            + match left {
+                0 => 0,
+                1 => self.below(6) as i64 + 1,
+                2 => FOUR_D6[self.below(36) as usize] as i64 - 2,
+                _ => FOUR_D6[self.below(216) as usize] as i64 - 1,
+            }
     }
 }
 
@@ -168,13 +173,34 @@ mod tests {
     }
 
     #[test]
+    fn the_four_d6_table_holds_every_smaller_pool() {
+        // The first 6^k entries, less 4 − k, are the k-dice sums.
+        let mut two = [0u32; 13];
+        for &s in &FOUR_D6[..36] {
+            two[s as usize - 2] += 1;
+        }
+        assert_eq!(&two[2..], &[1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]);
+        let mut three = [0u32; 19];
+        for &s in &FOUR_D6[..216] {
+            three[s as usize - 1] += 1;
+        }
+        assert_eq!(three, THREE_D6_WAYS);
+        let mut four = [0u32; 25];
+        for &s in &FOUR_D6 {
+            four[s as usize] += 1;
+        }
+        assert_eq!((four[4], four[14], four[24]), (1, 146, 1));
+    }
+
+    #[test]
     fn sums_of_d6_have_the_right_mean_and_range() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(2);
+        let mut rng = Digits::new(&mut source);
         let n = 200_000;
-        for dice in [1u32, 4, 9, 10, 20] {
+        for dice in [1u32, 2, 3, 4, 5, 9, 10, 20] {
             let mut total = 0i64;
             for _ in 0..n {
-                let s = sum_d6(&mut rng, dice);
+                let s = rng.sum_d6(dice);
                 assert!((dice as i64..=6 * dice as i64).contains(&s));
                 total += s;
             }

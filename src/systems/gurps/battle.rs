@@ -259,10 +259,12 @@ pub fn injure<R: Rng>(
     if after <= -5 * ht {
         return (lost + damage, State::Dead);
     }
-    for k in 1..5 {
-        let threshold = -k * ht;
-        if before > threshold && after <= threshold && !check(ht, dice.three_d6()).success {
-            return (lost + damage, State::Dead);
+    if after <= -ht {
+        for k in 1..5 {
+            let threshold = -k * ht;
+            if before > threshold && after <= threshold && !check(ht, dice.three_d6()).success {
+                return (lost + damage, State::Dead);
+            }
         }
     }
     if after <= 0 && state == State::Wounded && !check(ht, dice.three_d6()).success {
