@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::MAX_TRIALS;
 use crate::systems::gurps::Gurps;
+use crate::systems::seventh_sea::SeventhSea;
 use crate::systems::war_cards::WarCards;
 use crate::tables::{TableUse, sha256_hex};
 
@@ -20,7 +21,7 @@ pub const DEFAULT_TRIALS: u64 = 1_000_000;
 /// Seed used when a scenario gives no `seed`.
 pub const DEFAULT_SEED: u64 = 1;
 /// Systems a scenario may name.
-pub const SYSTEMS: [&str; 2] = ["war_cards", "gurps"];
+pub const SYSTEMS: [&str; 3] = ["war_cards", "gurps", "seventh_sea"];
 
 /// A validated scenario, ready to run.
 #[derive(Debug, Clone)]
@@ -46,6 +47,8 @@ pub enum Battle {
     WarCards(Box<WarCards>),
     /// GURPS mass combat.
     Gurps(Box<Gurps>),
+    /// 7th Sea mass battle.
+    SeventhSea(Box<SeventhSea>),
 }
 
 impl Battle {
@@ -54,6 +57,7 @@ impl Battle {
         match self {
             Battle::WarCards(_) => "war_cards",
             Battle::Gurps(_) => "gurps",
+            Battle::SeventhSea(_) => "seventh_sea",
         }
     }
 
@@ -62,6 +66,7 @@ impl Battle {
         match self {
             Battle::WarCards(w) => &w.tables,
             Battle::Gurps(g) => g.tables(),
+            Battle::SeventhSea(g) => g.tables(),
         }
     }
 
@@ -70,6 +75,7 @@ impl Battle {
         match self {
             Battle::WarCards(w) => w.stand_in_rules(),
             Battle::Gurps(g) => g.stand_in_rules(),
+            Battle::SeventhSea(g) => g.stand_in_rules(),
         }
     }
 }
@@ -122,6 +128,10 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
         "gurps" => {
             let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)?;
             (header, Battle::Gurps(Box::new(battle)))
+        }
+        "seventh_sea" => {
+            let (header, battle) = SeventhSea::from_scenario(text, &origin, base_dir)?;
+            (header, Battle::SeventhSea(Box::new(battle)))
         }
         other => bail!(
             "{origin}: `system` = \"{other}\" is not a known system; allowed: {}",

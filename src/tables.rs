@@ -31,16 +31,20 @@ pub fn built_ins() -> Vec<BuiltIn> {
         file: "war_cards.toml",
         text: BUILT_IN_CARDS,
     }];
-    all.extend(
-        crate::systems::gurps::tables::BUILT_IN
-            .iter()
-            .map(|&(name, file, text)| BuiltIn {
-                name,
-                system: "gurps",
-                file,
-                text,
-            }),
-    );
+    for (system, tables) in [
+        ("gurps", &crate::systems::gurps::tables::BUILT_IN[..]),
+        (
+            "seventh_sea",
+            &crate::systems::seventh_sea::tables::BUILT_IN[..],
+        ),
+    ] {
+        all.extend(tables.iter().map(|&(name, file, text)| BuiltIn {
+            name,
+            system,
+            file,
+            text,
+        }));
+    }
     all
 }
 

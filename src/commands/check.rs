@@ -23,6 +23,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     match &s.battle {
         Battle::WarCards(w) => out.push_str(&w.describe()),
         Battle::Gurps(g) => out.push_str(&g.describe()),
+        Battle::SeventhSea(g) => out.push_str(&g.describe()),
     }
     for t in s.battle.tables() {
         let stand_ins = if t.stand_ins.is_empty() {

@@ -47,6 +47,10 @@ pub fn simulate(
             let output = engine::run(g.as_ref(), settings)?;
             (g.metrics(&output.tally), output.threads, output.elapsed)
         }
+        Battle::SeventhSea(g) => {
+            let output = engine::run(g.as_ref(), settings)?;
+            (g.metrics(&output.tally), output.threads, output.elapsed)
+        }
     })
 }
 
@@ -126,6 +130,7 @@ fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
     match &s.battle {
         Battle::WarCards(w) => w.exact(),
         Battle::Gurps(g) => crate::systems::gurps::exact::exact_metrics(g),
+        Battle::SeventhSea(g) => crate::systems::seventh_sea::exact::exact_metrics(g),
     }
     .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
 }

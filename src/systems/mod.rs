@@ -1,4 +1,5 @@
 //! The battle systems. Each is rules + tables + a `simulate` per battle.
 
 pub mod gurps;
+pub mod seventh_sea;
 pub mod war_cards;

@@ -1,0 +1,319 @@
+//! 7th Sea (1st edition) mass battle (RULES.md §3): preparation raises,
+//! the commanders' contest to three consecutive wins, each Hero's personal
+//! result, wounds, Heroic Opportunities and Reputation.
+
+pub mod battle;
+pub mod exact;
+pub mod roll_keep;
+pub mod scenario;
+pub mod tables;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use rand::Rng;
+
+use self::battle::{BattleOutcome, BattleRules, HeroRules, HeroState, SideRules};
+use self::roll_keep::Pool;
+use self::scenario::Parsed;
+use self::tables::SeaTables;
+use crate::engine::{System, Tally};
+use crate::scenario::Header;
+use crate::stats::{Metric, Weight};
+use crate::tables::TableUse;
+
+/// Largest Reputation change one round can bring, for histogram bounds.
+const MAX_REPUTATION_PER_ROUND: i64 = 30;
+/// Largest Reputation loss one round can bring (refusing a duel).
+const MIN_REPUTATION_PER_ROUND: i64 = -10;
+
+/// A validated 7th Sea battle.
+#[derive(Debug, Clone)]
+pub struct SeventhSea {
+    /// As validated.
+    pub parsed: Parsed,
+    /// Resolved rules.
+    pub rules: BattleRules,
+}
+
+impl SeventhSea {
+    /// Parses and validates a 7th Sea scenario.
+    pub fn from_scenario(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+    ) -> Result<(Header, SeventhSea)> {
+        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+        let header = parsed.header.clone();
+        Ok((header, SeventhSea::new(parsed, tables)))
+    }
+
+    /// Resolves the battle for simulation.
+    pub fn new(parsed: Parsed, tables: SeaTables) -> SeventhSea {
+        let sides = [0, 1].map(|s| {
+            let f = &parsed.sides[s];
+            SideRules {
+                wits: f.commander.wits,
+                strategy_dice: f.commander.wits + f.commander.strategy,
+                supply: f
+                    .quartermaster
+                    .map(|q| Pool::new(q.wits + q.logistics, q.wits)),
+                speech: f
+                    .speech
+                    .map(|sp| Pool::new(sp.wits + sp.incitation, sp.wits)),
+            }
+        });
+        let heroes = parsed
+            .heroes
+            .iter()
+            .map(|(h, side)| HeroRules {
+                side: *side,
+                personal: h.wits + h.tactics,
+                wits: h.wits,
+                brawn: h.brawn,
+                soak: h.brawn + h.defence_knack,
+                resolve: h.resolve,
+                finesse: h.finesse,
+                attack: h.attack,
+                firearms: h.firearms,
+                leadership: h.leadership,
+                officer: h.officer,
+                commission: h.commission,
+                armour_kept: match h.dracheneisen {
+                    0 => 0,
+                    1..=12 => 1,
+                    _ => 2,
+                },
+                policy: h.policy,
+            })
+            .collect();
+        let rules = BattleRules {
+            sides,
+            heroes,
+            max_rounds: parsed.max_rounds,
+            personal_roll: parsed.personal_roll,
+            tables,
+        };
+        SeventhSea { parsed, rules }
+    }
+
+    /// Provenance of the tables.
+    pub fn tables(&self) -> &[TableUse] {
+        &self.rules.tables.uses
+    }
+
+    /// The sides' names.
+    pub fn side_names(&self) -> [&str; 2] {
+        [&self.parsed.sides[0].name, &self.parsed.sides[1].name]
+    }
+
+    /// Lowest Reputation a Hero can end with.
+    fn reputation_first(&self) -> i64 {
+        MIN_REPUTATION_PER_ROUND * self.rules.max_rounds as i64
+    }
+
+    /// Metric histograms of a tally.
+    pub fn metrics<W: Weight>(&self, tally: &SeaTally<W>) -> Vec<Metric<W>> {
+        let mut out = Vec::new();
+        for (s, name) in self.side_names().iter().enumerate() {
+            let victory = [tally.winner[s], tally.winner[1 - s], tally.winner[2]];
+            out.push(Metric::categorical(
+                &format!("side:{name}"),
+                "victory",
+                &["won", "lost", "undecided"],
+                &victory,
+            ));
+        }
+        out.push(Metric::integers("battle", "rounds", 0, &tally.rounds));
+        let mut spoils = vec!["none".to_owned()];
+        spoils.extend(self.rules.tables.spoils.iter().map(|(_, l)| l.clone()));
+        for (i, (h, _)) in self.parsed.heroes.iter().enumerate() {
+            let subject = format!("hero:{}", h.name);
+            let ht = &tally.heroes[i];
+            out.push(Metric::integers(
+                &subject,
+                "reputation",
+                self.reputation_first(),
+                &ht.reputation,
+            ));
+            out.push(Metric::integers(&subject, "dramatic_wounds", 0, &ht.wounds));
+            out.push(Metric::categorical(
+                &subject,
+                "state",
+                &HeroState::LABELS,
+                &ht.state,
+            ));
+            out.push(Metric::integers(
+                &subject,
+                "opportunities_taken",
+                0,
+                &ht.taken,
+            ));
+            out.push(Metric::categorical(&subject, "spoils", &spoils, &ht.spoils));
+        }
+        out
+    }
+
+    /// Rules whose published form is unknown.
+    pub fn stand_in_rules(&self) -> Vec<String> {
+        [
+            "seventh_sea: Free Raises = one per 10 points or fraction of Supply + Speech combined",
+            "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits",
+            "seventh_sea: the contest is rerolled on neither/tie up to 1000 times, then the round is even (streaks reset)",
+            "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full 20 missed",
+            "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled",
+            "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss",
+            "seventh_sea: Pick up the Banner is held to the end of the battle",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    /// A readable account for `warcrunch check`.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "max_rounds: {}, personal roll: {:?}",
+            self.rules.max_rounds, self.rules.personal_roll
+        );
+        for (s, side) in self.parsed.sides.iter().enumerate() {
+            let r = &self.rules.sides[s];
+            let _ = writeln!(
+                out,
+                "side {}: commander rolls {} against TN {}; supply {}, speech {}",
+                side.name,
+                Pool::new(r.strategy_dice, r.wits),
+                5 * self.rules.sides[1 - s].wits,
+                r.supply.map_or("none".to_owned(), |p| p.to_string()),
+                r.speech.map_or("none".to_owned(), |p| p.to_string()),
+            );
+        }
+        for ((h, _), r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
+            let _ = writeln!(
+                out,
+                "hero {} ({}): policy {:?}, personal roll d10+{}, soak {}, Resolve {} (crippled at {}, knocked out at {}){}",
+                h.name,
+                h.side,
+                r.policy,
+                r.personal,
+                r.soak,
+                r.resolve,
+                r.resolve,
+                2 * r.resolve,
+                if r.officer {
+                    format!(
+                        ", officer (+{} dice to the commander, -2 personal)",
+                        r.leadership
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        out
+    }
+}
+
+/// Histograms of every 7th Sea metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeaTally<W> {
+    winner: [W; 3],
+    rounds: Vec<W>,
+    heroes: Vec<HeroTally<W>>,
+    reputation_first: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct HeroTally<W> {
+    reputation: Vec<W>,
+    wounds: Vec<W>,
+    state: [W; 3],
+    taken: Vec<W>,
+    spoils: Vec<W>,
+}
+
+impl<W: Weight> SeaTally<W> {
+    /// An empty tally sized for the battle.
+    pub fn new(g: &SeventhSea) -> Self {
+        let rounds = g.rules.max_rounds as usize;
+        let rep_bins =
+            ((MAX_REPUTATION_PER_ROUND - MIN_REPUTATION_PER_ROUND) * rounds as i64 + 1) as usize;
+        SeaTally {
+            winner: [W::default(); 3],
+            rounds: vec![W::default(); rounds + 1],
+            heroes: g
+                .rules
+                .heroes
+                .iter()
+                .map(|h| HeroTally {
+                    reputation: vec![W::default(); rep_bins],
+                    wounds: vec![W::default(); 2 * h.resolve as usize + 1],
+                    state: [W::default(); 3],
+                    taken: vec![W::default(); rounds + 1],
+                    spoils: vec![W::default(); g.rules.tables.spoils.len() + 1],
+                })
+                .collect(),
+            reputation_first: g.reputation_first(),
+        }
+    }
+
+    /// Adds one battle with a weight.
+    #[inline]
+    pub fn add(&mut self, o: &BattleOutcome, w: W) {
+        self.winner[o.winner as usize] += w;
+        self.rounds[o.rounds as usize] += w;
+        for (h, ho) in self.heroes.iter_mut().zip(&o.heroes) {
+            // The tables' ranges keep every round within the bounds above.
+            h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
+            h.wounds[ho.dramatic_wounds as usize] += w;
+            h.state[ho.state as usize] += w;
+            h.taken[ho.opportunities_taken as usize] += w;
+            h.spoils[ho.spoils as usize] += w;
+        }
+    }
+
+    fn add_tally(&mut self, other: &Self) {
+        fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
+            for (x, &y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        add_all(&mut self.winner, &other.winner);
+        add_all(&mut self.rounds, &other.rounds);
+        for (a, b) in self.heroes.iter_mut().zip(&other.heroes) {
+            add_all(&mut a.reputation, &b.reputation);
+            add_all(&mut a.wounds, &b.wounds);
+            add_all(&mut a.state, &b.state);
+            add_all(&mut a.taken, &b.taken);
+            add_all(&mut a.spoils, &b.spoils);
+        }
+    }
+}
+
+impl Tally<BattleOutcome> for SeaTally<u64> {
+    #[inline]
+    fn record(&mut self, outcome: &BattleOutcome) {
+        self.add(outcome, 1);
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.add_tally(&other);
+    }
+}
+
+impl System for SeventhSea {
+    type Outcome = BattleOutcome;
+    type Tally = SeaTally<u64>;
+
+    fn new_tally(&self) -> SeaTally<u64> {
+        SeaTally::new(self)
+    }
+
+    #[inline]
+    fn simulate<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+        self.rules.fight(rng)
+    }
+}

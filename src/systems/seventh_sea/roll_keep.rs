@@ -1,0 +1,275 @@
+//! Roll-and-keep dice (`XkY`): roll X ten-sided dice that explode on 10
+//! (roll again and add, without limit), keep the Y highest, sum. The
+//! ten-dice rule turns rolled dice above 10 into kept dice one for one, and
+//! each die beyond 10k10 into +10.
+
+use std::fmt;
+
+use rand::Rng;
+
+use crate::dice::Digits;
+
+/// A normalised roll-and-keep pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pool {
+    /// Dice rolled (0..=10).
+    pub rolled: u32,
+    /// Dice kept (0..=rolled).
+    pub kept: u32,
+    /// Flat bonus from dice beyond 10k10.
+    pub bonus: i64,
+}
+
+impl Pool {
+    /// `XkY` after the ten-dice rule. Negative counts count as zero; more
+    /// kept than rolled keeps every rolled die.
+    pub fn new(rolled: i64, kept: i64) -> Pool {
+        let mut rolled = rolled.max(0);
+        let mut kept = kept.max(0).min(rolled);
+        if rolled > 10 {
+            kept += rolled - 10;
+            rolled = 10;
+        }
+        let mut bonus = 0;
+        if kept > 10 {
+            bonus = 10 * (kept - 10);
+            kept = 10;
+        }
+        Pool {
+            rolled: rolled as u32,
+            kept: kept.min(rolled) as u32,
+            bonus,
+        }
+    }
+
+    /// Rolls the pool.
+    #[inline]
+    pub fn roll<R: Rng>(self, dice: &mut Digits<R>) -> i64 {
+        let mut values = [0i64; 10];
+        for v in values.iter_mut().take(self.rolled as usize) {
+            *v = exploding_d10(dice);
+        }
+        let rolled = &mut values[..self.rolled as usize];
+        if self.kept < self.rolled {
+            rolled.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        rolled[..self.kept as usize].iter().sum::<i64>() + self.bonus
+    }
+
+    /// The exact distribution of the total: `(first value, probabilities)`.
+    /// The exploding tail is cut where the remaining mass is below 1e-12.
+    pub fn distribution(self) -> (i64, Vec<f64>) {
+        let die = exploding_d10_distribution();
+        // Values in descending order with their probabilities.
+        let values: Vec<(i64, f64)> = die
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, p)| **p > 0.0)
+            .map(|(v, p)| (v as i64, *p))
+            .collect();
+        let n = self.rolled as usize;
+        let keep = self.kept as usize;
+        let max_sum = keep * (die.len() - 1);
+        // state[assigned][sum]: probability that the `assigned` highest dice
+        // are placed (all at values seen so far) with kept sum `sum`.
+        let mut state = vec![vec![0.0f64; max_sum + 1]; n + 1];
+        state[0][0] = 1.0;
+        let binomial = binomials(n);
+        for &(value, p) in &values {
+            let mut next = vec![vec![0.0f64; max_sum + 1]; n + 1];
+            for assigned in 0..=n {
+                for sum in 0..=max_sum {
+                    let mass = state[assigned][sum];
+                    if mass == 0.0 {
+                        continue;
+                    }
+                    let mut weight = 1.0;
+                    for c in 0..=(n - assigned) {
+                        let kept_here = c.min(keep.saturating_sub(assigned));
+                        let s = sum + kept_here * value as usize;
+                        if s <= max_sum {
+                            next[assigned + c][s] += mass * binomial[n - assigned][c] * weight;
+                        }
+                        weight *= p;
+                    }
+                }
+            }
+            state = next;
+        }
+        let totals = &state[n];
+        let last = totals.iter().rposition(|&p| p > 0.0).unwrap_or(0);
+        (self.bonus, totals[..=last].to_vec())
+    }
+}
+
+impl fmt::Display for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}k{}", self.rolled, self.kept)?;
+        if self.bonus > 0 {
+            write!(f, "+{}", self.bonus)?;
+        }
+        Ok(())
+    }
+}
+
+/// One exploding d10.
+#[inline]
+pub fn exploding_d10<R: Rng>(dice: &mut Digits<R>) -> i64 {
+    let mut total = 0;
+    loop {
+        let face = dice.below(10) as i64 + 1;
+        total += face;
+        if face < 10 {
+            return total;
+        }
+    }
+}
+
+/// P(exploding d10 = v) for v = 0..=max, the tail cut below 1e-12.
+pub fn exploding_d10_distribution() -> Vec<f64> {
+    let mut p = vec![0.0];
+    let mut chain = 1.0; // P(the first m dice all showed 10)
+    let mut m = 0;
+    while chain >= 1e-13 {
+        for face in 1..=9 {
+            let v = 10 * m + face;
+            p.resize(v + 1, 0.0);
+            p[v] = chain * 0.1;
+        }
+        chain *= 0.1;
+        m += 1;
+    }
+    p
+}
+
+fn binomials(n: usize) -> Vec<Vec<f64>> {
+    let mut c = vec![vec![0.0; n + 1]; n + 1];
+    for i in 0..=n {
+        c[i][0] = 1.0;
+        for j in 1..=i {
+            c[i][j] = c[i - 1][j - 1] + if j <= i - 1 { c[i - 1][j] } else { 0.0 };
+        }
+    }
+    c
+}
+
+/// Mean of a distribution `(first, probabilities)`.
+pub fn mean((first, p): &(i64, Vec<f64>)) -> f64 {
+    p.iter()
+        .enumerate()
+        .map(|(i, q)| (*first + i as i64) as f64 * q)
+        .sum()
+}
+
+/// P(total ≥ target).
+pub fn at_least((first, p): &(i64, Vec<f64>), target: i64) -> f64 {
+    let start = (target - first).max(0) as usize;
+    p.iter().skip(start).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn ten_dice_rule() {
+        assert_eq!(
+            Pool::new(12, 6),
+            Pool {
+                rolled: 10,
+                kept: 8,
+                bonus: 0
+            }
+        );
+        assert_eq!(
+            Pool::new(12, 10),
+            Pool {
+                rolled: 10,
+                kept: 10,
+                bonus: 20
+            }
+        );
+        assert_eq!(
+            Pool::new(3, 5),
+            Pool {
+                rolled: 3,
+                kept: 3,
+                bonus: 0
+            }
+        );
+        assert_eq!(
+            Pool::new(-1, 2),
+            Pool {
+                rolled: 0,
+                kept: 0,
+                bonus: 0
+            }
+        );
+        assert_eq!(Pool::new(12, 6).to_string(), "10k8");
+    }
+
+    #[test]
+    fn reference_values_from_the_rules() {
+        let cases = [
+            ((1, 1), 6.111),
+            ((2, 2), 12.222),
+            ((3, 2), 15.305),
+            ((5, 3), 24.513),
+            ((6, 3), 26.542),
+            ((7, 5), 37.969),
+        ];
+        for ((x, y), expected) in cases {
+            let d = Pool::new(x, y).distribution();
+            let total: f64 = d.1.iter().sum();
+            assert!((total - 1.0).abs() < 1e-9, "{x}k{y} mass {total}");
+            assert!(
+                (mean(&d) - expected).abs() < 0.0015,
+                "{x}k{y}: mean {} vs {expected}",
+                mean(&d)
+            );
+        }
+        assert!((at_least(&Pool::new(6, 3).distribution(), 20) - 0.820).abs() < 0.0015);
+        assert!((at_least(&Pool::new(7, 5).distribution(), 30) - 0.794).abs() < 0.0015);
+    }
+
+    #[test]
+    fn one_die_is_one_to_nine_then_explodes() {
+        let d = exploding_d10_distribution();
+        assert!((d[1] - 0.1).abs() < 1e-15 && (d[9] - 0.1).abs() < 1e-15);
+        assert_eq!(d[10], 0.0);
+        assert!((d[11] - 0.01).abs() < 1e-15);
+        // 10 is never a final value; 20 neither.
+        assert_eq!(d[20], 0.0);
+    }
+
+    #[test]
+    fn monte_carlo_matches_the_exact_distribution() {
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut dice = Digits::new(&mut source);
+        for (x, y) in [(3, 2), (6, 3), (10, 10), (12, 6)] {
+            let pool = Pool::new(x, y);
+            let d = pool.distribution();
+            let n = 400_000;
+            let targets = [10, 20, 30, 45];
+            let mut hits = [0u64; 4];
+            for _ in 0..n {
+                let t = pool.roll(&mut dice);
+                for (h, &target) in hits.iter_mut().zip(&targets) {
+                    *h += (t >= target) as u64;
+                }
+            }
+            let z = crate::stats::z_for_confidence(0.999);
+            for (h, &target) in hits.iter().zip(&targets) {
+                let (lo, hi) = crate::stats::wilson(*h, n, z);
+                let p = at_least(&d, target);
+                assert!(
+                    lo <= p && p <= hi,
+                    "{pool} >= {target}: exact {p}, simulated {lo}..{hi}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The 7th Sea tables: battle chart, Heroic Opportunity weights and Spoils.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+
+use super::roll_keep::Pool;
+use crate::tables::{TableUse, load_text, sha256_hex};
+
+/// One cell of the battle chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChartCell {
+    /// Damage pool, if any.
+    pub damage: Option<Pool>,
+    /// Reputation gained.
+    pub reputation: i64,
+    /// Whether a Heroic Opportunity arises.
+    pub opportunity: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CellFile {
+    damage: String,
+    reputation: i64,
+    #[serde(default)]
+    opportunity: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowFile {
+    min_result: i64,
+    rear: CellFile,
+    not_engaged: CellFile,
+    engaged: CellFile,
+    heavily_engaged: CellFile,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChartFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    rows: Vec<RowFile>,
+}
+
+/// The nine Heroic Opportunities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opportunity {
+    /// Surgeon.
+    Surgeon,
+    /// Pick up the Banner.
+    PickUpBanner,
+    /// Hold the Line.
+    HoldTheLine,
+    /// Charge.
+    Charge,
+    /// Line of Fire.
+    LineOfFire,
+    /// Lure.
+    Lure,
+    /// Rescue the Wounded.
+    RescueTheWounded,
+    /// Capture the Enemy Banner.
+    CaptureEnemyBanner,
+    /// Duel.
+    Duel,
+}
+
+impl Opportunity {
+    /// All nine, in table order.
+    pub const ALL: [Opportunity; 9] = [
+        Opportunity::Surgeon,
+        Opportunity::PickUpBanner,
+        Opportunity::HoldTheLine,
+        Opportunity::Charge,
+        Opportunity::LineOfFire,
+        Opportunity::Lure,
+        Opportunity::RescueTheWounded,
+        Opportunity::CaptureEnemyBanner,
+        Opportunity::Duel,
+    ];
+}
+
+/// Weights of the opportunities.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Weights {
+    surgeon: u32,
+    pick_up_banner: u32,
+    hold_the_line: u32,
+    charge: u32,
+    line_of_fire: u32,
+    lure: u32,
+    rescue_the_wounded: u32,
+    capture_enemy_banner: u32,
+    duel: u32,
+}
+
+/// The duel opponent's figures.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opponent {
+    /// Finesse.
+    pub finesse: i64,
+    /// Attack knack.
+    pub attack: i64,
+    /// Resolve.
+    pub resolve: i64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpportunityFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    weights: Weights,
+    refuse_duel_reputation: i64,
+    line_of_fire_tn: i64,
+    duel_opponent: Opponent,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpoilsRow {
+    min_roll: i64,
+    label: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpoilsFile {
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    rows: Vec<SpoilsRow>,
+}
+
+/// Every 7th Sea table, checked.
+#[derive(Debug, Clone)]
+pub struct SeaTables {
+    /// Chart rows: (min_result, cells by level rear..heavily_engaged), lowest first.
+    pub chart: Vec<(i64, [ChartCell; 4])>,
+    /// Cumulative opportunity weights, in [`Opportunity::ALL`] order.
+    pub opportunity_cumulative: [u32; 9],
+    /// Reputation for refusing a duel.
+    pub refuse_duel_reputation: i64,
+    /// TN of the Line of Fire shot.
+    pub line_of_fire_tn: i64,
+    /// Duel opponent.
+    pub duel_opponent: Opponent,
+    /// Spoils rows (min_roll, label), lowest first.
+    pub spoils: Vec<(i64, String)>,
+    /// Provenance.
+    pub uses: Vec<TableUse>,
+}
+
+/// The built-in tables: (name, file, text).
+pub const BUILT_IN: [(&str, &str, &str); 3] = [
+    (
+        "battle_chart",
+        "seventh_sea/battle_chart.toml",
+        include_str!("../../../scenarios/tables/seventh_sea/battle_chart.toml"),
+    ),
+    (
+        "opportunities",
+        "seventh_sea/opportunities.toml",
+        include_str!("../../../scenarios/tables/seventh_sea/opportunities.toml"),
+    ),
+    (
+        "spoils",
+        "seventh_sea/spoils.toml",
+        include_str!("../../../scenarios/tables/seventh_sea/spoils.toml"),
+    ),
+];
+
+/// Parses `XkY` or `-`.
+pub fn parse_pool(text: &str, origin: &str, key: &str) -> Result<Option<Pool>> {
+    let t = text.trim();
+    if t == "-" {
+        return Ok(None);
+    }
+    let parsed = t
+        .split_once('k')
+        .and_then(|(x, y)| Some((x.parse::<i64>().ok()?, y.parse::<i64>().ok()?)));
+    match parsed {
+        Some((x, y)) if (1..=20).contains(&x) && (1..=x).contains(&y) => Ok(Some(Pool::new(x, y))),
+        _ => bail!("{origin}: {key} = \"{text}\": expected XkY with 1 <= Y <= X <= 20, or \"-\""),
+    }
+}
+
+impl SeaTables {
+    /// Loads the tables, built-in unless `overrides` names a file.
+    pub fn load(overrides: &BTreeMap<String, String>, base_dir: &Path) -> Result<SeaTables> {
+        let mut uses = Vec::new();
+        let mut text_of =
+            |name: &str, file: &str, builtin: &'static str| -> Result<(String, String)> {
+                let (text, source) =
+                    load_text(builtin, overrides.get(name).map(String::as_str), base_dir)
+                        .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
+                let origin = if source == "built-in" {
+                    format!("built-in scenarios/tables/{file}")
+                } else {
+                    source.clone()
+                };
+                uses.push((name.to_owned(), source, sha256_hex(text.as_bytes())));
+                Ok((text, origin))
+            };
+        let (chart_text, origin) = text_of(BUILT_IN[0].0, BUILT_IN[0].1, BUILT_IN[0].2)?;
+        let chart_file: ChartFile =
+            toml::from_str(&chart_text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        if chart_file.rows.is_empty()
+            || chart_file
+                .rows
+                .windows(2)
+                .any(|w| w[0].min_result >= w[1].min_result)
+        {
+            bail!("{origin}: `rows` must be non-empty with increasing min_result");
+        }
+        let mut chart = Vec::new();
+        for (i, r) in chart_file.rows.iter().enumerate() {
+            let cell = |c: &CellFile, level: &str| -> Result<ChartCell> {
+                if !(0..=10).contains(&c.reputation) {
+                    bail!(
+                        "{origin}: rows[{i}].{level}.reputation = {} is out of range; allowed: 0 to 10",
+                        c.reputation
+                    );
+                }
+                Ok(ChartCell {
+                    damage: parse_pool(&c.damage, &origin, &format!("rows[{i}].{level}.damage"))?,
+                    reputation: c.reputation,
+                    opportunity: c.opportunity,
+                })
+            };
+            chart.push((
+                r.min_result,
+                [
+                    cell(&r.rear, "rear")?,
+                    cell(&r.not_engaged, "not_engaged")?,
+                    cell(&r.engaged, "engaged")?,
+                    cell(&r.heavily_engaged, "heavily_engaged")?,
+                ],
+            ));
+        }
+        let (text, origin) = text_of(BUILT_IN[1].0, BUILT_IN[1].1, BUILT_IN[1].2)?;
+        let opp: OpportunityFile = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let w = opp.weights;
+        let weights = [
+            w.surgeon,
+            w.pick_up_banner,
+            w.hold_the_line,
+            w.charge,
+            w.line_of_fire,
+            w.lure,
+            w.rescue_the_wounded,
+            w.capture_enemy_banner,
+            w.duel,
+        ];
+        if weights.iter().any(|&x| x > 1_000_000) || weights.iter().sum::<u32>() == 0 {
+            bail!("{origin}: `weights` must be whole numbers 0 to 1000000, not all 0");
+        }
+        let mut cumulative = [0u32; 9];
+        let mut running = 0;
+        for (c, x) in cumulative.iter_mut().zip(weights) {
+            running += x;
+            *c = running;
+        }
+        if !(-10..=0).contains(&opp.refuse_duel_reputation) {
+            bail!(
+                "{origin}: `refuse_duel_reputation` = {} is out of range; allowed: -10 to 0",
+                opp.refuse_duel_reputation
+            );
+        }
+        if !(1..=200).contains(&opp.line_of_fire_tn) {
+            bail!(
+                "{origin}: `line_of_fire_tn` = {} is out of range; allowed: 1 to 200",
+                opp.line_of_fire_tn
+            );
+        }
+        let o = opp.duel_opponent;
+        if !(1..=10).contains(&o.finesse)
+            || !(0..=10).contains(&o.attack)
+            || !(1..=10).contains(&o.resolve)
+        {
+            bail!(
+                "{origin}: `duel_opponent` needs finesse 1 to 10, attack 0 to 10, resolve 1 to 10"
+            );
+        }
+        let (text, origin) = text_of(BUILT_IN[2].0, BUILT_IN[2].1, BUILT_IN[2].2)?;
+        let spoils_file: SpoilsFile =
+            toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        if spoils_file.rows.is_empty()
+            || spoils_file
+                .rows
+                .windows(2)
+                .any(|w| w[0].min_roll >= w[1].min_roll)
+        {
+            bail!("{origin}: `rows` must be non-empty with increasing min_roll");
+        }
+        let stand_ins = [chart_file.stand_ins, opp.stand_ins, spoils_file.stand_ins];
+        Ok(SeaTables {
+            chart,
+            opportunity_cumulative: cumulative,
+            refuse_duel_reputation: opp.refuse_duel_reputation,
+            line_of_fire_tn: opp.line_of_fire_tn,
+            duel_opponent: o,
+            spoils: spoils_file
+                .rows
+                .into_iter()
+                .map(|r| (r.min_roll, r.label))
+                .collect(),
+            uses: uses
+                .into_iter()
+                .zip(stand_ins)
+                .map(|((name, source, sha256), stand_ins)| TableUse {
+                    name,
+                    source,
+                    sha256,
+                    stand_ins,
+                })
+                .collect(),
+        })
+    }
+
+    /// The chart cells of a personal result.
+    #[inline]
+    pub fn chart_row(&self, result: i64) -> &[ChartCell; 4] {
+        let i = self
+            .chart
+            .iter()
+            .rposition(|(min, _)| result >= *min)
+            .unwrap_or(0);
+        &self.chart[i].1
+    }
+
+    /// The spoils row of a roll.
+    pub fn spoils_row(&self, roll: i64) -> usize {
+        self.spoils
+            .iter()
+            .rposition(|(min, _)| roll >= *min)
+            .unwrap_or(0)
+    }
+}
