@@ -102,6 +102,38 @@ fn gurps_single_core(c: &mut Criterion) {
     group.finish();
 }
 
+fn seventh_sea_single_core(c: &mut Criterion) {
+    let mut group = c.benchmark_group("seventh_sea");
+    group.throughput(Throughput::Elements(BATCH / 10));
+    for file in [
+        "even_field_battle.toml",
+        "rout_of_a_weaker_army.toml",
+        "officer_tips_the_balance.toml",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/seventh_sea")
+            .join(file);
+        let Battle::SeventhSea(system) = scenario::load(&path)
+            .expect("bundled scenario loads")
+            .battle
+        else {
+            panic!("{file} is a 7th Sea scenario");
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut tally = system.new_tally();
+        group.bench_function(file.trim_end_matches(".toml"), |b| {
+            b.iter(|| {
+                for _ in 0..BATCH / 10 {
+                    let outcome = system.simulate(&mut rng);
+                    engine::Tally::record(&mut tally, &outcome);
+                }
+            })
+        });
+        black_box(&tally);
+    }
+    group.finish();
+}
+
 fn engine_scaling(c: &mut Criterion) {
     let system = bundled("knights_vs_pikes.toml");
     let trials = 16_000_000;
@@ -141,6 +173,7 @@ criterion_group!(
     rng_floor,
     war_cards_single_core,
     gurps_single_core,
+    seventh_sea_single_core,
     engine_scaling
 );
 criterion_main!(benches);

@@ -67,7 +67,7 @@ pub struct SweepArgs {
     /// PATH=a..b or PATH=v1,v2,...; e.g. heroes.Titus.risk=-6..6. Repeat for a grid.
     #[arg(long, required = true)]
     pub set: Vec<String>,
-    /// Cap on P(down or dead) for the recommended variant.
+    /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
     #[arg(long, default_value_t = 0.05)]
     pub max_risk_of_down: f64,
     /// Battles per variant (overrides the scenario's `trials`).

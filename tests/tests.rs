@@ -5,4 +5,5 @@ mod deck_seed;
 mod exact;
 mod gurps;
 mod reproducibility;
+mod seventh_sea;
 mod util;

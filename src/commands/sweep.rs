@@ -134,15 +134,16 @@ pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
     for f in frontiers(report, cap) {
         let _ = writeln!(
             out,
-            "{}: P(down or dead) and expected Reputation per variant",
-            f.subject
+            "{}: P({}) and expected Reputation per variant",
+            f.subject, f.out_label
         );
         for (i, p) in f.points.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "  {}{:<22} P(down or dead) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
+                "  {}{:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
                 if f.best == Some(i) { "* " } else { "  " },
                 p.variant,
+                f.out_label,
                 100.0 * p.p_out,
                 100.0 * p.p_out_ci.0,
                 100.0 * p.p_out_ci.1,
@@ -155,15 +156,17 @@ pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
             Some(i) => {
                 let _ = writeln!(
                     out,
-                    "  recommended: {} (the safest variant whose expected Reputation is level with the best, with P(down or dead) ≤ {:.1}%)",
+                    "  recommended: {} (the safest variant whose expected Reputation is level with the best, with P({}) ≤ {:.1}%)",
                     f.points[i].variant,
+                    f.out_label,
                     100.0 * cap
                 );
             }
             None => {
                 let _ = writeln!(
                     out,
-                    "  no variant keeps P(down or dead) ≤ {:.1}%",
+                    "  no variant keeps P({}) ≤ {:.1}%",
+                    f.out_label,
                     100.0 * cap
                 );
             }

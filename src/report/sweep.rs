@@ -21,7 +21,7 @@ pub const OUT_STATES: [&str; 3] = ["down", "dead", "knocked_out"];
 pub struct FrontierPoint {
     /// Variant name.
     pub variant: String,
-    /// P(down or dead).
+    /// P(out of action): down or dead (GURPS), knocked out (7th Sea).
     pub p_out: f64,
     /// 95% Wilson interval of `p_out`.
     pub p_out_ci: (f64, f64),
@@ -36,6 +36,8 @@ pub struct FrontierPoint {
 pub struct HeroFrontier {
     /// The PC's subject (`hero:Titus`).
     pub subject: String,
+    /// What "out" means for this system: `down or dead`, `knocked out`.
+    pub out_label: String,
     /// One point per variant, in sweep order.
     pub points: Vec<FrontierPoint>,
     /// The recommended point: among variants with P(down or dead) at most
@@ -68,10 +70,17 @@ pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
         .into_iter()
         .filter_map(|subject| {
             let mut points = Vec::new();
+            let mut out_label = String::new();
             for v in &report.variants {
                 let state = find(&v.metrics, &subject, "state")?;
                 let reputation = find(&v.metrics, &subject, "reputation")?.summary()?;
                 let total = state.total();
+                out_label = (0..state.weights.len())
+                    .map(|b| state.label(b))
+                    .filter(|l| OUT_STATES.contains(&l.as_str()))
+                    .map(|l| l.replace('_', " "))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
                 let out: u64 = (0..state.weights.len())
                     .filter(|&b| OUT_STATES.contains(&state.label(b).as_str()))
                     .map(|b| state.weights[b])
@@ -94,6 +103,7 @@ pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
             });
             Some(HeroFrontier {
                 subject,
+                out_label,
                 points,
                 best,
             })
@@ -153,7 +163,7 @@ fn frontier_panels<DB: DrawingBackend>(
     let root = root
         .titled(
             &format!(
-                "{}: safety against glory per variant (cap on P(down or dead) = {:.1}%)",
+                "{}: safety against glory per variant (cap on the chance of going out = {:.1}%)",
                 report.info.name,
                 100.0 * cap
             ),
@@ -180,7 +190,10 @@ fn frontier_panels<DB: DrawingBackend>(
         let pad = ((y_hi - y_lo) * 0.15).max(0.05);
         let mut chart = ChartBuilder::on(area)
             .caption(
-                format!("{}: expected Reputation against P(down or dead)", f.subject),
+                format!(
+                    "{}: expected Reputation against P({})",
+                    f.subject, f.out_label
+                ),
                 (FONT, 17),
             )
             .margin(14)
@@ -191,7 +204,7 @@ fn frontier_panels<DB: DrawingBackend>(
         chart
             .configure_mesh()
             .max_light_lines(0)
-            .x_desc("P(down or dead) (%)")
+            .x_desc(format!("P({}) (%)", f.out_label))
             .y_desc("expected Reputation")
             .label_style((FONT, 13))
             .draw()

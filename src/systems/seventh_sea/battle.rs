@@ -209,17 +209,13 @@ impl BattleRules {
                 };
             }
             // 2. The commanders' contest.
-            let mut pools = [0i64; 2];
+            let mut pools = [self.sides[0].strategy_dice, self.sides[1].strategy_dice];
             let mut helping = [false; MAX_HEROES];
-            for s in 0..2 {
-                let mut rolled = self.sides[s].strategy_dice;
-                for (i, (h, r)) in heroes.iter().zip(&self.heroes).enumerate().take(n) {
-                    if r.side == s && r.officer && !h.out && !h.surgeon {
-                        rolled += r.leadership;
-                        helping[i] = true;
-                    }
+            for (i, (h, r)) in heroes.iter().zip(&self.heroes).enumerate().take(n) {
+                if r.officer && !h.out && !h.surgeon {
+                    pools[r.side] += r.leadership;
+                    helping[i] = true;
                 }
-                pools[s] = rolled;
             }
             let modifier = next_modifier;
             next_modifier = [0; 2];
@@ -338,8 +334,11 @@ impl BattleRules {
             rounds: rounds as u16,
             heroes: [HeroOutcome::default(); MAX_HEROES],
         };
-        for i in 0..n {
-            let (h, r) = (&heroes[i], &self.heroes[i]);
+        for (slot, (h, r)) in outcome
+            .heroes
+            .iter_mut()
+            .zip(heroes.iter().zip(&self.heroes))
+        {
             let won = winner as usize == r.side;
             let reputation = if won {
                 h.reputation
@@ -351,7 +350,7 @@ impl BattleRules {
             } else {
                 0
             };
-            outcome.heroes[i] = HeroOutcome {
+            *slot = HeroOutcome {
                 reputation: reputation as i32,
                 dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
                 state: h.state(r.resolve),

@@ -58,7 +58,7 @@ pub fn exact_metrics(g: &SeventhSea) -> Result<Vec<Metric<f64>>> {
     let mut mass = [1.0, 0.0, 0.0, 0.0, 0.0];
     let mut winner = [0.0f64; 3];
     let mut rounds = vec![0.0f64; max_rounds + 1];
-    for round in 1..=max_rounds {
+    for decided_now in rounds.iter_mut().skip(1) {
         let mut next = [0.0; 5];
         for (state, &m) in mass.iter().enumerate() {
             if m == 0.0 {
@@ -73,7 +73,7 @@ pub fn exact_metrics(g: &SeventhSea) -> Result<Vec<Metric<f64>>> {
                 let new_length = if holder == side { length + 1 } else { 1 };
                 if new_length >= 3 {
                     winner[side] += m * q;
-                    rounds[round] += m * q;
+                    *decided_now += m * q;
                 } else {
                     next[if side == 0 {
                         new_length

@@ -42,18 +42,40 @@ impl Pool {
         }
     }
 
-    /// Rolls the pool.
+    /// Rolls the pool. Faces 1–9 are tallied by value and exploded dice
+    /// (11 and up) kept aside, so keeping the highest needs no sort.
     #[inline]
     pub fn roll<R: Rng>(self, dice: &mut Digits<R>) -> i64 {
-        let mut values = [0i64; 10];
-        for v in values.iter_mut().take(self.rolled as usize) {
-            *v = exploding_d10(dice);
+        let mut counts = [0u32; 10];
+        let mut exploded = [0i64; 10];
+        let mut n_exploded = 0;
+        for _ in 0..self.rolled {
+            let face = dice.below(10) as usize + 1;
+            if face < 10 {
+                counts[face] += 1;
+            } else {
+                exploded[n_exploded] = 10 + exploding_d10(dice);
+                n_exploded += 1;
+            }
         }
-        let rolled = &mut values[..self.rolled as usize];
-        if self.kept < self.rolled {
-            rolled.sort_unstable_by(|a, b| b.cmp(a));
+        let mut left = self.kept;
+        let mut total = self.bonus;
+        if n_exploded > 0 {
+            let exploded = &mut exploded[..n_exploded];
+            exploded.sort_unstable_by(|a, b| b.cmp(a));
+            for &v in exploded.iter().take(left as usize) {
+                total += v;
+            }
+            left = left.saturating_sub(n_exploded as u32);
         }
-        rolled[..self.kept as usize].iter().sum::<i64>() + self.bonus
+        let mut face = 9;
+        while left > 0 && face > 0 {
+            let take = counts[face].min(left);
+            total += take as i64 * face as i64;
+            left -= take;
+            face -= 1;
+        }
+        total
     }
 
     /// The exact distribution of the total: `(first value, probabilities)`.
@@ -78,9 +100,8 @@ impl Pool {
         let binomial = binomials(n);
         for &(value, p) in &values {
             let mut next = vec![vec![0.0f64; max_sum + 1]; n + 1];
-            for assigned in 0..=n {
-                for sum in 0..=max_sum {
-                    let mass = state[assigned][sum];
+            for (assigned, row) in state.iter().enumerate() {
+                for (sum, &mass) in row.iter().enumerate() {
                     if mass == 0.0 {
                         continue;
                     }
@@ -148,7 +169,7 @@ fn binomials(n: usize) -> Vec<Vec<f64>> {
     for i in 0..=n {
         c[i][0] = 1.0;
         for j in 1..=i {
-            c[i][j] = c[i - 1][j - 1] + if j <= i - 1 { c[i - 1][j] } else { 0.0 };
+            c[i][j] = c[i - 1][j - 1] + if j < i { c[i - 1][j] } else { 0.0 };
         }
     }
     c
