@@ -251,3 +251,87 @@ fn bar_chart<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// One metric as an SVG string for the HTML report: bars with 95% whiskers,
+/// and for numeric metrics the at-most and at-least curves below.
+pub fn metric_svg(title: &str, metric: &Metric<u64>) -> Result<String> {
+    ensure_font()?;
+    let mut svg = String::new();
+    let height = if metric.is_numeric() { 560 } else { 330 };
+    {
+        let root = SVGBackend::with_string(&mut svg, (820, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let caption = format!("{title}: {} / {}", metric.subject, metric.name);
+        if metric.is_numeric() {
+            let (top, bottom) = root.split_vertically(300);
+            bar_chart(&top, &caption, &bars(metric), PALETTE[0])?;
+            cumulative_chart(&bottom, metric)?;
+        } else {
+            bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// P(value ≤ x) and P(value ≥ x) over the reported range.
+fn cumulative_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    metric: &Metric<u64>,
+) -> Result<()> {
+    let range = metric.reported_bins(|w| w == 0);
+    let total = metric.total().max(1) as f64;
+    let first = match metric.values {
+        crate::stats::Values::Integers { first } => first,
+        crate::stats::Values::Categories(_) => 0,
+    };
+    let xs: Vec<i64> = range.clone().map(|b| first + b as i64).collect();
+    let (x_lo, x_hi) = (
+        *xs.first().unwrap_or(&0) as f64 - 0.5,
+        *xs.last().unwrap_or(&0) as f64 + 0.5,
+    );
+    let mut below = 0u64;
+    let mut at_most = Vec::new();
+    let mut at_least = Vec::new();
+    for b in range.clone() {
+        at_least.push((
+            first as f64 + b as f64,
+            100.0 * (total - below as f64) / total,
+        ));
+        below += metric.weights[b];
+        at_most.push((first as f64 + b as f64, 100.0 * below as f64 / total));
+    }
+    let mut chart = ChartBuilder::on(area)
+        .caption("at most / at least", (FONT, 15))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x_lo..x_hi, 0.0..101.0)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .max_light_lines(0)
+        .x_desc(metric.name.clone())
+        .y_desc("probability (%)")
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    chart
+        .draw_series(LineSeries::new(at_most, PALETTE[0].stroke_width(2)))
+        .map_err(plot_err)?
+        .label("P(value ≤ x)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[0].stroke_width(2)));
+    chart
+        .draw_series(LineSeries::new(at_least, PALETTE[5].stroke_width(2)))
+        .map_err(plot_err)?
+        .label("P(value ≥ x)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[5].stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}

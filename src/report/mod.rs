@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod output_dir;
 pub mod skew;
@@ -91,5 +92,6 @@ pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
         Box::new(csv::ExactComparison),
         Box::new(json::RunJson),
         Box::new(charts::Charts),
+        Box::new(html::HtmlReport),
     ]
 }

@@ -34,6 +34,7 @@ pub fn skew_exporters() -> Vec<Box<dyn Export<SkewReport>>> {
         Box::new(AnomaliesCsv),
         Box::new(SkewJson),
         Box::new(Heatmaps),
+        Box::new(super::html::SkewHtml),
     ]
 }
 
@@ -274,7 +275,10 @@ fn result_grid(
     }
 }
 
-fn heatmaps<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, a: &SkewAnalysis) -> Result<()> {
+pub(crate) fn heatmaps<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    a: &SkewAnalysis,
+) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
     let root = root
         .titled(

@@ -153,7 +153,7 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     Ok(written)
 }
 
-fn frontier_panels<DB: DrawingBackend>(
+pub(crate) fn frontier_panels<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     report: &RunReport,
     all: &[HeroFrontier],
@@ -260,7 +260,7 @@ fn frontier_panels<DB: DrawingBackend>(
     root.present().map_err(plot_err)
 }
 
-fn stacked<DB: DrawingBackend>(
+pub(crate) fn stacked<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     report: &RunReport,
     subject: &str,

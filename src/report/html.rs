@@ -1,0 +1,672 @@
+//! `report.html`: one self-contained page (inline SVG and CSS, no script, no
+//! network) with the headline verdict, balance flags, every outcome with its
+//! interval, sweep comparisons and the provenance of the run.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use plotters::prelude::*;
+
+use super::charts::{ensure_font, metric_svg};
+use super::csv::agreements;
+use super::skew::{FLAG_P, SkewReport};
+use super::sweep::{HeroFrontier, frontiers};
+use super::{Export, RunInfo, RunReport};
+use crate::commands::thousands;
+use crate::stats::{Metric, wilson, z95};
+use crate::systems::war_cards::deck::{COLUMNS, row_key};
+
+/// Writes `report.html` for a run or sweep.
+pub struct HtmlReport;
+
+/// Writes `report.html` for a card-skew analysis.
+pub struct SkewHtml;
+
+const CSS: &str = "
+body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.7em;margin-bottom:.2em}h2{border-bottom:2px solid #0072b2;padding-bottom:.2em;margin-top:2em}
+h3{margin-top:1.6em}.verdict{font-size:1.25em;background:#eef5fb;border-left:6px solid #0072b2;padding:.6em 1em}
+.verdict p{margin:.3em 0}.flag{padding:.4em .8em;margin:.3em 0;border-left:6px solid #e69f00;background:#fff6e5}
+.flag.ok{border-color:#009e73;background:#e8f7f1}table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f2f2f2}td.l,th.l{text-align:left}
+figure{margin:1em 0;page-break-inside:avoid}svg{max-width:100%;height:auto}.muted{color:#666;font-size:.9em}
+code{background:#f4f4f4;padding:0 .3em}@media print{body{max-width:none}h2{page-break-before:auto}}
+";
+
+/// Escapes text for HTML.
+pub fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An inline SVG without the namespace URL (HTML5 needs none).
+fn inline(svg: &str) -> String {
+    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
+        .replace("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "")
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        esc(title)
+    )
+}
+
+fn pct(p: f64) -> String {
+    format!("{:.2}%", 100.0 * p)
+}
+
+fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
+    let total = m.total();
+    let (lo, hi) = wilson(m.weights[bin], total, z95());
+    (m.weights[bin] as f64 / total.max(1) as f64, lo, hi)
+}
+
+fn find<'a>(metrics: &'a [Metric<u64>], subject: &str, name: &str) -> Option<&'a Metric<u64>> {
+    metrics
+        .iter()
+        .find(|m| m.subject == subject && m.name == name)
+}
+
+fn bin_of(m: &Metric<u64>, label: &str) -> Option<usize> {
+    (0..m.weights.len()).find(|&b| m.label(b) == label)
+}
+
+/// The headline sentences of one variant's results.
+pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
+    let mut lines = Vec::new();
+    let n = thousands(trials);
+    if let Some(w) = find(metrics, "battle", "winner") {
+        let units: Vec<&str> = metrics
+            .iter()
+            .filter(|m| m.subject.starts_with("unit:") && m.name == "fate")
+            .map(|m| &m.subject["unit:".len()..])
+            .collect();
+        for (bin, role) in [(0, "attacker"), (1, "defender")] {
+            let (p, lo, hi) = share(w, bin);
+            let name = units.get(bin).copied().unwrap_or(role);
+            lines.push(format!(
+                "{name} ({role}) win {} ({}–{}) of {n} engagements",
+                pct(p),
+                pct(lo),
+                pct(hi)
+            ));
+        }
+        let (p, _, _) = share(w, 2);
+        lines.push(format!("Neither wins in {}", pct(p)));
+    }
+    let mut seen_side = false;
+    for m in metrics
+        .iter()
+        .filter(|m| m.subject.starts_with("side:") && m.name == "victory")
+    {
+        if seen_side {
+            break;
+        }
+        seen_side = true;
+        let name = &m.subject["side:".len()..];
+        let (p, lo, hi) = share(m, 0);
+        let mut line = format!(
+            "{name} wins {} ({}–{}) of {n} battles",
+            pct(p),
+            pct(lo),
+            pct(hi)
+        );
+        let (q, _, _) = share(m, 1);
+        let _ = write!(line, "; loses {}", pct(q));
+        if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
+            let _ = write!(line, "; {} {}", m.label(2), pct(r));
+        }
+        lines.push(line);
+    }
+    for m in metrics
+        .iter()
+        .filter(|m| m.subject.starts_with("hero:") && m.name == "state")
+    {
+        let name = &m.subject["hero:".len()..];
+        let total = m.total();
+        let out_bins: Vec<usize> = (0..m.weights.len())
+            .filter(|&b| super::sweep::OUT_STATES.contains(&m.label(b).as_str()))
+            .collect();
+        let out: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
+        let (lo, hi) = wilson(out, total, z95());
+        let what = out_bins
+            .iter()
+            .map(|&b| m.label(b).replace('_', " "))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        lines.push(format!(
+            "{name} ends {what} in {} ({}–{})",
+            pct(out as f64 / total.max(1) as f64),
+            pct(lo),
+            pct(hi)
+        ));
+    }
+    lines
+}
+
+/// A balance warning, or a confirmation that a check passed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flag {
+    /// False for a warning, true for a passed check.
+    pub ok: bool,
+    /// The explanation.
+    pub text: String,
+}
+
+/// The automatic balance flags of a run or sweep.
+pub fn flags(report: &RunReport) -> Vec<Flag> {
+    let mut out = Vec::new();
+    let warn = |text: String| Flag { ok: false, text };
+    for v in &report.variants {
+        let prefix = if v.variant.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", v.variant)
+        };
+        for m in &v.metrics {
+            if m.name == "victory" {
+                let (p, _, hi) = share(m, 0);
+                if hi < 0.05 {
+                    out.push(warn(format!(
+                        "{prefix}{} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
+                        &m.subject["side:".len()..],
+                        pct(p)
+                    )));
+                }
+            }
+            if m.name == "winner" {
+                for (bin, role) in [(0, "attacker"), (1, "defender")] {
+                    let (p, _, hi) = share(m, bin);
+                    if hi < 0.05 {
+                        out.push(warn(format!(
+                            "{prefix}The {role} almost never wins: {}.",
+                            pct(p)
+                        )));
+                    }
+                }
+            }
+            if m.name == "state" {
+                if let Some(b) = bin_of(m, "dead") {
+                    let (p, lo, _) = share(m, b);
+                    if lo > 0.10 {
+                        out.push(warn(format!(
+                            "{prefix}{} dies in {} of battles: more than 1 in 10.",
+                            &m.subject["hero:".len()..],
+                            pct(p)
+                        )));
+                    }
+                }
+                if let Some(b) = bin_of(m, "knocked_out") {
+                    let (p, lo, _) = share(m, b);
+                    if lo > 0.5 {
+                        out.push(warn(format!(
+                            "{prefix}{} is knocked out in {} of battles: more than half.",
+                            &m.subject["hero:".len()..],
+                            pct(p)
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    if report.variants.len() > 1 {
+        for f in frontiers(report, report.info.max_risk_of_down.unwrap_or(1.0)) {
+            for (i, p) in f.points.iter().enumerate() {
+                let better = f.points.iter().any(|q| {
+                    q.variant != p.variant
+                        && q.p_out_ci.1 <= p.p_out_ci.0.max(p.p_out)
+                        && q.reputation_ci.0 > p.reputation_ci.1
+                });
+                if better {
+                    out.push(warn(format!(
+                        "{}: {} is never worth taking: another variant is at least as safe and brings clearly more Reputation.",
+                        f.subject, f.points[i].variant
+                    )));
+                }
+            }
+        }
+    }
+    for t in &report.info.tables {
+        if !t.stand_ins.is_empty() {
+            out.push(warn(format!(
+                "Stand-in values in use: table `{}` ({}): {}. Replace them with your book's figures for final numbers.",
+                t.name,
+                t.source,
+                t.stand_ins.join(", ")
+            )));
+        }
+    }
+    let checks = agreements(report);
+    if !checks.is_empty() {
+        let bad = checks.iter().filter(|a| !a.agrees()).count();
+        out.push(Flag {
+            ok: bad == 0,
+            text: format!(
+                "Exact check: {} of {} values lie inside their 99.9% Monte Carlo interval.",
+                checks.len() - bad,
+                checks.len()
+            ),
+        });
+    }
+    if out.iter().all(|f| f.ok) {
+        out.push(Flag {
+            ok: true,
+            text: "No balance warnings.".into(),
+        });
+    }
+    out
+}
+
+fn flags_html(flags: &[Flag]) -> String {
+    flags
+        .iter()
+        .map(|f| {
+            format!(
+                "<div class=\"flag{}\">{}</div>\n",
+                if f.ok { " ok" } else { "" },
+                esc(&f.text)
+            )
+        })
+        .collect()
+}
+
+fn metric_table(m: &Metric<u64>) -> String {
+    let mut t = String::from(
+        "<table>\n<tr><th class=\"l\">value</th><th>count</th><th>probability</th><th>95% interval</th></tr>\n",
+    );
+    for bin in m.reported_bins(|w| w == 0) {
+        let (p, lo, hi) = share(m, bin);
+        let _ = writeln!(
+            t,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{} – {}</td></tr>",
+            esc(&m.label(bin)),
+            m.weights[bin],
+            pct(p),
+            pct(lo),
+            pct(hi)
+        );
+    }
+    if let Some(s) = m.summary() {
+        let _ = writeln!(
+            t,
+            "<tr><td class=\"l\">mean</td><td colspan=\"3\">{:.4} (95% CI {:.4} – {:.4}), sd {:.4}, p05 {}, median {}, p95 {}</td></tr>",
+            s.mean, s.ci_low, s.ci_high, s.std_dev, s.p05, s.p50, s.p95
+        );
+    }
+    t.push_str("</table>\n");
+    t
+}
+
+fn provenance(info: &RunInfo) -> String {
+    let mut t = String::from("<h2>Provenance</h2>\n<table>\n");
+    let mut row = |k: &str, v: String| {
+        let _ = writeln!(
+            t,
+            "<tr><th class=\"l\">{k}</th><td class=\"l\">{}</td></tr>",
+            esc(&v)
+        );
+    };
+    row("tool", format!("warcrunch {}", info.tool_version));
+    row("system", info.system.clone());
+    if let Some(p) = &info.scenario_path {
+        row("scenario", p.clone());
+    }
+    if let Some(h) = &info.scenario_sha256 {
+        row("scenario SHA-256", h.clone());
+    }
+    if let Some(s) = info.seed {
+        row("seed", s.to_string());
+    }
+    if let Some(n) = info.trials {
+        row("trials", thousands(n));
+    }
+    if let Some(c) = info.chunk_size {
+        row("chunk size", c.to_string());
+    }
+    if let Some(th) = info.threads {
+        row("threads", th.to_string());
+    }
+    if let Some(e) = info.elapsed_seconds {
+        row("elapsed", format!("{e:.3} s"));
+    }
+    row("reproduce with", info.command.clone());
+    t.push_str("</table>\n<h3>Tables</h3>\n<table>\n<tr><th class=\"l\">table</th><th class=\"l\">source</th><th class=\"l\">stand-ins</th><th class=\"l\">SHA-256</th></tr>\n");
+    for u in &info.tables {
+        let _ = writeln!(
+            t,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\"><code>{}</code></td></tr>",
+            esc(&u.name),
+            esc(&u.source),
+            if u.stand_ins.is_empty() {
+                "none".to_owned()
+            } else {
+                format!(
+                    "<strong>stand-in:</strong> {}",
+                    esc(&u.stand_ins.join(", "))
+                )
+            },
+            &u.sha256[..16]
+        );
+    }
+    t.push_str("</table>\n");
+    if !info.stand_in_rules.is_empty() {
+        t.push_str("<h3>Stand-in rules</h3>\n<ul>\n");
+        for r in &info.stand_in_rules {
+            let _ = writeln!(t, "<li>{}</li>", esc(r));
+        }
+        t.push_str("</ul>\n");
+    }
+    t
+}
+
+fn svg_string(
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<String> {
+    ensure_font()?;
+    let mut s = String::new();
+    draw(SVGBackend::with_string(&mut s, size).into_drawing_area())?;
+    Ok(inline(&s))
+}
+
+fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
+    let mut b = String::from("<h2>Comparison of variants</h2>\n");
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    if !all.is_empty() {
+        let size = (1000, 480 * all.len() as u32 + 40);
+        b.push_str("<figure>");
+        b.push_str(&svg_string(size, |root| {
+            super::sweep::frontier_panels(root, report, all, cap)
+        })?);
+        b.push_str("</figure>\n");
+        for f in all {
+            let _ = writeln!(
+                b,
+                "<h3>{}</h3>\n<table>\n<tr><th class=\"l\">variant</th><th>P({})</th><th>95% interval</th><th>expected Reputation</th><th>95% interval</th></tr>",
+                esc(&f.subject),
+                esc(&f.out_label)
+            );
+            for (i, p) in f.points.iter().enumerate() {
+                let mark = if f.best == Some(i) {
+                    " <strong>(recommended)</strong>"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    b,
+                    "<tr><td class=\"l\">{}{mark}</td><td>{}</td><td>{} – {}</td><td>{:+.4}</td><td>{:+.4} – {:+.4}</td></tr>",
+                    esc(&p.variant),
+                    pct(p.p_out),
+                    pct(p.p_out_ci.0),
+                    pct(p.p_out_ci.1),
+                    p.reputation,
+                    p.reputation_ci.0,
+                    p.reputation_ci.1
+                );
+            }
+            b.push_str("</table>\n");
+            match f.best {
+                Some(i) => {
+                    let _ = writeln!(
+                        b,
+                        "<p>Recommended: <strong>{}</strong>, the safest variant whose expected Reputation is level with the best while P({}) stays at most {}.</p>",
+                        esc(&f.points[i].variant),
+                        esc(&f.out_label),
+                        pct(cap)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        b,
+                        "<p>No variant keeps P({}) at most {}.</p>",
+                        esc(&f.out_label),
+                        pct(cap)
+                    );
+                }
+            }
+        }
+    }
+    if let Some(first) = report.variants.first() {
+        for m in first.metrics.iter().filter(|m| !m.is_numeric()) {
+            let wanted = m.subject == "battle"
+                || m.name == "victory"
+                || m.name == "survival"
+                || m.name == "state";
+            if !wanted {
+                continue;
+            }
+            let _ = writeln!(
+                b,
+                "<h3>{} / {}</h3>\n<figure>",
+                esc(&m.subject),
+                esc(&m.name)
+            );
+            b.push_str(&svg_string((1000, 520), |root| {
+                super::sweep::stacked(root, report, &m.subject, &m.name)
+            })?);
+            b.push_str("</figure>\n<table>\n<tr><th class=\"l\">variant</th>");
+            for bin in 0..m.weights.len() {
+                let _ = write!(b, "<th>{}</th>", esc(&m.label(bin)));
+            }
+            b.push_str("</tr>\n");
+            for v in &report.variants {
+                let Some(vm) = find(&v.metrics, &m.subject, &m.name) else {
+                    continue;
+                };
+                let _ = write!(b, "<tr><td class=\"l\">{}</td>", esc(&v.variant));
+                for bin in 0..vm.weights.len() {
+                    let _ = write!(b, "<td>{}</td>", pct(share(vm, bin).0));
+                }
+                b.push_str("</tr>\n");
+            }
+            b.push_str("</table>\n");
+        }
+    }
+    Ok(b)
+}
+
+impl Export<RunReport> for HtmlReport {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        let info = &report.info;
+        let trials = info.trials.unwrap_or(0);
+        let mut b = format!(
+            "<h1>{}</h1>\n<p class=\"muted\">{} · {} battles{} · seed {}</p>\n",
+            esc(&info.name),
+            esc(&info.system),
+            thousands(trials),
+            if report.variants.len() > 1 {
+                format!(" per variant × {} variants", report.variants.len())
+            } else {
+                String::new()
+            },
+            info.seed.unwrap_or(0)
+        );
+        b.push_str("<h2>Verdict</h2>\n<div class=\"verdict\">\n");
+        let sweep = report.variants.len() > 1;
+        let all = if sweep {
+            frontiers(report, info.max_risk_of_down.unwrap_or(1.0))
+        } else {
+            Vec::new()
+        };
+        if sweep {
+            for f in &all {
+                if let Some(i) = f.best {
+                    let p = &f.points[i];
+                    let _ = writeln!(
+                        b,
+                        "<p>{}: choose <strong>{}</strong>: P({}) {} ({}–{}), expected Reputation {:+.3}.</p>",
+                        esc(&f.subject),
+                        esc(&p.variant),
+                        esc(&f.out_label),
+                        pct(p.p_out),
+                        pct(p.p_out_ci.0),
+                        pct(p.p_out_ci.1),
+                        p.reputation
+                    );
+                }
+            }
+            let _ = writeln!(
+                b,
+                "<p>{} variants compared: {}.</p>",
+                report.variants.len(),
+                esc(&info.variants.join(", "))
+            );
+        } else if let Some(v) = report.variants.first() {
+            for line in headline(&v.metrics, trials) {
+                let _ = writeln!(b, "<p>{}.</p>", esc(&line));
+            }
+        }
+        b.push_str("</div>\n<h2>Balance flags</h2>\n");
+        b.push_str(&flags_html(&flags(report)));
+        if sweep {
+            b.push_str(&sweep_section(report, &all)?);
+        } else if let Some(v) = report.variants.first() {
+            b.push_str("<h2>Outcomes</h2>\n");
+            let mut subject = "";
+            for m in &v.metrics {
+                if m.subject != subject {
+                    subject = &m.subject;
+                    let _ = writeln!(b, "<h3>{}</h3>", esc(subject));
+                }
+                b.push_str("<figure>");
+                b.push_str(&inline(&metric_svg(&info.name, m)?));
+                b.push_str("</figure>\n");
+                b.push_str(&metric_table(m));
+            }
+        }
+        b.push_str(&provenance(info));
+        std::fs::write(dir.join("report.html"), page(&info.name, &b))
+            .context("cannot write report.html")?;
+        Ok(vec!["report.html".into()])
+    }
+}
+
+impl Export<SkewReport> for SkewHtml {
+    fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
+        let a = &report.analysis;
+        let mut b = String::from(
+            "<h1>Combat Card skew</h1>\n<p class=\"muted\">Exact figures over every cell of the deck; no sampling.</p>\n<h2>Verdict</h2>\n<div class=\"verdict\">\n",
+        );
+        let flagged_cards: Vec<_> = a
+            .scope("card")
+            .filter(|g| g.chi_square.is_some_and(|c| c.p_value < FLAG_P))
+            .collect();
+        let flagged_rows: Vec<_> = a
+            .scope("row")
+            .filter(|g| g.chi_square.is_some_and(|c| c.p_value < FLAG_P))
+            .collect();
+        let _ = writeln!(
+            b,
+            "<p>{} of {} cards and {} of 9 rows differ from the deck mean at p &lt; {FLAG_P}.</p>",
+            flagged_cards.len(),
+            a.scope("card").count(),
+            flagged_rows.len()
+        );
+        let _ = writeln!(
+            b,
+            "<p>{} cells break their column's pattern; {} column steps go the wrong way.</p>\n</div>",
+            a.anomalies.len(),
+            a.breaks.len()
+        );
+        b.push_str("<h2>Balance flags</h2>\n");
+        let mut fl: Vec<Flag> = Vec::new();
+        for g in flagged_cards.iter().chain(&flagged_rows) {
+            let c = g.chi_square.expect("flagged groups have one");
+            fl.push(Flag {
+                ok: false,
+                text: format!(
+                    "{} {} is out of line: chi-square {:.2} (df {}), p = {:.4}.",
+                    g.scope, g.key, c.statistic, c.df, c.p_value
+                ),
+            });
+        }
+        for x in &a.anomalies {
+            fl.push(Flag {
+                ok: false,
+                text: format!(
+                    "Cell {} at {}: {} where {} other rows have {} ({}).",
+                    row_key(x.row),
+                    COLUMNS[x.column],
+                    x.multiset,
+                    x.rows_with_pattern,
+                    x.pattern,
+                    x.difference
+                ),
+            });
+        }
+        for x in &a.breaks {
+            fl.push(Flag {
+                ok: false,
+                text: format!(
+                    "Non-monotone column: {} {}: {} {} from {} at {} to {} at {}.",
+                    x.scope,
+                    x.key,
+                    x.measure,
+                    if x.measure == "harm" {
+                        "falls"
+                    } else {
+                        "rises"
+                    },
+                    pct(x.from_value),
+                    COLUMNS[x.from_column],
+                    pct(x.to_value),
+                    COLUMNS[x.from_column + 1]
+                ),
+            });
+        }
+        for t in &report.info.tables {
+            if !t.stand_ins.is_empty() {
+                fl.push(Flag {
+                    ok: false,
+                    text: format!(
+                        "Stand-in values in use: table `{}`: {}.",
+                        t.name,
+                        t.stand_ins.join(", ")
+                    ),
+                });
+            }
+        }
+        b.push_str(&flags_html(&fl));
+        b.push_str("<h2>Heatmaps</h2>\n<figure>");
+        b.push_str(&svg_string((1500, 1180), |root| {
+            super::skew::heatmaps(root, a)
+        })?);
+        b.push_str("</figure>\n<h2>Ranked: what is out of line</h2>\n");
+        for scope in ["card", "row"] {
+            let mut ranked: Vec<_> = a.scope(scope).collect();
+            ranked.sort_by(|x, y| {
+                x.chi_square
+                    .map_or(1.0, |c| c.p_value)
+                    .total_cmp(&y.chi_square.map_or(1.0, |c| c.p_value))
+            });
+            let _ = writeln!(
+                b,
+                "<h3>{scope}s by chi-square p-value</h3>\n<table>\n<tr><th class=\"l\">{scope}</th><th>chi-square</th><th>df</th><th>p-value</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>expected damage</th></tr>"
+            );
+            for g in ranked {
+                let c = g.chi_square.expect("cards and rows have one");
+                let _ = write!(
+                    b,
+                    "<tr><td class=\"l\">{}</td><td>{:.3}</td><td>{}</td><td>{:.4}</td>",
+                    esc(&g.key),
+                    c.statistic,
+                    c.df,
+                    c.p_value
+                );
+                for count in g.counts {
+                    let _ = write!(b, "<td>{count}</td>");
+                }
+                let _ = writeln!(b, "<td>{:.4}</td></tr>", g.expected_damage());
+            }
+            b.push_str("</table>\n");
+        }
+        b.push_str(&provenance(&report.info));
+        std::fs::write(dir.join("report.html"), page("Combat Card skew", &b))
+            .context("cannot write report.html")?;
+        Ok(vec!["report.html".into()])
+    }
+}
