@@ -216,15 +216,19 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
     if report.variants.len() > 1 {
         for f in frontiers(report, report.info.max_risk_of_down.unwrap_or(1.0)) {
             for (i, p) in f.points.iter().enumerate() {
-                let better = f.points.iter().any(|q| {
-                    q.variant != p.variant
-                        && q.p_out_ci.1 <= p.p_out_ci.0.max(p.p_out)
-                        && q.reputation_ci.0 > p.reputation_ci.1
+                // Dominated: another variant is clearly safer and not clearly
+                // less glorious, or clearly more glorious and not clearly less safe.
+                let better = f.points.iter().find(|q| {
+                    let safer = q.p_out_ci.1 < p.p_out_ci.0;
+                    let not_less_safe = q.p_out_ci.0 <= p.p_out_ci.1;
+                    let more_glory = q.reputation_ci.0 > p.reputation_ci.1;
+                    let not_less_glory = q.reputation_ci.1 >= p.reputation_ci.0;
+                    (safer && not_less_glory) || (more_glory && not_less_safe)
                 });
-                if better {
+                if let Some(q) = better {
                     out.push(warn(format!(
-                        "{}: {} is never worth taking: another variant is at least as safe and brings clearly more Reputation.",
-                        f.subject, f.points[i].variant
+                        "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
+                        f.subject, f.points[i].variant, q.variant
                     )));
                 }
             }
