@@ -23,6 +23,8 @@ pub enum Command {
     Run(RunArgs),
     /// Run one variant per value of --set (a grid for several) and compare them.
     Sweep(SweepArgs),
+    /// Run scenarios with the same seed and trials and test every difference.
+    Compare(CompareArgs),
     /// Exact skew analysis of the Combat Card deck.
     Cards(CardsArgs),
     /// Validate a scenario and print it as it will run.
@@ -57,6 +59,12 @@ pub struct RunArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
+    /// Use another table file without editing the scenario: NAME=FILE (repeatable).
+    #[arg(long = "table", value_name = "NAME=FILE")]
+    pub tables: Vec<String>,
+    /// Tabular outputs: any of csv, parquet, json, comma-separated.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
 }
 
 /// Arguments of `sweep`.
@@ -88,6 +96,44 @@ pub struct SweepArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
+    /// Use another table file without editing the scenario: NAME=FILE (repeatable).
+    #[arg(long = "table", value_name = "NAME=FILE")]
+    pub tables: Vec<String>,
+    /// Tabular outputs: any of csv, parquet, json, comma-separated.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two or more scenario files; the first is the baseline.
+    #[arg(required = true, num_args = 2..)]
+    pub scenarios: Vec<PathBuf>,
+    /// Battles per scenario [default: the first scenario's `trials`].
+    #[arg(long)]
+    pub trials: Option<u64>,
+    /// Seed, the same for every scenario [default: the first scenario's `seed`].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads; 0 uses every core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Output folder [default: reports/compare].
+    #[arg(long, default_value = "reports/compare")]
+    pub out: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Replace an output folder that warcrunch did not write.
+    #[arg(long)]
+    pub force: bool,
+    /// Use another table file in every scenario: NAME=FILE (repeatable).
+    #[arg(long = "table", value_name = "NAME=FILE")]
+    pub tables: Vec<String>,
+    /// Tabular outputs: any of csv, parquet, json, comma-separated.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
 }
 
 /// Arguments of `cards`.
@@ -127,6 +173,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => commands::run::run(&args),
         Command::Sweep(args) => commands::sweep::run(&args),
+        Command::Compare(args) => commands::compare::run(&args),
         Command::Cards(args) => commands::cards::run(&args),
         Command::Check(args) => commands::check::run(&args),
         Command::Tables(args) => commands::tables::run(&args),

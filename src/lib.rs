@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod dice;
 pub mod engine;
 pub mod report;

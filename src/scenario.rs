@@ -96,6 +96,49 @@ pub fn load(path: &Path) -> Result<Scenario> {
     load_text(path, &read_text(path)?)
 }
 
+/// A `--table name=file` override: the table name and the file's absolute path.
+pub fn parse_table_override(text: &str) -> Result<(String, String)> {
+    let (name, file) = text
+        .split_once('=')
+        .ok_or_else(|| anyhow!("--table {text}: expected NAME=FILE, e.g. cards=my_deck.toml"))?;
+    let path = std::path::absolute(file.trim())
+        .with_context(|| format!("--table {text}: cannot resolve {file}"))?;
+    Ok((name.trim().to_owned(), path.display().to_string()))
+}
+
+/// Sets `[tables]` entries in a scenario document (creating the section).
+pub fn override_tables(doc: &mut toml::Table, overrides: &[(String, String)]) -> Result<()> {
+    if overrides.is_empty() {
+        return Ok(());
+    }
+    let tables = doc
+        .entry("tables")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let toml::Value::Table(tables) = tables else {
+        bail!("`tables` in the scenario is not a section");
+    };
+    for (name, file) in overrides {
+        tables.insert(name.clone(), toml::Value::String(file.clone()));
+    }
+    Ok(())
+}
+
+/// Loads a scenario with `--table` overrides applied. The recorded hash is
+/// the file's own; the tables used are recorded separately.
+pub fn load_with_tables(path: &Path, overrides: &[(String, String)]) -> Result<Scenario> {
+    let text = read_text(path)?;
+    if overrides.is_empty() {
+        return load_text(path, &text);
+    }
+    let mut doc: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    override_tables(&mut doc, overrides)?;
+    let edited = toml::to_string(&doc).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut s = load_text(path, &edited)?;
+    s.sha256 = sha256_hex(text.as_bytes());
+    Ok(s)
+}
+
 /// Reads a scenario file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path)

@@ -148,6 +148,42 @@ pub struct Summary {
     pub p95: i64,
 }
 
+/// The statistics of a [`Summary`] as written in tables.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SummaryFields {
+    /// Number of observations.
+    pub trials: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Standard deviation.
+    pub std_dev: f64,
+    /// 95% interval on the mean.
+    pub ci_low: f64,
+    /// 95% interval on the mean.
+    pub ci_high: f64,
+    /// 5th percentile.
+    pub p05: i64,
+    /// Median.
+    pub p50: i64,
+    /// 95th percentile.
+    pub p95: i64,
+}
+
+impl From<Summary> for SummaryFields {
+    fn from(s: Summary) -> Self {
+        SummaryFields {
+            trials: s.trials,
+            mean: s.mean,
+            std_dev: s.std_dev,
+            ci_low: s.ci_low,
+            ci_high: s.ci_high,
+            p05: s.p05,
+            p50: s.p50,
+            p95: s.p95,
+        }
+    }
+}
+
 /// Summarises the histogram whose bin `i` holds value `first + i`.
 pub fn summarize(first: i64, counts: &[u64]) -> Option<Summary> {
     let n: u64 = counts.iter().sum();

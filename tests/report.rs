@@ -107,3 +107,111 @@ fn the_cards_report_ranks_what_is_out_of_line() {
         assert!(html.contains(part), "missing {part}");
     }
 }
+
+#[test]
+fn compare_tests_every_difference_and_flags_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let better = dir.path().join("better_general.toml");
+    std::fs::write(
+        &better,
+        read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .replace("strategy = 14", "strategy = 17"),
+    )
+    .unwrap();
+    let out = dir.path().join("cmp");
+    warcrunch()
+        .args(["compare", "--quiet", "--trials", "50000", "--out"])
+        .arg(&out)
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .arg(&better)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "better_general against ambush_at_the_ford",
+        ));
+    let csv = read(&out.join("comparison.csv"));
+    assert!(csv.starts_with("variant,baseline,subject,metric,value,test,"));
+    let won = csv
+        .lines()
+        .find(|l| l.contains(",side:Megalos,victory,won,two_proportion_z,"))
+        .expect("a row for Megalos winning");
+    assert!(
+        won.ends_with(",true"),
+        "three more Strategy is a significant change: {won}"
+    );
+    assert!(csv.contains(",chi_square,"));
+    assert!(csv.contains(",mean,welch_t,"));
+    let html = read(&out.join("report.html"));
+    no_network(&html);
+    assert!(html.contains("<h2>Significant differences</h2>"));
+    // The same scenario twice: nothing significant.
+    let same = dir.path().join("same");
+    warcrunch()
+        .args(["compare", "--quiet", "--trials", "20000", "--out"])
+        .arg(&same)
+        .arg(scenario("knights_vs_pikes.toml"))
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(": 0 of"));
+}
+
+#[test]
+fn table_overrides_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let deck = dir.path().join("deck.toml");
+    std::fs::write(
+        &deck,
+        warcrunch::tables::BUILT_IN_CARDS.replace(
+            "row_order = \"attacker_defender\"",
+            "row_order = \"defender_attacker\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    warcrunch()
+        .args([
+            "run",
+            "--quiet",
+            "--trials",
+            "20000",
+            "--format",
+            "csv,parquet,json",
+            "--table",
+        ])
+        .arg(format!("cards={}", deck.display()))
+        .arg("--out")
+        .arg(&out)
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .success();
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert!(
+        run["tables"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("deck.toml")
+    );
+    assert!(run["command"].as_str().unwrap().contains("--table cards="));
+    let results: serde_json::Value =
+        serde_json::from_str(&read(&out.join("results.json"))).unwrap();
+    let csv_rows = read(&out.join("distributions.csv")).lines().count() - 1;
+    assert_eq!(results["distributions"].as_array().unwrap().len(), csv_rows);
+    assert_eq!(results["run"]["trials"], 20000);
+    let parquet = std::fs::read(out.join("distributions.parquet")).unwrap();
+    assert_eq!(&parquet[..4], b"PAR1");
+    warcrunch()
+        .args(["run", "--format", "xml"])
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("allowed: csv, parquet, json"));
+    warcrunch()
+        .args(["run", "--table", "cards=/nonexistent/deck.toml", "--out"])
+        .arg(dir.path().join("none"))
+        .arg(scenario("knights_vs_pikes.toml"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("cannot read table file"));
+    assert!(!dir.path().join("none").exists());
+}

@@ -2,6 +2,7 @@
 
 pub mod cards;
 pub mod check;
+pub mod compare;
 pub mod run;
 pub mod sweep;
 pub mod tables;

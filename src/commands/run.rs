@@ -14,6 +14,14 @@ use crate::report::{RunInfo, RunReport, VariantResult, run_exporters};
 use crate::scenario::{self, Battle, Scenario};
 use crate::stats::{Metric, wilson, z95};
 
+/// Parses `--table NAME=FILE` options.
+pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
+    options
+        .iter()
+        .map(|t| scenario::parse_table_override(t))
+        .collect()
+}
+
 /// Applies `--trials` and `--seed` overrides.
 pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
     if let Some(trials) = trials {
@@ -87,7 +95,9 @@ pub fn write_report(report: &RunReport, staging: Staging) -> Result<(PathBuf, Ve
 
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let mut s = scenario::load(&args.scenario)?;
+    let formats = crate::report::Formats::parse(&args.format)?;
+    let overrides = table_overrides(&args.tables)?;
+    let mut s = scenario::load_with_tables(&args.scenario, &overrides)?;
     override_settings(&mut s, args.trials, args.seed)?;
     let out = args
         .out
@@ -101,12 +111,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let staging = Staging::new(&out, args.force)?;
     let (metrics, threads, elapsed) = simulate(&s, args.threads, !args.quiet)?;
     let report = RunReport {
-        info: run_info(&s, reproduce_command(&s, args.exact), threads, elapsed),
+        info: run_info(&s, reproduce_command(&s, args), threads, elapsed),
         variants: vec![VariantResult {
             variant: String::new(),
             metrics,
             exact,
         }],
+        formats,
     };
     let (dest, written) = write_report(&report, staging)?;
     say(&console_summary(&report))?;
@@ -135,13 +146,18 @@ fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
     .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
 }
 
-fn reproduce_command(s: &Scenario, exact: bool) -> String {
+fn reproduce_command(s: &Scenario, args: &RunArgs) -> String {
+    let tables: String = args
+        .tables
+        .iter()
+        .map(|t| format!(" --table {t}"))
+        .collect();
     format!(
-        "warcrunch run {} --trials {} --seed {}{}",
+        "warcrunch run {} --trials {} --seed {}{}{tables}",
         s.path.display(),
         s.trials,
         s.seed,
-        if exact { " --exact" } else { "" }
+        if args.exact { " --exact" } else { "" }
     )
 }
 

@@ -32,6 +32,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings)?;
+    let formats = crate::report::Formats::parse(&args.format)?;
+    let overrides = super::run::table_overrides(&args.tables)?;
     let text = scenario::read_text(&args.scenario)?;
     let doc: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", args.scenario.display()))?;
@@ -42,6 +44,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         for (setting, value) in settings.iter().zip(&v.values) {
             apply(&mut variant_doc, &setting.path, value.clone())?;
         }
+        scenario::override_tables(&mut variant_doc, &overrides)?;
         let variant_text = toml::to_string(&variant_doc)
             .map_err(|e| anyhow!("cannot write variant {}: {e}", v.name))?;
         let mut s = scenario::load_text(&args.scenario, &variant_text)
@@ -81,6 +84,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let report = RunReport {
         info,
         variants: results,
+        formats,
     };
     let (dest, written) = write_report(&report, staging)?;
     say(&sweep_summary(&report, args.max_risk_of_down))?;
@@ -92,7 +96,12 @@ pub fn run(args: &SweepArgs) -> Result<()> {
 }
 
 fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
-    let sets: String = args.set.iter().map(|s| format!(" --set {s}")).collect();
+    let sets: String = args
+        .set
+        .iter()
+        .map(|s| format!(" --set {s}"))
+        .chain(args.tables.iter().map(|t| format!(" --table {t}")))
+        .collect();
     format!(
         "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",
         args.scenario.display(),

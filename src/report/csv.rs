@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use polars::prelude::*;
 
-use super::{Export, RunReport};
+use super::{Export, Formats, RunReport};
 use crate::stats::{wilson, z_for_confidence, z95};
 
 /// Confidence of the Monte Carlo-versus-exact agreement check.
@@ -22,6 +22,71 @@ pub struct Summary;
 /// Writes `exact.csv`: exact probabilities beside the Monte Carlo estimates.
 pub struct ExactComparison;
 
+/// Writes `comparison.csv`: every variant tested against the first.
+pub struct Comparison;
+
+impl Export<RunReport> for Comparison {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        use crate::compare::{differences, threshold};
+        let Some(base) = report.variants.first() else {
+            return Ok(Vec::new());
+        };
+        if report.variants.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let mut rows = Vec::new();
+        for v in report.variants.iter().skip(1) {
+            let diffs = differences(&base.metrics, &v.metrics);
+            let alpha = threshold(diffs.len());
+            rows.extend(diffs.into_iter().map(|d| (v.variant.clone(), alpha, d)));
+        }
+        let col = |f: &dyn Fn(&crate::compare::Difference) -> f64| {
+            rows.iter().map(|(_, _, d)| f(d)).collect::<Vec<f64>>()
+        };
+        write_table(
+            dir,
+            "comparison",
+            &report.formats,
+            vec![
+                text("variant", rows.iter().map(|(v, _, _)| v.clone()).collect()),
+                text(
+                    "baseline",
+                    rows.iter().map(|_| base.variant.clone()).collect(),
+                ),
+                text(
+                    "subject",
+                    rows.iter().map(|(_, _, d)| d.subject.clone()).collect(),
+                ),
+                text(
+                    "metric",
+                    rows.iter().map(|(_, _, d)| d.metric.clone()).collect(),
+                ),
+                text(
+                    "value",
+                    rows.iter().map(|(_, _, d)| d.value.clone()).collect(),
+                ),
+                text(
+                    "test",
+                    rows.iter().map(|(_, _, d)| d.test.to_owned()).collect(),
+                ),
+                Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
+                Column::new("estimate".into(), col(&|d| d.estimate)),
+                Column::new("difference".into(), col(&|d| d.difference.0)),
+                Column::new("ci_low".into(), col(&|d| d.difference.1)),
+                Column::new("ci_high".into(), col(&|d| d.difference.2)),
+                Column::new("statistic".into(), col(&|d| d.statistic)),
+                Column::new("p_value".into(), col(&|d| d.p_value)),
+                Column::new(
+                    "significant".into(),
+                    rows.iter()
+                        .map(|(_, alpha, d)| d.p_value < *alpha)
+                        .collect::<Vec<bool>>(),
+                ),
+            ],
+        )
+    }
+}
+
 /// Writes a frame built from `columns` as `dir/name`.
 pub fn write_csv(dir: &Path, name: &str, columns: Vec<Column>) -> Result<Vec<String>> {
     let mut frame = DataFrame::new_infer_height(columns)
@@ -34,50 +99,136 @@ pub fn write_csv(dir: &Path, name: &str, columns: Vec<Column>) -> Result<Vec<Str
     Ok(vec![name.to_owned()])
 }
 
+/// Writes a frame as `<stem>.csv` and/or `<stem>.parquet`, as `formats` asks.
+pub fn write_table(
+    dir: &Path,
+    stem: &str,
+    formats: &Formats,
+    columns: Vec<Column>,
+) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    if formats.csv {
+        written.extend(write_csv(dir, &format!("{stem}.csv"), columns.clone())?);
+    }
+    if formats.parquet {
+        let name = format!("{stem}.parquet");
+        let mut frame = DataFrame::new_infer_height(columns)
+            .map_err(|e| anyhow::anyhow!("cannot build {name}: {e}"))?;
+        let file =
+            File::create(dir.join(&name)).with_context(|| format!("cannot create {name}"))?;
+        ParquetWriter::new(file)
+            .finish(&mut frame)
+            .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
+        written.push(name);
+    }
+    Ok(written)
+}
+
 /// A string column.
 pub fn text(name: &str, values: Vec<String>) -> Column {
     Column::new(name.into(), values)
 }
 
-impl Export<RunReport> for Distributions {
-    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let mut variant = Vec::new();
-        let mut subject = Vec::new();
-        let mut metric = Vec::new();
-        let mut value = Vec::new();
-        let mut count = Vec::new();
-        let mut probability = Vec::new();
-        let mut ci_low = Vec::new();
-        let mut ci_high = Vec::new();
-        for v in &report.variants {
-            for m in &v.metrics {
-                let total = m.total();
-                for bin in m.reported_bins(|w| w == 0) {
-                    let c = m.weights[bin];
-                    let (lo, hi) = wilson(c, total, z95());
-                    variant.push(v.variant.clone());
-                    subject.push(m.subject.clone());
-                    metric.push(m.name.clone());
-                    value.push(m.label(bin));
-                    count.push(c);
-                    probability.push(c as f64 / total as f64);
-                    ci_low.push(lo);
-                    ci_high.push(hi);
-                }
+/// One row of `distributions.csv`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DistributionRow {
+    /// Variant name (empty for a plain run).
+    pub variant: String,
+    /// Subject.
+    pub subject: String,
+    /// Metric.
+    pub metric: String,
+    /// Value label.
+    pub value: String,
+    /// Battles with this value.
+    pub count: u64,
+    /// count / trials.
+    pub probability: f64,
+    /// 95% Wilson interval.
+    pub ci_low: f64,
+    /// 95% Wilson interval.
+    pub ci_high: f64,
+}
+
+/// One row of `summary.csv`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SummaryRow {
+    /// Variant name.
+    pub variant: String,
+    /// Subject.
+    pub subject: String,
+    /// Metric.
+    pub metric: String,
+    /// The statistics.
+    #[serde(flatten)]
+    pub summary: crate::stats::SummaryFields,
+}
+
+/// Every row of `distributions.csv`.
+pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
+    let mut rows = Vec::new();
+    for v in &report.variants {
+        for m in &v.metrics {
+            let total = m.total();
+            for bin in m.reported_bins(|w| w == 0) {
+                let c = m.weights[bin];
+                let (lo, hi) = wilson(c, total, z95());
+                rows.push(DistributionRow {
+                    variant: v.variant.clone(),
+                    subject: m.subject.clone(),
+                    metric: m.name.clone(),
+                    value: m.label(bin),
+                    count: c,
+                    probability: c as f64 / total as f64,
+                    ci_low: lo,
+                    ci_high: hi,
+                });
             }
         }
-        write_csv(
+    }
+    rows
+}
+
+/// Every row of `summary.csv`.
+pub fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for v in &report.variants {
+        for m in &v.metrics {
+            let Some(s) = m.summary() else { continue };
+            rows.push(SummaryRow {
+                variant: v.variant.clone(),
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                summary: s.into(),
+            });
+        }
+    }
+    rows
+}
+
+impl Export<RunReport> for Distributions {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        let rows = distribution_rows(report);
+        let strings = |f: fn(&DistributionRow) -> &String| {
+            rows.iter().map(|r| f(r).clone()).collect::<Vec<_>>()
+        };
+        let floats = |f: fn(&DistributionRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+        write_table(
             dir,
-            "distributions.csv",
+            "distributions",
+            &report.formats,
             vec![
-                text("variant", variant),
-                text("subject", subject),
-                text("metric", metric),
-                text("value", value),
-                Column::new("count".into(), count),
-                Column::new("probability".into(), probability),
-                Column::new("ci_low".into(), ci_low),
-                Column::new("ci_high".into(), ci_high),
+                text("variant", strings(|r| &r.variant)),
+                text("subject", strings(|r| &r.subject)),
+                text("metric", strings(|r| &r.metric)),
+                text("value", strings(|r| &r.value)),
+                Column::new(
+                    "count".into(),
+                    rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+                ),
+                Column::new("probability".into(), floats(|r| r.probability)),
+                Column::new("ci_low".into(), floats(|r| r.ci_low)),
+                Column::new("ci_high".into(), floats(|r| r.ci_high)),
             ],
         )
     }
@@ -85,44 +236,30 @@ impl Export<RunReport> for Distributions {
 
 impl Export<RunReport> for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let mut variant = Vec::new();
-        let mut subject = Vec::new();
-        let mut metric = Vec::new();
-        let mut trials = Vec::new();
-        let (mut mean, mut std_dev, mut ci_low, mut ci_high) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut p05, mut p50, mut p95) = (Vec::new(), Vec::new(), Vec::new());
-        for v in &report.variants {
-            for m in &v.metrics {
-                let Some(s) = m.summary() else { continue };
-                variant.push(v.variant.clone());
-                subject.push(m.subject.clone());
-                metric.push(m.name.clone());
-                trials.push(s.trials);
-                mean.push(s.mean);
-                std_dev.push(s.std_dev);
-                ci_low.push(s.ci_low);
-                ci_high.push(s.ci_high);
-                p05.push(s.p05);
-                p50.push(s.p50);
-                p95.push(s.p95);
-            }
-        }
-        write_csv(
+        let rows = summary_rows(report);
+        let strings =
+            |f: fn(&SummaryRow) -> &String| rows.iter().map(|r| f(r).clone()).collect::<Vec<_>>();
+        let floats = |f: fn(&SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+        let ints = |f: fn(&SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
+        write_table(
             dir,
-            "summary.csv",
+            "summary",
+            &report.formats,
             vec![
-                text("variant", variant),
-                text("subject", subject),
-                text("metric", metric),
-                Column::new("trials".into(), trials),
-                Column::new("mean".into(), mean),
-                Column::new("std_dev".into(), std_dev),
-                Column::new("ci_low".into(), ci_low),
-                Column::new("ci_high".into(), ci_high),
-                Column::new("p05".into(), p05),
-                Column::new("p50".into(), p50),
-                Column::new("p95".into(), p95),
+                text("variant", strings(|r| &r.variant)),
+                text("subject", strings(|r| &r.subject)),
+                text("metric", strings(|r| &r.metric)),
+                Column::new(
+                    "trials".into(),
+                    rows.iter().map(|r| r.summary.trials).collect::<Vec<_>>(),
+                ),
+                Column::new("mean".into(), floats(|r| r.summary.mean)),
+                Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
+                Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
+                Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
+                Column::new("p05".into(), ints(|r| r.summary.p05)),
+                Column::new("p50".into(), ints(|r| r.summary.p50)),
+                Column::new("p95".into(), ints(|r| r.summary.p95)),
             ],
         )
     }
@@ -199,9 +336,10 @@ impl Export<RunReport> for ExactComparison {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        write_csv(
+        write_table(
             dir,
-            "exact.csv",
+            "exact",
+            &report.formats,
             vec![
                 text("variant", rows.iter().map(|r| r.variant.clone()).collect()),
                 text("subject", rows.iter().map(|r| r.subject.clone()).collect()),

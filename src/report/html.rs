@@ -377,6 +377,59 @@ fn svg_string(
     Ok(inline(&s))
 }
 
+fn significance_section(report: &RunReport) -> String {
+    use crate::compare::{differences, threshold};
+    let mut b = String::from(
+        "<h2>Significant differences</h2>\n<p class=\"muted\">Each variant against the first: two-proportion z-tests per outcome, chi-square per distribution, Welch's t on means; significant at a family-wise 5% (Bonferroni). Every test is in <code>comparison.csv</code>.</p>\n",
+    );
+    let Some(base) = report.variants.first() else {
+        return b;
+    };
+    for v in report.variants.iter().skip(1) {
+        let diffs = differences(&base.metrics, &v.metrics);
+        let alpha = threshold(diffs.len());
+        let mut significant: Vec<_> = diffs
+            .iter()
+            .filter(|d| d.p_value < alpha && d.test != "chi_square")
+            .collect();
+        significant.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        let _ = writeln!(
+            b,
+            "<h3>{} against {}: {} significant</h3>",
+            esc(&v.variant),
+            esc(&base.variant),
+            significant.len()
+        );
+        if significant.is_empty() {
+            b.push_str("<p>No significant difference.</p>\n");
+            continue;
+        }
+        b.push_str("<table>\n<tr><th class=\"l\">outcome</th><th>baseline</th><th>variant</th><th>difference</th><th>95% interval</th><th>p-value</th></tr>\n");
+        for d in significant.iter().take(40) {
+            let (scale, suffix) = if d.test == "two_proportion_z" {
+                (100.0, "%")
+            } else {
+                (1.0, "")
+            };
+            let _ = writeln!(
+                b,
+                "<tr><td class=\"l\">{}/{} = {}</td><td>{:.3}{suffix}</td><td>{:.3}{suffix}</td><td>{:+.3}</td><td>{:+.3} – {:+.3}</td><td>{:.2e}</td></tr>",
+                esc(&d.subject),
+                esc(&d.metric),
+                esc(&d.value),
+                scale * d.baseline,
+                scale * d.estimate,
+                scale * d.difference.0,
+                scale * d.difference.1,
+                scale * d.difference.2,
+                d.p_value
+            );
+        }
+        b.push_str("</table>\n");
+    }
+    b
+}
+
 fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
     let mut b = String::from("<h2>Comparison of variants</h2>\n");
     let cap = report.info.max_risk_of_down.unwrap_or(1.0);
@@ -528,6 +581,7 @@ impl Export<RunReport> for HtmlReport {
         b.push_str(&flags_html(&flags(report)));
         if sweep {
             b.push_str(&sweep_section(report, &all)?);
+            b.push_str(&significance_section(report));
         } else if let Some(v) = report.variants.first() {
             b.push_str("<h2>Outcomes</h2>\n");
             let mut subject = "";

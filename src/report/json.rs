@@ -15,6 +15,27 @@ impl Export<RunReport> for RunJson {
     }
 }
 
+/// Writes `results.json` (with `--format json`): the run's metadata and
+/// every distribution and summary row, in one document for other tools.
+pub struct ResultsJson;
+
+impl Export<RunReport> for ResultsJson {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        if !report.formats.json {
+            return Ok(Vec::new());
+        }
+        let document = serde_json::json!({
+            "run": &report.info,
+            "distributions": super::csv::distribution_rows(report),
+            "summary": super::csv::summary_rows(report),
+        });
+        let text = serde_json::to_string_pretty(&document).context("cannot encode results.json")?;
+        std::fs::write(dir.join("results.json"), text + "\n")
+            .context("cannot write results.json")?;
+        Ok(vec!["results.json".into()])
+    }
+}
+
 /// Writes any provenance record as `run.json`.
 pub fn write_info(info: &super::RunInfo, dir: &Path) -> Result<Vec<String>> {
     let text = serde_json::to_string_pretty(info).context("cannot encode run.json")?;

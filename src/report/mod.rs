@@ -69,6 +69,49 @@ pub struct VariantResult {
     pub exact: Option<Vec<Metric<f64>>>,
 }
 
+/// Which files the tabular outputs are written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Formats {
+    /// `.csv` files.
+    pub csv: bool,
+    /// `.parquet` files.
+    pub parquet: bool,
+    /// One `results.json` document.
+    pub json: bool,
+}
+
+impl Default for Formats {
+    fn default() -> Self {
+        Formats {
+            csv: true,
+            parquet: false,
+            json: false,
+        }
+    }
+}
+
+impl Formats {
+    /// Parses `csv,parquet,json`.
+    pub fn parse(text: &str) -> anyhow::Result<Formats> {
+        let mut f = Formats {
+            csv: false,
+            parquet: false,
+            json: false,
+        };
+        for part in text.split(',').map(str::trim) {
+            match part {
+                "csv" => f.csv = true,
+                "parquet" => f.parquet = true,
+                "json" => f.json = true,
+                other => anyhow::bail!(
+                    "--format: `{other}` is not a format; allowed: csv, parquet, json"
+                ),
+            }
+        }
+        Ok(f)
+    }
+}
+
 /// A finished simulation run.
 #[derive(Debug, Clone)]
 pub struct RunReport {
@@ -76,6 +119,8 @@ pub struct RunReport {
     pub info: RunInfo,
     /// Results, one per variant.
     pub variants: Vec<VariantResult>,
+    /// Tabular output formats.
+    pub formats: Formats,
 }
 
 /// Writes one or more output files for a report of type `R`.
@@ -90,7 +135,9 @@ pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
         Box::new(csv::Distributions),
         Box::new(csv::Summary),
         Box::new(csv::ExactComparison),
+        Box::new(csv::Comparison),
         Box::new(json::RunJson),
+        Box::new(json::ResultsJson),
         Box::new(charts::Charts),
         Box::new(html::HtmlReport),
     ]

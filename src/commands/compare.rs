@@ -1,0 +1,151 @@
+//! `warcrunch compare`: scenarios run with the same seed and trials, every
+//! metric tested against the first scenario.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use super::run::{override_settings, run_info, simulate, table_overrides, write_report};
+use super::{say, thousands};
+use crate::cli::CompareArgs;
+use crate::compare::{differences, threshold};
+use crate::report::output_dir::Staging;
+use crate::report::{RunReport, VariantResult};
+use crate::scenario;
+
+/// Loads every scenario, runs them alike, writes the report and prints what changed.
+pub fn run(args: &CompareArgs) -> Result<()> {
+    let formats = crate::report::Formats::parse(&args.format)?;
+    let overrides = table_overrides(&args.tables)?;
+    let mut scenarios = Vec::new();
+    for path in &args.scenarios {
+        scenarios.push(scenario::load_with_tables(path, &overrides)?);
+    }
+    let trials = args.trials.unwrap_or(scenarios[0].trials);
+    let seed = args.seed.unwrap_or(scenarios[0].seed);
+    for s in &mut scenarios {
+        override_settings(s, Some(trials), Some(seed))?;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (i, path) in args.scenarios.iter().enumerate() {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| format!("scenario{i}"));
+        let name = if names.contains(&stem) {
+            format!("{stem}#{}", i + 1)
+        } else {
+            stem
+        };
+        names.push(name);
+    }
+    let systems: Vec<&str> = scenarios.iter().map(|s| s.battle.system()).collect();
+    if systems.iter().any(|s| *s != systems[0]) {
+        bail!(
+            "compare needs scenarios of one system; got {}",
+            systems.join(", ")
+        );
+    }
+    let staging = Staging::new(&args.out, args.force)?;
+    let mut results = Vec::new();
+    let mut elapsed = Duration::ZERO;
+    let mut threads = 0;
+    for (name, s) in names.iter().zip(&scenarios) {
+        let (metrics, used, took) = simulate(s, args.threads, !args.quiet)?;
+        threads = used;
+        elapsed += took;
+        results.push(VariantResult {
+            variant: name.clone(),
+            metrics,
+            exact: None,
+        });
+    }
+    let paths: Vec<String> = args
+        .scenarios
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let tables: String = args
+        .tables
+        .iter()
+        .map(|t| format!(" --table {t}"))
+        .collect();
+    let command = format!(
+        "warcrunch compare {} --trials {trials} --seed {seed}{tables}",
+        paths.join(" ")
+    );
+    let mut info = run_info(&scenarios[0], command, threads, elapsed);
+    info.name = format!("Comparison: {}", names.join(" vs "));
+    info.variants = names.clone();
+    let report = RunReport {
+        info,
+        variants: results,
+        formats,
+    };
+    let (dest, written) = write_report(&report, staging)?;
+    say(&compare_summary(&report))?;
+    say(&format!(
+        "Wrote {}: {}\n",
+        dest.display(),
+        written.join(", ")
+    ))
+}
+
+/// What changed significantly, per variant against the first.
+pub fn compare_summary(report: &RunReport) -> String {
+    let mut out = String::new();
+    let Some(base) = report.variants.first() else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} battles each, seed {}",
+        report.info.name,
+        thousands(report.info.trials.unwrap_or(0)),
+        report.info.seed.unwrap_or(0)
+    );
+    for v in report.variants.iter().skip(1) {
+        let diffs = differences(&base.metrics, &v.metrics);
+        let alpha = threshold(diffs.len());
+        let mut significant: Vec<_> = diffs.iter().filter(|d| d.p_value < alpha).collect();
+        significant.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        let _ = writeln!(
+            out,
+            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {alpha:.2e})",
+            v.variant,
+            base.variant,
+            significant.len(),
+            diffs.len()
+        );
+        for d in significant
+            .iter()
+            .filter(|d| d.test != "chi_square")
+            .take(15)
+        {
+            let (diff, lo, hi) = d.difference;
+            let scale = if d.test == "two_proportion_z" {
+                100.0
+            } else {
+                1.0
+            };
+            let unit = if d.test == "two_proportion_z" {
+                " points"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  {}/{} = {}: {:+.3}{unit} ({:+.3} to {:+.3}), p = {:.2e}",
+                d.subject,
+                d.metric,
+                d.value,
+                scale * diff,
+                scale * lo,
+                scale * hi,
+                d.p_value
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,176 @@
+//! Significance of the differences between variants: two-proportion z-tests
+//! per outcome, chi-square tests of homogeneity per categorical metric, and
+//! Welch's t-test on the means of numeric metrics.
+
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use crate::stats::{Metric, chi_square_sf, z95};
+
+/// Family-wise significance level; each test is judged at this over the
+/// number of tests (Bonferroni).
+pub const FAMILY_ALPHA: f64 = 0.05;
+
+/// One test of a variant against the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// Subject.
+    pub subject: String,
+    /// Metric.
+    pub metric: String,
+    /// Value label, `*` for a whole-distribution test, `mean` for Welch.
+    pub value: String,
+    /// `two_proportion_z`, `chi_square` or `welch_t`.
+    pub test: &'static str,
+    /// The baseline's estimate (proportion or mean; NaN for chi-square).
+    pub baseline: f64,
+    /// The variant's estimate.
+    pub estimate: f64,
+    /// estimate − baseline, with its 95% interval.
+    pub difference: (f64, f64, f64),
+    /// Test statistic.
+    pub statistic: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+}
+
+fn two_sided_normal(z: f64) -> f64 {
+    2.0 * Normal::standard().sf(z.abs())
+}
+
+/// Every test between a baseline and a variant, metric by metric.
+pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for b in baseline {
+        let Some(v) = variant.iter().find(|m| {
+            m.subject == b.subject && m.name == b.name && m.weights.len() == b.weights.len()
+        }) else {
+            continue;
+        };
+        let (n1, n2) = (b.total() as f64, v.total() as f64);
+        if n1 == 0.0 || n2 == 0.0 {
+            continue;
+        }
+        if let (Some(s1), Some(s2)) = (b.summary(), v.summary()) {
+            let (v1, v2) = (s1.std_dev.powi(2) / n1, s2.std_dev.powi(2) / n2);
+            let se = (v1 + v2).sqrt();
+            let diff = s2.mean - s1.mean;
+            let (t, p) = if se > 0.0 {
+                let t = diff / se;
+                let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+                let p = StudentsT::new(0.0, 1.0, df.max(1.0))
+                    .map(|d| 2.0 * d.sf(t.abs()))
+                    .unwrap_or_else(|_| two_sided_normal(t));
+                (t, p)
+            } else {
+                (0.0, if diff == 0.0 { 1.0 } else { 0.0 })
+            };
+            out.push(Difference {
+                subject: b.subject.clone(),
+                metric: b.name.clone(),
+                value: "mean".into(),
+                test: "welch_t",
+                baseline: s1.mean,
+                estimate: s2.mean,
+                difference: (diff, diff - z95() * se, diff + z95() * se),
+                statistic: t,
+                p_value: p,
+            });
+            continue;
+        }
+        // Chi-square test of homogeneity over the categories either reached.
+        let mut statistic = 0.0;
+        let mut categories = 0;
+        for (&x, &y) in b.weights.iter().zip(&v.weights) {
+            let column = (x + y) as f64;
+            if column == 0.0 {
+                continue;
+            }
+            categories += 1;
+            let e1 = column * n1 / (n1 + n2);
+            let e2 = column * n2 / (n1 + n2);
+            statistic += (x as f64 - e1).powi(2) / e1 + (y as f64 - e2).powi(2) / e2;
+        }
+        let df = categories.max(1) - 1;
+        out.push(Difference {
+            subject: b.subject.clone(),
+            metric: b.name.clone(),
+            value: "*".into(),
+            test: "chi_square",
+            baseline: f64::NAN,
+            estimate: f64::NAN,
+            difference: (f64::NAN, f64::NAN, f64::NAN),
+            statistic,
+            p_value: chi_square_sf(statistic, df),
+        });
+        for bin in 0..b.weights.len() {
+            let (x1, x2) = (b.weights[bin] as f64, v.weights[bin] as f64);
+            if x1 == 0.0 && x2 == 0.0 {
+                continue;
+            }
+            let (p1, p2) = (x1 / n1, x2 / n2);
+            let pooled = (x1 + x2) / (n1 + n2);
+            let se_pooled = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+            let se = (p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2).sqrt();
+            let diff = p2 - p1;
+            let z = if se_pooled > 0.0 {
+                diff / se_pooled
+            } else {
+                0.0
+            };
+            out.push(Difference {
+                subject: b.subject.clone(),
+                metric: b.name.clone(),
+                value: b.label(bin),
+                test: "two_proportion_z",
+                baseline: p1,
+                estimate: p2,
+                difference: (diff, diff - z95() * se, diff + z95() * se),
+                statistic: z,
+                p_value: two_sided_normal(z),
+            });
+        }
+    }
+    out
+}
+
+/// The per-test threshold for `tests` tests at [`FAMILY_ALPHA`].
+pub fn threshold(tests: usize) -> f64 {
+    FAMILY_ALPHA / tests.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(weights: &[u64]) -> Metric<u64> {
+        Metric::categorical("battle", "winner", &["a", "b"], weights)
+    }
+
+    #[test]
+    fn identical_counts_show_no_difference() {
+        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])]);
+        assert_eq!(d.len(), 3);
+        assert!(d.iter().all(|x| (x.p_value - 1.0).abs() < 1e-12), "{d:?}");
+    }
+
+    #[test]
+    fn a_textbook_two_proportion_test() {
+        // 60/100 against 40/100: pooled 0.5, z = 0.2 / sqrt(0.25 · 0.02) = 2.828.
+        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])]);
+        let a = d.iter().find(|x| x.value == "a").unwrap();
+        assert!((a.statistic - 2.828_427).abs() < 1e-5);
+        assert!((a.p_value - 0.004_678).abs() < 1e-5);
+        // The 2×2 chi-square equals z².
+        let chi = d.iter().find(|x| x.test == "chi_square").unwrap();
+        assert!((chi.statistic - 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn welch_on_means() {
+        let a = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
+        let b = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
+        let d = differences(&[a], &[b]);
+        assert_eq!(d[0].test, "welch_t");
+        assert!((d[0].p_value - 1.0).abs() < 1e-9);
+    }
+}
