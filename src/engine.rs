@@ -8,6 +8,7 @@
 //! the number of trials, never on the thread count, and memory stays flat
 //! whatever the number of trials.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -29,6 +30,14 @@ const BATCH_CHUNKS: u64 = 256;
 
 /// The largest run accepted: well inside u64 counts for every metric.
 pub const MAX_TRIALS: u64 = 1_000_000_000_000_000;
+
+/// Set by the Ctrl-C handler; runs stop at the next chunk and report it.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running simulation to stop (what Ctrl-C does).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
 
 /// A battle system: rules and tables that can fight one battle at a time.
 pub trait System: Sync {
@@ -138,6 +147,9 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
             batch
                 .into_par_iter()
                 .map(|(index, rng)| {
+                    if INTERRUPTED.load(Ordering::Relaxed) {
+                        return system.new_tally();
+                    }
                     let len = chunk_len(settings.trials, index);
                     let partial = run_chunk(system, rng, len);
                     progress.inc(len);
@@ -145,6 +157,14 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
                 })
                 .collect()
         });
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            progress.finish_and_clear();
+            bail!(
+                "interrupted after {} of {} battles; nothing was written and earlier results are untouched",
+                next_chunk * CHUNK_SIZE,
+                settings.trials
+            );
+        }
         for partial in partials {
             tally.merge(partial);
         }

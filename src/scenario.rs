@@ -150,7 +150,8 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// it in messages and anchors relative table paths).
 pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
     let origin = path.display().to_string();
-    let table: toml::Table = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
     let system = match table.get("system") {
         Some(toml::Value::String(s)) => s.clone(),
         Some(other) => bail!(
@@ -199,6 +200,36 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
         seed: header.seed.unwrap_or(DEFAULT_SEED),
         battle,
     })
+}
+
+/// A TOML error naming the file, with a "did you mean" hint when the
+/// message lists the allowed keys or values and one is close to what was
+/// written.
+pub fn toml_error(origin: &str, error: impl Display) -> anyhow::Error {
+    let message = error.to_string();
+    match suggestion(&message) {
+        Some(hint) => anyhow!("{origin}: {message}help: did you mean `{hint}`?"),
+        None => anyhow!("{origin}: {message}"),
+    }
+}
+
+/// The allowed word closest to the unknown one in a serde message like
+/// "unknown field `melle`, expected one of `melee`, `missile`".
+fn suggestion(message: &str) -> Option<String> {
+    let rest = message
+        .split_once("unknown field `")
+        .or_else(|| message.split_once("unknown variant `"))?
+        .1;
+    let (found, rest) = rest.split_once('`')?;
+    let allowed = rest.split_once("expected")?.1;
+    allowed
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|candidate| (strsim::jaro_winkler(found, candidate), candidate))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate.to_owned())
 }
 
 /// Fails with a message naming the file, the key and the allowed range.

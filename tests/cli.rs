@@ -75,6 +75,18 @@ fn unknown_key_is_refused_naming_it_and_the_allowed_keys() {
 }
 
 #[test]
+fn a_misspelt_key_gets_the_closest_suggestion() {
+    refused(
+        &GOOD.replace("melee = 2", "melle = 2"),
+        &["unknown field `melle`", "did you mean `melee`?"],
+    );
+    refused(
+        &GOOD.replace("sign = \"sword\"", "sign = \"swrod\""),
+        &["did you mean `sword`?"],
+    );
+}
+
+#[test]
 fn bad_sign_is_refused_listing_the_signs() {
     refused(
         &GOOD.replace("sign = \"sword\"", "sign = \"axe\""),

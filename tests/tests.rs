@@ -4,6 +4,7 @@ mod cli;
 mod deck_seed;
 mod exact;
 mod gurps;
+mod properties;
 mod report;
 mod reproducibility;
 mod seventh_sea;

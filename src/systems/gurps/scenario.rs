@@ -244,7 +244,8 @@ pub const TABLE_NAMES: [&str; 8] = [
 
 /// Parses and validates the scenario and loads its tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
+    let file: ScenarioFile =
+        toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
     for key in file.tables.keys() {
         if !TABLE_NAMES.contains(&key.as_str()) {
             bail!(

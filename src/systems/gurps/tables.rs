@@ -330,7 +330,7 @@ pub const BUILT_IN: [(&str, &str, &str); 8] = [
 ];
 
 fn parse<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
-    toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))
+    toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))
 }
 
 impl GurpsTables {

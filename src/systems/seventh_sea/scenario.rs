@@ -172,7 +172,8 @@ pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 
 /// Parses, validates and loads the tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
+    let file: ScenarioFile =
+        toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
     for key in file.tables.keys() {
         if !TABLE_NAMES.contains(&key.as_str()) {
             bail!(

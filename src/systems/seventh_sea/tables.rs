@@ -210,7 +210,7 @@ impl SeaTables {
             };
         let (chart_text, origin) = text_of(BUILT_IN[0].0, BUILT_IN[0].1, BUILT_IN[0].2)?;
         let chart_file: ChartFile =
-            toml::from_str(&chart_text).map_err(|e| anyhow!("{origin}: {e}"))?;
+            toml::from_str(&chart_text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
         if chart_file.rows.is_empty()
             || chart_file
                 .rows
@@ -245,7 +245,8 @@ impl SeaTables {
             ));
         }
         let (text, origin) = text_of(BUILT_IN[1].0, BUILT_IN[1].1, BUILT_IN[1].2)?;
-        let opp: OpportunityFile = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let opp: OpportunityFile =
+            toml::from_str(&text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
         let w = opp.weights;
         let weights = [
             w.surgeon,
@@ -290,7 +291,7 @@ impl SeaTables {
         }
         let (text, origin) = text_of(BUILT_IN[2].0, BUILT_IN[2].1, BUILT_IN[2].2)?;
         let spoils_file: SpoilsFile =
-            toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+            toml::from_str(&text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
         if spoils_file.rows.is_empty()
             || spoils_file
                 .rows

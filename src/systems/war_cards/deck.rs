@@ -187,7 +187,8 @@ const STAND_IN_KEYS: [&str; 2] = ["row_order", "cards"];
 impl Deck {
     /// Parses a deck table; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Deck> {
-        let file: DeckFile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let file: DeckFile =
+            toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
         if file.cards.is_empty() || file.cards.len() > MAX_CARDS {
             bail!(
                 "{origin}: `cards` holds {} cards; allowed: 1 to {MAX_CARDS}",

@@ -133,7 +133,8 @@ pub struct WarCards {
 impl WarCards {
     /// Parses and validates a war-cards scenario.
     pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
-        let file: ScenarioFile = toml::from_str(text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let file: ScenarioFile =
+            toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
         let (deck_text, source) = tables::load_text(
             tables::BUILT_IN_CARDS,
             file.tables.cards.as_deref(),

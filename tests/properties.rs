@@ -1,0 +1,135 @@
+//! Property tests: tallies merge in any grouping and order to the same
+//! counts, every metric's probabilities sum to one, and no scenario text
+//! makes the parser panic. `PROPTEST_CASES` raises the case count for a
+//! long fuzzing run.
+
+use proptest::prelude::*;
+use warcrunch::engine::{BattleRng, System, Tally};
+use warcrunch::scenario;
+use warcrunch::systems::war_cards::WarCards;
+
+fn knights() -> WarCards {
+    let path = crate::util::scenario("knights_vs_pikes.toml");
+    match scenario::load(&path).unwrap().battle {
+        scenario::Battle::WarCards(w) => *w,
+        other => panic!("{} is not war cards", other.system()),
+    }
+}
+
+fn tally_of(system: &WarCards, seed: u64, n: u64) -> <WarCards as System>::Tally {
+    use rand::SeedableRng;
+    let mut rng = BattleRng::seed_from_u64(seed);
+    let mut t = system.new_tally();
+    for _ in 0..n {
+        t.record(&system.simulate(&mut rng));
+    }
+    t
+}
+
+const VALID: &str = r#"system = "war_cards"
+name = "Fuzz"
+trials = 1000
+[attacker]
+name = "A"
+sign = "sword"
+melee = 2
+defence = 1
+hits = 2
+[defender]
+name = "B"
+sign = "shield"
+melee = 1
+defence = 2
+hits = 3
+[engagement]
+max_exchanges = 20
+draw = "die"
+"#;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn merging_is_associative_and_order_independent(
+        seeds in prop::array::uniform3(any::<u64>()),
+        sizes in prop::array::uniform3(0u64..200),
+    ) {
+        let system = knights();
+        let parts: Vec<_> = seeds.iter().zip(sizes).map(|(&s, n)| tally_of(&system, s, n)).collect();
+        let mut left = parts[0].clone();
+        left.merge(parts[1].clone());
+        left.merge(parts[2].clone());
+        let mut right = parts[1].clone();
+        let mut inner = parts[2].clone();
+        inner.merge(parts[0].clone());
+        right.merge(inner);
+        prop_assert_eq!(left, right);
+    }
+
+    #[test]
+    fn probabilities_of_every_metric_sum_to_one(seed in any::<u64>(), n in 1u64..300) {
+        let system = knights();
+        for m in system.metrics(&tally_of(&system, seed, n)) {
+            let total = m.total();
+            prop_assert_eq!(total, n);
+            let sum: f64 = m.weights.iter().map(|&c| c as f64 / total as f64).sum();
+            prop_assert!((sum - 1.0).abs() < 1e-12, "{}/{}: {}", m.subject, m.name, sum);
+        }
+    }
+}
+
+proptest! {
+    // Scenario text with lines dropped, duplicated or garbled, keys renamed
+    // and values replaced by anything: the parser answers Ok or Err, never panics.
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_scenario_text_makes_the_parser_panic(
+        edits in prop::collection::vec((0usize..20, 0u8..4, ".{0,12}"), 0..6),
+        system in prop::sample::select(vec!["war_cards", "gurps", "seventh_sea", "x"]),
+    ) {
+        let mut lines: Vec<String> = VALID.replace("war_cards", system).lines().map(str::to_owned).collect();
+        for (at, kind, text) in edits {
+            let i = at % lines.len().max(1);
+            match kind {
+                0 => { lines.remove(i); }
+                1 => { let l = lines[i].clone(); lines.insert(i, l); }
+                2 => {
+                    if let Some((key, _)) = lines[i].split_once('=') {
+                        lines[i] = format!("{key}= {text}");
+                    }
+                }
+                _ => lines[i] = text,
+            }
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fuzz.toml");
+        let _ = scenario::load_text(&path, &lines.join("\n"));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn no_deck_text_makes_the_table_parser_panic(
+        edits in prop::collection::vec((0usize..120, 0u8..3, ".{0,16}"), 0..6),
+    ) {
+        let mut lines: Vec<String> = warcrunch::tables::BUILT_IN_CARDS.lines().map(str::to_owned).collect();
+        for (at, kind, text) in edits {
+            let i = at % lines.len().max(1);
+            match kind {
+                0 => { lines.remove(i); }
+                1 => lines[i] = text,
+                _ => lines.insert(i, text),
+            }
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+        }
+        let _ = warcrunch::systems::war_cards::deck::Deck::parse(&lines.join("\n"), "fuzz.toml");
+    }
+}
