@@ -166,15 +166,18 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let (header, battle) = match system.as_str() {
         "war_cards" => {
-            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir)?;
+            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir)
+                .map_err(|e| with_location(e, text))?;
             (header, Battle::WarCards(Box::new(battle)))
         }
         "gurps" => {
-            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)?;
+            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)
+                .map_err(|e| with_location(e, text))?;
             (header, Battle::Gurps(Box::new(battle)))
         }
         "seventh_sea" => {
-            let (header, battle) = SeventhSea::from_scenario(text, &origin, base_dir)?;
+            let (header, battle) = SeventhSea::from_scenario(text, &origin, base_dir)
+                .map_err(|e| with_location(e, text))?;
             (header, Battle::SeventhSea(Box::new(battle)))
         }
         other => bail!(
@@ -182,13 +185,16 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
             quoted(&SYSTEMS)
         ),
     };
+    let check_trials = |t: i64| {
+        check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64).map_err(|e| with_location(e, text))
+    };
     if header.name.trim().is_empty() {
         bail!("{origin}: `name` is empty; give the battle a name");
     }
     let trials = match header.trials {
         None => DEFAULT_TRIALS,
         Some(t) => {
-            check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64)?;
+            check_trials(t)?;
             t as u64
         }
     };
@@ -200,6 +206,75 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
         seed: header.seed.unwrap_or(DEFAULT_SEED),
         battle,
     })
+}
+
+/// Prefixes a validation message that names a key (`` `attacker.hits` =
+/// -1 ``) with the key's position, `file:line:column:`, when it has none yet.
+pub fn with_location(error: anyhow::Error, text: &str) -> anyhow::Error {
+    let message = format!("{error:#}");
+    if message.contains("line ") || message.lines().count() > 1 {
+        return error;
+    }
+    let Some((before, rest)) = message.split_once('`') else {
+        return error;
+    };
+    let Some((key, after)) = rest.split_once('`') else {
+        return error;
+    };
+    match locate(text, key) {
+        Some((line, column)) => {
+            let file = before.trim_end().trim_end_matches(':');
+            anyhow!("{file}:{line}:{column}: `{key}`{after}")
+        }
+        None => error,
+    }
+}
+
+/// Line and column (1-based) of a dotted key such as `attacker.hits`,
+/// `sides[1].strategy` or `heroes[0].risk (Titus)` in scenario text.
+pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
+    let key = key.split(" (").next()?.trim();
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let field = parts.pop()?;
+    // The section is the first part; an inline table is matched by its key.
+    let (section, index, field) = match parts.first() {
+        None => (None, 0, field),
+        Some(first) => {
+            let (name, index) = match first.split_once('[') {
+                Some((n, i)) => (n, i.trim_end_matches(']').parse::<usize>().ok()?),
+                None => (*first, 0),
+            };
+            (Some(name), index, parts.get(1).copied().unwrap_or(field))
+        }
+    };
+    let mut current: Option<(String, usize)> = None;
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(header) = trimmed.strip_prefix("[[") {
+            let name = header.split("]]").next()?.trim().to_owned();
+            let count = seen.entry(name.clone()).or_insert(0);
+            current = Some((name, *count));
+            *count += 1;
+            continue;
+        }
+        if let Some(header) = trimmed.strip_prefix('[') {
+            current = Some((header.split(']').next()?.trim().to_owned(), 0));
+            continue;
+        }
+        let in_place = match (section, &current) {
+            (None, None) => true,
+            (Some(s), Some((name, i))) => s == name && *i == index,
+            _ => false,
+        };
+        if in_place
+            && let Some((k, _)) = trimmed.split_once('=')
+            && k.trim() == field
+        {
+            return Some((n + 1, line.len() - trimmed.len() + 1));
+        }
+    }
+    None
 }
 
 /// A TOML error naming the file, with a "did you mean" hint when the
@@ -256,4 +331,31 @@ fn quoted(items: &[&str]) -> String {
         .map(|s| format!("\"{s}\""))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "system = \"x\"\ntrials = 0\n[attacker]\nname = \"A\"\nhits = -1\n[[heroes]]\nrisk = 1\n[[heroes]]\n  risk = 9\n";
+
+    #[test]
+    fn keys_are_located_in_sections_and_arrays() {
+        assert_eq!(locate(TEXT, "trials"), Some((2, 1)));
+        assert_eq!(locate(TEXT, "attacker.hits"), Some((5, 1)));
+        assert_eq!(locate(TEXT, "heroes[1].risk (Titus)"), Some((9, 3)));
+        assert_eq!(locate(TEXT, "defender.hits"), None);
+    }
+
+    #[test]
+    fn validation_messages_gain_a_position() {
+        let e = with_location(
+            anyhow!("f.toml: `attacker.hits` = -1 is out of range; allowed: 0 to 100"),
+            TEXT,
+        );
+        assert_eq!(
+            e.to_string(),
+            "f.toml:5:1: `attacker.hits` = -1 is out of range; allowed: 0 to 100"
+        );
+    }
 }

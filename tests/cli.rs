@@ -98,7 +98,10 @@ fn bad_sign_is_refused_listing_the_signs() {
 fn negative_hits_are_refused_with_the_allowed_range() {
     refused(
         &GOOD.replace("hits = 2\n[defender]", "hits = -1\n[defender]"),
-        &["`attacker.hits` = -1", "allowed: 0 to 100"],
+        &[
+            "battle.toml:10:1: `attacker.hits` = -1",
+            "allowed: 0 to 100",
+        ],
     );
 }
 
