@@ -1,11 +1,9 @@
 //! The command line: outputs of each command, and one test per class of bad
 //! input asserting a clear message, a non-zero exit and no output left behind.
 
-use std::path::PathBuf;
-
 use predicates::prelude::*;
 
-use crate::util::{read, repo, scenario, warcrunch};
+use crate::util::{read, refused, repo, scenario, setup, warcrunch};
 
 const GOOD: &str = r#"
 system = "war_cards"
@@ -24,42 +22,6 @@ melee = 1
 defence = 1
 hits = 2
 "#;
-
-/// Writes a scenario into a fresh folder and returns (folder, scenario, out).
-fn setup(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("battle.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = dir.path().join("out");
-    (dir, path, out)
-}
-
-/// Runs a scenario that must be refused with every fragment in `expect`.
-fn refused(text: &str, expect: &[&str]) {
-    let (_dir, path, out) = setup(text);
-    let assert = warcrunch()
-        .arg("run")
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure()
-        .code(1);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert!(stderr.contains("battle.toml"), "names the file: {stderr}");
-    for fragment in expect {
-        assert!(
-            stderr.contains(fragment),
-            "expected {fragment:?} in: {stderr}"
-        );
-    }
-    assert!(!out.exists(), "no output folder after a refused run");
-    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(leftovers, vec![std::ffi::OsString::from("battle.toml")]);
-}
 
 #[test]
 fn malformed_toml_is_refused_with_its_line() {

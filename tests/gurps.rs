@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use predicates::prelude::*;
 use warcrunch::engine::{self, RunSettings};
 use warcrunch::scenario::{self, Battle};
-use warcrunch::stats::{wilson, z_for_confidence};
 use warcrunch::systems::gurps::Gurps;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{assert_within_family, read, refused, repo, warcrunch};
 
 fn bundled(name: &str) -> PathBuf {
     repo().join("scenarios/gurps").join(name)
@@ -22,10 +21,6 @@ fn gurps(path: &std::path::Path) -> Gurps {
     }
 }
 
-/// Every exact value inside the simulation's interval. The intervals are
-/// 99.9% for the whole family of values checked (Bonferroni: each value at
-/// 1 − 0.001/k), so one test makes one 0.1% claim however many values it
-/// compares.
 fn assert_agreement(g: &Gurps, trials: u64, seed: u64) {
     let exact = warcrunch::systems::gurps::exact::exact_metrics(g).unwrap();
     let out = engine::run(
@@ -38,41 +33,7 @@ fn assert_agreement(g: &Gurps, trials: u64, seed: u64) {
         },
     )
     .unwrap();
-    let simulated = g.metrics(&out.tally);
-    let values: usize = exact.iter().map(|m| m.weights.len()).sum();
-    let z = z_for_confidence(1.0 - 0.001 / values as f64);
-    let mut checked = 0;
-    for ex in &exact {
-        let sum: f64 = ex.weights.iter().sum();
-        assert!(
-            (sum - 1.0).abs() < 1e-12,
-            "{}/{} sums to {sum}",
-            ex.subject,
-            ex.name
-        );
-        let mc = simulated
-            .iter()
-            .find(|m| m.subject == ex.subject && m.name == ex.name)
-            .unwrap_or_else(|| panic!("no simulated {}/{}", ex.subject, ex.name));
-        assert_eq!(
-            mc.weights.len(),
-            ex.weights.len(),
-            "{}/{}",
-            ex.subject,
-            ex.name
-        );
-        for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
-            let (lo, hi) = wilson(count, trials, z);
-            assert!(
-                lo <= p && p <= hi,
-                "{}/{} = {}: exact {p}, simulated {count}/{trials} ({lo}..{hi})",
-                ex.subject,
-                ex.name,
-                ex.label(bin)
-            );
-            checked += 1;
-        }
-    }
+    let checked = assert_within_family(&exact, &g.metrics(&out.tally), trials);
     assert!(checked > 40, "{checked}");
 }
 
@@ -104,28 +65,6 @@ fn an_exact_survival_table_by_hand() {
     assert_eq!((rows[17], rows[18]), (6, 6));
     // Margin 0 (roll 15) is "2hp" (row 2); 16 fails by 1: column A (row 3).
     assert_eq!((rows[15], rows[16]), (2, 3));
-}
-
-fn refused(text: &str, expect: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("battle.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = dir.path().join("out");
-    let assert = warcrunch()
-        .arg("run")
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure();
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    for fragment in expect {
-        assert!(
-            stderr.contains(fragment),
-            "expected {fragment:?} in: {stderr}"
-        );
-    }
-    assert!(!out.exists());
 }
 
 fn skirmish() -> String {

@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use predicates::prelude::*;
 use warcrunch::engine::{self, RunSettings};
 use warcrunch::scenario::{self, Battle};
-use warcrunch::stats::{wilson, z_for_confidence};
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::seventh_sea::exact::{exact_metrics, round_win_probability};
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{assert_within_family, read, refused, repo, warcrunch};
 
 fn bundled(name: &str) -> PathBuf {
     repo().join("scenarios/seventh_sea").join(name)
@@ -30,8 +29,6 @@ fn from_text(text: &str) -> SeventhSea {
     load(&path)
 }
 
-/// Every exact value inside the simulation's interval, 99.9% for the whole
-/// family of values (Bonferroni), as in the GURPS test.
 fn assert_agreement(g: &SeventhSea, trials: u64, seed: u64) {
     let exact = exact_metrics(g).unwrap();
     let out = engine::run(
@@ -44,32 +41,7 @@ fn assert_agreement(g: &SeventhSea, trials: u64, seed: u64) {
         },
     )
     .unwrap();
-    let simulated = g.metrics(&out.tally);
-    let values: usize = exact.iter().map(|m| m.weights.len()).sum();
-    let z = z_for_confidence(1.0 - 0.001 / values as f64);
-    for ex in &exact {
-        let sum: f64 = ex.weights.iter().sum();
-        assert!(
-            (sum - 1.0).abs() < 1e-9,
-            "{}/{} sums to {sum}",
-            ex.subject,
-            ex.name
-        );
-        let mc = simulated
-            .iter()
-            .find(|m| m.subject == ex.subject && m.name == ex.name)
-            .unwrap();
-        for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
-            let (lo, hi) = wilson(count, trials, z);
-            assert!(
-                lo <= p && p <= hi,
-                "{}/{} = {}: exact {p}, simulated {count}/{trials} ({lo}..{hi})",
-                ex.subject,
-                ex.name,
-                ex.label(bin)
-            );
-        }
-    }
+    assert_within_family(&exact, &g.metrics(&out.tally), trials);
 }
 
 const EVEN: &str = r#"
@@ -142,28 +114,6 @@ fn an_officer_tips_the_balance() {
         .unwrap();
     let won = castille.weights[0] as f64 / 200_000.0;
     assert!(won > 0.6, "Castille wins {won}");
-}
-
-fn refused(text: &str, expect: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("battle.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = dir.path().join("out");
-    let assert = warcrunch()
-        .arg("run")
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure();
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    for fragment in expect {
-        assert!(
-            stderr.contains(fragment),
-            "expected {fragment:?} in: {stderr}"
-        );
-    }
-    assert!(!out.exists());
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use warcrunch::stats::{Metric, wilson, z_for_confidence};
+
 use assert_cmd::Command;
 
 /// The warcrunch binary, run from the repository root.
@@ -70,4 +72,86 @@ pub fn independent_deck() -> Vec<Vec<Vec<String>>> {
             cards
         }
     }
+}
+
+/// Writes a scenario into a fresh folder and returns (folder, scenario, out).
+pub fn setup(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("battle.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = dir.path().join("out");
+    (dir, path, out)
+}
+
+/// Runs a scenario that must be refused with every fragment in `expect`.
+pub fn refused(text: &str, expect: &[&str]) {
+    let (_dir, path, out) = setup(text);
+    let assert = warcrunch()
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("battle.toml"), "names the file: {stderr}");
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists(), "no output folder after a refused run");
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, vec![std::ffi::OsString::from("battle.toml")]);
+}
+
+/// Every exact value inside the simulation's interval. The intervals are
+/// 99.9% for the whole family of values checked (Bonferroni: each value at
+/// 1 − 0.001/k), so one call makes one 0.1% claim however many values it
+/// compares. Exact distributions must sum to one.
+pub fn assert_within_family(
+    exact: &[Metric<f64>],
+    simulated: &[Metric<u64>],
+    trials: u64,
+) -> usize {
+    let values: usize = exact.iter().map(|m| m.weights.len()).sum();
+    let z = z_for_confidence(1.0 - 0.001 / values as f64);
+    let mut checked = 0;
+    for ex in exact {
+        let sum: f64 = ex.weights.iter().sum();
+        assert!(
+            (sum - 1.0).abs() < 1e-9,
+            "{}/{} sums to {sum}",
+            ex.subject,
+            ex.name
+        );
+        let mc = simulated
+            .iter()
+            .find(|m| m.subject == ex.subject && m.name == ex.name)
+            .unwrap_or_else(|| panic!("no simulated {}/{}", ex.subject, ex.name));
+        assert_eq!(
+            mc.weights.len(),
+            ex.weights.len(),
+            "{}/{}",
+            ex.subject,
+            ex.name
+        );
+        for (bin, (&p, &count)) in ex.weights.iter().zip(&mc.weights).enumerate() {
+            let (lo, hi) = wilson(count, trials, z);
+            assert!(
+                lo <= p && p <= hi,
+                "{}/{} = {}: exact {p}, simulated {count}/{trials} ({lo}..{hi})",
+                ex.subject,
+                ex.name,
+                ex.label(bin)
+            );
+            checked += 1;
+        }
+    }
+    checked
 }
