@@ -17,13 +17,7 @@ use warcrunch::systems::war_cards::WarCards;
 const BATCH: u64 = 10_000;
 
 fn bundled(name: &str) -> WarCards {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios/war_cards")
-        .join(name);
-    match scenario::load(&path)
-        .expect("bundled scenario loads")
-        .battle
-    {
+    match load_bundled("war_cards", name) {
         Battle::WarCards(w) => *w,
         other => panic!("{name} is a {} scenario", other.system()),
     }
@@ -45,6 +39,37 @@ fn rng_floor(c: &mut Criterion) {
     group.finish();
 }
 
+/// Battles per second of one system on one core, `per_iter` battles an iteration.
+fn bench_battles<S: System>(
+    group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    system: &S,
+    per_iter: u64,
+) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut tally = system.new_tally();
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            for _ in 0..per_iter {
+                let outcome = system.simulate(&mut rng);
+                engine::Tally::record(&mut tally, &outcome);
+            }
+        })
+    });
+    black_box(&tally);
+}
+
+/// A bundled scenario of any system.
+fn load_bundled(folder: &str, file: &str) -> Battle {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(folder)
+        .join(file);
+    scenario::load(&path)
+        .expect("bundled scenario loads")
+        .battle
+}
+
 fn war_cards_single_core(c: &mut Criterion) {
     let mut group = c.benchmark_group("war_cards");
     group.throughput(Throughput::Elements(BATCH));
@@ -55,17 +80,7 @@ fn war_cards_single_core(c: &mut Criterion) {
         "guard_vs_levy.toml",
     ] {
         let system = bundled(file);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let mut tally = system.new_tally();
-        group.bench_function(file.trim_end_matches(".toml"), |b| {
-            b.iter(|| {
-                for _ in 0..BATCH {
-                    let outcome = system.simulate(&mut rng);
-                    engine::Tally::record(&mut tally, &outcome);
-                }
-            })
-        });
-        black_box(&tally);
+        bench_battles(&mut group, file.trim_end_matches(".toml"), &system, BATCH);
     }
     group.finish();
 }
@@ -78,26 +93,15 @@ fn gurps_single_core(c: &mut Criterion) {
         "siege_assault.toml",
         "three_days_at_hollin.toml",
     ] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scenarios/gurps")
-            .join(file);
-        let Battle::Gurps(system) = scenario::load(&path)
-            .expect("bundled scenario loads")
-            .battle
-        else {
+        let Battle::Gurps(system) = load_bundled("gurps", file) else {
             panic!("{file} is a GURPS scenario");
         };
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let mut tally = system.new_tally();
-        group.bench_function(file.trim_end_matches(".toml"), |b| {
-            b.iter(|| {
-                for _ in 0..BATCH {
-                    let outcome = system.simulate(&mut rng);
-                    engine::Tally::record(&mut tally, &outcome);
-                }
-            })
-        });
-        black_box(&tally);
+        bench_battles(
+            &mut group,
+            file.trim_end_matches(".toml"),
+            system.as_ref(),
+            BATCH,
+        );
     }
     group.finish();
 }
@@ -110,26 +114,15 @@ fn seventh_sea_single_core(c: &mut Criterion) {
         "rout_of_a_weaker_army.toml",
         "officer_tips_the_balance.toml",
     ] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scenarios/seventh_sea")
-            .join(file);
-        let Battle::SeventhSea(system) = scenario::load(&path)
-            .expect("bundled scenario loads")
-            .battle
-        else {
+        let Battle::SeventhSea(system) = load_bundled("seventh_sea", file) else {
             panic!("{file} is a 7th Sea scenario");
         };
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let mut tally = system.new_tally();
-        group.bench_function(file.trim_end_matches(".toml"), |b| {
-            b.iter(|| {
-                for _ in 0..BATCH / 10 {
-                    let outcome = system.simulate(&mut rng);
-                    engine::Tally::record(&mut tally, &outcome);
-                }
-            })
-        });
-        black_box(&tally);
+        bench_battles(
+            &mut group,
+            file.trim_end_matches(".toml"),
+            system.as_ref(),
+            BATCH / 10,
+        );
     }
     group.finish();
 }

@@ -307,6 +307,52 @@ fn suggestion(message: &str) -> Option<String> {
         .map(|(_, candidate)| candidate.to_owned())
 }
 
+/// Checks a scenario's `[tables]` keys against the tables a system has.
+pub fn check_table_names<'a>(
+    origin: &str,
+    keys: impl IntoIterator<Item = &'a String>,
+    allowed: &[&str],
+    system: &str,
+) -> Result<()> {
+    for key in keys {
+        if !allowed.contains(&key.as_str()) {
+            bail!(
+                "{origin}: [tables] `{key}` is not a {system} table; allowed: {}",
+                allowed.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a battle has exactly two sides with different names.
+pub fn check_two_sides(origin: &str, names: &[&str]) -> Result<()> {
+    if names.len() != 2 {
+        bail!(
+            "{origin}: {} [[sides]] given; a battle has exactly 2",
+            names.len()
+        );
+    }
+    if names[0] == names[1] {
+        bail!(
+            "{origin}: both sides are named \"{}\"; names must differ",
+            names[0]
+        );
+    }
+    Ok(())
+}
+
+/// The index of the side a hero names, or an error listing both sides.
+pub fn side_index(origin: &str, key: &str, side: &str, names: [&str; 2]) -> Result<usize> {
+    names.iter().position(|n| *n == side).ok_or_else(|| {
+        anyhow!(
+            "{origin}: `{key}` = \"{side}\" is not a side; allowed: \"{}\", \"{}\"",
+            names[0],
+            names[1]
+        )
+    })
+}
+
 /// Fails with a message naming the file, the key and the allowed range.
 pub fn check_range<T: PartialOrd + Display>(
     origin: &str,

@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::tables::GurpsTables;
-use crate::scenario::{Header, check_range};
+use crate::scenario::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A side as written.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -246,31 +246,14 @@ pub const TABLE_NAMES: [&str; 8] = [
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
-    for key in file.tables.keys() {
-        if !TABLE_NAMES.contains(&key.as_str()) {
-            bail!(
-                "{origin}: [tables] `{key}` is not a GURPS table; allowed: {}",
-                TABLE_NAMES.join(", ")
-            );
-        }
-    }
+    check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
         GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     let position_table = &tables.strategy.position;
     check_range(origin, "days", file.days, 1..=MAX_DAYS)?;
     check_range(origin, "tech_level", file.tech_level, 0..=16)?;
-    if file.sides.len() != 2 {
-        bail!(
-            "{origin}: {} [[sides]] given; a battle has exactly 2",
-            file.sides.len()
-        );
-    }
-    if file.sides[0].name == file.sides[1].name {
-        bail!(
-            "{origin}: both sides are named \"{}\"; names must differ",
-            file.sides[0].name
-        );
-    }
+    let side_names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
+    check_two_sides(origin, &side_names)?;
     if file.sides.iter().all(|s| s.attacker) {
         bail!("{origin}: both sides have attacker = true; at most one attacks");
     }
@@ -344,18 +327,12 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
                 h.name
             );
         }
-        let side = sides
-            .iter()
-            .position(|s| s.file.name == h.side)
-            .ok_or_else(|| {
-                anyhow!(
-                    "{origin}: `{}` = \"{}\" is not a side; allowed: \"{}\", \"{}\"",
-                    key("side"),
-                    h.side,
-                    sides[0].file.name,
-                    sides[1].file.name
-                )
-            })?;
+        let side = side_index(
+            origin,
+            &key("side"),
+            &h.side,
+            [side_names[0], side_names[1]],
+        )?;
         let tactics = match (h.tactics, h.iq) {
             (Some(t), _) => t,
             (None, Some(iq)) => {

@@ -7,7 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
-use crate::scenario::{Header, check_range};
+use crate::scenario::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A commander: Wits + Strategy.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -174,28 +174,11 @@ pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
-    for key in file.tables.keys() {
-        if !TABLE_NAMES.contains(&key.as_str()) {
-            bail!(
-                "{origin}: [tables] `{key}` is not a 7th Sea table; allowed: {}",
-                TABLE_NAMES.join(", ")
-            );
-        }
-    }
+    check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     check_range(origin, "max_rounds", file.max_rounds, 3..=1000)?;
-    if file.sides.len() != 2 {
-        bail!(
-            "{origin}: {} [[sides]] given; a battle has exactly 2",
-            file.sides.len()
-        );
-    }
-    if file.sides[0].name == file.sides[1].name {
-        bail!(
-            "{origin}: both sides are named \"{}\"; names must differ",
-            file.sides[0].name
-        );
-    }
+    let side_names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
+    check_two_sides(origin, &side_names)?;
     for (i, s) in file.sides.iter().enumerate() {
         let key = |k: &str| format!("sides[{i}].{k}");
         check_range(origin, &key("commander.wits"), s.commander.wits, 1..=10)?;
@@ -229,19 +212,12 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
                 h.name
             );
         }
-        let side = file
-            .sides
-            .iter()
-            .position(|s| s.name == h.side)
-            .ok_or_else(|| {
-                anyhow!(
-                    "{origin}: `{}` = \"{}\" is not a side; allowed: \"{}\", \"{}\"",
-                    key("side"),
-                    h.side,
-                    file.sides[0].name,
-                    file.sides[1].name
-                )
-            })?;
+        let side = side_index(
+            origin,
+            &key("side"),
+            &h.side,
+            [side_names[0], side_names[1]],
+        )?;
         // Traits are rolled and kept: a Trait of 0 cannot make a knack roll.
         for (name, value) in [
             ("wits", h.wits),
