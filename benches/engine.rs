@@ -147,10 +147,8 @@ fn engine_scaling(c: &mut Criterion) {
                     engine::run(
                         &system,
                         RunSettings {
-                            seed: 1,
-                            trials,
                             threads: t,
-                            progress: false,
+                            ..RunSettings::new(1, trials)
                         },
                     )
                     .expect("run")

@@ -25,6 +25,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run scenarios with the same seed and trials and test every difference.
     Compare(CompareArgs),
+    /// Combine the partial results of `--shard` runs into the files one run writes.
+    Merge(MergeArgs),
     /// Exact skew analysis of the Combat Card deck.
     Cards(CardsArgs),
     /// Validate a scenario and print it as it will run.
@@ -38,21 +40,36 @@ pub enum Command {
 pub struct RunArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
-    /// Battles to simulate (overrides the scenario's `trials`).
-    #[arg(long)]
-    pub trials: Option<u64>,
-    /// Seed of the random streams (overrides the scenario's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads; 0 uses every core. Results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
     /// Output folder [default: reports/<scenario file stem>].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also compute the exact distribution and compare the simulation with it.
     #[arg(long)]
     pub exact: bool,
+    /// Run until every probability's 95% interval is at most ± this wide
+    /// (checked at fixed chunk counts, so the stop depends only on the seed).
+    #[arg(long, value_name = "HALF_WIDTH", conflicts_with_all = ["trials", "shard"])]
+    pub precision: Option<f64>,
+    /// The most battles a --precision run may take.
+    #[arg(long, requires = "precision", default_value_t = 1_000_000_000)]
+    pub max_trials: u64,
+    /// Options shared with sweep and compare.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
+}
+
+/// Options of every command that simulates.
+#[derive(Debug, Args)]
+pub struct SimulationArgs {
+    /// Battles per scenario or variant (overrides the scenario's `trials`).
+    #[arg(long)]
+    pub trials: Option<u64>,
+    /// Seed of the random streams, the same for every scenario or variant (overrides the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads; 0 uses every core. Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -65,6 +82,10 @@ pub struct RunArgs {
     /// Tabular outputs: any of csv, parquet, json, comma-separated.
     #[arg(long, default_value = "csv")]
     pub format: String,
+    /// Run only shard I of N (I counts from 0) and write a partial result
+    /// for `warcrunch merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
 }
 
 /// Arguments of `sweep`.
@@ -78,62 +99,40 @@ pub struct SweepArgs {
     /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
     #[arg(long, default_value_t = 0.05)]
     pub max_risk_of_down: f64,
-    /// Battles per variant (overrides the scenario's `trials`).
-    #[arg(long)]
-    pub trials: Option<u64>,
-    /// Seed, the same for every variant (overrides the scenario's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads; 0 uses every core.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
     /// Output folder [default: reports/<scenario file stem>.sweep].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
-    /// Replace an output folder that warcrunch did not write.
-    #[arg(long)]
-    pub force: bool,
-    /// Use another table file without editing the scenario: NAME=FILE (repeatable).
-    #[arg(long = "table", value_name = "NAME=FILE")]
-    pub tables: Vec<String>,
-    /// Tabular outputs: any of csv, parquet, json, comma-separated.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
+    /// Options shared with run and compare.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
 }
 
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Two or more scenario files; the first is the baseline.
+    /// Two or more scenario files; the first is the baseline (its `trials` and `seed` are used for all).
     #[arg(required = true, num_args = 2..)]
     pub scenarios: Vec<PathBuf>,
-    /// Battles per scenario [default: the first scenario's `trials`].
-    #[arg(long)]
-    pub trials: Option<u64>,
-    /// Seed, the same for every scenario [default: the first scenario's `seed`].
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads; 0 uses every core.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Output folder [default: reports/compare].
+    /// Output folder.
     #[arg(long, default_value = "reports/compare")]
     pub out: PathBuf,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Options shared with run and sweep.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
+}
+
+/// Arguments of `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partial results of every shard (folders written by `--shard`).
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
+    /// Output folder for the merged results.
+    #[arg(long)]
+    pub out: PathBuf,
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
-    /// Use another table file in every scenario: NAME=FILE (repeatable).
-    #[arg(long = "table", value_name = "NAME=FILE")]
-    pub tables: Vec<String>,
-    /// Tabular outputs: any of csv, parquet, json, comma-separated.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
 }
 
 /// Arguments of `cards`.
@@ -174,6 +173,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Run(args) => commands::run::run(&args),
         Command::Sweep(args) => commands::sweep::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Merge(args) => commands::merge::run(&args),
         Command::Cards(args) => commands::cards::run(&args),
         Command::Check(args) => commands::check::run(&args),
         Command::Tables(args) => commands::tables::run(&args),

@@ -61,17 +61,69 @@ pub trait Tally<O>: Send {
     fn merge(&mut self, other: Self);
 }
 
+/// Which part of a run's chunks to simulate: shard `index` of `count`
+/// (counting from 0) takes a contiguous block of about `1/count` of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// This shard, from 0 to `count - 1`.
+    pub index: u64,
+    /// Shards the run is split into.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run as one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `i/n` (i counts from 0), e.g. `--shard 2/4`.
+    pub fn parse(text: &str) -> Result<Shard> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+        match parsed {
+            Some((index, count)) if count >= 1 && index < count => Ok(Shard { index, count }),
+            Some((index, count)) => bail!(
+                "--shard {index}/{count}: the shard index counts from 0 and must be below the number of shards (allowed: 0/{n} to {m}/{n})",
+                n = count.max(1),
+                m = count.max(1) - 1
+            ),
+            None => bail!("--shard `{text}` is not i/n; e.g. --shard 0/4 for the first of four shards"),
+        }
+    }
+
+    /// The chunks of a run of `chunks` chunks this shard simulates.
+    pub fn chunks(self, chunks: u64) -> std::ops::Range<u64> {
+        let bound = |i: u64| (u128::from(chunks) * u128::from(i) / u128::from(self.count)) as u64;
+        bound(self.index)..bound(self.index + 1)
+    }
+}
+
 /// How to run a batch of trials.
 #[derive(Debug, Clone, Copy)]
 pub struct RunSettings {
     /// Seed of the master stream.
     pub seed: u64,
-    /// Number of battles.
+    /// Number of battles of the whole run (the most, for an adaptive run).
     pub trials: u64,
     /// Worker threads (0: one per core).
     pub threads: usize,
     /// Show a progress bar on stderr once the run takes more than a moment.
     pub progress: bool,
+    /// The part of the run to simulate.
+    pub shard: Shard,
+}
+
+impl RunSettings {
+    /// A whole run of `trials` battles on every core, without a progress bar.
+    pub fn new(seed: u64, trials: u64) -> Self {
+        RunSettings {
+            seed,
+            trials,
+            threads: 0,
+            progress: false,
+            shard: Shard::WHOLE,
+        }
+    }
 }
 
 /// The merged tally of a run and how it went.
@@ -79,6 +131,10 @@ pub struct RunSettings {
 pub struct RunOutput<T> {
     /// Counts over every trial.
     pub tally: T,
+    /// Battles simulated.
+    pub trials: u64,
+    /// Whether the stopping rule ended the run before `settings.trials`.
+    pub stopped_early: bool,
     /// Threads actually used.
     pub threads: usize,
     /// Wall-clock time of the simulation.
@@ -99,6 +155,15 @@ impl ChunkStreams {
             next: BattleRng::seed_from_u64(seed),
         }
     }
+
+    /// The streams of a seed, from chunk `first` (`first` jumps ahead).
+    pub fn starting_at(seed: u64, first: u64) -> Self {
+        let mut streams = Self::new(seed);
+        for _ in 0..first {
+            streams.next.jump();
+        }
+        streams
+    }
 }
 
 impl Iterator for ChunkStreams {
@@ -111,8 +176,30 @@ impl Iterator for ChunkStreams {
     }
 }
 
-/// Runs `settings.trials` battles of `system` and returns the merged tally.
+/// Where the stopping rule of [`run_until`] is asked: after 1, 2, 4, ...
+/// [`BATCH_CHUNKS`] chunks, then after every further [`BATCH_CHUNKS`].
+/// Fixed, so a run stops at the same chunk whatever the thread count.
+pub fn next_checkpoint(done: u64) -> u64 {
+    if done < BATCH_CHUNKS {
+        (2 * done).clamp(1, BATCH_CHUNKS)
+    } else {
+        done + BATCH_CHUNKS
+    }
+}
+
+/// Runs `settings.trials` battles of `system` (or its shard of them) and
+/// returns the merged tally.
 pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::Tally>> {
+    run_until(system, settings, |_, _| false)
+}
+
+/// Like [`run`], but asks `enough(tally, trials so far)` at every
+/// [`next_checkpoint`] and stops once it says yes.
+pub fn run_until<S: System>(
+    system: &S,
+    settings: RunSettings,
+    mut enough: impl FnMut(&S::Tally, u64) -> bool,
+) -> Result<RunOutput<S::Tally>> {
     if settings.trials == 0 {
         bail!("trials must be at least 1");
     }
@@ -127,8 +214,9 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
         .build()
         .context("could not start the worker threads")?;
     let threads = pool.current_num_threads();
-    let progress =
-        ProgressBar::with_draw_target(Some(settings.trials), ProgressDrawTarget::hidden());
+    let chunks = settings.shard.chunks(settings.trials.div_ceil(CHUNK_SIZE));
+    let planned: u64 = chunks.clone().map(|i| chunk_len(settings.trials, i)).sum();
+    let progress = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden());
     progress.set_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {percent}% {human_pos}/{human_len} battles, ETA {eta}",
@@ -136,12 +224,13 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
         .expect("valid progress template"),
     );
     let started = Instant::now();
-    let chunks = settings.trials.div_ceil(CHUNK_SIZE);
     let mut tally = system.new_tally();
-    let mut streams = ChunkStreams::new(settings.seed);
-    let mut next_chunk = 0;
-    while next_chunk < chunks {
-        let batch_end = (next_chunk + BATCH_CHUNKS).min(chunks);
+    let mut done = 0;
+    let mut stopped_early = false;
+    let mut streams = ChunkStreams::starting_at(settings.seed, chunks.start);
+    let mut next_chunk = chunks.start;
+    while next_chunk < chunks.end {
+        let batch_end = (chunks.start + next_checkpoint(next_chunk - chunks.start)).min(chunks.end);
         let batch: Vec<(u64, BattleRng)> = (next_chunk..batch_end).zip(&mut streams).collect();
         let partials: Vec<S::Tally> = pool.install(|| {
             batch
@@ -160,15 +249,20 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
         if INTERRUPTED.load(Ordering::SeqCst) {
             progress.finish_and_clear();
             bail!(
-                "interrupted after {} of {} battles; nothing was written and earlier results are untouched",
-                next_chunk * CHUNK_SIZE,
-                settings.trials
+                "interrupted after {} of {} battles had finished; nothing was written and earlier results are untouched",
+                done,
+                planned
             );
         }
         for partial in partials {
             tally.merge(partial);
         }
+        done += (next_chunk..batch_end).map(|i| chunk_len(settings.trials, i)).sum::<u64>();
         next_chunk = batch_end;
+        if next_chunk < chunks.end && enough(&tally, done) {
+            stopped_early = true;
+            break;
+        }
         if settings.progress
             && progress.is_hidden()
             && started.elapsed() > Duration::from_millis(300)
@@ -179,6 +273,8 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
     progress.finish_and_clear();
     Ok(RunOutput {
         tally,
+        trials: done,
+        stopped_early,
         threads,
         elapsed: started.elapsed(),
     })
@@ -231,10 +327,8 @@ mod tests {
 
     fn settings(trials: u64, threads: usize) -> RunSettings {
         RunSettings {
-            seed: 42,
-            trials,
             threads,
-            progress: false,
+            ..RunSettings::new(42, trials)
         }
     }
 
@@ -262,6 +356,49 @@ mod tests {
         let one = run(&Coin, settings(trials, 1)).unwrap().tally;
         let four = run(&Coin, settings(trials, 4)).unwrap().tally;
         assert_eq!(one, four);
+    }
+
+    #[test]
+    fn shards_cover_every_chunk_once_and_add_up_to_the_whole() {
+        let trials = 37 * CHUNK_SIZE + 9;
+        let whole = run(&Coin, settings(trials, 2)).unwrap().tally;
+        for count in [1, 2, 3, 5, 38, 50] {
+            let mut union = Heads::default();
+            let mut next = 0;
+            for index in 0..count {
+                let shard = Shard { index, count };
+                let range = shard.chunks(38);
+                assert_eq!(range.start, next, "shards {count} leave no gap");
+                next = range.end;
+                let part = RunSettings { shard, ..settings(trials, 1) };
+                if !range.is_empty() {
+                    union.merge(run(&Coin, part).unwrap().tally);
+                }
+            }
+            assert_eq!(next, 38);
+            assert_eq!(union, whole, "{count} shards");
+        }
+    }
+
+    #[test]
+    fn shard_parsing_checks_the_index() {
+        assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
+        for bad in ["4/4", "1/0", "x/2", "3", "-1/2"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_stopping_rule_stops_at_a_checkpoint_whatever_the_threads() {
+        let trials = 600 * CHUNK_SIZE;
+        let stop = |t: &Heads, _: u64| t.1 >= 5 * CHUNK_SIZE;
+        let one = run_until(&Coin, settings(trials, 1), stop).unwrap();
+        let three = run_until(&Coin, settings(trials, 3), stop).unwrap();
+        assert!(one.stopped_early);
+        assert_eq!(one.trials, 8 * CHUNK_SIZE, "checkpoints 1, 2, 4, 8 chunks");
+        assert_eq!(one.tally, three.tally);
+        assert_eq!(one.tally.1, one.trials);
+        assert_eq!(next_checkpoint(BATCH_CHUNKS), 2 * BATCH_CHUNKS);
     }
 
     #[test]

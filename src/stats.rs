@@ -14,7 +14,7 @@ impl Weight for u64 {}
 impl Weight for f64 {}
 
 /// The labels of a metric's values: named categories or a run of integers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Values {
     /// Category labels, one per bin, in reporting order.
     Categories(Vec<String>),
@@ -27,7 +27,7 @@ pub enum Values {
 
 /// One metric of one subject: a histogram of weights (counts or exact
 /// probabilities) over its values.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Metric<W> {
     /// What the metric is about: `battle`, `unit:Knights`, ...
     pub subject: String,
@@ -125,6 +125,26 @@ impl Metric<f64> {
                 .sum(),
         )
     }
+}
+
+/// The widest 95% Wilson half-width over every value of every metric, and
+/// where it is (`battle/winner = attacker`); `None` without counts.
+pub fn widest_half_width(metrics: &[Metric<u64>]) -> Option<(f64, String)> {
+    let mut widest: Option<(f64, String)> = None;
+    for m in metrics {
+        let total = m.total();
+        if total == 0 {
+            continue;
+        }
+        for (bin, &count) in m.weights.iter().enumerate() {
+            let (lo, hi) = wilson(count, total, z95());
+            let half = (hi - lo) / 2.0;
+            if widest.as_ref().is_none_or(|(w, _)| half > *w) {
+                widest = Some((half, format!("{}/{} = {}", m.subject, m.name, m.label(bin))));
+            }
+        }
+    }
+    widest
 }
 
 /// Summary statistics of an integer histogram.

@@ -49,7 +49,7 @@ pub fn built_ins() -> Vec<BuiltIn> {
 }
 
 /// Which table a run used, for provenance in every report.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct TableUse {
     /// Table name (`cards`).
     pub name: String,

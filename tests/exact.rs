@@ -27,10 +27,8 @@ fn simulate(w: &WarCards, trials: u64, seed: u64) -> Vec<Metric<u64>> {
     let out = engine::run(
         w,
         RunSettings {
-            seed,
-            trials,
             threads: 2,
-            progress: false,
+            ..RunSettings::new(seed, trials)
         },
     )
     .unwrap();

@@ -26,10 +26,8 @@ fn assert_agreement(g: &Gurps, trials: u64, seed: u64) {
     let out = engine::run(
         g,
         RunSettings {
-            seed,
-            trials,
             threads: 2,
-            progress: false,
+            ..RunSettings::new(seed, trials)
         },
     )
     .unwrap();

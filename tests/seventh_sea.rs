@@ -34,10 +34,8 @@ fn assert_agreement(g: &SeventhSea, trials: u64, seed: u64) {
     let out = engine::run(
         g,
         RunSettings {
-            seed,
-            trials,
             threads: 2,
-            progress: false,
+            ..RunSettings::new(seed, trials)
         },
     )
     .unwrap();
@@ -100,10 +98,8 @@ fn an_officer_tips_the_balance() {
     let out = engine::run(
         &g,
         RunSettings {
-            seed: 1,
-            trials: 200_000,
             threads: 2,
-            progress: false,
+            ..RunSettings::new(1, 200_000)
         },
     )
     .unwrap();

@@ -42,6 +42,8 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             chunk_size: None,
             threads: None,
             elapsed_seconds: None,
+            shards: None,
+            stop_reason: None,
             tables: vec![TableUse {
                 name: "cards".into(),
                 source: source.clone(),

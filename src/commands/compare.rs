@@ -6,24 +6,26 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::run::{override_settings, run_info, simulate, table_overrides, write_report};
-use super::{say, thousands};
+use super::run::{Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides};
+use super::thousands;
 use crate::cli::CompareArgs;
 use crate::compare::{differences, threshold};
 use crate::report::output_dir::Staging;
-use crate::report::{RunReport, VariantResult};
+use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::scenario;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
-    let formats = crate::report::Formats::parse(&args.format)?;
-    let overrides = table_overrides(&args.tables)?;
+    let sim = &args.sim;
+    let formats = crate::report::Formats::parse(&sim.format)?;
+    let overrides = table_overrides(&sim.tables)?;
+    let plan = Plan::from_args(sim)?;
     let mut scenarios = Vec::new();
     for path in &args.scenarios {
         scenarios.push(scenario::load_with_tables(path, &overrides)?);
     }
-    let trials = args.trials.unwrap_or(scenarios[0].trials);
-    let seed = args.seed.unwrap_or(scenarios[0].seed);
+    let trials = sim.trials.unwrap_or(scenarios[0].trials);
+    let seed = sim.seed.unwrap_or(scenarios[0].seed);
     for s in &mut scenarios {
         override_settings(s, Some(trials), Some(seed))?;
     }
@@ -47,17 +49,18 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             systems.join(", ")
         );
     }
-    let staging = Staging::new(&args.out, args.force)?;
+    let out = output_dir(None, args.out.clone(), plan.shard);
+    let staging = Staging::new(&out, sim.force)?;
     let mut results = Vec::new();
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
     for (name, s) in names.iter().zip(&scenarios) {
-        let (metrics, used, took) = simulate(s, args.threads, !args.quiet)?;
-        threads = used;
-        elapsed += took;
+        let done = simulate(s, &plan)?;
+        threads = done.threads;
+        elapsed += done.elapsed;
         results.push(VariantResult {
             variant: name.clone(),
-            metrics,
+            metrics: done.metrics,
             exact: None,
         });
     }
@@ -66,7 +69,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let tables: String = args
+    let tables: String = sim
         .tables
         .iter()
         .map(|t| format!(" --table {t}"))
@@ -83,13 +86,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         variants: results,
         formats,
     };
-    let (dest, written) = write_report(&report, staging)?;
-    say(&compare_summary(&report))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        dest.display(),
-        written.join(", ")
-    ))
+    finish(ReportKind::Compare, &report, staging, plan.shard)
 }
 
 /// What changed significantly, per variant against the first.

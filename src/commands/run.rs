@@ -3,16 +3,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::{say, thousands};
-use crate::cli::RunArgs;
-use crate::engine::{self, CHUNK_SIZE, RunSettings};
+use crate::cli::{RunArgs, SimulationArgs};
+use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::report::csv::{AGREEMENT_CONFIDENCE, agreements};
 use crate::report::output_dir::Staging;
-use crate::report::{RunInfo, RunReport, VariantResult, run_exporters};
+use crate::report::partial::Partial;
+use crate::report::{ReportKind, RunInfo, RunReport, VariantResult, run_exporters};
 use crate::scenario::{self, Battle, Scenario};
-use crate::stats::{Metric, wilson, z95};
+use crate::stats::{Metric, widest_half_width, wilson, z95};
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -34,31 +35,97 @@ pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64
     Ok(())
 }
 
-/// Simulates a scenario: its metrics, the threads used and the time taken.
-pub fn simulate(
-    s: &Scenario,
-    threads: usize,
-    progress: bool,
-) -> Result<(Vec<Metric<u64>>, usize, Duration)> {
+/// How to simulate a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Worker threads (0: every core).
+    pub threads: usize,
+    /// Show a progress bar on long runs.
+    pub progress: bool,
+    /// The part of the run to simulate.
+    pub shard: Shard,
+    /// Stop once every probability's 95% half-width is at most this.
+    pub precision: Option<f64>,
+}
+
+impl Plan {
+    /// The plan the shared command-line options describe.
+    pub fn from_args(sim: &SimulationArgs) -> Result<Plan> {
+        Ok(Plan {
+            threads: sim.threads,
+            progress: !sim.quiet,
+            shard: sim.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse)?,
+            precision: None,
+        })
+    }
+}
+
+/// What simulating a scenario produced.
+#[derive(Debug)]
+pub struct Simulated {
+    /// Counts of every metric.
+    pub metrics: Vec<Metric<u64>>,
+    /// Battles simulated.
+    pub trials: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Why a `--precision` run stopped where it did.
+    pub stop_reason: Option<String>,
+}
+
+/// Simulates a scenario (up to `s.trials` battles, or its shard of them).
+pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
     let settings = RunSettings {
         seed: s.seed,
         trials: s.trials,
-        threads,
-        progress,
+        threads: plan.threads,
+        progress: plan.progress,
+        shard: plan.shard,
     };
-    Ok(match &s.battle {
-        Battle::WarCards(w) => {
-            let output = engine::run(w.as_ref(), settings)?;
-            (w.metrics(&output.tally), output.threads, output.elapsed)
+    match &s.battle {
+        Battle::WarCards(w) => simulate_system(w.as_ref(), |t| w.metrics(t), settings, plan),
+        Battle::Gurps(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
+        Battle::SeventhSea(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
+    }
+}
+
+fn simulate_system<S: System>(
+    system: &S,
+    metrics: impl Fn(&S::Tally) -> Vec<Metric<u64>>,
+    settings: RunSettings,
+    plan: &Plan,
+) -> Result<Simulated> {
+    let precise_enough = |m: &[Metric<u64>], target: f64| {
+        widest_half_width(m).is_none_or(|(width, _)| width <= target)
+    };
+    let output = match plan.precision {
+        Some(target) => engine::run_until(system, settings, |tally, _| {
+            precise_enough(&metrics(tally), target)
+        })?,
+        None => engine::run(system, settings)?,
+    };
+    let metrics = metrics(&output.tally);
+    let stop_reason = plan.precision.map(|target| {
+        let (width, at) = widest_half_width(&metrics).unwrap_or((0.0, "no value".into()));
+        let trials = thousands(output.trials);
+        if width <= target {
+            format!(
+                "stopped after {trials} battles: every probability's 95% interval is within ±{target} (widest ±{width:.6}, {at})"
+            )
+        } else {
+            format!(
+                "stopped at --max-trials ({trials} battles) before reaching ±{target}: the widest 95% interval is ±{width:.6} ({at})"
+            )
         }
-        Battle::Gurps(g) => {
-            let output = engine::run(g.as_ref(), settings)?;
-            (g.metrics(&output.tally), output.threads, output.elapsed)
-        }
-        Battle::SeventhSea(g) => {
-            let output = engine::run(g.as_ref(), settings)?;
-            (g.metrics(&output.tally), output.threads, output.elapsed)
-        }
+    });
+    Ok(Simulated {
+        metrics,
+        trials: output.trials,
+        threads: output.threads,
+        elapsed: output.elapsed,
+        stop_reason,
     })
 }
 
@@ -76,6 +143,8 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         chunk_size: Some(CHUNK_SIZE),
         threads: Some(threads),
         elapsed_seconds: Some(elapsed.as_secs_f64()),
+        shards: None,
+        stop_reason: None,
         tables: s.battle.tables().to_vec(),
         stand_in_rules: s.battle.stand_in_rules(),
         variants: Vec::new(),
@@ -93,39 +162,93 @@ pub fn write_report(report: &RunReport, staging: Staging) -> Result<(PathBuf, Ve
     Ok((staging.commit()?, written))
 }
 
+/// Where a command writes: `out`, or `default` (with `.shard-I-of-N` for a shard).
+pub fn output_dir(out: Option<&Path>, default: PathBuf, shard: Shard) -> PathBuf {
+    match out {
+        Some(out) => out.to_path_buf(),
+        None if shard == Shard::WHOLE => default,
+        None => PathBuf::from(format!(
+            "{}.shard-{}-of-{}",
+            default.display(),
+            shard.index,
+            shard.count
+        )),
+    }
+}
+
+/// Writes a finished report (or a shard's partial result) and prints its summary.
+pub fn finish(kind: ReportKind, report: &RunReport, staging: Staging, shard: Shard) -> Result<()> {
+    if shard == Shard::WHOLE {
+        let (dest, written) = write_report(report, staging)?;
+        say(&super::summary(kind, report))?;
+        return say(&format!(
+            "Wrote {}: {}\n",
+            dest.display(),
+            written.join(", ")
+        ));
+    }
+    Partial::new(kind, shard, report).write(staging.path())?;
+    let dest = staging.commit()?;
+    let battles: u64 = report
+        .variants
+        .first()
+        .and_then(|v| v.metrics.first())
+        .map_or(0, Metric::total);
+    say(&format!(
+        "{}: shard {}/{}: {} of {} battles{}, {:.2} s\nWrote {}; when every shard is done: warcrunch merge PARTS... --out DIR\n",
+        report.info.name,
+        shard.index,
+        shard.count,
+        thousands(battles),
+        thousands(report.info.trials.unwrap_or(0)),
+        if report.variants.len() > 1 { " per variant" } else { "" },
+        report.info.elapsed_seconds.unwrap_or(0.0),
+        dest.display()
+    ))
+}
+
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let formats = crate::report::Formats::parse(&args.format)?;
-    let overrides = table_overrides(&args.tables)?;
+    let sim = &args.sim;
+    let formats = crate::report::Formats::parse(&sim.format)?;
+    let overrides = table_overrides(&sim.tables)?;
+    let mut plan = Plan::from_args(sim)?;
+    if let Some(p) = args.precision {
+        if !(p > 0.0 && p <= 0.5) {
+            bail!("--precision = {p} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.001");
+        }
+        plan.precision = Some(p);
+    }
+    if args.exact && plan.shard != Shard::WHOLE {
+        bail!("--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard");
+    }
     let mut s = scenario::load_with_tables(&args.scenario, &overrides)?;
-    override_settings(&mut s, args.trials, args.seed)?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scenario));
+    let trials = match args.precision {
+        Some(_) => Some(args.max_trials),
+        None => sim.trials,
+    };
+    override_settings(&mut s, trials, sim.seed)?;
+    let out = output_dir(args.out.as_deref(), default_out_dir(&args.scenario), plan.shard);
     let exact = if args.exact {
         Some(exact_metrics(&s)?)
     } else {
         None
     };
-    let staging = Staging::new(&out, args.force)?;
-    let (metrics, threads, elapsed) = simulate(&s, args.threads, !args.quiet)?;
+    let staging = Staging::new(&out, sim.force)?;
+    let done = simulate(&s, &plan)?;
+    let mut info = run_info(&s, reproduce_command(&s, args), done.threads, done.elapsed);
+    info.trials = Some(if plan.shard == Shard::WHOLE { done.trials } else { s.trials });
+    info.stop_reason = done.stop_reason;
     let report = RunReport {
-        info: run_info(&s, reproduce_command(&s, args), threads, elapsed),
+        info,
         variants: vec![VariantResult {
             variant: String::new(),
-            metrics,
+            metrics: done.metrics,
             exact,
         }],
         formats,
     };
-    let (dest, written) = write_report(&report, staging)?;
-    say(&console_summary(&report))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        dest.display(),
-        written.join(", ")
-    ))
+    finish(ReportKind::Run, &report, staging, plan.shard)
 }
 
 /// `reports/<scenario file stem>`.
@@ -148,14 +271,18 @@ fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
 
 fn reproduce_command(s: &Scenario, args: &RunArgs) -> String {
     let tables: String = args
+        .sim
         .tables
         .iter()
         .map(|t| format!(" --table {t}"))
         .collect();
+    let size = match args.precision {
+        Some(p) => format!("--precision {p} --max-trials {}", args.max_trials),
+        None => format!("--trials {}", s.trials),
+    };
     format!(
-        "warcrunch run {} --trials {} --seed {}{}{tables}",
+        "warcrunch run {} {size} --seed {}{}{tables}",
         s.path.display(),
-        s.trials,
         s.seed,
         if args.exact { " --exact" } else { "" }
     )
@@ -225,6 +352,9 @@ pub fn console_summary(report: &RunReport) -> String {
                 a.interval.1
             );
         }
+    }
+    if let Some(reason) = &info.stop_reason {
+        let _ = writeln!(out, "  {reason}");
     }
     let stand_ins: Vec<String> = info
         .tables

@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::run::{default_out_dir, override_settings, run_info, simulate, write_report};
-use super::{say, thousands};
+use super::run::{Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate};
+use super::thousands;
 use crate::cli::SweepArgs;
 use crate::report::output_dir::Staging;
 use crate::report::sweep::frontiers;
-use crate::report::{RunReport, VariantResult};
+use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::scenario::{self, Scenario};
 use crate::sweep::{apply, grid, parse_setting};
 
@@ -32,8 +32,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings)?;
-    let formats = crate::report::Formats::parse(&args.format)?;
-    let overrides = super::run::table_overrides(&args.tables)?;
+    let sim = &args.sim;
+    let formats = crate::report::Formats::parse(&sim.format)?;
+    let overrides = super::run::table_overrides(&sim.tables)?;
+    let plan = Plan::from_args(sim)?;
     let text = scenario::read_text(&args.scenario)?;
     let doc: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", args.scenario.display()))?;
@@ -49,24 +51,25 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             .map_err(|e| anyhow!("cannot write variant {}: {e}", v.name))?;
         let mut s = scenario::load_text(&args.scenario, &variant_text)
             .map_err(|e| anyhow!("variant {}: {e:#}", v.name))?;
-        override_settings(&mut s, args.trials, args.seed)?;
+        override_settings(&mut s, sim.trials, sim.seed)?;
         scenarios.push((v.name.clone(), s));
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scenario).with_extension("sweep"));
-    let staging = Staging::new(&out, args.force)?;
+    let out = output_dir(
+        args.out.as_deref(),
+        default_out_dir(&args.scenario).with_extension("sweep"),
+        plan.shard,
+    );
+    let staging = Staging::new(&out, sim.force)?;
     let mut results = Vec::new();
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
     for (name, s) in &scenarios {
-        let (metrics, used, took) = simulate(s, args.threads, !args.quiet)?;
-        threads = used;
-        elapsed += took;
+        let done = simulate(s, &plan)?;
+        threads = done.threads;
+        elapsed += done.elapsed;
         results.push(VariantResult {
             variant: name.clone(),
-            metrics,
+            metrics: done.metrics,
             exact: None,
         });
     }
@@ -86,13 +89,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         variants: results,
         formats,
     };
-    let (dest, written) = write_report(&report, staging)?;
-    say(&sweep_summary(&report, args.max_risk_of_down))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        dest.display(),
-        written.join(", ")
-    ))
+    finish(ReportKind::Sweep, &report, staging, plan.shard)
 }
 
 fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
@@ -100,7 +97,7 @@ fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
         .set
         .iter()
         .map(|s| format!(" --set {s}"))
-        .chain(args.tables.iter().map(|t| format!(" --table {t}")))
+        .chain(args.sim.tables.iter().map(|t| format!(" --table {t}")))
         .collect();
     format!(
         "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",

@@ -337,6 +337,12 @@ fn provenance(info: &RunInfo) -> String {
     if let Some(e) = info.elapsed_seconds {
         row("elapsed", format!("{e:.3} s"));
     }
+    if let Some(n) = info.shards {
+        row("shards merged", n.to_string());
+    }
+    if let Some(reason) = &info.stop_reason {
+        row("why it stopped", reason.clone());
+    }
     row("reproduce with", info.command.clone());
     t.push_str("</table>\n<h3>Tables</h3>\n<table>\n<tr><th class=\"l\">table</th><th class=\"l\">source</th><th class=\"l\">stand-ins</th><th class=\"l\">SHA-256</th></tr>\n");
     for u in &info.tables {
@@ -576,6 +582,9 @@ impl Export<RunReport> for HtmlReport {
             for line in headline(&v.metrics, trials) {
                 let _ = writeln!(b, "<p>{}.</p>", esc(&line));
             }
+        }
+        if let Some(reason) = &info.stop_reason {
+            let _ = writeln!(b, "<p>Adaptive precision: {}.</p>", esc(reason));
         }
         b.push_str("</div>\n<h2>Balance flags</h2>\n");
         b.push_str(&flags_html(&flags(report)));

@@ -7,19 +7,20 @@ pub mod csv;
 pub mod html;
 pub mod json;
 pub mod output_dir;
+pub mod partial;
 pub mod skew;
 pub mod sweep;
 
 use std::path::Path;
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::stats::Metric;
 use crate::tables::TableUse;
 
 /// Provenance of a run, written to `run.json` and shown in every report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
     /// warcrunch version.
     pub tool_version: String,
@@ -41,25 +42,31 @@ pub struct RunInfo {
     pub chunk_size: Option<u64>,
     /// Worker threads used.
     pub threads: Option<usize>,
-    /// Wall-clock seconds spent simulating.
+    /// Wall-clock seconds spent simulating (the slowest shard's, when merged).
     pub elapsed_seconds: Option<f64>,
+    /// Shards the run was split into and merged from (absent: one process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u64>,
+    /// Why a `--precision` run stopped where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
     /// Every table used, with its stand-ins.
     pub tables: Vec<TableUse>,
     /// Rules in use whose published form is unknown.
     pub stand_in_rules: Vec<String>,
     /// Variant names of a sweep, in order (empty for a plain run).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<String>,
     /// A sweep's cap on P(down or dead) for its recommendation.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_risk_of_down: Option<f64>,
     /// Heroes a sweep's settings name (their frontiers are compared).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub swept_heroes: Vec<String>,
 }
 
 /// The results of one variant (a plain run has one, with an empty name).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VariantResult {
     /// Empty for a plain run; `risk=-3` in a sweep.
     pub variant: String,
@@ -70,7 +77,7 @@ pub struct VariantResult {
 }
 
 /// Which files the tabular outputs are written as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Formats {
     /// `.csv` files.
     pub csv: bool,
@@ -110,6 +117,18 @@ impl Formats {
         }
         Ok(f)
     }
+}
+
+/// Which command produced a report: decides its console summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportKind {
+    /// `warcrunch run`.
+    Run,
+    /// `warcrunch sweep`.
+    Sweep,
+    /// `warcrunch compare`.
+    Compare,
 }
 
 /// A finished simulation run.

@@ -1,0 +1,240 @@
+//! Partial results of `--shard i/n` runs and their merge.
+//!
+//! A shard writes its integer counts and the run's provenance to
+//! `partial.json`; [`merge`] checks that the parts are the shards of one and
+//! the same run, each exactly once, and adds their counts. Counts are
+//! integers, so the merged report is the one a single run would have written.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::{Formats, ReportKind, RunInfo, RunReport, VariantResult};
+use crate::engine::Shard;
+
+/// The file a shard writes into its output folder.
+pub const PARTIAL_FILE: &str = "partial.json";
+
+/// Written into every partial, so a stray JSON file is not taken for one.
+const FORMAT: &str = "warcrunch partial result 1";
+
+/// One shard's counts and the provenance of the run it is part of.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Partial {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The command that ran.
+    pub kind: ReportKind,
+    /// Which shard this is.
+    pub shard: Shard,
+    /// Tabular output formats asked for.
+    pub formats: Formats,
+    /// Provenance of the whole run (trials is the whole run's).
+    pub info: RunInfo,
+    /// This shard's counts, per variant.
+    pub variants: Vec<VariantResult>,
+}
+
+impl Partial {
+    /// The partial of shard `shard` of the run `report`.
+    pub fn new(kind: ReportKind, shard: Shard, report: &RunReport) -> Partial {
+        Partial {
+            format: FORMAT.to_owned(),
+            kind,
+            shard,
+            formats: report.formats,
+            info: report.info.clone(),
+            variants: report.variants.clone(),
+        }
+    }
+
+    /// Writes `partial.json` into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<Vec<String>> {
+        let path = dir.join(PARTIAL_FILE);
+        let text = serde_json::to_string_pretty(self).context("cannot encode the partial result")?;
+        std::fs::write(&path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(vec![PARTIAL_FILE.to_owned()])
+    }
+
+    /// Reads a partial from a shard's folder or its `partial.json`.
+    pub fn read(path: &Path) -> Result<Partial> {
+        let file = if path.is_dir() {
+            path.join(PARTIAL_FILE)
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read partial result {}", file.display()))?;
+        let partial: Partial = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a warcrunch partial result (write one with `run --shard I/N`)",
+                file.display()
+            )
+        })?;
+        if partial.format != FORMAT {
+            bail!(
+                "{}: format `{}` is not `{FORMAT}`; merge parts written by this warcrunch version",
+                file.display(),
+                partial.format
+            );
+        }
+        Ok(partial)
+    }
+
+    /// The facts a user most likely mixed up, checked first for a clear message.
+    fn key_facts(&self) -> [(&'static str, String); 5] {
+        let info = &self.info;
+        let shown = |v: Option<String>| v.unwrap_or_else(|| "none".to_owned());
+        [
+            ("command", format!("{:?}", self.kind).to_lowercase()),
+            ("number of shards", self.shard.count.to_string()),
+            ("scenario file (sha256)", shown(info.scenario_sha256.clone())),
+            ("seed", shown(info.seed.map(|s| s.to_string()))),
+            ("trials", shown(info.trials.map(|t| t.to_string()))),
+        ]
+    }
+
+    /// Everything that must be equal across the shards of one run.
+    fn identity(&self) -> serde_json::Value {
+        let mut info = self.info.clone();
+        info.threads = None;
+        info.elapsed_seconds = None;
+        serde_json::json!({
+            "kind": self.kind,
+            "shards": self.shard.count,
+            "formats": self.formats,
+            "info": info,
+            "variants": self.variants.iter().map(|v| &v.variant).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The first path (`info.seed`) at which two JSON values differ.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> String {
+    match (a, b) {
+        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+            for (key, value) in x {
+                let path = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                match y.get(key) {
+                    Some(other) if other == value => {}
+                    Some(other) => return first_difference(value, other, &path),
+                    None => return path,
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{at}.{k}"))
+                .unwrap_or_else(|| at.to_owned())
+        }
+        _ => format!("{at} ({a} vs {b})"),
+    }
+}
+
+/// Adds the counts of the shards `parts` (path, partial) into the report
+/// one run would have written. Refuses parts of different runs, missing
+/// shards and shards given twice.
+pub fn merge(parts: &[(PathBuf, Partial)]) -> Result<(ReportKind, RunReport)> {
+    let Some((first_path, first)) = parts.first() else {
+        bail!("merge needs the partial results of every shard");
+    };
+    let identity = first.identity();
+    let count = first.shard.count;
+    let mut seen: BTreeMap<u64, &Path> = BTreeMap::new();
+    for (path, part) in parts {
+        for ((what, a), (_, b)) in first.key_facts().iter().zip(part.key_facts()) {
+            if *a != b {
+                bail!(
+                    "{} and {} are not shards of the same run: {what} {a} vs {b}",
+                    first_path.display(),
+                    path.display()
+                );
+            }
+        }
+        let other = part.identity();
+        if other != identity {
+            bail!(
+                "{} and {} are not shards of the same run: they differ in {}",
+                first_path.display(),
+                path.display(),
+                first_difference(&identity, &other, "")
+            );
+        }
+        if let Some(earlier) = seen.insert(part.shard.index, path) {
+            bail!(
+                "shard {}/{count} is given twice: {} and {}",
+                part.shard.index,
+                earlier.display(),
+                path.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !seen.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing shard{} {} (of {count}); run {} with --shard and pass every part to merge",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" }
+        );
+    }
+    let mut variants: Vec<VariantResult> = first.variants.clone();
+    for (path, part) in &parts[1..] {
+        for (into, from) in variants.iter_mut().zip(&part.variants) {
+            add_counts(into, from)
+                .with_context(|| format!("{}: variant `{}`", path.display(), from.variant))?;
+        }
+    }
+    let mut info = first.info.clone();
+    info.threads = Some(parts.iter().filter_map(|(_, p)| p.info.threads).sum());
+    info.elapsed_seconds = parts
+        .iter()
+        .filter_map(|(_, p)| p.info.elapsed_seconds)
+        .reduce(f64::max);
+    info.shards = Some(count);
+    Ok((
+        first.kind,
+        RunReport {
+            info,
+            variants,
+            formats: first.formats,
+        },
+    ))
+}
+
+/// Adds `from`'s counts into `into`, metric by metric.
+fn add_counts(into: &mut VariantResult, from: &VariantResult) -> Result<()> {
+    if into.metrics.len() != from.metrics.len() {
+        bail!("holds {} metrics, not {}", from.metrics.len(), into.metrics.len());
+    }
+    for (a, b) in into.metrics.iter_mut().zip(&from.metrics) {
+        if a.subject != b.subject
+            || a.name != b.name
+            || a.values != b.values
+            || a.weights.len() != b.weights.len()
+        {
+            bail!(
+                "metric {}/{} does not match {}/{}",
+                b.subject,
+                b.name,
+                a.subject,
+                a.name
+            );
+        }
+        for (x, y) in a.weights.iter_mut().zip(&b.weights) {
+            *x = x
+                .checked_add(*y)
+                .context("a count overflows 64 bits; merge fewer trials")?;
+        }
+    }
+    Ok(())
+}
