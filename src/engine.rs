@@ -77,9 +77,9 @@ impl Shard {
 
     /// Parses `i/n` (i counts from 0), e.g. `--shard 2/4`.
     pub fn parse(text: &str) -> Result<Shard> {
-        let parsed = text
-            .split_once('/')
-            .and_then(|(i, n)| Some((i.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+        let parsed = text.split_once('/').and_then(|(i, n)| {
+            Some((i.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?))
+        });
         match parsed {
             Some((index, count)) if count >= 1 && index < count => Ok(Shard { index, count }),
             Some((index, count)) => bail!(
@@ -87,7 +87,9 @@ impl Shard {
                 n = count.max(1),
                 m = count.max(1) - 1
             ),
-            None => bail!("--shard `{text}` is not i/n; e.g. --shard 0/4 for the first of four shards"),
+            None => {
+                bail!("--shard `{text}` is not i/n; e.g. --shard 0/4 for the first of four shards")
+            }
         }
     }
 
@@ -257,7 +259,9 @@ pub fn run_until<S: System>(
         for partial in partials {
             tally.merge(partial);
         }
-        done += (next_chunk..batch_end).map(|i| chunk_len(settings.trials, i)).sum::<u64>();
+        done += (next_chunk..batch_end)
+            .map(|i| chunk_len(settings.trials, i))
+            .sum::<u64>();
         next_chunk = batch_end;
         if next_chunk < chunks.end && enough(&tally, done) {
             stopped_early = true;
@@ -370,7 +374,10 @@ mod tests {
                 let range = shard.chunks(38);
                 assert_eq!(range.start, next, "shards {count} leave no gap");
                 next = range.end;
-                let part = RunSettings { shard, ..settings(trials, 1) };
+                let part = RunSettings {
+                    shard,
+                    ..settings(trials, 1)
+                };
                 if !range.is_empty() {
                     union.merge(run(&Coin, part).unwrap().tally);
                 }

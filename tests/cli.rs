@@ -335,3 +335,63 @@ fn the_readme_commands_name_a_bundled_scenario() {
     );
     assert!(readme.contains("cargo test --release"));
 }
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_naming_the_expected_type() {
+    refused(
+        &GOOD.replace("hits = 2\n[defender]", "hits = \"two\"\n[defender]"),
+        &["line 10", "invalid type", "expected"],
+    );
+}
+
+#[test]
+fn a_duplicate_key_is_refused_with_its_line() {
+    refused(
+        &GOOD.replace("melee = 2", "melee = 2\nmelee = 3"),
+        &["line 9", "duplicate key"],
+    );
+}
+
+#[test]
+fn a_probability_outside_zero_to_one_is_refused() {
+    refused(
+        &format!("{GOOD}[engagement]\nrally_chance = 1.5\n"),
+        &["`engagement.rally_chance` = 1.5", "allowed: 0 to 1"],
+    );
+}
+
+#[test]
+fn contradictory_options_are_refused_before_any_output() {
+    let (_dir, path, out) = setup(GOOD);
+    for (args, expect) in [
+        (
+            &["--precision", "0.01", "--trials", "5"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--precision", "0.01", "--shard", "0/2"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--exact", "--shard", "0/2"][..],
+            "--exact cannot be combined with --shard",
+        ),
+        (
+            &["--shard", "2/2"][..],
+            "must be below the number of shards",
+        ),
+        (&["--precision", "0"][..], "allowed: a half-width above 0"),
+        (&["--max-trials", "10"][..], "--precision"),
+    ] {
+        warcrunch()
+            .arg("run")
+            .arg(&path)
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(expect));
+        assert!(!out.exists(), "{args:?} wrote output");
+    }
+}

@@ -1,10 +1,10 @@
 //! Property tests: tallies merge in any grouping and order to the same
-//! counts, every metric's probabilities sum to one, and no scenario text
+//! counts, the shards of a run add up to the whole run, every metric's probabilities sum to one, and no scenario text
 //! makes the parser panic. `PROPTEST_CASES` raises the case count for a
 //! long fuzzing run.
 
 use proptest::prelude::*;
-use warcrunch::engine::{BattleRng, System, Tally};
+use warcrunch::engine::{self, BattleRng, CHUNK_SIZE, RunSettings, Shard, System, Tally};
 use warcrunch::scenario;
 use warcrunch::systems::war_cards::WarCards;
 
@@ -64,6 +64,27 @@ proptest! {
         inner.merge(parts[0].clone());
         right.merge(inner);
         prop_assert_eq!(left, right);
+    }
+
+    #[test]
+    fn the_union_of_shards_equals_the_whole_run(
+        seed in any::<u64>(),
+        chunks in 1u64..12,
+        tail in 0u64..CHUNK_SIZE,
+        count in 1u64..9,
+    ) {
+        let system = knights();
+        let trials = (chunks - 1) * CHUNK_SIZE + tail.max(1);
+        let settings = RunSettings { threads: 1, ..RunSettings::new(seed, trials) };
+        let whole = engine::run(&system, settings).unwrap().tally;
+        let mut union = system.new_tally();
+        for index in (0..count).rev() {
+            let shard = Shard { index, count };
+            if !shard.chunks(trials.div_ceil(CHUNK_SIZE)).is_empty() {
+                union.merge(engine::run(&system, RunSettings { shard, ..settings }).unwrap().tally);
+            }
+        }
+        prop_assert_eq!(system.metrics(&union), system.metrics(&whole));
     }
 
     #[test]

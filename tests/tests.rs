@@ -7,5 +7,6 @@ mod gurps;
 mod properties;
 mod report;
 mod reproducibility;
+mod scale;
 mod seventh_sea;
 mod util;

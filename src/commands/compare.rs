@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::run::{Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides};
+use super::run::{
+    Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides,
+};
 use super::thousands;
 use crate::cli::CompareArgs;
 use crate::compare::{differences, threshold};
@@ -69,11 +71,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let tables: String = sim
-        .tables
-        .iter()
-        .map(|t| format!(" --table {t}"))
-        .collect();
+    let tables: String = sim.tables.iter().map(|t| format!(" --table {t}")).collect();
     let command = format!(
         "warcrunch compare {} --trials {trials} --seed {seed}{tables}",
         paths.join(" ")

@@ -54,7 +54,10 @@ impl Plan {
         Ok(Plan {
             threads: sim.threads,
             progress: !sim.quiet,
-            shard: sim.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse)?,
+            shard: sim
+                .shard
+                .as_deref()
+                .map_or(Ok(Shard::WHOLE), Shard::parse)?,
             precision: None,
         })
     }
@@ -201,7 +204,11 @@ pub fn finish(kind: ReportKind, report: &RunReport, staging: Staging, shard: Sha
         shard.count,
         thousands(battles),
         thousands(report.info.trials.unwrap_or(0)),
-        if report.variants.len() > 1 { " per variant" } else { "" },
+        if report.variants.len() > 1 {
+            " per variant"
+        } else {
+            ""
+        },
         report.info.elapsed_seconds.unwrap_or(0.0),
         dest.display()
     ))
@@ -215,12 +222,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut plan = Plan::from_args(sim)?;
     if let Some(p) = args.precision {
         if !(p > 0.0 && p <= 0.5) {
-            bail!("--precision = {p} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.001");
+            bail!(
+                "--precision = {p} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.001"
+            );
         }
         plan.precision = Some(p);
     }
     if args.exact && plan.shard != Shard::WHOLE {
-        bail!("--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard");
+        bail!(
+            "--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard"
+        );
     }
     let mut s = scenario::load_with_tables(&args.scenario, &overrides)?;
     let trials = match args.precision {
@@ -228,7 +239,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         None => sim.trials,
     };
     override_settings(&mut s, trials, sim.seed)?;
-    let out = output_dir(args.out.as_deref(), default_out_dir(&args.scenario), plan.shard);
+    let out = output_dir(
+        args.out.as_deref(),
+        default_out_dir(&args.scenario),
+        plan.shard,
+    );
     let exact = if args.exact {
         Some(exact_metrics(&s)?)
     } else {
@@ -237,7 +252,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let staging = Staging::new(&out, sim.force)?;
     let done = simulate(&s, &plan)?;
     let mut info = run_info(&s, reproduce_command(&s, args), done.threads, done.elapsed);
-    info.trials = Some(if plan.shard == Shard::WHOLE { done.trials } else { s.trials });
+    info.trials = Some(if plan.shard == Shard::WHOLE {
+        done.trials
+    } else {
+        s.trials
+    });
     info.stop_reason = done.stop_reason;
     let report = RunReport {
         info,

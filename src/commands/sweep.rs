@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::run::{Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate};
+use super::run::{
+    Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
+};
 use super::thousands;
 use crate::cli::SweepArgs;
 use crate::report::output_dir::Staging;

@@ -53,7 +53,8 @@ impl Partial {
     /// Writes `partial.json` into `dir`.
     pub fn write(&self, dir: &Path) -> Result<Vec<String>> {
         let path = dir.join(PARTIAL_FILE);
-        let text = serde_json::to_string_pretty(self).context("cannot encode the partial result")?;
+        let text =
+            serde_json::to_string_pretty(self).context("cannot encode the partial result")?;
         std::fs::write(&path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(vec![PARTIAL_FILE.to_owned()])
@@ -91,7 +92,10 @@ impl Partial {
         [
             ("command", format!("{:?}", self.kind).to_lowercase()),
             ("number of shards", self.shard.count.to_string()),
-            ("scenario file (sha256)", shown(info.scenario_sha256.clone())),
+            (
+                "scenario file (sha256)",
+                shown(info.scenario_sha256.clone()),
+            ),
             ("seed", shown(info.seed.map(|s| s.to_string()))),
             ("trials", shown(info.trials.map(|t| t.to_string()))),
         ]
@@ -214,7 +218,11 @@ pub fn merge(parts: &[(PathBuf, Partial)]) -> Result<(ReportKind, RunReport)> {
 /// Adds `from`'s counts into `into`, metric by metric.
 fn add_counts(into: &mut VariantResult, from: &VariantResult) -> Result<()> {
     if into.metrics.len() != from.metrics.len() {
-        bail!("holds {} metrics, not {}", from.metrics.len(), into.metrics.len());
+        bail!(
+            "holds {} metrics, not {}",
+            from.metrics.len(),
+            into.metrics.len()
+        );
     }
     for (a, b) in into.metrics.iter_mut().zip(&from.metrics) {
         if a.subject != b.subject

@@ -1,0 +1,243 @@
+//! Runs that spread over processes (`--shard` + `merge`) and runs that stop
+//! at a precision (`--precision`): both give exactly the files one run would.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::util::{read, repo, warcrunch};
+
+const CSVS: [&str; 2] = ["distributions.csv", "summary.csv"];
+
+/// Runs `args` on the ambush scenario into `out`.
+fn ambush(out: &Path, args: &[&str]) {
+    warcrunch()
+        .args(["run", "scenarios/gurps/ambush_at_the_ford.toml", "--quiet"])
+        .args(["--trials", "250000", "--seed", "11"])
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn four_shards_merged_equal_the_single_run_byte_for_byte() {
+    let root = tempfile::tempdir().unwrap();
+    let whole = root.path().join("whole");
+    ambush(&whole, &["--format", "csv,parquet"]);
+    let mut parts = Vec::new();
+    for i in 0..4 {
+        let part = root.path().join(format!("part{i}"));
+        // Separate processes, each with its own thread count.
+        ambush(
+            &part,
+            &[
+                "--shard",
+                &format!("{i}/4"),
+                "--threads",
+                &format!("{}", 1 + i % 2),
+                "--format",
+                "csv,parquet",
+            ],
+        );
+        assert!(part.join("partial.json").exists());
+        assert!(
+            !part.join("distributions.csv").exists(),
+            "a shard writes only its partial"
+        );
+        parts.push(part);
+    }
+    let merged = root.path().join("merged");
+    // Merge in a shuffled order: the counts are integers, order cannot matter.
+    warcrunch()
+        .arg("merge")
+        .args([&parts[2], &parts[0], &parts[3], &parts[1]])
+        .arg("--out")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Megalos"));
+    for csv in CSVS {
+        let single = read(&whole.join(csv));
+        assert!(single.lines().count() > 5, "{csv} has rows");
+        assert_eq!(
+            single,
+            read(&merged.join(csv)),
+            "{csv} differs after merging"
+        );
+    }
+    assert_eq!(
+        std::fs::read(whole.join("distributions.parquet")).unwrap(),
+        std::fs::read(merged.join("distributions.parquet")).unwrap()
+    );
+    let run_json = read(&merged.join("run.json"));
+    assert!(run_json.contains("\"shards\": 4"), "{run_json}");
+    assert!(run_json.contains("\"trials\": 250000"), "{run_json}");
+}
+
+#[test]
+fn a_sharded_sweep_merges_into_the_sweep() {
+    let root = tempfile::tempdir().unwrap();
+    let sweep = |out: &Path, extra: &[&str]| {
+        warcrunch()
+            .args([
+                "sweep",
+                "scenarios/gurps/ambush_at_the_ford.toml",
+                "--quiet",
+            ])
+            .args(["--set", "heroes.Titus.risk=-2..0", "--trials", "100000"])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+    };
+    let whole = root.path().join("whole");
+    sweep(&whole, &[]);
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    sweep(&a, &["--shard", "0/2"]);
+    sweep(&b, &["--shard", "1/2"]);
+    let merged = root.path().join("merged");
+    warcrunch()
+        .arg("merge")
+        .args([&a, &b])
+        .arg("--out")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("recommended"));
+    for csv in CSVS {
+        assert_eq!(read(&whole.join(csv)), read(&merged.join(csv)), "{csv}");
+    }
+}
+
+/// Writes shard `i` of `n` of the ambush run (seed 11) into `root/name`.
+fn shard(root: &Path, name: &str, i: u64, n: u64, seed: &str) -> std::path::PathBuf {
+    let out = root.join(name);
+    warcrunch()
+        .args(["run", "scenarios/gurps/ambush_at_the_ford.toml", "--quiet"])
+        .args([
+            "--trials",
+            "50000",
+            "--seed",
+            seed,
+            "--shard",
+            &format!("{i}/{n}"),
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    out
+}
+
+fn merge_refused(parts: &[&Path], expect: &[&str]) {
+    let out = parts[0].parent().unwrap().join("merged");
+    let assert = warcrunch()
+        .arg("merge")
+        .args(parts)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists(), "nothing written by a refused merge");
+}
+
+#[test]
+fn missing_duplicated_and_foreign_shards_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let s0 = shard(r, "s0", 0, 3, "11");
+    let s1 = shard(r, "s1", 1, 3, "11");
+    let s2 = shard(r, "s2", 2, 3, "11");
+    let other_seed = shard(r, "x2", 2, 3, "12");
+    let other_count = shard(r, "y1", 1, 2, "11");
+    merge_refused(&[&s0, &s2], &["missing shard 1/3"]);
+    merge_refused(&[&s0, &s1, &s1, &s2], &["shard 1/3 is given twice"]);
+    merge_refused(
+        &[&s0, &s1, &other_seed],
+        &["not shards of the same run", "seed 11 vs 12"],
+    );
+    merge_refused(&[&s0, &other_count], &["number of shards 3 vs 2"]);
+    let scenario = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    merge_refused(&[&s0, &scenario], &["is not a warcrunch partial result"]);
+    warcrunch()
+        .arg("merge")
+        .args([&s2, &s1, &s0])
+        .arg("--out")
+        .arg(r.join("ok"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn precision_stops_at_the_same_battle_whatever_the_threads_and_says_why() {
+    let root = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let out = root.path().join(threads);
+        let assert = warcrunch()
+            .args([
+                "run",
+                "scenarios/war_cards/knights_vs_pikes.toml",
+                "--quiet",
+            ])
+            .args(["--precision", "0.003", "--seed", "4", "--threads", threads])
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+        (out, stdout)
+    };
+    let (one, said) = run("1");
+    let (two, _) = run("2");
+    for csv in CSVS {
+        assert_eq!(read(&one.join(csv)), read(&two.join(csv)), "{csv}");
+    }
+    // p(1 - p) ≤ 1/4 needs about 1.96² / (4 · 0.003²) ≈ 107,000 battles; the
+    // checkpoints are powers of two of 16,384-battle chunks.
+    assert!(said.contains("stopped after 131,072 battles"), "{said}");
+    assert!(said.contains("within ±0.003"), "{said}");
+    let run_json = read(&one.join("run.json"));
+    assert!(run_json.contains("\"trials\": 131072"), "{run_json}");
+    assert!(run_json.contains("\"stop_reason\""), "{run_json}");
+    assert!(read(&one.join("report.html")).contains("why it stopped"));
+    let widest: f64 = read(&one.join("distributions.csv"))
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cols: Vec<&str> = line.split(',').collect();
+            let (lo, hi) = (cols[cols.len() - 2], cols[cols.len() - 1]);
+            (hi.parse::<f64>().unwrap() - lo.parse::<f64>().unwrap()) / 2.0
+        })
+        .fold(0.0, f64::max);
+    assert!(widest <= 0.003, "widest half-width {widest}");
+}
+
+#[test]
+fn precision_reports_hitting_the_trial_cap() {
+    let root = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args([
+            "run",
+            "scenarios/war_cards/knights_vs_pikes.toml",
+            "--quiet",
+        ])
+        .args(["--precision", "0.0001", "--max-trials", "40000"])
+        .arg("--out")
+        .arg(root.path().join("out"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "stopped at --max-trials (40,000 battles) before reaching ±0.0001",
+        ));
+}
