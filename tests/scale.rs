@@ -241,3 +241,63 @@ fn precision_reports_hitting_the_trial_cap() {
             "stopped at --max-trials (40,000 battles) before reaching ±0.0001",
         ));
 }
+
+#[test]
+fn an_interrupted_sweep_keeps_the_variants_that_finished() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("sweep");
+    // Each variant of the three-day battle takes a second or more; Ctrl-C
+    // (SIGINT) arrives once the first has finished.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("warcrunch"))
+        .current_dir(repo())
+        .args(["sweep", "scenarios/gurps/three_days_at_hollin.toml"])
+        .args([
+            "--set",
+            "seed=1,2,3",
+            "--trials",
+            "3000000",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("done (1 of 3)") {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "sweep ended early: {said}"
+        );
+        said.push_str(&line);
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "an interrupted sweep exits non-zero");
+    assert!(
+        rest.contains("variant seed=2 failed: interrupted"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("the 1 variants that finished were written"),
+        "{rest}"
+    );
+    let csv = read(&out.join("distributions.csv"));
+    assert!(
+        csv.lines().skip(1).all(|l| l.starts_with("seed=1,")),
+        "{csv}"
+    );
+    assert!(read(&out.join("run.json")).contains("the sweep stopped early"));
+}

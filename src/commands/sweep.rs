@@ -11,6 +11,7 @@ use super::run::{
 };
 use super::thousands;
 use crate::cli::SweepArgs;
+use crate::engine::Shard;
 use crate::report::output_dir::Staging;
 use crate::report::sweep::frontiers;
 use crate::report::{ReportKind, RunReport, VariantResult};
@@ -65,19 +66,37 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let mut results = Vec::new();
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
-    for (name, s) in &scenarios {
-        let done = simulate(s, &plan)?;
-        threads = done.threads;
-        elapsed += done.elapsed;
-        results.push(VariantResult {
-            variant: name.clone(),
-            metrics: done.metrics,
-            exact: None,
-        });
+    let mut failure = None;
+    for (i, (name, s)) in scenarios.iter().enumerate() {
+        match simulate(s, &plan) {
+            Ok(done) => {
+                threads = done.threads;
+                elapsed += done.elapsed;
+                results.push(VariantResult {
+                    variant: name.clone(),
+                    metrics: done.metrics,
+                    exact: None,
+                });
+                if !sim.quiet {
+                    eprintln!("variant {name} done ({} of {})", i + 1, scenarios.len());
+                }
+            }
+            Err(e) => {
+                failure = Some(format!("variant {name} failed: {e:#}"));
+                break;
+            }
+        }
+    }
+    // A partial result must hold every variant; a whole sweep keeps the
+    // variants that finished.
+    if let Some(failure) = &failure
+        && (results.is_empty() || plan.shard != Shard::WHOLE)
+    {
+        bail!("{failure}");
     }
     let base = &scenarios[0].1;
     let mut info = run_info(base, reproduce_command(args, base), threads, elapsed);
-    info.variants = scenarios.iter().map(|(n, _)| n.clone()).collect();
+    info.variants = results.iter().map(|v| v.variant.clone()).collect();
     info.max_risk_of_down = Some(args.max_risk_of_down);
     info.swept_heroes = settings
         .iter()
@@ -86,12 +105,26 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .collect();
     info.swept_heroes.dedup();
     info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    if let Some(failure) = &failure {
+        info.stop_reason = Some(format!(
+            "the sweep stopped early ({failure}); the results hold the {} of {} variants that finished",
+            results.len(),
+            scenarios.len()
+        ));
+    }
     let report = RunReport {
         info,
         variants: results,
         formats,
     };
-    finish(ReportKind::Sweep, &report, staging, plan.shard)
+    finish(ReportKind::Sweep, &report, staging, plan.shard)?;
+    match failure {
+        Some(failure) => bail!(
+            "{failure}; the {} variants that finished were written",
+            report.variants.len()
+        ),
+        None => Ok(()),
+    }
 }
 
 fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
@@ -123,6 +156,9 @@ pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
         info.seed.unwrap_or(0),
         info.elapsed_seconds.unwrap_or(0.0)
     );
+    if let Some(reason) = &info.stop_reason {
+        let _ = writeln!(out, "  {reason}");
+    }
     for v in &report.variants {
         let headline: Vec<String> = v
             .metrics

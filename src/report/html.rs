@@ -584,7 +584,7 @@ impl Export<RunReport> for HtmlReport {
             }
         }
         if let Some(reason) = &info.stop_reason {
-            let _ = writeln!(b, "<p>Adaptive precision: {}.</p>", esc(reason));
+            let _ = writeln!(b, "<p>Why it stopped: {}.</p>", esc(reason));
         }
         b.push_str("</div>\n<h2>Balance flags</h2>\n");
         b.push_str(&flags_html(&flags(report)));
