@@ -99,6 +99,12 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
         }
     }
 
+    /// The underlying generator, for draws that need whole numbers.
+    #[inline(always)]
+    pub fn rng(&mut self) -> &mut R {
+        self.rng
+    }
+
     /// A uniform integer in `0..n` (1 ≤ n ≤ 2^24).
     #[inline(always)]
     pub fn below(&mut self, n: u32) -> u32 {
@@ -138,12 +144,101 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
     }
 }
 
+/// Walker's alias table over `0..n`: one 64-bit number per draw picks a
+/// column (the high part of `x · n`) and decides between the column and its
+/// alias with the remaining 64 bits (the low part), so each outcome's
+/// probability is exact to about `n / 2^64`. (`rand_distr`'s
+/// `WeightedAliasIndex` spends two numbers and a rejection loop per draw;
+/// this sits in the 7th Sea inner loop.)
+#[derive(Debug, Clone)]
+pub struct AliasTable {
+    /// Per column: keep the column when the low 64 bits are below this.
+    keep_below: Box<[u64]>,
+    /// Per column: the outcome drawn otherwise.
+    alias: Box<[u32]>,
+}
+
+impl AliasTable {
+    /// A table drawing `i` with probability `weights[i] / sum` (Vose's method).
+    /// Panics unless the weights are finite, non-negative and not all zero.
+    pub fn new(weights: &[f64]) -> AliasTable {
+        let n = weights.len();
+        let sum: f64 = weights.iter().sum();
+        assert!(
+            n > 0 && n <= u32::MAX as usize && sum > 0.0 && sum.is_finite(),
+            "alias table needs positive finite weights"
+        );
+        assert!(weights.iter().all(|w| *w >= 0.0), "negative weight");
+        let mut scaled: Vec<f64> = weights.iter().map(|w| w * n as f64 / sum).collect();
+        let mut keep = vec![1.0f64; n];
+        let mut alias: Vec<u32> = (0..n as u32).collect();
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
+            (0..n).partition(|&i| scaled[i] < 1.0);
+        while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
+            small.pop();
+            keep[s] = scaled[s];
+            alias[s] = l as u32;
+            scaled[l] -= 1.0 - scaled[s];
+            if scaled[l] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        // Left-overs are 1 up to rounding: keep them always.
+        let keep_below = keep
+            .iter()
+            .map(|&k| {
+                if k >= 1.0 {
+                    u64::MAX
+                } else {
+                    (k * 18_446_744_073_709_551_616.0) as u64
+                }
+            })
+            .collect();
+        AliasTable {
+            keep_below,
+            alias: alias.into_boxed_slice(),
+        }
+    }
+
+    /// The outcome for one uniform 64-bit number.
+    #[inline(always)]
+    pub fn pick(&self, x: u64) -> usize {
+        let wide = u128::from(x) * self.keep_below.len() as u128;
+        let column = (wide >> 64) as usize;
+        if (wide as u64) < self.keep_below[column] {
+            column
+        } else {
+            self.alias[column] as usize
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::chi_square_sf;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn alias_table_probabilities_are_exact_over_every_column() {
+        // Walk x over a fine grid of each column: the share of x drawing
+        // outcome i must be weights[i] / sum to within the grid step.
+        let weights = [0.5, 0.0, 3.0, 1.25, 0.25];
+        let sum: f64 = weights.iter().sum();
+        let table = AliasTable::new(&weights);
+        let steps = 1u64 << 20;
+        let mut counts = [0u64; 5];
+        for k in 0..steps {
+            counts[table.pick(k * (u64::MAX / steps))] += 1;
+        }
+        for (c, w) in counts.iter().zip(weights) {
+            let share = *c as f64 / steps as f64;
+            assert!((share - w / sum).abs() < 1e-5, "{share} vs {}", w / sum);
+        }
+        assert_eq!(AliasTable::new(&[2.0]).pick(u64::MAX), 0);
+    }
 
     #[test]
     fn d9_is_uniform_by_chi_square() {
@@ -249,3 +344,4 @@ mod tests {
         assert_eq!(chance_threshold(1.0), u64::MAX);
     }
 }
+

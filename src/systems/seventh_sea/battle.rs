@@ -173,7 +173,7 @@ impl BattleRules {
         let total: i64 = [s.supply, s.speech]
             .iter()
             .flatten()
-            .map(|p| p.roll(dice))
+            .map(|p| p.sample(dice.rng()))
             .sum();
         (total + 9) / 10
     }
@@ -261,7 +261,7 @@ impl BattleRules {
                         die + r.personal
                     }
                     PersonalRoll::Keep => {
-                        minus_banner(Pool::new(r.personal, r.wits), h.banner).roll(dice)
+                        minus_banner(Pool::new(r.personal, r.wits), h.banner).sample(dice.rng())
                     }
                 } - penalty;
                 let cell = t.chart_row(result)[h.level];
@@ -271,10 +271,10 @@ impl BattleRules {
                 }
                 if let Some(pool) = cell.damage {
                     let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - r.armour_kept);
-                    let damage = minus_banner(pool, h.banner).roll(dice) - r.soak;
+                    let damage = minus_banner(pool, h.banner).sample(dice.rng()) - r.soak;
                     if damage > 0 {
                         h.flesh += damage;
-                        let check = minus_banner(Pool::new(r.brawn, r.brawn), h.banner).roll(dice);
+                        let check = minus_banner(Pool::new(r.brawn, r.brawn), h.banner).sample(dice.rng());
                         if check < h.flesh {
                             h.wounds += 1 + (h.flesh - check) / 20;
                             h.flesh = 0;
@@ -374,7 +374,7 @@ impl BattleRules {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
         for _ in 0..MAX_REROLLS {
             let totals =
-                [0, 1].map(|s| Pool::new(pools[s], self.sides[s].wits).roll(dice) + modifier[s]);
+                [0, 1].map(|s| Pool::new(pools[s], self.sides[s].wits).sample(dice.rng()) + modifier[s]);
             let ok = [totals[0] >= tn[0], totals[1] >= tn[1]];
             let winner = match ok {
                 [true, false] => 0,
@@ -454,7 +454,7 @@ impl BattleRules {
             }
             Opportunity::LineOfFire => {
                 let shot =
-                    minus_banner(Pool::new(r.finesse + r.firearms, r.finesse), h.banner).roll(dice);
+                    minus_banner(Pool::new(r.finesse + r.firearms, r.finesse), h.banner).sample(dice.rng());
                 if shot >= t.line_of_fire_tn {
                     h.reputation += 3;
                     next_modifier[1 - side] -= 3;
@@ -492,7 +492,7 @@ impl BattleRules {
         let hero_pool = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
         let opponent_pool = Pool::new(o.finesse + o.attack, o.finesse);
         for _ in 0..MAX_DUEL_EXCHANGES {
-            let (mine, theirs) = (hero_pool.roll(dice), opponent_pool.roll(dice));
+            let (mine, theirs) = (hero_pool.sample(dice.rng()), opponent_pool.sample(dice.rng()));
             if mine < theirs {
                 h.wounds += 1;
                 if h.wounds >= 2 * r.resolve {

@@ -4,10 +4,16 @@
 //! each die beyond 10k10 into +10.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use rand::Rng;
 
-use crate::dice::Digits;
+use crate::dice::{AliasTable, Digits};
+
+/// The exact total distribution of every `XkY` (X, Y ≤ 10, no bonus) as an
+/// alias table, built the first time a battle uses that pool.
+static SAMPLERS: [[OnceLock<AliasTable>; 11]; 11] =
+    [const { [const { OnceLock::new() }; 11] }; 11];
 
 /// A normalised roll-and-keep pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +48,20 @@ impl Pool {
         }
     }
 
-    /// Rolls the pool. Faces 1–9 are tallied by value and exploded dice
+    /// Draws a total from the pool's exact distribution ([`Pool::distribution`])
+    /// by the alias method: one random number whatever the pool, where
+    /// rolling takes one digit per die and more per explosion. Same law as
+    /// [`Pool::roll`] up to the cut tail (below 1e-12 per die).
+    #[inline]
+    pub fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> i64 {
+        let table = SAMPLERS[self.rolled as usize][self.kept as usize].get_or_init(|| {
+            let (_, p) = Pool { bonus: 0, ..self }.distribution();
+            AliasTable::new(&p)
+        });
+        self.bonus + table.pick(rng.next_u64()) as i64
+    }
+
+    /// Rolls the pool die by die. Faces 1–9 are tallied by value and exploded dice
     /// (11 and up) kept aside, so keeping the highest needs no sort.
     #[inline]
     pub fn roll<R: Rng>(self, dice: &mut Digits<R>) -> i64 {
@@ -264,6 +283,40 @@ mod tests {
         assert!((d[11] - 0.01).abs() < 1e-15);
         // 10 is never a final value; 20 neither.
         assert_eq!(d[20], 0.0);
+    }
+
+    #[test]
+    fn alias_samples_follow_the_exact_distribution() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for (x, y) in [(1, 1), (3, 2), (7, 5), (10, 10), (12, 6)] {
+            let pool = Pool::new(x, y);
+            let (first, p) = pool.distribution();
+            let n = 400_000u64;
+            let mut counts = vec![0u64; p.len()];
+            for _ in 0..n {
+                counts[(pool.sample(&mut rng) - first) as usize] += 1;
+            }
+            // Pearson chi-square over cells with an expected count ≥ 5,
+            // the rest pooled into one cell.
+            let (mut chi2, mut cells, mut rest_p, mut rest_n) = (0.0, 0usize, 0.0, 0u64);
+            for (&q, &c) in p.iter().zip(&counts) {
+                if q * n as f64 >= 5.0 {
+                    let e = q * n as f64;
+                    chi2 += (c as f64 - e).powi(2) / e;
+                    cells += 1;
+                } else {
+                    rest_p += q;
+                    rest_n += c;
+                }
+            }
+            let e = rest_p * n as f64;
+            if e > 0.0 {
+                chi2 += (rest_n as f64 - e).powi(2) / e;
+                cells += 1;
+            }
+            let p_value = crate::stats::chi_square_sf(chi2, cells - 1);
+            assert!(p_value > 0.001, "{pool}: chi2 {chi2} over {cells} cells, p {p_value}");
+        }
     }
 
     #[test]
