@@ -1,13 +1,17 @@
-//! Engagements per second per core beside the raw Xoshiro256++ rate, and
-//! scaling of the engine across threads.
+//! Battles per second per core of every bundled scenario beside the raw
+//! Xoshiro256++ rate, and scaling of the engine across threads.
 //!
-//! `cargo bench --bench engine`; the ratio of `war_cards/knights_vs_pikes`
-//! to `rng_floor/next_u64` is our cost over the random-number floor.
+//! `cargo bench --bench engine`; with `WARCRUNCH_BENCH_JSON=FILE` the
+//! numbers of this run are also written to FILE as JSON (battles per second
+//! per core; `cost_in_rng_draws`, a battle's time in `next_u64` calls;
+//! parallel efficiency against one thread), so runs can be compared.
 
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use warcrunch::engine::{self, RunSettings, System};
@@ -15,6 +19,27 @@ use warcrunch::scenario::{self, Battle};
 use warcrunch::systems::war_cards::WarCards;
 
 const BATCH: u64 = 10_000;
+
+/// A benchmark of this run: criterion's folder for it, elements per
+/// iteration and threads used.
+struct Registered {
+    group: String,
+    id: String,
+    elements: u64,
+    threads: usize,
+}
+
+/// Every benchmark defined, for the JSON summary.
+static REGISTERED: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+
+fn register(group: &str, id: &str, elements: u64, threads: usize) {
+    REGISTERED.lock().expect("registry").push(Registered {
+        group: group.to_owned(),
+        id: id.to_owned(),
+        elements,
+        threads,
+    });
+}
 
 fn bundled(name: &str) -> WarCards {
     match load_bundled("war_cards", name) {
@@ -27,6 +52,7 @@ fn rng_floor(c: &mut Criterion) {
     let mut group = c.benchmark_group("rng_floor");
     group.throughput(Throughput::Elements(BATCH));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    register("rng_floor", "next_u64", BATCH, 1);
     group.bench_function("next_u64", |b| {
         b.iter(|| {
             let mut acc = 0u64;
@@ -42,10 +68,12 @@ fn rng_floor(c: &mut Criterion) {
 /// Battles per second of one system on one core, `per_iter` battles an iteration.
 fn bench_battles<S: System>(
     group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    group_name: &str,
     name: &str,
     system: &S,
     per_iter: u64,
 ) {
+    register(group_name, name, per_iter, 1);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     let mut tally = system.new_tally();
     group.bench_function(name, |b| {
@@ -80,7 +108,13 @@ fn war_cards_single_core(c: &mut Criterion) {
         "guard_vs_levy.toml",
     ] {
         let system = bundled(file);
-        bench_battles(&mut group, file.trim_end_matches(".toml"), &system, BATCH);
+        bench_battles(
+            &mut group,
+            "war_cards",
+            file.trim_end_matches(".toml"),
+            &system,
+            BATCH,
+        );
     }
     group.finish();
 }
@@ -98,6 +132,7 @@ fn gurps_single_core(c: &mut Criterion) {
         };
         bench_battles(
             &mut group,
+            "gurps",
             file.trim_end_matches(".toml"),
             system.as_ref(),
             BATCH,
@@ -119,6 +154,7 @@ fn seventh_sea_single_core(c: &mut Criterion) {
         };
         bench_battles(
             &mut group,
+            "seventh_sea",
             file.trim_end_matches(".toml"),
             system.as_ref(),
             BATCH / 10,
@@ -127,36 +163,80 @@ fn seventh_sea_single_core(c: &mut Criterion) {
     group.finish();
 }
 
-fn engine_scaling(c: &mut Criterion) {
-    let system = bundled("knights_vs_pikes.toml");
-    let trials = 16_000_000;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut threads = vec![1, 2];
-    if cores > 2 {
-        threads.push(cores);
+/// Loading, validating and building a scenario, then its first battle
+/// (the start-up a user waits for; 7th Sea pool tables, built once per
+/// process on first use, are warm here: about 10 ms more, cold).
+fn startup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("startup");
+    for (folder, file) in [
+        ("war_cards", "knights_vs_pikes.toml"),
+        ("gurps", "ambush_at_the_ford.toml"),
+        ("seventh_sea", "even_field_battle.toml"),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(folder)
+            .join(file);
+        let name = file.trim_end_matches(".toml");
+        register("startup", name, 1, 1);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let s = scenario::load(&path).expect("bundled scenario loads");
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
+                match &s.battle {
+                    Battle::WarCards(w) => drop(black_box(w.simulate(&mut rng))),
+                    Battle::Gurps(g) => drop(black_box(g.simulate(&mut rng))),
+                    Battle::SeventhSea(g) => drop(black_box(g.simulate(&mut rng))),
+                }
+            })
+        });
     }
+    group.finish();
+}
+
+/// Engine runs of one scenario at 1, 2 and all threads.
+fn scale<S: System>(c: &mut Criterion, name: &str, system: &S, trials: u64) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // More threads than cores must not lose throughput.
+    let mut threads = vec![1, 2, cores, 2 * cores];
+    threads.sort_unstable();
+    threads.dedup();
     let mut group = c.benchmark_group("engine_scaling");
     group.sample_size(10);
     group.throughput(Throughput::Elements(trials));
     for t in threads {
-        group.bench_with_input(
-            BenchmarkId::new("knights_vs_pikes_threads", t),
-            &t,
-            |b, &t| {
-                b.iter(|| {
-                    engine::run(
-                        &system,
-                        RunSettings {
-                            threads: t,
-                            ..RunSettings::new(1, trials)
-                        },
-                    )
-                    .expect("run")
-                })
-            },
-        );
+        register("engine_scaling", &format!("{name}/{t}"), trials, t);
+        group.bench_with_input(BenchmarkId::new(name, t), &t, |b, &t| {
+            b.iter(|| {
+                engine::run(
+                    system,
+                    RunSettings {
+                        threads: t,
+                        ..RunSettings::new(1, trials)
+                    },
+                )
+                .expect("run")
+            })
+        });
     }
     group.finish();
+}
+
+fn engine_scaling(c: &mut Criterion) {
+    scale(
+        c,
+        "knights_vs_pikes",
+        &bundled("knights_vs_pikes.toml"),
+        16_000_000,
+    );
+    let Battle::Gurps(gurps) = load_bundled("gurps", "ambush_at_the_ford.toml") else {
+        panic!("ambush is a GURPS scenario");
+    };
+    scale(c, "ambush_at_the_ford", gurps.as_ref(), 4_000_000);
+    let Battle::SeventhSea(sea) = load_bundled("seventh_sea", "even_field_battle.toml") else {
+        panic!("even field is a 7th Sea scenario");
+    };
+    scale(c, "even_field_battle", sea.as_ref(), 500_000);
 }
 
 criterion_group!(
@@ -165,6 +245,107 @@ criterion_group!(
     war_cards_single_core,
     gurps_single_core,
     seventh_sea_single_core,
-    engine_scaling
+    engine_scaling,
+    startup
 );
-criterion_main!(benches);
+
+fn main() {
+    let started = SystemTime::now();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    if let Some(path) = std::env::var_os("WARCRUNCH_BENCH_JSON") {
+        let summary = summary_json(started);
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(&summary).expect("json") + "\n",
+        )
+        .expect("write the bench JSON");
+        eprintln!("wrote {}", PathBuf::from(path).display());
+    }
+}
+
+/// Where criterion keeps its results.
+fn criterion_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return home.into();
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("criterion")
+}
+
+/// Elements per second of a benchmark measured by this run, if it ran.
+fn measured(r: &Registered, since: SystemTime) -> Option<f64> {
+    let file = criterion_dir()
+        .join(&r.group)
+        .join(&r.id)
+        .join("new/estimates.json");
+    let fresh = std::fs::metadata(&file).ok()?.modified().ok()? >= since;
+    let estimates: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).ok()?).ok()?;
+    let nanos = estimates["mean"]["point_estimate"].as_f64()?;
+    fresh.then(|| r.elements as f64 / (nanos * 1e-9))
+}
+
+/// The numbers of this run: per-core rates beside the RNG floor, scaling.
+fn summary_json(since: SystemTime) -> serde_json::Value {
+    let registered = REGISTERED.lock().expect("registry");
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let floor = registered
+        .iter()
+        .find(|r| r.group == "rng_floor")
+        .and_then(|r| measured(r, since));
+    let mut per_core = Vec::new();
+    let mut scaling = Vec::new();
+    let mut startup = Vec::new();
+    for r in registered.iter().filter(|r| r.group != "rng_floor") {
+        let Some(rate) = measured(r, since) else {
+            continue;
+        };
+        if r.group == "engine_scaling" {
+            let (name, _) = r.id.split_once('/').expect("name/threads");
+            let one = registered
+                .iter()
+                .find(|o| o.id == format!("{name}/1"))
+                .and_then(|o| measured(o, since));
+            scaling.push(serde_json::json!({
+                "scenario": name,
+                "threads": r.threads,
+                "battles_per_second": rate,
+                "parallel_efficiency": one.map(|one| rate / (one * r.threads as f64)),
+            }));
+        } else if r.group == "startup" {
+            startup.push(serde_json::json!({
+                "scenario": r.id,
+                "load_and_first_battle_ms": 1e3 / rate,
+            }));
+        } else {
+            per_core.push(serde_json::json!({
+                "system": r.group,
+                "scenario": r.id,
+                "battles_per_second_per_core": rate,
+                "cost_in_rng_draws": floor.map(|f| f / rate),
+            }));
+        }
+    }
+    serde_json::json!({
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "machine": {
+            "cpu": cpu,
+            "logical_cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        },
+        "rng_next_u64_per_second": floor,
+        "per_core": per_core,
+        "scaling": scaling,
+        "startup": startup,
+    })
+}

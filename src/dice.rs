@@ -344,4 +344,3 @@ mod tests {
         assert_eq!(chance_threshold(1.0), u64::MAX);
     }
 }
-

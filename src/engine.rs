@@ -192,7 +192,7 @@ pub fn next_checkpoint(done: u64) -> u64 {
 /// Runs `settings.trials` battles of `system` (or its shard of them) and
 /// returns the merged tally.
 pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::Tally>> {
-    run_until(system, settings, |_, _| false)
+    run_batches(system, settings, |done| done + BATCH_CHUNKS, |_, _| false)
 }
 
 /// Like [`run`], but asks `enough(tally, trials so far)` at every
@@ -200,6 +200,17 @@ pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::
 pub fn run_until<S: System>(
     system: &S,
     settings: RunSettings,
+    enough: impl FnMut(&S::Tally, u64) -> bool,
+) -> Result<RunOutput<S::Tally>> {
+    run_batches(system, settings, next_checkpoint, enough)
+}
+
+/// Runs the shard's chunks in batches ending where `batch_end(chunks done)`
+/// says, asking `enough` after each batch.
+fn run_batches<S: System>(
+    system: &S,
+    settings: RunSettings,
+    batch_end: impl Fn(u64) -> u64,
     mut enough: impl FnMut(&S::Tally, u64) -> bool,
 ) -> Result<RunOutput<S::Tally>> {
     if settings.trials == 0 {
@@ -232,7 +243,7 @@ pub fn run_until<S: System>(
     let mut streams = ChunkStreams::starting_at(settings.seed, chunks.start);
     let mut next_chunk = chunks.start;
     while next_chunk < chunks.end {
-        let batch_end = (chunks.start + next_checkpoint(next_chunk - chunks.start)).min(chunks.end);
+        let batch_end = (chunks.start + batch_end(next_chunk - chunks.start)).min(chunks.end);
         let batch: Vec<(u64, BattleRng)> = (next_chunk..batch_end).zip(&mut streams).collect();
         let partials: Vec<S::Tally> = pool.install(|| {
             batch

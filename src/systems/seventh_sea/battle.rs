@@ -274,7 +274,8 @@ impl BattleRules {
                     let damage = minus_banner(pool, h.banner).sample(dice.rng()) - r.soak;
                     if damage > 0 {
                         h.flesh += damage;
-                        let check = minus_banner(Pool::new(r.brawn, r.brawn), h.banner).sample(dice.rng());
+                        let check =
+                            minus_banner(Pool::new(r.brawn, r.brawn), h.banner).sample(dice.rng());
                         if check < h.flesh {
                             h.wounds += 1 + (h.flesh - check) / 20;
                             h.flesh = 0;
@@ -373,8 +374,8 @@ impl BattleRules {
     ) -> Option<usize> {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
         for _ in 0..MAX_REROLLS {
-            let totals =
-                [0, 1].map(|s| Pool::new(pools[s], self.sides[s].wits).sample(dice.rng()) + modifier[s]);
+            let totals = [0, 1]
+                .map(|s| Pool::new(pools[s], self.sides[s].wits).sample(dice.rng()) + modifier[s]);
             let ok = [totals[0] >= tn[0], totals[1] >= tn[1]];
             let winner = match ok {
                 [true, false] => 0,
@@ -453,8 +454,8 @@ impl BattleRules {
                 h.reputation += 2;
             }
             Opportunity::LineOfFire => {
-                let shot =
-                    minus_banner(Pool::new(r.finesse + r.firearms, r.finesse), h.banner).sample(dice.rng());
+                let shot = minus_banner(Pool::new(r.finesse + r.firearms, r.finesse), h.banner)
+                    .sample(dice.rng());
                 if shot >= t.line_of_fire_tn {
                     h.reputation += 3;
                     next_modifier[1 - side] -= 3;
@@ -492,7 +493,10 @@ impl BattleRules {
         let hero_pool = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
         let opponent_pool = Pool::new(o.finesse + o.attack, o.finesse);
         for _ in 0..MAX_DUEL_EXCHANGES {
-            let (mine, theirs) = (hero_pool.sample(dice.rng()), opponent_pool.sample(dice.rng()));
+            let (mine, theirs) = (
+                hero_pool.sample(dice.rng()),
+                opponent_pool.sample(dice.rng()),
+            );
             if mine < theirs {
                 h.wounds += 1;
                 if h.wounds >= 2 * r.resolve {

@@ -12,8 +12,7 @@ use crate::dice::{AliasTable, Digits};
 
 /// The exact total distribution of every `XkY` (X, Y ≤ 10, no bonus) as an
 /// alias table, built the first time a battle uses that pool.
-static SAMPLERS: [[OnceLock<AliasTable>; 11]; 11] =
-    [const { [const { OnceLock::new() }; 11] }; 11];
+static SAMPLERS: [[OnceLock<AliasTable>; 11]; 11] = [const { [const { OnceLock::new() }; 11] }; 11];
 
 /// A normalised roll-and-keep pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,7 +314,10 @@ mod tests {
                 cells += 1;
             }
             let p_value = crate::stats::chi_square_sf(chi2, cells - 1);
-            assert!(p_value > 0.001, "{pool}: chi2 {chi2} over {cells} cells, p {p_value}");
+            assert!(
+                p_value > 0.001,
+                "{pool}: chi2 {chi2} over {cells} cells, p {p_value}"
+            );
         }
     }
 
