@@ -206,11 +206,11 @@ impl AliasTable {
     pub fn pick(&self, x: u64) -> usize {
         let wide = u128::from(x) * self.keep_below.len() as u128;
         let column = (wide >> 64) as usize;
-        if (wide as u64) < self.keep_below[column] {
-            column
-        } else {
-            self.alias[column] as usize
-        }
+        // Both candidates loaded, then a select: the choice is random, so a
+        // branch on it would be mispredicted half the time.
+        let alias = self.alias[column] as usize;
+        let keep = (wide as u64) < self.keep_below[column];
+        std::hint::select_unpredictable(keep, column, alias)
     }
 }
 

@@ -3,10 +3,11 @@
 
 use rand::Rng;
 
+use super::exact::three_d6_distribution;
 use super::scenario::{Armour, MAX_HEROES, Quality, Role};
 use super::success::{Check, check, quick_contest};
 use super::tables::{Column, GurpsTables, LeaderHarm, MarginRow};
-use crate::dice::Digits;
+use crate::dice::{AliasTable, Digits};
 
 /// Final state of a PC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -138,6 +139,118 @@ pub struct BattleRules {
     pub result_by_margin: Vec<u8>,
     /// Casualty row by signed margin −MARGIN_SPAN..=MARGIN_SPAN.
     pub casualty_by_margin: Vec<u8>,
+    /// Per PC: Survival row and HP lost, drawn together.
+    pub survival_draws: Vec<SurvivalDraws>,
+    /// Per casualties row: the percent lost (dice + add, at most 100).
+    pub casualty_pct: Vec<AliasTable>,
+}
+
+/// The exact distribution of the HP `hits` hits of `dice`d6 + `add` do
+/// through DR `dr` (each hit at least 0): P(total = k) for k = 0, 1, ...
+pub fn damage_distribution(hits: i64, dice: i64, add: i64, dr: i64) -> Vec<f64> {
+    let mut sum = vec![1.0];
+    for _ in 0..dice.max(0) {
+        let mut next = vec![0.0; sum.len() + 6];
+        for (s, p) in sum.iter().enumerate() {
+            for face in 1..=6 {
+                next[s + face] += p / 6.0;
+            }
+        }
+        sum = next;
+    }
+    let mut hit = vec![0.0];
+    for (s, p) in sum.iter().enumerate() {
+        let through = (s as i64 + add - dr).max(0) as usize;
+        if hit.len() <= through {
+            hit.resize(through + 1, 0.0);
+        }
+        hit[through] += p;
+    }
+    let mut total = vec![1.0];
+    for _ in 0..hits.max(0) {
+        let mut next = vec![0.0; total.len() + hit.len() - 1];
+        for (a, p) in total.iter().enumerate() {
+            for (b, q) in hit.iter().enumerate() {
+                next[a + b] += p * q;
+            }
+        }
+        total = next;
+    }
+    total
+}
+
+/// A PC's Survival row and the HP it costs, drawn together with one random
+/// number from their exact joint law (3d6, or the lowest of three with
+/// Luck, for the row; the row's HP or its column's hits for the damage).
+#[derive(Debug, Clone)]
+pub struct SurvivalDraws {
+    /// Draw table for each losing-side penalty 0..=MAX_PENALTY.
+    by_penalty: Vec<u8>,
+    /// Distinct tables: the alias table and its (row, HP lost) outcomes.
+    tables: Vec<(AliasTable, Vec<(u8, u16)>)>,
+}
+
+impl SurvivalDraws {
+    /// The joint tables of one PC.
+    pub fn new(tables: &GurpsTables, hero: &HeroRules) -> SurvivalDraws {
+        let rolls = three_d6_distribution(hero.luck);
+        let hits = tables.damage.hits;
+        let [a_dice, a_add, c_dice, c_add] = hero.enemy_hit;
+        let column = |c: Column| match c {
+            Column::A => damage_distribution(hits.A, a_dice, a_add, hero.dr),
+            Column::B => damage_distribution(hits.B, a_dice, a_add, hero.dr),
+            Column::C => damage_distribution(hits.C, c_dice, c_add, hero.dr),
+            Column::D => damage_distribution(hits.D, c_dice, c_add, hero.dr),
+        };
+        let mut seen: Vec<[u8; 19]> = Vec::new();
+        let mut draws = SurvivalDraws {
+            by_penalty: Vec::new(),
+            tables: Vec::new(),
+        };
+        for by_roll in &hero.survival_by_roll {
+            if let Some(i) = seen.iter().position(|s| s == by_roll) {
+                draws.by_penalty.push(i as u8);
+                continue;
+            }
+            let mut row_p = vec![0.0; tables.survival.len()];
+            for roll in 3..=18 {
+                row_p[by_roll[roll] as usize] += rolls[roll];
+            }
+            let (mut outcomes, mut weights) = (Vec::new(), Vec::new());
+            for (row, &p) in row_p.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                let r = &tables.survival[row];
+                match r.column {
+                    None => {
+                        outcomes.push((row as u8, r.hp.max(0) as u16));
+                        weights.push(p);
+                    }
+                    Some(c) => {
+                        for (hp, q) in column(c).iter().enumerate() {
+                            if *q > 0.0 {
+                                outcomes.push((row as u8, hp as u16));
+                                weights.push(p * q);
+                            }
+                        }
+                    }
+                }
+            }
+            draws.by_penalty.push(seen.len() as u8);
+            seen.push(*by_roll);
+            draws.tables.push((AliasTable::new(&weights), outcomes));
+        }
+        draws
+    }
+
+    /// (Survival row, HP lost) for a losing-side penalty and a uniform number.
+    #[inline]
+    pub fn draw(&self, penalty: usize, x: u64) -> (usize, i64) {
+        let (alias, outcomes) = &self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
+        let (row, hp) = outcomes[alias.pick(x)];
+        (row as usize, i64::from(hp))
+    }
 }
 
 /// Margins tabulated each way; beyond it the last rows apply.
@@ -157,7 +270,27 @@ impl BattleRules {
         let casualty_by_margin = (-MARGIN_SPAN..=MARGIN_SPAN)
             .map(|m| tables.casualty_row(m) as u8)
             .collect();
+        let survival_draws = heroes
+            .iter()
+            .map(|h| SurvivalDraws::new(&tables, h))
+            .collect();
+        let casualty_pct = tables
+            .casualties
+            .rows
+            .iter()
+            .map(|r| {
+                let mut pct = damage_distribution(1, r.dice, r.add, 0);
+                if pct.len() > 101 {
+                    let beyond: f64 = pct[100..].iter().sum();
+                    pct.truncate(101);
+                    pct[100] = beyond;
+                }
+                AliasTable::new(&pct)
+            })
+            .collect();
         BattleRules {
+            casualty_pct,
+            survival_draws,
             sides,
             heroes,
             days,
@@ -271,32 +404,6 @@ pub fn injure<R: Rng>(
         state = State::Down;
     }
     (lost + damage, state)
-}
-
-/// Damage of one survival result: straight HP, or the column's hits.
-#[inline]
-fn survival_damage<R: Rng>(
-    rolls: &mut Digits<R>,
-    tables: &GurpsTables,
-    row: usize,
-    hero: &HeroRules,
-) -> i64 {
-    let r = &tables.survival[row];
-    match r.column {
-        None => r.hp,
-        Some(column) => {
-            let hits = tables.damage.hits;
-            let (n, dice, add) = match column {
-                Column::A => (hits.A, hero.enemy_hit[0], hero.enemy_hit[1]),
-                Column::B => (hits.B, hero.enemy_hit[0], hero.enemy_hit[1]),
-                Column::C => (hits.C, hero.enemy_hit[2], hero.enemy_hit[3]),
-                Column::D => (hits.D, hero.enemy_hit[2], hero.enemy_hit[3]),
-            };
-            (0..n)
-                .map(|_| (rolls.sum_d6(dice.max(0) as u32) + add - hero.dr).max(0))
-                .sum()
-        }
-    }
 }
 
 /// The row of a roll in a best-first margin table, criticals first.
@@ -429,10 +536,8 @@ impl BattleRules {
                 }
                 let losing = winner < 2 && winner != h.side;
                 let penalty = if losing { (mov / 4) as usize } else { 0 };
-                let by_roll = &h.survival_by_roll[penalty.min(MAX_PENALTY)];
-                let row = by_roll[roll_3d6(dice, h.luck) as usize] as usize;
+                let (row, damage) = self.survival_draws[i].draw(penalty, dice.rng().next_u64());
                 heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
-                let damage = survival_damage(dice, t, row, h);
                 if damage > 0 {
                     let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
                     lost[i] = l;
@@ -466,9 +571,9 @@ impl BattleRules {
                         row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
                 }
-                let r = &t.casualties.rows[row.clamp(0, rows - 1) as usize];
-                let pct = (dice.sum_d6(r.dice as u32) + r.add).min(100);
-                let loss = troops[s] * PERCENT[pct as usize];
+                let pct = self.casualty_pct[row.clamp(0, rows - 1) as usize]
+                    .pick(dice.rng().next_u64());
+                let loss = troops[s] * PERCENT[pct];
                 troops[s] -= loss;
                 casualties[s] += loss;
             }
@@ -540,6 +645,53 @@ mod tests {
         // HT 3: success only on 3 (1/216) or 4 (3/216): dies with 212/216.
         let p = dead as f64 / 10_000.0;
         assert!((p - 212.0 / 216.0).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn damage_distribution_matches_every_roll_enumerated() {
+        // 2 hits of 2d6 − 1 through DR 3: all 6^4 rolls.
+        let d = damage_distribution(2, 2, -1, 3);
+        let mut ways = vec![0u32; d.len()];
+        for roll in 0..6u32.pow(4) {
+            let faces: Vec<i64> = (0..4).map(|k| (roll / 6u32.pow(k) % 6) as i64 + 1).collect();
+            let hit = |a: i64, b: i64| (a + b - 1 - 3).max(0);
+            ways[(hit(faces[0], faces[1]) + hit(faces[2], faces[3])) as usize] += 1;
+        }
+        for (p, w) in d.iter().zip(&ways) {
+            assert!((p - *w as f64 / 1296.0).abs() < 1e-15, "{d:?} vs {ways:?}");
+        }
+        assert_eq!(damage_distribution(0, 3, 5, 0), vec![1.0]);
+    }
+
+    #[test]
+    fn survival_draws_keep_the_exact_row_odds() {
+        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        for (skill, luck) in [(15, false), (12, true), (8, false)] {
+            let hero = HeroRules {
+                side: 0,
+                role: Role::Soldier,
+                combat_skill: skill,
+                risk: 0,
+                luck,
+                hp: 10,
+                ht: 10,
+                major_unit: None,
+                enemy_hit: [1, 2, 2, 0],
+                dr: 2,
+                survival_by_roll: vec![rows_by_roll(&t.survival, skill)],
+                glory_by_roll: rows_by_roll(&t.glory, skill),
+            };
+            let draws = SurvivalDraws::new(&t, &hero);
+            let exact = super::super::exact::category_distribution(&t.survival, skill, luck);
+            let mut rows = vec![0u64; exact.len()];
+            let n = 1u64 << 20;
+            for k in 0..n {
+                rows[draws.draw(0, k.wrapping_mul(u64::MAX / n)).0] += 1;
+            }
+            for (c, p) in rows.iter().zip(&exact) {
+                assert!((*c as f64 / n as f64 - p).abs() < 1e-5, "skill {skill}");
+            }
+        }
     }
 
     #[test]
