@@ -143,6 +143,11 @@ struct SpoilsFile {
 pub struct SeaTables {
     /// Chart rows: (min_result, cells by level rear..heavily_engaged), lowest first.
     pub chart: Vec<(i64, [ChartCell; 4])>,
+    /// The chart row of each result from `row_lookup_base` up to the last
+    /// row's `min_result` (results beyond clamp to the ends).
+    row_lookup: Vec<u8>,
+    /// The result of `row_lookup[0]`.
+    row_lookup_base: i64,
     /// Cumulative opportunity weights, in [`Opportunity::ALL`] order.
     pub opportunity_cumulative: [u32; 9],
     /// Reputation for refusing a duel.
@@ -218,6 +223,21 @@ impl SeaTables {
                 .any(|w| w[0].min_result >= w[1].min_result)
         {
             bail!("{origin}: `rows` must be non-empty with increasing min_result");
+        }
+        if let Some((i, r)) = chart_file
+            .rows
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, r)| !(-999..=999).contains(&r.min_result))
+        {
+            bail!(
+                "{origin}: rows[{i}].min_result = {} is out of range; allowed: -999 to 999",
+                r.min_result
+            );
+        }
+        if chart_file.rows.len() > 200 {
+            bail!("{origin}: `rows` has {} rows; allowed: at most 200", chart_file.rows.len());
         }
         let mut chart = Vec::new();
         for (i, r) in chart_file.rows.iter().enumerate() {
@@ -301,8 +321,20 @@ impl SeaTables {
             bail!("{origin}: `rows` must be non-empty with increasing min_roll");
         }
         let stand_ins = [chart_file.stand_ins, opp.stand_ins, spoils_file.stand_ins];
+        let row_lookup_base = chart.get(1).map_or(0, |(min, _)| min - 1);
+        let last = chart.last().map_or(0, |(min, _)| *min).max(row_lookup_base);
+        let row_lookup = (row_lookup_base..=last)
+            .map(|result| {
+                chart
+                    .iter()
+                    .rposition(|(min, _)| result >= *min)
+                    .unwrap_or(0) as u8
+            })
+            .collect();
         Ok(SeaTables {
             chart,
+            row_lookup,
+            row_lookup_base,
             opportunity_cumulative: cumulative,
             refuse_duel_reputation: opp.refuse_duel_reputation,
             line_of_fire_tn: opp.line_of_fire_tn,
@@ -328,12 +360,9 @@ impl SeaTables {
     /// The chart cells of a personal result.
     #[inline]
     pub fn chart_row(&self, result: i64) -> &[ChartCell; 4] {
-        let i = self
-            .chart
-            .iter()
-            .rposition(|(min, _)| result >= *min)
-            .unwrap_or(0);
-        &self.chart[i].1
+        let last = self.row_lookup.len() as i64 - 1;
+        let at = (result - self.row_lookup_base).clamp(0, last) as usize;
+        &self.chart[self.row_lookup[at] as usize].1
     }
 
     /// The spoils row of a roll.
@@ -342,5 +371,23 @@ impl SeaTables {
             .iter()
             .rposition(|(min, _)| roll >= *min)
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_row_lookup_agrees_with_the_rows_min_results() {
+        let t = SeaTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        for result in -1100..1100 {
+            let row = t
+                .chart
+                .iter()
+                .rposition(|(min, _)| result >= *min)
+                .unwrap_or(0);
+            assert!(std::ptr::eq(t.chart_row(result), &t.chart[row].1), "{result}");
+        }
     }
 }
