@@ -152,10 +152,10 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
 /// this sits in the 7th Sea inner loop.)
 #[derive(Debug, Clone)]
 pub struct AliasTable {
-    /// Per column: keep the column when the low 64 bits are below this.
-    keep_below: Box<[u64]>,
-    /// Per column: the outcome drawn otherwise.
-    alias: Box<[u32]>,
+    /// Per column: keep the column when the low 64 bits are below the
+    /// threshold, else draw its alias. Side by side, so a draw touches one
+    /// cache line.
+    columns: Box<[(u64, u32)]>,
 }
 
 impl AliasTable {
@@ -185,32 +185,30 @@ impl AliasTable {
             }
         }
         // Left-overs are 1 up to rounding: keep them always.
-        let keep_below = keep
+        let columns = keep
             .iter()
-            .map(|&k| {
-                if k >= 1.0 {
+            .zip(alias)
+            .map(|(&k, a)| {
+                let below = if k >= 1.0 {
                     u64::MAX
                 } else {
                     (k * 18_446_744_073_709_551_616.0) as u64
-                }
+                };
+                (below, a)
             })
             .collect();
-        AliasTable {
-            keep_below,
-            alias: alias.into_boxed_slice(),
-        }
+        AliasTable { columns }
     }
 
     /// The outcome for one uniform 64-bit number.
     #[inline(always)]
     pub fn pick(&self, x: u64) -> usize {
-        let wide = u128::from(x) * self.keep_below.len() as u128;
+        let wide = u128::from(x) * self.columns.len() as u128;
         let column = (wide >> 64) as usize;
-        // Both candidates loaded, then a select: the choice is random, so a
-        // branch on it would be mispredicted half the time.
-        let alias = self.alias[column] as usize;
-        let keep = (wide as u64) < self.keep_below[column];
-        std::hint::select_unpredictable(keep, column, alias)
+        let (keep_below, alias) = self.columns[column];
+        // A select, not a branch: the choice is random, so a branch on it
+        // would be mispredicted half the time.
+        std::hint::select_unpredictable((wide as u64) < keep_below, column, alias as usize)
     }
 }
 
