@@ -395,3 +395,76 @@ fn contradictory_options_are_refused_before_any_output() {
         assert!(!out.exists(), "{args:?} wrote output");
     }
 }
+
+/// Runs `GOOD` with `[tables] cards = "deck.toml"` holding `deck`; it must be
+/// refused naming the table file and every fragment of `expect`.
+fn deck_refused(deck: &str, expect: &[&str]) {
+    let (dir, path, out) = setup(&format!("{GOOD}[tables]\ncards = \"deck.toml\"\n"));
+    std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
+    let assert = warcrunch()
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("deck.toml"),
+        "names the table file: {stderr}"
+    );
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_malformed_table_file_is_refused_with_its_line() {
+    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen("[[cards]]", "[[cards]", 1);
+    let line = warcrunch::tables::BUILT_IN_CARDS
+        .lines()
+        .position(|l| l.starts_with("[[cards]]"))
+        .unwrap()
+        + 1;
+    deck_refused(&deck, &[&format!("line {line}")]);
+}
+
+#[test]
+fn a_duplicate_key_in_a_table_file_is_refused() {
+    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen(
+        "banner_sword   = \"- F - H R H H\"\n",
+        "banner_sword   = \"- F - H R H H\"\nbanner_sword   = \"- - - - - - -\"\n",
+        1,
+    );
+    deck_refused(&deck, &["duplicate key", "banner_sword"]);
+}
+
+#[test]
+fn weights_that_cannot_make_a_distribution_are_refused() {
+    // Heroic Opportunity weights are normalised; all zero leaves no distribution.
+    let dir = tempfile::tempdir().unwrap();
+    let weights = "[weights]\nsurgeon = 0\npick_up_banner = 0\nhold_the_line = 0\ncharge = 0\nline_of_fire = 0\nlure = 0\nrescue_the_wounded = 0\ncapture_enemy_banner = 0\nduel = 0\n";
+    let table = warcrunch::systems::seventh_sea::tables::BUILT_IN[1].2;
+    let start = table.find("[weights]").unwrap();
+    let end = start + table[start..].find("\n\n").unwrap_or(table.len() - start);
+    let zeroed = format!("{}{weights}{}", &table[..start], &table[end..]);
+    std::fs::write(dir.path().join("opp.toml"), zeroed).unwrap();
+    let scenario = read(&repo().join("scenarios/seventh_sea/even_field_battle.toml"));
+    let path = dir.path().join("battle.toml");
+    std::fs::write(
+        &path,
+        format!("{scenario}\n[tables]\nopportunities = \"opp.toml\"\n"),
+    )
+    .unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("opp.toml").and(predicate::str::contains("not all 0")));
+}

@@ -571,8 +571,8 @@ impl BattleRules {
                         row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
                 }
-                let pct = self.casualty_pct[row.clamp(0, rows - 1) as usize]
-                    .pick(dice.rng().next_u64());
+                let pct =
+                    self.casualty_pct[row.clamp(0, rows - 1) as usize].pick(dice.rng().next_u64());
                 let loss = troops[s] * PERCENT[pct];
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -653,7 +653,9 @@ mod tests {
         let d = damage_distribution(2, 2, -1, 3);
         let mut ways = vec![0u32; d.len()];
         for roll in 0..6u32.pow(4) {
-            let faces: Vec<i64> = (0..4).map(|k| (roll / 6u32.pow(k) % 6) as i64 + 1).collect();
+            let faces: Vec<i64> = (0..4)
+                .map(|k| (roll / 6u32.pow(k) % 6) as i64 + 1)
+                .collect();
             let hit = |a: i64, b: i64| (a + b - 1 - 3).max(0);
             ways[(hit(faces[0], faces[1]) + hit(faces[2], faces[3])) as usize] += 1;
         }

@@ -237,7 +237,10 @@ impl SeaTables {
             );
         }
         if chart_file.rows.len() > 200 {
-            bail!("{origin}: `rows` has {} rows; allowed: at most 200", chart_file.rows.len());
+            bail!(
+                "{origin}: `rows` has {} rows; allowed: at most 200",
+                chart_file.rows.len()
+            );
         }
         let mut chart = Vec::new();
         for (i, r) in chart_file.rows.iter().enumerate() {
@@ -387,7 +390,10 @@ mod tests {
                 .iter()
                 .rposition(|(min, _)| result >= *min)
                 .unwrap_or(0);
-            assert!(std::ptr::eq(t.chart_row(result), &t.chart[row].1), "{result}");
+            assert!(
+                std::ptr::eq(t.chart_row(result), &t.chart[row].1),
+                "{result}"
+            );
         }
     }
 }
