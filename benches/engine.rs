@@ -304,6 +304,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
         .iter()
         .find(|r| r.group == "rng_floor")
         .and_then(|r| measured(r, since));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut per_core = Vec::new();
     let mut scaling = Vec::new();
     let mut startup = Vec::new();
@@ -321,7 +322,8 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 "scenario": name,
                 "threads": r.threads,
                 "battles_per_second": rate,
-                "parallel_efficiency": one.map(|one| rate / (one * r.threads as f64)),
+                // Against one thread times the cores the threads can use.
+                "parallel_efficiency": one.map(|one| rate / (one * r.threads.min(cores) as f64)),
             }));
         } else if r.group == "startup" {
             startup.push(serde_json::json!({
