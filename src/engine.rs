@@ -39,6 +39,16 @@ pub fn interrupt() {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
+/// The error of a run stopped by Ctrl-C.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted after {done} of {planned} battles had finished")]
+pub struct Interrupted {
+    /// Battles of completed batches.
+    pub done: u64,
+    /// Battles the run was to simulate.
+    pub planned: u64,
+}
+
 /// A battle system: rules and tables that can fight one battle at a time.
 pub trait System: Sync {
     /// What one battle produced.
@@ -261,11 +271,7 @@ fn run_batches<S: System>(
         });
         if INTERRUPTED.load(Ordering::SeqCst) {
             progress.finish_and_clear();
-            bail!(
-                "interrupted after {} of {} battles had finished; nothing was written and earlier results are untouched",
-                done,
-                planned
-            );
+            return Err(Interrupted { done, planned }.into());
         }
         for partial in partials {
             tally.merge(partial);

@@ -291,7 +291,7 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
         "{rest}"
     );
     assert!(
-        rest.contains("the 1 variants that finished were written"),
+        rest.contains("the 1 variant that finished was written: variant seed=2"),
         "{rest}"
     );
     let csv = read(&out.join("distributions.csv"));

@@ -57,7 +57,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
     for (name, s) in names.iter().zip(&scenarios) {
-        let done = simulate(s, &plan)?;
+        let done = simulate(s, &plan).map_err(super::nothing_written)?;
         threads = done.threads;
         elapsed += done.elapsed;
         results.push(VariantResult {

@@ -21,6 +21,15 @@ pub fn summary(kind: ReportKind, report: &RunReport) -> String {
     }
 }
 
+/// Says what an interrupted simulation left behind: nothing.
+pub fn nothing_written(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<crate::engine::Interrupted>() {
+        anyhow::anyhow!("{e:#}; nothing was written and earlier results are untouched")
+    } else {
+        e
+    }
+}
+
 /// Writes text to stdout; a closed pipe (`warcrunch ... | head`) is not an error.
 pub fn say(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;

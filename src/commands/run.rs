@@ -250,7 +250,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         None
     };
     let staging = Staging::new(&out, sim.force)?;
-    let done = simulate(&s, &plan)?;
+    let done = simulate(&s, &plan).map_err(super::nothing_written)?;
     let mut info = run_info(&s, reproduce_command(&s, args), done.threads, done.elapsed);
     info.trials = Some(if plan.shard == Shard::WHOLE {
         done.trials

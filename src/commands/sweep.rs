@@ -82,17 +82,15 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                 }
             }
             Err(e) => {
-                failure = Some(format!("variant {name} failed: {e:#}"));
+                failure = Some(e.context(format!("variant {name} failed")));
                 break;
             }
         }
     }
     // A partial result must hold every variant; a whole sweep keeps the
     // variants that finished.
-    if let Some(failure) = &failure
-        && (results.is_empty() || plan.shard != Shard::WHOLE)
-    {
-        bail!("{failure}");
+    if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
+        return Err(super::nothing_written(failure));
     }
     let base = &scenarios[0].1;
     let mut info = run_info(base, reproduce_command(args, base), threads, elapsed);
@@ -107,7 +105,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
     if let Some(failure) = &failure {
         info.stop_reason = Some(format!(
-            "the sweep stopped early ({failure}); the results hold the {} of {} variants that finished",
+            "the sweep stopped early ({failure:#}); the results hold the {} of {} variants that finished",
             results.len(),
             scenarios.len()
         ));
@@ -119,10 +117,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     };
     finish(ReportKind::Sweep, &report, staging, plan.shard)?;
     match failure {
-        Some(failure) => bail!(
-            "{failure}; the {} variants that finished were written",
-            report.variants.len()
-        ),
+        Some(failure) => Err(failure.context(match report.variants.len() {
+            1 => "the 1 variant that finished was written".to_owned(),
+            n => format!("the {n} variants that finished were written"),
+        })),
         None => Ok(()),
     }
 }

@@ -1,11 +1,13 @@
 //! One 7th Sea mass battle, round by round (RULES.md §3).
 
+use std::sync::OnceLock;
+
 use rand::Rng;
 
 use super::roll_keep::{Pool, exploding_d10};
 use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
 use super::tables::{Opportunity, SeaTables};
-use crate::dice::Digits;
+use crate::dice::{AliasTable, Digits};
 
 /// Engagement levels, Rear (0) to Heavily Engaged (3).
 pub const REAR: usize = 0;
@@ -14,8 +16,6 @@ pub const HEAVILY_ENGAGED: usize = 3;
 
 /// Contest rerolls (neither succeeds, or a tie) before a round is called even.
 const MAX_REROLLS: u32 = 1000;
-/// Duel exchanges before a duel is called off.
-const MAX_DUEL_EXCHANGES: u32 = 1000;
 
 /// A Hero's final state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,6 +119,94 @@ pub struct BattleRules {
     pub personal_roll: PersonalRoll,
     /// Tables.
     pub tables: SeaTables,
+    /// Per Hero, by banner and Dramatic Wounds at the start: how a duel
+    /// ends, built on first use.
+    pub duel_ends: Vec<Box<[OnceLock<DuelEnds>]>>,
+}
+
+/// How a duel ends from one starting point, drawn with one random number.
+#[derive(Debug, Clone)]
+pub struct DuelEnds {
+    table: AliasTable,
+    /// (the Hero won, his Dramatic Wounds at the end).
+    ends: Vec<(bool, i64)>,
+}
+
+impl DuelEnds {
+    /// The exact law of a duel's end: each exchange the lower total takes a
+    /// Dramatic Wound (ties replay), until the Hero reaches `hero_limit`
+    /// wounds (he is out and loses) or the opponent `opponent_limit` (he
+    /// wins). `p_win`/`p_lose`: one exchange's odds. A duel no exchange can
+    /// decide is called off: no winner, no wounds.
+    pub fn new(p_win: f64, p_lose: f64, wounds: i64, hero_limit: i64, opponent_limit: i64) -> Self {
+        let decided = p_win + p_lose;
+        if decided < 1e-15 || wounds >= hero_limit {
+            return DuelEnds {
+                table: AliasTable::new(&[1.0]),
+                ends: vec![(false, wounds)],
+            };
+        }
+        let lose = p_lose / decided;
+        let (rows, cols) = (hero_limit as usize, opponent_limit as usize);
+        // mass[h][o]: P(the duel passes through h Hero and o opponent wounds).
+        let mut mass = vec![vec![0.0f64; cols]; rows];
+        mass[wounds as usize][0] = 1.0;
+        let mut ends = Vec::new();
+        let mut weights = Vec::new();
+        for h in wounds as usize..rows {
+            for o in 0..cols {
+                let m = mass[h][o];
+                if m == 0.0 {
+                    continue;
+                }
+                if h + 1 == rows {
+                    ends.push((false, hero_limit));
+                    weights.push(m * lose);
+                } else {
+                    mass[h + 1][o] += m * lose;
+                }
+                if o + 1 == cols {
+                    ends.push((true, h as i64));
+                    weights.push(m * (1.0 - lose));
+                } else {
+                    mass[h][o + 1] += m * (1.0 - lose);
+                }
+            }
+        }
+        DuelEnds {
+            table: AliasTable::new(&weights),
+            ends,
+        }
+    }
+
+    /// (the Hero won, his Dramatic Wounds at the end) for a uniform number.
+    #[inline]
+    pub fn draw(&self, x: u64) -> (bool, i64) {
+        self.ends[self.table.pick(x)]
+    }
+}
+
+/// P(a > b) and P(a < b) for independent totals with the laws `a`, `b`
+/// (P(total = k) at index k).
+pub fn exchange_odds(a: &[f64], b: &[f64]) -> (f64, f64) {
+    let b_total: f64 = b.iter().sum();
+    let mut below = 0.0; // P(b < k)
+    let (mut greater, mut less) = (0.0, 0.0);
+    for (k, &pa) in a.iter().enumerate() {
+        let at = b.get(k).copied().unwrap_or(0.0);
+        greater += pa * below;
+        less += pa * (b_total - below - at);
+        below += at;
+    }
+    (greater, less)
+}
+
+/// One empty slot per (banner, starting wounds) of each Hero.
+pub fn duel_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<DuelEnds>]>> {
+    heroes
+        .iter()
+        .map(|h| (0..4 * h.resolve).map(|_| OnceLock::new()).collect())
+        .collect()
 }
 
 /// Per-Hero state during a battle.
@@ -326,7 +414,7 @@ impl BattleRules {
                 // A Heroic Opportunity.
                 if cell.opportunity && !h.out {
                     let opportunity = self.draw_opportunity(dice);
-                    self.take(dice, r, &mut heroes[i], opportunity, &mut next_modifier);
+                    self.take(dice, i, &mut heroes[i], opportunity, &mut next_modifier);
                 }
             }
         }
@@ -413,11 +501,12 @@ impl BattleRules {
     fn take<R: Rng>(
         &self,
         dice: &mut Digits<R>,
-        r: &HeroRules,
+        hero: usize,
         h: &mut Hero,
         opportunity: Opportunity,
         next_modifier: &mut [i64; 2],
     ) {
+        let r = &self.heroes[hero];
         let t = &self.tables;
         let crippled = h.state(r.resolve) != HeroState::Fine;
         let refuses_duels = r.policy == Policy::Adaptive && crippled;
@@ -471,12 +560,12 @@ impl BattleRules {
                 h.forced_reputation = 2;
             }
             Opportunity::CaptureEnemyBanner => {
-                if self.duel(dice, r, h) {
+                if self.duel(dice, hero, h) {
                     h.carrying = Some(h.level);
                 }
             }
             Opportunity::Duel => {
-                if self.duel(dice, r, h) {
+                if self.duel(dice, hero, h) {
                     next_modifier[1 - side] -= 3;
                 } else {
                     next_modifier[side] -= 3;
@@ -486,30 +575,107 @@ impl BattleRules {
     }
 
     /// A duel to the knock-out: each exchange both roll (Finesse + Attack)k
-    /// Finesse and the lower total takes a Dramatic Wound. True if the Hero wins.
-    fn duel<R: Rng>(&self, dice: &mut Digits<R>, r: &HeroRules, h: &mut Hero) -> bool {
-        let o = self.tables.duel_opponent;
-        let mut opponent_wounds = 0;
-        let hero_pool = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
-        let opponent_pool = Pool::new(o.finesse + o.attack, o.finesse);
-        for _ in 0..MAX_DUEL_EXCHANGES {
-            let (mine, theirs) = (
-                hero_pool.sample(dice.rng()),
-                opponent_pool.sample(dice.rng()),
-            );
-            if mine < theirs {
-                h.wounds += 1;
-                if h.wounds >= 2 * r.resolve {
-                    h.out = true;
-                    return false;
+    /// Finesse and the lower total takes a Dramatic Wound; drawn whole from
+    /// its exact law ([`DuelEnds`]). True if the Hero wins.
+    fn duel<R: Rng>(&self, dice: &mut Digits<R>, hero: usize, h: &mut Hero) -> bool {
+        let r = &self.heroes[hero];
+        let limit = 2 * r.resolve;
+        let start = h.wounds.min(limit - 1);
+        let slot = usize::from(h.banner) * limit as usize + start as usize;
+        let ends = self.duel_ends[hero][slot].get_or_init(|| {
+            let o = self.tables.duel_opponent;
+            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
+            let theirs = Pool::new(o.finesse + o.attack, o.finesse);
+            // Bonuses (pools beyond 10 dice) shift the totals.
+            let law = |p: Pool| {
+                let mut v = vec![0.0; p.bonus as usize];
+                v.extend_from_slice(p.totals());
+                v
+            };
+            let (win, lose) = exchange_odds(&law(mine), &law(theirs));
+            DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
+        });
+        let (won, wounds) = ends.draw(dice.rng().next_u64());
+        h.wounds = wounds;
+        if wounds >= limit {
+            h.out = true;
+        }
+        won
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A duel fought exchange by exchange with dice rolled die by die: the
+    /// reference the exact chain must match.
+    fn duel_by_exchanges<R: Rng>(
+        dice: &mut Digits<R>,
+        (mine, theirs): (Pool, Pool),
+        wounds: i64,
+        (hero_limit, opponent_limit): (i64, i64),
+    ) -> (bool, i64) {
+        let (mut h, mut o) = (wounds, 0);
+        loop {
+            let (a, b) = (mine.roll(dice), theirs.roll(dice));
+            if a < b {
+                h += 1;
+                if h >= hero_limit {
+                    return (false, h);
                 }
-            } else if theirs < mine {
-                opponent_wounds += 1;
-                if opponent_wounds >= 2 * o.resolve {
-                    return true;
+            } else if b < a {
+                o += 1;
+                if o >= opponent_limit {
+                    return (true, h);
                 }
             }
         }
-        false
+    }
+
+    #[test]
+    fn duel_ends_match_duels_fought_exchange_by_exchange() {
+        let law = |p: Pool| {
+            let mut v = vec![0.0; p.bonus as usize];
+            v.extend_from_slice(p.totals());
+            v
+        };
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut dice = Digits::new(&mut source);
+        for (pools, wounds, limits) in [
+            ((Pool::new(6, 3), Pool::new(6, 3)), 0, (6, 6)),
+            ((Pool::new(4, 2), Pool::new(7, 4)), 3, (4, 6)),
+            ((Pool::new(10, 9), Pool::new(12, 10)), 1, (2, 2)),
+        ] {
+            let (win, lose) = exchange_odds(&law(pools.0), &law(pools.1));
+            let chain = DuelEnds::new(win, lose, wounds, limits.0, limits.1);
+            // The chain's probability of each end, read off a fine grid of x.
+            let grid = 1u64 << 20;
+            let mut exact = std::collections::BTreeMap::<(bool, i64), f64>::new();
+            for k in 0..grid {
+                *exact.entry(chain.draw(k * (u64::MAX / grid))).or_default() += 1.0 / grid as f64;
+            }
+            let total: f64 = exact.values().sum();
+            assert!((total - 1.0).abs() < 1e-9);
+            let n = 100_000u64;
+            let mut seen = std::collections::BTreeMap::<(bool, i64), u64>::new();
+            for _ in 0..n {
+                *seen
+                    .entry(duel_by_exchanges(&mut dice, pools, wounds, limits))
+                    .or_default() += 1;
+            }
+            let z = crate::stats::z_for_confidence(1.0 - 0.001 / exact.len() as f64);
+            for (end, p) in &exact {
+                let count = seen.get(end).copied().unwrap_or(0);
+                let (lo, hi) = crate::stats::wilson(count, n, z);
+                assert!(
+                    lo <= *p && *p <= hi,
+                    "{pools:?} {end:?}: exact {p}, simulated {lo}..{hi}"
+                );
+            }
+            assert!(seen.keys().all(|end| exact.contains_key(end)), "{seen:?}");
+        }
     }
 }

@@ -64,7 +64,7 @@ impl SeventhSea {
                     .map(|sp| Pool::new(sp.wits + sp.incitation, sp.wits)),
             }
         });
-        let heroes = parsed
+        let heroes: Vec<HeroRules> = parsed
             .heroes
             .iter()
             .map(|(h, side)| HeroRules {
@@ -90,6 +90,7 @@ impl SeventhSea {
             .collect();
         let rules = BattleRules {
             sides,
+            duel_ends: battle::duel_slots(&heroes),
             heroes,
             max_rounds: parsed.max_rounds,
             personal_roll: parsed.personal_roll,
