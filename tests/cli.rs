@@ -468,3 +468,77 @@ fn weights_that_cannot_make_a_distribution_are_refused() {
         .failure()
         .stderr(predicate::str::contains("opp.toml").and(predicate::str::contains("not all 0")));
 }
+
+#[test]
+fn an_interrupted_run_leaves_the_previous_results_intact() {
+    use std::process::{Command, Stdio};
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let knights = scenario("knights_vs_pikes.toml");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "20000"])
+        .arg(&knights)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let before = read(&out.join("distributions.csv"));
+    // Long enough to be interrupted: SIGINT (Ctrl-C) once it has started.
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("warcrunch"))
+        .args([
+            "run",
+            "--quiet",
+            "--threads",
+            "1",
+            "--trials",
+            "100000000000",
+        ])
+        .arg(&knights)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success());
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+    assert!(stderr.contains("earlier results are untouched"), "{stderr}");
+    assert_eq!(read(&out.join("distributions.csv")), before);
+    let names: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("out")],
+        "no staging folder left"
+    );
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_created_is_an_error_with_nothing_left() {
+    // Stands in for a full disk or an unwritable folder (tests may run as
+    // root, where permissions do not stop writes): the parent is a file.
+    let root = tempfile::tempdir().unwrap();
+    let blocker = root.path().join("not_a_folder");
+    std::fs::write(&blocker, "x").unwrap();
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "1000"])
+        .arg(scenario("knights_vs_pikes.toml"))
+        .arg("--out")
+        .arg(blocker.join("out"))
+        .assert()
+        .failure()
+        .code(1)
+        .stderr(predicate::str::contains("not_a_folder"));
+    assert_eq!(read(&blocker), "x");
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+}
