@@ -418,7 +418,9 @@ fn margin_row(rows: &[MarginRow], c: Check) -> usize {
 }
 
 impl BattleRules {
-    /// Fights the whole battle.
+    /// Fights the whole battle. Inlined into the chunk loop, so the outcome
+    /// is counted where it was built instead of being copied out first.
+    #[inline(always)]
     pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
