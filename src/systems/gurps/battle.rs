@@ -312,6 +312,14 @@ const PERCENT: [f64; 101] = {
     p
 };
 
+/// Whole percent of `initial` Troop Strength that `lost` is, rounded down.
+/// A loss of exactly k% computes as k − 1e-15 or so in floating point; the
+/// tolerance keeps it at k (no real loss is that close below a whole percent).
+#[inline]
+pub fn casualty_percent(lost: f64, initial: f64) -> u8 {
+    (100.0 * lost / initial + 1e-9).clamp(0.0, 100.0) as u8
+}
+
 /// The cap on effective Combat skill.
 pub const COMBAT_CAP: i64 = 16;
 
@@ -353,15 +361,25 @@ pub fn base_morale(tables: &GurpsTables, quality: Quality) -> i64 {
     }
 }
 
+/// Relative slack on ratio boundaries: Troop Strengths cut by the same
+/// percent can come out a rounding error above a boundary they sit on
+/// (2100 × 0.7 / (700 × 0.7) = 3.0000000000000004).
+const RATIO_SLACK: f64 = 1e-12;
+
 /// The Troop Strength ratio bonus of the larger side.
 pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
     let s = &tables.strategy;
-    match s.ts_ratio.iter().find(|r| ratio <= r.max_ratio) {
+    match s
+        .ts_ratio
+        .iter()
+        .find(|r| ratio <= r.max_ratio * (1.0 + RATIO_SLACK))
+    {
         Some(row) => row.bonus,
         None => {
             let last = s.ts_ratio.last().expect("rows checked").max_ratio;
             if tl_lead > s.uncapped_tl_lead {
-                s.ts_ratio_beyond + (ratio / last).log10().floor().max(0.0) as i64
+                let decades = (ratio / last * (1.0 + RATIO_SLACK)).log10().floor();
+                s.ts_ratio_beyond + decades.max(0.0) as i64
             } else {
                 s.ts_ratio_beyond
             }
@@ -598,10 +616,7 @@ impl BattleRules {
                 _ => 2,
             }
         };
-        // Truncation toward zero is floor here: the share is never negative.
-        let pct = |s: usize| {
-            (100.0 * casualties[s] / self.sides[s].troop_strength).clamp(0.0, 100.0) as u8
-        };
+        let pct = |s: usize| casualty_percent(casualties[s], self.sides[s].troop_strength);
         BattleOutcome {
             winner,
             result,
@@ -699,6 +714,22 @@ mod tests {
     }
 
     #[test]
+    fn a_loss_of_exactly_k_percent_reports_k() {
+        for initial in [100.0, 800.0, 1200.0, 1234.0, 990.0, 1320.0, 1e6] {
+            for k in 0..=100 {
+                let lost = initial * PERCENT[k];
+                assert_eq!(
+                    casualty_percent(lost, initial),
+                    k as u8,
+                    "{k}% of {initial}"
+                );
+            }
+        }
+        assert_eq!(casualty_percent(29.9, 100.0), 29);
+        assert_eq!(casualty_percent(150.0, 100.0), 100);
+    }
+
+    #[test]
     fn ratio_bonus_follows_the_table() {
         let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
         assert_eq!(ratio_bonus(&t, 1.0, 0), 0);
@@ -707,5 +738,11 @@ mod tests {
         assert_eq!(ratio_bonus(&t, 4.0, 0), 5);
         assert_eq!(ratio_bonus(&t, 50.0, 0), 8);
         assert_eq!(ratio_bonus(&t, 150.0, 3), 9);
+        // On a boundary after the same cut to both sides.
+        assert_eq!(
+            ratio_bonus(&t, (2100.0 * 0.7) / (700.0 * 0.7), 0),
+            ratio_bonus(&t, 3.0, 0)
+        );
+        assert_eq!(ratio_bonus(&t, 70.0, 3), ratio_bonus(&t, 700.0 / 10.0, 3));
     }
 }
