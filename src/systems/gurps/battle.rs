@@ -716,8 +716,8 @@ mod tests {
     #[test]
     fn a_loss_of_exactly_k_percent_reports_k() {
         for initial in [100.0, 800.0, 1200.0, 1234.0, 990.0, 1320.0, 1e6] {
-            for k in 0..=100 {
-                let lost = initial * PERCENT[k];
+            for (k, share) in PERCENT.iter().enumerate() {
+                let lost = initial * share;
                 assert_eq!(
                     casualty_percent(lost, initial),
                     k as u8,
