@@ -113,9 +113,9 @@ pub struct CompareArgs {
     /// Two or more scenario files; the first is the baseline (its `trials` and `seed` are used for all).
     #[arg(required = true, num_args = 2..)]
     pub scenarios: Vec<PathBuf>,
-    /// Output folder.
-    #[arg(long, default_value = "reports/compare")]
-    pub out: PathBuf,
+    /// Output folder [default: reports/compare].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Options shared with run and sweep.
     #[command(flatten)]
     pub sim: SimulationArgs,

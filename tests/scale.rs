@@ -301,3 +301,38 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
     );
     assert!(read(&out.join("run.json")).contains("the sweep stopped early"));
 }
+
+#[test]
+fn a_sharded_compare_merges_into_the_comparison() {
+    let root = tempfile::tempdir().unwrap();
+    let compare = |out: &Path, extra: &[&str]| {
+        warcrunch()
+            .args(["compare", "--quiet", "--trials", "60000"])
+            .args([
+                "scenarios/gurps/ambush_at_the_ford.toml",
+                "scenarios/gurps/siege_assault.toml",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+    };
+    let whole = root.path().join("whole");
+    compare(&whole, &[]);
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    compare(&a, &["--shard", "0/2"]);
+    compare(&b, &["--shard", "1/2"]);
+    let merged = root.path().join("merged");
+    warcrunch()
+        .arg("merge")
+        .args([&b, &a])
+        .arg("--out")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tests significant"));
+    for csv in ["comparison.csv", "distributions.csv", "summary.csv"] {
+        assert_eq!(read(&whole.join(csv)), read(&merged.join(csv)), "{csv}");
+    }
+}

@@ -51,7 +51,11 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             systems.join(", ")
         );
     }
-    let out = output_dir(None, args.out.clone(), plan.shard);
+    let out = output_dir(
+        args.out.as_deref(),
+        std::path::PathBuf::from("reports/compare"),
+        plan.shard,
+    );
     let staging = Staging::new(&out, sim.force)?;
     let mut results = Vec::new();
     let mut elapsed = Duration::ZERO;
