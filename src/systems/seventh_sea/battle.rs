@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use rand::Rng;
 
+use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
 use super::roll_keep::{Pool, exploding_d10};
 use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
 use super::tables::{Opportunity, SeaTables};
@@ -13,9 +14,6 @@ use crate::dice::{AliasTable, Digits};
 pub const REAR: usize = 0;
 /// Heavily Engaged.
 pub const HEAVILY_ENGAGED: usize = 3;
-
-/// Contest rerolls (neither succeeds, or a tie) before a round is called even.
-const MAX_REROLLS: u32 = 1000;
 
 /// A Hero's final state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -122,6 +120,58 @@ pub struct BattleRules {
     /// Per Hero, by banner and Dramatic Wounds at the start: how a duel
     /// ends, built on first use.
     pub duel_ends: Vec<Box<[OnceLock<DuelEnds>]>>,
+    /// Contest laws by pools and modifiers, built on first use.
+    pub contest_laws: ContestLaws,
+}
+
+/// Contest modifiers from −this to +this have their laws cached; rounds
+/// beyond are rolled out.
+const MODIFIER_REACH: i64 = 12;
+
+/// One slot per (pool of each side, modifier of each side) a round can
+/// have: pools from the commander's dice up by every officer's Leadership,
+/// modifiers within [`MODIFIER_REACH`].
+#[derive(Debug, Clone)]
+pub struct ContestLaws {
+    first_pool: [i64; 2],
+    pool_span: [i64; 2],
+    slots: Box<[OnceLock<Box<ContestLaw>>]>,
+}
+
+impl ContestLaws {
+    /// Empty slots for these sides and Heroes.
+    pub fn new(sides: &[SideRules; 2], heroes: &[HeroRules]) -> ContestLaws {
+        let pool_span = [0, 1].map(|s| {
+            1 + heroes
+                .iter()
+                .filter(|h| h.officer && h.side == s)
+                .map(|h| h.leadership)
+                .sum::<i64>()
+        });
+        let reach = (2 * MODIFIER_REACH + 1) as usize;
+        let count = (pool_span[0] * pool_span[1]) as usize * reach * reach;
+        ContestLaws {
+            first_pool: [sides[0].strategy_dice, sides[1].strategy_dice],
+            pool_span,
+            slots: (0..count).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The slot of a round, if it is cached.
+    #[inline]
+    fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<Box<ContestLaw>>> {
+        let reach = 2 * MODIFIER_REACH + 1;
+        let mut index = 0;
+        for s in 0..2 {
+            let p = pools[s] - self.first_pool[s];
+            let m = modifier[s] + MODIFIER_REACH;
+            if !(0..self.pool_span[s]).contains(&p) || !(0..reach).contains(&m) {
+                return None;
+            }
+            index = (index * self.pool_span[s] + p) * reach + m;
+        }
+        self.slots.get(index as usize)
+    }
 }
 
 /// How a duel ends from one starting point, drawn with one random number.
@@ -452,7 +502,8 @@ impl BattleRules {
 
     /// One round of the commanders' contest: the winning side, or `None` if
     /// rerolls ran out. A side about to lose spends the fewest Free Raises
-    /// that turn the loss into a win, if it has enough.
+    /// that turn the loss into a win, if it has enough. Drawn from the
+    /// round's exact law when cached, else rolled out.
     fn contest<R: Rng>(
         &self,
         dice: &mut Digits<R>,
@@ -461,30 +512,25 @@ impl BattleRules {
         raises: &mut [i64; 2],
     ) -> Option<usize> {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
+        let pool = |s: usize| Pool::new(pools[s], self.sides[s].wits);
+        if let Some(slot) = self.contest_laws.slot(pools, modifier) {
+            let law = slot.get_or_init(|| {
+                Box::new(ContestLaw::new(
+                    [&pool(0).law(), &pool(1).law()],
+                    modifier,
+                    tn,
+                ))
+            });
+            return match law.draw(dice.rng().next_u64()) {
+                RoundEnd::Undecided => None,
+                RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
+            };
+        }
         for _ in 0..MAX_REROLLS {
-            let totals = [0, 1]
-                .map(|s| Pool::new(pools[s], self.sides[s].wits).sample(dice.rng()) + modifier[s]);
-            let ok = [totals[0] >= tn[0], totals[1] >= tn[1]];
-            let winner = match ok {
-                [true, false] => 0,
-                [false, true] => 1,
-                [true, true] if totals[0] != totals[1] => usize::from(totals[1] > totals[0]),
-                _ => continue,
-            };
-            let loser = 1 - winner;
-            // Raises needed: reach the TN and beat the winner's total if it succeeded.
-            let needed_total = if ok[winner] {
-                totals[winner] + 1
-            } else {
-                tn[loser]
-            };
-            let needed_total = needed_total.max(tn[loser]);
-            let raises_needed = (needed_total - totals[loser] + 4).div_euclid(5).max(0);
-            if raises_needed > 0 && raises_needed <= raises[loser] {
-                raises[loser] -= raises_needed;
-                return Some(loser);
+            let totals = [0, 1].map(|s| pool(s).sample(dice.rng()) + modifier[s]);
+            if let Some((winner, need)) = decide(totals, tn) {
+                return Some(settle(winner, need, raises));
             }
-            return Some(winner);
         }
         None
     }
@@ -586,13 +632,7 @@ impl BattleRules {
             let o = self.tables.duel_opponent;
             let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
             let theirs = Pool::new(o.finesse + o.attack, o.finesse);
-            // Bonuses (pools beyond 10 dice) shift the totals.
-            let law = |p: Pool| {
-                let mut v = vec![0.0; p.bonus as usize];
-                v.extend_from_slice(p.totals());
-                v
-            };
-            let (win, lose) = exchange_odds(&law(mine), &law(theirs));
+            let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
         });
         let (won, wounds) = ends.draw(dice.rng().next_u64());
@@ -637,11 +677,7 @@ mod tests {
 
     #[test]
     fn duel_ends_match_duels_fought_exchange_by_exchange() {
-        let law = |p: Pool| {
-            let mut v = vec![0.0; p.bonus as usize];
-            v.extend_from_slice(p.totals());
-            v
-        };
+        let law = |p: Pool| p.law();
         let mut source = Xoshiro256PlusPlus::seed_from_u64(11);
         let mut dice = Digits::new(&mut source);
         for (pools, wounds, limits) in [

@@ -3,6 +3,7 @@
 //! result, wounds, Heroic Opportunities and Reputation.
 
 pub mod battle;
+pub mod contest;
 pub mod exact;
 pub mod roll_keep;
 pub mod scenario;
@@ -91,6 +92,7 @@ impl SeventhSea {
         let rules = BattleRules {
             sides,
             duel_ends: battle::duel_slots(&heroes),
+            contest_laws: battle::ContestLaws::new(&sides, &heroes),
             heroes,
             max_rounds: parsed.max_rounds,
             personal_roll: parsed.personal_roll,

@@ -83,6 +83,13 @@ impl Pool {
             .get_or_init(|| Pool { bonus: 0, ..self }.distribution().1)
     }
 
+    /// P(total = k) for k = 0, 1, ..., bonus included.
+    pub fn law(self) -> Vec<f64> {
+        let mut law = vec![0.0; self.bonus as usize];
+        law.extend_from_slice(self.totals());
+        law
+    }
+
     /// Rolls the pool die by die. Faces 1–9 are tallied by value and exploded dice
     /// (11 and up) kept aside, so keeping the highest needs no sort.
     #[inline]

@@ -1,0 +1,209 @@
+//! The commanders' contest of one round (RULES.md §3): both commanders roll
+//! (Wits + Strategy + officers' Leadership)k Wits against a TN of 5 × the
+//! enemy's Wits; a roll neither wins is rerolled. The loser may spend Free
+//! Raises (+5 each) to turn the round. [`ContestLaw`] is the exact law of
+//! one round's end, so a round costs one random number however many
+//! rerolls it takes.
+
+use crate::dice::AliasTable;
+
+/// Rerolls (neither succeeds, or a tie) before a round is called even.
+pub const MAX_REROLLS: u32 = 1000;
+
+/// The natural winner of one roll of both totals and the Free Raises the
+/// loser would need to turn it (reach his TN and, if the winner succeeded,
+/// beat his total), or `None` if the roll decides nothing.
+#[inline]
+pub fn decide(totals: [i64; 2], tn: [i64; 2]) -> Option<(usize, i64)> {
+    let ok = [totals[0] >= tn[0], totals[1] >= tn[1]];
+    let winner = match ok {
+        [true, false] => 0,
+        [false, true] => 1,
+        [true, true] if totals[0] != totals[1] => usize::from(totals[1] > totals[0]),
+        _ => return None,
+    };
+    let loser = 1 - winner;
+    let needed_total = if ok[winner] {
+        totals[winner] + 1
+    } else {
+        tn[loser]
+    }
+    .max(tn[loser]);
+    Some((
+        winner,
+        (needed_total - totals[loser] + 4).div_euclid(5).max(0),
+    ))
+}
+
+/// The side that takes a decided round: the loser if `need` Free Raises
+/// (at least one) are within his means, which he then spends.
+#[inline]
+pub fn settle(winner: usize, need: i64, raises: &mut [i64; 2]) -> usize {
+    let loser = 1 - winner;
+    if need > 0 && need <= raises[loser] {
+        raises[loser] -= need;
+        loser
+    } else {
+        winner
+    }
+}
+
+/// How one round ends: undecided after [`MAX_REROLLS`] rerolls, or decided
+/// with a natural winner and the raises his opponent would need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RoundEnd {
+    /// Every roll was rerolled.
+    Undecided,
+    /// (natural winner, Free Raises the loser needs to turn it).
+    Decided(usize, i64),
+}
+
+/// The exact law of a round's end for given pool laws, modifiers and TNs.
+#[derive(Debug, Clone)]
+pub struct ContestLaw {
+    table: AliasTable,
+    ends: Vec<RoundEnd>,
+}
+
+impl ContestLaw {
+    /// `laws[s][k]` = P(side s's total before modifiers = k).
+    pub fn new(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ContestLaw {
+        let mut once = std::collections::BTreeMap::<RoundEnd, f64>::new();
+        let mut undecided = 0.0;
+        for (a, &pa) in laws[0].iter().enumerate() {
+            if pa == 0.0 {
+                continue;
+            }
+            for (b, &pb) in laws[1].iter().enumerate() {
+                if pb == 0.0 {
+                    continue;
+                }
+                let totals = [a as i64 + modifier[0], b as i64 + modifier[1]];
+                match decide(totals, tn) {
+                    Some((w, need)) => {
+                        *once.entry(RoundEnd::Decided(w, need)).or_default() += pa * pb
+                    }
+                    None => undecided += pa * pb,
+                }
+            }
+        }
+        // A decided end after k − 1 rerolls, summed over k ≤ MAX_REROLLS.
+        let decided: f64 = once.values().sum();
+        let never = undecided.powi(MAX_REROLLS as i32);
+        let scale = if decided > 0.0 {
+            (1.0 - never) / decided
+        } else {
+            0.0
+        };
+        let mut ends = Vec::new();
+        let mut weights = Vec::new();
+        for (end, p) in once {
+            ends.push(end);
+            weights.push(p * scale);
+        }
+        if never > 0.0 || ends.is_empty() {
+            ends.push(RoundEnd::Undecided);
+            weights.push(if ends.len() == 1 { 1.0 } else { never });
+        }
+        ContestLaw {
+            table: AliasTable::new(&weights),
+            ends,
+        }
+    }
+
+    /// The end of a round for a uniform 64-bit number.
+    #[inline]
+    pub fn draw(&self, x: u64) -> RoundEnd {
+        self.ends[self.table.pick(x)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::Digits;
+    use crate::systems::seventh_sea::roll_keep::Pool;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A round rolled out, die by die: the reference for [`ContestLaw`].
+    fn rolled_out<R: rand::Rng>(
+        dice: &mut Digits<R>,
+        pools: [Pool; 2],
+        modifier: [i64; 2],
+        tn: [i64; 2],
+    ) -> RoundEnd {
+        for _ in 0..MAX_REROLLS {
+            let totals = [0, 1].map(|s| pools[s].roll(dice) + modifier[s]);
+            if let Some((winner, need)) = decide(totals, tn) {
+                return RoundEnd::Decided(winner, need);
+            }
+        }
+        RoundEnd::Undecided
+    }
+
+    #[test]
+    fn round_laws_match_rounds_rolled_out() {
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut dice = Digits::new(&mut source);
+        for (pools, modifier, tn, n) in [
+            (
+                [Pool::new(6, 3), Pool::new(6, 3)],
+                [0, 0],
+                [15, 15],
+                100_000u64,
+            ),
+            (
+                [Pool::new(8, 3), Pool::new(5, 2)],
+                [3, -2],
+                [10, 20],
+                100_000,
+            ),
+            (
+                [Pool::new(12, 10), Pool::new(4, 4)],
+                [0, 5],
+                [25, 50],
+                100_000,
+            ),
+            // Both rarely reach the TN: a quarter of rounds end undecided.
+            ([Pool::new(1, 1), Pool::new(1, 1)], [0, 0], [40, 40], 4_000),
+        ] {
+            let law = ContestLaw::new([&pools[0].law(), &pools[1].law()], modifier, tn);
+            let grid = 1u64 << 20;
+            let mut exact = std::collections::BTreeMap::<RoundEnd, f64>::new();
+            for k in 0..grid {
+                *exact.entry(law.draw(k * (u64::MAX / grid))).or_default() += 1.0 / grid as f64;
+            }
+            let mut seen = std::collections::BTreeMap::<RoundEnd, u64>::new();
+            for _ in 0..n {
+                *seen
+                    .entry(rolled_out(&mut dice, pools, modifier, tn))
+                    .or_default() += 1;
+            }
+            // Ends with exact probability too small to show up are skipped.
+            let z = crate::stats::z_for_confidence(1.0 - 0.001 / exact.len() as f64);
+            for (end, p) in &exact {
+                let (lo, hi) = crate::stats::wilson(seen.get(end).copied().unwrap_or(0), n, z);
+                assert!(
+                    lo <= *p && *p <= hi,
+                    "{pools:?} {end:?}: exact {p}, simulated {lo}..{hi}"
+                );
+            }
+            assert!(seen.keys().all(|e| exact.contains_key(e)), "{seen:?}");
+        }
+    }
+
+    #[test]
+    fn the_loser_turns_the_round_only_with_enough_raises() {
+        let mut raises = [3, 1];
+        assert_eq!(settle(0, 2, &mut raises), 0, "side 1 has 1 raise, needs 2");
+        assert_eq!(raises, [3, 1]);
+        assert_eq!(settle(1, 2, &mut raises), 0, "side 0 spends 2");
+        assert_eq!(raises, [1, 1]);
+        // 14 against TN 15 while the other side fails: one raise (+5) to 19.
+        assert_eq!(decide([14, 9], [15, 15]), None);
+        assert_eq!(decide([14, 16], [15, 15]), Some((1, 1)));
+        assert_eq!(decide([20, 16], [15, 15]), Some((0, 1)));
+        assert_eq!(decide([30, 16], [15, 15]), Some((0, 3)));
+    }
+}
