@@ -168,6 +168,7 @@ impl SeventhSea {
             "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled",
             "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss",
             "seventh_sea: Pick up the Banner is held to the end of the battle",
+            "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay",
         ]
         .iter()
         .map(|s| s.to_string())
