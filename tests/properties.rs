@@ -1,7 +1,7 @@
 //! Property tests: tallies merge in any grouping and order to the same
-//! counts, the shards of a run add up to the whole run, every metric's probabilities sum to one, and no scenario text
-//! makes the parser panic. `PROPTEST_CASES` raises the case count for a
-//! long fuzzing run.
+//! counts, the shards of a run add up to the whole run, every metric's
+//! probabilities sum to one, and no scenario or table text makes a parser
+//! panic. `PROPTEST_CASES` raises the case count for a long fuzzing run.
 
 use proptest::prelude::*;
 use warcrunch::engine::{self, BattleRng, CHUNK_SIZE, RunSettings, Shard, System, Tally};
@@ -152,5 +152,45 @@ proptest! {
             }
         }
         let _ = warcrunch::systems::war_cards::deck::Deck::parse(&lines.join("\n"), "fuzz.toml");
+    }
+}
+
+proptest! {
+    // The GURPS and 7th Sea table files, mutated the same way as the deck:
+    // loading answers Ok or Err, never panics.
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn no_gurps_or_seventh_sea_table_text_makes_the_loader_panic(
+        which in 0usize..11,
+        edits in prop::collection::vec((0usize..200, 0u8..3, ".{0,16}"), 0..6),
+    ) {
+        use std::collections::BTreeMap;
+        use warcrunch::systems::{gurps, seventh_sea};
+        let (name, _, text) = if which < 8 {
+            gurps::tables::BUILT_IN[which]
+        } else {
+            seventh_sea::tables::BUILT_IN[which - 8]
+        };
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        for (at, kind, new) in edits {
+            let i = at % lines.len().max(1);
+            match kind {
+                0 => { lines.remove(i); }
+                1 => lines[i] = new,
+                _ => lines.insert(i, new),
+            }
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.toml"), lines.join("\n")).unwrap();
+        let overrides = BTreeMap::from([(name.to_owned(), "t.toml".to_owned())]);
+        if which < 8 {
+            let _ = gurps::tables::GurpsTables::load(&overrides, dir.path());
+        } else {
+            let _ = seventh_sea::tables::SeaTables::load(&overrides, dir.path());
+        }
     }
 }
