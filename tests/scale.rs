@@ -76,40 +76,69 @@ fn four_shards_merged_equal_the_single_run_byte_for_byte() {
     assert!(run_json.contains("\"trials\": 250000"), "{run_json}");
 }
 
-#[test]
-fn a_sharded_sweep_merges_into_the_sweep() {
+/// Runs `command` (arguments before `--out`) whole and as two shards,
+/// merges the shards in reverse order and checks the merge says `says` and
+/// writes the whole run's `csvs` byte for byte.
+fn two_shards_merge_into_the_whole(command: &[&str], says: &str, csvs: &[&str]) {
     let root = tempfile::tempdir().unwrap();
-    let sweep = |out: &Path, extra: &[&str]| {
+    let run = |name: &str, extra: &[&str]| {
+        let out = root.path().join(name);
         warcrunch()
-            .args([
-                "sweep",
-                "scenarios/gurps/ambush_at_the_ford.toml",
-                "--quiet",
-            ])
-            .args(["--set", "heroes.Titus.risk=-2..0", "--trials", "100000"])
+            .args(command)
+            .arg("--quiet")
             .args(extra)
             .arg("--out")
-            .arg(out)
+            .arg(&out)
             .assert()
             .success();
+        out
     };
-    let whole = root.path().join("whole");
-    sweep(&whole, &[]);
-    let (a, b) = (root.path().join("a"), root.path().join("b"));
-    sweep(&a, &["--shard", "0/2"]);
-    sweep(&b, &["--shard", "1/2"]);
+    let whole = run("whole", &[]);
+    let a = run("a", &["--shard", "0/2"]);
+    let b = run("b", &["--shard", "1/2"]);
     let merged = root.path().join("merged");
     warcrunch()
         .arg("merge")
-        .args([&a, &b])
+        .args([&b, &a])
         .arg("--out")
         .arg(&merged)
         .assert()
         .success()
-        .stdout(predicate::str::contains("recommended"));
-    for csv in CSVS {
+        .stdout(predicate::str::contains(says));
+    for csv in csvs {
         assert_eq!(read(&whole.join(csv)), read(&merged.join(csv)), "{csv}");
     }
+}
+
+#[test]
+fn a_sharded_sweep_merges_into_the_sweep() {
+    two_shards_merge_into_the_whole(
+        &[
+            "sweep",
+            "scenarios/gurps/ambush_at_the_ford.toml",
+            "--set",
+            "heroes.Titus.risk=-2..0",
+            "--trials",
+            "100000",
+        ],
+        "recommended",
+        &CSVS,
+    );
+}
+
+#[test]
+fn a_sharded_compare_merges_into_the_comparison() {
+    two_shards_merge_into_the_whole(
+        &[
+            "compare",
+            "--trials",
+            "60000",
+            "scenarios/gurps/ambush_at_the_ford.toml",
+            "scenarios/gurps/siege_assault.toml",
+        ],
+        "tests significant",
+        &["comparison.csv", "distributions.csv", "summary.csv"],
+    );
 }
 
 /// Writes shard `i` of `n` of the ambush run (seed 11) into `root/name`.
@@ -300,39 +329,4 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
         "{csv}"
     );
     assert!(read(&out.join("run.json")).contains("the sweep stopped early"));
-}
-
-#[test]
-fn a_sharded_compare_merges_into_the_comparison() {
-    let root = tempfile::tempdir().unwrap();
-    let compare = |out: &Path, extra: &[&str]| {
-        warcrunch()
-            .args(["compare", "--quiet", "--trials", "60000"])
-            .args([
-                "scenarios/gurps/ambush_at_the_ford.toml",
-                "scenarios/gurps/siege_assault.toml",
-            ])
-            .args(extra)
-            .arg("--out")
-            .arg(out)
-            .assert()
-            .success();
-    };
-    let whole = root.path().join("whole");
-    compare(&whole, &[]);
-    let (a, b) = (root.path().join("a"), root.path().join("b"));
-    compare(&a, &["--shard", "0/2"]);
-    compare(&b, &["--shard", "1/2"]);
-    let merged = root.path().join("merged");
-    warcrunch()
-        .arg("merge")
-        .args([&b, &a])
-        .arg("--out")
-        .arg(&merged)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("tests significant"));
-    for csv in ["comparison.csv", "distributions.csv", "summary.csv"] {
-        assert_eq!(read(&whole.join(csv)), read(&merged.join(csv)), "{csv}");
-    }
 }
