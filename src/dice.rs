@@ -144,31 +144,58 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
     }
 }
 
-/// Walker's alias table over `0..n`: one 64-bit number per draw picks a
-/// column (the high part of `x · n`) and decides between the column and its
-/// alias with the remaining 64 bits (the low part), so each outcome's
-/// probability is exact to about `n / 2^64`. (`rand_distr`'s
-/// `WeightedAliasIndex` spends two numbers and a rejection loop per draw;
-/// this sits in the 7th Sea inner loop.)
+/// Walker's alias table: one 64-bit number per draw picks a column (the
+/// high part of `x · n`) and decides between the column and its alias with
+/// the remaining 64 bits (the low part), so each outcome's probability is
+/// exact to about `n / 2^64`. (`rand_distr`'s `WeightedAliasIndex` spends
+/// two numbers and a rejection loop per draw; this sits in the inner loops.)
+///
+/// Each outcome carries a 32-bit label, returned by a draw: its index by
+/// default, or a packed description of it ([`AliasTable::labelled`]), so a
+/// draw needs no second lookup.
+///
+/// A long law is split in two so the columns a draw nearly always reads
+/// stay in the L1 cache: a head of its likeliest outcomes plus one
+/// stand-for-the-rest outcome, and a tail table drawn from (with a second
+/// number) only when that outcome comes up, at most [`TAIL_MASS`] of the time.
 #[derive(Debug, Clone)]
 pub struct AliasTable {
-    /// Per column: keep the column when the low 64 bits are below the
-    /// threshold, else draw its alias. Side by side, so a draw touches one
-    /// cache line.
-    columns: Box<[(u64, u32)]>,
+    head: Columns,
+    tail: Option<Columns>,
 }
 
-impl AliasTable {
-    /// A table drawing `i` with probability `weights[i] / sum` (Vose's method).
-    /// Panics unless the weights are finite, non-negative and not all zero.
-    pub fn new(weights: &[f64]) -> AliasTable {
+/// The most probability a table's tail holds.
+pub const TAIL_MASS: f64 = 1.0 / 256.0;
+
+/// Laws with at most this many outcomes are not split.
+const SPLIT_ABOVE: usize = 64;
+
+/// The head's label for "draw from the tail".
+const IN_TAIL: u32 = u32::MAX;
+
+/// One alias table without a tail.
+#[derive(Debug, Clone)]
+struct Columns {
+    /// Side by side, so a draw touches one cache line.
+    columns: Box<[Column]>,
+}
+
+/// One column of a [`Columns`].
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    /// Keep the column's own outcome when the low 64 bits are below this.
+    keep_below: u64,
+    /// The label of the column's own outcome.
+    own: u32,
+    /// The label of its alias.
+    alias: u32,
+}
+
+impl Columns {
+    /// Vose's method over `weights` (positive sum), labelled by `labels`.
+    fn new(weights: &[f64], labels: &[u32]) -> Columns {
         let n = weights.len();
         let sum: f64 = weights.iter().sum();
-        assert!(
-            n > 0 && n <= u32::MAX as usize && sum > 0.0 && sum.is_finite(),
-            "alias table needs positive finite weights"
-        );
-        assert!(weights.iter().all(|w| *w >= 0.0), "negative weight");
         let mut scaled: Vec<f64> = weights.iter().map(|w| w * n as f64 / sum).collect();
         let mut keep = vec![1.0f64; n];
         let mut alias: Vec<u32> = (0..n as u32).collect();
@@ -188,27 +215,115 @@ impl AliasTable {
         let columns = keep
             .iter()
             .zip(alias)
-            .map(|(&k, a)| {
-                let below = if k >= 1.0 {
+            .enumerate()
+            .map(|(own, (&k, a))| Column {
+                keep_below: if k >= 1.0 {
                     u64::MAX
                 } else {
                     (k * 18_446_744_073_709_551_616.0) as u64
-                };
-                (below, a)
+                },
+                own: labels[own],
+                alias: labels[a as usize],
             })
             .collect();
-        AliasTable { columns }
+        Columns { columns }
     }
 
-    /// The outcome for one uniform 64-bit number.
+    /// The label for one uniform 64-bit number.
     #[inline(always)]
-    pub fn pick(&self, x: u64) -> usize {
+    fn pick(&self, x: u64) -> u32 {
         let wide = u128::from(x) * self.columns.len() as u128;
-        let column = (wide >> 64) as usize;
-        let (keep_below, alias) = self.columns[column];
+        let column = &self.columns[(wide >> 64) as usize];
         // A select, not a branch: the choice is random, so a branch on it
         // would be mispredicted half the time.
-        std::hint::select_unpredictable((wide as u64) < keep_below, column, alias as usize)
+        std::hint::select_unpredictable((wide as u64) < column.keep_below, column.own, column.alias)
+    }
+
+    /// Each label's probability, read back from the columns.
+    fn probabilities(&self, into: &mut std::collections::BTreeMap<u32, f64>, scale: f64) {
+        let n = self.columns.len() as f64;
+        for c in self.columns.iter() {
+            let keep = if c.keep_below == u64::MAX {
+                1.0
+            } else {
+                c.keep_below as f64 / 18_446_744_073_709_551_616.0
+            };
+            *into.entry(c.own).or_default() += scale * keep / n;
+            *into.entry(c.alias).or_default() += scale * (1.0 - keep) / n;
+        }
+    }
+}
+
+impl AliasTable {
+    /// A table drawing `i` with probability `weights[i] / sum`.
+    /// Panics unless the weights are finite, non-negative and not all zero.
+    pub fn new(weights: &[f64]) -> AliasTable {
+        let labels: Vec<u32> = (0..weights.len() as u32).collect();
+        AliasTable::labelled(weights, &labels)
+    }
+
+    /// A table drawing `labels[i]` with probability `weights[i] / sum`.
+    /// Panics unless the weights are finite, non-negative and not all zero,
+    /// if there are not as many labels as weights, or on the label `u32::MAX`.
+    pub fn labelled(weights: &[f64], labels: &[u32]) -> AliasTable {
+        assert_eq!(weights.len(), labels.len(), "one label per weight");
+        let sum: f64 = weights.iter().sum();
+        assert!(
+            !weights.is_empty() && sum > 0.0 && sum.is_finite(),
+            "alias table needs positive finite weights"
+        );
+        assert!(weights.iter().all(|w| *w >= 0.0), "negative weight");
+        assert!(!labels.contains(&IN_TAIL), "label u32::MAX is reserved");
+        // Likeliest first; the head takes outcomes until what is left is
+        // at most TAIL_MASS of the whole.
+        let mut order: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] > 0.0).collect();
+        order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]));
+        let mut left = sum;
+        let mut head_len = 0;
+        while head_len < order.len() && left > TAIL_MASS * sum {
+            left -= weights[order[head_len]];
+            head_len += 1;
+        }
+        let pick = |part: &[usize]| -> (Vec<f64>, Vec<u32>) {
+            part.iter().map(|&i| (weights[i], labels[i])).unzip()
+        };
+        if weights.len() <= SPLIT_ABOVE || head_len == order.len() {
+            return AliasTable {
+                head: Columns::new(weights, labels),
+                tail: None,
+            };
+        }
+        let (mut head_weights, mut head_labels) = pick(&order[..head_len]);
+        let (tail_weights, tail_labels) = pick(&order[head_len..]);
+        head_weights.push(tail_weights.iter().sum());
+        head_labels.push(IN_TAIL);
+        AliasTable {
+            head: Columns::new(&head_weights, &head_labels),
+            tail: Some(Columns::new(&tail_weights, &tail_labels)),
+        }
+    }
+
+    /// Draws a label: one random number, a second in the rare tail.
+    #[inline(always)]
+    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+        let label = self.head.pick(rng.next_u64());
+        match &self.tail {
+            Some(tail) if label == IN_TAIL => tail.pick(rng.next_u64()) as usize,
+            _ => label as usize,
+        }
+    }
+
+    /// Each label's probability of being drawn, read back from the table
+    /// (exact to rounding): to check a table against the law it was built from.
+    pub fn probabilities(&self) -> std::collections::BTreeMap<u32, f64> {
+        let mut law = std::collections::BTreeMap::new();
+        self.head.probabilities(&mut law, 1.0);
+        if let Some(tail) = &self.tail {
+            let in_tail = law.remove(&IN_TAIL).unwrap_or(0.0);
+            tail.probabilities(&mut law, in_tail);
+        }
+        law.retain(|_, p| *p > 0.0);
+        law
     }
 }
 
@@ -226,16 +341,82 @@ mod tests {
         let weights = [0.5, 0.0, 3.0, 1.25, 0.25];
         let sum: f64 = weights.iter().sum();
         let table = AliasTable::new(&weights);
+        assert!(table.tail.is_none());
         let steps = 1u64 << 20;
         let mut counts = [0u64; 5];
         for k in 0..steps {
-            counts[table.pick(k * (u64::MAX / steps))] += 1;
+            counts[table.head.pick(k * (u64::MAX / steps)) as usize] += 1;
         }
-        for (c, w) in counts.iter().zip(weights) {
+        for (i, (c, w)) in counts.iter().zip(weights).enumerate() {
             let share = *c as f64 / steps as f64;
             assert!((share - w / sum).abs() < 1e-5, "{share} vs {}", w / sum);
+            let read = table.probabilities().get(&(i as u32)).copied();
+            assert!((read.unwrap_or(0.0) - w / sum).abs() < 1e-15);
         }
-        assert_eq!(AliasTable::new(&[2.0]).pick(u64::MAX), 0);
+        assert_eq!(AliasTable::new(&[2.0]).head.pick(u64::MAX), 0);
+    }
+
+    /// A geometric law over 400 outcomes, labelled 1000 + i.
+    fn long_law() -> (Vec<f64>, Vec<u32>) {
+        let weights: Vec<f64> = (0..400).map(|i| 0.97f64.powi(i) * (1 + i % 3) as f64).collect();
+        let labels = (0..400).map(|i| 1000 + i).collect();
+        (weights, labels)
+    }
+
+    #[test]
+    fn a_long_law_splits_into_a_small_head_and_a_rare_tail() {
+        let (weights, labels) = long_law();
+        let sum: f64 = weights.iter().sum();
+        let table = AliasTable::labelled(&weights, &labels);
+        let tail = table.tail.as_ref().expect("400 outcomes are split");
+        assert!(table.head.columns.len() < 250, "{}", table.head.columns.len());
+        let mut head = std::collections::BTreeMap::new();
+        table.head.probabilities(&mut head, 1.0);
+        let in_tail = head[&IN_TAIL];
+        assert!(in_tail > 0.0 && in_tail <= TAIL_MASS * (1.0 + 1e-12), "{in_tail}");
+        assert_eq!(table.head.columns.len() + tail.columns.len(), 401);
+        let read = table.probabilities();
+        assert_eq!(read.len(), 400);
+        for (w, l) in weights.iter().zip(&labels) {
+            assert!((read[l] - w / sum).abs() < 1e-15, "label {l}");
+        }
+    }
+
+    #[test]
+    fn draws_from_a_split_table_follow_its_law() {
+        // Head and tail together, drawn as a run draws them: chi-square
+        // over outcomes pooled into cells of expected count >= 20.
+        let (weights, labels) = long_law();
+        let sum: f64 = weights.iter().sum();
+        let table = AliasTable::labelled(&weights, &labels);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let n = 2_000_000u64;
+        let mut counts = vec![0u64; 400];
+        for _ in 0..n {
+            counts[table.draw(&mut rng) - 1000] += 1;
+        }
+        // (observed, expected) per cell, consecutive outcomes pooled.
+        let mut cells: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+        for (c, w) in counts.iter().zip(&weights) {
+            let last = cells.last_mut().expect("one cell");
+            if last.1 >= 20.0 {
+                cells.push((0.0, 0.0));
+            }
+            let last = cells.last_mut().expect("one cell");
+            last.0 += *c as f64;
+            last.1 += n as f64 * w / sum;
+        }
+        if let [.., (o1, e1), (o2, e2)] = cells[..] {
+            if e2 < 20.0 {
+                cells.pop();
+                *cells.last_mut().expect("two cells") = (o1 + o2, e1 + e2);
+            }
+        }
+        let stat: f64 = cells.iter().map(|(o, e)| (o - e).powi(2) / e).sum();
+        let cells = cells.len() - 1;
+        assert!(counts[300..].iter().sum::<u64>() > 0, "the tail is drawn from");
+        let p = chi_square_sf(stat, cells);
+        assert!(p > 1e-4, "chi-square {stat} over {cells} cells: p = {p}");
     }
 
     #[test]

@@ -276,7 +276,45 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     let denominator = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denominator;
     let half = z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At 0 or `trials` successes the bound is exactly 0 or 1 (rounding
+    // would leave it a hair off).
+    let lo = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if successes == trials { 1.0 } else { (centre + half).min(1.0) };
+    (lo, hi)
+}
+
+/// Asserts that `seen` counts of `trials` draws follow the `exact` law:
+/// each outcome expected at least 10 times must have its probability inside
+/// its Wilson interval, the rarer ones pooled into one bin (Wilson's
+/// coverage fails for a handful of expected counts), family-wise at 0.001;
+/// and no outcome outside the law may have been drawn.
+#[cfg(test)]
+pub fn assert_counts_follow<K: Ord + std::fmt::Debug>(
+    exact: &std::collections::BTreeMap<K, f64>,
+    seen: &std::collections::BTreeMap<K, u64>,
+    trials: u64,
+    what: &str,
+) {
+    let count = |k: &K| seen.get(k).copied().unwrap_or(0);
+    let common = |p: f64| p * trials as f64 >= 10.0;
+    let bins = exact.values().filter(|p| common(**p)).count() + 1;
+    let z = z_for_confidence(1.0 - 0.001 / bins as f64);
+    let (mut rare_p, mut rare_count) = (0.0, 0);
+    for (k, &p) in exact {
+        if !common(p) {
+            rare_p += p;
+            rare_count += count(k);
+            continue;
+        }
+        let (lo, hi) = wilson(count(k), trials, z);
+        assert!(lo <= p && p <= hi, "{what} {k:?}: exact {p}, simulated {lo}..{hi}");
+    }
+    let (lo, hi) = wilson(rare_count, trials, z);
+    assert!(
+        lo <= rare_p && rare_p <= hi,
+        "{what}, rare outcomes pooled: exact {rare_p}, simulated {lo}..{hi}"
+    );
+    assert!(seen.keys().all(|k| exact.contains_key(k)), "{what}: {seen:?}");
 }
 
 /// Upper-tail probability of a chi-square statistic with `df` degrees of

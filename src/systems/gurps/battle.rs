@@ -6,7 +6,7 @@ use rand::Rng;
 use super::exact::three_d6_distribution;
 use super::scenario::{Armour, MAX_HEROES, Quality, Role};
 use super::success::{Check, check, quick_contest};
-use super::tables::{Column, GurpsTables, LeaderHarm, MarginRow};
+use super::tables::{CatastropheRow, Column, GurpsTables, LeaderHarm, MarginRow};
 use crate::dice::{AliasTable, Digits};
 
 /// Final state of a PC.
@@ -27,6 +27,8 @@ pub enum State {
 impl State {
     /// Labels in reporting order.
     pub const LABELS: [&'static str; 4] = ["unhurt", "wounded", "down", "dead"];
+    /// Every state, in that order.
+    pub const ALL: [State; 4] = [State::Unhurt, State::Wounded, State::Down, State::Dead];
 }
 
 /// What happened to one PC.
@@ -66,6 +68,8 @@ pub struct SideRules {
     pub strategy: i64,
     /// Initial Troop Strength.
     pub troop_strength: f64,
+    /// 100 / initial Troop Strength.
+    pub percent_per_troop: f64,
     /// Tech Level.
     pub tech_level: i64,
     /// Fixed modifiers: TL advantage, class superiority, GM modifier and,
@@ -143,6 +147,42 @@ pub struct BattleRules {
     pub survival_draws: Vec<SurvivalDraws>,
     /// Per casualties row: the percent lost (dice + add, at most 100).
     pub casualty_pct: Vec<AliasTable>,
+    /// Per Catastrophe roll 3..=18: its row's effects.
+    pub catastrophe_effects: Vec<CatastropheEffect>,
+}
+
+/// A Catastrophe row's effects, in the form the battle loop applies them
+/// unconditionally (a factor of exactly 1 for no change in Troop Strength),
+/// since which row comes up is a toss a branch would miss.
+#[derive(Debug, Clone, Copy)]
+pub struct CatastropheEffect {
+    /// Modifier to the side's Strategy roll.
+    pub strategy: i64,
+    /// Morale modifier.
+    pub morale: i64,
+    /// Factor on the enemy's Troop Strength.
+    pub enemy_factor: f64,
+    /// Factor on the side's own Troop Strength.
+    pub own_factor: f64,
+    /// The army commander is killed: base Strategy halved.
+    pub commander_killed: bool,
+    /// The army commander or a major unit's leader is harmed.
+    pub harms_leaders: bool,
+}
+
+impl CatastropheEffect {
+    /// The effects of a row.
+    pub fn new(row: &CatastropheRow) -> CatastropheEffect {
+        CatastropheEffect {
+            strategy: row.strategy,
+            morale: row.morale_all,
+            enemy_factor: 1.0 + row.enemy_ts_pct as f64 / 100.0,
+            own_factor: 1.0 - row.own_ts_pct as f64 / 100.0,
+            commander_killed: row.commander == LeaderHarm::Killed,
+            harms_leaders: row.commander != LeaderHarm::None
+                || row.major_leader != LeaderHarm::None,
+        }
+    }
 }
 
 /// The exact distribution of the HP `hits` hits of `dice`d6 + `add` do
@@ -182,12 +222,22 @@ pub fn damage_distribution(hits: i64, dice: i64, add: i64, dr: i64) -> Vec<f64> 
 /// A PC's Survival row and the HP it costs, drawn together with one random
 /// number from their exact joint law (3d6, or the lowest of three with
 /// Luck, for the row; the row's HP or its column's hits for the damage).
+/// For a PC still unhurt, the state the injury leaves him in is drawn with
+/// them ([`injury_law`]), so his HT rolls cost nothing either.
 #[derive(Debug, Clone)]
 pub struct SurvivalDraws {
     /// Draw table for each losing-side penalty 0..=MAX_PENALTY.
     by_penalty: Vec<u8>,
-    /// Distinct tables: the alias table and its (row, HP lost) outcomes.
-    tables: Vec<(AliasTable, Vec<(u8, u16)>)>,
+    /// Distinct tables, labelled Survival row + 2^8 × HP lost.
+    tables: Vec<AliasTable>,
+    /// The same for an unhurt PC, labelled row + 2^8 × HP lost + 2^24 × state.
+    unhurt: Vec<AliasTable>,
+}
+
+/// A Survival draw's label: row, HP lost and (for an unhurt PC) the state.
+fn survival_label(row: usize, hp: usize, state: State) -> u32 {
+    assert!(row < 1 << 8 && hp < 1 << 16, "Survival row {row}, HP {hp}");
+    (row | hp << 8 | (state as usize) << 24) as u32
 }
 
 impl SurvivalDraws {
@@ -206,6 +256,7 @@ impl SurvivalDraws {
         let mut draws = SurvivalDraws {
             by_penalty: Vec::new(),
             tables: Vec::new(),
+            unhurt: Vec::new(),
         };
         for by_roll in &hero.survival_by_roll {
             if let Some(i) = seen.iter().position(|s| s == by_roll) {
@@ -216,40 +267,62 @@ impl SurvivalDraws {
             for roll in 3..=18 {
                 row_p[by_roll[roll] as usize] += rolls[roll];
             }
-            let (mut outcomes, mut weights) = (Vec::new(), Vec::new());
+            // (row, HP lost, probability).
+            let mut joint = Vec::new();
             for (row, &p) in row_p.iter().enumerate() {
                 if p == 0.0 {
                     continue;
                 }
                 let r = &tables.survival[row];
                 match r.column {
-                    None => {
-                        outcomes.push((row as u8, r.hp.max(0) as u16));
-                        weights.push(p);
-                    }
+                    None => joint.push((row, r.hp.max(0) as usize, p)),
                     Some(c) => {
                         for (hp, q) in column(c).iter().enumerate() {
                             if *q > 0.0 {
-                                outcomes.push((row as u8, hp as u16));
-                                weights.push(p * q);
+                                joint.push((row, hp, p * q));
                             }
                         }
                     }
                 }
             }
+            let (labels, weights): (Vec<u32>, Vec<f64>) = joint
+                .iter()
+                .map(|&(row, hp, p)| (survival_label(row, hp, State::Unhurt), p))
+                .unzip();
+            let (mut unhurt_labels, mut unhurt_weights) = (Vec::new(), Vec::new());
+            for &(row, hp, p) in &joint {
+                let law = injury_law(hero.hp, hero.ht, 0, hp as i64, State::Unhurt);
+                for (state, q) in State::ALL.into_iter().zip(law) {
+                    if q > 0.0 {
+                        unhurt_labels.push(survival_label(row, hp, state));
+                        unhurt_weights.push(p * q);
+                    }
+                }
+            }
             draws.by_penalty.push(seen.len() as u8);
             seen.push(*by_roll);
-            draws.tables.push((AliasTable::new(&weights), outcomes));
+            draws.tables.push(AliasTable::labelled(&weights, &labels));
+            draws
+                .unhurt
+                .push(AliasTable::labelled(&unhurt_weights, &unhurt_labels));
         }
         draws
     }
 
-    /// (Survival row, HP lost) for a losing-side penalty and a uniform number.
-    #[inline]
-    pub fn draw(&self, penalty: usize, x: u64) -> (usize, i64) {
-        let (alias, outcomes) = &self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
-        let (row, hp) = outcomes[alias.pick(x)];
-        (row as usize, i64::from(hp))
+    /// Draws (Survival row, HP lost) for a losing-side penalty.
+    #[inline(always)]
+    pub fn draw<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64) {
+        let table = &self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
+        let label = table.draw(rng);
+        (label & 0xFF, (label >> 8) as i64)
+    }
+
+    /// Draws (Survival row, HP lost, state after) for an unhurt PC.
+    #[inline(always)]
+    pub fn draw_unhurt<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64, State) {
+        let table = &self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
+        let label = table.draw(rng);
+        (label & 0xFF, (label >> 8 & 0xFFFF) as i64, State::ALL[label >> 24])
     }
 }
 
@@ -289,6 +362,7 @@ impl BattleRules {
             })
             .collect();
         BattleRules {
+            catastrophe_effects: tables.catastrophe.iter().map(CatastropheEffect::new).collect(),
             casualty_pct,
             survival_draws,
             sides,
@@ -312,12 +386,14 @@ const PERCENT: [f64; 101] = {
     p
 };
 
-/// Whole percent of `initial` Troop Strength that `lost` is, rounded down.
-/// A loss of exactly k% computes as k − 1e-15 or so in floating point; the
-/// tolerance keeps it at k (no real loss is that close below a whole percent).
+/// Whole percent of the initial Troop Strength that `lost` is, rounded
+/// down, given `percent_per_troop` = 100 / initial (a multiply where the
+/// battle loop would divide). A loss of exactly k% computes as k − 1e-14 or
+/// so in floating point; the tolerance keeps it at k (no real loss is that
+/// close below a whole percent).
 #[inline]
-pub fn casualty_percent(lost: f64, initial: f64) -> u8 {
-    (100.0 * lost / initial + 1e-9).clamp(0.0, 100.0) as u8
+pub fn casualty_percent(lost: f64, percent_per_troop: f64) -> u8 {
+    (lost * percent_per_troop + 1e-9).clamp(0.0, 100.0) as u8
 }
 
 /// The cap on effective Combat skill.
@@ -424,6 +500,50 @@ pub fn injure<R: Rng>(
     (lost + damage, state)
 }
 
+/// The exact law of the state [`injure`] leaves: P(unhurt), P(wounded),
+/// P(down), P(dead).
+pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f64; 4] {
+    let mut law = [0.0; 4];
+    if damage <= 0 || state == State::Dead {
+        law[state as usize] = 1.0;
+        return law;
+    }
+    let before = hp - lost;
+    let after = before - damage;
+    let state = if state == State::Unhurt {
+        State::Wounded
+    } else {
+        state
+    };
+    if after <= -5 * ht {
+        law[State::Dead as usize] = 1.0;
+        return law;
+    }
+    let rolls = three_d6_distribution(false);
+    let pass: f64 = (3..=18)
+        .filter(|&roll| check(ht, roll).success)
+        .map(|roll| rolls[roll as usize])
+        .sum();
+    // P(still alive) through the death checks.
+    let mut alive = 1.0;
+    if after <= -ht {
+        for k in 1..5 {
+            let threshold = -k * ht;
+            if before > threshold && after <= threshold {
+                law[State::Dead as usize] += alive * (1.0 - pass);
+                alive *= pass;
+            }
+        }
+    }
+    if after <= 0 && state == State::Wounded {
+        law[State::Down as usize] += alive * (1.0 - pass);
+        law[State::Wounded as usize] += alive * pass;
+    } else {
+        law[state as usize] += alive;
+    }
+    law
+}
+
 /// The row of a roll in a best-first margin table, criticals first.
 fn margin_row(rows: &[MarginRow], c: Check) -> usize {
     if c.critical_success {
@@ -449,7 +569,8 @@ impl BattleRules {
         let mut casualties = [0.0f64; 2];
         let mut carry = [0i64; 2];
         let mut commander_out = [false; 2];
-        let mut days_won = [0u32; 2];
+        // Days won by each side, and ties.
+        let mut days_won = [0u32; 3];
         let mut margin_sum = 0i64;
         let mut first_catastrophe = [0u8; 2];
         let mut result = 0u8;
@@ -466,21 +587,16 @@ impl BattleRules {
                 if day == 0 {
                     first_catastrophe[s] = roll as u8;
                 }
-                let row = &t.catastrophe[(roll - 3) as usize];
-                strategy_mod[s] += row.strategy;
-                morale_mod[s] += row.morale_all;
-                if row.enemy_ts_pct != 0 {
-                    troops[1 - s] *= 1.0 + row.enemy_ts_pct as f64 / 100.0;
-                }
-                if row.own_ts_pct != 0 {
-                    troops[s] *= 1.0 - row.own_ts_pct as f64 / 100.0;
-                }
-                if row.commander == LeaderHarm::Killed {
-                    halved[s] = true;
-                }
-                if row.commander == LeaderHarm::None && row.major_leader == LeaderHarm::None {
+                let effect = &self.catastrophe_effects[(roll - 3) as usize];
+                strategy_mod[s] += effect.strategy;
+                morale_mod[s] += effect.morale;
+                troops[1 - s] *= effect.enemy_factor;
+                troops[s] *= effect.own_factor;
+                halved[s] |= effect.commander_killed;
+                if !effect.harms_leaders {
                     continue;
                 }
+                let row = &t.catastrophe[(roll - 3) as usize];
                 let struck_unit = if row.major_leader != LeaderHarm::None {
                     Some(dice.below(side.major_units))
                 } else {
@@ -538,14 +654,10 @@ impl BattleRules {
             }
             let victory = quick_contest(margins[0], margins[1]);
             let mov = victory.abs();
-            let winner = match victory.signum() {
-                1 => 0usize,
-                -1 => 1,
-                _ => 2,
-            };
-            if winner < 2 {
-                days_won[winner] += 1;
-            }
+            // 0 or 1: that side won the day; 2: a tie. Arithmetic, not a
+            // match: the winner is a toss a branch would miss.
+            let winner = usize::from(victory < 0) + 2 * usize::from(victory == 0);
+            days_won[winner] += 1;
             margin_sum += victory;
             result = self.result_by_margin[mov.min(MARGIN_SPAN) as usize];
             // 3. Each PC's Survival and Glory.
@@ -556,13 +668,20 @@ impl BattleRules {
                 }
                 let losing = winner < 2 && winner != h.side;
                 let penalty = if losing { (mov / 4) as usize } else { 0 };
-                let (row, damage) = self.survival_draws[i].draw(penalty, dice.rng().next_u64());
-                heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
-                if damage > 0 {
+                let draws = &self.survival_draws[i];
+                let row = if lost[i] == 0 && heroes[i].state == State::Unhurt {
+                    let (row, damage, state) = draws.draw_unhurt(penalty, dice.rng());
+                    lost[i] = damage;
+                    heroes[i].state = state;
+                    row
+                } else {
+                    let (row, damage) = draws.draw(penalty, dice.rng());
                     let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
                     lost[i] = l;
                     heroes[i].state = st;
-                }
+                    row
+                };
+                heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
                 // Glory, rolled even if the PC died.
                 let g = h.glory_by_roll[dice.three_d6() as usize] as usize;
                 heroes[i].glory = g as u8 + 1;
@@ -577,11 +696,7 @@ impl BattleRules {
             }
             // 4. Casualties and Morale.
             for s in 0..2 {
-                let signed = match winner {
-                    2 => 0,
-                    w if w == s => mov,
-                    _ => -mov,
-                };
+                let signed = [victory, -victory][s];
                 let rows = t.casualties.rows.len() as i64;
                 let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
                 let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
@@ -592,7 +707,7 @@ impl BattleRules {
                     }
                 }
                 let pct =
-                    self.casualty_pct[row.clamp(0, rows - 1) as usize].pick(dice.rng().next_u64());
+                    self.casualty_pct[row.clamp(0, rows - 1) as usize].draw(dice.rng());
                 let loss = troops[s] * PERCENT[pct];
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -616,7 +731,7 @@ impl BattleRules {
                 _ => 2,
             }
         };
-        let pct = |s: usize| casualty_percent(casualties[s], self.sides[s].troop_strength);
+        let pct = |s: usize| casualty_percent(casualties[s], self.sides[s].percent_per_troop);
         BattleOutcome {
             winner,
             result,
@@ -702,13 +817,12 @@ mod tests {
             };
             let draws = SurvivalDraws::new(&t, &hero);
             let exact = super::super::exact::category_distribution(&t.survival, skill, luck);
-            let mut rows = vec![0u64; exact.len()];
-            let n = 1u64 << 20;
-            for k in 0..n {
-                rows[draws.draw(0, k.wrapping_mul(u64::MAX / n)).0] += 1;
+            let mut rows = vec![0.0; exact.len()];
+            for (label, p) in draws.tables[draws.by_penalty[0] as usize].probabilities() {
+                rows[label as usize & 0xFF] += p;
             }
-            for (c, p) in rows.iter().zip(&exact) {
-                assert!((*c as f64 / n as f64 - p).abs() < 1e-5, "skill {skill}");
+            for (read, p) in rows.iter().zip(&exact) {
+                assert!((read - p).abs() < 1e-14, "skill {skill}");
             }
         }
     }
@@ -719,14 +833,15 @@ mod tests {
             for (k, share) in PERCENT.iter().enumerate() {
                 let lost = initial * share;
                 assert_eq!(
-                    casualty_percent(lost, initial),
+                    casualty_percent(lost, 100.0 / initial),
                     k as u8,
                     "{k}% of {initial}"
                 );
             }
         }
-        assert_eq!(casualty_percent(29.9, 100.0), 29);
-        assert_eq!(casualty_percent(150.0, 100.0), 100);
+        assert_eq!(casualty_percent(29.9, 1.0), 29);
+        assert_eq!(casualty_percent(150.0, 1.0), 100);
+        assert_eq!(casualty_percent(1199.0, 100.0 / 1200.0), 99);
     }
 
     #[test]

@@ -60,6 +60,7 @@ impl Gurps {
             SideRules {
                 strategy: side.file.strategy,
                 troop_strength: side.file.troop_strength as f64,
+                percent_per_troop: 100.0 / side.file.troop_strength as f64,
                 tech_level: side.tech_level,
                 fixed_modifier: fixed,
                 commander_luck: side.file.commander_luck,

@@ -1,14 +1,15 @@
 //! One 7th Sea mass battle, round by round (RULES.md §3).
 
+use std::hint::select_unpredictable;
 use std::sync::OnceLock;
 
 use rand::Rng;
 
 use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
-use super::roll_keep::{Pool, exploding_d10};
+use super::roll_keep::{Pool, Sampler, without_far_tail};
 use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
 use super::tables::{Opportunity, SeaTables};
-use crate::dice::{AliasTable, Digits};
+use crate::dice::{AliasTable, Digits, chance, chance_threshold};
 
 /// Engagement levels, Rear (0) to Heavily Engaged (3).
 pub const REAR: usize = 0;
@@ -59,7 +60,7 @@ pub struct BattleOutcome {
 }
 
 /// A side, resolved.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SideRules {
     /// Commander's Wits.
     pub wits: i64,
@@ -69,6 +70,35 @@ pub struct SideRules {
     pub supply: Option<Pool>,
     /// Speech pool, if a speech.
     pub speech: Option<Pool>,
+    /// Draws the Free Raises from Supply and Speech ([`free_raises_law`]).
+    pub free_raises: AliasTable,
+}
+
+/// Threshold for [`chance`]: a roll of `pool` reaches `tn`.
+pub fn reach_chance(pool: Pool, tn: i64) -> u64 {
+    let law = pool.law();
+    chance_threshold(law.iter().skip(tn.max(0) as usize).sum())
+}
+
+/// The law of a side's Free Raises: one per 10 points or fraction of the
+/// combined Supply and Speech totals (42 → 5), P(raises = k) at index k.
+pub fn free_raises_law(supply: Option<Pool>, speech: Option<Pool>) -> Vec<f64> {
+    let mut total = vec![1.0];
+    for pool in [supply, speech].into_iter().flatten() {
+        let law = pool.law();
+        let mut next = vec![0.0; total.len() + law.len() - 1];
+        for (a, p) in total.iter().enumerate() {
+            for (b, q) in law.iter().enumerate() {
+                next[a + b] += p * q;
+            }
+        }
+        total = next;
+    }
+    let mut raises = vec![0.0; total.len().div_ceil(10) + 1];
+    for (sum, p) in total.iter().enumerate() {
+        raises[sum.div_ceil(10)] += p;
+    }
+    raises
 }
 
 /// A Hero, resolved.
@@ -102,6 +132,11 @@ pub struct HeroRules {
     pub armour_kept: i64,
     /// Policy.
     pub policy: Policy,
+    /// The Brawn check against Flesh Wounds, without and with a banner.
+    pub brawn_check: [Sampler; 2],
+    /// Threshold for [`crate::dice::chance`]: the Line of Fire shot
+    /// reaches its TN, without and with a banner.
+    pub line_of_fire_hit: [u64; 2],
 }
 
 /// The battle, resolved.
@@ -120,6 +155,9 @@ pub struct BattleRules {
     /// Per Hero, by banner and Dramatic Wounds at the start: how a duel
     /// ends, built on first use.
     pub duel_ends: Vec<Box<[OnceLock<DuelEnds>]>>,
+    /// Per Hero, by banner, engagement level and penalty: his round on the
+    /// chart, built on first use.
+    pub round_draws: Vec<Box<[OnceLock<RoundDraws>]>>,
     /// Contest laws by pools and modifiers, built on first use.
     pub contest_laws: ContestLaws,
 }
@@ -229,10 +267,10 @@ impl DuelEnds {
         }
     }
 
-    /// (the Hero won, his Dramatic Wounds at the end) for a uniform number.
+    /// Draws (the Hero won, his Dramatic Wounds at the end).
     #[inline]
-    pub fn draw(&self, x: u64) -> (bool, i64) {
-        self.ends[self.table.pick(x)]
+    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> (bool, i64) {
+        self.ends[self.table.draw(rng)]
     }
 }
 
@@ -249,6 +287,122 @@ pub fn exchange_odds(a: &[f64], b: &[f64]) -> (f64, f64) {
         below += at;
     }
     (greater, less)
+}
+
+/// Personal-result penalties a round can carry: 0, 2, ..., 8 (helping the
+/// commander 2, charging 2, carrying a banner 4).
+const PENALTY_STEPS: usize = 5;
+
+/// A Hero's round on the battle chart drawn with one random number: the
+/// cell his personal result lands on and the damage that gets through his
+/// soak (0: none), from their exact joint law. Replaces rolling the
+/// personal pool, then the damage pool.
+#[derive(Debug, Clone)]
+pub struct RoundDraws {
+    /// Labels: damage in bits 0..20, the cell's Reputation in bits 20..28,
+    /// its Heroic Opportunity in bit 28.
+    table: AliasTable,
+}
+
+/// What a Hero's round on the chart brought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RoundResult {
+    /// Damage that got through his soak (0: none).
+    pub damage: i64,
+    /// Reputation of the chart cell.
+    pub reputation: i64,
+    /// Whether the cell offers a Heroic Opportunity.
+    pub opportunity: bool,
+}
+
+impl RoundResult {
+    /// The 32-bit label of a round result. Damage stays below 2^20 and
+    /// Reputation below 2^8 (pools are at most 20k20, cells' Reputation
+    /// 0 to 10, both checked when the tables load).
+    fn label(self) -> u32 {
+        assert!(self.damage < 1 << 20 && (0..256).contains(&self.reputation));
+        self.damage as u32 | (self.reputation as u32) << 20 | u32::from(self.opportunity) << 28
+    }
+
+    #[inline(always)]
+    fn from_label(label: usize) -> RoundResult {
+        RoundResult {
+            damage: (label & 0xF_FFFF) as i64,
+            reputation: (label >> 20 & 0xFF) as i64,
+            opportunity: label >> 28 & 1 == 1,
+        }
+    }
+}
+
+impl RoundDraws {
+    /// The joint law for a Hero at `level` with `penalty` off his personal
+    /// result, carrying a banner or not. Each damage law drops its far tail
+    /// ([`without_far_tail`]), as pool samplers do.
+    pub fn new(
+        tables: &SeaTables,
+        hero: &HeroRules,
+        mode: PersonalRoll,
+        (level, penalty, banner): (usize, i64, bool),
+    ) -> RoundDraws {
+        // P(personal result = first + k).
+        let (first, result) = match mode {
+            PersonalRoll::OneDie if banner => (hero.personal, vec![1.0]),
+            PersonalRoll::OneDie => (hero.personal, Pool::new(1, 1).law()),
+            PersonalRoll::Keep => (
+                0,
+                minus_banner(Pool::new(hero.personal, hero.wits), banner).law(),
+            ),
+        };
+        let mut row_p = vec![0.0; tables.chart.len()];
+        for (k, p) in result.iter().enumerate() {
+            row_p[tables.chart_row(first + k as i64 - penalty)] += p;
+        }
+        let (mut labels, mut weights) = (Vec::new(), Vec::new());
+        for (row, &p) in row_p.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+            let cell = &tables.chart[row].1[level];
+            let result = |damage: usize| RoundResult {
+                damage: damage as i64,
+                reputation: cell.reputation,
+                opportunity: cell.opportunity,
+            };
+            let Some(pool) = cell.damage else {
+                labels.push(result(0).label());
+                weights.push(p);
+                continue;
+            };
+            let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
+            let law = minus_banner(pool, banner).law();
+            let mut through = vec![0.0; 1];
+            for (d, q) in without_far_tail(&law).iter().enumerate() {
+                let past = (d as i64 - hero.soak).max(0) as usize;
+                if through.len() <= past {
+                    through.resize(past + 1, 0.0);
+                }
+                through[past] += q;
+            }
+            for (d, &q) in through.iter().enumerate().filter(|(_, q)| **q > 0.0) {
+                labels.push(result(d).label());
+                weights.push(p * q);
+            }
+        }
+        RoundDraws {
+            table: AliasTable::labelled(&weights, &labels),
+        }
+    }
+
+    /// Draws a round.
+    #[inline]
+    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> RoundResult {
+        RoundResult::from_label(self.table.draw(rng))
+    }
+}
+
+/// One empty slot per (banner, engagement level, penalty) of each Hero.
+pub fn round_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<RoundDraws>]>> {
+    heroes
+        .iter()
+        .map(|_| (0..2 * 4 * PENALTY_STEPS).map(|_| OnceLock::new()).collect())
+        .collect()
 }
 
 /// One empty slot per (banner, starting wounds) of each Hero.
@@ -295,7 +449,7 @@ impl Hero {
 
 /// Pool with one rolled die fewer while carrying a banner.
 #[inline]
-fn minus_banner(pool: Pool, banner: bool) -> Pool {
+pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
     if banner {
         Pool::new(pool.rolled as i64 - 1, pool.kept as i64)
     } else {
@@ -304,17 +458,6 @@ fn minus_banner(pool: Pool, banner: bool) -> Pool {
 }
 
 impl BattleRules {
-    /// Free Raises from Supply and Speech: one per 10 points or fraction of
-    /// their combined total (42 → 5).
-    fn free_raises<R: Rng>(&self, dice: &mut Digits<R>, side: usize) -> i64 {
-        let s = &self.sides[side];
-        let total: i64 = [s.supply, s.speech]
-            .iter()
-            .flatten()
-            .map(|p| p.sample(dice.rng()))
-            .sum();
-        (total + 9) / 10
-    }
 
     /// Fights the battle.
     pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
@@ -322,7 +465,7 @@ impl BattleRules {
         let t = &self.tables;
         let n = self.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
-        let mut raises = [self.free_raises(dice, 0), self.free_raises(dice, 1)];
+        let mut raises = [0, 1].map(|s| self.sides[s].free_raises.draw(dice.rng()) as i64);
         let mut next_modifier = [0i64; 2];
         let mut streak = (2usize, 0u32);
         let mut winner = 2u8;
@@ -393,36 +536,25 @@ impl BattleRules {
                 if h.carrying.is_some() {
                     penalty += 4;
                 }
-                let result = match self.personal_roll {
-                    PersonalRoll::OneDie => {
-                        let die = if h.banner { 0 } else { exploding_d10(dice) };
-                        die + r.personal
-                    }
-                    PersonalRoll::Keep => {
-                        minus_banner(Pool::new(r.personal, r.wits), h.banner).sample(dice.rng())
-                    }
-                } - penalty;
-                let cell = t.chart_row(result)[h.level];
-                h.reputation += cell.reputation + h.forced_reputation + i64::from(h.banner);
+                let slot = (usize::from(h.banner) * 4 + h.level) * PENALTY_STEPS
+                    + (penalty / 2) as usize;
+                let draws = self.round_draws[i][slot].get_or_init(|| {
+                    RoundDraws::new(t, r, self.personal_roll, (h.level, penalty, h.banner))
+                });
+                let round = draws.draw(dice.rng());
+                h.reputation += round.reputation + h.forced_reputation + i64::from(h.banner);
                 if h.carrying.is_some() {
                     h.reputation += 3;
                 }
-                if let Some(pool) = cell.damage {
-                    let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - r.armour_kept);
-                    let damage = minus_banner(pool, h.banner).sample(dice.rng()) - r.soak;
-                    if damage > 0 {
-                        h.flesh += damage;
-                        let check =
-                            minus_banner(Pool::new(r.brawn, r.brawn), h.banner).sample(dice.rng());
-                        if check < h.flesh {
-                            h.wounds += 1 + (h.flesh - check) / 20;
-                            h.flesh = 0;
-                        }
-                    }
-                }
-                if h.state(r.resolve) == HeroState::KnockedOut {
-                    h.out = true;
-                }
+                // Damage, then the Brawn check against the Flesh Wounds:
+                // rolled every round and applied by selects, since whether
+                // damage gets through is a coin toss a branch would miss.
+                let check = r.brawn_check[usize::from(h.banner)].sample(dice.rng());
+                let flesh = h.flesh + round.damage;
+                let wounded = round.damage > 0 && check < flesh;
+                h.wounds += select_unpredictable(wounded, 1 + (flesh - check) / 20, 0);
+                h.flesh = select_unpredictable(wounded, 0, flesh);
+                h.out |= h.wounds >= 2 * r.resolve;
                 // Effects that end with this round.
                 let side = r.side;
                 if h.charge {
@@ -462,8 +594,8 @@ impl BattleRules {
                     }
                 }
                 // A Heroic Opportunity.
-                if cell.opportunity && !h.out {
-                    let opportunity = self.draw_opportunity(dice);
+                if round.opportunity && !h.out {
+                    let opportunity = Opportunity::ALL[t.opportunities.draw(dice.rng())];
                     self.take(dice, i, &mut heroes[i], opportunity, &mut next_modifier);
                 }
             }
@@ -521,7 +653,7 @@ impl BattleRules {
                     tn,
                 ))
             });
-            return match law.draw(dice.rng().next_u64()) {
+            return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
             };
@@ -535,13 +667,6 @@ impl BattleRules {
         None
     }
 
-    #[inline]
-    fn draw_opportunity<R: Rng>(&self, dice: &mut Digits<R>) -> Opportunity {
-        let c = &self.tables.opportunity_cumulative;
-        let pick = dice.below(c[8]);
-        let i = c.iter().position(|&x| pick < x).expect("pick below total");
-        Opportunity::ALL[i]
-    }
 
     /// A Hero's response to an opportunity, by his policy.
     fn take<R: Rng>(
@@ -589,9 +714,7 @@ impl BattleRules {
                 h.reputation += 2;
             }
             Opportunity::LineOfFire => {
-                let shot = minus_banner(Pool::new(r.finesse + r.firearms, r.finesse), h.banner)
-                    .sample(dice.rng());
-                if shot >= t.line_of_fire_tn {
+                if chance(dice.rng(), r.line_of_fire_hit[usize::from(h.banner)]) {
                     h.reputation += 3;
                     next_modifier[1 - side] -= 3;
                 }
@@ -635,7 +758,7 @@ impl BattleRules {
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
         });
-        let (won, wounds) = ends.draw(dice.rng().next_u64());
+        let (won, wounds) = ends.draw(dice.rng());
         h.wounds = wounds;
         if wounds >= limit {
             h.out = true;
@@ -688,10 +811,9 @@ mod tests {
             let (win, lose) = exchange_odds(&law(pools.0), &law(pools.1));
             let chain = DuelEnds::new(win, lose, wounds, limits.0, limits.1);
             // The chain's probability of each end, read off a fine grid of x.
-            let grid = 1u64 << 20;
             let mut exact = std::collections::BTreeMap::<(bool, i64), f64>::new();
-            for k in 0..grid {
-                *exact.entry(chain.draw(k * (u64::MAX / grid))).or_default() += 1.0 / grid as f64;
+            for (i, p) in chain.table.probabilities() {
+                *exact.entry(chain.ends[i as usize]).or_default() += p;
             }
             let total: f64 = exact.values().sum();
             assert!((total - 1.0).abs() < 1e-9);
@@ -702,16 +824,7 @@ mod tests {
                     .entry(duel_by_exchanges(&mut dice, pools, wounds, limits))
                     .or_default() += 1;
             }
-            let z = crate::stats::z_for_confidence(1.0 - 0.001 / exact.len() as f64);
-            for (end, p) in &exact {
-                let count = seen.get(end).copied().unwrap_or(0);
-                let (lo, hi) = crate::stats::wilson(count, n, z);
-                assert!(
-                    lo <= *p && *p <= hi,
-                    "{pools:?} {end:?}: exact {p}, simulated {lo}..{hi}"
-                );
-            }
-            assert!(seen.keys().all(|end| exact.contains_key(end)), "{seen:?}");
+            crate::stats::assert_counts_follow(&exact, &seen, n, &format!("{pools:?}"));
         }
     }
 }

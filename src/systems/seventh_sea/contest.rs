@@ -111,10 +111,19 @@ impl ContestLaw {
         }
     }
 
-    /// The end of a round for a uniform 64-bit number.
+    /// Draws the end of a round.
     #[inline]
-    pub fn draw(&self, x: u64) -> RoundEnd {
-        self.ends[self.table.pick(x)]
+    pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> RoundEnd {
+        self.ends[self.table.draw(rng)]
+    }
+
+    /// Each end's probability, read back from the draw table.
+    pub fn probabilities(&self) -> std::collections::BTreeMap<RoundEnd, f64> {
+        let mut law = std::collections::BTreeMap::new();
+        for (i, p) in self.table.probabilities() {
+            *law.entry(self.ends[i as usize]).or_default() += p;
+        }
+        law
     }
 }
 
@@ -169,27 +178,14 @@ mod tests {
             ([Pool::new(1, 1), Pool::new(1, 1)], [0, 0], [40, 40], 4_000),
         ] {
             let law = ContestLaw::new([&pools[0].law(), &pools[1].law()], modifier, tn);
-            let grid = 1u64 << 20;
-            let mut exact = std::collections::BTreeMap::<RoundEnd, f64>::new();
-            for k in 0..grid {
-                *exact.entry(law.draw(k * (u64::MAX / grid))).or_default() += 1.0 / grid as f64;
-            }
+            let exact = law.probabilities();
             let mut seen = std::collections::BTreeMap::<RoundEnd, u64>::new();
             for _ in 0..n {
                 *seen
                     .entry(rolled_out(&mut dice, pools, modifier, tn))
                     .or_default() += 1;
             }
-            // Ends with exact probability too small to show up are skipped.
-            let z = crate::stats::z_for_confidence(1.0 - 0.001 / exact.len() as f64);
-            for (end, p) in &exact {
-                let (lo, hi) = crate::stats::wilson(seen.get(end).copied().unwrap_or(0), n, z);
-                assert!(
-                    lo <= *p && *p <= hi,
-                    "{pools:?} {end:?}: exact {p}, simulated {lo}..{hi}"
-                );
-            }
-            assert!(seen.keys().all(|e| exact.contains_key(e)), "{seen:?}");
+            crate::stats::assert_counts_follow(&exact, &seen, n, &format!("{pools:?}"));
         }
     }
 

@@ -17,6 +17,7 @@ use rand::Rng;
 
 use self::battle::{BattleOutcome, BattleRules, HeroRules, HeroState, SideRules};
 use self::roll_keep::Pool;
+use crate::dice::AliasTable;
 use self::scenario::Parsed;
 use self::tables::SeaTables;
 use crate::engine::{System, Tally};
@@ -54,15 +55,18 @@ impl SeventhSea {
     pub fn new(parsed: Parsed, tables: SeaTables) -> SeventhSea {
         let sides = [0, 1].map(|s| {
             let f = &parsed.sides[s];
+            let supply = f
+                .quartermaster
+                .map(|q| Pool::new(q.wits + q.logistics, q.wits));
+            let speech = f
+                .speech
+                .map(|sp| Pool::new(sp.wits + sp.incitation, sp.wits));
             SideRules {
                 wits: f.commander.wits,
                 strategy_dice: f.commander.wits + f.commander.strategy,
-                supply: f
-                    .quartermaster
-                    .map(|q| Pool::new(q.wits + q.logistics, q.wits)),
-                speech: f
-                    .speech
-                    .map(|sp| Pool::new(sp.wits + sp.incitation, sp.wits)),
+                supply,
+                speech,
+                free_raises: AliasTable::new(&battle::free_raises_law(supply, speech)),
             }
         });
         let heroes: Vec<HeroRules> = parsed
@@ -87,12 +91,19 @@ impl SeventhSea {
                     _ => 2,
                 },
                 policy: h.policy,
+                line_of_fire_hit: [false, true].map(|banner| {
+                    let shot = Pool::new(h.finesse + h.firearms, h.finesse);
+                    battle::reach_chance(battle::minus_banner(shot, banner), tables.line_of_fire_tn)
+                }),
+                brawn_check: [false, true]
+                    .map(|banner| battle::minus_banner(Pool::new(h.brawn, h.brawn), banner).sampler()),
             })
             .collect();
         let rules = BattleRules {
-            sides,
             duel_ends: battle::duel_slots(&heroes),
+            round_draws: battle::round_slots(&heroes),
             contest_laws: battle::ContestLaws::new(&sides, &heroes),
+            sides,
             heroes,
             max_rounds: parsed.max_rounds,
             personal_roll: parsed.personal_roll,

@@ -18,6 +18,38 @@ static SAMPLERS: [[OnceLock<AliasTable>; 11]; 11] = [const { [const { OnceLock::
 static DISTRIBUTIONS: [[OnceLock<Vec<f64>>; 11]; 11] =
     [const { [const { OnceLock::new() }; 11] }; 11];
 
+/// Mass below which the far tail of a law is dropped before drawing from it.
+pub const FAR_TAIL: f64 = 1e-13;
+
+/// `law` without its far tail: the longest run of last entries whose
+/// total is below [`FAR_TAIL`] (beside the 1e-12 per die already cut).
+/// Keeps at least one entry.
+pub fn without_far_tail(law: &[f64]) -> &[f64] {
+    let mut len = law.len();
+    let mut tail = 0.0;
+    while len > 1 && tail + law[len - 1] < FAR_TAIL {
+        tail += law[len - 1];
+        len -= 1;
+    }
+    &law[..len]
+}
+
+/// A pool's alias table resolved once: draws its total with one random
+/// number and no lookup.
+#[derive(Debug, Clone, Copy)]
+pub struct Sampler {
+    table: &'static AliasTable,
+    bonus: i64,
+}
+
+impl Sampler {
+    /// Draws a total.
+    #[inline]
+    pub fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> i64 {
+        self.bonus + self.table.draw(rng) as i64
+    }
+}
+
 /// A normalised roll-and-keep pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pool {
@@ -58,22 +90,21 @@ impl Pool {
     /// for the total).
     #[inline]
     pub fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> i64 {
+        self.sampler().sample(rng)
+    }
+
+    /// The pool's alias table, built the first time any battle asks for it:
+    /// resolve it once where a hot loop samples the same pool again and again.
+    pub fn sampler(self) -> Sampler {
         let table = SAMPLERS[self.rolled as usize][self.kept as usize].get_or_init(|| {
-            let mut p = self.totals().to_vec();
-            // Drop the far tail (less than 1e-13 in all, beside the 1e-12 per
-            // die already cut): a 10k10 table shrinks from 1,391 columns to a
+            // Drop the far tail: a 10k10 table shrinks from 1,391 columns to a
             // few hundred, so the tables of a battle stay in cache.
-            let mut tail = 0.0;
-            while let Some(&last) = p.last() {
-                if p.len() == 1 || tail + last >= 1e-13 {
-                    break;
-                }
-                tail += last;
-                p.pop();
-            }
-            AliasTable::new(&p)
+            AliasTable::new(without_far_tail(self.totals()))
         });
-        self.bonus + table.pick(rng.next_u64()) as i64
+        Sampler {
+            table,
+            bonus: self.bonus,
+        }
     }
 
     /// P(total − bonus = k) for k = 0, 1, ...: [`Pool::distribution`],

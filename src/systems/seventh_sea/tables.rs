@@ -7,6 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
 
 use super::roll_keep::Pool;
+use crate::dice::AliasTable;
 use crate::tables::{TableUse, load_text, sha256_hex};
 
 /// One cell of the battle chart.
@@ -148,8 +149,8 @@ pub struct SeaTables {
     row_lookup: Vec<u8>,
     /// The result of `row_lookup[0]`.
     row_lookup_base: i64,
-    /// Cumulative opportunity weights, in [`Opportunity::ALL`] order.
-    pub opportunity_cumulative: [u32; 9],
+    /// Draws an index into [`Opportunity::ALL`] by the weights.
+    pub opportunities: AliasTable,
     /// Reputation for refusing a duel.
     pub refuse_duel_reputation: i64,
     /// TN of the Line of Fire shot.
@@ -285,12 +286,6 @@ impl SeaTables {
         if weights.iter().any(|&x| x > 1_000_000) || weights.iter().sum::<u32>() == 0 {
             bail!("{origin}: `weights` must be whole numbers 0 to 1000000, not all 0");
         }
-        let mut cumulative = [0u32; 9];
-        let mut running = 0;
-        for (c, x) in cumulative.iter_mut().zip(weights) {
-            running += x;
-            *c = running;
-        }
         if !(-10..=0).contains(&opp.refuse_duel_reputation) {
             bail!(
                 "{origin}: `refuse_duel_reputation` = {} is out of range; allowed: -10 to 0",
@@ -338,7 +333,7 @@ impl SeaTables {
             chart,
             row_lookup,
             row_lookup_base,
-            opportunity_cumulative: cumulative,
+            opportunities: AliasTable::new(&weights.map(f64::from)),
             refuse_duel_reputation: opp.refuse_duel_reputation,
             line_of_fire_tn: opp.line_of_fire_tn,
             duel_opponent: o,
@@ -360,12 +355,11 @@ impl SeaTables {
         })
     }
 
-    /// The chart cells of a personal result.
-    #[inline]
-    pub fn chart_row(&self, result: i64) -> &[ChartCell; 4] {
+    /// The index in `chart` of the row a personal result lands on.
+    pub fn chart_row(&self, result: i64) -> usize {
         let last = self.row_lookup.len() as i64 - 1;
         let at = (result - self.row_lookup_base).clamp(0, last) as usize;
-        &self.chart[self.row_lookup[at] as usize].1
+        usize::from(self.row_lookup[at])
     }
 
     /// The spoils row of a roll.
@@ -390,10 +384,7 @@ mod tests {
                 .iter()
                 .rposition(|(min, _)| result >= *min)
                 .unwrap_or(0);
-            assert!(
-                std::ptr::eq(t.chart_row(result), &t.chart[row].1),
-                "{result}"
-            );
+            assert_eq!(t.chart_row(result), row, "{result}");
         }
     }
 }
