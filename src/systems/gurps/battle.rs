@@ -149,6 +149,23 @@ pub struct BattleRules {
     pub casualty_pct: Vec<AliasTable>,
     /// Per Catastrophe roll 3..=18: its row's effects.
     pub catastrophe_effects: Vec<CatastropheEffect>,
+    /// Per PC, per 3d6 roll: what his Glory roll brings.
+    pub glory_gains: Vec<[GloryGain; 19]>,
+    /// The first day's start for each pair of Catastrophe rolls,
+    /// 16 × (side 0's roll − 3) + side 1's roll − 3.
+    pub first_day: Vec<DayStart>,
+}
+
+/// What a PC's Glory roll brings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GloryGain {
+    /// The Glory row.
+    pub row: u8,
+    /// Reputation gained (negative: lost).
+    pub reputation: i16,
+    /// Strategy for his side's next day: a unit commander's row's Strategy;
+    /// an army commander's, one more if any.
+    pub strategy: i64,
 }
 
 /// A Catastrophe row's effects, in the form the battle loop applies them
@@ -322,7 +339,13 @@ impl SurvivalDraws {
     pub fn draw_unhurt<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64, State) {
         let table = &self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
         let label = table.draw(rng);
-        (label & 0xFF, (label >> 8 & 0xFFFF) as i64, State::ALL[label >> 24])
+        let state = match label >> 24 {
+            0 => State::Unhurt,
+            1 => State::Wounded,
+            2 => State::Down,
+            _ => State::Dead,
+        };
+        (label & 0xFF, (label >> 8 & 0xFFFF) as i64, state)
     }
 }
 
@@ -361,8 +384,27 @@ impl BattleRules {
                 AliasTable::new(&pct)
             })
             .collect();
-        BattleRules {
+        let mut rules = BattleRules {
             catastrophe_effects: tables.catastrophe.iter().map(CatastropheEffect::new).collect(),
+            first_day: Vec::new(),
+            glory_gains: heroes
+                .iter()
+                .map(|h| {
+                    h.glory_by_roll.map(|g| {
+                        let row = &tables.glory[g as usize];
+                        GloryGain {
+                            row: g,
+                            reputation: row.reputation as i16,
+                            strategy: match h.role {
+                                Role::Soldier => 0,
+                                Role::UnitCommander => row.strategy,
+                                Role::ArmyCommander if row.strategy != 0 => row.strategy + 1,
+                                Role::ArmyCommander => 0,
+                            },
+                        }
+                    })
+                })
+                .collect(),
             casualty_pct,
             survival_draws,
             sides,
@@ -371,7 +413,12 @@ impl BattleRules {
             tables,
             result_by_margin,
             casualty_by_margin,
-        }
+        };
+        let initial = [rules.sides[0].troop_strength, rules.sides[1].troop_strength];
+        rules.first_day = (0..256)
+            .map(|i| rules.day_start([3 + i / 16, 3 + i % 16], initial, [0; 2], [false; 2]))
+            .collect();
+        rules
     }
 }
 
@@ -403,7 +450,7 @@ pub const COMBAT_CAP: i64 = 16;
 pub const ROUT_MARGIN: i64 = 13;
 
 /// Resolves a 3d6 roll with or without Luck (three rolls, lowest kept).
-#[inline]
+#[inline(always)]
 fn roll_3d6<R: Rng>(dice: &mut Digits<R>, luck: bool) -> i64 {
     let first = dice.three_d6();
     if luck {
@@ -555,7 +602,107 @@ fn margin_row(rows: &[MarginRow], c: Check) -> usize {
     }
 }
 
+/// What a day's Catastrophe rolls leave before the Strategy contest.
+#[derive(Debug, Clone, Copy)]
+pub struct DayStart {
+    /// Each side's effective Strategy skill.
+    pub skill: [i64; 2],
+    /// Troop Strengths after the Catastrophe.
+    pub troops: [f64; 2],
+}
+
 impl BattleRules {
+    /// The sides' skills and Troop Strengths after Catastrophe
+    /// `rolls`, from the day's Troop Strengths, the Strategy `carry` of the
+    /// PCs' Glory and whether each army commander is out.
+    pub fn day_start(
+        &self,
+        rolls: [i64; 2],
+        mut troops: [f64; 2],
+        carry: [i64; 2],
+        commander_out: [bool; 2],
+    ) -> DayStart {
+        let mut strategy_mod = carry;
+        let mut halved = commander_out;
+        for (s, roll) in rolls.into_iter().enumerate() {
+            let effect = &self.catastrophe_effects[(roll - 3) as usize];
+            strategy_mod[s] += effect.strategy;
+            troops[1 - s] *= effect.enemy_factor;
+            troops[s] *= effect.own_factor;
+            halved[s] |= effect.commander_killed;
+        }
+        let (large, small) = if troops[0] >= troops[1] {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        let ratio = troops[large] / troops[small].max(f64::MIN_POSITIVE);
+        let tl_lead = self.sides[large].tech_level - self.sides[small].tech_level;
+        let ts_bonus = ratio_bonus(&self.tables, ratio, tl_lead);
+        let skill = [0, 1].map(|s| {
+            let side = &self.sides[s];
+            let base = if halved[s] {
+                (side.strategy + 1) / 2
+            } else {
+                side.strategy
+            };
+            let bonus = if s == large { ts_bonus } else { 0 };
+            base + strategy_mod[s] + side.fixed_modifier + bonus
+        });
+        DayStart {
+            skill,
+            troops,
+        }
+    }
+
+    /// Side `s`'s Catastrophe roll, 3 to 18.
+    #[inline(always)]
+    fn catastrophe_roll<R: Rng>(&self, dice: &mut Digits<R>, s: usize) -> i64 {
+        let side = &self.sides[s];
+        (roll_3d6(dice, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18)
+    }
+
+    /// Catastrophe `row` striking side `s`'s leaders: the army commander,
+    /// and the leader of one major unit picked at random, if PCs.
+    fn harm_leaders<R: Rng>(
+        &self,
+        dice: &mut Digits<R>,
+        s: usize,
+        row: &CatastropheRow,
+        (heroes, lost, out_today): (&mut [HeroOutcome], &mut [i64], &mut [bool]),
+    ) {
+        let struck_unit = if row.major_leader != LeaderHarm::None {
+            Some(dice.below(self.sides[s].major_units))
+        } else {
+            None
+        };
+        for (i, h) in self.heroes.iter().enumerate() {
+            if h.side != s || heroes[i].state >= State::Down {
+                continue;
+            }
+            let harm = match h.role {
+                Role::ArmyCommander => row.commander,
+                Role::UnitCommander if struck_unit.is_some() && struck_unit == h.major_unit => {
+                    row.major_leader
+                }
+                _ => LeaderHarm::None,
+            };
+            match harm {
+                LeaderHarm::None => {}
+                LeaderHarm::Wounded => {
+                    let damage = (dice.sum_d6(2) - h.dr).max(0);
+                    let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                    lost[i] = l;
+                    heroes[i].state = st;
+                }
+                LeaderHarm::Killed => {
+                    heroes[i].state = State::Down;
+                    out_today[i] = true;
+                }
+            }
+        }
+    }
+
     /// Fights the whole battle. Inlined into the chunk loop, so the outcome
     /// is counted where it was built instead of being copied out first.
     #[inline(always)]
@@ -576,82 +723,26 @@ impl BattleRules {
         let mut result = 0u8;
         for day in 0..self.days {
             // 1. Catastrophe.
-            let mut strategy_mod = carry;
-            let mut morale_mod = [0i64; 2];
-            let mut halved = commander_out;
+            let rolls = [self.catastrophe_roll(dice, 0), self.catastrophe_roll(dice, 1)];
+            let start = if day == 0 {
+                first_catastrophe = rolls.map(|r| r as u8);
+                self.first_day[((rolls[0] - 3) * 16 + rolls[1] - 3) as usize]
+            } else {
+                self.day_start(rolls, troops, carry, commander_out)
+            };
+            troops = start.troops;
             let mut out_today = [false; MAX_HEROES];
-            for s in 0..2 {
-                let side = &self.sides[s];
-                let roll =
-                    (roll_3d6(dice, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18);
-                if day == 0 {
-                    first_catastrophe[s] = roll as u8;
-                }
-                let effect = &self.catastrophe_effects[(roll - 3) as usize];
-                strategy_mod[s] += effect.strategy;
-                morale_mod[s] += effect.morale;
-                troops[1 - s] *= effect.enemy_factor;
-                troops[s] *= effect.own_factor;
-                halved[s] |= effect.commander_killed;
-                if !effect.harms_leaders {
-                    continue;
-                }
-                let row = &t.catastrophe[(roll - 3) as usize];
-                let struck_unit = if row.major_leader != LeaderHarm::None {
-                    Some(dice.below(side.major_units))
-                } else {
-                    None
-                };
-                for (i, h) in self.heroes.iter().enumerate() {
-                    if h.side != s || heroes[i].state >= State::Down {
-                        continue;
-                    }
-                    let harm = match h.role {
-                        Role::ArmyCommander => row.commander,
-                        Role::UnitCommander
-                            if struck_unit.is_some() && struck_unit == h.major_unit =>
-                        {
-                            row.major_leader
-                        }
-                        _ => LeaderHarm::None,
-                    };
-                    match harm {
-                        LeaderHarm::None => {}
-                        LeaderHarm::Wounded => {
-                            let damage = (dice.sum_d6(2) - h.dr).max(0);
-                            let (l, st) =
-                                injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
-                            lost[i] = l;
-                            heroes[i].state = st;
-                        }
-                        LeaderHarm::Killed => {
-                            heroes[i].state = State::Down;
-                            out_today[i] = true;
-                        }
-                    }
+            for (s, roll) in rolls.into_iter().enumerate() {
+                if self.catastrophe_effects[(roll - 3) as usize].harms_leaders {
+                    let row = &t.catastrophe[(roll - 3) as usize];
+                    self.harm_leaders(dice, s, row, (&mut heroes, &mut lost, &mut out_today));
                 }
             }
             // 2. Strategy contest.
-            let mut margins = [0i64; 2];
-            let (large, small) = if troops[0] >= troops[1] {
-                (0, 1)
-            } else {
-                (1, 0)
-            };
-            let ratio = troops[large] / troops[small].max(f64::MIN_POSITIVE);
-            let tl_lead = self.sides[large].tech_level - self.sides[small].tech_level;
-            let ts_bonus = ratio_bonus(t, ratio, tl_lead);
-            for s in 0..2 {
-                let side = &self.sides[s];
-                let base = if halved[s] {
-                    (side.strategy + 1) / 2
-                } else {
-                    side.strategy
-                };
-                let bonus = if s == large { ts_bonus } else { 0 };
-                let skill = base + strategy_mod[s] + side.fixed_modifier + bonus;
-                margins[s] = skill - dice.three_d6();
-            }
+            let margins = [
+                start.skill[0] - dice.three_d6(),
+                start.skill[1] - dice.three_d6(),
+            ];
             let victory = quick_contest(margins[0], margins[1]);
             let mov = victory.abs();
             // 0 or 1: that side won the day; 2: a tie. Arithmetic, not a
@@ -683,16 +774,10 @@ impl BattleRules {
                 };
                 heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
                 // Glory, rolled even if the PC died.
-                let g = h.glory_by_roll[dice.three_d6() as usize] as usize;
-                heroes[i].glory = g as u8 + 1;
-                let row = &t.glory[g];
-                heroes[i].reputation += row.reputation as i16;
-                next_carry[h.side] += match h.role {
-                    Role::Soldier => 0,
-                    Role::UnitCommander => row.strategy,
-                    Role::ArmyCommander if row.strategy != 0 => row.strategy + 1,
-                    Role::ArmyCommander => 0,
-                };
+                let gain = self.glory_gains[i][dice.three_d6() as usize];
+                heroes[i].glory = gain.row + 1;
+                heroes[i].reputation += gain.reputation;
+                next_carry[h.side] += gain.strategy;
             }
             // 4. Casualties and Morale.
             for s in 0..2 {
@@ -701,7 +786,8 @@ impl BattleRules {
                 let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
                 let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
                 if signed <= -ROUT_MARGIN {
-                    let morale = self.sides[s].morale + morale_mod[s];
+                    let catastrophe = &self.catastrophe_effects[(rolls[s] - 3) as usize];
+                    let morale = self.sides[s].morale + catastrophe.morale;
                     if !check(morale, dice.three_d6()).success {
                         row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
@@ -722,15 +808,11 @@ impl BattleRules {
         for (i, h) in heroes.iter_mut().enumerate().take(n) {
             h.hp_lost = lost[i] as u16;
         }
-        let winner = if days_won[0] != days_won[1] {
-            if days_won[0] > days_won[1] { 0 } else { 1 }
-        } else {
-            match margin_sum.signum() {
-                1 => 0,
-                -1 => 1,
-                _ => 2,
-            }
-        };
+        // More days won, else the larger total margin, else a draw; by
+        // arithmetic, as the winner is a toss a branch would miss.
+        let lead = i64::from(days_won[0]) - i64::from(days_won[1]);
+        let decider = std::hint::select_unpredictable(lead != 0, lead, margin_sum);
+        let winner = u8::from(decider < 0) + 2 * u8::from(decider == 0);
         let pct = |s: usize| casualty_percent(casualties[s], self.sides[s].percent_per_troop);
         BattleOutcome {
             winner,
