@@ -358,7 +358,9 @@ mod tests {
 
     /// A geometric law over 400 outcomes, labelled 1000 + i.
     fn long_law() -> (Vec<f64>, Vec<u32>) {
-        let weights: Vec<f64> = (0..400).map(|i| 0.97f64.powi(i) * (1 + i % 3) as f64).collect();
+        let weights: Vec<f64> = (0..400)
+            .map(|i| 0.97f64.powi(i) * (1 + i % 3) as f64)
+            .collect();
         let labels = (0..400).map(|i| 1000 + i).collect();
         (weights, labels)
     }
@@ -369,11 +371,18 @@ mod tests {
         let sum: f64 = weights.iter().sum();
         let table = AliasTable::labelled(&weights, &labels);
         let tail = table.tail.as_ref().expect("400 outcomes are split");
-        assert!(table.head.columns.len() < 250, "{}", table.head.columns.len());
+        assert!(
+            table.head.columns.len() < 250,
+            "{}",
+            table.head.columns.len()
+        );
         let mut head = std::collections::BTreeMap::new();
         table.head.probabilities(&mut head, 1.0);
         let in_tail = head[&IN_TAIL];
-        assert!(in_tail > 0.0 && in_tail <= TAIL_MASS * (1.0 + 1e-12), "{in_tail}");
+        assert!(
+            in_tail > 0.0 && in_tail <= TAIL_MASS * (1.0 + 1e-12),
+            "{in_tail}"
+        );
         assert_eq!(table.head.columns.len() + tail.columns.len(), 401);
         let read = table.probabilities();
         assert_eq!(read.len(), 400);
@@ -406,15 +415,18 @@ mod tests {
             last.0 += *c as f64;
             last.1 += n as f64 * w / sum;
         }
-        if let [.., (o1, e1), (o2, e2)] = cells[..] {
-            if e2 < 20.0 {
-                cells.pop();
-                *cells.last_mut().expect("two cells") = (o1 + o2, e1 + e2);
-            }
+        if let [.., (o1, e1), (o2, e2)] = cells[..]
+            && e2 < 20.0
+        {
+            cells.pop();
+            *cells.last_mut().expect("two cells") = (o1 + o2, e1 + e2);
         }
         let stat: f64 = cells.iter().map(|(o, e)| (o - e).powi(2) / e).sum();
         let cells = cells.len() - 1;
-        assert!(counts[300..].iter().sum::<u64>() > 0, "the tail is drawn from");
+        assert!(
+            counts[300..].iter().sum::<u64>() > 0,
+            "the tail is drawn from"
+        );
         let p = chi_square_sf(stat, cells);
         assert!(p > 1e-4, "chi-square {stat} over {cells} cells: p = {p}");
     }

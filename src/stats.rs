@@ -278,8 +278,16 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     let half = z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     // At 0 or `trials` successes the bound is exactly 0 or 1 (rounding
     // would leave it a hair off).
-    let lo = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
-    let hi = if successes == trials { 1.0 } else { (centre + half).min(1.0) };
+    let lo = if successes == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if successes == trials {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
     (lo, hi)
 }
 
@@ -307,14 +315,20 @@ pub fn assert_counts_follow<K: Ord + std::fmt::Debug>(
             continue;
         }
         let (lo, hi) = wilson(count(k), trials, z);
-        assert!(lo <= p && p <= hi, "{what} {k:?}: exact {p}, simulated {lo}..{hi}");
+        assert!(
+            lo <= p && p <= hi,
+            "{what} {k:?}: exact {p}, simulated {lo}..{hi}"
+        );
     }
     let (lo, hi) = wilson(rare_count, trials, z);
     assert!(
         lo <= rare_p && rare_p <= hi,
         "{what}, rare outcomes pooled: exact {rare_p}, simulated {lo}..{hi}"
     );
-    assert!(seen.keys().all(|k| exact.contains_key(k)), "{what}: {seen:?}");
+    assert!(
+        seen.keys().all(|k| exact.contains_key(k)),
+        "{what}: {seen:?}"
+    );
 }
 
 /// Upper-tail probability of a chi-square statistic with `df` degrees of

@@ -385,7 +385,11 @@ impl BattleRules {
             })
             .collect();
         let mut rules = BattleRules {
-            catastrophe_effects: tables.catastrophe.iter().map(CatastropheEffect::new).collect(),
+            catastrophe_effects: tables
+                .catastrophe
+                .iter()
+                .map(CatastropheEffect::new)
+                .collect(),
             first_day: Vec::new(),
             glory_gains: heroes
                 .iter()
@@ -649,10 +653,7 @@ impl BattleRules {
             let bonus = if s == large { ts_bonus } else { 0 };
             base + strategy_mod[s] + side.fixed_modifier + bonus
         });
-        DayStart {
-            skill,
-            troops,
-        }
+        DayStart { skill, troops }
     }
 
     /// Side `s`'s Catastrophe roll, 3 to 18.
@@ -723,7 +724,10 @@ impl BattleRules {
         let mut result = 0u8;
         for day in 0..self.days {
             // 1. Catastrophe.
-            let rolls = [self.catastrophe_roll(dice, 0), self.catastrophe_roll(dice, 1)];
+            let rolls = [
+                self.catastrophe_roll(dice, 0),
+                self.catastrophe_roll(dice, 1),
+            ];
             let start = if day == 0 {
                 first_catastrophe = rolls.map(|r| r as u8);
                 self.first_day[((rolls[0] - 3) * 16 + rolls[1] - 3) as usize]
@@ -792,8 +796,7 @@ impl BattleRules {
                         row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
                 }
-                let pct =
-                    self.casualty_pct[row.clamp(0, rows - 1) as usize].draw(dice.rng());
+                let pct = self.casualty_pct[row.clamp(0, rows - 1) as usize].draw(dice.rng());
                 let loss = troops[s] * PERCENT[pct];
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -859,6 +862,77 @@ mod tests {
         // HT 3: success only on 3 (1/216) or 4 (3/216): dies with 212/216.
         let p = dead as f64 / 10_000.0;
         assert!((p - 212.0 / 216.0).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn injury_law_matches_injuries_rolled() {
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut dice = Digits::new(&mut source);
+        let n = 100_000;
+        // (HP, HT, lost, damage, state): no check, one consciousness roll,
+        // death checks at -HT and -2HT, straight to -5HT, already down.
+        for case in [
+            (10, 10, 0, 4, State::Unhurt),
+            (10, 10, 0, 12, State::Unhurt),
+            (11, 9, 3, 25, State::Wounded),
+            (12, 12, 0, 40, State::Unhurt),
+            (10, 8, 0, 60, State::Unhurt),
+            (10, 10, 14, 3, State::Down),
+        ] {
+            let (hp, ht, lost, damage, state) = case;
+            let exact: std::collections::BTreeMap<State, f64> = State::ALL
+                .into_iter()
+                .zip(injury_law(hp, ht, lost, damage, state))
+                .filter(|(_, p)| *p > 0.0)
+                .collect();
+            let mut seen = std::collections::BTreeMap::new();
+            for _ in 0..n {
+                *seen
+                    .entry(injure(&mut dice, hp, ht, lost, damage, state).1)
+                    .or_default() += 1;
+            }
+            crate::stats::assert_counts_follow(&exact, &seen, n, &format!("{case:?}"));
+        }
+    }
+
+    #[test]
+    fn an_unhurt_pcs_draw_matches_survival_then_injury_rolled() {
+        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut dice = Digits::new(&mut source);
+        for (skill, luck, hp, ht, dr) in [(15, false, 10, 10, 2), (9, true, 8, 9, 0)] {
+            let hero = HeroRules {
+                side: 0,
+                role: Role::Soldier,
+                combat_skill: skill,
+                risk: 0,
+                luck,
+                hp,
+                ht,
+                major_unit: None,
+                enemy_hit: [2, 1, 3, 2],
+                dr,
+                survival_by_roll: (0..=MAX_PENALTY as i64)
+                    .map(|penalty| rows_by_roll(&t.survival, skill - penalty))
+                    .collect(),
+                glory_by_roll: rows_by_roll(&t.glory, skill),
+            };
+            let draws = SurvivalDraws::new(&t, &hero);
+            for penalty in [0, 3] {
+                let table = &draws.unhurt[draws.by_penalty[penalty] as usize];
+                let exact: std::collections::BTreeMap<u32, f64> = table.probabilities();
+                let n = 200_000;
+                let mut seen = std::collections::BTreeMap::new();
+                for _ in 0..n {
+                    let (row, damage) = draws.draw(penalty, dice.rng());
+                    let (_, state) = injure(&mut dice, hp, ht, 0, damage, State::Unhurt);
+                    let label = survival_label(row, damage as usize, state);
+                    *seen.entry(label).or_default() += 1;
+                }
+                let what = format!("skill {skill}, penalty {penalty}");
+                crate::stats::assert_counts_follow(&exact, &seen, n, &what);
+            }
+        }
     }
 
     #[test]

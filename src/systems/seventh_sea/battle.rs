@@ -401,7 +401,11 @@ impl RoundDraws {
 pub fn round_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<RoundDraws>]>> {
     heroes
         .iter()
-        .map(|_| (0..2 * 4 * PENALTY_STEPS).map(|_| OnceLock::new()).collect())
+        .map(|_| {
+            (0..2 * 4 * PENALTY_STEPS)
+                .map(|_| OnceLock::new())
+                .collect()
+        })
         .collect()
 }
 
@@ -458,7 +462,6 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 }
 
 impl BattleRules {
-
     /// Fights the battle.
     pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
@@ -536,8 +539,8 @@ impl BattleRules {
                 if h.carrying.is_some() {
                     penalty += 4;
                 }
-                let slot = (usize::from(h.banner) * 4 + h.level) * PENALTY_STEPS
-                    + (penalty / 2) as usize;
+                let slot =
+                    (usize::from(h.banner) * 4 + h.level) * PENALTY_STEPS + (penalty / 2) as usize;
                 let draws = self.round_draws[i][slot].get_or_init(|| {
                     RoundDraws::new(t, r, self.personal_roll, (h.level, penalty, h.banner))
                 });
@@ -667,7 +670,6 @@ impl BattleRules {
         None
     }
 
-
     /// A Hero's response to an opportunity, by his policy.
     fn take<R: Rng>(
         &self,
@@ -795,6 +797,120 @@ mod tests {
                     return (true, h);
                 }
             }
+        }
+    }
+
+    /// The even-field battle's resolved rules.
+    fn even_field() -> BattleRules {
+        let text = include_str!("../../../scenarios/seventh_sea/even_field_battle.toml");
+        let (_, sea) =
+            super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
+                .expect("bundled scenario");
+        sea.rules
+    }
+
+    /// A Hero's round rolled die by die: the reference for [`RoundDraws`].
+    fn round_rolled<R: Rng>(
+        dice: &mut Digits<R>,
+        (rules, hero, mode): (&BattleRules, &HeroRules, PersonalRoll),
+        (level, penalty, banner): (usize, i64, bool),
+    ) -> RoundResult {
+        let personal = match mode {
+            PersonalRoll::OneDie if banner => hero.personal,
+            PersonalRoll::OneDie => hero.personal + super::super::roll_keep::exploding_d10(dice),
+            PersonalRoll::Keep => {
+                minus_banner(Pool::new(hero.personal, hero.wits), banner).roll(dice)
+            }
+        };
+        let t = &rules.tables;
+        let cell = &t.chart[t.chart_row(personal - penalty)].1[level];
+        let damage = cell.damage.map_or(0, |p| {
+            let pool = Pool::new(p.rolled as i64, p.kept as i64 - hero.armour_kept);
+            (minus_banner(pool, banner).roll(dice) - hero.soak).max(0)
+        });
+        RoundResult {
+            damage,
+            reputation: cell.reputation,
+            opportunity: cell.opportunity,
+        }
+    }
+
+    #[test]
+    fn round_draws_match_rounds_rolled_die_by_die() {
+        let rules = even_field();
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(17);
+        let mut dice = Digits::new(&mut source);
+        let cases = [
+            (0, PersonalRoll::Keep, (2, 0, false)),
+            (1, PersonalRoll::Keep, (3, 4, true)),
+            (2, PersonalRoll::OneDie, (1, 2, false)),
+            (2, PersonalRoll::OneDie, (3, 8, true)),
+            (1, PersonalRoll::OneDie, (0, 6, false)),
+        ];
+        for (hero, mode, key) in cases {
+            let h = &rules.heroes[hero];
+            let draws = RoundDraws::new(&rules.tables, h, mode, key);
+            let mut exact = std::collections::BTreeMap::new();
+            for (label, p) in draws.table.probabilities() {
+                *exact
+                    .entry(RoundResult::from_label(label as usize))
+                    .or_default() += p;
+            }
+            let n = 200_000;
+            let mut seen = std::collections::BTreeMap::new();
+            for _ in 0..n {
+                *seen
+                    .entry(round_rolled(&mut dice, (&rules, h, mode), key))
+                    .or_default() += 1;
+            }
+            crate::stats::assert_counts_follow(
+                &exact,
+                &seen,
+                n,
+                &format!("hero {hero} {mode:?} {key:?}"),
+            );
+        }
+    }
+
+    #[test]
+    fn free_raises_and_line_of_fire_match_rolls() {
+        let mut source = Xoshiro256PlusPlus::seed_from_u64(23);
+        let mut dice = Digits::new(&mut source);
+        let n = 200_000;
+        for (supply, speech) in [
+            (Some(Pool::new(5, 2)), Some(Pool::new(5, 3))),
+            (Some(Pool::new(3, 3)), None),
+            (None, None),
+        ] {
+            let law: std::collections::BTreeMap<usize, f64> = free_raises_law(supply, speech)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, p)| *p > 0.0)
+                .collect();
+            let mut seen = std::collections::BTreeMap::new();
+            for _ in 0..n {
+                let total: i64 = [supply, speech]
+                    .iter()
+                    .flatten()
+                    .map(|p| p.roll(&mut dice))
+                    .sum();
+                *seen.entry(((total + 9) / 10) as usize).or_default() += 1;
+            }
+            crate::stats::assert_counts_follow(&law, &seen, n, &format!("{supply:?} {speech:?}"));
+        }
+        for (pool, tn) in [
+            (Pool::new(7, 4), 20),
+            (Pool::new(3, 2), 20),
+            (Pool::new(2, 1), 35),
+        ] {
+            let p = reach_chance(pool, tn) as f64 / 2f64.powi(64);
+            let hits = (0..n).filter(|_| pool.roll(&mut dice) >= tn).count() as u64;
+            let z = crate::stats::z_for_confidence(0.999);
+            let (lo, hi) = crate::stats::wilson(hits, n, z);
+            assert!(
+                lo <= p && p <= hi,
+                "{pool:?} vs {tn}: exact {p}, rolled {lo}..{hi}"
+            );
         }
     }
 

@@ -17,9 +17,9 @@ use rand::Rng;
 
 use self::battle::{BattleOutcome, BattleRules, HeroRules, HeroState, SideRules};
 use self::roll_keep::Pool;
-use crate::dice::AliasTable;
 use self::scenario::Parsed;
 use self::tables::SeaTables;
+use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
 use crate::scenario::Header;
 use crate::stats::{Metric, Weight};
@@ -95,8 +95,9 @@ impl SeventhSea {
                     let shot = Pool::new(h.finesse + h.firearms, h.finesse);
                     battle::reach_chance(battle::minus_banner(shot, banner), tables.line_of_fire_tn)
                 }),
-                brawn_check: [false, true]
-                    .map(|banner| battle::minus_banner(Pool::new(h.brawn, h.brawn), banner).sampler()),
+                brawn_check: [false, true].map(|banner| {
+                    battle::minus_banner(Pool::new(h.brawn, h.brawn), banner).sampler()
+                }),
             })
             .collect();
         let rules = BattleRules {
