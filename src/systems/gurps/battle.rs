@@ -244,7 +244,7 @@ pub fn damage_distribution(hits: i64, dice: i64, add: i64, dr: i64) -> Vec<f64> 
 #[derive(Debug, Clone)]
 pub struct SurvivalDraws {
     /// Draw table for each losing-side penalty 0..=MAX_PENALTY.
-    by_penalty: Vec<u8>,
+    by_penalty: [u8; MAX_PENALTY + 1],
     /// Distinct tables, labelled Survival row + 2^8 × HP lost.
     tables: Vec<AliasTable>,
     /// The same for an unhurt PC, labelled row + 2^8 × HP lost + 2^24 × state.
@@ -271,13 +271,13 @@ impl SurvivalDraws {
         };
         let mut seen: Vec<[u8; 19]> = Vec::new();
         let mut draws = SurvivalDraws {
-            by_penalty: Vec::new(),
+            by_penalty: [0; MAX_PENALTY + 1],
             tables: Vec::new(),
             unhurt: Vec::new(),
         };
-        for by_roll in &hero.survival_by_roll {
+        for (penalty, by_roll) in hero.survival_by_roll.iter().enumerate() {
             if let Some(i) = seen.iter().position(|s| s == by_roll) {
-                draws.by_penalty.push(i as u8);
+                draws.by_penalty[penalty] = i as u8;
                 continue;
             }
             let mut row_p = vec![0.0; tables.survival.len()];
@@ -316,7 +316,7 @@ impl SurvivalDraws {
                     }
                 }
             }
-            draws.by_penalty.push(seen.len() as u8);
+            draws.by_penalty[penalty] = seen.len() as u8;
             seen.push(*by_roll);
             draws.tables.push(AliasTable::labelled(&weights, &labels));
             draws
