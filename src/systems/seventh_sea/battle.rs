@@ -126,8 +126,8 @@ pub struct HeroRules {
     pub leadership: i64,
     /// Officer.
     pub officer: bool,
-    /// Commission rank.
-    pub commission: i64,
+    /// The Spoils row of each d10 face (0 to 9) with his commission added.
+    pub spoils_by_face: [u8; 10],
     /// Kept dice removed from each damage roll by Dracheneisen.
     pub armour_kept: i64,
     /// Policy.
@@ -620,7 +620,7 @@ impl BattleRules {
                 h.reputation.div_euclid(2)
             };
             let spoils = if won {
-                1 + t.spoils_row(dice.below(10) as i64 + 1 + r.commission) as u8
+                1 + r.spoils_by_face[dice.below(10) as usize]
             } else {
                 0
             };

@@ -84,7 +84,9 @@ impl SeventhSea {
                 firearms: h.firearms,
                 leadership: h.leadership,
                 officer: h.officer,
-                commission: h.commission,
+                spoils_by_face: std::array::from_fn(|face| {
+                    tables.spoils_row(face as i64 + 1 + h.commission) as u8
+                }),
                 armour_kept: match h.dracheneisen {
                     0 => 0,
                     1..=12 => 1,
