@@ -809,6 +809,47 @@ mod tests {
         sea.rules
     }
 
+    #[test]
+    fn spoils_follow_a_d10_plus_commission_on_the_table() {
+        let text = include_str!("../../../scenarios/seventh_sea/even_field_battle.toml");
+        let (_, sea) =
+            super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
+                .expect("bundled scenario");
+        let rules = &sea.rules;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
+        let n = 100_000;
+        let mut seen = vec![std::collections::BTreeMap::new(); rules.heroes.len()];
+        let mut wins = vec![0u64; rules.heroes.len()];
+        for _ in 0..n {
+            let outcome = rules.fight(&mut rng);
+            for (i, h) in rules.heroes.iter().enumerate() {
+                let won = usize::from(outcome.winner) == h.side;
+                assert_eq!(
+                    won,
+                    outcome.heroes[i].spoils > 0,
+                    "spoils only for the winners"
+                );
+                if won {
+                    wins[i] += 1;
+                    *seen[i].entry(outcome.heroes[i].spoils - 1).or_default() += 1;
+                }
+            }
+        }
+        for (i, (hero, _)) in sea.parsed.heroes.iter().enumerate() {
+            let mut exact = std::collections::BTreeMap::new();
+            for roll in 1..=10 {
+                let row = rules
+                    .tables
+                    .spoils
+                    .iter()
+                    .rposition(|(min, _)| roll + hero.commission >= *min)
+                    .unwrap_or(0) as u8;
+                *exact.entry(row).or_default() += 0.1;
+            }
+            crate::stats::assert_counts_follow(&exact, &seen[i], wins[i], &hero.name);
+        }
+    }
+
     /// A Hero's round rolled die by die: the reference for [`RoundDraws`].
     fn round_rolled<R: Rng>(
         dice: &mut Digits<R>,
