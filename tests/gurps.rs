@@ -141,6 +141,82 @@ fn a_table_with_a_missing_row_is_refused() {
 }
 
 #[test]
+fn a_damage_table_out_of_range_is_refused_before_any_battle() {
+    let dir = tempfile::tempdir().unwrap();
+    let built_in = warcrunch::systems::gurps::tables::BUILT_IN
+        .iter()
+        .find(|t| t.0 == "damage")
+        .expect("damage table")
+        .2;
+    let path = dir.path().join("battle.toml");
+    std::fs::write(
+        &path,
+        format!("{}\n[tables]\ndamage = \"dmg.toml\"\n", skirmish()),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    for (from, to, expected) in [
+        (
+            "D = 3",
+            "D = 1000",
+            "`hits.D` = 1000 is out of range; allowed: 0 to 10",
+        ),
+        (
+            "c = { tl_num = 2 }\ndr_divisor = 10",
+            "c = { tl_num = 9 }\ndr_divisor = 10",
+            "gives 135 dice per hit at TL 15; allowed: 0 to 64",
+        ),
+        (
+            "dr_divisor = 5",
+            "dr_divisor = 0",
+            "`dr_divisor` = 0 is out of range; allowed: 1 to 100",
+        ),
+    ] {
+        assert!(built_in.contains(from), "{from}");
+        std::fs::write(dir.path().join("dmg.toml"), built_in.replacen(from, to, 1)).unwrap();
+        warcrunch()
+            .arg("run")
+            .arg(&path)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("dmg.toml").and(predicate::str::contains(expected)));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn a_margin_table_of_more_than_100_rows_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..150)
+        .map(|i| {
+            format!(
+                "[[rows]]\nmin_margin = {}\nlabel = \"r{i}\"\nhp = 0\n\n",
+                200 - i
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("survival.toml"), rows).unwrap();
+    let path = dir.path().join("battle.toml");
+    std::fs::write(
+        &path,
+        format!("{}\n[tables]\nsurvival = \"survival.toml\"\n", skirmish()),
+    )
+    .unwrap();
+    warcrunch()
+        .arg("check")
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("survival.toml").and(predicate::str::contains(
+                "`rows` has 150 rows; allowed: 2 to 100",
+            )),
+        );
+}
+
+#[test]
 fn multi_day_battles_run_and_refuse_exact_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");

@@ -263,12 +263,14 @@ impl SurvivalDraws {
         let rolls = three_d6_distribution(hero.luck);
         let hits = tables.damage.hits;
         let [a_dice, a_add, c_dice, c_add] = hero.enemy_hit;
-        let column = |c: Column| match c {
-            Column::A => damage_distribution(hits.A, a_dice, a_add, hero.dr),
-            Column::B => damage_distribution(hits.B, a_dice, a_add, hero.dr),
-            Column::C => damage_distribution(hits.C, c_dice, c_add, hero.dr),
-            Column::D => damage_distribution(hits.D, c_dice, c_add, hero.dr),
-        };
+        // HP lost to each column's hits, by column A to D.
+        let columns = [
+            damage_distribution(hits.A, a_dice, a_add, hero.dr),
+            damage_distribution(hits.B, a_dice, a_add, hero.dr),
+            damage_distribution(hits.C, c_dice, c_add, hero.dr),
+            damage_distribution(hits.D, c_dice, c_add, hero.dr),
+        ];
+        let column = |c: Column| &columns[c as usize];
         let mut seen: Vec<[u8; 19]> = Vec::new();
         let mut draws = SurvivalDraws {
             by_penalty: [0; MAX_PENALTY + 1],

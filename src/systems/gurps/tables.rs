@@ -485,9 +485,39 @@ impl GurpsTables {
                 );
             }
         }
+        let h = damage.hits;
+        for (key, v) in [("A", h.A), ("B", h.B), ("C", h.C), ("D", h.D)] {
+            if !(0..=10).contains(&v) {
+                bail!("{origin}: `hits.{key}` = {v} is out of range; allowed: 0 to 10");
+            }
+        }
         for b in &damage.bands {
-            if b.dr_divisor < 1 || b.a.tl_den < 1 || b.c.tl_den < 1 {
-                bail!("{origin}: band TL {:?}: divisors must be at least 1", b.tl);
+            if !(1..=100).contains(&b.dr_divisor) {
+                bail!(
+                    "{origin}: band TL {:?}: `dr_divisor` = {} is out of range; allowed: 1 to 100",
+                    b.tl,
+                    b.dr_divisor
+                );
+            }
+            for (key, d) in [("a", &b.a), ("c", &b.c)] {
+                if !(0..=10).contains(&d.tl_num)
+                    || !(1..=100).contains(&d.tl_den)
+                    || !(-50..=50).contains(&d.add)
+                {
+                    bail!(
+                        "{origin}: band TL {:?}: `{key}` must have tl_num 0 to 10, tl_den 1 to 100, add -50 to 50",
+                        b.tl
+                    );
+                }
+                for tl in b.tl[0].max(0)..=b.tl[1].min(16) {
+                    let dice = (tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
+                    if !(0..=64).contains(&dice) {
+                        bail!(
+                            "{origin}: band TL {:?}: `{key}` gives {dice} dice per hit at TL {tl}; allowed: 0 to 64",
+                            b.tl
+                        );
+                    }
+                }
             }
         }
         record("damage", &damage.stand_ins);
@@ -559,6 +589,12 @@ fn check_descending(rows: &[MarginRow], origin: &str) -> Result<()> {
     if rows.len() < 2 || rows.windows(2).any(|w| w[0].min_margin <= w[1].min_margin) {
         bail!(
             "{origin}: `rows` must list at least two rows with decreasing min_margin, best first"
+        );
+    }
+    if rows.len() > 100 {
+        bail!(
+            "{origin}: `rows` has {} rows; allowed: 2 to 100",
+            rows.len()
         );
     }
     Ok(())
