@@ -1,7 +1,7 @@
 //! GURPS mass combat: Monte Carlo against the exact one-day distributions,
 //! bad input, and the Risk sweep.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 use warcrunch::engine::{self, RunSettings};
@@ -90,6 +90,19 @@ fn risk_outside_the_scale_or_the_traits_is_refused() {
     );
 }
 
+/// Writes `table` as `file` in `dir` and the skirmish using it for table
+/// `key`; returns the scenario's path.
+fn skirmish_with_table(dir: &Path, key: &str, file: &str, table: &str) -> PathBuf {
+    std::fs::write(dir.join(file), table).unwrap();
+    let path = dir.join("battle.toml");
+    std::fs::write(
+        &path,
+        format!("{}\n[tables]\n{key} = \"{file}\"\n", skirmish()),
+    )
+    .unwrap();
+    path
+}
+
 #[test]
 fn a_table_with_a_missing_row_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,13 +111,7 @@ fn a_table_with_a_missing_row_is_refused() {
         "",
         1,
     );
-    std::fs::write(dir.path().join("cat.toml"), table).unwrap();
-    let path = dir.path().join("battle.toml");
-    std::fs::write(
-        &path,
-        format!("{}\n[tables]\ncatastrophe = \"cat.toml\"\n", skirmish()),
-    )
-    .unwrap();
+    let path = skirmish_with_table(dir.path(), "catastrophe", "cat.toml", &table);
     warcrunch()
         .arg("check")
         .arg(&path)
@@ -148,12 +155,6 @@ fn a_damage_table_out_of_range_is_refused_before_any_battle() {
         .find(|t| t.0 == "damage")
         .expect("damage table")
         .2;
-    let path = dir.path().join("battle.toml");
-    std::fs::write(
-        &path,
-        format!("{}\n[tables]\ndamage = \"dmg.toml\"\n", skirmish()),
-    )
-    .unwrap();
     let out = dir.path().join("out");
     for (from, to, expected) in [
         (
@@ -173,7 +174,8 @@ fn a_damage_table_out_of_range_is_refused_before_any_battle() {
         ),
     ] {
         assert!(built_in.contains(from), "{from}");
-        std::fs::write(dir.path().join("dmg.toml"), built_in.replacen(from, to, 1)).unwrap();
+        let table = built_in.replacen(from, to, 1);
+        let path = skirmish_with_table(dir.path(), "damage", "dmg.toml", &table);
         warcrunch()
             .arg("run")
             .arg(&path)
@@ -197,13 +199,7 @@ fn a_margin_table_of_more_than_100_rows_is_refused() {
             )
         })
         .collect();
-    std::fs::write(dir.path().join("survival.toml"), rows).unwrap();
-    let path = dir.path().join("battle.toml");
-    std::fs::write(
-        &path,
-        format!("{}\n[tables]\nsurvival = \"survival.toml\"\n", skirmish()),
-    )
-    .unwrap();
+    let path = skirmish_with_table(dir.path(), "survival", "survival.toml", &rows);
     warcrunch()
         .arg("check")
         .arg(&path)

@@ -835,6 +835,31 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
+    /// A soldier PC with Combat skill `skill` (Risk 0) and (HP, HT, DR).
+    fn soldier(
+        t: &GurpsTables,
+        skill: i64,
+        luck: bool,
+        (hp, ht, dr): (i64, i64, i64),
+    ) -> HeroRules {
+        HeroRules {
+            side: 0,
+            role: Role::Soldier,
+            combat_skill: skill,
+            risk: 0,
+            luck,
+            hp,
+            ht,
+            major_unit: None,
+            enemy_hit: [1, 2, 2, 0],
+            dr,
+            survival_by_roll: (0..=MAX_PENALTY as i64)
+                .map(|penalty| rows_by_roll(&t.survival, skill - penalty))
+                .collect(),
+            glory_by_roll: rows_by_roll(&t.glory, skill),
+        }
+    }
+
     #[test]
     fn injuries_follow_the_thresholds() {
         let mut source = Xoshiro256PlusPlus::seed_from_u64(1);
@@ -903,22 +928,8 @@ mod tests {
         let mut source = Xoshiro256PlusPlus::seed_from_u64(9);
         let mut dice = Digits::new(&mut source);
         for (skill, luck, hp, ht, dr) in [(15, false, 10, 10, 2), (9, true, 8, 9, 0)] {
-            let hero = HeroRules {
-                side: 0,
-                role: Role::Soldier,
-                combat_skill: skill,
-                risk: 0,
-                luck,
-                hp,
-                ht,
-                major_unit: None,
-                enemy_hit: [2, 1, 3, 2],
-                dr,
-                survival_by_roll: (0..=MAX_PENALTY as i64)
-                    .map(|penalty| rows_by_roll(&t.survival, skill - penalty))
-                    .collect(),
-                glory_by_roll: rows_by_roll(&t.glory, skill),
-            };
+            let mut hero = soldier(&t, skill, luck, (hp, ht, dr));
+            hero.enemy_hit = [2, 1, 3, 2];
             let draws = SurvivalDraws::new(&t, &hero);
             for penalty in [0, 3] {
                 let table = &draws.unhurt[draws.by_penalty[penalty] as usize];
@@ -959,20 +970,7 @@ mod tests {
     fn survival_draws_keep_the_exact_row_odds() {
         let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
         for (skill, luck) in [(15, false), (12, true), (8, false)] {
-            let hero = HeroRules {
-                side: 0,
-                role: Role::Soldier,
-                combat_skill: skill,
-                risk: 0,
-                luck,
-                hp: 10,
-                ht: 10,
-                major_unit: None,
-                enemy_hit: [1, 2, 2, 0],
-                dr: 2,
-                survival_by_roll: vec![rows_by_roll(&t.survival, skill)],
-                glory_by_roll: rows_by_roll(&t.glory, skill),
-            };
+            let hero = soldier(&t, skill, luck, (10, 10, 2));
             let draws = SurvivalDraws::new(&t, &hero);
             let exact = super::super::exact::category_distribution(&t.survival, skill, luck);
             let mut rows = vec![0.0; exact.len()];

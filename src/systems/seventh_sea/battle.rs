@@ -800,21 +800,18 @@ mod tests {
         }
     }
 
-    /// The even-field battle's resolved rules.
-    fn even_field() -> BattleRules {
+    /// The bundled even-field battle.
+    fn even_field() -> super::super::SeventhSea {
         let text = include_str!("../../../scenarios/seventh_sea/even_field_battle.toml");
         let (_, sea) =
             super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
                 .expect("bundled scenario");
-        sea.rules
+        sea
     }
 
     #[test]
     fn spoils_follow_a_d10_plus_commission_on_the_table() {
-        let text = include_str!("../../../scenarios/seventh_sea/even_field_battle.toml");
-        let (_, sea) =
-            super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
-                .expect("bundled scenario");
+        let sea = even_field();
         let rules = &sea.rules;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
         let n = 100_000;
@@ -878,7 +875,7 @@ mod tests {
 
     #[test]
     fn round_draws_match_rounds_rolled_die_by_die() {
-        let rules = even_field();
+        let rules = even_field().rules;
         let mut source = Xoshiro256PlusPlus::seed_from_u64(17);
         let mut dice = Digits::new(&mut source);
         let cases = [
