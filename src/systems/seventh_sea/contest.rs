@@ -68,7 +68,10 @@ pub struct ContestLaw {
 impl ContestLaw {
     /// `laws[s][k]` = P(side s's total before modifiers = k).
     pub fn new(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ContestLaw {
-        let mut once = std::collections::BTreeMap::<RoundEnd, f64>::new();
+        // P(one roll decides for winner w with need n) at once[w][n], and
+        // whether any pair of totals reached it (so the ends are the same
+        // whether or not a product rounds to zero).
+        let mut once: [Vec<(bool, f64)>; 2] = [Vec::new(), Vec::new()];
         let mut undecided = 0.0;
         for (a, &pa) in laws[0].iter().enumerate() {
             if pa == 0.0 {
@@ -81,14 +84,28 @@ impl ContestLaw {
                 let totals = [a as i64 + modifier[0], b as i64 + modifier[1]];
                 match decide(totals, tn) {
                     Some((w, need)) => {
-                        *once.entry(RoundEnd::Decided(w, need)).or_default() += pa * pb
+                        let by_need = &mut once[w];
+                        let need = need as usize;
+                        if by_need.len() <= need {
+                            by_need.resize(need + 1, (false, 0.0));
+                        }
+                        by_need[need] = (true, by_need[need].1 + pa * pb);
                     }
                     None => undecided += pa * pb,
                 }
             }
         }
+        let once: Vec<(RoundEnd, f64)> = (0..2)
+            .flat_map(|w| {
+                once[w]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (reached, _))| *reached)
+                    .map(move |(need, &(_, p))| (RoundEnd::Decided(w, need as i64), p))
+            })
+            .collect();
         // A decided end after k − 1 rerolls, summed over k ≤ MAX_REROLLS.
-        let decided: f64 = once.values().sum();
+        let decided: f64 = once.iter().map(|(_, p)| p).sum();
         let never = undecided.powi(MAX_REROLLS as i32);
         let scale = if decided > 0.0 {
             (1.0 - never) / decided
