@@ -417,26 +417,32 @@ pub fn duel_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<DuelEnds>]>> {
         .collect()
 }
 
-/// Per-Hero state during a battle.
+/// Per-Hero state during a battle (small: sixteen of them are set up per
+/// battle).
 #[derive(Debug, Clone, Copy, Default)]
 struct Hero {
     flesh: i64,
     wounds: i64,
-    out: bool,
     reputation: i64,
-    taken: u16,
-    /// Forced engagement level and rounds left.
-    forced: Option<(usize, u8)>,
     /// Reputation per round while forced (Hold the Line, Rescue, Lure).
     forced_reputation: i64,
-    /// Hold the Line: rounds held so far.
+    taken: u16,
+    /// Engagement level this round.
+    level: u8,
+    /// Rounds left at a forced engagement level (0: he picks his own).
+    forced_rounds: u8,
+    /// The forced engagement level.
+    forced_level: u8,
+    /// Hold the Line: rounds held so far (0: not holding).
     holding: u8,
+    /// The level a captured banner is at, if `carrying`.
+    carry_level: u8,
+    out: bool,
     lure: bool,
     banner: bool,
-    carrying: Option<usize>,
+    carrying: bool,
     surgeon: bool,
     charge: bool,
-    level: usize,
 }
 
 impl Hero {
@@ -475,32 +481,22 @@ impl BattleRules {
         let mut rounds = 0u32;
         while rounds < self.max_rounds && winner == 2 {
             rounds += 1;
-            // 1. Engagement levels.
-            for (h, r) in heroes.iter_mut().zip(&self.heroes).take(n) {
-                if h.out {
-                    continue;
-                }
-                h.level = match (h.carrying, h.forced) {
-                    (Some(level), _) => level,
-                    (None, Some((level, _))) => level,
-                    (None, None) => match r.policy {
-                        Policy::Rear => 0,
-                        Policy::NotEngaged => 1,
-                        Policy::Engaged => 2,
-                        Policy::HeavilyEngaged => 3,
-                        Policy::Adaptive => (HEAVILY_ENGAGED as i64 - h.wounds).max(0) as usize,
-                    },
-                };
-            }
-            // 2. The commanders' contest.
+            // 1. Engagement levels: where a banner he carries is, else a
+            // forced level, else his policy's; and officers' help.
             let mut pools = [self.sides[0].strategy_dice, self.sides[1].strategy_dice];
             let mut helping = [false; MAX_HEROES];
-            for (i, (h, r)) in heroes.iter().zip(&self.heroes).enumerate().take(n) {
-                if r.officer && !h.out && !h.surgeon {
-                    pools[r.side] += r.leadership;
-                    helping[i] = true;
-                }
+            for ((h, r), helps) in heroes.iter_mut().zip(&self.heroes).zip(&mut helping) {
+                h.level = if h.carrying {
+                    h.carry_level
+                } else if h.forced_rounds > 0 {
+                    h.forced_level
+                } else {
+                    r.policy.level(h.wounds)
+                };
+                *helps = r.officer && !h.out && !h.surgeon;
+                pools[r.side] += r.leadership * i64::from(*helps);
             }
+            // 2. The commanders' contest.
             let modifier = next_modifier;
             next_modifier = [0; 2];
             let round_winner = self.contest(dice, pools, modifier, &mut raises);
@@ -529,26 +525,19 @@ impl BattleRules {
                     h.wounds = (h.wounds - 1).max(0);
                     continue;
                 }
-                let mut penalty = 0;
-                if helping[i] {
-                    penalty += 2;
-                }
-                if h.charge {
-                    penalty += 2;
-                }
-                if h.carrying.is_some() {
-                    penalty += 4;
-                }
+                let penalty =
+                    2 * i64::from(helping[i]) + 2 * i64::from(h.charge) + 4 * i64::from(h.carrying);
+                let level = usize::from(h.level);
                 let slot =
-                    (usize::from(h.banner) * 4 + h.level) * PENALTY_STEPS + (penalty / 2) as usize;
+                    (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + (penalty / 2) as usize;
                 let draws = self.round_draws[i][slot].get_or_init(|| {
-                    RoundDraws::new(t, r, self.personal_roll, (h.level, penalty, h.banner))
+                    RoundDraws::new(t, r, self.personal_roll, (level, penalty, h.banner))
                 });
                 let round = draws.draw(dice.rng());
-                h.reputation += round.reputation + h.forced_reputation + i64::from(h.banner);
-                if h.carrying.is_some() {
-                    h.reputation += 3;
-                }
+                h.reputation += round.reputation
+                    + h.forced_reputation
+                    + i64::from(h.banner)
+                    + 3 * i64::from(h.carrying);
                 // Damage, then the Brawn check against the Flesh Wounds:
                 // rolled every round and applied by selects, since whether
                 // damage gets through is a coin toss a branch would miss.
@@ -566,34 +555,34 @@ impl BattleRules {
                         next_modifier[side] += 1;
                     }
                 }
-                if let Some(level) = h.carrying {
+                if h.carrying {
                     if h.out {
-                        h.carrying = None;
-                    } else if level == REAR {
-                        h.carrying = None;
+                        h.carrying = false;
+                    } else if h.carry_level == REAR as u8 {
+                        h.carrying = false;
                         h.reputation += 5;
                         next_modifier[side] += 5;
                     } else {
-                        h.carrying = Some(level - 1);
+                        h.carry_level -= 1;
                     }
                 }
-                if let Some((level, left)) = h.forced {
+                if h.forced_rounds > 0 {
                     if h.holding > 0 {
                         h.holding += 1;
                     }
-                    if left <= 1 || h.out {
+                    if h.forced_rounds <= 1 || h.out {
                         if h.holding >= 3 && !h.out {
                             next_modifier[side] += 3;
                         }
                         if h.lure && !h.out {
                             next_modifier[side] += 1;
                         }
-                        h.forced = None;
+                        h.forced_rounds = 0;
                         h.forced_reputation = 0;
                         h.holding = 0;
                         h.lure = false;
                     } else {
-                        h.forced = Some((level, left - 1));
+                        h.forced_rounds -= 1;
                     }
                 }
                 // A Heroic Opportunity.
@@ -683,7 +672,7 @@ impl BattleRules {
         let t = &self.tables;
         let crippled = h.state(r.resolve) != HeroState::Fine;
         let refuses_duels = r.policy == Policy::Adaptive && crippled;
-        let busy = h.forced.is_some() || h.carrying.is_some();
+        let busy = h.forced_rounds > 0 || h.carrying;
         let side = r.side;
         match opportunity {
             Opportunity::Duel if refuses_duels => {
@@ -703,7 +692,7 @@ impl BattleRules {
             Opportunity::Surgeon => h.surgeon = true,
             Opportunity::PickUpBanner => h.banner = true,
             Opportunity::HoldTheLine => {
-                h.forced = Some((h.level, 2));
+                (h.forced_level, h.forced_rounds) = (h.level, 2);
                 h.forced_reputation = match h.level {
                     3 => 2,
                     2 => 1,
@@ -722,17 +711,17 @@ impl BattleRules {
                 }
             }
             Opportunity::Lure => {
-                h.forced = Some((HEAVILY_ENGAGED, 1));
+                (h.forced_level, h.forced_rounds) = (HEAVILY_ENGAGED as u8, 1);
                 h.forced_reputation = 2;
                 h.lure = true;
             }
             Opportunity::RescueTheWounded => {
-                h.forced = Some((HEAVILY_ENGAGED, 2));
+                (h.forced_level, h.forced_rounds) = (HEAVILY_ENGAGED as u8, 2);
                 h.forced_reputation = 2;
             }
             Opportunity::CaptureEnemyBanner => {
                 if self.duel(dice, hero, h) {
-                    h.carrying = Some(h.level);
+                    (h.carrying, h.carry_level) = (true, h.level);
                 }
             }
             Opportunity::Duel => {

@@ -71,6 +71,21 @@ pub enum Policy {
     Adaptive,
 }
 
+impl Policy {
+    /// The engagement level (Rear 0 to Heavily Engaged 3) he picks with
+    /// `wounds` Dramatic Wounds.
+    #[inline]
+    pub fn level(self, wounds: i64) -> u8 {
+        match self {
+            Policy::Rear => 0,
+            Policy::NotEngaged => 1,
+            Policy::Engaged => 2,
+            Policy::HeavilyEngaged => 3,
+            Policy::Adaptive => (3 - wounds).clamp(0, 3) as u8,
+        }
+    }
+}
+
 /// How the personal result is rolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
