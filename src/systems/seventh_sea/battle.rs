@@ -173,7 +173,7 @@ const MODIFIER_REACH: i64 = 12;
 pub struct ContestLaws {
     first_pool: [i64; 2],
     pool_span: [i64; 2],
-    slots: Box<[OnceLock<Box<ContestLaw>>]>,
+    slots: Box<[OnceLock<ContestLaw>]>,
 }
 
 impl ContestLaws {
@@ -197,7 +197,7 @@ impl ContestLaws {
 
     /// The slot of a round, if it is cached.
     #[inline]
-    fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<Box<ContestLaw>>> {
+    fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<ContestLaw>> {
         let reach = 2 * MODIFIER_REACH + 1;
         let mut index = 0;
         for s in 0..2 {
@@ -639,11 +639,7 @@ impl BattleRules {
         let pool = |s: usize| Pool::new(pools[s], self.sides[s].wits);
         if let Some(slot) = self.contest_laws.slot(pools, modifier) {
             let law = slot.get_or_init(|| {
-                Box::new(ContestLaw::new(
-                    [&pool(0).law(), &pool(1).law()],
-                    modifier,
-                    tn,
-                ))
+                ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
             });
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,

@@ -58,11 +58,30 @@ pub enum RoundEnd {
     Decided(usize, i64),
 }
 
+impl RoundEnd {
+    /// The 32-bit label of a round's end: 0 undecided, else
+    /// 1 + winner + 2 × need.
+    fn label(self) -> u32 {
+        match self {
+            RoundEnd::Undecided => 0,
+            RoundEnd::Decided(winner, need) => 1 + winner as u32 + 2 * need as u32,
+        }
+    }
+
+    #[inline(always)]
+    fn from_label(label: usize) -> RoundEnd {
+        match label {
+            0 => RoundEnd::Undecided,
+            _ => RoundEnd::Decided((label - 1) & 1, ((label - 1) >> 1) as i64),
+        }
+    }
+}
+
 /// The exact law of a round's end for given pool laws, modifiers and TNs.
 #[derive(Debug, Clone)]
 pub struct ContestLaw {
+    /// Labelled by [`RoundEnd::label`].
     table: AliasTable,
-    ends: Vec<RoundEnd>,
 }
 
 impl ContestLaw {
@@ -122,23 +141,23 @@ impl ContestLaw {
             ends.push(RoundEnd::Undecided);
             weights.push(if ends.len() == 1 { 1.0 } else { never });
         }
+        let labels: Vec<u32> = ends.iter().map(|end| end.label()).collect();
         ContestLaw {
-            table: AliasTable::new(&weights),
-            ends,
+            table: AliasTable::labelled(&weights, &labels),
         }
     }
 
     /// Draws the end of a round.
     #[inline]
     pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> RoundEnd {
-        self.ends[self.table.draw(rng)]
+        RoundEnd::from_label(self.table.draw(rng))
     }
 
     /// Each end's probability, read back from the draw table.
     pub fn probabilities(&self) -> std::collections::BTreeMap<RoundEnd, f64> {
         let mut law = std::collections::BTreeMap::new();
-        for (i, p) in self.table.probabilities() {
-            *law.entry(self.ends[i as usize]).or_default() += p;
+        for (label, p) in self.table.probabilities() {
+            *law.entry(RoundEnd::from_label(label as usize)).or_default() += p;
         }
         law
     }
