@@ -307,10 +307,14 @@ impl AliasTable {
     #[inline(always)]
     pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
         let label = self.head.pick(rng.next_u64());
-        match &self.tail {
-            Some(tail) if label == IN_TAIL => tail.pick(rng.next_u64()) as usize,
-            _ => label as usize,
+        // The label first: the tail's pointer is read only on the rare
+        // draw that needs it (a head never holds IN_TAIL without a tail).
+        if label == IN_TAIL
+            && let Some(tail) = &self.tail
+        {
+            return tail.pick(rng.next_u64()) as usize;
         }
+        label as usize
     }
 
     /// Each label's probability of being drawn, read back from the table

@@ -155,9 +155,10 @@ pub struct BattleRules {
     /// Per Hero, by banner and Dramatic Wounds at the start: how a duel
     /// ends, built on first use.
     pub duel_ends: Vec<Box<[OnceLock<DuelEnds>]>>,
-    /// Per Hero, by banner, engagement level and penalty: his round on the
+    /// By Hero, banner, engagement level and penalty ([`ROUND_SLOTS`] per
+    /// Hero, in one array: one load less per round): his round on the
     /// chart, built on first use.
-    pub round_draws: Vec<Box<[OnceLock<RoundDraws>]>>,
+    pub round_draws: Box<[OnceLock<RoundDraws>]>,
     /// Contest laws by pools and modifiers, built on first use.
     pub contest_laws: ContestLaws,
 }
@@ -397,15 +398,13 @@ impl RoundDraws {
     }
 }
 
+/// Round-draw slots per Hero: banner × engagement level × penalty.
+pub const ROUND_SLOTS: usize = 2 * 4 * PENALTY_STEPS;
+
 /// One empty slot per (banner, engagement level, penalty) of each Hero.
-pub fn round_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<RoundDraws>]>> {
-    heroes
-        .iter()
-        .map(|_| {
-            (0..2 * 4 * PENALTY_STEPS)
-                .map(|_| OnceLock::new())
-                .collect()
-        })
+pub fn round_slots(heroes: &[HeroRules]) -> Box<[OnceLock<RoundDraws>]> {
+    (0..heroes.len() * ROUND_SLOTS)
+        .map(|_| OnceLock::new())
         .collect()
 }
 
@@ -530,7 +529,7 @@ impl BattleRules {
                 let level = usize::from(h.level);
                 let slot =
                     (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + (penalty / 2) as usize;
-                let draws = self.round_draws[i][slot].get_or_init(|| {
+                let draws = self.round_draws[i * ROUND_SLOTS + slot].get_or_init(|| {
                     RoundDraws::new(t, r, self.personal_roll, (level, penalty, h.banner))
                 });
                 let round = draws.draw(dice.rng());
