@@ -60,7 +60,7 @@ pub trait System: Sync {
     fn new_tally(&self) -> Self::Tally;
 
     /// Fights one battle.
-    fn simulate<R: rand::Rng>(&self, rng: &mut R) -> Self::Outcome;
+    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
 }
 
 /// Counts outcomes; two tallies of disjoint trials merge into one.
@@ -341,7 +341,7 @@ mod tests {
         fn new_tally(&self) -> Heads {
             Heads::default()
         }
-        fn simulate<R: Rng>(&self, rng: &mut R) -> bool {
+        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> bool {
             rng.next_u64() >> 63 == 1
         }
     }

@@ -397,7 +397,7 @@ impl System for Gurps {
     }
 
     #[inline]
-    fn simulate<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
         self.rules.fight(rng)
     }
 }

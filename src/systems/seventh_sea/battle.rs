@@ -468,12 +468,28 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 
 impl BattleRules {
     /// Fights the battle.
-    pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
+        // The generator's state in a local the whole battle inlines over,
+        // so it stays in registers instead of a round trip through memory
+        // per number (the chain every draw waits on).
+        let mut local = rng.clone();
+        let outcome = self.fight_with(&mut local);
+        *rng = local;
+        outcome
+    }
+
+    #[inline(always)]
+    fn fight_with<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
-        let mut raises = [0, 1].map(|s| self.sides[s].free_raises.draw(dice.rng()) as i64);
+        // Written out: a closure taking the generator would be called out
+        // of line, and the generator's state would leave the registers.
+        let mut raises = [
+            self.sides[0].free_raises.draw(dice.rng()) as i64,
+            self.sides[1].free_raises.draw(dice.rng()) as i64,
+        ];
         let mut next_modifier = [0i64; 2];
         let mut streak = (2usize, 0u32);
         let mut winner = 2u8;
@@ -627,6 +643,7 @@ impl BattleRules {
     /// rerolls ran out. A side about to lose spends the fewest Free Raises
     /// that turn the loss into a win, if it has enough. Drawn from the
     /// round's exact law when cached, else rolled out.
+    #[inline(always)]
     fn contest<R: Rng>(
         &self,
         dice: &mut Digits<R>,
@@ -646,7 +663,10 @@ impl BattleRules {
             };
         }
         for _ in 0..MAX_REROLLS {
-            let totals = [0, 1].map(|s| pool(s).sample(dice.rng()) + modifier[s]);
+            let totals = [
+                pool(0).sample(dice.rng()) + modifier[0],
+                pool(1).sample(dice.rng()) + modifier[1],
+            ];
             if let Some((winner, need)) = decide(totals, tn) {
                 return Some(settle(winner, need, raises));
             }
@@ -655,6 +675,7 @@ impl BattleRules {
     }
 
     /// A Hero's response to an opportunity, by his policy.
+    #[inline(always)]
     fn take<R: Rng>(
         &self,
         dice: &mut Digits<R>,
@@ -732,6 +753,7 @@ impl BattleRules {
     /// A duel to the knock-out: each exchange both roll (Finesse + Attack)k
     /// Finesse and the lower total takes a Dramatic Wound; drawn whole from
     /// its exact law ([`DuelEnds`]). True if the Hero wins.
+    #[inline(always)]
     fn duel<R: Rng>(&self, dice: &mut Digits<R>, hero: usize, h: &mut Hero) -> bool {
         let r = &self.heroes[hero];
         let limit = 2 * r.resolve;

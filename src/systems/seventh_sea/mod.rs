@@ -331,7 +331,7 @@ impl System for SeventhSea {
     }
 
     #[inline]
-    fn simulate<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
         self.rules.fight(rng)
     }
 }

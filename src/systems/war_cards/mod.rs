@@ -379,7 +379,7 @@ impl System for WarCards {
     }
 
     #[inline]
-    fn simulate<R: rand::Rng>(&self, rng: &mut R) -> EngagementOutcome {
+    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> EngagementOutcome {
         self.rules.fight(rng)
     }
 }
