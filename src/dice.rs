@@ -126,7 +126,9 @@ impl<'a, R: Rng + ?Sized> Digits<'a, R> {
     }
 
     /// The sum of `n` d6, four dice per digit (one of 6^4 outcomes).
-    #[inline]
+    /// Always inlined: an out-of-line call would take the generator's
+    /// state out of the registers of the battle calling it.
+    #[inline(always)]
     pub fn sum_d6(&mut self, n: u32) -> i64 {
         let mut total = 0;
         let mut left = n;

@@ -518,6 +518,9 @@ pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
 
 /// HP lost and state after taking `damage`: death checks at −HT and each
 /// further multiple, dead at −5×HT, a consciousness roll at 0 HP or below.
+/// Inlined, as everything a battle hands its generator to
+/// ([`BattleRules::fight`]).
+#[inline(always)]
 pub fn injure<R: Rng>(
     dice: &mut Digits<R>,
     hp: i64,
@@ -667,6 +670,7 @@ impl BattleRules {
 
     /// Catastrophe `row` striking side `s`'s leaders: the army commander,
     /// and the leader of one major unit picked at random, if PCs.
+    #[inline(always)]
     fn harm_leaders<R: Rng>(
         &self,
         dice: &mut Digits<R>,
@@ -709,7 +713,20 @@ impl BattleRules {
     /// Fights the whole battle. Inlined into the chunk loop, so the outcome
     /// is counted where it was built instead of being copied out first.
     #[inline(always)]
-    pub fn fight<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
+        // On a copy of the generator, stored back after: with the battle
+        // inlined over it, its state stays in registers, where through
+        // `&mut` every number would wait on a round trip through memory.
+        // Anything the battle hands the generator to must be inlined too.
+        let mut local = rng.clone();
+        let outcome = self.fight_inline(&mut local);
+        *rng = local;
+        outcome
+    }
+
+    /// [`BattleRules::fight`]'s body, inlined into it.
+    #[inline(always)]
+    fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();

@@ -469,17 +469,20 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 impl BattleRules {
     /// Fights the battle.
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        // The generator's state in a local the whole battle inlines over,
-        // so it stays in registers instead of a round trip through memory
-        // per number (the chain every draw waits on).
+        // On a copy of the generator, stored back after: with the battle
+        // inlined over it, its state stays in registers, where through
+        // `&mut` every number would wait on a round trip through memory.
+        // Anything the battle hands the generator to must be inlined too.
         let mut local = rng.clone();
-        let outcome = self.fight_with(&mut local);
+        let outcome = self.fight_inline(&mut local);
         *rng = local;
         outcome
     }
 
+    /// [`BattleRules::fight`]'s body, with the contest, opportunities and
+    /// duels inlined into it.
     #[inline(always)]
-    fn fight_with<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();
