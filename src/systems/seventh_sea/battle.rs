@@ -657,9 +657,8 @@ impl BattleRules {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
         let pool = |s: usize| Pool::new(pools[s], self.sides[s].wits);
         if let Some(slot) = self.contest_laws.slot(pools, modifier) {
-            let law = slot.get_or_init(|| {
-                ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
-            });
+            let law = slot
+                .get_or_init(|| ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn));
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
@@ -816,6 +815,23 @@ mod tests {
             super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
                 .expect("bundled scenario");
         sea
+    }
+
+    #[test]
+    fn policies_pick_their_level_and_adaptive_heroes_step_back_per_wound() {
+        let fixed = [
+            (Policy::Rear, REAR as u8),
+            (Policy::NotEngaged, 1),
+            (Policy::Engaged, 2),
+            (Policy::HeavilyEngaged, HEAVILY_ENGAGED as u8),
+        ];
+        for (policy, level) in fixed {
+            for wounds in [0, 1, 5] {
+                assert_eq!(policy.level(wounds), level, "{policy:?} at {wounds} wounds");
+            }
+        }
+        let adaptive: Vec<u8> = (0..6).map(|w| Policy::Adaptive.level(w)).collect();
+        assert_eq!(adaptive, [3, 2, 1, 0, 0, 0]);
     }
 
     #[test]
