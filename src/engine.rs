@@ -63,7 +63,9 @@ pub trait System: Sync {
     fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
 }
 
-/// Counts outcomes; two tallies of disjoint trials merge into one.
+/// Counts outcomes; two tallies of disjoint trials merge into one. Counts
+/// are integers, so merging is exact and the same in any grouping or
+/// order: a run's tally does not depend on which thread ran which chunk.
 pub trait Tally<O>: Send {
     /// Counts one outcome.
     fn record(&mut self, outcome: &O);
@@ -255,27 +257,36 @@ fn run_batches<S: System>(
     while next_chunk < chunks.end {
         let batch_end = (chunks.start + batch_end(next_chunk - chunks.start)).min(chunks.end);
         let batch: Vec<(u64, BattleRng)> = (next_chunk..batch_end).zip(&mut streams).collect();
-        let partials: Vec<S::Tally> = pool.install(|| {
+        // Each worker counts its chunks into one tally of its own, merged
+        // as they finish: a few tallies alive at a time, however many
+        // chunks a batch holds (a 7th Sea tally is tens of kilobytes).
+        let batch_tally = pool.install(|| {
             batch
                 .into_par_iter()
-                .map(|(index, rng)| {
-                    if INTERRUPTED.load(Ordering::Relaxed) {
-                        return system.new_tally();
-                    }
-                    let len = chunk_len(settings.trials, index);
-                    let partial = run_chunk(system, rng, len);
-                    progress.inc(len);
-                    partial
-                })
-                .collect()
+                .fold(
+                    || system.new_tally(),
+                    |mut partial, (index, rng)| {
+                        if !INTERRUPTED.load(Ordering::Relaxed) {
+                            let len = chunk_len(settings.trials, index);
+                            run_chunk(system, rng, len, &mut partial);
+                            progress.inc(len);
+                        }
+                        partial
+                    },
+                )
+                .reduce(
+                    || system.new_tally(),
+                    |mut left, right| {
+                        left.merge(right);
+                        left
+                    },
+                )
         });
         if INTERRUPTED.load(Ordering::SeqCst) {
             progress.finish_and_clear();
             return Err(Interrupted { done, planned }.into());
         }
-        for partial in partials {
-            tally.merge(partial);
-        }
+        tally.merge(batch_tally);
         done += (next_chunk..batch_end)
             .map(|i| chunk_len(settings.trials, i))
             .sum::<u64>();
@@ -306,20 +317,19 @@ fn chunk_len(trials: u64, index: u64) -> u64 {
     CHUNK_SIZE.min(trials - index * CHUNK_SIZE)
 }
 
-/// Runs `len` battles on one chunk's stream.
-pub fn run_chunk<S: System>(system: &S, mut rng: BattleRng, len: u64) -> S::Tally {
-    let mut tally = system.new_tally();
+/// Runs `len` battles on one chunk's stream, counting them into `tally`.
+pub fn run_chunk<S: System>(system: &S, mut rng: BattleRng, len: u64, tally: &mut S::Tally) {
     for _ in 0..len {
         let outcome = system.simulate(&mut rng);
         tally.record(&outcome);
     }
-    tally
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::Rng;
+    use std::sync::atomic::AtomicUsize;
 
     /// A coin: counts heads.
     struct Coin;
@@ -423,6 +433,59 @@ mod tests {
         assert_eq!(one.tally, three.tally);
         assert_eq!(one.tally.1, one.trials);
         assert_eq!(next_checkpoint(BATCH_CHUNKS), 2 * BATCH_CHUNKS);
+    }
+
+    /// Tallies alive now, and the most at once (only the test below makes them).
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+    static MOST_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    /// A coin whose tallies count themselves.
+    struct CountedCoin;
+    struct Counted(Heads);
+    impl Counted {
+        fn new() -> Counted {
+            let live = LIVE.fetch_add(1, Ordering::SeqCst) + 1;
+            MOST_LIVE.fetch_max(live, Ordering::SeqCst);
+            Counted(Heads::default())
+        }
+    }
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            LIVE.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    impl Tally<bool> for Counted {
+        fn record(&mut self, heads: &bool) {
+            self.0.record(heads);
+        }
+        fn merge(&mut self, mut other: Self) {
+            self.0.merge(std::mem::take(&mut other.0));
+        }
+    }
+    impl System for CountedCoin {
+        type Outcome = bool;
+        type Tally = Counted;
+        fn new_tally(&self) -> Counted {
+            Counted::new()
+        }
+        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> bool {
+            Coin.simulate(rng)
+        }
+    }
+
+    #[test]
+    fn a_batch_keeps_a_few_tallies_alive_not_one_per_chunk() {
+        // Memory must not grow with trials: a batch of 256 chunks used to
+        // hold 256 tallies (tens of kilobytes each for 7th Sea) at once.
+        let trials = 2 * BATCH_CHUNKS * CHUNK_SIZE;
+        let out = run(&CountedCoin, settings(trials, 2)).unwrap();
+        assert_eq!(out.tally.0.1, trials);
+        let most = MOST_LIVE.load(Ordering::SeqCst);
+        assert!(
+            most <= 64,
+            "{most} tallies alive at once for a batch of {BATCH_CHUNKS} chunks"
+        );
+        assert_eq!(out.tally.0, run(&Coin, settings(trials, 1)).unwrap().tally);
     }
 
     #[test]
