@@ -3,10 +3,11 @@
 //! Trials are cut into chunks of [`CHUNK_SIZE`]. Chunk *i* draws from its own
 //! Xoshiro256++ stream: the seed's stream jumped ahead *i* times by 2^128
 //! steps (`jump()`), so streams never overlap. Chunks run
-//! on a rayon pool in batches; each chunk fills its own integer tally and the
-//! tallies are merged in chunk order. The result depends only on the seed and
-//! the number of trials, never on the thread count, and memory stays flat
-//! whatever the number of trials.
+//! on a rayon pool in batches; each worker counts its chunks into an integer
+//! tally of its own, merged as they finish (integer counts merge exactly, in
+//! any grouping). The result depends only on the seed and the number of
+//! trials, never on the thread count, and memory stays flat whatever the
+//! number of trials: a few tallies are alive at a time.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
