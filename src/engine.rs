@@ -60,7 +60,11 @@ pub trait System: Sync {
     /// An empty tally sized for this system's metrics.
     fn new_tally(&self) -> Self::Tally;
 
-    /// Fights one battle.
+    /// Fights one battle. (`Clone` lets a battle run on a local copy of the
+    /// generator, stored back at its end: with the battle inlined over the
+    /// copy, the state stays in registers, where through `&mut` every
+    /// number would wait on a round trip through memory. Whatever the
+    /// battle hands the generator to must then be inlined too.)
     fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
 }
 

@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::util::{read, refused, repo, scenario, setup, warcrunch};
+use crate::util::{read, refused, repo, run_refused, scenario, setup, warcrunch};
 
 const GOOD: &str = r#"
 system = "war_cards"
@@ -81,17 +81,7 @@ fn a_table_with_a_missing_row_is_refused() {
     let deck =
         warcrunch::tables::BUILT_IN_CARDS.replacen("banner_sword   = \"- F - H R H H\"\n", "", 1);
     std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
-    warcrunch()
-        .arg("run")
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure()
-        .stderr(
-            predicate::str::contains("deck.toml").and(predicate::str::contains("banner_sword")),
-        );
-    assert!(!out.exists());
+    run_refused(&path, &out, &["deck.toml", "banner_sword"]);
 }
 
 #[test]

@@ -8,7 +8,9 @@ use warcrunch::engine::{self, RunSettings};
 use warcrunch::scenario::{self, Battle};
 use warcrunch::systems::gurps::Gurps;
 
-use crate::util::{assert_within_family, read, refused, repo, warcrunch};
+use crate::util::{
+    assert_within_family, check_refused, read, refused, repo, run_refused, warcrunch,
+};
 
 fn bundled(name: &str) -> PathBuf {
     repo().join("scenarios/gurps").join(name)
@@ -112,39 +114,21 @@ fn a_table_with_a_missing_row_is_refused() {
         1,
     );
     let path = skirmish_with_table(dir.path(), "catastrophe", "cat.toml", &table);
-    warcrunch()
-        .arg("check")
-        .arg(&path)
-        .assert()
-        .failure()
-        .stderr(
-            predicate::str::contains("cat.toml")
-                .and(predicate::str::contains("no row covers roll 12")),
-        );
+    check_refused(&path, &["cat.toml", "no row covers roll 12"]);
     let table = warcrunch::systems::gurps::tables::BUILT_IN[0].2.replacen(
         "roll = [12, 12]",
         "roll = [13, 13]",
         1,
     );
     std::fs::write(dir.path().join("cat.toml"), table).unwrap();
-    warcrunch()
-        .arg("check")
-        .arg(&path)
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("roll 13 appears in two rows"));
+    check_refused(&path, &["roll 13 appears in two rows"]);
     let table = warcrunch::systems::gurps::tables::BUILT_IN[0].2.replacen(
         "roll = [12, 12]",
         "roll = [19, 19]",
         1,
     );
     std::fs::write(dir.path().join("cat.toml"), table).unwrap();
-    warcrunch()
-        .arg("check")
-        .arg(&path)
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("allowed: 3 <= low <= high <= 18"));
+    check_refused(&path, &["allowed: 3 <= low <= high <= 18"]);
 }
 
 #[test]
@@ -176,15 +160,7 @@ fn a_damage_table_out_of_range_is_refused_before_any_battle() {
         assert!(built_in.contains(from), "{from}");
         let table = built_in.replacen(from, to, 1);
         let path = skirmish_with_table(dir.path(), "damage", "dmg.toml", &table);
-        warcrunch()
-            .arg("run")
-            .arg(&path)
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .failure()
-            .stderr(predicate::str::contains("dmg.toml").and(predicate::str::contains(expected)));
-        assert!(!out.exists());
+        run_refused(&path, &out, &["dmg.toml", expected]);
     }
 }
 
@@ -200,16 +176,10 @@ fn a_margin_table_of_more_than_100_rows_is_refused() {
         })
         .collect();
     let path = skirmish_with_table(dir.path(), "survival", "survival.toml", &rows);
-    warcrunch()
-        .arg("check")
-        .arg(&path)
-        .assert()
-        .failure()
-        .stderr(
-            predicate::str::contains("survival.toml").and(predicate::str::contains(
-                "`rows` has 150 rows; allowed: 2 to 100",
-            )),
-        );
+    check_refused(
+        &path,
+        &["survival.toml", "`rows` has 150 rows; allowed: 2 to 100"],
+    );
 }
 
 #[test]

@@ -83,6 +83,36 @@ pub fn setup(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, path, out)
 }
 
+/// `warcrunch run PATH --out OUT` must fail with every fragment of
+/// `expect` in its error and leave no OUT.
+pub fn run_refused(path: &Path, out: &Path, expect: &[&str]) {
+    let stderr = failure_stderr(warcrunch().arg("run").arg(path).arg("--out").arg(out));
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists(), "no output folder after a refused run");
+}
+
+/// `warcrunch check PATH` must fail with every fragment of `expect` in its error.
+pub fn check_refused(path: &Path, expect: &[&str]) {
+    let stderr = failure_stderr(warcrunch().arg("check").arg(path));
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+}
+
+/// Runs a command that must fail; its standard error.
+fn failure_stderr(command: &mut Command) -> String {
+    let assert = command.assert().failure();
+    String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
+}
+
 /// Runs a scenario that must be refused with every fragment in `expect`.
 pub fn refused(text: &str, expect: &[&str]) {
     let (_dir, path, out) = setup(text);

@@ -519,7 +519,7 @@ pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
 /// HP lost and state after taking `damage`: death checks at −HT and each
 /// further multiple, dead at −5×HT, a consciousness roll at 0 HP or below.
 /// Inlined, as everything a battle hands its generator to
-/// ([`BattleRules::fight`]).
+/// ([`crate::engine::System::simulate`]).
 #[inline(always)]
 pub fn injure<R: Rng>(
     dice: &mut Digits<R>,
@@ -714,10 +714,7 @@ impl BattleRules {
     /// is counted where it was built instead of being copied out first.
     #[inline(always)]
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        // On a copy of the generator, stored back after: with the battle
-        // inlined over it, its state stays in registers, where through
-        // `&mut` every number would wait on a round trip through memory.
-        // Anything the battle hands the generator to must be inlined too.
+        // On a copy kept in registers ([`crate::engine::System::simulate`]).
         let mut local = rng.clone();
         let outcome = self.fight_inline(&mut local);
         *rng = local;

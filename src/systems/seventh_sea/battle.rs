@@ -469,10 +469,7 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 impl BattleRules {
     /// Fights the battle.
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        // On a copy of the generator, stored back after: with the battle
-        // inlined over it, its state stays in registers, where through
-        // `&mut` every number would wait on a round trip through memory.
-        // Anything the battle hands the generator to must be inlined too.
+        // On a copy kept in registers ([`crate::engine::System::simulate`]).
         let mut local = rng.clone();
         let outcome = self.fight_inline(&mut local);
         *rng = local;
