@@ -132,8 +132,6 @@ pub struct HeroRules {
     pub armour_kept: i64,
     /// Policy.
     pub policy: Policy,
-    /// The Brawn check against Flesh Wounds, without and with a banner.
-    pub brawn_check: [Sampler; 2],
     /// Threshold for [`crate::dice::chance`]: the Line of Fire shot
     /// reaches its TN, without and with a banner.
     pub line_of_fire_hit: [u64; 2],
@@ -294,45 +292,78 @@ pub fn exchange_odds(a: &[f64], b: &[f64]) -> (f64, f64) {
 /// commander 2, charging 2, carrying a banner 4).
 const PENALTY_STEPS: usize = 5;
 
-/// A Hero's round on the battle chart drawn with one random number: the
-/// cell his personal result lands on and the damage that gets through his
-/// soak (0: none), from their exact joint law. Replaces rolling the
-/// personal pool, then the damage pool.
+/// A Hero's round on the battle chart: the cell his personal result lands
+/// on, the damage that gets through his soak and the Wound Check, from
+/// their exact joint law. Replaces rolling the personal pool, the damage
+/// pool and Brawn k Brawn.
 #[derive(Debug, Clone)]
 pub struct RoundDraws {
-    /// Labels: damage in bits 0..20, the cell's Reputation in bits 20..28,
-    /// its Heroic Opportunity in bit 28.
-    table: AliasTable,
+    /// From no Flesh Wounds (most rounds): the whole round with one random
+    /// number, labelled by [`Round::label`].
+    fresh: AliasTable,
+    /// From some Flesh Wounds: the round up to the damage, labelled by
+    /// [`Round::label`] with the damage through his soak as `flesh` and no
+    /// wounds; the Wound Check is drawn after ([`RoundDraws::draw`]).
+    carried: AliasTable,
+    /// His Brawn k Brawn.
+    brawn_check: Sampler,
 }
 
 /// What a Hero's round on the chart brought.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RoundResult {
-    /// Damage that got through his soak (0: none).
-    pub damage: i64,
+pub struct Round {
     /// Reputation of the chart cell.
     pub reputation: i64,
     /// Whether the cell offers a Heroic Opportunity.
     pub opportunity: bool,
+    /// Flesh Wounds after the round.
+    pub flesh: i64,
+    /// Dramatic Wounds the round dealt.
+    pub wounds: i64,
 }
 
-impl RoundResult {
-    /// The 32-bit label of a round result. Damage stays below 2^20 and
-    /// Reputation below 2^8 (pools are at most 20k20, cells' Reputation
-    /// 0 to 10, both checked when the tables load).
+impl Round {
+    /// The 32-bit label of a round: Flesh Wounds in bits 0..14, Dramatic
+    /// Wounds in bits 14..24, the cell's Reputation in bits 24..31, its
+    /// Heroic Opportunity in bit 31. Damage stays below 2^14 − 1, so
+    /// Dramatic Wounds below 2^10, and Reputation below 2^7 (pools are at
+    /// most 20k20, cells' Reputation 0 to 10, both checked when the tables
+    /// load); no label is `u32::MAX`.
     fn label(self) -> u32 {
-        assert!(self.damage < 1 << 20 && (0..256).contains(&self.reputation));
-        self.damage as u32 | (self.reputation as u32) << 20 | u32::from(self.opportunity) << 28
+        assert!(
+            (0..0x3FFF).contains(&self.flesh)
+                && (0..1 << 10).contains(&self.wounds)
+                && (0..1 << 7).contains(&self.reputation)
+        );
+        self.flesh as u32
+            | (self.wounds as u32) << 14
+            | (self.reputation as u32) << 24
+            | u32::from(self.opportunity) << 31
     }
 
     #[inline(always)]
-    fn from_label(label: usize) -> RoundResult {
-        RoundResult {
-            damage: (label & 0xF_FFFF) as i64,
-            reputation: (label >> 20 & 0xFF) as i64,
-            opportunity: label >> 28 & 1 == 1,
+    fn from_label(label: usize) -> Round {
+        Round {
+            flesh: (label & 0x3FFF) as i64,
+            wounds: (label >> 14 & 0x3FF) as i64,
+            reputation: (label >> 24 & 0x7F) as i64,
+            opportunity: label >> 31 & 1 == 1,
         }
     }
+}
+
+/// The Wound Check after `damage` through his soak brought his Flesh
+/// Wounds to `total`: on damage, Brawn k Brawn (`check`) below the total
+/// deals 1 Dramatic Wound and 1 more per full 20 missed, and resets the
+/// Flesh Wounds. (Flesh Wounds after, Dramatic Wounds dealt), by selects:
+/// whether the check fails is a coin toss a branch would miss.
+#[inline(always)]
+fn wound_check(total: i64, damage: i64, check: i64) -> (i64, i64) {
+    let wounded = damage > 0 && check < total;
+    (
+        select_unpredictable(wounded, 0, total),
+        select_unpredictable(wounded, 1 + (total - check) / 20, 0),
+    )
 }
 
 impl RoundDraws {
@@ -358,17 +389,18 @@ impl RoundDraws {
         for (k, p) in result.iter().enumerate() {
             row_p[tables.chart_row(first + k as i64 - penalty)] += p;
         }
-        let (mut labels, mut weights) = (Vec::new(), Vec::new());
+        // The round up to the damage through his soak.
+        let mut carried = Vec::new();
         for (row, &p) in row_p.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             let cell = &tables.chart[row].1[level];
-            let result = |damage: usize| RoundResult {
-                damage: damage as i64,
+            let round = |damage: usize| Round {
                 reputation: cell.reputation,
                 opportunity: cell.opportunity,
+                flesh: damage as i64,
+                wounds: 0,
             };
             let Some(pool) = cell.damage else {
-                labels.push(result(0).label());
-                weights.push(p);
+                carried.push((round(0), p));
                 continue;
             };
             let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
@@ -382,20 +414,69 @@ impl RoundDraws {
                 through[past] += q;
             }
             for (d, &q) in through.iter().enumerate().filter(|(_, q)| **q > 0.0) {
-                labels.push(result(d).label());
-                weights.push(p * q);
+                carried.push((round(d), p * q));
+            }
+        }
+        // From no Flesh Wounds: each damage with each Wound Check.
+        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
+        let checks = brawn.sampled_law();
+        let mut fresh = Vec::new();
+        for &(before, p) in &carried {
+            if before.flesh == 0 {
+                fresh.push((before, p));
+                continue;
+            }
+            for (check, &q) in checks.iter().enumerate().filter(|(_, q)| **q > 0.0) {
+                let (flesh, wounds) = wound_check(before.flesh, before.flesh, check as i64);
+                fresh.push((
+                    Round {
+                        flesh,
+                        wounds,
+                        ..before
+                    },
+                    p * q,
+                ));
             }
         }
         RoundDraws {
-            table: AliasTable::labelled(&weights, &labels),
+            fresh: table_of(&fresh),
+            carried: table_of(&carried),
+            brawn_check: brawn.sampler(),
         }
     }
 
-    /// Draws a round.
-    #[inline]
-    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> RoundResult {
-        RoundResult::from_label(self.table.draw(rng))
+    /// Draws a round of a Hero with `flesh` Flesh Wounds: one random number
+    /// from none, two from some.
+    #[inline(always)]
+    pub fn draw<R: Rng + ?Sized>(&self, flesh: i64, rng: &mut R) -> Round {
+        if flesh == 0 {
+            return Round::from_label(self.fresh.draw(rng));
+        }
+        let before = Round::from_label(self.carried.draw(rng));
+        let check = self.brawn_check.sample(rng);
+        let (flesh, wounds) = wound_check(flesh + before.flesh, before.flesh, check);
+        Round {
+            flesh,
+            wounds,
+            ..before
+        }
     }
+}
+
+/// An alias table of rounds, equal rounds' weights summed.
+fn table_of(rounds: &[(Round, f64)]) -> AliasTable {
+    let mut labelled: Vec<(u32, f64)> = rounds.iter().map(|(r, p)| (r.label(), *p)).collect();
+    labelled.sort_unstable_by_key(|(label, _)| *label);
+    let (mut labels, mut weights) = (Vec::<u32>::new(), Vec::<f64>::new());
+    for (label, p) in labelled {
+        if labels.last() == Some(&label) {
+            *weights.last_mut().expect("a weight per label") += p;
+        } else {
+            labels.push(label);
+            weights.push(p);
+        }
+    }
+    AliasTable::labelled(&weights, &labels)
 }
 
 /// Round-draw slots per Hero: banner × engagement level × penalty.
@@ -445,6 +526,13 @@ struct Hero {
 }
 
 impl Hero {
+    /// Forced to `level` for `rounds` rounds, earning `reputation` each.
+    #[inline(always)]
+    fn force(&mut self, level: u8, rounds: u8, reputation: i64) {
+        (self.forced_level, self.forced_rounds) = (level, rounds);
+        self.forced_reputation = reputation;
+    }
+
     fn state(&self, resolve: i64) -> HeroState {
         if self.wounds >= 2 * resolve {
             HeroState::KnockedOut
@@ -548,19 +636,13 @@ impl BattleRules {
                 let draws = self.round_draws[i * ROUND_SLOTS + slot].get_or_init(|| {
                     RoundDraws::new(t, r, self.personal_roll, (level, penalty, h.banner))
                 });
-                let round = draws.draw(dice.rng());
+                let round = draws.draw(h.flesh, dice.rng());
                 h.reputation += round.reputation
                     + h.forced_reputation
                     + i64::from(h.banner)
                     + 3 * i64::from(h.carrying);
-                // Damage, then the Brawn check against the Flesh Wounds:
-                // rolled every round and applied by selects, since whether
-                // damage gets through is a coin toss a branch would miss.
-                let check = r.brawn_check[usize::from(h.banner)].sample(dice.rng());
-                let flesh = h.flesh + round.damage;
-                let wounded = round.damage > 0 && check < flesh;
-                h.wounds += select_unpredictable(wounded, 1 + (flesh - check) / 20, 0);
-                h.flesh = select_unpredictable(wounded, 0, flesh);
+                h.wounds += round.wounds;
+                h.flesh = round.flesh;
                 h.out |= h.wounds >= 2 * r.resolve;
                 // Effects that end with this round.
                 let side = r.side;
@@ -673,7 +755,9 @@ impl BattleRules {
         None
     }
 
-    /// A Hero's response to an opportunity, by his policy.
+    /// A Hero's response to an opportunity, by his policy. One dispatch on
+    /// the kind, each arm deciding whether he takes it: the kind is random,
+    /// so every dispatch is a likely misprediction.
     #[inline(always)]
     fn take<R: Rng>(
         &self,
@@ -684,60 +768,59 @@ impl BattleRules {
         next_modifier: &mut [i64; 2],
     ) {
         let r = &self.heroes[hero];
-        let t = &self.tables;
         let crippled = h.state(r.resolve) != HeroState::Fine;
         let refuses_duels = r.policy == Policy::Adaptive && crippled;
         let busy = h.forced_rounds > 0 || h.carrying;
         let side = r.side;
-        match opportunity {
-            Opportunity::Duel if refuses_duels => {
-                h.reputation += t.refuse_duel_reputation;
-                return;
+        let taken = match opportunity {
+            Opportunity::Surgeon => {
+                h.surgeon = true;
+                true
             }
-            Opportunity::CaptureEnemyBanner if refuses_duels || busy => return,
-            Opportunity::HoldTheLine | Opportunity::Lure | Opportunity::RescueTheWounded
-                if busy =>
-            {
-                return;
+            Opportunity::PickUpBanner => {
+                h.banner = true;
+                true
             }
-            _ => {}
-        }
-        h.taken += 1;
-        match opportunity {
-            Opportunity::Surgeon => h.surgeon = true,
-            Opportunity::PickUpBanner => h.banner = true,
-            Opportunity::HoldTheLine => {
-                (h.forced_level, h.forced_rounds) = (h.level, 2);
-                h.forced_reputation = match h.level {
+            Opportunity::HoldTheLine if !busy => {
+                let reputation = match h.level {
                     3 => 2,
                     2 => 1,
                     _ => 0,
                 };
+                h.force(h.level, 2, reputation);
                 h.holding = 1;
+                true
             }
             Opportunity::Charge => {
                 h.charge = true;
                 h.reputation += 2;
+                true
             }
             Opportunity::LineOfFire => {
                 if chance(dice.rng(), r.line_of_fire_hit[usize::from(h.banner)]) {
                     h.reputation += 3;
                     next_modifier[1 - side] -= 3;
                 }
+                true
             }
-            Opportunity::Lure => {
-                (h.forced_level, h.forced_rounds) = (HEAVILY_ENGAGED as u8, 1);
-                h.forced_reputation = 2;
+            Opportunity::Lure if !busy => {
+                h.force(HEAVILY_ENGAGED as u8, 1, 2);
                 h.lure = true;
+                true
             }
-            Opportunity::RescueTheWounded => {
-                (h.forced_level, h.forced_rounds) = (HEAVILY_ENGAGED as u8, 2);
-                h.forced_reputation = 2;
+            Opportunity::RescueTheWounded if !busy => {
+                h.force(HEAVILY_ENGAGED as u8, 2, 2);
+                true
             }
-            Opportunity::CaptureEnemyBanner => {
+            Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
                 if self.duel(dice, hero, h) {
                     (h.carrying, h.carry_level) = (true, h.level);
                 }
+                true
+            }
+            Opportunity::Duel if refuses_duels => {
+                h.reputation += self.tables.refuse_duel_reputation;
+                false
             }
             Opportunity::Duel => {
                 if self.duel(dice, hero, h) {
@@ -745,8 +828,12 @@ impl BattleRules {
                 } else {
                     next_modifier[side] -= 3;
                 }
+                true
             }
-        }
+            // Busy, or refusing a capture once crippled.
+            _ => false,
+        };
+        h.taken += u16::from(taken);
     }
 
     /// A duel to the knock-out: each exchange both roll (Finesse + Attack)k
@@ -869,12 +956,14 @@ mod tests {
         }
     }
 
-    /// A Hero's round rolled die by die: the reference for [`RoundDraws`].
+    /// A Hero's round from `flesh` Flesh Wounds rolled die by die, the
+    /// Wound Check as RULES.md §3 words it: the reference for [`RoundDraws`].
     fn round_rolled<R: Rng>(
         dice: &mut Digits<R>,
         (rules, hero, mode): (&BattleRules, &HeroRules, PersonalRoll),
         (level, penalty, banner): (usize, i64, bool),
-    ) -> RoundResult {
+        flesh: i64,
+    ) -> Round {
         let personal = match mode {
             PersonalRoll::OneDie if banner => hero.personal,
             PersonalRoll::OneDie => hero.personal + super::super::roll_keep::exploding_d10(dice),
@@ -888,10 +977,21 @@ mod tests {
             let pool = Pool::new(p.rolled as i64, p.kept as i64 - hero.armour_kept);
             (minus_banner(pool, banner).roll(dice) - hero.soak).max(0)
         });
-        RoundResult {
-            damage,
+        let round = |flesh, wounds| Round {
             reputation: cell.reputation,
             opportunity: cell.opportunity,
+            flesh,
+            wounds,
+        };
+        if damage == 0 {
+            return round(flesh, 0);
+        }
+        let total = flesh + damage;
+        let check = minus_banner(Pool::new(hero.brawn, hero.brawn), banner).roll(dice);
+        if check < total {
+            round(0, 1 + (total - check) / 20)
+        } else {
+            round(total, 0)
         }
     }
 
@@ -901,34 +1001,65 @@ mod tests {
         let mut source = Xoshiro256PlusPlus::seed_from_u64(17);
         let mut dice = Digits::new(&mut source);
         let cases = [
-            (0, PersonalRoll::Keep, (2, 0, false)),
-            (1, PersonalRoll::Keep, (3, 4, true)),
-            (2, PersonalRoll::OneDie, (1, 2, false)),
-            (2, PersonalRoll::OneDie, (3, 8, true)),
-            (1, PersonalRoll::OneDie, (0, 6, false)),
+            (0, PersonalRoll::Keep, (2, 0, false), 0),
+            (0, PersonalRoll::Keep, (3, 0, false), 9),
+            (1, PersonalRoll::Keep, (3, 4, true), 0),
+            (1, PersonalRoll::Keep, (1, 2, false), 25),
+            (2, PersonalRoll::OneDie, (1, 2, false), 0),
+            (2, PersonalRoll::OneDie, (3, 8, true), 3),
+            (1, PersonalRoll::OneDie, (0, 6, false), 0),
         ];
-        for (hero, mode, key) in cases {
+        for (hero, mode, key, flesh) in cases {
             let h = &rules.heroes[hero];
             let draws = RoundDraws::new(&rules.tables, h, mode, key);
+            // The exact law: the one-draw table read back from no Flesh
+            // Wounds; else the damage table read back with each Brawn k
+            // Brawn total, the check applied as the reference applies it.
             let mut exact = std::collections::BTreeMap::new();
-            for (label, p) in draws.table.probabilities() {
-                *exact
-                    .entry(RoundResult::from_label(label as usize))
-                    .or_default() += p;
+            let checks = minus_banner(Pool::new(h.brawn, h.brawn), key.2).sampled_law();
+            let table = if flesh == 0 {
+                &draws.fresh
+            } else {
+                &draws.carried
+            };
+            for (label, p) in table.probabilities() {
+                let before = Round::from_label(label as usize);
+                if flesh == 0 {
+                    *exact.entry(before).or_default() += p;
+                    continue;
+                }
+                if before.flesh == 0 {
+                    // No damage, no Wound Check.
+                    *exact.entry(Round { flesh, ..before }).or_default() += p;
+                    continue;
+                }
+                let total = flesh + before.flesh;
+                for (check, q) in checks.iter().enumerate() {
+                    let (flesh, wounds) = match check as i64 {
+                        c if c < total => (0, 1 + (total - c) / 20),
+                        _ => (total, 0),
+                    };
+                    *exact
+                        .entry(Round {
+                            flesh,
+                            wounds,
+                            ..before
+                        })
+                        .or_default() += p * q;
+                }
             }
+            exact.retain(|_, p| *p > 0.0);
             let n = 200_000;
-            let mut seen = std::collections::BTreeMap::new();
+            let mut rolled = std::collections::BTreeMap::<Round, u64>::new();
+            let mut drawn = std::collections::BTreeMap::<Round, u64>::new();
             for _ in 0..n {
-                *seen
-                    .entry(round_rolled(&mut dice, (&rules, h, mode), key))
-                    .or_default() += 1;
+                let round = round_rolled(&mut dice, (&rules, h, mode), key, flesh);
+                *rolled.entry(round).or_default() += 1;
+                *drawn.entry(draws.draw(flesh, dice.rng())).or_default() += 1;
             }
-            crate::stats::assert_counts_follow(
-                &exact,
-                &seen,
-                n,
-                &format!("hero {hero} {mode:?} {key:?}"),
-            );
+            let what = format!("hero {hero} {mode:?} {key:?} from {flesh} Flesh Wounds");
+            crate::stats::assert_counts_follow(&exact, &rolled, n, &format!("{what}, rolled"));
+            crate::stats::assert_counts_follow(&exact, &drawn, n, &format!("{what}, drawn"));
         }
     }
 

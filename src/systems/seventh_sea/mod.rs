@@ -97,9 +97,6 @@ impl SeventhSea {
                     let shot = Pool::new(h.finesse + h.firearms, h.finesse);
                     battle::reach_chance(battle::minus_banner(shot, banner), tables.line_of_fire_tn)
                 }),
-                brawn_check: [false, true].map(|banner| {
-                    battle::minus_banner(Pool::new(h.brawn, h.brawn), banner).sampler()
-                }),
             })
             .collect();
         let rules = BattleRules {

@@ -107,6 +107,16 @@ impl Pool {
         }
     }
 
+    /// The law [`Pool::sampler`] draws from: P(total = k) at index k, bonus
+    /// included, the far tail dropped and the rest renormalised.
+    pub fn sampled_law(self) -> Vec<f64> {
+        let kept = without_far_tail(self.totals());
+        let sum: f64 = kept.iter().sum();
+        let mut law = vec![0.0; self.bonus as usize];
+        law.extend(kept.iter().map(|p| p / sum));
+        law
+    }
+
     /// P(total − bonus = k) for k = 0, 1, ...: [`Pool::distribution`],
     /// computed once per process for each `XkY`.
     pub fn totals(self) -> &'static [f64] {
