@@ -144,6 +144,8 @@ pub struct BattleRules {
     pub sides: [SideRules; 2],
     /// The Heroes.
     pub heroes: Vec<HeroRules>,
+    /// Indices of the Heroes who are officers.
+    pub officers: Vec<usize>,
     /// Round cap.
     pub max_rounds: u32,
     /// Personal roll mode.
@@ -584,20 +586,14 @@ impl BattleRules {
         let mut rounds = 0u32;
         while rounds < self.max_rounds && winner == 2 {
             rounds += 1;
-            // 1. Engagement levels: where a banner he carries is, else a
-            // forced level, else his policy's; and officers' help.
+            // 1. Officers' help: Leadership dice to the commander from each
+            // officer still in the fight and not with the surgeon.
             let mut pools = [self.sides[0].strategy_dice, self.sides[1].strategy_dice];
             let mut helping = [false; MAX_HEROES];
-            for ((h, r), helps) in heroes.iter_mut().zip(&self.heroes).zip(&mut helping) {
-                h.level = if h.carrying {
-                    h.carry_level
-                } else if h.forced_rounds > 0 {
-                    h.forced_level
-                } else {
-                    r.policy.level(h.wounds)
-                };
-                *helps = r.officer && !h.out && !h.surgeon;
-                pools[r.side] += r.leadership * i64::from(*helps);
+            for &i in &self.officers {
+                let (h, r) = (&heroes[i], &self.heroes[i]);
+                helping[i] = !h.out && !h.surgeon;
+                pools[r.side] += r.leadership * i64::from(helping[i]);
             }
             // 2. The commanders' contest.
             let modifier = next_modifier;
@@ -628,6 +624,15 @@ impl BattleRules {
                     h.wounds = (h.wounds - 1).max(0);
                     continue;
                 }
+                // His engagement level: where a banner he carries is, else
+                // a forced level, else his policy's.
+                h.level = if h.carrying {
+                    h.carry_level
+                } else if h.forced_rounds > 0 {
+                    h.forced_level
+                } else {
+                    r.policy.level(h.wounds)
+                };
                 let penalty =
                     2 * i64::from(helping[i]) + 2 * i64::from(h.charge) + 4 * i64::from(h.carrying);
                 let level = usize::from(h.level);

@@ -104,6 +104,7 @@ impl SeventhSea {
             round_draws: battle::round_slots(&heroes),
             contest_laws: battle::ContestLaws::new(&sides, &heroes),
             sides,
+            officers: (0..heroes.len()).filter(|&i| heroes[i].officer).collect(),
             heroes,
             max_rounds: parsed.max_rounds,
             personal_roll: parsed.personal_roll,
