@@ -5,6 +5,8 @@
 //! one round's end, so a round costs one random number however many
 //! rerolls it takes.
 
+use std::hint::select_unpredictable;
+
 use crate::dice::AliasTable;
 
 /// Rerolls (neither succeeds, or a tie) before a round is called even.
@@ -40,12 +42,11 @@ pub fn decide(totals: [i64; 2], tn: [i64; 2]) -> Option<(usize, i64)> {
 #[inline]
 pub fn settle(winner: usize, need: i64, raises: &mut [i64; 2]) -> usize {
     let loser = 1 - winner;
-    if need > 0 && need <= raises[loser] {
-        raises[loser] -= need;
-        loser
-    } else {
-        winner
-    }
+    // Selects, not branches: whether the loser can pay is a coin toss
+    // while both sides still hold raises.
+    let turned = (need > 0) & (need <= raises[loser]);
+    raises[loser] -= select_unpredictable(turned, need, 0);
+    select_unpredictable(turned, loser, winner)
 }
 
 /// How one round ends: undecided after [`MAX_REROLLS`] rerolls, or decided
