@@ -42,8 +42,12 @@ pub fn decide(totals: [i64; 2], tn: [i64; 2]) -> Option<(usize, i64)> {
 #[inline]
 pub fn settle(winner: usize, need: i64, raises: &mut [i64; 2]) -> usize {
     let loser = 1 - winner;
-    // Selects, not branches: whether the loser can pay is a coin toss
-    // while both sides still hold raises.
+    // A branch while he has no raises (none bought, or all spent: it
+    // predicts well), selects while he has some: whether he can pay is
+    // then a coin toss.
+    if raises[loser] == 0 {
+        return winner;
+    }
     let turned = (need > 0) & (need <= raises[loser]);
     raises[loser] -= select_unpredictable(turned, need, 0);
     select_unpredictable(turned, loser, winner)
