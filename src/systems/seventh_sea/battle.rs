@@ -419,24 +419,46 @@ impl RoundDraws {
                 carried.push((round(d), p * q));
             }
         }
-        // From no Flesh Wounds: each damage with each Wound Check.
+        // From no Flesh Wounds: each damage with each Wound Check total
+        // below it (runs that end the round alike summed as they come),
+        // then all the totals at or above it at once (they pass alike).
         let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
         let checks = brawn.sampled_law();
+        let mut at_or_above = vec![0.0; checks.len() + 1];
+        for c in (0..checks.len()).rev() {
+            at_or_above[c] = at_or_above[c + 1] + checks[c];
+        }
         let mut fresh = Vec::new();
         for &(before, p) in &carried {
-            if before.flesh == 0 {
-                fresh.push((before, p));
-                continue;
+            let damage = before.flesh;
+            let passed = damage.min(checks.len() as i64);
+            let mut run: Option<(Round, f64)> = None;
+            for (check, &q) in checks.iter().enumerate().take(passed as usize) {
+                let (flesh, wounds) = wound_check(damage, damage, check as i64);
+                let round = Round {
+                    flesh,
+                    wounds,
+                    ..before
+                };
+                match &mut run {
+                    Some((same, mass)) if *same == round => *mass += q,
+                    _ => {
+                        fresh.extend(run.map(|(r, mass)| (r, p * mass)));
+                        run = Some((round, q));
+                    }
+                }
             }
-            for (check, &q) in checks.iter().enumerate().filter(|(_, q)| **q > 0.0) {
-                let (flesh, wounds) = wound_check(before.flesh, before.flesh, check as i64);
+            fresh.extend(run.map(|(r, mass)| (r, p * mass)));
+            let (flesh, wounds) = wound_check(damage, damage, passed);
+            let mass = at_or_above[passed as usize];
+            if mass > 0.0 {
                 fresh.push((
                     Round {
                         flesh,
                         wounds,
                         ..before
                     },
-                    p * q,
+                    p * mass,
                 ));
             }
         }
