@@ -568,6 +568,22 @@ impl Hero {
     }
 }
 
+/// The value in `slot`, built by `init` the first time. The build is out
+/// of line, so a battle's hot path only loads the slot's state and tests it.
+#[inline(always)]
+fn built<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
+    match slot.get() {
+        Some(value) => value,
+        None => build(slot, init),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn build<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
+    slot.get_or_init(init)
+}
+
 /// Pool with one rolled die fewer while carrying a banner.
 #[inline]
 pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
@@ -660,7 +676,7 @@ impl BattleRules {
                 let level = usize::from(h.level);
                 let slot =
                     (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + (penalty / 2) as usize;
-                let draws = self.round_draws[i * ROUND_SLOTS + slot].get_or_init(|| {
+                let draws = built(&self.round_draws[i * ROUND_SLOTS + slot], || {
                     RoundDraws::new(t, r, self.personal_roll, (level, penalty, h.banner))
                 });
                 let round = draws.draw(h.flesh, dice.rng());
@@ -763,8 +779,9 @@ impl BattleRules {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
         let pool = |s: usize| Pool::new(pools[s], self.sides[s].wits);
         if let Some(slot) = self.contest_laws.slot(pools, modifier) {
-            let law = slot
-                .get_or_init(|| ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn));
+            let law = built(slot, || {
+                ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
+            });
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
@@ -872,7 +889,7 @@ impl BattleRules {
         let limit = 2 * r.resolve;
         let start = h.wounds.min(limit - 1);
         let slot = usize::from(h.banner) * limit as usize + start as usize;
-        let ends = self.duel_ends[hero][slot].get_or_init(|| {
+        let ends = built(&self.duel_ends[hero][slot], || {
             let o = self.tables.duel_opponent;
             let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
             let theirs = Pool::new(o.finesse + o.attack, o.finesse);
