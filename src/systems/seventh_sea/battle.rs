@@ -799,9 +799,8 @@ impl BattleRules {
         None
     }
 
-    /// A Hero's response to an opportunity, by his policy. One dispatch on
-    /// the kind, each arm deciding whether he takes it: the kind is random,
-    /// so every dispatch is a likely misprediction.
+    /// A Hero's response to an opportunity, by his policy: one dispatch on
+    /// the kind, each arm deciding whether he takes it.
     #[inline(always)]
     fn take<R: Rng>(
         &self,
@@ -1000,8 +999,20 @@ mod tests {
         }
     }
 
-    /// A Hero's round from `flesh` Flesh Wounds rolled die by die, the
-    /// Wound Check as RULES.md §3 words it: the reference for [`RoundDraws`].
+    /// The Wound Check as RULES.md §3 words it: Brawn k Brawn (`check`)
+    /// against the Flesh Wounds' `total`; on a failure 1 Dramatic Wound and
+    /// 1 more per full 20 missed, and the Flesh Wounds reset. (Flesh Wounds
+    /// after, Dramatic Wounds dealt.)
+    fn wound_check_as_worded(total: i64, check: i64) -> (i64, i64) {
+        if check < total {
+            (0, 1 + (total - check) / 20)
+        } else {
+            (total, 0)
+        }
+    }
+
+    /// A Hero's round from `flesh` Flesh Wounds rolled die by die: the
+    /// reference for [`RoundDraws`].
     fn round_rolled<R: Rng>(
         dice: &mut Digits<R>,
         (rules, hero, mode): (&BattleRules, &HeroRules, PersonalRoll),
@@ -1030,13 +1041,9 @@ mod tests {
         if damage == 0 {
             return round(flesh, 0);
         }
-        let total = flesh + damage;
         let check = minus_banner(Pool::new(hero.brawn, hero.brawn), banner).roll(dice);
-        if check < total {
-            round(0, 1 + (total - check) / 20)
-        } else {
-            round(total, 0)
-        }
+        let (flesh, wounds) = wound_check_as_worded(flesh + damage, check);
+        round(flesh, wounds)
     }
 
     #[test]
@@ -1079,10 +1086,7 @@ mod tests {
                 }
                 let total = flesh + before.flesh;
                 for (check, q) in checks.iter().enumerate() {
-                    let (flesh, wounds) = match check as i64 {
-                        c if c < total => (0, 1 + (total - c) / 20),
-                        _ => (total, 0),
-                    };
+                    let (flesh, wounds) = wound_check_as_worded(total, check as i64);
                     *exact
                         .entry(Round {
                             flesh,
