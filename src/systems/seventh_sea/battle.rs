@@ -599,7 +599,13 @@ impl BattleRules {
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
         // On a copy kept in registers ([`crate::engine::System::simulate`]).
         let mut local = rng.clone();
-        let outcome = self.fight_inline(&mut local);
+        // Filled in place: the outcome is built where it is returned.
+        let mut outcome = BattleOutcome {
+            winner: 2,
+            rounds: 0,
+            heroes: [HeroOutcome::default(); MAX_HEROES],
+        };
+        self.fight_inline(&mut local, &mut outcome);
         *rng = local;
         outcome
     }
@@ -607,7 +613,7 @@ impl BattleRules {
     /// [`BattleRules::fight`]'s body, with the contest, opportunities and
     /// duels inlined into it.
     #[inline(always)]
-    fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    fn fight_inline<R: Rng>(&self, rng: &mut R, outcome: &mut BattleOutcome) {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();
@@ -732,11 +738,7 @@ impl BattleRules {
                 }
             }
         }
-        let mut outcome = BattleOutcome {
-            winner,
-            rounds: rounds as u16,
-            heroes: [HeroOutcome::default(); MAX_HEROES],
-        };
+        (outcome.winner, outcome.rounds) = (winner, rounds as u16);
         for (slot, (h, r)) in outcome
             .heroes
             .iter_mut()
@@ -761,7 +763,6 @@ impl BattleRules {
                 spoils,
             };
         }
-        outcome
     }
 
     /// One round of the commanders' contest: the winning side, or `None` if
