@@ -568,14 +568,18 @@ impl Hero {
     }
 }
 
-/// The value in `slot`, built by `init` the first time. The build is out
-/// of line, so a battle's hot path only loads the slot's state and tests it.
-#[inline(always)]
-fn built<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
-    match slot.get() {
-        Some(value) => value,
-        None => build(slot, init),
-    }
+/// The value in the `OnceLock` `$slot`, built by `$init` the first time.
+/// A macro, not a function: the closure around `$init` is made only on the
+/// (out-of-line) first build, so a battle's hot path loads the slot's state,
+/// tests it and stores nothing for the build.
+macro_rules! built {
+    ($slot:expr, $init:expr) => {{
+        let slot = $slot;
+        match slot.get() {
+            Some(value) => value,
+            None => build(slot, || $init),
+        }
+    }};
 }
 
 #[cold]
@@ -682,9 +686,11 @@ impl BattleRules {
                 let level = usize::from(h.level);
                 let slot =
                     (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + (penalty / 2) as usize;
-                let draws = built(&self.round_draws[i * ROUND_SLOTS + slot], || {
-                    RoundDraws::new(t, r, self.personal_roll, (level, penalty, h.banner))
-                });
+                let banner = h.banner;
+                let draws = built!(
+                    &self.round_draws[i * ROUND_SLOTS + slot],
+                    RoundDraws::new(t, r, self.personal_roll, (level, penalty, banner))
+                );
                 let round = draws.draw(h.flesh, dice.rng());
                 h.reputation += round.reputation
                     + h.forced_reputation
@@ -780,9 +786,10 @@ impl BattleRules {
         let tn = [5 * self.sides[1].wits, 5 * self.sides[0].wits];
         let pool = |s: usize| Pool::new(pools[s], self.sides[s].wits);
         if let Some(slot) = self.contest_laws.slot(pools, modifier) {
-            let law = built(slot, || {
+            let law = built!(
+                slot,
                 ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
-            });
+            );
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
@@ -888,10 +895,11 @@ impl BattleRules {
         let r = &self.heroes[hero];
         let limit = 2 * r.resolve;
         let start = h.wounds.min(limit - 1);
-        let slot = usize::from(h.banner) * limit as usize + start as usize;
-        let ends = built(&self.duel_ends[hero][slot], || {
+        let banner = h.banner;
+        let slot = usize::from(banner) * limit as usize + start as usize;
+        let ends = built!(&self.duel_ends[hero][slot], {
             let o = self.tables.duel_opponent;
-            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
+            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), banner);
             let theirs = Pool::new(o.finesse + o.attack, o.finesse);
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
