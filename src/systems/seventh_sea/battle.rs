@@ -199,16 +199,17 @@ impl ContestLaws {
     /// The slot of a round, if it is cached.
     #[inline]
     fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<ContestLaw>> {
-        let reach = 2 * MODIFIER_REACH + 1;
-        let mut index = 0;
-        for s in 0..2 {
-            let p = pools[s] - self.first_pool[s];
-            let m = modifier[s] + MODIFIER_REACH;
-            if !(0..self.pool_span[s]).contains(&p) || !(0..reach).contains(&m) {
-                return None;
-            }
-            index = (index * self.pool_span[s] + p) * reach + m;
+        let reach = (2 * MODIFIER_REACH + 1) as u64;
+        // Offsets from the first slot; a negative one wraps to a huge
+        // unsigned value, so one comparison each checks both ends.
+        let p = [0, 1].map(|s| (pools[s] - self.first_pool[s]) as u64);
+        let m = [0, 1].map(|s| (modifier[s] + MODIFIER_REACH) as u64);
+        let span = self.pool_span.map(|s| s as u64);
+        let inside = (p[0] < span[0]) & (p[1] < span[1]) & (m[0] < reach) & (m[1] < reach);
+        if !inside {
+            return None;
         }
+        let index = ((p[0] * span[1] + p[1]) * reach + m[0]) * reach + m[1];
         self.slots.get(index as usize)
     }
 }
@@ -681,15 +682,15 @@ impl BattleRules {
                 } else {
                     r.policy.level(h.wounds)
                 };
-                let penalty =
-                    2 * i64::from(helping[i]) + 2 * i64::from(h.charge) + 4 * i64::from(h.carrying);
+                // The penalty in steps of 2.
+                let steps =
+                    usize::from(helping[i]) + usize::from(h.charge) + 2 * usize::from(h.carrying);
                 let level = usize::from(h.level);
-                let slot =
-                    (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + (penalty / 2) as usize;
+                let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
                 let banner = h.banner;
                 let draws = built!(
                     &self.round_draws[i * ROUND_SLOTS + slot],
-                    RoundDraws::new(t, r, self.personal_roll, (level, penalty, banner))
+                    RoundDraws::new(t, r, self.personal_roll, (level, 2 * steps as i64, banner))
                 );
                 let round = draws.draw(h.flesh, dice.rng());
                 h.reputation += round.reputation
@@ -819,7 +820,8 @@ impl BattleRules {
         next_modifier: &mut [i64; 2],
     ) {
         let r = &self.heroes[hero];
-        let crippled = h.state(r.resolve) != HeroState::Fine;
+        // Crippled or knocked out ([`HeroState`]).
+        let crippled = h.wounds >= r.resolve;
         let refuses_duels = r.policy == Policy::Adaptive && crippled;
         let busy = h.forced_rounds > 0 || h.carrying;
         let side = r.side;
