@@ -604,13 +604,7 @@ impl BattleRules {
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
         // On a copy kept in registers ([`crate::engine::System::simulate`]).
         let mut local = rng.clone();
-        // Filled in place: the outcome is built where it is returned.
-        let mut outcome = BattleOutcome {
-            winner: 2,
-            rounds: 0,
-            heroes: [HeroOutcome::default(); MAX_HEROES],
-        };
-        self.fight_inline(&mut local, &mut outcome);
+        let outcome = self.fight_inline(&mut local);
         *rng = local;
         outcome
     }
@@ -618,7 +612,7 @@ impl BattleRules {
     /// [`BattleRules::fight`]'s body, with the contest, opportunities and
     /// duels inlined into it.
     #[inline(always)]
-    fn fight_inline<R: Rng>(&self, rng: &mut R, outcome: &mut BattleOutcome) {
+    fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let t = &self.tables;
         let n = self.heroes.len();
@@ -687,10 +681,14 @@ impl BattleRules {
                     usize::from(helping[i]) + usize::from(h.charge) + 2 * usize::from(h.carrying);
                 let level = usize::from(h.level);
                 let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
-                let banner = h.banner;
                 let draws = built!(
                     &self.round_draws[i * ROUND_SLOTS + slot],
-                    RoundDraws::new(t, r, self.personal_roll, (level, 2 * steps as i64, banner))
+                    RoundDraws::new(
+                        t,
+                        r,
+                        self.personal_roll,
+                        (level, 2 * steps as i64, h.banner)
+                    )
                 );
                 let round = draws.draw(h.flesh, dice.rng());
                 h.reputation += round.reputation
@@ -745,7 +743,11 @@ impl BattleRules {
                 }
             }
         }
-        (outcome.winner, outcome.rounds) = (winner, rounds as u16);
+        let mut outcome = BattleOutcome {
+            winner,
+            rounds: rounds as u16,
+            heroes: [HeroOutcome::default(); MAX_HEROES],
+        };
         for (slot, (h, r)) in outcome
             .heroes
             .iter_mut()
@@ -770,6 +772,7 @@ impl BattleRules {
                 spoils,
             };
         }
+        outcome
     }
 
     /// One round of the commanders' contest: the winning side, or `None` if
@@ -897,11 +900,10 @@ impl BattleRules {
         let r = &self.heroes[hero];
         let limit = 2 * r.resolve;
         let start = h.wounds.min(limit - 1);
-        let banner = h.banner;
-        let slot = usize::from(banner) * limit as usize + start as usize;
+        let slot = usize::from(h.banner) * limit as usize + start as usize;
         let ends = built!(&self.duel_ends[hero][slot], {
             let o = self.tables.duel_opponent;
-            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), banner);
+            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
             let theirs = Pool::new(o.finesse + o.attack, o.finesse);
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
