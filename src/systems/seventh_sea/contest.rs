@@ -89,36 +89,77 @@ pub struct ContestLaw {
     table: AliasTable,
 }
 
-impl ContestLaw {
-    /// `laws[s][k]` = P(side s's total before modifiers = k).
-    pub fn new(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ContestLaw {
-        // P(one roll decides for winner w with need n) at once[w][n], and
-        // whether any pair of totals reached it (so the ends are the same
-        // whether or not a product rounds to zero).
-        let mut once: [Vec<(bool, f64)>; 2] = [Vec::new(), Vec::new()];
-        let mut undecided = 0.0;
-        for (a, &pa) in laws[0].iter().enumerate() {
-            if pa == 0.0 {
+/// P(one roll decides for winner w with need n) at `once[w][n]`, with
+/// whether any pair of totals reached it (so the ends are the same whether
+/// or not a product rounds to zero), and P(one roll decides nothing).
+///
+/// The winner `w` takes the roll when his total `X` reaches his TN and the
+/// loser's `Y` is below `max(tn[l], X)`; the loser then needs
+/// `ceil((N − Y) / 5)` ≥ 1 raises, `N = max(X + 1, tn[l])`. So for each `X`
+/// the loser's totals needing `k` raises form the band `N − 5k ..= N − 5k + 4`,
+/// summed from prefix sums: O(n²/5) rather than every pair of totals.
+fn one_roll(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ([Vec<(bool, f64)>; 2], f64) {
+    let mut once: [Vec<(bool, f64)>; 2] = [Vec::new(), Vec::new()];
+    for w in 0..2 {
+        let l = 1 - w;
+        let loser = laws[l];
+        // below[i] = P(loser's roll < i), some[i] = rolls < i possible.
+        let mut below = vec![0.0; loser.len() + 1];
+        let mut some = vec![0usize; loser.len() + 1];
+        for (y, &p) in loser.iter().enumerate() {
+            below[y + 1] = below[y] + p;
+            some[y + 1] = some[y] + usize::from(p != 0.0);
+        }
+        for (x, &px) in laws[w].iter().enumerate() {
+            let total = x as i64 + modifier[w];
+            if px == 0.0 || total < tn[w] {
                 continue;
             }
-            for (b, &pb) in laws[1].iter().enumerate() {
-                if pb == 0.0 {
-                    continue;
+            let needed = (total + 1).max(tn[l]);
+            // Loser's rolls (before his modifier) this roll beats.
+            let top = (tn[l].max(total) - 1 - modifier[l]).min(loser.len() as i64 - 1);
+            let mut k = 1;
+            loop {
+                let low = (needed - 5 * k - modifier[l]).max(0);
+                let high = (needed - 5 * k + 4 - modifier[l]).min(top);
+                if needed - 5 * k + 4 - modifier[l] < 0 {
+                    break;
                 }
-                let totals = [a as i64 + modifier[0], b as i64 + modifier[1]];
-                match decide(totals, tn) {
-                    Some((w, need)) => {
+                if low <= high {
+                    let (low, high) = (low as usize, high as usize + 1);
+                    if some[high] > some[low] {
                         let by_need = &mut once[w];
-                        let need = need as usize;
+                        let need = k as usize;
                         if by_need.len() <= need {
                             by_need.resize(need + 1, (false, 0.0));
                         }
-                        by_need[need] = (true, by_need[need].1 + pa * pb);
+                        by_need[need] = (true, by_need[need].1 + px * (below[high] - below[low]));
                     }
-                    None => undecided += pa * pb,
                 }
+                k += 1;
             }
         }
+    }
+    // Undecided: neither reaches his TN, or both do with equal totals.
+    let short = |s: usize| -> f64 {
+        let reach = (tn[s] - modifier[s]).clamp(0, laws[s].len() as i64) as usize;
+        laws[s][..reach].iter().sum()
+    };
+    let mut undecided = short(0) * short(1);
+    for (x, &px) in laws[0].iter().enumerate() {
+        let total = x as i64 + modifier[0];
+        let y = total - modifier[1];
+        if total >= tn[0] && total >= tn[1] && (0..laws[1].len() as i64).contains(&y) {
+            undecided += px * laws[1][y as usize];
+        }
+    }
+    (once, undecided)
+}
+
+impl ContestLaw {
+    /// `laws[s][k]` = P(side s's total before modifiers = k).
+    pub fn new(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ContestLaw {
+        let (once, undecided) = one_roll(laws, modifier, tn);
         let once: Vec<(RoundEnd, f64)> = (0..2)
             .flat_map(|w| {
                 once[w]
@@ -227,6 +268,96 @@ mod tests {
                     .or_default() += 1;
             }
             crate::stats::assert_counts_follow(&exact, &seen, n, &format!("{pools:?}"));
+        }
+    }
+
+    /// [`one_roll`] by every pair of totals through [`decide`]: the
+    /// reference for its banded sums.
+    fn one_roll_pair_by_pair(
+        laws: [&[f64]; 2],
+        modifier: [i64; 2],
+        tn: [i64; 2],
+    ) -> ([Vec<(bool, f64)>; 2], f64) {
+        let mut once: [Vec<(bool, f64)>; 2] = [Vec::new(), Vec::new()];
+        let mut undecided = 0.0;
+        for (a, &pa) in laws[0].iter().enumerate().filter(|(_, p)| **p != 0.0) {
+            for (b, &pb) in laws[1].iter().enumerate().filter(|(_, p)| **p != 0.0) {
+                let totals = [a as i64 + modifier[0], b as i64 + modifier[1]];
+                match decide(totals, tn) {
+                    Some((w, need)) => {
+                        let need = need as usize;
+                        if once[w].len() <= need {
+                            once[w].resize(need + 1, (false, 0.0));
+                        }
+                        once[w][need] = (true, once[w][need].1 + pa * pb);
+                    }
+                    None => undecided += pa * pb,
+                }
+            }
+        }
+        (once, undecided)
+    }
+
+    #[test]
+    fn banded_sums_match_every_pair_of_totals() {
+        let with_gap = [0.0, 0.5, 0.0, 0.0, 0.25, 0.0, 0.25];
+        for (laws, modifier, tn) in [
+            (
+                [Pool::new(6, 3).law(), Pool::new(6, 3).law()],
+                [0, 0],
+                [15, 15],
+            ),
+            (
+                [Pool::new(8, 3).law(), Pool::new(5, 2).law()],
+                [3, -2],
+                [10, 20],
+            ),
+            (
+                [Pool::new(12, 10).law(), Pool::new(4, 4).law()],
+                [0, 5],
+                [25, 50],
+            ),
+            (
+                [Pool::new(1, 1).law(), Pool::new(1, 1).law()],
+                [-12, 12],
+                [40, 5],
+            ),
+            ([with_gap.to_vec(), Pool::new(2, 1).law()], [4, -3], [3, 0]),
+            (
+                [Pool::new(3, 2).law(), with_gap.to_vec()],
+                [-5, 9],
+                [0, 200],
+            ),
+        ]
+        .into_iter()
+        // The even field's commanders under every modifier a round caches.
+        .chain((-12..=12).flat_map(|m0| {
+            (-12..=12).map(move |m1| {
+                (
+                    [Pool::new(6, 3).law(), Pool::new(6, 3).law()],
+                    [m0, m1],
+                    [15, 15],
+                )
+            })
+        })) {
+            let laws = [laws[0].as_slice(), laws[1].as_slice()];
+            let (once, undecided) = one_roll(laws, modifier, tn);
+            let (want, want_undecided) = one_roll_pair_by_pair(laws, modifier, tn);
+            let case = format!("modifier {modifier:?}, tn {tn:?}");
+            assert!(
+                (undecided - want_undecided).abs() < 1e-12,
+                "{case}: undecided"
+            );
+            for w in 0..2 {
+                assert_eq!(once[w].len(), want[w].len(), "{case}: needs of {w}");
+                for (need, (got, want)) in once[w].iter().zip(&want[w]).enumerate() {
+                    assert_eq!(got.0, want.0, "{case}: reached, side {w} need {need}");
+                    assert!(
+                        (got.1 - want.1).abs() < 1e-12,
+                        "{case}: side {w} need {need}"
+                    );
+                }
+            }
         }
     }
 
