@@ -118,25 +118,23 @@ fn one_roll(laws: [&[f64]; 2], modifier: [i64; 2], tn: [i64; 2]) -> ([Vec<(bool,
             let needed = (total + 1).max(tn[l]);
             // Loser's rolls (before his modifier) this roll beats.
             let top = (tn[l].max(total) - 1 - modifier[l]).min(loser.len() as i64 - 1);
-            let mut k = 1;
-            loop {
-                let low = (needed - 5 * k - modifier[l]).max(0);
-                let high = (needed - 5 * k + 4 - modifier[l]).min(top);
-                if needed - 5 * k + 4 - modifier[l] < 0 {
-                    break;
-                }
-                if low <= high {
-                    let (low, high) = (low as usize, high as usize + 1);
-                    if some[high] > some[low] {
-                        let by_need = &mut once[w];
-                        let need = k as usize;
-                        if by_need.len() <= need {
-                            by_need.resize(need + 1, (false, 0.0));
-                        }
-                        by_need[need] = (true, by_need[need].1 + px * (below[high] - below[low]));
+            // The loser's rolls needing `need` raises: `band - 4 ..= band`
+            // (totals `needed - 5 need ..= needed - 5 need + 4`), falling by 5
+            // a raise until the band is below his lowest roll.
+            let mut need = 1;
+            let mut band = needed - 1 - modifier[l];
+            while band >= 0 {
+                let (low, high) = ((band - 4).max(0), band.min(top));
+                if low <= high && some[high as usize + 1] > some[low as usize] {
+                    let by_need = &mut once[w];
+                    if by_need.len() <= need {
+                        by_need.resize(need + 1, (false, 0.0));
                     }
+                    let p = below[high as usize + 1] - below[low as usize];
+                    by_need[need] = (true, by_need[need].1 + px * p);
                 }
-                k += 1;
+                need += 1;
+                band -= 5;
             }
         }
     }
