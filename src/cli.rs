@@ -99,6 +99,9 @@ pub struct SweepArgs {
     /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
     #[arg(long, default_value_t = 0.05)]
     pub max_risk_of_down: f64,
+    /// Make the recommendation for this PC too (by default it is made only for PCs whose own settings are swept). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub recommend_for: Vec<String>,
     /// Output folder [default: reports/<scenario file stem>.sweep].
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -133,6 +133,79 @@ pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Dif
     out
 }
 
+/// Every test of one variant against the baseline, judged family-wise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tests {
+    /// Each test, in metric order (the order of `comparison.csv`).
+    pub all: Vec<Difference>,
+    /// The per-test threshold (Bonferroni over `all`).
+    pub alpha: f64,
+}
+
+impl Tests {
+    /// Tests a variant's metrics against the baseline's.
+    pub fn new(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Tests {
+        let all = differences(baseline, variant);
+        let alpha = threshold(all.len());
+        Tests { all, alpha }
+    }
+
+    /// Whether one test is significant at the family-wise level.
+    pub fn is_significant(&self, d: &Difference) -> bool {
+        d.p_value < self.alpha
+    }
+
+    /// The significant tests, smallest p-value first. Every place that
+    /// counts or lists them (console, report, CSV) uses this list.
+    pub fn significant(&self) -> Vec<&Difference> {
+        let mut out: Vec<&Difference> =
+            self.all.iter().filter(|d| self.is_significant(d)).collect();
+        out.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        out
+    }
+}
+
+impl Difference {
+    /// What was tested, in words: `side:A/victory = won` or
+    /// `side:A/victory (whole distribution)`.
+    pub fn outcome(&self) -> String {
+        match self.test {
+            "chi_square" => format!("{}/{} (whole distribution)", self.subject, self.metric),
+            "welch_t" => format!("{}/{} (mean)", self.subject, self.metric),
+            _ => format!("{}/{} = {}", self.subject, self.metric, self.value),
+        }
+    }
+
+    /// Scale and unit for printing the estimates: percent for proportions.
+    pub fn scale(&self) -> (f64, &'static str) {
+        if self.test == "two_proportion_z" {
+            (100.0, "%")
+        } else {
+            (1.0, "")
+        }
+    }
+}
+
+/// A p-value as printed: `< 1e-16` below what a double distinguishes from
+/// zero here, else three significant digits (`4.68e-3`).
+pub fn format_p(p: f64) -> String {
+    if p < 1e-16 {
+        "< 1e-16".to_owned()
+    } else {
+        format!("{p:.2e}")
+    }
+}
+
+/// The tests between two samples that fail at the family-wise level
+/// `family_alpha` (Bonferroni over every test): empty when the samples
+/// could well come from one law. Used to prove a fast path equal to its
+/// reference.
+pub fn disagreements(a: &[Metric<u64>], b: &[Metric<u64>], family_alpha: f64) -> Vec<Difference> {
+    let all = differences(a, b);
+    let alpha = family_alpha / all.len().max(1) as f64;
+    all.into_iter().filter(|d| d.p_value < alpha).collect()
+}
+
 /// The per-test threshold for `tests` tests at [`FAMILY_ALPHA`].
 pub fn threshold(tests: usize) -> f64 {
     FAMILY_ALPHA / tests.max(1) as f64
@@ -163,6 +236,33 @@ mod tests {
         // The 2×2 chi-square equals z².
         let chi = d.iter().find(|x| x.test == "chi_square").unwrap();
         assert!((chi.statistic - 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tiny_p_values_are_not_printed_as_zero() {
+        assert_eq!(format_p(0.0), "< 1e-16");
+        assert_eq!(format_p(1e-300), "< 1e-16");
+        assert_eq!(format_p(0.004_678), "4.68e-3");
+    }
+
+    #[test]
+    fn the_significant_list_is_the_counted_list() {
+        let a = [
+            m(&[400, 600]),
+            Metric::integers("battle", "rounds", 0, &[0, 500, 500]),
+        ];
+        let b = [
+            m(&[600, 400]),
+            Metric::integers("battle", "rounds", 0, &[0, 300, 700]),
+        ];
+        let t = Tests::new(&a, &b);
+        let sig = t.significant();
+        assert_eq!(
+            sig.len(),
+            t.all.iter().filter(|d| d.p_value < t.alpha).count()
+        );
+        assert!(sig.iter().any(|d| d.test == "chi_square"));
+        assert!(sig.windows(2).all(|w| w[0].p_value <= w[1].p_value));
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub mod commands;
 pub mod compare;
 pub mod dice;
 pub mod engine;
+pub mod format;
+pub mod recommend;
 pub mod report;
 pub mod scenario;
 pub mod stats;

@@ -127,18 +127,69 @@ pub fn override_tables(doc: &mut toml::Table, overrides: &[(String, String)]) ->
 /// the file's own; the tables used are recorded separately.
 pub fn load_with_tables(path: &Path, overrides: &[(String, String)]) -> Result<Scenario> {
     let text = read_text(path)?;
-    if overrides.is_empty() {
-        return load_text(path, &text);
-    }
-    let mut doc: toml::Table =
-        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    override_tables(&mut doc, overrides)?;
-    let edited = toml::to_string(&doc).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let mut s = load_text(path, &edited)?;
-    s.sha256 = sha256_hex(text.as_bytes());
-    Ok(s)
+    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+    load_edited(path, &text, &edits)
 }
 
+/// A change a command-line option makes to a scenario before it is
+/// validated; errors it causes name the option, not a line of the file.
+pub struct Edit<'a> {
+    /// The option as the user gave it (`--set heroes.Bryn.risk=-8..0 (value -8)`).
+    pub option: String,
+    /// Applies the change to the scenario document.
+    pub apply: Box<EditFn<'a>>,
+}
+
+/// What an [`Edit`] does to a scenario document.
+pub type EditFn<'a> = dyn Fn(&mut toml::Table) -> Result<()> + 'a;
+
+impl<'a> Edit<'a> {
+    /// `--table NAME=FILE`.
+    pub fn table((name, file): &(String, String)) -> Edit<'a> {
+        let pair = [(name.clone(), file.clone())];
+        Edit {
+            option: format!("--table {name}={file}"),
+            apply: Box::new(move |doc| override_tables(doc, &pair)),
+        }
+    }
+}
+
+/// Loads scenario `text` (read from `path`) with `edits` applied. If the
+/// result does not validate, the error blames the first option after which
+/// it stops validating, by that option's name and value, or the file itself
+/// (with its line) when the file alone does not validate. The recorded hash
+/// is the file's own.
+pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> {
+    if edits.is_empty() {
+        return load_text(path, text);
+    }
+    let origin = path.display().to_string();
+    let doc: toml::Table = toml::from_str(text).map_err(|e| toml_error(&origin, e))?;
+    let edited = |n: usize| -> Result<String> {
+        let mut d = doc.clone();
+        for e in &edits[..n] {
+            // Its messages already name the option.
+            (e.apply)(&mut d)?;
+        }
+        toml::to_string(&d).map_err(|e| anyhow!("{origin}: {e}"))
+    };
+    let all = edited(edits.len())?;
+    let origins: Vec<&str> = edits.iter().map(|e| e.option.as_str()).collect();
+    match load_as(path, &all, &origins.join(", "), false) {
+        Ok(mut s) => {
+            s.sha256 = sha256_hex(text.as_bytes());
+            Ok(s)
+        }
+        Err(error) => {
+            // The file's own error, located in the file, comes first.
+            load_text(path, text)?;
+            for n in 1..=edits.len() {
+                load_as(path, &edited(n)?, &edits[n - 1].option, false)?;
+            }
+            Err(error)
+        }
+    }
+}
 /// Reads a scenario file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path)
@@ -149,7 +200,14 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// Parses and validates scenario text as if read from `path` (which names
 /// it in messages and anchors relative table paths).
 pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
-    let origin = path.display().to_string();
+    load_as(path, text, &path.display().to_string(), true)
+}
+
+/// [`load_text`], naming `origin` in messages; `locate` adds the line of the
+/// key at fault (only true when `text` is the file as the user wrote it).
+fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenario> {
+    let at = |e: anyhow::Error| if locate { with_location(e, text) } else { e };
+    let origin = origin.to_owned();
     let table: toml::Table =
         toml::from_str(text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
     let system = match table.get("system") {
@@ -166,18 +224,16 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let (header, battle) = match system.as_str() {
         "war_cards" => {
-            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir)
-                .map_err(|e| with_location(e, text))?;
+            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir).map_err(at)?;
             (header, Battle::WarCards(Box::new(battle)))
         }
         "gurps" => {
-            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir)
-                .map_err(|e| with_location(e, text))?;
+            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir).map_err(at)?;
             (header, Battle::Gurps(Box::new(battle)))
         }
         "seventh_sea" => {
-            let (header, battle) = SeventhSea::from_scenario(text, &origin, base_dir)
-                .map_err(|e| with_location(e, text))?;
+            let (header, battle) =
+                SeventhSea::from_scenario(text, &origin, base_dir).map_err(at)?;
             (header, Battle::SeventhSea(Box::new(battle)))
         }
         other => bail!(
@@ -185,9 +241,8 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
             quoted(&SYSTEMS)
         ),
     };
-    let check_trials = |t: i64| {
-        check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64).map_err(|e| with_location(e, text))
-    };
+    let check_trials =
+        |t: i64| check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64).map_err(at);
     if header.name.trim().is_empty() {
         bail!("{origin}: `name` is empty; give the battle a name");
     }
@@ -351,6 +406,16 @@ pub fn side_index(origin: &str, key: &str, side: &str, names: [&str; 2]) -> Resu
             names[1]
         )
     })
+}
+
+/// A setting's value as written in scenario files (`unit_commander`,
+/// `heavily_engaged`), for messages and `check`.
+pub fn as_written<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(e) => format!("<{e}>"),
+    }
 }
 
 /// Fails with a message naming the file, the key and the allowed range.

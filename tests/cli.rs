@@ -490,7 +490,17 @@ fn an_interrupted_run_leaves_the_previous_results_intact() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Ready: the Ctrl-C handler is installed before any command starts, and
+    // the run has made its hidden staging folder beside `out`.
+    let staging = format!(".out.partial-{}", child.id());
+    let waited = std::time::Instant::now();
+    while !root.path().join(&staging).exists() {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "the run never made its staging folder"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -14,7 +14,6 @@ fn shipped() -> Deck {
 #[test]
 fn shipped_deck_matches_the_seed_cell_by_cell() {
     let Some(seed) = war_cards_seed() else {
-        eprintln!("seed file not found beside the repository; comparing with the table's own text");
         return;
     };
     assert!(seed.contains("Карточка Боя 9"));
@@ -146,6 +145,6 @@ fn the_one_cell_out_of_pattern_is_sword_banner_at_plus_three() {
     assert_eq!(x.rows_with_pattern, 8);
     // Every column's lethality rises across the deck.
     assert!(a.breaks.iter().all(|b| b.scope != "deck"));
-    let harm: Vec<f64> = a.scope("column").map(|g| g.harm()).collect();
+    let harm: Vec<f64> = a.scope("column").map(|g| g.p_hurt()).collect();
     assert!(harm.windows(2).all(|w| w[0] <= w[1]), "{harm:?}");
 }

@@ -9,4 +9,5 @@ mod report;
 mod reproducibility;
 mod scale;
 mod seventh_sea;
+mod truth;
 mod util;

@@ -8,9 +8,9 @@ use super::say;
 use crate::cli::CardsArgs;
 use crate::report::RunInfo;
 use crate::report::output_dir::Staging;
-use crate::report::skew::{FLAG_P, SkewReport, skew_exporters};
+use crate::report::skew::{IMPACT_FLAG, SkewReport, skew_exporters};
 use crate::systems::war_cards::deck::{COLUMNS, Deck, row_key};
-use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, analyse};
+use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, analyse, impact_reference};
 use crate::tables::{BUILT_IN_CARDS, TableUse, sha256_hex};
 
 /// Analyses the deck, writes the tables and heatmaps, prints the findings.
@@ -54,6 +54,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             variants: Vec::new(),
             max_risk_of_down: None,
             swept_heroes: Vec::new(),
+            scenarios: Vec::new(),
         },
         analysis,
     };
@@ -87,38 +88,59 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
     let deck_group = a.scope("deck").next().expect("deck group");
     let _ = writeln!(
         out,
-        "Deck mean: {}; expected damage {:.3}, chance to hurt {:.1}%",
+        "Deck mean: {}; hurt (H+R+D) {:.1}%, decisive (R+D) {:.1}%, retreat (F) {:.1}%",
         shares(deck_group),
-        deck_group.expected_damage(),
-        100.0 * deck_group.harm()
+        100.0 * deck_group.p_hurt(),
+        100.0 * deck_group.p_decisive(),
+        100.0 * deck_group.p_retreat()
     );
-    for (scope, label) in [("card", "Cards"), ("row", "Rows")] {
-        let mut ranked: Vec<&GroupSkew> = a.scope(scope).collect();
-        ranked.sort_by(|x, y| {
-            let p = |g: &GroupSkew| g.chi_square.map_or(1.0, |c| c.p_value);
-            p(x).total_cmp(&p(y))
-        });
+    let _ = writeln!(
+        out,
+        "Cards ranked by impact: the exact change in the drawer's chance to win when he draws \
+         this card instead of a random one in the first exchange (impacts average to zero; \
+         * = {:.0} point or more). Reference: {}.",
+        100.0 * IMPACT_FLAG,
+        impact_reference()
+    );
+    for g in a.cards_by_impact() {
+        let impact = g.impact.expect("cards carry an impact");
         let _ = writeln!(
             out,
-            "{label} ranked by chi-square against the deck mean (* p < {FLAG_P}):"
+            "  {}card {:<3} impact {:>+6.2} pt   hurt {:>5.1}%  decisive {:>5.1}%  retreat {:>5.1}%   {}",
+            if impact.abs() >= IMPACT_FLAG {
+                "* "
+            } else {
+                "  "
+            },
+            g.key,
+            100.0 * impact,
+            100.0 * g.p_hurt(),
+            100.0 * g.p_decisive(),
+            100.0 * g.p_retreat(),
+            shares(g)
         );
-        for g in ranked {
-            let c = g.chi_square.expect("cards and rows carry a chi-square");
-            let _ = writeln!(
-                out,
-                "  {}{:<22} chi2 {:>6.2} (df {}) p = {:.4}  {}",
-                if c.p_value < FLAG_P { "* " } else { "  " },
-                format!("{scope} {}", g.key),
-                c.statistic,
-                c.df,
-                c.p_value,
-                shares(g)
-            );
-        }
+    }
+    let _ = writeln!(
+        out,
+        "Rows (sign pairs) ranked by how far their chance to hurt is from the deck's:"
+    );
+    let mut rows: Vec<&GroupSkew> = a.scope("row").collect();
+    let off = |g: &GroupSkew| (g.p_hurt() - deck_group.p_hurt()).abs();
+    rows.sort_by(|x, y| off(y).total_cmp(&off(x)));
+    for g in rows {
+        let _ = writeln!(
+            out,
+            "    {:<16} hurt {:>5.1}% ({:+.1} pt)  decisive {:>5.1}%  retreat {:>5.1}%",
+            g.key,
+            100.0 * g.p_hurt(),
+            100.0 * (g.p_hurt() - deck_group.p_hurt()),
+            100.0 * g.p_decisive(),
+            100.0 * g.p_retreat()
+        );
     }
     let columns: Vec<String> = a
         .scope("column")
-        .map(|g| format!("{} {:.0}%", g.key, 100.0 * g.harm()))
+        .map(|g| format!("{} {:.0}%", g.key, 100.0 * g.p_hurt()))
         .collect();
     let _ = writeln!(out, "Chance to hurt by column: {}", columns.join(", "));
     if a.breaks.is_empty() {
@@ -139,7 +161,7 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
                 b.scope,
                 b.key,
                 b.measure,
-                if b.measure == "harm" {
+                if b.measure == "p_hurt" {
                     "falls"
                 } else {
                     "rises"

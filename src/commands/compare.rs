@@ -9,11 +9,11 @@ use anyhow::{Result, bail};
 use super::run::{
     Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides,
 };
-use super::thousands;
 use crate::cli::CompareArgs;
-use crate::compare::{differences, threshold};
+use crate::compare::{Difference, Tests, format_p};
+use crate::format::thousands;
 use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::report::{ReportKind, RunReport, ScenarioUse, VariantResult};
 use crate::scenario;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
@@ -83,12 +83,43 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));
     info.variants = names.clone();
+    info.scenarios = names
+        .iter()
+        .zip(&scenarios)
+        .map(|(name, s)| ScenarioUse {
+            variant: name.clone(),
+            path: s.path.display().to_string(),
+            sha256: s.sha256.clone(),
+            tables: s.battle.tables().to_vec(),
+        })
+        .collect();
     let report = RunReport {
         info,
         variants: results,
         formats,
     };
     finish(ReportKind::Compare, &report, staging, plan.shard)
+}
+
+/// Significant tests listed on the console per variant; the rest are counted.
+const LISTED: usize = 15;
+
+/// One significant test in words.
+fn one_line(d: &Difference) -> String {
+    let p = format_p(d.p_value);
+    if d.test == "chi_square" {
+        return format!("{}: chi-square {:.1}, p {p}", d.outcome(), d.statistic);
+    }
+    let (scale, unit) = d.scale();
+    let (diff, lo, hi) = d.difference;
+    let unit = if unit == "%" { " points" } else { "" };
+    format!(
+        "{}: {:+.3}{unit} ({:+.3} to {:+.3}), p {p}",
+        d.outcome(),
+        scale * diff,
+        scale * lo,
+        scale * hi
+    )
 }
 
 /// What changed significantly, per variant against the first.
@@ -105,44 +136,25 @@ pub fn compare_summary(report: &RunReport) -> String {
         report.info.seed.unwrap_or(0)
     );
     for v in report.variants.iter().skip(1) {
-        let diffs = differences(&base.metrics, &v.metrics);
-        let alpha = threshold(diffs.len());
-        let mut significant: Vec<_> = diffs.iter().filter(|d| d.p_value < alpha).collect();
-        significant.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        let tests = Tests::new(&base.metrics, &v.metrics);
+        let significant = tests.significant();
         let _ = writeln!(
             out,
-            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {alpha:.2e})",
+            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {:.2e})",
             v.variant,
             base.variant,
             significant.len(),
-            diffs.len()
+            tests.all.len(),
+            tests.alpha
         );
-        for d in significant
-            .iter()
-            .filter(|d| d.test != "chi_square")
-            .take(15)
-        {
-            let (diff, lo, hi) = d.difference;
-            let scale = if d.test == "two_proportion_z" {
-                100.0
-            } else {
-                1.0
-            };
-            let unit = if d.test == "two_proportion_z" {
-                " points"
-            } else {
-                ""
-            };
+        for d in significant.iter().take(LISTED) {
+            let _ = writeln!(out, "  {}", one_line(d));
+        }
+        if significant.len() > LISTED {
             let _ = writeln!(
                 out,
-                "  {}/{} = {}: {:+.3}{unit} ({:+.3} to {:+.3}), p = {:.2e}",
-                d.subject,
-                d.metric,
-                d.value,
-                scale * diff,
-                scale * lo,
-                scale * hi,
-                d.p_value
+                "  and {} more (every test is in comparison.csv)",
+                significant.len() - LISTED
             );
         }
     }

@@ -38,26 +38,3 @@ pub fn say(text: &str) -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
-
-/// Writes a number with thousands separators (1,000,000).
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(super::thousands(0), "0");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(1_000_000), "1,000,000");
-    }
-}

@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::{say, thousands};
+use super::say;
 use crate::cli::{RunArgs, SimulationArgs};
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
+use crate::format::{percent, thousands};
 use crate::report::csv::{AGREEMENT_CONFIDENCE, agreements};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
@@ -153,6 +154,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         variants: Vec::new(),
         max_risk_of_down: None,
         swept_heroes: Vec::new(),
+        scenarios: Vec::new(),
     }
 }
 
@@ -335,11 +337,11 @@ pub fn console_summary(report: &RunReport) -> String {
                     .map(|b| {
                         let (lo, hi) = wilson(m.weights[b], total, z95());
                         format!(
-                            "{} {:.2}% ({:.2}–{:.2})",
+                            "{} {} ({}–{})",
                             m.label(b),
-                            100.0 * m.weights[b] as f64 / total as f64,
-                            100.0 * lo,
-                            100.0 * hi
+                            percent(m.weights[b] as f64 / total as f64),
+                            percent(lo),
+                            percent(hi)
                         )
                     })
                     .collect::<Vec<_>>()

@@ -4,18 +4,18 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 
 use super::run::{
     Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
 };
-use super::thousands;
 use crate::cli::SweepArgs;
 use crate::engine::Shard;
+use crate::format::thousands;
 use crate::report::output_dir::Staging;
-use crate::report::sweep::frontiers;
+use crate::report::sweep::{advice, frontiers};
 use crate::report::{ReportKind, RunReport, VariantResult};
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{apply, grid, parse_setting};
 
 /// Builds every variant, runs them, writes one report and prints the comparison.
@@ -40,20 +40,26 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let overrides = super::run::table_overrides(&sim.tables)?;
     let plan = Plan::from_args(sim)?;
     let text = scenario::read_text(&args.scenario)?;
-    let doc: toml::Table =
-        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", args.scenario.display()))?;
     // Validate every variant before simulating any.
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();
     for v in &variants {
-        let mut variant_doc = doc.clone();
-        for (setting, value) in settings.iter().zip(&v.values) {
-            apply(&mut variant_doc, &setting.path, value.clone())?;
-        }
-        scenario::override_tables(&mut variant_doc, &overrides)?;
-        let variant_text = toml::to_string(&variant_doc)
-            .map_err(|e| anyhow!("cannot write variant {}: {e}", v.name))?;
-        let mut s = scenario::load_text(&args.scenario, &variant_text)
-            .map_err(|e| anyhow!("variant {}: {e:#}", v.name))?;
+        let mut edits: Vec<Edit> = settings
+            .iter()
+            .zip(&v.values)
+            .zip(&args.set)
+            .map(|((setting, value), typed)| {
+                let shown = match value {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                Edit {
+                    option: format!("--set {typed} (value {shown})"),
+                    apply: Box::new(move |doc| apply(doc, &setting.path, value.clone())),
+                }
+            })
+            .collect();
+        edits.extend(overrides.iter().map(Edit::table));
+        let mut s = scenario::load_edited(&args.scenario, &text, &edits)?;
         override_settings(&mut s, sim.trials, sim.seed)?;
         scenarios.push((v.name.clone(), s));
     }
@@ -100,7 +106,9 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .iter()
         .filter(|s| s.path.len() > 2 && s.path[0] == "heroes")
         .map(|s| s.path[1].clone())
+        .chain(args.recommend_for.iter().cloned())
         .collect();
+    info.swept_heroes.sort();
     info.swept_heroes.dedup();
     info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
     if let Some(failure) = &failure {
@@ -173,17 +181,17 @@ pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
             .collect();
         let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
     }
-    for f in frontiers(report, cap) {
+    let all = frontiers(report);
+    for f in &all {
         let _ = writeln!(
             out,
             "{}: P({}) and expected Reputation per variant",
             f.subject, f.out_label
         );
-        for (i, p) in f.points.iter().enumerate() {
+        for p in &f.points {
             let _ = writeln!(
                 out,
-                "  {}{:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
-                if f.best == Some(i) { "* " } else { "  " },
+                "    {:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
                 p.variant,
                 f.out_label,
                 100.0 * p.p_out,
@@ -194,25 +202,24 @@ pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
                 p.reputation_ci.1
             );
         }
-        match f.best {
-            Some(i) => {
-                let _ = writeln!(
-                    out,
-                    "  recommended: {} (the safest variant whose expected Reputation is level with the best, with P({}) ≤ {:.1}%)",
-                    f.points[i].variant,
-                    f.out_label,
-                    100.0 * cap
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "  no variant keeps P({}) ≤ {:.1}%",
-                    f.out_label,
-                    100.0 * cap
-                );
-            }
+    }
+    match advice(report, &all) {
+        Some(a) => {
+            let whom: Vec<&str> = a
+                .subjects
+                .iter()
+                .map(|s| s.trim_start_matches("hero:"))
+                .collect();
+            let _ = writeln!(out, "For {} (cap {:.1}%):", whom.join(" and "), 100.0 * cap);
+            let _ = writeln!(out, "  {}", a.explain());
         }
+        None if !all.is_empty() => {
+            let _ = writeln!(
+                out,
+                "No recommendation: no swept setting belongs to a PC (name one with --recommend-for NAME)."
+            );
+        }
+        None => {}
     }
     out
 }

@@ -148,7 +148,7 @@ fn outcome_panels<DB: DrawingBackend>(
         .titled(
             &format!(
                 "{title}: outcome probabilities ({} battles, 95% intervals)",
-                crate::commands::thousands(trials)
+                crate::format::thousands(trials)
             ),
             (FONT, 22),
         )

@@ -27,7 +27,7 @@ pub struct Comparison;
 
 impl Export<RunReport> for Comparison {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        use crate::compare::{differences, threshold};
+        use crate::compare::Tests;
         let Some(base) = report.variants.first() else {
             return Ok(Vec::new());
         };
@@ -36,9 +36,9 @@ impl Export<RunReport> for Comparison {
         }
         let mut rows = Vec::new();
         for v in report.variants.iter().skip(1) {
-            let diffs = differences(&base.metrics, &v.metrics);
-            let alpha = threshold(diffs.len());
-            rows.extend(diffs.into_iter().map(|d| (v.variant.clone(), alpha, d)));
+            let tests = Tests::new(&base.metrics, &v.metrics);
+            let alpha = tests.alpha;
+            rows.extend(tests.all.into_iter().map(|d| (v.variant.clone(), alpha, d)));
         }
         let col = |f: &dyn Fn(&crate::compare::Difference) -> f64| {
             rows.iter().map(|(_, _, d)| f(d)).collect::<Vec<f64>>()

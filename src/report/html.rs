@@ -10,12 +10,14 @@ use plotters::prelude::*;
 
 use super::charts::{ensure_font, metric_svg};
 use super::csv::agreements;
-use super::skew::{FLAG_P, SkewReport};
-use super::sweep::{HeroFrontier, frontiers};
+use super::skew::{IMPACT_FLAG, SkewReport};
+use super::sweep::{HeroFrontier, advice, frontiers};
 use super::{Export, RunInfo, RunReport};
-use crate::commands::thousands;
+use crate::format::thousands;
+use crate::recommend::Recommendation;
 use crate::stats::{Metric, wilson, z95};
 use crate::systems::war_cards::deck::{COLUMNS, row_key};
+use crate::systems::war_cards::skew::{GroupSkew, impact_reference};
 
 /// Writes `report.html` for a run or sweep.
 pub struct HtmlReport;
@@ -56,7 +58,7 @@ fn page(title: &str, body: &str) -> String {
 }
 
 fn pct(p: f64) -> String {
-    format!("{:.2}%", 100.0 * p)
+    crate::format::percent(p)
 }
 
 fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
@@ -138,12 +140,23 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
             .map(|&b| m.label(b).replace('_', " "))
             .collect::<Vec<_>>()
             .join(" or ");
-        lines.push(format!(
+        let mut line = format!(
             "{name} ends {what} in {} ({}–{})",
             pct(out as f64 / total.max(1) as f64),
             pct(lo),
             pct(hi)
-        ));
+        );
+        if out_bins.len() > 1 {
+            let apart: Vec<String> = out_bins
+                .iter()
+                .map(|&b| {
+                    let (p, lo, hi) = share(m, b);
+                    format!("{} {} ({}–{})", m.label(b), pct(p), pct(lo), pct(hi))
+                })
+                .collect();
+            let _ = write!(line, ": {}", apart.join(", "));
+        }
+        lines.push(line);
     }
     lines
 }
@@ -214,7 +227,7 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
         }
     }
     if report.variants.len() > 1 {
-        for f in frontiers(report, report.info.max_risk_of_down.unwrap_or(1.0)) {
+        for f in frontiers(report) {
             for (i, p) in f.points.iter().enumerate() {
                 // Dominated: another variant is clearly safer and not clearly
                 // less glorious, or clearly more glorious and not clearly less safe.
@@ -384,7 +397,7 @@ fn svg_string(
 }
 
 fn significance_section(report: &RunReport) -> String {
-    use crate::compare::{differences, threshold};
+    use crate::compare::{Tests, format_p};
     let mut b = String::from(
         "<h2>Significant differences</h2>\n<p class=\"muted\">Each variant against the first: two-proportion z-tests per outcome, chi-square per distribution, Welch's t on means; significant at a family-wise 5% (Bonferroni). Every test is in <code>comparison.csv</code>.</p>\n",
     );
@@ -392,43 +405,47 @@ fn significance_section(report: &RunReport) -> String {
         return b;
     };
     for v in report.variants.iter().skip(1) {
-        let diffs = differences(&base.metrics, &v.metrics);
-        let alpha = threshold(diffs.len());
-        let mut significant: Vec<_> = diffs
-            .iter()
-            .filter(|d| d.p_value < alpha && d.test != "chi_square")
-            .collect();
-        significant.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        let tests = Tests::new(&base.metrics, &v.metrics);
+        let significant = tests.significant();
         let _ = writeln!(
             b,
-            "<h3>{} against {}: {} significant</h3>",
+            "<h3>{} against {}: {} of {} tests significant</h3>",
             esc(&v.variant),
             esc(&base.variant),
-            significant.len()
+            significant.len(),
+            tests.all.len()
         );
         if significant.is_empty() {
             b.push_str("<p>No significant difference.</p>\n");
             continue;
         }
         b.push_str("<table>\n<tr><th class=\"l\">outcome</th><th>baseline</th><th>variant</th><th>difference</th><th>95% interval</th><th>p-value</th></tr>\n");
-        for d in significant.iter().take(40) {
-            let (scale, suffix) = if d.test == "two_proportion_z" {
-                (100.0, "%")
-            } else {
-                (1.0, "")
+        for d in &significant {
+            let (scale, suffix) = d.scale();
+            let shown = |x: f64| {
+                if x.is_nan() {
+                    "–".to_owned()
+                } else {
+                    format!("{:.3}{suffix}", scale * x)
+                }
+            };
+            let signed = |x: f64| {
+                if x.is_nan() {
+                    "–".to_owned()
+                } else {
+                    format!("{:+.3}", scale * x)
+                }
             };
             let _ = writeln!(
                 b,
-                "<tr><td class=\"l\">{}/{} = {}</td><td>{:.3}{suffix}</td><td>{:.3}{suffix}</td><td>{:+.3}</td><td>{:+.3} – {:+.3}</td><td>{:.2e}</td></tr>",
-                esc(&d.subject),
-                esc(&d.metric),
-                esc(&d.value),
-                scale * d.baseline,
-                scale * d.estimate,
-                scale * d.difference.0,
-                scale * d.difference.1,
-                scale * d.difference.2,
-                d.p_value
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} – {}</td><td>{}</td></tr>",
+                esc(&d.outcome()),
+                shown(d.baseline),
+                shown(d.estimate),
+                signed(d.difference.0),
+                signed(d.difference.1),
+                signed(d.difference.2),
+                esc(&format_p(d.p_value))
             );
         }
         b.push_str("</table>\n");
@@ -438,12 +455,12 @@ fn significance_section(report: &RunReport) -> String {
 
 fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
     let mut b = String::from("<h2>Comparison of variants</h2>\n");
-    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    let advice = advice(report, all);
     if !all.is_empty() {
         let size = (1000, 480 * all.len() as u32 + 40);
         b.push_str("<figure>");
         b.push_str(&svg_string(size, |root| {
-            super::sweep::frontier_panels(root, report, all, cap)
+            super::sweep::frontier_panels(root, report, all, advice.as_ref())
         })?);
         b.push_str("</figure>\n");
         for f in all {
@@ -454,10 +471,12 @@ fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
                 esc(&f.out_label)
             );
             for (i, p) in f.points.iter().enumerate() {
-                let mark = if f.best == Some(i) {
-                    " <strong>(recommended)</strong>"
-                } else {
-                    ""
+                let mark = match &advice {
+                    Some(a) if f.advised && a.recommends(i) => match a.recommendation {
+                        Recommendation::Tied(_) => " <strong>(tied)</strong>",
+                        _ => " <strong>(recommended)</strong>",
+                    },
+                    _ => "",
                 };
                 let _ = writeln!(
                     b,
@@ -472,25 +491,9 @@ fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
                 );
             }
             b.push_str("</table>\n");
-            match f.best {
-                Some(i) => {
-                    let _ = writeln!(
-                        b,
-                        "<p>Recommended: <strong>{}</strong>, the safest variant whose expected Reputation is level with the best while P({}) stays at most {}.</p>",
-                        esc(&f.points[i].variant),
-                        esc(&f.out_label),
-                        pct(cap)
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        b,
-                        "<p>No variant keeps P({}) at most {}.</p>",
-                        esc(&f.out_label),
-                        pct(cap)
-                    );
-                }
-            }
+        }
+        if let Some(a) = &advice {
+            let _ = writeln!(b, "<p>{}.</p>", esc(&upper_first(&a.explain())));
         }
     }
     if let Some(first) = report.variants.first() {
@@ -550,27 +553,26 @@ impl Export<RunReport> for HtmlReport {
         );
         b.push_str("<h2>Verdict</h2>\n<div class=\"verdict\">\n");
         let sweep = report.variants.len() > 1;
-        let all = if sweep {
-            frontiers(report, info.max_risk_of_down.unwrap_or(1.0))
-        } else {
-            Vec::new()
-        };
+        let all = if sweep { frontiers(report) } else { Vec::new() };
         if sweep {
-            for f in &all {
-                if let Some(i) = f.best {
-                    let p = &f.points[i];
+            match advice(report, &all) {
+                Some(a) => {
+                    let whom: Vec<&str> = a
+                        .subjects
+                        .iter()
+                        .map(|s| s.trim_start_matches("hero:"))
+                        .collect();
                     let _ = writeln!(
                         b,
-                        "<p>{}: choose <strong>{}</strong>: P({}) {} ({}–{}), expected Reputation {:+.3}.</p>",
-                        esc(&f.subject),
-                        esc(&p.variant),
-                        esc(&f.out_label),
-                        pct(p.p_out),
-                        pct(p.p_out_ci.0),
-                        pct(p.p_out_ci.1),
-                        p.reputation
+                        "<p>For {}: {}.</p>",
+                        esc(&whom.join(" and ")),
+                        esc(&a.explain())
                     );
                 }
+                None if !all.is_empty() => b.push_str(
+                    "<p>No recommendation: no swept setting belongs to a PC (name one with <code>--recommend-for NAME</code>).</p>\n",
+                ),
+                None => {}
             }
             let _ = writeln!(
                 b,
@@ -618,20 +620,28 @@ impl Export<SkewReport> for SkewHtml {
         let mut b = String::from(
             "<h1>Combat Card skew</h1>\n<p class=\"muted\">Exact figures over every cell of the deck; no sampling.</p>\n<h2>Verdict</h2>\n<div class=\"verdict\">\n",
         );
-        let flagged_cards: Vec<_> = a
-            .scope("card")
-            .filter(|g| g.chi_square.is_some_and(|c| c.p_value < FLAG_P))
+        let ranked = a.cards_by_impact();
+        let flagged_cards: Vec<_> = ranked
+            .iter()
+            .filter(|g| g.impact.is_some_and(|i| i.abs() >= IMPACT_FLAG))
             .collect();
-        let flagged_rows: Vec<_> = a
-            .scope("row")
-            .filter(|g| g.chi_square.is_some_and(|c| c.p_value < FLAG_P))
-            .collect();
+        if let Some(top) = ranked.first() {
+            let impact = top.impact.expect("cards carry an impact");
+            let _ = writeln!(
+                b,
+                "<p>Card {} matters most: drawing it instead of a random card in the first exchange {} the drawer's chance to win by {:.2} points. {} of {} cards move it by {:.0} point or more.</p>",
+                esc(&top.key),
+                if impact >= 0.0 { "raises" } else { "lowers" },
+                100.0 * impact.abs(),
+                flagged_cards.len(),
+                ranked.len(),
+                100.0 * IMPACT_FLAG
+            );
+        }
         let _ = writeln!(
             b,
-            "<p>{} of {} cards and {} of 9 rows differ from the deck mean at p &lt; {FLAG_P}.</p>",
-            flagged_cards.len(),
-            a.scope("card").count(),
-            flagged_rows.len()
+            "<p class=\"muted\">Impact is exact, on a reference engagement: {}. Impacts average to zero over the cards.</p>",
+            esc(&impact_reference())
         );
         let _ = writeln!(
             b,
@@ -641,13 +651,17 @@ impl Export<SkewReport> for SkewHtml {
         );
         b.push_str("<h2>Balance flags</h2>\n");
         let mut fl: Vec<Flag> = Vec::new();
-        for g in flagged_cards.iter().chain(&flagged_rows) {
-            let c = g.chi_square.expect("flagged groups have one");
+        for g in &flagged_cards {
+            let impact = g.impact.expect("cards carry an impact");
             fl.push(Flag {
                 ok: false,
                 text: format!(
-                    "{} {} is out of line: chi-square {:.2} (df {}), p = {:.4}.",
-                    g.scope, g.key, c.statistic, c.df, c.p_value
+                    "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
+                    g.key,
+                    100.0 * impact,
+                    pct(g.p_hurt()),
+                    pct(g.p_decisive()),
+                    pct(g.p_retreat())
                 ),
             });
         }
@@ -673,7 +687,7 @@ impl Export<SkewReport> for SkewHtml {
                     x.scope,
                     x.key,
                     x.measure,
-                    if x.measure == "harm" {
+                    if x.measure == "p_hurt" {
                         "falls"
                     } else {
                         "rises"
@@ -702,38 +716,54 @@ impl Export<SkewReport> for SkewHtml {
         b.push_str(&svg_string((1500, 1180), |root| {
             super::skew::heatmaps(root, a)
         })?);
-        b.push_str("</figure>\n<h2>Ranked: what is out of line</h2>\n");
-        for scope in ["card", "row"] {
-            let mut ranked: Vec<_> = a.scope(scope).collect();
-            ranked.sort_by(|x, y| {
-                x.chi_square
-                    .map_or(1.0, |c| c.p_value)
-                    .total_cmp(&y.chi_square.map_or(1.0, |c| c.p_value))
-            });
-            let _ = writeln!(
+        b.push_str("</figure>\n<h2>Cards ranked by impact</h2>\n");
+        b.push_str("<p class=\"muted\">The cells are enumerated, not sampled, so every share is exact. The last column is not a test of difference: it says how often a deck dealt at random would look at least this uneven (chi-square against the deck mean).</p>\n");
+        b.push_str("<table>\n<tr><th class=\"l\">card</th><th>impact (points)</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
+        for g in &ranked {
+            let _ = write!(
                 b,
-                "<h3>{scope}s by chi-square p-value</h3>\n<table>\n<tr><th class=\"l\">{scope}</th><th>chi-square</th><th>df</th><th>p-value</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>expected damage</th></tr>"
+                "<tr><td class=\"l\">{}</td><td>{:+.2}</td>",
+                esc(&g.key),
+                100.0 * g.impact.expect("cards carry an impact")
             );
-            for g in ranked {
-                let c = g.chi_square.expect("cards and rows have one");
-                let _ = write!(
-                    b,
-                    "<tr><td class=\"l\">{}</td><td>{:.3}</td><td>{}</td><td>{:.4}</td>",
-                    esc(&g.key),
-                    c.statistic,
-                    c.df,
-                    c.p_value
-                );
-                for count in g.counts {
-                    let _ = write!(b, "<td>{count}</td>");
-                }
-                let _ = writeln!(b, "<td>{:.4}</td></tr>", g.expected_damage());
-            }
-            b.push_str("</table>\n");
+            b.push_str(&measure_cells(g));
         }
+        b.push_str("</table>\n<h2>Rows (sign pairs)</h2>\n<table>\n<tr><th class=\"l\">row</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
+        for g in a.scope("row") {
+            let _ = write!(b, "<tr><td class=\"l\">{}</td>", esc(&g.key));
+            b.push_str(&measure_cells(g));
+        }
+        b.push_str("</table>\n");
         b.push_str(&provenance(&report.info));
         std::fs::write(dir.join("report.html"), page("Combat Card skew", &b))
             .context("cannot write report.html")?;
         Ok(vec!["report.html".into()])
     }
+}
+
+/// `text` with its first letter in upper case.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The shares, counts and chi-square p of one card or row, as table cells.
+fn measure_cells(g: &GroupSkew) -> String {
+    let mut cells = format!(
+        "<td>{}</td><td>{}</td><td>{}</td>",
+        pct(g.p_hurt()),
+        pct(g.p_decisive()),
+        pct(g.p_retreat())
+    );
+    for count in g.counts {
+        let _ = write!(cells, "<td>{count}</td>");
+    }
+    let p = g
+        .chi_square
+        .map_or(String::new(), |c| format!("{:.3}", c.p_value));
+    let _ = writeln!(cells, "<td>{p}</td></tr>");
+    cells
 }

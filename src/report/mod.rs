@@ -60,9 +60,26 @@ pub struct RunInfo {
     /// A sweep's cap on P(down or dead) for its recommendation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_risk_of_down: Option<f64>,
-    /// Heroes a sweep's settings name (their frontiers are compared).
+    /// PCs a sweep's recommendation is made for: those whose own settings
+    /// are swept, and those named with `--recommend-for`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub swept_heroes: Vec<String>,
+    /// A comparison's scenarios, each with its file's hash and its tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<ScenarioUse>,
+}
+
+/// One scenario of a comparison, as `run.json` records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioUse {
+    /// Variant name in the comparison.
+    pub variant: String,
+    /// The file.
+    pub path: String,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// Every table it used, with its stand-ins.
+    pub tables: Vec<TableUse>,
 }
 
 /// The results of one variant (a plain run has one, with an empty name).

@@ -14,8 +14,9 @@ use super::{Export, RunInfo};
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
 
-/// Significance level below which a card or row is flagged as out of line.
-pub const FLAG_P: f64 = 0.05;
+/// A card whose impact moves the drawer's chance to win the reference
+/// engagement by at least this much (in probability) is flagged.
+pub const IMPACT_FLAG: f64 = 0.01;
 
 /// A finished card-skew analysis.
 #[derive(Debug, Clone)]
@@ -80,16 +81,18 @@ impl Export<SkewReport> for SkewCsv {
                     .collect::<Vec<_>>(),
             ));
         }
+        // `p_retreat` (F) is among the shares above.
         columns.push(Column::new(
-            "expected_damage".into(),
-            groups
-                .iter()
-                .map(GroupSkew::expected_damage)
-                .collect::<Vec<_>>(),
+            "p_hurt".into(),
+            groups.iter().map(GroupSkew::p_hurt).collect::<Vec<_>>(),
         ));
         columns.push(Column::new(
-            "p_harm".into(),
-            groups.iter().map(GroupSkew::harm).collect::<Vec<_>>(),
+            "p_decisive".into(),
+            groups.iter().map(GroupSkew::p_decisive).collect::<Vec<_>>(),
+        ));
+        columns.push(Column::new(
+            "impact".into(),
+            groups.iter().map(|g| g.impact).collect::<Vec<_>>(),
         ));
         columns.push(Column::new(
             "chi_square".into(),
@@ -105,8 +108,10 @@ impl Export<SkewReport> for SkewCsv {
                 .map(|g| g.chi_square.map(|c| c.df as u32))
                 .collect::<Vec<_>>(),
         ));
+        // Not "does it differ" (the cells are enumerated, not sampled): how
+        // often a deck dealt at random would look at least this uneven.
         columns.push(Column::new(
-            "p_value".into(),
+            "p_random_deck_as_uneven".into(),
             groups
                 .iter()
                 .map(|g| g.chi_square.map(|c| c.p_value))
@@ -246,12 +251,11 @@ fn result_grid(
         row_labels: groups
             .iter()
             .zip(labels)
-            .map(|(g, label)| match g.chi_square {
-                Some(c) => {
-                    let flagged = c.p_value < FLAG_P;
-                    let mark = if flagged { " *" } else { "" };
-                    (format!("{label}  p={:.3}{mark}", c.p_value), flagged)
-                }
+            .map(|(g, label)| match g.impact {
+                Some(impact) => (
+                    format!("{label}  impact {:+.1} pt", 100.0 * impact),
+                    impact.abs() >= IMPACT_FLAG,
+                ),
                 None => (label, false),
             })
             .collect(),
@@ -282,7 +286,7 @@ pub(crate) fn heatmaps<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(plot_err)?;
     let root = root
         .titled(
-            "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); * = chi-square p < 0.05",
+            "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); red label = impact of 1 point or more",
             (FONT, 20),
         )
         .map_err(plot_err)?;
@@ -324,7 +328,7 @@ pub(crate) fn heatmaps<DB: DrawingBackend>(
                         .map(|c| {
                             let g = cells[r * COLUMNS.len() + c];
                             let odd = a.anomalies.iter().any(|x| x.row == r && x.column == c);
-                            (format!("{:.0}%", 100.0 * g.harm()), sequential(g.harm()), odd)
+                            (format!("{:.0}%", 100.0 * g.p_hurt()), sequential(g.p_hurt()), odd)
                         })
                         .collect()
                 })

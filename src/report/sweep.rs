@@ -11,6 +11,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::RunReport;
 use super::charts::{FONT, PALETTE, draw_both, file_safe, plot_err};
+use crate::recommend::{Choice, Estimate, Recommendation, recommend};
 use crate::stats::{Metric, wilson, z95};
 
 /// States that count as "down" for the safety side of the frontier.
@@ -40,10 +41,76 @@ pub struct HeroFrontier {
     pub out_label: String,
     /// One point per variant, in sweep order.
     pub points: Vec<FrontierPoint>,
-    /// The recommended point: among variants with P(down or dead) at most
-    /// the cap, those whose expected Reputation is statistically level with
-    /// the highest (intervals overlap); of these, the safest.
-    pub best: Option<usize>,
+    /// Whether the sweep's recommendation is made for this PC.
+    pub advised: bool,
+}
+
+/// The sweep's one joint recommendation, for the PCs whose own settings
+/// are swept (or named with `--recommend-for`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAdvice {
+    /// The PCs it is made for (`hero:Titus`).
+    pub subjects: Vec<String>,
+    /// What "out" means (`down or dead`).
+    pub out_label: String,
+    /// Each variant, joint over those PCs.
+    pub choices: Vec<Choice>,
+    /// The decision.
+    pub recommendation: Recommendation,
+    /// The cap it was made under.
+    pub cap: f64,
+}
+
+impl SweepAdvice {
+    /// The decision and its reason in plain words.
+    pub fn explain(&self) -> String {
+        self.recommendation
+            .explain(&self.choices, self.cap, &self.out_label)
+    }
+
+    /// Whether variant `i` is recommended (alone or tied).
+    pub fn recommends(&self, i: usize) -> bool {
+        self.recommendation.chosen().contains(&i)
+    }
+}
+
+/// The joint recommendation, or `None` when no PC's own setting is swept
+/// and none is named with `--recommend-for` (a troop-strength sweep is no
+/// PC's choice).
+pub fn advice(report: &RunReport, frontiers: &[HeroFrontier]) -> Option<SweepAdvice> {
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    let advised: Vec<&HeroFrontier> = frontiers.iter().filter(|f| f.advised).collect();
+    let first = advised.first()?;
+    let choices: Vec<Choice> = (0..first.points.len())
+        .map(|i| {
+            let per_pc: Vec<(Estimate, Estimate)> = advised
+                .iter()
+                .map(|f| {
+                    let p = &f.points[i];
+                    (
+                        Estimate {
+                            value: p.p_out,
+                            low: p.p_out_ci.0,
+                            high: p.p_out_ci.1,
+                        },
+                        Estimate {
+                            value: p.reputation,
+                            low: p.reputation_ci.0,
+                            high: p.reputation_ci.1,
+                        },
+                    )
+                })
+                .collect();
+            Choice::joint(&first.points[i].variant, &per_pc)
+        })
+        .collect();
+    Some(SweepAdvice {
+        subjects: advised.iter().map(|f| f.subject.clone()).collect(),
+        out_label: first.out_label.clone(),
+        recommendation: recommend(&choices, cap)?,
+        choices,
+        cap,
+    })
 }
 
 fn find<'a>(metrics: &'a [Metric<u64>], subject: &str, name: &str) -> Option<&'a Metric<u64>> {
@@ -53,8 +120,8 @@ fn find<'a>(metrics: &'a [Metric<u64>], subject: &str, name: &str) -> Option<&'a
 }
 
 /// The frontier of each PC in `report.info.swept_heroes` (every PC when
-/// none is named), with the recommended variant under `cap`.
-pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
+/// none is named; those named are `advised`).
+pub fn frontiers(report: &RunReport) -> Vec<HeroFrontier> {
     let Some(first) = report.variants.first() else {
         return Vec::new();
     };
@@ -93,19 +160,11 @@ pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
                     reputation_ci: (reputation.ci_low, reputation.ci_high),
                 });
             }
-            let allowed = || points.iter().enumerate().filter(|(_, p)| p.p_out <= cap);
-            let top = allowed().max_by(|a, b| a.1.reputation.total_cmp(&b.1.reputation));
-            let best = top.and_then(|(_, top)| {
-                allowed()
-                    .filter(|(_, p)| p.reputation_ci.1 >= top.reputation_ci.0)
-                    .min_by(|a, b| a.1.p_out.total_cmp(&b.1.p_out))
-                    .map(|(i, _)| i)
-            });
             Some(HeroFrontier {
                 subject,
                 out_label,
                 points,
-                best,
+                advised: !swept.is_empty(),
             })
         })
         .collect()
@@ -114,16 +173,16 @@ pub fn frontiers(report: &RunReport, cap: f64) -> Vec<HeroFrontier> {
 /// Draws the comparison charts of a sweep; returns the files written.
 pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     let mut written = Vec::new();
-    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
-    let all = frontiers(report, cap);
+    let all = frontiers(report);
+    let advice = advice(report, &all);
     if !all.is_empty() {
         let size = (1000, 480 * all.len() as u32 + 40);
         written.extend(draw_both(
             dir,
             "frontier",
             size,
-            |root| frontier_panels(root, report, &all, cap),
-            |root| frontier_panels(root, report, &all, cap),
+            |root| frontier_panels(root, report, &all, advice.as_ref()),
+            |root| frontier_panels(root, report, &all, advice.as_ref()),
         )?);
     }
     let Some(first) = report.variants.first() else {
@@ -157,8 +216,9 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     report: &RunReport,
     all: &[HeroFrontier],
-    cap: f64,
+    advice: Option<&SweepAdvice>,
 ) -> Result<()> {
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
     root.fill(&WHITE).map_err(plot_err)?;
     let root = root
         .titled(
@@ -225,7 +285,7 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
             .map_err(plot_err)?;
         let label = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
         for (i, p) in f.points.iter().enumerate() {
-            let best = f.best == Some(i);
+            let best = f.advised && advice.is_some_and(|a| a.recommends(i));
             let colour = if best { PALETTE[5] } else { PALETTE[0] };
             let (x, y) = (100.0 * p.p_out, p.reputation);
             chart
@@ -248,7 +308,10 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
                 )))
                 .map_err(plot_err)?;
             let text = if best {
-                format!("{} (recommended)", p.variant)
+                match advice.map(|a| &a.recommendation) {
+                    Some(Recommendation::Tied(_)) => format!("{} (tied)", p.variant),
+                    _ => format!("{} (recommended)", p.variant),
+                }
             } else {
                 p.variant.clone()
             };

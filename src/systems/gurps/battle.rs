@@ -16,8 +16,10 @@ pub enum State {
     /// No HP lost.
     #[default]
     Unhurt,
-    /// HP lost, conscious.
+    /// HP lost, still above 0 HP.
     Wounded,
+    /// At or below 0 HP and still conscious (made every HT roll so far).
+    AtOrBelowZeroHp,
     /// Unconscious.
     Down,
     /// Dead.
@@ -26,9 +28,15 @@ pub enum State {
 
 impl State {
     /// Labels in reporting order.
-    pub const LABELS: [&'static str; 4] = ["unhurt", "wounded", "down", "dead"];
+    pub const LABELS: [&'static str; 5] = ["unhurt", "wounded", "at_or_below_0hp", "down", "dead"];
     /// Every state, in that order.
-    pub const ALL: [State; 4] = [State::Unhurt, State::Wounded, State::Down, State::Dead];
+    pub const ALL: [State; 5] = [
+        State::Unhurt,
+        State::Wounded,
+        State::AtOrBelowZeroHp,
+        State::Down,
+        State::Dead,
+    ];
 }
 
 /// What happened to one PC.
@@ -116,6 +124,10 @@ pub struct HeroRules {
     pub glory_by_roll: [u8; 19],
 }
 
+/// The losing side's PCs take −1 on Survival per this many points of the
+/// margin of victory [stand-in].
+pub const LOSING_PENALTY_STEP: i64 = 4;
+
 /// Largest losing-side penalty tabulated; larger ones read the last table.
 pub const MAX_PENALTY: usize = 40;
 
@@ -177,6 +189,8 @@ pub struct CatastropheEffect {
     pub strategy: i64,
     /// Morale modifier.
     pub morale: i64,
+    /// Morale +N on a made Morale roll, −N on a failed one (atrocity).
+    pub morale_by_roll: i64,
     /// Factor on the enemy's Troop Strength.
     pub enemy_factor: f64,
     /// Factor on the side's own Troop Strength.
@@ -193,6 +207,7 @@ impl CatastropheEffect {
         CatastropheEffect {
             strategy: row.strategy,
             morale: row.morale_all,
+            morale_by_roll: row.morale_by_roll,
             enemy_factor: 1.0 + row.enemy_ts_pct as f64 / 100.0,
             own_factor: 1.0 - row.own_ts_pct as f64 / 100.0,
             commander_killed: row.commander == LeaderHarm::Killed,
@@ -341,12 +356,7 @@ impl SurvivalDraws {
     pub fn draw_unhurt<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64, State) {
         let table = &self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
         let label = table.draw(rng);
-        let state = match label >> 24 {
-            0 => State::Unhurt,
-            1 => State::Wounded,
-            2 => State::Down,
-            _ => State::Dead,
-        };
+        let state = State::ALL[label >> 24];
         (label & 0xFF, (label >> 8 & 0xFFFF) as i64, state)
     }
 }
@@ -550,16 +560,19 @@ pub fn injure<R: Rng>(
             }
         }
     }
-    if after <= 0 && state == State::Wounded && !check(ht, dice.three_d6()).success {
-        state = State::Down;
+    if after <= 0 && state < State::Down {
+        state = if check(ht, dice.three_d6()).success {
+            State::AtOrBelowZeroHp
+        } else {
+            State::Down
+        };
     }
     (lost + damage, state)
 }
 
-/// The exact law of the state [`injure`] leaves: P(unhurt), P(wounded),
-/// P(down), P(dead).
-pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f64; 4] {
-    let mut law = [0.0; 4];
+/// The exact law of the state [`injure`] leaves, indexed as [`State::ALL`].
+pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f64; 5] {
+    let mut law = [0.0; 5];
     if damage <= 0 || state == State::Dead {
         law[state as usize] = 1.0;
         return law;
@@ -591,9 +604,9 @@ pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f6
             }
         }
     }
-    if after <= 0 && state == State::Wounded {
+    if after <= 0 && state < State::Down {
         law[State::Down as usize] += alive * (1.0 - pass);
-        law[State::Wounded as usize] += alive * pass;
+        law[State::AtOrBelowZeroHp as usize] += alive * pass;
     } else {
         law[state as usize] += alive;
     }
@@ -751,7 +764,12 @@ impl BattleRules {
                 self.day_start(rolls, troops, carry, commander_out)
             };
             troops = start.troops;
+            // PCs out of the fight before today's Catastrophe sit it out;
+            // one a Catastrophe 15/16 wound downs today still rolls.
             let mut out_today = [false; MAX_HEROES];
+            for (out, h) in out_today.iter_mut().zip(&heroes) {
+                *out = h.state >= State::Down;
+            }
             for (s, roll) in rolls.into_iter().enumerate() {
                 if self.catastrophe_effects[(roll - 3) as usize].harms_leaders {
                     let row = &t.catastrophe[(roll - 3) as usize];
@@ -774,11 +792,15 @@ impl BattleRules {
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in self.heroes.iter().enumerate() {
-                if out_today[i] || heroes[i].state >= State::Down {
+                if out_today[i] {
                     continue;
                 }
                 let losing = winner < 2 && winner != h.side;
-                let penalty = if losing { (mov / 4) as usize } else { 0 };
+                let penalty = if losing {
+                    (mov / LOSING_PENALTY_STEP) as usize
+                } else {
+                    0
+                };
                 let draws = &self.survival_draws[i];
                 let row = if lost[i] == 0 && heroes[i].state == State::Unhurt {
                     let (row, damage, state) = draws.draw_unhurt(penalty, dice.rng());
@@ -807,7 +829,16 @@ impl BattleRules {
                 let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
                 if signed <= -ROUT_MARGIN {
                     let catastrophe = &self.catastrophe_effects[(rolls[s] - 3) as usize];
-                    let morale = self.sides[s].morale + catastrophe.morale;
+                    let mut morale = self.sides[s].morale + catastrophe.morale;
+                    if catastrophe.morale_by_roll != 0 {
+                        // Its Morale roll, made now since only the rout reads it.
+                        let made = check(morale, dice.three_d6()).success;
+                        morale += if made {
+                            catastrophe.morale_by_roll
+                        } else {
+                            -catastrophe.morale_by_roll
+                        };
+                    }
                     if !check(morale, dice.three_d6()).success {
                         row -= dice.sum_d6(t.casualties.rout_dice as u32);
                     }
@@ -818,6 +849,11 @@ impl BattleRules {
                 casualties[s] += loss;
             }
             carry = next_carry;
+            // An army commander killed by Catastrophe, or a PC commander
+            // down or dead, halves his side's Strategy on the days after.
+            for (s, roll) in rolls.into_iter().enumerate() {
+                commander_out[s] |= self.catastrophe_effects[(roll - 3) as usize].commander_killed;
+            }
             for (i, h) in self.heroes.iter().enumerate() {
                 if h.role == Role::ArmyCommander && heroes[i].state >= State::Down {
                     commander_out[h.side] = true;

@@ -5,7 +5,9 @@
 use anyhow::{Result, bail};
 
 use super::Gurps;
-use super::battle::COMBAT_CAP;
+use super::battle::{
+    COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, damage_distribution, injury_law,
+};
 use super::scenario::Role;
 use super::success::check;
 use super::tables::{GurpsTables, LeaderHarm, MarginRow};
@@ -84,6 +86,11 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     let mut result = vec![0.0f64; t.battle_results.len()];
     let mut survival = vec![vec![0.0f64; t.survival.len() + 1]; n];
     let mut glory = vec![vec![0.0f64; t.glory.len() + 1]; n];
+    // Per PC: P(killed by Catastrophe), and the weight of each (HP lost to a
+    // Catastrophe wound, losing-side penalty) with which he rolls Survival.
+    let mut killed = vec![0.0f64; n];
+    let mut rolls_from = vec![vec![[0.0f64; MAX_PENALTY + 1]; WOUND_MAX + 1]; n];
+    let wound = two_d6_distribution();
     for (ra, &pa) in cat[0].iter().enumerate() {
         for (rb, &pb) in cat[1].iter().enumerate() {
             let weight = pa * pb;
@@ -141,6 +148,20 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                 };
                 survival[i][0] += weight * out;
                 glory[i][0] += weight * out;
+                killed[i] += weight * out;
+                let wounded = match h.role {
+                    Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Wounded => 1.0,
+                    Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Wounded => {
+                        1.0 / r.sides[h.side].major_units as f64
+                    }
+                    _ => 0.0,
+                };
+                // HP lost to the wound (2d − DR, at least 0) and its chance.
+                let mut wound_law = [0.0f64; WOUND_MAX + 1];
+                wound_law[0] += 1.0 - wounded;
+                for (roll, &q) in wound.iter().enumerate() {
+                    wound_law[(roll as i64 - h.dr).max(0) as usize] += wounded * q;
+                }
                 let glory_rows = category_distribution(
                     &t.glory,
                     (h.combat_skill - h.risk).min(COMBAT_CAP),
@@ -151,7 +172,15 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                 }
                 for (&v, &q) in &victory {
                     let side_margin = if h.side == 0 { v } else { -v };
-                    let penalty = if side_margin < 0 { -side_margin / 4 } else { 0 };
+                    let penalty = if side_margin < 0 {
+                        -side_margin / LOSING_PENALTY_STEP
+                    } else {
+                        0
+                    };
+                    for (w, &pw) in wound_law.iter().enumerate() {
+                        rolls_from[i][w][(penalty as usize).min(MAX_PENALTY)] +=
+                            weight * (1.0 - out) * q * pw;
+                    }
                     let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
                     for (row, c) in category_distribution(&t.survival, skill, h.luck)
                         .iter()
@@ -211,6 +240,14 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             &labels(&t.survival),
             &survival[i],
         ));
+        let (state, hp_lost) = injuries(g, i, killed[i], &rolls_from[i]);
+        metrics.push(Metric::integers(&subject, "hp_lost", 0, &hp_lost));
+        metrics.push(Metric::categorical(
+            &subject,
+            "state",
+            &State::LABELS,
+            &state,
+        ));
         metrics.push(Metric::categorical(
             &subject,
             "glory",
@@ -230,6 +267,86 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
         ));
     }
     Ok(metrics)
+}
+
+/// The most HP a Catastrophe's 2d wound takes.
+const WOUND_MAX: usize = 12;
+
+/// P(2d6 = k) for k = 0..=12.
+fn two_d6_distribution() -> [f64; WOUND_MAX + 1] {
+    let mut p = [0.0; WOUND_MAX + 1];
+    for a in 1..=6 {
+        for b in 1..=6 {
+            p[a + b] += 1.0 / 36.0;
+        }
+    }
+    p
+}
+
+/// PC `i`'s exact state and HP lost after one day: killed by Catastrophe
+/// (down, no HP lost) with `killed`; otherwise he carries a Catastrophe
+/// wound of `w` HP (which leaves him conscious: checked before) and rolls
+/// Survival at each losing-side penalty with weight `rolls_from[w][penalty]`;
+/// the Survival row's damage then goes through [`injury_law`].
+fn injuries(
+    g: &Gurps,
+    i: usize,
+    killed: f64,
+    rolls_from: &[[f64; MAX_PENALTY + 1]],
+) -> ([f64; 5], Vec<f64>) {
+    let t = &g.rules.tables;
+    let h = &g.rules.heroes[i];
+    let mut state = [0.0f64; 5];
+    let mut hp_lost = vec![0.0f64; g.max_hp_lost(h) + 1];
+    state[State::Down as usize] += killed;
+    hp_lost[0] += killed;
+    let hits = t.damage.hits;
+    let [a_dice, a_add, c_dice, c_add] = h.enemy_hit;
+    let columns = [
+        damage_distribution(hits.A, a_dice, a_add, h.dr),
+        damage_distribution(hits.B, a_dice, a_add, h.dr),
+        damage_distribution(hits.C, c_dice, c_add, h.dr),
+        damage_distribution(hits.D, c_dice, c_add, h.dr),
+    ];
+    for (w, by_penalty) in rolls_from.iter().enumerate() {
+        let before = if w == 0 {
+            State::Unhurt
+        } else {
+            State::Wounded
+        };
+        for (penalty, &mass) in by_penalty.iter().enumerate() {
+            if mass == 0.0 {
+                continue;
+            }
+            let skill = (h.combat_skill + h.risk - penalty as i64).min(COMBAT_CAP);
+            for (row, &c) in category_distribution(&t.survival, skill, h.luck)
+                .iter()
+                .enumerate()
+            {
+                if c == 0.0 {
+                    continue;
+                }
+                let damage: Vec<(usize, f64)> = match t.survival[row].column {
+                    None => vec![(t.survival[row].hp.max(0) as usize, 1.0)],
+                    Some(col) => columns[col as usize]
+                        .iter()
+                        .copied()
+                        .enumerate()
+                        .filter(|&(_, q)| q > 0.0)
+                        .collect(),
+                };
+                for (d, q) in damage {
+                    let p = mass * c * q;
+                    let law = injury_law(h.hp, h.ht, w as i64, d as i64, before);
+                    for (slot, l) in state.iter_mut().zip(law) {
+                        *slot += p * l;
+                    }
+                    hp_lost[w + d] += p;
+                }
+            }
+        }
+    }
+    (state, hp_lost)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod battle;
 pub mod exact;
+pub mod reference;
 pub mod scenario;
 pub mod success;
 pub mod tables;
@@ -19,7 +20,7 @@ use self::battle::{
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::scenario::Header;
+use crate::scenario::{Header, as_written};
 use crate::stats::{Metric, Weight};
 use crate::tables::TableUse;
 
@@ -215,53 +216,122 @@ impl Gurps {
 
     /// Rules whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
-        [
-            "gurps: Tactics default IQ-6 and (Tactics + weapon)/2 round down",
-            "gurps: losing side: -1 Survival per full 4 points of margin",
-            "gurps: Glory skill = min(16, Combat skill - Risk); losing-side penalty applies to Survival only",
-            "gurps: a catastrophe striking a major unit picks one of `major_units` (default 3) at random; PC unit commanders are among them",
-            "gurps: a leader wounded by catastrophe takes 2d - DR; 'killed' leaves a PC unconscious with no further rolls",
-            "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days",
-            "gurps: a side beaten by 13+ rolls Morale (quality + catastrophe morale) and routs on a failure",
-            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's",
-            "gurps: hit location is not modelled (no location multipliers)",
+        use self::battle::{COMBAT_CAP, LOSING_PENALTY_STEP, ROUT_MARGIN};
+        use self::scenario::{DEFAULT_MAJOR_UNITS, TACTICS_BELOW_IQ};
+        vec![
+            format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
+            format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
+            format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
+            format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
+            "gurps: a leader wounded by catastrophe takes 2d - DR and still makes his Survival and Glory rolls that day; 'killed' leaves a PC unconscious with no Survival or Glory roll".to_owned(),
+            "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
+            format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
+            "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
+            "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
+            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day".to_owned(),
+            "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
+            "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
+            "gurps: DR divided at high TL rounds down".to_owned(),
+            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
+            "gurps: hit location is not modelled (no location multipliers)".to_owned(),
         ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
     }
 
     /// A readable account of the resolved battle for `warcrunch check`.
     pub fn describe(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "days: {}", self.parsed.days);
+        let st = &self.rules.tables.strategy;
         for (s, side) in self.parsed.sides.iter().enumerate() {
             let r = &self.rules.sides[s];
+            let enemy = &self.parsed.sides[1 - s];
             let _ = writeln!(
                 out,
-                "side {}: strategy {}, troop strength {}, TL {}, fixed Strategy modifier {:+}{}, morale {}, armour rows {}, major units {}",
+                "side {}{}: strategy {}, troop_strength {}, tech_level {}, troop_quality {} (Morale {}), armour {} ({} casualty rows toward less loss), major_units {}",
                 side.file.name,
-                r.strategy,
-                side.file.troop_strength,
-                r.tech_level,
-                r.fixed_modifier,
                 if side.file.attacker {
                     " (attacker)"
                 } else {
                     ""
                 },
+                r.strategy,
+                side.file.troop_strength,
+                r.tech_level,
+                as_written(&side.file.troop_quality),
                 r.morale,
+                as_written(&side.file.armour),
                 r.armour_rows,
                 r.major_units
             );
+            let tl_lead = side.tech_level - enemy.tech_level;
+            let mut parts = Vec::new();
+            if tl_lead > 0 {
+                parts.push(format!(
+                    "TL lead {tl_lead} -> {:+}",
+                    tl_lead + st.tl_bonus_add
+                ));
+            }
+            if side.file.class_superiority {
+                parts.push(format!("class_superiority {:+}", st.class_superiority));
+            }
+            if side.file.gm_modifier != 0 {
+                parts.push(format!("gm_modifier {:+}", side.file.gm_modifier));
+            }
+            if side.file.attacker && enemy.position_modifier != 0 {
+                parts.push(format!(
+                    "defender's position {} -> {:+}",
+                    enemy.file.position.join(" + "),
+                    enemy.position_modifier
+                ));
+            }
+            let _ = writeln!(
+                out,
+                "  fixed Strategy modifiers: {} (total {:+})",
+                if parts.is_empty() {
+                    "none".to_owned()
+                } else {
+                    parts.join(", ")
+                },
+                r.fixed_modifier
+            );
         }
+        // The first day without a catastrophe: what the ratio adds.
+        let calm = self.rules.day_start(
+            [3, 3],
+            [
+                self.rules.sides[0].troop_strength,
+                self.rules.sides[1].troop_strength,
+            ],
+            [0, 0],
+            [false, false],
+        );
+        let troops = calm.troops;
+        let (large, small) = if troops[0] >= troops[1] {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        let tl_lead = self.rules.sides[large].tech_level - self.rules.sides[small].tech_level;
+        let ratio = troops[large] / troops[small];
+        let names = self.side_names();
+        let _ = writeln!(
+            out,
+            "Troop-Strength ratio {ratio:.3}:1 -> {:+} to {} (strategy table: the bonus moves in steps at set ratios)",
+            battle::ratio_bonus(&self.rules.tables, ratio, tl_lead),
+            names[large]
+        );
+        let _ = writeln!(
+            out,
+            "Strategy skill on a day without catastrophe: {} {}, {} {}",
+            names[0], calm.skill[0], names[1], calm.skill[1]
+        );
         for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
             let _ = writeln!(
                 out,
-                "hero {} ({}, {:?}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
+                "hero {} ({}, {}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
                 h.file.name,
                 h.file.side,
-                r.role,
+                as_written(&r.role),
                 r.combat_skill,
                 r.risk,
                 (r.combat_skill + r.risk).min(battle::COMBAT_CAP),
@@ -291,7 +361,7 @@ pub struct GurpsTally<W> {
 struct HeroTally<W> {
     survival: Vec<W>,
     hp_lost: Vec<W>,
-    state: [W; 4],
+    state: [W; 5],
     glory: Vec<W>,
     reputation: Vec<W>,
 }
@@ -328,7 +398,7 @@ impl<W: Weight> GurpsTally<W> {
                 .map(|h| HeroTally {
                     survival: vec![W::default(); t.survival.len() + 1],
                     hp_lost: vec![W::default(); g.max_hp_lost(h) + 1],
-                    state: [W::default(); 4],
+                    state: [W::default(); 5],
                     glory: vec![W::default(); t.glory.len() + 1],
                     reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
                 })

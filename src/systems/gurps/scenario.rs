@@ -52,8 +52,14 @@ pub struct SideFile {
     pub major_units: i64,
 }
 
+/// Major units a side has unless the scenario says.
+pub const DEFAULT_MAJOR_UNITS: i64 = 3;
+
+/// Tactics defaults to IQ minus this.
+pub const TACTICS_BELOW_IQ: i64 = 6;
+
 fn default_major_units() -> i64 {
-    3
+    DEFAULT_MAJOR_UNITS
 }
 
 /// Armour class of a side.
@@ -286,6 +292,13 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
                 key("position")
             );
         }
+        if !s.position.is_empty() && !file.sides.iter().any(|o| o.attacker) {
+            bail!(
+                "{origin}: `{}` is set, but no side has `attacker = true`, so the position would be ignored; \
+                 mark the other side `attacker = true` (positions penalise the attacker) or remove `position`",
+                key("position")
+            );
+        }
         let mut position_modifier = 0;
         for p in &s.position {
             match position_table.get(p) {
@@ -337,7 +350,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
             (Some(t), _) => t,
             (None, Some(iq)) => {
                 check_range(origin, &key("iq"), iq, 1..=30)?;
-                iq - 6
+                iq - TACTICS_BELOW_IQ
             }
             (None, None) => bail!(
                 "{origin}: `{}` is missing; give `tactics` or `iq` (Tactics defaults to IQ − 6)",

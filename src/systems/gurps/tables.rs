@@ -42,6 +42,9 @@ pub struct CatastropheRow {
     /// Morale modifier to all units.
     #[serde(default)]
     pub morale_all: i64,
+    /// Morale to all units decided by a Morale roll: +N if made, −N if failed.
+    #[serde(default)]
+    pub morale_by_roll: i64,
     /// Harm to a major unit's leader.
     #[serde(default)]
     pub major_leader: LeaderHarm,

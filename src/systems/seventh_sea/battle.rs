@@ -94,9 +94,9 @@ pub fn free_raises_law(supply: Option<Pool>, speech: Option<Pool>) -> Vec<f64> {
         }
         total = next;
     }
-    let mut raises = vec![0.0; total.len().div_ceil(10) + 1];
+    let mut raises = vec![0.0; total.len().div_ceil(POINTS_PER_FREE_RAISE) + 1];
     for (sum, p) in total.iter().enumerate() {
-        raises[sum.div_ceil(10)] += p;
+        raises[sum.div_ceil(POINTS_PER_FREE_RAISE)] += p;
     }
     raises
 }
@@ -365,7 +365,7 @@ fn wound_check(total: i64, damage: i64, check: i64) -> (i64, i64) {
     let wounded = damage > 0 && check < total;
     (
         select_unpredictable(wounded, 0, total),
-        select_unpredictable(wounded, 1 + (total - check) / 20, 0),
+        select_unpredictable(wounded, 1 + (total - check) / MISSED_PER_EXTRA_WOUND, 0),
     )
 }
 
@@ -406,8 +406,9 @@ impl RoundDraws {
                 carried.push((round(0), p));
                 continue;
             };
+            // Damage is rolled against him: his banner's penalty is not on it.
             let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
-            let law = minus_banner(pool, banner).law();
+            let law = pool.law();
             let mut through = vec![0.0; 1];
             for (d, q) in without_far_tail(&law).iter().enumerate() {
                 let past = (d as i64 - hero.soak).max(0) as usize;
@@ -589,7 +590,21 @@ fn build<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
     slot.get_or_init(init)
 }
 
-/// Pool with one rolled die fewer while carrying a banner.
+/// Supply and Speech give one Free Raise per this many points, or fraction.
+pub const POINTS_PER_FREE_RAISE: usize = 10;
+
+/// A failed Wound Check deals one more Dramatic Wound per this many points
+/// missed [stand-in].
+pub const MISSED_PER_EXTRA_WOUND: i64 = 20;
+
+/// Reputation, and Strategy on the next roll, for bringing a captured
+/// banner to the Rear.
+pub const CAPTURE_REAR_BONUS: i64 = 5;
+
+/// A banner bearer's own roll: one rolled die fewer (RULES.md: "−1 unkept
+/// die on all rolls"); where the pool has no unkept die (Brawn k Brawn, the
+/// one-die personal roll) a kept die goes with it [stand-in]. Only his own
+/// rolls: never the damage rolled against him, or the penalty would heal.
 #[inline]
 pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
     if banner {
@@ -670,6 +685,9 @@ impl BattleRules {
                 // His engagement level: where a banner he carries is, else
                 // a forced level, else his policy's.
                 h.level = if h.carrying {
+                    // One level toward the Rear every round he carries it,
+                    // starting with the first.
+                    h.carry_level = h.carry_level.saturating_sub(1);
                     h.carry_level
                 } else if h.forced_rounds > 0 {
                     h.forced_level
@@ -711,10 +729,8 @@ impl BattleRules {
                         h.carrying = false;
                     } else if h.carry_level == REAR as u8 {
                         h.carrying = false;
-                        h.reputation += 5;
-                        next_modifier[side] += 5;
-                    } else {
-                        h.carry_level -= 1;
+                        h.reputation += CAPTURE_REAR_BONUS;
+                        next_modifier[side] += CAPTURE_REAR_BONUS;
                     }
                 }
                 if h.forced_rounds > 0 {
@@ -1018,7 +1034,7 @@ mod tests {
     /// after, Dramatic Wounds dealt.)
     fn wound_check_as_worded(total: i64, check: i64) -> (i64, i64) {
         if check < total {
-            (0, 1 + (total - check) / 20)
+            (0, 1 + (total - check) / MISSED_PER_EXTRA_WOUND)
         } else {
             (total, 0)
         }
@@ -1043,7 +1059,7 @@ mod tests {
         let cell = &t.chart[t.chart_row(personal - penalty)].1[level];
         let damage = cell.damage.map_or(0, |p| {
             let pool = Pool::new(p.rolled as i64, p.kept as i64 - hero.armour_kept);
-            (minus_banner(pool, banner).roll(dice) - hero.soak).max(0)
+            (pool.roll(dice) - hero.soak).max(0)
         });
         let round = |flesh, wounds| Round {
             reputation: cell.reputation,

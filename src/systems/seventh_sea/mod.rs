@@ -17,11 +17,11 @@ use rand::Rng;
 
 use self::battle::{BattleOutcome, BattleRules, HeroRules, HeroState, SideRules};
 use self::roll_keep::Pool;
-use self::scenario::Parsed;
+use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
-use crate::scenario::Header;
+use crate::scenario::{Header, as_written};
 use crate::stats::{Metric, Weight};
 use crate::tables::TableUse;
 
@@ -172,19 +172,30 @@ impl SeventhSea {
 
     /// Rules whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
-        [
-            "seventh_sea: Free Raises = one per 10 points or fraction of Supply + Speech combined",
-            "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits",
-            "seventh_sea: the contest is rerolled on neither/tie up to 1000 times, then the round is even (streaks reset)",
-            "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full 20 missed",
-            "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled",
-            "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss",
-            "seventh_sea: Pick up the Banner is held to the end of the battle",
-            "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay",
+        use self::battle::{CAPTURE_REAR_BONUS, MISSED_PER_EXTRA_WOUND, POINTS_PER_FREE_RAISE};
+        use self::contest::MAX_REROLLS;
+        vec![
+            format!(
+                "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of Supply + Speech combined"
+            ),
+            "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
+            format!(
+                "seventh_sea: the contest is rerolled on neither/tie up to {MAX_REROLLS} times, then the round is even (streaks reset)"
+            ),
+            format!(
+                "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full {MISSED_PER_EXTRA_WOUND} missed"
+            ),
+            "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled".to_owned(),
+            "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss".to_owned(),
+            "seventh_sea: Pick up the Banner is held to the end of the battle".to_owned(),
+            "seventh_sea: the banner bearer's own rolls (personal roll, Wound Checks, duel, Line of Fire) roll one die fewer; a pool with no unkept die (Brawn k Brawn, the one-die personal roll) loses a kept die; damage rolled against him is unchanged".to_owned(),
+            format!(
+                "seventh_sea: a captured enemy banner moves one level toward the Rear every round it is carried, starting with the first; +{CAPTURE_REAR_BONUS} Reputation and +{CAPTURE_REAR_BONUS} Strategy on the next roll at the end of the round it reaches the Rear"
+            ),
+            "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
+            "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line and a carried banner: neither advances that round".to_owned(),
+            "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
         ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
     }
 
     /// A readable account for `warcrunch check`.
@@ -192,8 +203,9 @@ impl SeventhSea {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "max_rounds: {}, personal roll: {:?}",
-            self.rules.max_rounds, self.rules.personal_roll
+            "max_rounds: {}, personal_roll: {}",
+            self.rules.max_rounds,
+            as_written(&self.rules.personal_roll)
         );
         for (s, side) in self.parsed.sides.iter().enumerate() {
             let r = &self.rules.sides[s];
@@ -210,11 +222,14 @@ impl SeventhSea {
         for ((h, _), r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
             let _ = writeln!(
                 out,
-                "hero {} ({}): policy {:?}, personal roll d10+{}, soak {}, Resolve {} (crippled at {}, knocked out at {}){}",
+                "hero {} ({}): policy {}, personal roll {}, soak {}, Resolve {} (crippled at {}, knocked out at {}){}",
                 h.name,
                 h.side,
-                r.policy,
-                r.personal,
+                as_written(&r.policy),
+                match self.rules.personal_roll {
+                    PersonalRoll::OneDie => format!("d10 + {}", r.personal),
+                    PersonalRoll::Keep => Pool::new(r.personal, r.wits).to_string(),
+                },
                 r.soak,
                 r.resolve,
                 r.resolve,

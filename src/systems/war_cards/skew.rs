@@ -4,8 +4,34 @@
 
 use std::collections::BTreeMap;
 
-use super::deck::{COLUMNS, CardResult, Deck, row_key};
+use super::deck::{COLUMNS, CardResult, Deck, ROWS, row_key};
+use super::rules::{ATTACKER, Combatant, DEFENDER, Winner, resolve_exchange, settle};
 use crate::stats::chi_square_sf;
+
+/// Damage each unit of the reference engagement survives (destroyed at one more).
+pub const REFERENCE_MAX_DAMAGE: u32 = 2;
+/// Melee exchanges the reference engagement lasts at most.
+pub const REFERENCE_EXCHANGES: u32 = 20;
+
+/// The engagement a card's impact is measured on, in plain words.
+pub fn impact_reference() -> String {
+    format!(
+        "two identical units that each survive {REFERENCE_MAX_DAMAGE} damage (destroyed at the {}), neither a shooter, melee only, \
+         cards drawn by die, at most {REFERENCE_EXCHANGES} exchanges, no rally, both attacking at the same column; \
+         averaged over the 9 sign rows and the 7 columns",
+        ordinal(REFERENCE_MAX_DAMAGE + 1)
+    )
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, x) if x != 11 => "st",
+        (2, x) if x != 12 => "nd",
+        (3, x) if x != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
 
 /// The result distribution of one group of cells and how it compares with
 /// the whole deck.
@@ -18,8 +44,13 @@ pub struct GroupSkew {
     pub key: String,
     /// Counts of `- F H R D`.
     pub counts: [u64; 5],
-    /// Chi-square against the deck's mean distribution (cards and rows only).
+    /// Chi-square against the deck's mean distribution (cards and rows only):
+    /// how likely a randomly shuffled deck would look this uneven.
     pub chi_square: Option<ChiSquare>,
+    /// Cards only: the exact change in the drawer's chance to win the
+    /// reference engagement ([`impact_reference`]) when he draws this card
+    /// instead of a random one in the first exchange. Sums to zero over the deck.
+    pub impact: Option<f64>,
 }
 
 /// A chi-square goodness-of-fit test.
@@ -44,15 +75,19 @@ impl GroupSkew {
         self.counts[result.index()] as f64 / self.cells() as f64
     }
 
-    /// Expected damage points per attack: H and R deal 1 (D destroys
-    /// outright and is counted by [`GroupSkew::harm`]).
-    pub fn expected_damage(&self) -> f64 {
-        self.probability(CardResult::Hit) + self.probability(CardResult::Rout)
+    /// Chance the defender is hurt at all: H, R or D.
+    pub fn p_hurt(&self) -> f64 {
+        self.probability(CardResult::Hit) + self.p_decisive()
     }
 
-    /// Chance the defender is hurt at all: H, R or D.
-    pub fn harm(&self) -> f64 {
-        self.expected_damage() + self.probability(CardResult::Destroy)
+    /// Chance the attack ends the defender's fight at once: R or D.
+    pub fn p_decisive(&self) -> f64 {
+        self.probability(CardResult::Rout) + self.probability(CardResult::Destroy)
+    }
+
+    /// Chance the attacker must fall back: F.
+    pub fn p_retreat(&self) -> f64 {
+        self.probability(CardResult::Retreat)
     }
 }
 
@@ -63,7 +98,7 @@ pub struct MonotonicityBreak {
     pub scope: &'static str,
     /// Which card or row.
     pub key: String,
-    /// `harm` (should not fall as the column rises) or `retreat` (P(F),
+    /// `p_hurt` (should not fall as the column rises) or `p_retreat` (P(F),
     /// should not rise).
     pub measure: &'static str,
     /// The lower column of the pair.
@@ -108,6 +143,14 @@ impl SkewAnalysis {
     pub fn scope<'a>(&'a self, scope: &'a str) -> impl Iterator<Item = &'a GroupSkew> + 'a {
         self.groups.iter().filter(move |g| g.scope == scope)
     }
+
+    /// The deck's cards, largest impact magnitude first.
+    pub fn cards_by_impact(&self) -> Vec<&GroupSkew> {
+        let mut cards: Vec<&GroupSkew> = self.scope("card").collect();
+        let size = |g: &GroupSkew| g.impact.map_or(0.0, f64::abs);
+        cards.sort_by(|x, y| size(y).total_cmp(&size(x)));
+        cards
+    }
 }
 
 /// Analyses a deck exactly.
@@ -139,7 +182,9 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
         key: "all".into(),
         counts: deck_counts,
         chi_square: None,
+        impact: None,
     }];
+    let impacts = card_impacts(deck);
     groups.extend(
         card_counts
             .iter()
@@ -149,6 +194,7 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
                 key: (c + 1).to_string(),
                 counts,
                 chi_square: against_deck(counts),
+                impact: Some(impacts[c]),
             }),
     );
     groups.extend(row_counts.iter().enumerate().map(|(r, &counts)| GroupSkew {
@@ -156,6 +202,7 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
         key: row_key(r),
         counts,
         chi_square: against_deck(counts),
+        impact: None,
     }));
     groups.extend(
         column_counts
@@ -166,6 +213,7 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
                 key: COLUMNS[col].into(),
                 counts,
                 chi_square: None,
+                impact: None,
             }),
     );
     for (r, row) in cell_counts.iter().enumerate() {
@@ -175,6 +223,7 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
                 key: format!("{}@{}", row_key(r), COLUMNS[col]),
                 counts,
                 chi_square: None,
+                impact: None,
             });
         }
     }
@@ -192,6 +241,101 @@ pub fn analyse(deck: &Deck) -> SkewAnalysis {
         breaks,
         anomalies: cell_anomalies(deck),
     }
+}
+
+/// Each card's impact ([`GroupSkew::impact`]), exact: for every sign row
+/// and column, the reference engagement's chance that the attacker wins is
+/// computed by backward induction over the damage states, once with each
+/// card fixed for his first attack and once with a random card; the impact is
+/// the difference, averaged over the 63 (row, column) settings.
+pub fn card_impacts(deck: &Deck) -> Vec<f64> {
+    let units = [Combatant {
+        max_damage: REFERENCE_MAX_DAMAGE,
+        shooter: false,
+    }; 2];
+    let settings = (ROWS.len() * COLUMNS.len()) as f64;
+    let mut impacts = vec![0.0; deck.cards.len()];
+    for &(attacker_sign, defender_sign) in &ROWS {
+        let attack_row = deck.row_for(attacker_sign, defender_sign);
+        let defence_row = deck.row_for(defender_sign, attacker_sign);
+        for column in 0..COLUMNS.len() {
+            let attacks = deck.results_at(attack_row, column);
+            let ripostes = result_shares(&deck.results_at(defence_row, column));
+            let later = win_chances(units, &result_shares(&attacks), &ripostes);
+            let with_card: Vec<f64> = attacks
+                .iter()
+                .map(|&first| {
+                    let mut only = [0.0; 5];
+                    only[first.index()] = 1.0;
+                    exchange_win_chance(units, [0, 0], &only, &ripostes, &later)
+                })
+                .collect();
+            let random = with_card.iter().sum::<f64>() / with_card.len() as f64;
+            for (impact, p) in impacts.iter_mut().zip(&with_card) {
+                *impact += (p - random) / settings;
+            }
+        }
+    }
+    impacts
+}
+
+/// Share of each result among the cards.
+fn result_shares(results: &[CardResult]) -> [f64; 5] {
+    let mut shares = [0.0; 5];
+    for r in results {
+        shares[r.index()] += 1.0 / results.len() as f64;
+    }
+    shares
+}
+
+/// The attacker's chance to win from every damage state (indexed
+/// `attacker * (max + 1) + defender`) with [`REFERENCE_EXCHANGES`] − 1
+/// exchanges left, both sides drawing random cards.
+fn win_chances(units: [Combatant; 2], attacks: &[f64; 5], ripostes: &[f64; 5]) -> Vec<f64> {
+    let width = REFERENCE_MAX_DAMAGE as usize + 1;
+    let mut chances = vec![0.0; width * width];
+    for _ in 1..REFERENCE_EXCHANGES {
+        chances = (0..width * width)
+            .map(|s| {
+                let damage = [(s / width) as u32, (s % width) as u32];
+                exchange_win_chance(units, damage, attacks, ripostes, &chances)
+            })
+            .collect();
+    }
+    chances
+}
+
+/// The attacker's chance to win when one exchange is fought from `damage`
+/// with these result shares, and `after` gives his chance from each state
+/// both units hold in.
+fn exchange_win_chance(
+    units: [Combatant; 2],
+    damage: [u32; 2],
+    attacks: &[f64; 5],
+    ripostes: &[f64; 5],
+    after: &[f64],
+) -> f64 {
+    let width = REFERENCE_MAX_DAMAGE as usize + 1;
+    let mut chance = 0.0;
+    for (a, &pa) in attacks.iter().enumerate() {
+        for (d, &pd) in ripostes.iter().enumerate() {
+            if pa * pd == 0.0 {
+                continue;
+            }
+            let mut results = [CardResult::Miss; 2];
+            results[ATTACKER] = CardResult::ALL[a];
+            results[DEFENDER] = CardResult::ALL[d];
+            let (next, fate) = resolve_exchange(units, damage, results);
+            chance += pa
+                * pd
+                * match settle(fate) {
+                    Some((Winner::Attacker, _)) => 1.0,
+                    Some(_) => 0.0,
+                    None => after[next[ATTACKER] as usize * width + next[DEFENDER] as usize],
+                };
+        }
+    }
+    chance
 }
 
 /// Chi-square of observed counts against the proportions of `reference`,
@@ -226,16 +370,16 @@ fn monotonicity_breaks(
         let n: u64 = counts.iter().sum();
         picks.iter().map(|r| counts[r.index()]).sum::<u64>() as f64 / n as f64
     };
-    let harm = [CardResult::Hit, CardResult::Rout, CardResult::Destroy];
+    let hurt = [CardResult::Hit, CardResult::Rout, CardResult::Destroy];
     let mut out = Vec::new();
     for col in 0..6 {
         let (a, b) = (&columns[col], &columns[col + 1]);
-        let (ha, hb) = (share(a, &harm), share(b, &harm));
+        let (ha, hb) = (share(a, &hurt), share(b, &hurt));
         if hb < ha {
             out.push(MonotonicityBreak {
                 scope,
                 key: key.to_owned(),
-                measure: "harm",
+                measure: "p_hurt",
                 from_column: col,
                 from_value: ha,
                 to_value: hb,
@@ -249,7 +393,7 @@ fn monotonicity_breaks(
             out.push(MonotonicityBreak {
                 scope,
                 key: key.to_owned(),
-                measure: "retreat",
+                measure: "p_retreat",
                 from_column: col,
                 from_value: fa,
                 to_value: fb,
@@ -324,6 +468,84 @@ mod tests {
         assert_eq!(a.scope("row").count(), 9);
         assert_eq!(a.scope("column").count(), 7);
         assert_eq!(a.scope("cell").count(), 63);
+    }
+
+    #[test]
+    fn impacts_average_to_zero_over_the_deck() {
+        let a = built_in();
+        let impacts: Vec<f64> = a.scope("card").map(|g| g.impact.unwrap()).collect();
+        assert_eq!(impacts.len(), 9);
+        assert!(impacts.iter().sum::<f64>().abs() < 1e-12, "{impacts:?}");
+        assert!(impacts.iter().any(|i| i.abs() > 1e-4), "{impacts:?}");
+    }
+
+    /// A random first card is the plain engagement: the backward induction
+    /// must agree with the forward Markov chain of `exact_distribution`.
+    #[test]
+    fn the_reference_engagement_agrees_with_the_exact_chain() {
+        use crate::systems::war_cards::exact::exact_distribution;
+        use crate::systems::war_cards::rules::{Draw, EngagementRules};
+        let deck = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let units = [Combatant {
+            max_damage: REFERENCE_MAX_DAMAGE,
+            shooter: false,
+        }; 2];
+        for (row, column) in [(0, 3), (4, 0), (8, 6)] {
+            let (a, d) = ROWS[row];
+            let attacks = deck.results_at(deck.row_for(a, d), column);
+            let ripostes = deck.results_at(deck.row_for(d, a), column);
+            let later = win_chances(units, &result_shares(&attacks), &result_shares(&ripostes));
+            let backward = exchange_win_chance(
+                units,
+                [0, 0],
+                &result_shares(&attacks),
+                &result_shares(&ripostes),
+                &later,
+            );
+            let rules = EngagementRules {
+                units,
+                melee: [attacks, ripostes],
+                missile: [None, None],
+                missile_volleys: 0,
+                max_exchanges: REFERENCE_EXCHANGES,
+                draw: Draw::Die,
+                rally_threshold: 0,
+                melee_table: None,
+            };
+            let metrics = exact_distribution(&rules, 0.0).unwrap().metrics(["a", "d"]);
+            let winner = metrics.iter().find(|m| m.name == "winner").unwrap();
+            let forward = winner.weights[0];
+            assert!(
+                (backward - forward).abs() < 1e-12,
+                "{backward} vs {forward}"
+            );
+        }
+    }
+
+    /// Making card 1 much stronger in one row (sword_shield from
+    /// `- F H H F H R` to `H F H H H H D`) barely moved the old "expected
+    /// damage", which scored D as nothing. The impact must move with it: up
+    /// by about 1/9 of that row's gain (one row of nine), from below zero to
+    /// above, while every other card's impact moves the other way.
+    #[test]
+    fn a_stronger_card_gains_impact() {
+        let text = BUILT_IN_CARDS.replacen(
+            "sword_shield   = \"- F H H F H R\"",
+            "sword_shield   = \"H F H H H H D\"",
+            1,
+        );
+        assert_ne!(text, BUILT_IN_CARDS, "the edit applies");
+        let before = built_in();
+        let after = analyse(&Deck::parse(&text, "edited").unwrap());
+        let impact = |a: &SkewAnalysis, key: &str| {
+            a.scope("card")
+                .find(|g| g.key == key)
+                .unwrap()
+                .impact
+                .unwrap()
+        };
+        assert!(impact(&before, "1") < 0.0 && impact(&after, "1") > 0.0);
+        assert!(impact(&after, "1") - impact(&before, "1") > 0.004);
     }
 
     #[test]

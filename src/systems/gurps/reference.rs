@@ -1,0 +1,321 @@
+//! A GURPS mass battle rolled die by die, as the rules word it (see
+//! `docs/rules.md`): the plain reference the optimized
+//! [`BattleRules::fight`](super::battle::BattleRules::fight) is proven equal
+//! to. Nothing is tabulated ahead: every Catastrophe, Strategy, Survival,
+//! damage, HT, Glory and Morale roll is rolled where the rules roll it. Read
+//! this to learn the rules; read `battle.rs` to see them made fast.
+
+use rand::Rng;
+
+use super::battle::{
+    BattleOutcome, BattleRules, COMBAT_CAP, HeroOutcome, HeroRules, LOSING_PENALTY_STEP,
+    ROUT_MARGIN, State, casualty_percent, ratio_bonus,
+};
+use super::scenario::Role;
+use super::success::check;
+use super::tables::{Column, GurpsTables, LeaderHarm, MarginRow};
+use crate::dice;
+
+/// One six-sided die.
+fn d6<R: Rng>(rng: &mut R) -> i64 {
+    i64::from(dice::die(rng, 6))
+}
+
+/// `n` six-sided dice, summed.
+fn dice_d6<R: Rng>(rng: &mut R, n: i64) -> i64 {
+    (0..n).map(|_| d6(rng)).sum()
+}
+
+/// 3d6; with Luck, three such rolls and the best (lowest) kept.
+fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
+    let once = |rng: &mut R| dice_d6(rng, 3);
+    if luck {
+        (0..3).map(|_| once(rng)).min().expect("three rolls")
+    } else {
+        once(rng)
+    }
+}
+
+/// The row of a best-first margin table a roll against `skill` lands on:
+/// a critical success reads the first row, a critical failure the last.
+fn row_of(rows: &[MarginRow], skill: i64, roll: i64) -> usize {
+    let c = check(skill, roll);
+    if c.critical_success {
+        0
+    } else if c.critical_failure {
+        rows.len() - 1
+    } else {
+        GurpsTables::margin_row(rows, c.margin)
+    }
+}
+
+/// `damage` HP off a PC who has lost `lost` of `hp`: at 0 HP or below an HT
+/// roll to stay conscious; at −HT and each further multiple an HT roll or
+/// die; at −5×HT dead.
+fn injure<R: Rng>(
+    rng: &mut R,
+    h: &HeroRules,
+    lost: i64,
+    damage: i64,
+    state: State,
+) -> (i64, State) {
+    if damage <= 0 || state == State::Dead {
+        return (lost, state);
+    }
+    let (before, after) = (h.hp - lost, h.hp - lost - damage);
+    let lost = lost + damage;
+    if after <= -5 * h.ht {
+        return (lost, State::Dead);
+    }
+    for k in 1..5 {
+        let threshold = -k * h.ht;
+        if before > threshold && after <= threshold && !check(h.ht, roll_3d6(rng, false)).success {
+            return (lost, State::Dead);
+        }
+    }
+    let state = state.max(State::Wounded);
+    if after <= 0 && state < State::Down {
+        let conscious = check(h.ht, roll_3d6(rng, false)).success;
+        return (
+            lost,
+            if conscious {
+                State::AtOrBelowZeroHp
+            } else {
+                State::Down
+            },
+        );
+    }
+    (lost, state)
+}
+
+/// The HP a Survival row's damage takes: its fixed HP, or its column's
+/// hits, each (dice)d6 + add − DR and at least 0, with the enemy's TL dice.
+fn survival_damage<R: Rng>(rng: &mut R, t: &GurpsTables, h: &HeroRules, row: usize) -> i64 {
+    let r = &t.survival[row];
+    let Some(column) = r.column else {
+        return r.hp.max(0);
+    };
+    let hits = t.damage.hits;
+    let [a_dice, a_add, c_dice, c_add] = h.enemy_hit;
+    let (count, dice, add) = match column {
+        Column::A => (hits.A, a_dice, a_add),
+        Column::B => (hits.B, a_dice, a_add),
+        Column::C => (hits.C, c_dice, c_add),
+        Column::D => (hits.D, c_dice, c_add),
+    };
+    (0..count)
+        .map(|_| (dice_d6(rng, dice) + add - h.dr).max(0))
+        .sum()
+}
+
+/// Fights one battle, day after day, rolling every die.
+pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
+    let t = &rules.tables;
+    let mut pcs = [HeroOutcome::default(); super::scenario::MAX_HEROES];
+    let mut lost = vec![0i64; rules.heroes.len()];
+    let mut troops = rules.sides.each_ref().map(|s| s.troop_strength);
+    let mut casualties = [0.0f64; 2];
+    let mut carry = [0i64; 2];
+    let mut commander_out = [false; 2];
+    let mut days_won = [0u32; 3];
+    let mut margin_sum = 0i64;
+    let mut first_catastrophe = [0u8; 2];
+    let mut result = 0u8;
+    for day in 0..rules.days {
+        // 1. Each side's Catastrophe roll (high is bad).
+        let rolls = [0, 1].map(|s| {
+            let side = &rules.sides[s];
+            (roll_3d6(rng, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18)
+        });
+        if day == 0 {
+            first_catastrophe = rolls.map(|r| r as u8);
+        }
+        let rows = rolls.map(|r| &t.catastrophe[(r - 3) as usize]);
+        for s in 0..2 {
+            troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
+            troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
+        }
+        // PCs down or dead before today sit it out.
+        let mut sits_out: Vec<bool> = pcs.iter().map(|p| p.state >= State::Down).collect();
+        for (s, row) in rows.iter().enumerate() {
+            let struck_unit = (row.major_leader != LeaderHarm::None)
+                .then(|| dice::below(rng, rules.sides[s].major_units));
+            for (i, h) in rules.heroes.iter().enumerate() {
+                if h.side != s || pcs[i].state >= State::Down {
+                    continue;
+                }
+                let harm = match h.role {
+                    Role::ArmyCommander => row.commander,
+                    Role::UnitCommander if struck_unit.is_some() && h.major_unit == struck_unit => {
+                        row.major_leader
+                    }
+                    _ => LeaderHarm::None,
+                };
+                match harm {
+                    LeaderHarm::None => {}
+                    LeaderHarm::Wounded => {
+                        let damage = (dice_d6(rng, 2) - h.dr).max(0);
+                        (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
+                    }
+                    LeaderHarm::Killed => {
+                        // A PC is left unconscious and rolls nothing today.
+                        pcs[i].state = State::Down;
+                        sits_out[i] = true;
+                    }
+                }
+            }
+        }
+        // 2. The Strategy contest.
+        let large = usize::from(troops[1] > troops[0]);
+        let tl_lead = rules.sides[large].tech_level - rules.sides[1 - large].tech_level;
+        let ratio_edge = ratio_bonus(t, troops[large] / troops[1 - large], tl_lead);
+        let skill = [0, 1].map(|s| {
+            let side = &rules.sides[s];
+            let halved = commander_out[s] || rows[s].commander == LeaderHarm::Killed;
+            let base = if halved {
+                (side.strategy + 1) / 2
+            } else {
+                side.strategy
+            };
+            let edge = if s == large { ratio_edge } else { 0 };
+            base + carry[s] + rows[s].strategy + side.fixed_modifier + edge
+        });
+        let margins = skill.map(|k| k - roll_3d6(rng, false));
+        let victory = margins[0] - margins[1];
+        let winner = match victory.signum() {
+            1 => 0,
+            -1 => 1,
+            _ => 2,
+        };
+        days_won[winner] += 1;
+        margin_sum += victory;
+        result = t.result_row(victory.abs()) as u8;
+        // 3. Each PC's Survival, then Glory (rolled even if he died).
+        let mut next_carry = [0i64; 2];
+        for (i, h) in rules.heroes.iter().enumerate() {
+            if sits_out[i] {
+                continue;
+            }
+            let losing = winner != 2 && winner != h.side;
+            let penalty = if losing {
+                victory.abs() / LOSING_PENALTY_STEP
+            } else {
+                0
+            };
+            let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
+            let row = row_of(&t.survival, skill, roll_3d6(rng, h.luck));
+            let damage = survival_damage(rng, t, h, row);
+            (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
+            pcs[i].survival = pcs[i].survival.max(row as u8 + 1);
+            let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
+            let glory = row_of(&t.glory, glory_skill, roll_3d6(rng, false));
+            pcs[i].glory = glory as u8 + 1;
+            pcs[i].reputation += t.glory[glory].reputation as i16;
+            let strategy = t.glory[glory].strategy;
+            next_carry[h.side] += match h.role {
+                Role::Soldier => 0,
+                Role::UnitCommander => strategy,
+                // One better, or one less bad, for the army commander.
+                Role::ArmyCommander if strategy != 0 => strategy + 1,
+                Role::ArmyCommander => 0,
+            };
+        }
+        // 4. Casualties, after a Morale roll for a side beaten badly.
+        for s in 0..2 {
+            let signed = if s == 0 { victory } else { -victory };
+            let mut row = t.casualty_row(signed) as i64 + rules.sides[s].armour_rows;
+            if signed <= -ROUT_MARGIN {
+                let mut morale = rules.sides[s].morale + rows[s].morale_all;
+                if rows[s].morale_by_roll != 0 {
+                    let made = check(morale, roll_3d6(rng, false)).success;
+                    morale += if made {
+                        rows[s].morale_by_roll
+                    } else {
+                        -rows[s].morale_by_roll
+                    };
+                }
+                if !check(morale, roll_3d6(rng, false)).success {
+                    row -= dice_d6(rng, t.casualties.rout_dice);
+                }
+            }
+            let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
+            let percent = (dice_d6(rng, r.dice) + r.add).clamp(0, 100);
+            let loss = troops[s] * percent as f64 / 100.0;
+            troops[s] -= loss;
+            casualties[s] += loss;
+        }
+        // What carries to the next day.
+        carry = next_carry;
+        for (out, row) in commander_out.iter_mut().zip(rows) {
+            *out |= row.commander == LeaderHarm::Killed;
+        }
+        for (i, h) in rules.heroes.iter().enumerate() {
+            if h.role == Role::ArmyCommander && pcs[i].state >= State::Down {
+                commander_out[h.side] = true;
+            }
+        }
+    }
+    for (p, l) in pcs.iter_mut().zip(&lost) {
+        p.hp_lost = *l as u16;
+    }
+    // More days won; else the larger total margin; else a draw.
+    let decider = match days_won[0].cmp(&days_won[1]) {
+        std::cmp::Ordering::Greater => 1,
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => margin_sum.signum(),
+    };
+    BattleOutcome {
+        winner: match decider {
+            1 => 0,
+            -1 => 1,
+            _ => 2,
+        },
+        result,
+        casualties_pct: [0, 1]
+            .map(|s| casualty_percent(casualties[s], rules.sides[s].percent_per_troop)),
+        catastrophe: first_catastrophe,
+        heroes: pcs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::compare::disagreements;
+    use crate::engine::{System, Tally};
+    use crate::scenario::{Battle, load_with_tables};
+
+    /// The fast path against the book, on every bundled GURPS battle: every
+    /// value of every metric inside a family-wise 99.9% band.
+    #[test]
+    fn the_fast_battle_is_the_battle_by_the_book() {
+        for file in [
+            "ambush_at_the_ford.toml",
+            "siege_assault.toml",
+            "three_days_at_hollin.toml",
+        ] {
+            let path = std::path::Path::new("scenarios/gurps").join(file);
+            let Battle::Gurps(g) = load_with_tables(&path, &[]).unwrap().battle else {
+                panic!("{file} is a GURPS battle");
+            };
+            let n = 200_000;
+            let mut fast = g.new_tally();
+            let mut book = g.new_tally();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+            for _ in 0..n {
+                fast.record(&g.simulate(&mut rng));
+                book.record(&fight_by_the_book(&g.rules, &mut rng));
+            }
+            let (fast, book) = (g.metrics(&fast), g.metrics(&book));
+            assert_eq!(fast.len(), book.len());
+            let bad = disagreements(&fast, &book, 0.001);
+            assert!(
+                bad.is_empty(),
+                "{file}: the fast path differs from the book: {bad:#?}"
+            );
+        }
+    }
+}
