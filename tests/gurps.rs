@@ -90,6 +90,29 @@ fn risk_outside_the_scale_or_the_traits_is_refused() {
         &skirmish().replacen("risk = 1\ncoward = true", "risk = -3\ncoward = true", 1),
         &["Brother Anselm", "coward", "allowed: -1 to 6"],
     );
+    // Every trait's limit, at the first value past it; the limit itself passes.
+    for (trait_line, past, at, allowed) in [
+        (
+            "reserve = true",
+            "risk = -2",
+            "risk = -1",
+            "allowed: -1 to 6",
+        ),
+        (
+            "overconfident = true",
+            "risk = 2",
+            "risk = 1",
+            "allowed: -6 to 1",
+        ),
+        ("berserk = true", "risk = 1", "risk = 0", "allowed: -6 to 0"),
+    ] {
+        let with =
+            |risk: &str| skirmish().replacen("risk = 0", &format!("{risk}\n{trait_line}"), 1);
+        let name = trait_line.split(' ').next().unwrap();
+        refused(&with(past), &["Titus", name, allowed]);
+        let (_dir, path, _out) = crate::util::setup(&with(at));
+        warcrunch().arg("check").arg(&path).assert().success();
+    }
 }
 
 /// Writes `table` as `file` in `dir` and the skirmish using it for table

@@ -1050,6 +1050,34 @@ mod tests {
         assert_eq!(casualty_percent(1199.0, 100.0 / 1200.0), 99);
     }
 
+    /// A day's Strategy: the Glory carried from yesterday adds, a general
+    /// out halves the base (rounded up), armour moves casualty rows.
+    #[test]
+    fn a_days_strategy_carries_glory_and_halves_for_a_lost_general() {
+        let text = include_str!("../../../scenarios/gurps/three_days_at_hollin.toml");
+        let (_, g) = super::super::Gurps::from_scenario(text, "hollin", std::path::Path::new("."))
+            .expect("bundled scenario");
+        let r = &g.rules;
+        let troops = [r.sides[0].troop_strength, r.sides[1].troop_strength];
+        let calm = r.day_start([3, 3], troops, [0, 0], [false, false]);
+        let carried = r.day_start([3, 3], troops, [2, -1], [false, false]);
+        assert_eq!(carried.skill, [calm.skill[0] + 2, calm.skill[1] - 1]);
+        let out = r.day_start([3, 3], troops, [0, 0], [true, false]);
+        let base = r.sides[0].strategy;
+        assert_eq!(out.skill[0], calm.skill[0] - base + (base + 1) / 2);
+        assert_eq!(out.skill[1], calm.skill[1]);
+        let t = &r.tables;
+        let rows = [
+            Armour::None,
+            Armour::Light,
+            Armour::Spearmen,
+            Armour::Medium,
+            Armour::Heavy,
+        ]
+        .map(|a| armour_rows(t, a));
+        assert_eq!(rows, [0, 1, 1, 2, 4]);
+    }
+
     #[test]
     fn ratio_bonus_follows_the_table() {
         let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();

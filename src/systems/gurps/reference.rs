@@ -286,10 +286,57 @@ mod tests {
     use super::*;
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
-    use crate::scenario::{Battle, load_with_tables};
+    use crate::scenario::{Battle, load_text};
+    use crate::systems::gurps::Gurps;
+    use crate::systems::gurps::tables::CatastropheRow;
 
-    /// The fast path against the book, on every bundled GURPS battle: every
-    /// value of every metric inside a family-wise 99.9% band.
+    /// `n` battles of `g` each way, fast and by the book: every value of
+    /// every metric inside a family-wise 99.9% band.
+    fn assert_fast_is_book(g: &Gurps, n: usize, what: &str) -> Vec<crate::stats::Metric<u64>> {
+        let mut fast = g.new_tally();
+        let mut book = g.new_tally();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        for _ in 0..n {
+            fast.record(&g.simulate(&mut rng));
+            book.record(&fight_by_the_book(&g.rules, &mut rng));
+        }
+        let (fast, book) = (g.metrics(&fast), g.metrics(&book));
+        assert_eq!(fast.len(), book.len());
+        let bad = disagreements(&fast, &book, 0.001);
+        assert!(
+            bad.is_empty(),
+            "{what}: the fast path differs from the book: {bad:#?}"
+        );
+        fast
+    }
+
+    fn load(path: &str, edit: impl Fn(String) -> String) -> Gurps {
+        let path = std::path::Path::new(path);
+        let text = edit(std::fs::read_to_string(path).unwrap());
+        match load_text(path, &text).unwrap().battle {
+            Battle::Gurps(g) => *g,
+            _ => panic!("a GURPS battle"),
+        }
+    }
+
+    /// The battle with every Catastrophe roll `3..=last` reading `row`, and
+    /// every other roll none.
+    fn with_catastrophes(g: Gurps, last: usize, row: impl Fn(&mut CatastropheRow)) -> Gurps {
+        let mut tables = g.rules.tables.clone();
+        for (roll, r) in tables.catastrophe.iter_mut().enumerate() {
+            let mut plain = CatastropheRow {
+                label: r.label.clone(),
+                ..Default::default()
+            };
+            if roll + 3 <= last {
+                row(&mut plain);
+            }
+            *r = plain;
+        }
+        Gurps::new(g.parsed, tables)
+    }
+
+    /// The fast path against the book, on every bundled GURPS battle.
     #[test]
     fn the_fast_battle_is_the_battle_by_the_book() {
         for file in [
@@ -297,25 +344,54 @@ mod tests {
             "siege_assault.toml",
             "three_days_at_hollin.toml",
         ] {
-            let path = std::path::Path::new("scenarios/gurps").join(file);
-            let Battle::Gurps(g) = load_with_tables(&path, &[]).unwrap().battle else {
-                panic!("{file} is a GURPS battle");
-            };
-            let n = 200_000;
-            let mut fast = g.new_tally();
-            let mut book = g.new_tally();
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-            for _ in 0..n {
-                fast.record(&g.simulate(&mut rng));
-                book.record(&fight_by_the_book(&g.rules, &mut rng));
-            }
-            let (fast, book) = (g.metrics(&fast), g.metrics(&book));
-            assert_eq!(fast.len(), book.len());
-            let bad = disagreements(&fast, &book, 0.001);
-            assert!(
-                bad.is_empty(),
-                "{file}: the fast path differs from the book: {bad:#?}"
-            );
+            let g = load(&format!("scenarios/gurps/{file}"), |t| t);
+            assert_fast_is_book(&g, 200_000, file);
         }
+    }
+
+    /// A commander wounded by Catastrophe 15/16 and knocked out by the 2d
+    /// still makes his Survival and Glory rolls: only 17 and 18 take them.
+    #[test]
+    fn a_pc_downed_by_a_catastrophe_wound_still_rolls() {
+        let g = load("scenarios/gurps/ambush_at_the_ford.toml", |t| {
+            t.replacen("role = \"unit_commander\"", "role = \"army_commander\"", 1)
+                .replacen("hp = 11\nht = 11\ndr = 2", "hp = 3\nht = 8\ndr = 0", 1)
+        });
+        let g = with_catastrophes(g, 18, |r| r.commander = LeaderHarm::Wounded);
+        let metrics = assert_fast_is_book(&g, 100_000, "every catastrophe wounds the general");
+        let find = |name: &str| {
+            metrics
+                .iter()
+                .find(|m| m.subject == "hero:Titus" && m.name == name)
+                .unwrap()
+        };
+        assert!(
+            find("state").weights[State::Down as usize] > 1000,
+            "some are downed"
+        );
+        assert_eq!(
+            find("survival").weights[0],
+            0,
+            "yet every one rolls Survival"
+        );
+        assert_eq!(find("glory").weights[0], 0, "and Glory");
+    }
+
+    /// A general killed by Catastrophe 18 halves his side's Strategy on every
+    /// later day, whether or not he is a PC (the three days at Hollin have
+    /// no PC commander on the Kingdom's side).
+    #[test]
+    fn a_general_killed_by_a_catastrophe_stays_dead() {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| t);
+        let g = with_catastrophes(g, 10, |r| r.commander = LeaderHarm::Killed);
+        assert_fast_is_book(&g, 200_000, "half the catastrophes kill the general");
+    }
+
+    /// The atrocity's Morale roll moves the Morale a rout is rolled on.
+    #[test]
+    fn an_atrocity_moves_morale_by_a_roll() {
+        let g = load("scenarios/gurps/siege_assault.toml", |t| t);
+        let g = with_catastrophes(g, 18, |r| r.morale_by_roll = 4);
+        assert_fast_is_book(&g, 200_000, "every catastrophe an atrocity");
     }
 }

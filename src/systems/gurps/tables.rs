@@ -23,7 +23,7 @@ pub enum LeaderHarm {
 }
 
 /// One row of the catastrophe table.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CatastropheRow {
     /// Inclusive 3d6 range.

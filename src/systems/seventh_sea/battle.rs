@@ -973,6 +973,43 @@ mod tests {
         sea
     }
 
+    /// The banner's penalty falls on the bearer's own rolls only: from no
+    /// Flesh Wounds, at every level, penalty and personal roll mode, his
+    /// round deals him Dramatic Wounds at least as often, and as many on
+    /// average, as the same round without the banner. (Once it shrank the
+    /// damage rolled against him, and bearers were hurt less.)
+    #[test]
+    fn a_banner_bearer_is_never_better_off() {
+        let rules = even_field().rules;
+        for hero in &rules.heroes {
+            for mode in [PersonalRoll::OneDie, PersonalRoll::Keep] {
+                for level in 0..4 {
+                    for penalty in [0, 4] {
+                        let hurt = |banner: bool| {
+                            let draws = RoundDraws::new(
+                                &rules.tables,
+                                hero,
+                                mode,
+                                (level, penalty, banner),
+                            );
+                            let (mut any, mut mean) = (0.0, 0.0);
+                            for (label, p) in draws.fresh.probabilities() {
+                                let wounds = Round::from_label(label as usize).wounds;
+                                any += p * f64::from(u8::from(wounds > 0));
+                                mean += p * wounds as f64;
+                            }
+                            (any, mean)
+                        };
+                        let (with, without) = (hurt(true), hurt(false));
+                        let case = format!("{mode:?} level {level} penalty {penalty}");
+                        assert!(with.0 >= without.0 - 1e-9, "{case}: {with:?} < {without:?}");
+                        assert!(with.1 >= without.1 - 1e-9, "{case}: {with:?} < {without:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn policies_pick_their_level_and_adaptive_heroes_step_back_per_wound() {
         let fixed = [

@@ -5,6 +5,7 @@
 pub mod battle;
 pub mod contest;
 pub mod exact;
+pub mod reference;
 pub mod roll_keep;
 pub mod scenario;
 pub mod tables;

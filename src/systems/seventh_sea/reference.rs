@@ -1,0 +1,724 @@
+//! A 7th Sea mass battle rolled die by die, round by round, as the rules
+//! word it (see `docs/rules.md`): the plain reference the optimized
+//! [`BattleRules::fight`] is proven equal to, and the place where each
+//! Heroic Opportunity can be scripted and watched. Every roll-and-keep roll
+//! here rolls its exploding d10s, sorts them and keeps the highest; nothing
+//! is tabulated ahead.
+
+use rand::Rng;
+
+use super::battle::{
+    BattleOutcome, BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, HeroOutcome, HeroState,
+    MISSED_PER_EXTRA_WOUND, POINTS_PER_FREE_RAISE, REAR, minus_banner,
+};
+use super::contest::MAX_REROLLS;
+use super::roll_keep::Pool;
+use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
+use super::tables::Opportunity;
+use crate::dice;
+
+/// One exploding d10: a 10 is rolled again and added.
+pub fn exploding_d10<R: Rng>(rng: &mut R) -> i64 {
+    let mut total = 0;
+    loop {
+        let face = i64::from(dice::die(rng, 10));
+        total += face;
+        if face < 10 {
+            return total;
+        }
+    }
+}
+
+/// Rolls `XkY` (after the ten-dice rule): every die, the highest kept.
+pub fn roll<R: Rng>(pool: Pool, rng: &mut R) -> i64 {
+    let mut dice: Vec<i64> = (0..pool.rolled).map(|_| exploding_d10(rng)).collect();
+    dice.sort_unstable_by(|a, b| b.cmp(a));
+    pool.bonus + dice.iter().take(pool.kept as usize).sum::<i64>()
+}
+
+/// An engagement level a Heroic Opportunity holds a Hero at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Hold the Line: the level he held when he took it.
+    TheLine,
+    /// Lure: Heavily Engaged for one round.
+    Lure,
+    /// Rescue the Wounded: Heavily Engaged for two rounds.
+    Rescue,
+}
+
+/// A Hero held at a level by an opportunity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forced {
+    /// Which opportunity.
+    pub by: Held,
+    /// The level.
+    pub level: usize,
+    /// Rounds still to fight there.
+    pub rounds_left: u32,
+    /// Reputation each of those rounds.
+    pub reputation: i64,
+    /// Rounds fought there so far.
+    pub fought: u32,
+}
+
+/// A Hero during the battle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BookHero {
+    /// Flesh Wounds.
+    pub flesh: i64,
+    /// Dramatic Wounds.
+    pub wounds: i64,
+    /// Reputation earned (before the halving rule).
+    pub reputation: i64,
+    /// Engagement level of his last round.
+    pub level: usize,
+    /// Knocked out.
+    pub out: bool,
+    /// Holds his own side's banner (to the end of the battle).
+    pub banner: bool,
+    /// Spends his next round with the surgeon.
+    pub surgeon: bool,
+    /// Charged: −2 on his next personal roll.
+    pub charging: bool,
+    /// Held at a level.
+    pub forced: Option<Forced>,
+    /// Carries the enemy's banner; the level it is at.
+    pub carrying: Option<usize>,
+    /// Opportunities taken.
+    pub taken: u16,
+}
+
+/// What one Hero's round was, for the scripted tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeroRound {
+    /// He fought (not out, not with the surgeon).
+    pub fought: bool,
+    /// Engagement level.
+    pub level: usize,
+    /// Penalty on his personal result.
+    pub penalty: i64,
+    /// Reputation of the chart cell.
+    pub chart_reputation: i64,
+    /// The cell offered a Heroic Opportunity.
+    pub opportunity: bool,
+}
+
+/// A battle in progress.
+#[derive(Debug, Clone)]
+pub struct BookBattle<'a> {
+    /// The rules.
+    pub rules: &'a BattleRules,
+    /// The Heroes, in scenario order.
+    pub heroes: Vec<BookHero>,
+    /// Free Raises left to each side.
+    pub raises: [i64; 2],
+    /// Modifier to each commander's next Strategy roll.
+    pub next_modifier: [i64; 2],
+    /// The side on a winning streak and its length.
+    pub streak: Option<(usize, u32)>,
+    /// The side that won three rounds running.
+    pub winner: Option<usize>,
+    /// Rounds fought.
+    pub rounds: u32,
+}
+
+impl<'a> BookBattle<'a> {
+    /// Preparation: Supply and Speech rolled, one Free Raise per 10 points
+    /// or fraction of their sum.
+    pub fn new<R: Rng>(rules: &'a BattleRules, rng: &mut R) -> Self {
+        let raises = [0, 1].map(|s| {
+            let side = &rules.sides[s];
+            let total: i64 = [side.supply, side.speech]
+                .into_iter()
+                .flatten()
+                .map(|pool| roll(pool, rng))
+                .sum();
+            (total as usize).div_ceil(POINTS_PER_FREE_RAISE) as i64
+        });
+        BookBattle {
+            rules,
+            heroes: vec![BookHero::default(); rules.heroes.len()],
+            raises,
+            next_modifier: [0; 2],
+            streak: None,
+            winner: None,
+            rounds: 0,
+        }
+    }
+
+    /// One round: officers help, the commanders contest, every Hero fights
+    /// his round, and `offer(hero, rng)` names the opportunity a chart cell
+    /// gives him (`None`: the test scripting it declines to offer one).
+    pub fn round<R: Rng>(
+        &mut self,
+        rng: &mut R,
+        offer: &mut impl FnMut(usize, &mut R) -> Option<Opportunity>,
+    ) -> Vec<HeroRound> {
+        let rules = self.rules;
+        self.rounds += 1;
+        // 1. Officers still fighting, and not with the surgeon, add their
+        // Leadership dice to their commander's pool.
+        let helping: Vec<bool> = (0..self.heroes.len())
+            .map(|i| {
+                let h = &self.heroes[i];
+                rules.heroes[i].officer && !h.out && !h.surgeon
+            })
+            .collect();
+        let mut pools = rules.sides.each_ref().map(|s| s.strategy_dice);
+        for (i, r) in rules.heroes.iter().enumerate() {
+            if helping[i] {
+                pools[r.side] += r.leadership;
+            }
+        }
+        // 2. The contest, with last round's modifiers.
+        let modifier = std::mem::take(&mut self.next_modifier);
+        match self.contest(rng, pools, modifier) {
+            Some(w) => {
+                let run = match self.streak {
+                    Some((side, n)) if side == w => n + 1,
+                    _ => 1,
+                };
+                self.streak = Some((w, run));
+                if run >= 3 {
+                    self.winner = Some(w);
+                }
+            }
+            None => self.streak = None,
+        }
+        // 3. Each Hero's round.
+        (0..self.heroes.len())
+            .map(|i| self.hero_round(rng, i, helping[i], offer))
+            .collect()
+    }
+
+    /// Both commanders roll (Wits + Strategy + help)k(Wits) plus modifiers
+    /// against 5 × the enemy's Wits: one success wins; both, the higher;
+    /// neither or a tie, roll again. A side about to lose spends the fewest
+    /// Free Raises (+5 each) that make it win, if it has enough.
+    fn contest<R: Rng>(
+        &mut self,
+        rng: &mut R,
+        pools: [i64; 2],
+        modifier: [i64; 2],
+    ) -> Option<usize> {
+        let sides = &self.rules.sides;
+        let tn = [5 * sides[1].wits, 5 * sides[0].wits];
+        for _ in 0..MAX_REROLLS {
+            let totals =
+                [0, 1].map(|s| roll(Pool::new(pools[s], sides[s].wits), rng) + modifier[s]);
+            let made = [totals[0] >= tn[0], totals[1] >= tn[1]];
+            let winner = match made {
+                [true, false] => 0,
+                [false, true] => 1,
+                [true, true] if totals[0] > totals[1] => 0,
+                [true, true] if totals[1] > totals[0] => 1,
+                _ => continue,
+            };
+            let loser = 1 - winner;
+            // He must reach his TN and beat the winner's total.
+            let wanted = (totals[winner] + 1).max(tn[loser]);
+            let mut need = 0;
+            while totals[loser] + 5 * need < wanted {
+                need += 1;
+            }
+            if need <= self.raises[loser] {
+                self.raises[loser] -= need;
+                return Some(loser);
+            }
+            return Some(winner);
+        }
+        None
+    }
+
+    /// Hero `i`'s round: his level, his personal result on the battle chart,
+    /// damage and Wound Check, the effects that end with the round, and an
+    /// opportunity if the cell gives one.
+    fn hero_round<R: Rng>(
+        &mut self,
+        rng: &mut R,
+        i: usize,
+        helping: bool,
+        offer: &mut impl FnMut(usize, &mut R) -> Option<Opportunity>,
+    ) -> HeroRound {
+        let rules = self.rules;
+        let r = &rules.heroes[i];
+        let side = r.side;
+        let h = &mut self.heroes[i];
+        if h.out {
+            return HeroRound::default();
+        }
+        if h.surgeon {
+            // No personal roll; Flesh Wounds and one Dramatic Wound healed.
+            h.surgeon = false;
+            h.flesh = 0;
+            h.wounds = (h.wounds - 1).max(0);
+            return HeroRound::default();
+        }
+        h.level = if let Some(level) = &mut h.carrying {
+            // The banner moves one level toward the Rear each round.
+            *level = level.saturating_sub(1);
+            *level
+        } else if let Some(f) = h.forced {
+            f.level
+        } else {
+            r.policy.level(h.wounds) as usize
+        };
+        let penalty = 2 * i64::from(helping)
+            + 2 * i64::from(h.charging)
+            + 4 * i64::from(h.carrying.is_some());
+        let personal = match rules.personal_roll {
+            // One exploding d10 + Wits + Tactics; a banner bearer loses the die.
+            PersonalRoll::OneDie if h.banner => r.personal,
+            PersonalRoll::OneDie => r.personal + exploding_d10(rng),
+            PersonalRoll::Keep => roll(minus_banner(Pool::new(r.personal, r.wits), h.banner), rng),
+        };
+        let t = &rules.tables;
+        let cell = &t.chart[t.chart_row(personal - penalty)].1[h.level];
+        // Damage through Brawn and the defence knack, then a Wound Check.
+        if let Some(pool) = cell.damage {
+            let damage = roll(
+                Pool::new(pool.rolled as i64, pool.kept as i64 - r.armour_kept),
+                rng,
+            );
+            let through = (damage - r.soak).max(0);
+            if through > 0 {
+                h.flesh += through;
+                let check = roll(minus_banner(Pool::new(r.brawn, r.brawn), h.banner), rng);
+                if check < h.flesh {
+                    h.wounds += 1 + (h.flesh - check) / MISSED_PER_EXTRA_WOUND;
+                    h.flesh = 0;
+                }
+            }
+        }
+        h.reputation += cell.reputation
+            + h.forced.map_or(0, |f| f.reputation)
+            + i64::from(h.banner)
+            + 3 * i64::from(h.carrying.is_some());
+        h.out |= h.wounds >= 2 * r.resolve;
+        // Effects that end with this round.
+        if std::mem::take(&mut h.charging) && !h.out {
+            self.next_modifier[side] += 1;
+        }
+        if let Some(level) = h.carrying {
+            if h.out {
+                h.carrying = None;
+            } else if level == REAR {
+                h.carrying = None;
+                h.reputation += CAPTURE_REAR_BONUS;
+                self.next_modifier[side] += CAPTURE_REAR_BONUS;
+            }
+        }
+        if let Some(f) = &mut h.forced {
+            f.fought += 1;
+            f.rounds_left -= 1;
+            if f.rounds_left == 0 || h.out {
+                match f.by {
+                    Held::TheLine if f.fought == 2 && !h.out => self.next_modifier[side] += 3,
+                    Held::Lure if !h.out => self.next_modifier[side] += 1,
+                    _ => {}
+                }
+                h.forced = None;
+            }
+        }
+        let round = HeroRound {
+            fought: true,
+            level: h.level,
+            penalty,
+            chart_reputation: cell.reputation,
+            opportunity: cell.opportunity,
+        };
+        if cell.opportunity
+            && !h.out
+            && let Some(o) = offer(i, rng)
+        {
+            self.take(rng, i, o);
+        }
+        round
+    }
+
+    /// Hero `i` meets opportunity `o`: his policy takes it unless he is
+    /// busy (held at a level or carrying a banner) for one that would hold
+    /// him, or crippled under the adaptive policy for a duel or a capture.
+    pub fn take<R: Rng>(&mut self, rng: &mut R, i: usize, o: Opportunity) {
+        let rules = self.rules;
+        let r = &rules.heroes[i];
+        let side = r.side;
+        let h = &mut self.heroes[i];
+        let busy = h.forced.is_some() || h.carrying.is_some();
+        let refuses_duels = r.policy == Policy::Adaptive && h.wounds >= r.resolve;
+        let hold = |h: &mut BookHero, by, level, rounds, reputation| {
+            h.forced = Some(Forced {
+                by,
+                level,
+                rounds_left: rounds,
+                reputation,
+                fought: 0,
+            });
+        };
+        let taken = match o {
+            Opportunity::Surgeon => {
+                h.surgeon = true;
+                true
+            }
+            Opportunity::PickUpBanner => {
+                h.banner = true;
+                true
+            }
+            Opportunity::HoldTheLine if !busy => {
+                let reputation = match h.level {
+                    HEAVILY_ENGAGED => 2,
+                    2 => 1,
+                    _ => 0,
+                };
+                hold(h, Held::TheLine, h.level, 2, reputation);
+                true
+            }
+            Opportunity::Charge => {
+                h.charging = true;
+                h.reputation += 2;
+                true
+            }
+            Opportunity::LineOfFire => {
+                let shot = Pool::new(r.finesse + r.firearms, r.finesse);
+                if roll(minus_banner(shot, h.banner), rng) >= rules.tables.line_of_fire_tn {
+                    h.reputation += 3;
+                    self.next_modifier[1 - side] -= 3;
+                }
+                true
+            }
+            Opportunity::Lure if !busy => {
+                hold(h, Held::Lure, HEAVILY_ENGAGED, 1, 2);
+                true
+            }
+            Opportunity::RescueTheWounded if !busy => {
+                hold(h, Held::Rescue, HEAVILY_ENGAGED, 2, 2);
+                true
+            }
+            Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
+                if duel(rules, i, h, rng) {
+                    h.carrying = Some(h.level);
+                }
+                true
+            }
+            Opportunity::Duel if refuses_duels => {
+                h.reputation += rules.tables.refuse_duel_reputation;
+                false
+            }
+            Opportunity::Duel => {
+                if duel(rules, i, h, rng) {
+                    self.next_modifier[1 - side] -= 3;
+                } else {
+                    self.next_modifier[side] -= 3;
+                }
+                true
+            }
+            _ => false,
+        };
+        h.taken += u16::from(taken);
+    }
+
+    /// The battle's end: Reputation kept whole by the winners and halved
+    /// (rounded down) for the others; Spoils for the winners.
+    pub fn outcome<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+        let mut heroes = [HeroOutcome::default(); MAX_HEROES];
+        for ((slot, h), r) in heroes.iter_mut().zip(&self.heroes).zip(&self.rules.heroes) {
+            let won = self.winner == Some(r.side);
+            let state = if h.wounds >= 2 * r.resolve {
+                HeroState::KnockedOut
+            } else if h.wounds >= r.resolve {
+                HeroState::Crippled
+            } else {
+                HeroState::Fine
+            };
+            *slot = HeroOutcome {
+                reputation: if won {
+                    h.reputation
+                } else {
+                    h.reputation.div_euclid(2)
+                } as i32,
+                dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
+                state,
+                opportunities_taken: h.taken,
+                spoils: if won {
+                    1 + r.spoils_by_face[dice::die(rng, 10) as usize - 1]
+                } else {
+                    0
+                },
+            };
+        }
+        BattleOutcome {
+            winner: self.winner.map_or(2, |w| w as u8),
+            rounds: self.rounds as u16,
+            heroes,
+        }
+    }
+}
+
+/// A duel to the knock-out: each exchange both roll (Finesse + Attack)k
+/// Finesse, the lower total takes a Dramatic Wound, ties replay. True if
+/// the Hero wins.
+fn duel<R: Rng>(rules: &BattleRules, i: usize, h: &mut BookHero, rng: &mut R) -> bool {
+    let r = &rules.heroes[i];
+    let o = rules.tables.duel_opponent;
+    let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
+    let theirs = Pool::new(o.finesse + o.attack, o.finesse);
+    let mut opponent_wounds = 0;
+    while h.wounds < 2 * r.resolve {
+        let (a, b) = (roll(mine, rng), roll(theirs, rng));
+        if a < b {
+            h.wounds += 1;
+        } else if b < a {
+            opponent_wounds += 1;
+            if opponent_wounds >= 2 * o.resolve {
+                return true;
+            }
+        }
+    }
+    h.out = true;
+    false
+}
+
+/// Fights one battle by the book, opportunities drawn from the table.
+pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
+    let mut battle = BookBattle::new(rules, rng);
+    let mut draw =
+        |_: usize, rng: &mut R| Some(Opportunity::ALL[rules.tables.opportunities.draw(rng)]);
+    while battle.winner.is_none() && battle.rounds < rules.max_rounds {
+        battle.round(rng, &mut draw);
+    }
+    battle.outcome(rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::compare::disagreements;
+    use crate::engine::{System, Tally};
+    use crate::scenario::{Battle, load_with_tables};
+    use crate::systems::seventh_sea::SeventhSea;
+
+    fn bundled(file: &str) -> SeventhSea {
+        let path = std::path::Path::new("scenarios/seventh_sea").join(file);
+        match load_with_tables(&path, &[]).unwrap().battle {
+            Battle::SeventhSea(sea) => *sea,
+            _ => panic!("{file} is a 7th Sea battle"),
+        }
+    }
+
+    /// The fast path against the book, on every bundled 7th Sea battle:
+    /// every value of every metric inside a family-wise 99.9% band.
+    #[test]
+    fn the_fast_battle_is_the_battle_by_the_book() {
+        for file in [
+            "even_field_battle.toml",
+            "officer_tips_the_balance.toml",
+            "rout_of_a_weaker_army.toml",
+        ] {
+            let sea = bundled(file);
+            let n = 100_000;
+            let mut fast = sea.new_tally();
+            let mut book = sea.new_tally();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+            for _ in 0..n {
+                fast.record(&sea.simulate(&mut rng));
+                book.record(&fight_by_the_book(&sea.rules, &mut rng));
+            }
+            let (fast, book) = (sea.metrics(&fast), sea.metrics(&book));
+            let bad = disagreements(&fast, &book, 0.001);
+            assert!(
+                bad.is_empty(),
+                "{file}: the fast path differs from the book: {bad:#?}"
+            );
+        }
+    }
+
+    /// The even-field rules with Isabeau (Hero 0) unbreakable and a
+    /// swordsman (Finesse and Attack 10) or a straw man (0) as asked.
+    fn scripted(sword: bool) -> BattleRules {
+        let mut rules = bundled("even_field_battle.toml").rules;
+        let h = &mut rules.heroes[0];
+        h.resolve = 100;
+        let skill = if sword { 10 } else { 0 };
+        (h.finesse, h.attack, h.firearms) = (skill, skill, skill);
+        rules
+    }
+
+    /// One round in which no cell offers an opportunity to anyone.
+    fn quiet_round(b: &mut BookBattle, rng: &mut Xoshiro256PlusPlus) -> HeroRound {
+        b.round(rng, &mut |_, _| None)[0]
+    }
+
+    fn rng() -> Xoshiro256PlusPlus {
+        Xoshiro256PlusPlus::seed_from_u64(3)
+    }
+
+    #[test]
+    fn surgeon_skips_a_round_and_heals() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        (b.heroes[0].flesh, b.heroes[0].wounds) = (7, 2);
+        b.take(&mut rng, 0, Opportunity::Surgeon);
+        let before = b.heroes[0].reputation;
+        let round = quiet_round(&mut b, &mut rng);
+        assert!(!round.fought);
+        assert_eq!((b.heroes[0].flesh, b.heroes[0].wounds), (0, 1));
+        assert_eq!(b.heroes[0].reputation, before);
+        assert_eq!(b.heroes[0].taken, 1);
+        assert!(quiet_round(&mut b, &mut rng).fought, "one round only");
+    }
+
+    #[test]
+    fn pick_up_the_banner_earns_one_a_round_to_the_end() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.take(&mut rng, 0, Opportunity::PickUpBanner);
+        for _ in 0..3 {
+            let before = b.heroes[0].reputation;
+            let round = quiet_round(&mut b, &mut rng);
+            assert_eq!(b.heroes[0].reputation - before, round.chart_reputation + 1);
+        }
+        assert!(b.heroes[0].banner);
+    }
+
+    #[test]
+    fn hold_the_line_keeps_the_level_two_rounds_then_adds_three() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.heroes[0].level = HEAVILY_ENGAGED; // Isabeau's policy is Engaged.
+        b.take(&mut rng, 0, Opportunity::HoldTheLine);
+        for round in 0..2 {
+            let before = b.heroes[0].reputation;
+            let r = quiet_round(&mut b, &mut rng);
+            assert_eq!(r.level, HEAVILY_ENGAGED);
+            assert_eq!(b.heroes[0].reputation - before, r.chart_reputation + 2);
+            let expected = if round == 1 { 3 } else { 0 };
+            assert_eq!(b.next_modifier[0], expected, "round {round}");
+        }
+        assert_eq!(quiet_round(&mut b, &mut rng).level, 2, "back to his policy");
+        // Held at Engaged it earns 1 a round; busy, he cannot take a Lure.
+        b.heroes[0].level = 2;
+        b.take(&mut rng, 0, Opportunity::HoldTheLine);
+        let taken = b.heroes[0].taken;
+        b.take(&mut rng, 0, Opportunity::Lure);
+        assert_eq!(b.heroes[0].taken, taken, "a held Hero declines a Lure");
+        let before = b.heroes[0].reputation;
+        let r = quiet_round(&mut b, &mut rng);
+        assert_eq!(b.heroes[0].reputation - before, r.chart_reputation + 1);
+    }
+
+    #[test]
+    fn charge_pays_two_costs_two_then_helps_the_general() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        let before = b.heroes[0].reputation;
+        b.take(&mut rng, 0, Opportunity::Charge);
+        assert_eq!(b.heroes[0].reputation - before, 2);
+        assert_eq!(b.next_modifier, [0, 0], "not the next contest");
+        let r = quiet_round(&mut b, &mut rng);
+        assert_eq!(r.penalty, 2);
+        assert_eq!(b.next_modifier, [1, 0], "the contest after");
+        assert_eq!(quiet_round(&mut b, &mut rng).penalty, 0);
+    }
+
+    #[test]
+    fn line_of_fire_hits_the_enemy_general_or_misses() {
+        for (sword, hit) in [(true, true), (false, false)] {
+            let rules = scripted(sword);
+            let mut rng = rng();
+            let mut b = BookBattle::new(&rules, &mut rng);
+            b.take(&mut rng, 0, Opportunity::LineOfFire);
+            let (reputation, modifier) = if hit { (3, [0, -3]) } else { (0, [0, 0]) };
+            assert_eq!(b.heroes[0].reputation, reputation);
+            assert_eq!(b.next_modifier, modifier);
+        }
+    }
+
+    #[test]
+    fn lure_is_one_round_heavily_engaged_then_plus_one() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.take(&mut rng, 0, Opportunity::Lure);
+        let before = b.heroes[0].reputation;
+        let r = quiet_round(&mut b, &mut rng);
+        assert_eq!(r.level, HEAVILY_ENGAGED);
+        assert_eq!(b.heroes[0].reputation - before, r.chart_reputation + 2);
+        assert_eq!(b.next_modifier, [1, 0]);
+        assert_eq!(quiet_round(&mut b, &mut rng).level, 2);
+    }
+
+    #[test]
+    fn rescue_is_two_rounds_heavily_engaged_at_two_each() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.take(&mut rng, 0, Opportunity::RescueTheWounded);
+        for _ in 0..2 {
+            let before = b.heroes[0].reputation;
+            let r = quiet_round(&mut b, &mut rng);
+            assert_eq!(r.level, HEAVILY_ENGAGED);
+            assert_eq!(b.heroes[0].reputation - before, r.chart_reputation + 2);
+            assert_eq!(b.next_modifier, [0, 0]);
+        }
+        assert_eq!(quiet_round(&mut b, &mut rng).level, 2);
+    }
+
+    /// Captured at Heavily Engaged, the banner reaches the Rear in three
+    /// rounds (Engaged, Not Engaged, Rear), at −4 and +3 a round, and the
+    /// +5 comes at the end of the third.
+    #[test]
+    fn a_captured_banner_walks_back_one_level_a_round_from_the_first() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.heroes[0].level = HEAVILY_ENGAGED;
+        b.take(&mut rng, 0, Opportunity::CaptureEnemyBanner);
+        assert_eq!(
+            b.heroes[0].carrying,
+            Some(HEAVILY_ENGAGED),
+            "the swordsman wins"
+        );
+        for (round, level) in [2, 1, 0].into_iter().enumerate() {
+            let before = b.heroes[0].reputation;
+            let r = quiet_round(&mut b, &mut rng);
+            assert_eq!((r.level, r.penalty), (level, 4), "round {round}");
+            let bonus = if level == REAR { CAPTURE_REAR_BONUS } else { 0 };
+            assert_eq!(
+                b.heroes[0].reputation - before,
+                r.chart_reputation + 3 + bonus
+            );
+            assert_eq!(b.next_modifier, [bonus, 0]);
+        }
+        assert_eq!(b.heroes[0].carrying, None);
+        assert_eq!(quiet_round(&mut b, &mut rng).penalty, 0);
+    }
+
+    #[test]
+    fn a_duel_won_or_lost_moves_a_general_and_a_crippled_adaptive_hero_refuses() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.take(&mut rng, 0, Opportunity::Duel);
+        assert_eq!(b.next_modifier, [0, -3], "won: the enemy's general loses 3");
+        let mut weak = scripted(false);
+        weak.heroes[0].resolve = 2;
+        let mut b = BookBattle::new(&weak, &mut rng);
+        b.take(&mut rng, 0, Opportunity::Duel);
+        assert_eq!(b.next_modifier, [-3, 0], "lost: his own general loses 3");
+        assert!(b.heroes[0].out && b.heroes[0].wounds == 4);
+        // Lucienne (Hero 2) is adaptive: crippled, she refuses and is branded.
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.heroes[2].wounds = rules.heroes[2].resolve;
+        b.take(&mut rng, 2, Opportunity::Duel);
+        assert_eq!(b.heroes[2].reputation, rules.tables.refuse_duel_reputation);
+        assert_eq!((b.heroes[2].taken, b.next_modifier), (0, [0, 0]));
+    }
+}
