@@ -1,11 +1,8 @@
-//! Command-line arguments and dispatch to the commands.
+//! Command-line arguments: what the user typed, parsed and nothing more.
 
 use std::path::PathBuf;
 
-use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-
-use crate::commands;
 
 /// warcrunch: how mass-battle rules play out, with measured certainty.
 #[derive(Debug, Parser)]
@@ -168,19 +165,6 @@ pub struct TablesArgs {
     /// Overwrite existing files when exporting.
     #[arg(long)]
     pub force: bool,
-}
-
-/// Runs the command the arguments name.
-pub fn dispatch(cli: Cli) -> Result<()> {
-    match cli.command {
-        Command::Run(args) => commands::run::run(&args),
-        Command::Sweep(args) => commands::sweep::run(&args),
-        Command::Compare(args) => commands::compare::run(&args),
-        Command::Merge(args) => commands::merge::run(&args),
-        Command::Cards(args) => commands::cards::run(&args),
-        Command::Check(args) => commands::check::run(&args),
-        Command::Tables(args) => commands::tables::run(&args),
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,6 @@
 //! unknown keys. Relative paths inside a scenario resolve against the
 //! scenario file's folder.
 
-use std::fmt::Display;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -15,6 +13,7 @@ use crate::systems::gurps::Gurps;
 use crate::systems::seventh_sea::SeventhSea;
 use crate::systems::war_cards::WarCards;
 use crate::tables::{TableUse, sha256_hex};
+use crate::validate::{check_range, toml_error};
 
 /// Battles run when a scenario gives no `trials`.
 pub const DEFAULT_TRIALS: u64 = 1_000_000;
@@ -78,17 +77,6 @@ impl Battle {
             Battle::SeventhSea(g) => g.stand_in_rules(),
         }
     }
-}
-
-/// The run settings every scenario may carry, as written.
-#[derive(Debug, Clone)]
-pub struct Header {
-    /// `name`.
-    pub name: String,
-    /// `trials`, if given.
-    pub trials: Option<i64>,
-    /// `seed`, if given.
-    pub seed: Option<u64>,
 }
 
 /// Reads, parses and validates a scenario file.
@@ -208,8 +196,7 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
 fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenario> {
     let at = |e: anyhow::Error| if locate { with_location(e, text) } else { e };
     let origin = origin.to_owned();
-    let table: toml::Table =
-        toml::from_str(text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(&origin, e))?;
     let system = match table.get("system") {
         Some(toml::Value::String(s)) => s.clone(),
         Some(other) => bail!(
@@ -330,110 +317,6 @@ pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
         }
     }
     None
-}
-
-/// A TOML error naming the file, with a "did you mean" hint when the
-/// message lists the allowed keys or values and one is close to what was
-/// written.
-pub fn toml_error(origin: &str, error: impl Display) -> anyhow::Error {
-    let message = error.to_string();
-    match suggestion(&message) {
-        Some(hint) => anyhow!("{origin}: {message}help: did you mean `{hint}`?"),
-        None => anyhow!("{origin}: {message}"),
-    }
-}
-
-/// The allowed word closest to the unknown one in a serde message like
-/// "unknown field `melle`, expected one of `melee`, `missile`".
-fn suggestion(message: &str) -> Option<String> {
-    let rest = message
-        .split_once("unknown field `")
-        .or_else(|| message.split_once("unknown variant `"))?
-        .1;
-    let (found, rest) = rest.split_once('`')?;
-    let allowed = rest.split_once("expected")?.1;
-    allowed
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|candidate| (strsim::jaro_winkler(found, candidate), candidate))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate.to_owned())
-}
-
-/// Checks a scenario's `[tables]` keys against the tables a system has.
-pub fn check_table_names<'a>(
-    origin: &str,
-    keys: impl IntoIterator<Item = &'a String>,
-    allowed: &[&str],
-    system: &str,
-) -> Result<()> {
-    for key in keys {
-        if !allowed.contains(&key.as_str()) {
-            bail!(
-                "{origin}: [tables] `{key}` is not a {system} table; allowed: {}",
-                allowed.join(", ")
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Checks that a battle has exactly two sides with different names.
-pub fn check_two_sides(origin: &str, names: &[&str]) -> Result<()> {
-    if names.len() != 2 {
-        bail!(
-            "{origin}: {} [[sides]] given; a battle has exactly 2",
-            names.len()
-        );
-    }
-    if names[0] == names[1] {
-        bail!(
-            "{origin}: both sides are named \"{}\"; names must differ",
-            names[0]
-        );
-    }
-    Ok(())
-}
-
-/// The index of the side a hero names, or an error listing both sides.
-pub fn side_index(origin: &str, key: &str, side: &str, names: [&str; 2]) -> Result<usize> {
-    names.iter().position(|n| *n == side).ok_or_else(|| {
-        anyhow!(
-            "{origin}: `{key}` = \"{side}\" is not a side; allowed: \"{}\", \"{}\"",
-            names[0],
-            names[1]
-        )
-    })
-}
-
-/// A setting's value as written in scenario files (`unit_commander`,
-/// `heavily_engaged`), for messages and `check`.
-pub fn as_written<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        Ok(other) => other.to_string(),
-        Err(e) => format!("<{e}>"),
-    }
-}
-
-/// Fails with a message naming the file, the key and the allowed range.
-pub fn check_range<T: PartialOrd + Display>(
-    origin: &str,
-    key: &str,
-    value: T,
-    allowed: RangeInclusive<T>,
-) -> Result<()> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        bail!(
-            "{origin}: `{key}` = {value} is out of range; allowed: {} to {}",
-            allowed.start(),
-            allowed.end()
-        )
-    }
 }
 
 fn quoted(items: &[&str]) -> String {

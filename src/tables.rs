@@ -10,6 +10,69 @@ use sha2::{Digest, Sha256};
 /// The shipped Combat Card deck (`scenarios/tables/war_cards.toml`).
 pub const BUILT_IN_CARDS: &str = include_str!("../scenarios/tables/war_cards.toml");
 
+/// The built-in GURPS tables: (name, file, text).
+pub const GURPS_BUILT_IN: [(&str, &str, &str); 8] = [
+    (
+        "catastrophe",
+        "gurps/catastrophe.toml",
+        include_str!("../scenarios/tables/gurps/catastrophe.toml"),
+    ),
+    (
+        "strategy",
+        "gurps/strategy.toml",
+        include_str!("../scenarios/tables/gurps/strategy.toml"),
+    ),
+    (
+        "battle_results",
+        "gurps/battle_results.toml",
+        include_str!("../scenarios/tables/gurps/battle_results.toml"),
+    ),
+    (
+        "casualties",
+        "gurps/casualties.toml",
+        include_str!("../scenarios/tables/gurps/casualties.toml"),
+    ),
+    (
+        "survival",
+        "gurps/survival.toml",
+        include_str!("../scenarios/tables/gurps/survival.toml"),
+    ),
+    (
+        "damage",
+        "gurps/damage.toml",
+        include_str!("../scenarios/tables/gurps/damage.toml"),
+    ),
+    (
+        "glory",
+        "gurps/glory.toml",
+        include_str!("../scenarios/tables/gurps/glory.toml"),
+    ),
+    (
+        "morale",
+        "gurps/morale.toml",
+        include_str!("../scenarios/tables/gurps/morale.toml"),
+    ),
+];
+
+/// The built-in 7th Sea tables: (name, file, text).
+pub const SEVENTH_SEA_BUILT_IN: [(&str, &str, &str); 3] = [
+    (
+        "battle_chart",
+        "seventh_sea/battle_chart.toml",
+        include_str!("../scenarios/tables/seventh_sea/battle_chart.toml"),
+    ),
+    (
+        "opportunities",
+        "seventh_sea/opportunities.toml",
+        include_str!("../scenarios/tables/seventh_sea/opportunities.toml"),
+    ),
+    (
+        "spoils",
+        "seventh_sea/spoils.toml",
+        include_str!("../scenarios/tables/seventh_sea/spoils.toml"),
+    ),
+];
+
 /// A built-in table: its name, the file it exports to and its text.
 #[derive(Debug, Clone, Copy)]
 pub struct BuiltIn {
@@ -32,11 +95,8 @@ pub fn built_ins() -> Vec<BuiltIn> {
         text: BUILT_IN_CARDS,
     }];
     for (system, tables) in [
-        ("gurps", &crate::systems::gurps::tables::BUILT_IN[..]),
-        (
-            "seventh_sea",
-            &crate::systems::seventh_sea::tables::BUILT_IN[..],
-        ),
+        ("gurps", &GURPS_BUILT_IN[..]),
+        ("seventh_sea", &SEVENTH_SEA_BUILT_IN[..]),
     ] {
         all.extend(tables.iter().map(|&(name, file, text)| BuiltIn {
             name,

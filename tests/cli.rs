@@ -439,7 +439,7 @@ fn weights_that_cannot_make_a_distribution_are_refused() {
     // Heroic Opportunity weights are normalised; all zero leaves no distribution.
     let dir = tempfile::tempdir().unwrap();
     let weights = "[weights]\nsurgeon = 0\npick_up_banner = 0\nhold_the_line = 0\ncharge = 0\nline_of_fire = 0\nlure = 0\nrescue_the_wounded = 0\ncapture_enemy_banner = 0\nduel = 0\n";
-    let table = warcrunch::systems::seventh_sea::tables::BUILT_IN[1].2;
+    let table = warcrunch::tables::SEVENTH_SEA_BUILT_IN[1].2;
     let start = table.find("[weights]").unwrap();
     let end = start + table[start..].find("\n\n").unwrap_or(table.len() - start);
     let zeroed = format!("{}{weights}{}", &table[..start], &table[end..]);

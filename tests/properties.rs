@@ -168,9 +168,9 @@ proptest! {
         use std::collections::BTreeMap;
         use warcrunch::systems::{gurps, seventh_sea};
         let (name, _, text) = if which < 8 {
-            gurps::tables::BUILT_IN[which]
+            warcrunch::tables::GURPS_BUILT_IN[which]
         } else {
-            seventh_sea::tables::BUILT_IN[which - 8]
+            warcrunch::tables::SEVENTH_SEA_BUILT_IN[which - 8]
         };
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         for (at, kind, new) in edits {

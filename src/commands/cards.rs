@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 
-use super::say;
 use crate::cli::CardsArgs;
 use crate::report::RunInfo;
+use crate::report::console::say;
 use crate::report::output_dir::Staging;
 use crate::report::skew::{IMPACT_FLAG, SkewReport, skew_exporters};
 use crate::systems::war_cards::deck::{COLUMNS, Deck, row_key};

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 
-use super::say;
+use crate::report::console::say;
 
 use crate::cli::CheckArgs;
 use crate::scenario::{self, Battle};

@@ -1,19 +1,16 @@
 //! `warcrunch compare`: scenarios run with the same seed and trials, every
 //! metric tested against the first scenario.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::run::{
-    Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides,
-};
 use crate::cli::CompareArgs;
-use crate::compare::{Difference, Tests, format_p};
-use crate::format::thousands;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse, VariantResult};
+use crate::runner::{
+    Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides,
+};
 use crate::scenario;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
@@ -61,7 +58,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
     for (name, s) in names.iter().zip(&scenarios) {
-        let done = simulate(s, &plan).map_err(super::nothing_written)?;
+        let done = simulate(s, &plan).map_err(crate::runner::nothing_written)?;
         threads = done.threads;
         elapsed += done.elapsed;
         results.push(VariantResult {
@@ -99,64 +96,4 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         formats,
     };
     finish(ReportKind::Compare, &report, staging, plan.shard)
-}
-
-/// Significant tests listed on the console per variant; the rest are counted.
-const LISTED: usize = 15;
-
-/// One significant test in words.
-fn one_line(d: &Difference) -> String {
-    let p = format_p(d.p_value);
-    if d.test == "chi_square" {
-        return format!("{}: chi-square {:.1}, p {p}", d.outcome(), d.statistic);
-    }
-    let (scale, unit) = d.scale();
-    let (diff, lo, hi) = d.difference;
-    let unit = if unit == "%" { " points" } else { "" };
-    format!(
-        "{}: {:+.3}{unit} ({:+.3} to {:+.3}), p {p}",
-        d.outcome(),
-        scale * diff,
-        scale * lo,
-        scale * hi
-    )
-}
-
-/// What changed significantly, per variant against the first.
-pub fn compare_summary(report: &RunReport) -> String {
-    let mut out = String::new();
-    let Some(base) = report.variants.first() else {
-        return out;
-    };
-    let _ = writeln!(
-        out,
-        "{}: {} battles each, seed {}",
-        report.info.name,
-        thousands(report.info.trials.unwrap_or(0)),
-        report.info.seed.unwrap_or(0)
-    );
-    for v in report.variants.iter().skip(1) {
-        let tests = Tests::new(&base.metrics, &v.metrics);
-        let significant = tests.significant();
-        let _ = writeln!(
-            out,
-            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {:.2e})",
-            v.variant,
-            base.variant,
-            significant.len(),
-            tests.all.len(),
-            tests.alpha
-        );
-        for d in significant.iter().take(LISTED) {
-            let _ = writeln!(out, "  {}", one_line(d));
-        }
-        if significant.len() > LISTED {
-            let _ = writeln!(
-                out,
-                "  and {} more (every test is in comparison.csv)",
-                significant.len() - LISTED
-            );
-        }
-    }
-    out
 }

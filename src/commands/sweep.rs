@@ -1,20 +1,17 @@
 //! `warcrunch sweep`: one variant per `--set` value (a grid for several),
 //! each run with the same seed and trials, written side by side.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::run::{
-    Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
-};
 use crate::cli::SweepArgs;
 use crate::engine::Shard;
-use crate::format::thousands;
 use crate::report::output_dir::Staging;
-use crate::report::sweep::{advice, frontiers};
 use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::runner::{
+    Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
+};
 use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{apply, grid, parse_setting};
 
@@ -37,7 +34,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let variants = grid(&settings)?;
     let sim = &args.sim;
     let formats = crate::report::Formats::parse(&sim.format)?;
-    let overrides = super::run::table_overrides(&sim.tables)?;
+    let overrides = crate::runner::table_overrides(&sim.tables)?;
     let plan = Plan::from_args(sim)?;
     let text = scenario::read_text(&args.scenario)?;
     // Validate every variant before simulating any.
@@ -96,7 +93,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     // A partial result must hold every variant; a whole sweep keeps the
     // variants that finished.
     if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
-        return Err(super::nothing_written(failure));
+        return Err(crate::runner::nothing_written(failure));
     }
     let base = &scenarios[0].1;
     let mut info = run_info(base, reproduce_command(args, base), threads, elapsed);
@@ -147,79 +144,4 @@ fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {
         base.seed,
         args.max_risk_of_down
     )
-}
-
-/// The comparison printed after a sweep.
-pub fn sweep_summary(report: &RunReport, cap: f64) -> String {
-    let info = &report.info;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {} variants × {} battles, seed {}, {:.2} s",
-        info.name,
-        report.variants.len(),
-        thousands(info.trials.unwrap_or(0)),
-        info.seed.unwrap_or(0),
-        info.elapsed_seconds.unwrap_or(0.0)
-    );
-    if let Some(reason) = &info.stop_reason {
-        let _ = writeln!(out, "  {reason}");
-    }
-    for v in &report.variants {
-        let headline: Vec<String> = v
-            .metrics
-            .iter()
-            .filter(|m| m.subject == "battle" && m.name == "winner" || m.name == "victory")
-            .take(1)
-            .map(|m| {
-                let total = m.total() as f64;
-                (0..m.weights.len())
-                    .map(|b| format!("{} {:.2}%", m.label(b), 100.0 * m.weights[b] as f64 / total))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .collect();
-        let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
-    }
-    let all = frontiers(report);
-    for f in &all {
-        let _ = writeln!(
-            out,
-            "{}: P({}) and expected Reputation per variant",
-            f.subject, f.out_label
-        );
-        for p in &f.points {
-            let _ = writeln!(
-                out,
-                "    {:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
-                p.variant,
-                f.out_label,
-                100.0 * p.p_out,
-                100.0 * p.p_out_ci.0,
-                100.0 * p.p_out_ci.1,
-                p.reputation,
-                p.reputation_ci.0,
-                p.reputation_ci.1
-            );
-        }
-    }
-    match advice(report, &all) {
-        Some(a) => {
-            let whom: Vec<&str> = a
-                .subjects
-                .iter()
-                .map(|s| s.trim_start_matches("hero:"))
-                .collect();
-            let _ = writeln!(out, "For {} (cap {:.1}%):", whom.join(" and "), 100.0 * cap);
-            let _ = writeln!(out, "  {}", a.explain());
-        }
-        None if !all.is_empty() => {
-            let _ = writeln!(
-                out,
-                "No recommendation: no swept setting belongs to a PC (name one with --recommend-for NAME)."
-            );
-        }
-        None => {}
-    }
-    out
 }

@@ -3,6 +3,7 @@
 //! destination only when every file succeeded.
 
 pub mod charts;
+pub mod console;
 pub mod csv;
 pub mod html;
 pub mod json;

@@ -20,9 +20,9 @@ use self::battle::{
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::scenario::{Header, as_written};
 use crate::stats::{Metric, Weight};
 use crate::tables::TableUse;
+use crate::validate::{Header, as_written};
 
 /// A validated GURPS battle.
 #[derive(Debug, Clone)]

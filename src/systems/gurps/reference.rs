@@ -286,7 +286,6 @@ mod tests {
     use super::*;
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
-    use crate::scenario::{Battle, load_text};
     use crate::systems::gurps::Gurps;
     use crate::systems::gurps::tables::CatastropheRow;
 
@@ -311,12 +310,10 @@ mod tests {
     }
 
     fn load(path: &str, edit: impl Fn(String) -> String) -> Gurps {
-        let path = std::path::Path::new(path);
         let text = edit(std::fs::read_to_string(path).unwrap());
-        match load_text(path, &text).unwrap().battle {
-            Battle::Gurps(g) => *g,
-            _ => panic!("a GURPS battle"),
-        }
+        Gurps::from_scenario(&text, path, std::path::Path::new("."))
+            .unwrap()
+            .1
     }
 
     /// The battle with every Catastrophe roll `3..=last` reading `row`, and

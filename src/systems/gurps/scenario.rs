@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::tables::GurpsTables;
-use crate::scenario::{Header, check_range, check_table_names, check_two_sides, side_index};
+use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A side as written.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -251,7 +251,7 @@ pub const TABLE_NAMES: [&str; 8] = [
 /// Parses and validates the scenario and loads its tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
     let file: ScenarioFile =
-        toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
+        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
         GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;

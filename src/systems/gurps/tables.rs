@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
 
-use crate::tables::{TableUse, load_text, sha256_hex};
+use crate::tables::{GURPS_BUILT_IN, TableUse, load_text, sha256_hex};
 
 /// What happens to a leader on a catastrophe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -288,52 +288,8 @@ pub struct DamageTable {
     pub bands: Vec<DamageBand>,
 }
 
-/// The built-in GURPS tables: (name, file, text).
-pub const BUILT_IN: [(&str, &str, &str); 8] = [
-    (
-        "catastrophe",
-        "gurps/catastrophe.toml",
-        include_str!("../../../scenarios/tables/gurps/catastrophe.toml"),
-    ),
-    (
-        "strategy",
-        "gurps/strategy.toml",
-        include_str!("../../../scenarios/tables/gurps/strategy.toml"),
-    ),
-    (
-        "battle_results",
-        "gurps/battle_results.toml",
-        include_str!("../../../scenarios/tables/gurps/battle_results.toml"),
-    ),
-    (
-        "casualties",
-        "gurps/casualties.toml",
-        include_str!("../../../scenarios/tables/gurps/casualties.toml"),
-    ),
-    (
-        "survival",
-        "gurps/survival.toml",
-        include_str!("../../../scenarios/tables/gurps/survival.toml"),
-    ),
-    (
-        "damage",
-        "gurps/damage.toml",
-        include_str!("../../../scenarios/tables/gurps/damage.toml"),
-    ),
-    (
-        "glory",
-        "gurps/glory.toml",
-        include_str!("../../../scenarios/tables/gurps/glory.toml"),
-    ),
-    (
-        "morale",
-        "gurps/morale.toml",
-        include_str!("../../../scenarios/tables/gurps/morale.toml"),
-    ),
-];
-
 fn parse<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
-    toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))
+    toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))
 }
 
 impl GurpsTables {
@@ -342,7 +298,7 @@ impl GurpsTables {
     pub fn load(overrides: &BTreeMap<String, String>, base_dir: &Path) -> Result<GurpsTables> {
         let mut texts = BTreeMap::new();
         let mut uses = Vec::new();
-        for (name, file, builtin) in BUILT_IN {
+        for (name, file, builtin) in GURPS_BUILT_IN {
             let (text, source) =
                 load_text(builtin, overrides.get(name).map(String::as_str), base_dir)
                     .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;

@@ -22,9 +22,9 @@ use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
-use crate::scenario::{Header, as_written};
 use crate::stats::{Metric, Weight};
 use crate::tables::TableUse;
+use crate::validate::{Header, as_written};
 
 /// Largest Reputation change one round can bring, for histogram bounds.
 const MAX_REPUTATION_PER_ROUND: i64 = 30;

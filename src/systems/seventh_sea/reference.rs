@@ -498,15 +498,14 @@ mod tests {
     use super::*;
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
-    use crate::scenario::{Battle, load_with_tables};
     use crate::systems::seventh_sea::SeventhSea;
 
     fn bundled(file: &str) -> SeventhSea {
-        let path = std::path::Path::new("scenarios/seventh_sea").join(file);
-        match load_with_tables(&path, &[]).unwrap().battle {
-            Battle::SeventhSea(sea) => *sea,
-            _ => panic!("{file} is a 7th Sea battle"),
-        }
+        let path = format!("scenarios/seventh_sea/{file}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        SeventhSea::from_scenario(&text, &path, std::path::Path::new("."))
+            .unwrap()
+            .1
     }
 
     /// The fast path against the book, on every bundled 7th Sea battle:

@@ -7,7 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
-use crate::scenario::{Header, check_range, check_table_names, check_two_sides, side_index};
+use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A commander: Wits + Strategy.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -188,7 +188,7 @@ pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 /// Parses, validates and loads the tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
     let file: ScenarioFile =
-        toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
+        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     check_range(origin, "max_rounds", file.max_rounds, 3..=1000)?;

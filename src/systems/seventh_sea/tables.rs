@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::roll_keep::Pool;
 use crate::dice::AliasTable;
-use crate::tables::{TableUse, load_text, sha256_hex};
+use crate::tables::{SEVENTH_SEA_BUILT_IN, TableUse, load_text, sha256_hex};
 
 /// One cell of the battle chart.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -163,25 +163,6 @@ pub struct SeaTables {
     pub uses: Vec<TableUse>,
 }
 
-/// The built-in tables: (name, file, text).
-pub const BUILT_IN: [(&str, &str, &str); 3] = [
-    (
-        "battle_chart",
-        "seventh_sea/battle_chart.toml",
-        include_str!("../../../scenarios/tables/seventh_sea/battle_chart.toml"),
-    ),
-    (
-        "opportunities",
-        "seventh_sea/opportunities.toml",
-        include_str!("../../../scenarios/tables/seventh_sea/opportunities.toml"),
-    ),
-    (
-        "spoils",
-        "seventh_sea/spoils.toml",
-        include_str!("../../../scenarios/tables/seventh_sea/spoils.toml"),
-    ),
-];
-
 /// Parses `XkY` or `-`.
 pub fn parse_pool(text: &str, origin: &str, key: &str) -> Result<Option<Pool>> {
     let t = text.trim();
@@ -214,9 +195,13 @@ impl SeaTables {
                 uses.push((name.to_owned(), source, sha256_hex(text.as_bytes())));
                 Ok((text, origin))
             };
-        let (chart_text, origin) = text_of(BUILT_IN[0].0, BUILT_IN[0].1, BUILT_IN[0].2)?;
+        let (chart_text, origin) = text_of(
+            SEVENTH_SEA_BUILT_IN[0].0,
+            SEVENTH_SEA_BUILT_IN[0].1,
+            SEVENTH_SEA_BUILT_IN[0].2,
+        )?;
         let chart_file: ChartFile =
-            toml::from_str(&chart_text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
+            toml::from_str(&chart_text).map_err(|e| crate::validate::toml_error(&origin, e))?;
         if chart_file.rows.is_empty()
             || chart_file
                 .rows
@@ -268,9 +253,13 @@ impl SeaTables {
                 ],
             ));
         }
-        let (text, origin) = text_of(BUILT_IN[1].0, BUILT_IN[1].1, BUILT_IN[1].2)?;
+        let (text, origin) = text_of(
+            SEVENTH_SEA_BUILT_IN[1].0,
+            SEVENTH_SEA_BUILT_IN[1].1,
+            SEVENTH_SEA_BUILT_IN[1].2,
+        )?;
         let opp: OpportunityFile =
-            toml::from_str(&text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
+            toml::from_str(&text).map_err(|e| crate::validate::toml_error(&origin, e))?;
         let w = opp.weights;
         let weights = [
             w.surgeon,
@@ -307,9 +296,13 @@ impl SeaTables {
                 "{origin}: `duel_opponent` needs finesse 1 to 10, attack 0 to 10, resolve 1 to 10"
             );
         }
-        let (text, origin) = text_of(BUILT_IN[2].0, BUILT_IN[2].1, BUILT_IN[2].2)?;
+        let (text, origin) = text_of(
+            SEVENTH_SEA_BUILT_IN[2].0,
+            SEVENTH_SEA_BUILT_IN[2].1,
+            SEVENTH_SEA_BUILT_IN[2].2,
+        )?;
         let spoils_file: SpoilsFile =
-            toml::from_str(&text).map_err(|e| crate::scenario::toml_error(&origin, e))?;
+            toml::from_str(&text).map_err(|e| crate::validate::toml_error(&origin, e))?;
         if spoils_file.rows.is_empty()
             || spoils_file
                 .rows

@@ -188,7 +188,7 @@ impl Deck {
     /// Parses a deck table; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Deck> {
         let file: DeckFile =
-            toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
+            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
         if file.cards.is_empty() || file.cards.len() > MAX_CARDS {
             bail!(
                 "{origin}: `cards` holds {} cards; allowed: 1 to {MAX_CARDS}",

@@ -19,9 +19,9 @@ use self::rules::{
 use self::tally::WarTally;
 use crate::dice::chance_threshold;
 use crate::engine::System;
-use crate::scenario::{Header, check_range};
 use crate::stats::Metric;
 use crate::tables::{self, TableUse, sha256_hex};
+use crate::validate::{Header, check_range};
 
 /// Allowed range of melee, missile, defence and modifier values.
 const RATING_RANGE: std::ops::RangeInclusive<i64> = -20..=20;
@@ -134,7 +134,7 @@ impl WarCards {
     /// Parses and validates a war-cards scenario.
     pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
         let file: ScenarioFile =
-            toml::from_str(text).map_err(|e| crate::scenario::toml_error(origin, e))?;
+            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
         let (deck_text, source) = tables::load_text(
             tables::BUILT_IN_CARDS,
             file.tables.cards.as_deref(),

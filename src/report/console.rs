@@ -1,0 +1,243 @@
+//! The short summaries printed on the console after `run`, `sweep` and
+//! `compare`, and the one way text reaches stdout.
+
+use std::fmt::Write as _;
+
+use super::csv::{AGREEMENT_CONFIDENCE, agreements};
+use super::sweep::{advice, frontiers};
+use super::{ReportKind, RunReport};
+use crate::compare::{Difference, Tests, format_p};
+use crate::format::{percent, thousands};
+use crate::stats::{wilson, z95};
+
+/// Writes text to stdout; a closed pipe (`warcrunch ... | head`) is not an error.
+pub fn say(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// The console summary of a finished report of the command `kind`.
+pub fn summary(kind: ReportKind, report: &RunReport) -> String {
+    match kind {
+        ReportKind::Run => run_summary(report),
+        ReportKind::Sweep => sweep_summary(report, report.info.max_risk_of_down.unwrap_or(0.05)),
+        ReportKind::Compare => compare_summary(report),
+    }
+}
+
+/// The short human summary printed after a run.
+fn run_summary(report: &RunReport) -> String {
+    let info = &report.info;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} battles, seed {}, {} threads, {:.2} s",
+        info.name,
+        thousands(info.trials.unwrap_or(0)),
+        info.seed.unwrap_or(0),
+        info.threads.unwrap_or(0),
+        info.elapsed_seconds.unwrap_or(0.0)
+    );
+    for v in &report.variants {
+        for m in &v.metrics {
+            let total = m.total();
+            let line = match m.summary() {
+                Some(s) => format!(
+                    "mean {:.3} (95% CI {:.3}–{:.3}), median {}, 95th percentile {}",
+                    s.mean, s.ci_low, s.ci_high, s.p50, s.p95
+                ),
+                None => m
+                    .reported_bins(|w| w == 0)
+                    .filter(|&b| m.weights[b] > 0)
+                    .map(|b| {
+                        let (lo, hi) = wilson(m.weights[b], total, z95());
+                        format!(
+                            "{} {} ({}–{})",
+                            m.label(b),
+                            percent(m.weights[b] as f64 / total as f64),
+                            percent(lo),
+                            percent(hi)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let _ = writeln!(out, "  {}/{}: {line}", m.subject, m.name);
+        }
+    }
+    let checks = agreements(report);
+    if !checks.is_empty() {
+        let disagreeing: Vec<_> = checks.iter().filter(|a| !a.agrees()).collect();
+        let _ = writeln!(
+            out,
+            "  exact check: {} of {} values inside their {:.1}% Monte Carlo interval",
+            checks.len() - disagreeing.len(),
+            checks.len(),
+            100.0 * AGREEMENT_CONFIDENCE
+        );
+        for a in disagreeing {
+            let _ = writeln!(
+                out,
+                "    outside: {}/{} = {}: exact {:.6}, simulated {:.6} ({:.6}–{:.6})",
+                a.subject,
+                a.metric,
+                a.value,
+                a.exact,
+                a.count as f64 / a.trials as f64,
+                a.interval.0,
+                a.interval.1
+            );
+        }
+    }
+    if let Some(reason) = &info.stop_reason {
+        let _ = writeln!(out, "  {reason}");
+    }
+    let stand_ins: Vec<String> = info
+        .tables
+        .iter()
+        .filter(|t| !t.stand_ins.is_empty())
+        .map(|t| format!("{} ({})", t.name, t.stand_ins.join(", ")))
+        .collect();
+    if !stand_ins.is_empty() {
+        let _ = writeln!(out, "  stand-in tables in use: {}", stand_ins.join("; "));
+    }
+    out
+}
+
+/// The comparison printed after a sweep.
+fn sweep_summary(report: &RunReport, cap: f64) -> String {
+    let info = &report.info;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} variants × {} battles, seed {}, {:.2} s",
+        info.name,
+        report.variants.len(),
+        thousands(info.trials.unwrap_or(0)),
+        info.seed.unwrap_or(0),
+        info.elapsed_seconds.unwrap_or(0.0)
+    );
+    if let Some(reason) = &info.stop_reason {
+        let _ = writeln!(out, "  {reason}");
+    }
+    for v in &report.variants {
+        let headline: Vec<String> = v
+            .metrics
+            .iter()
+            .filter(|m| m.subject == "battle" && m.name == "winner" || m.name == "victory")
+            .take(1)
+            .map(|m| {
+                let total = m.total() as f64;
+                (0..m.weights.len())
+                    .map(|b| format!("{} {:.2}%", m.label(b), 100.0 * m.weights[b] as f64 / total))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect();
+        let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
+    }
+    let all = frontiers(report);
+    for f in &all {
+        let _ = writeln!(
+            out,
+            "{}: P({}) and expected Reputation per variant",
+            f.subject, f.out_label
+        );
+        for p in &f.points {
+            let _ = writeln!(
+                out,
+                "    {:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
+                p.variant,
+                f.out_label,
+                100.0 * p.p_out,
+                100.0 * p.p_out_ci.0,
+                100.0 * p.p_out_ci.1,
+                p.reputation,
+                p.reputation_ci.0,
+                p.reputation_ci.1
+            );
+        }
+    }
+    match advice(report, &all) {
+        Some(a) => {
+            let whom: Vec<&str> = a
+                .subjects
+                .iter()
+                .map(|s| s.trim_start_matches("hero:"))
+                .collect();
+            let _ = writeln!(out, "For {} (cap {:.1}%):", whom.join(" and "), 100.0 * cap);
+            let _ = writeln!(out, "  {}", a.explain());
+        }
+        None if !all.is_empty() => {
+            let _ = writeln!(
+                out,
+                "No recommendation: no swept setting belongs to a PC (name one with --recommend-for NAME)."
+            );
+        }
+        None => {}
+    }
+    out
+}
+
+/// Significant tests listed on the console per variant; the rest are counted.
+const LISTED: usize = 15;
+
+/// One significant test in words.
+fn one_line(d: &Difference) -> String {
+    let p = format_p(d.p_value);
+    if d.test == "chi_square" {
+        return format!("{}: chi-square {:.1}, p {p}", d.outcome(), d.statistic);
+    }
+    let (scale, unit) = d.scale();
+    let (diff, lo, hi) = d.difference;
+    let unit = if unit == "%" { " points" } else { "" };
+    format!(
+        "{}: {:+.3}{unit} ({:+.3} to {:+.3}), p {p}",
+        d.outcome(),
+        scale * diff,
+        scale * lo,
+        scale * hi
+    )
+}
+
+/// What changed significantly, per variant against the first.
+fn compare_summary(report: &RunReport) -> String {
+    let mut out = String::new();
+    let Some(base) = report.variants.first() else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} battles each, seed {}",
+        report.info.name,
+        thousands(report.info.trials.unwrap_or(0)),
+        report.info.seed.unwrap_or(0)
+    );
+    for v in report.variants.iter().skip(1) {
+        let tests = Tests::new(&base.metrics, &v.metrics);
+        let significant = tests.significant();
+        let _ = writeln!(
+            out,
+            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {:.2e})",
+            v.variant,
+            base.variant,
+            significant.len(),
+            tests.all.len(),
+            tests.alpha
+        );
+        for d in significant.iter().take(LISTED) {
+            let _ = writeln!(out, "  {}", one_line(d));
+        }
+        if significant.len() > LISTED {
+            let _ = writeln!(
+                out,
+                "  and {} more (every test is in comparison.csv)",
+                significant.len() - LISTED
+            );
+        }
+    }
+    out
+}

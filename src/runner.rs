@@ -1,0 +1,237 @@
+//! What `run`, `sweep`, `compare` and `merge` share: the plan of a run,
+//! simulating a scenario on the engine, its provenance record, where the
+//! files go, and writing a finished report (or a shard's part) with its
+//! console summary.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::cli::SimulationArgs;
+use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
+use crate::format::thousands;
+use crate::report::console::{say, summary};
+use crate::report::output_dir::Staging;
+use crate::report::partial::Partial;
+use crate::report::{ReportKind, RunInfo, RunReport, run_exporters};
+use crate::scenario::{self, Battle, Scenario};
+use crate::stats::{Metric, widest_half_width};
+
+/// Parses `--table NAME=FILE` options.
+pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
+    options
+        .iter()
+        .map(|t| scenario::parse_table_override(t))
+        .collect()
+}
+
+/// Applies `--trials` and `--seed` overrides.
+pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
+    if let Some(trials) = trials {
+        crate::validate::check_range("--trials", "trials", trials, 1..=engine::MAX_TRIALS)?;
+        s.trials = trials;
+    }
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
+    Ok(())
+}
+
+/// How to simulate a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Worker threads (0: every core).
+    pub threads: usize,
+    /// Show a progress bar on long runs.
+    pub progress: bool,
+    /// The part of the run to simulate.
+    pub shard: Shard,
+    /// Stop once every probability's 95% half-width is at most this.
+    pub precision: Option<f64>,
+}
+
+impl Plan {
+    /// The plan the shared command-line options describe.
+    pub fn from_args(sim: &SimulationArgs) -> Result<Plan> {
+        Ok(Plan {
+            threads: sim.threads,
+            progress: !sim.quiet,
+            shard: sim
+                .shard
+                .as_deref()
+                .map_or(Ok(Shard::WHOLE), Shard::parse)?,
+            precision: None,
+        })
+    }
+}
+
+/// What simulating a scenario produced.
+#[derive(Debug)]
+pub struct Simulated {
+    /// Counts of every metric.
+    pub metrics: Vec<Metric<u64>>,
+    /// Battles simulated.
+    pub trials: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Why a `--precision` run stopped where it did.
+    pub stop_reason: Option<String>,
+}
+
+/// Simulates a scenario (up to `s.trials` battles, or its shard of them).
+pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
+    let settings = RunSettings {
+        seed: s.seed,
+        trials: s.trials,
+        threads: plan.threads,
+        progress: plan.progress,
+        shard: plan.shard,
+    };
+    match &s.battle {
+        Battle::WarCards(w) => simulate_system(w.as_ref(), |t| w.metrics(t), settings, plan),
+        Battle::Gurps(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
+        Battle::SeventhSea(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
+    }
+}
+
+fn simulate_system<S: System>(
+    system: &S,
+    metrics: impl Fn(&S::Tally) -> Vec<Metric<u64>>,
+    settings: RunSettings,
+    plan: &Plan,
+) -> Result<Simulated> {
+    let precise_enough = |m: &[Metric<u64>], target: f64| {
+        widest_half_width(m).is_none_or(|(width, _)| width <= target)
+    };
+    let output = match plan.precision {
+        Some(target) => engine::run_until(system, settings, |tally, _| {
+            precise_enough(&metrics(tally), target)
+        })?,
+        None => engine::run(system, settings)?,
+    };
+    let metrics = metrics(&output.tally);
+    let stop_reason = plan.precision.map(|target| {
+        let (width, at) = widest_half_width(&metrics).unwrap_or((0.0, "no value".into()));
+        let trials = thousands(output.trials);
+        if width <= target {
+            format!(
+                "stopped after {trials} battles: every probability's 95% interval is within ±{target} (widest ±{width:.6}, {at})"
+            )
+        } else {
+            format!(
+                "stopped at --max-trials ({trials} battles) before reaching ±{target}: the widest 95% interval is ±{width:.6} ({at})"
+            )
+        }
+    });
+    Ok(Simulated {
+        metrics,
+        trials: output.trials,
+        threads: output.threads,
+        elapsed: output.elapsed,
+        stop_reason,
+    })
+}
+
+/// The provenance record of a run of `s`.
+pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration) -> RunInfo {
+    RunInfo {
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        command,
+        scenario_path: Some(s.path.display().to_string()),
+        scenario_sha256: Some(s.sha256.clone()),
+        name: s.name.clone(),
+        system: s.battle.system().to_owned(),
+        seed: Some(s.seed),
+        trials: Some(s.trials),
+        chunk_size: Some(CHUNK_SIZE),
+        threads: Some(threads),
+        elapsed_seconds: Some(elapsed.as_secs_f64()),
+        shards: None,
+        stop_reason: None,
+        tables: s.battle.tables().to_vec(),
+        stand_in_rules: s.battle.stand_in_rules(),
+        variants: Vec::new(),
+        max_risk_of_down: None,
+        swept_heroes: Vec::new(),
+        scenarios: Vec::new(),
+    }
+}
+
+/// Runs every exporter into a staging folder and moves it into place.
+pub fn write_report(report: &RunReport, staging: Staging) -> Result<(PathBuf, Vec<String>)> {
+    let mut written = Vec::new();
+    for exporter in run_exporters() {
+        written.extend(exporter.write(report, staging.path())?);
+    }
+    Ok((staging.commit()?, written))
+}
+
+/// Where a command writes: `out`, or `default` (with `.shard-I-of-N` for a shard).
+pub fn output_dir(out: Option<&Path>, default: PathBuf, shard: Shard) -> PathBuf {
+    match out {
+        Some(out) => out.to_path_buf(),
+        None if shard == Shard::WHOLE => default,
+        None => PathBuf::from(format!(
+            "{}.shard-{}-of-{}",
+            default.display(),
+            shard.index,
+            shard.count
+        )),
+    }
+}
+
+/// Writes a finished report (or a shard's partial result) and prints its summary.
+pub fn finish(kind: ReportKind, report: &RunReport, staging: Staging, shard: Shard) -> Result<()> {
+    if shard == Shard::WHOLE {
+        let (dest, written) = write_report(report, staging)?;
+        say(&summary(kind, report))?;
+        return say(&format!(
+            "Wrote {}: {}\n",
+            dest.display(),
+            written.join(", ")
+        ));
+    }
+    Partial::new(kind, shard, report).write(staging.path())?;
+    let dest = staging.commit()?;
+    let battles: u64 = report
+        .variants
+        .first()
+        .and_then(|v| v.metrics.first())
+        .map_or(0, Metric::total);
+    say(&format!(
+        "{}: shard {}/{}: {} of {} battles{}, {:.2} s\nWrote {}; when every shard is done: warcrunch merge PARTS... --out DIR\n",
+        report.info.name,
+        shard.index,
+        shard.count,
+        thousands(battles),
+        thousands(report.info.trials.unwrap_or(0)),
+        if report.variants.len() > 1 {
+            " per variant"
+        } else {
+            ""
+        },
+        report.info.elapsed_seconds.unwrap_or(0.0),
+        dest.display()
+    ))
+}
+
+/// `reports/<scenario file stem>`.
+pub fn default_out_dir(scenario: &Path) -> PathBuf {
+    let stem = scenario
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    PathBuf::from("reports").join(stem)
+}
+
+/// Says what an interrupted simulation left behind: nothing.
+pub fn nothing_written(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<engine::Interrupted>() {
+        anyhow::anyhow!("{e:#}; nothing was written and earlier results are untouched")
+    } else {
+        e
+    }
+}
