@@ -4,6 +4,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::engine::Shard;
+use crate::report::Format;
+
+/// `--shard I/N`.
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.to_string())
+}
+
 /// warcrunch: how mass-battle rules play out, with measured certainty.
 #[derive(Debug, Parser)]
 #[command(name = "warcrunch", version, about, long_about = None)]
@@ -67,7 +75,7 @@ pub struct SimulationArgs {
     /// Worker threads; 0 uses every core. Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// No progress bar.
+    /// Print nothing but errors (no summary, no progress bar).
     #[arg(long, short)]
     pub quiet: bool,
     /// Replace an output folder that warcrunch did not write.
@@ -76,13 +84,13 @@ pub struct SimulationArgs {
     /// Use another table file without editing the scenario: NAME=FILE (repeatable).
     #[arg(long = "table", value_name = "NAME=FILE")]
     pub tables: Vec<String>,
-    /// Tabular outputs: any of csv, parquet, json, comma-separated.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
+    /// Tabular outputs, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv")]
+    pub format: Vec<Format>,
     /// Run only shard I of N (I counts from 0) and write a partial result
     /// for `warcrunch merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
 }
 
 /// Arguments of `sweep`.
@@ -133,6 +141,9 @@ pub struct MergeArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Arguments of `cards`.
@@ -147,6 +158,9 @@ pub struct CardsArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Arguments of `check`.
@@ -159,9 +173,12 @@ pub struct CheckArgs {
 /// Arguments of `tables`.
 #[derive(Debug, Args)]
 pub struct TablesArgs {
-    /// Write every built-in table into this folder.
+    /// Write the built-in tables into this folder (every one, or those named).
     #[arg(long)]
     pub export: Option<PathBuf>,
+    /// With --export: only these tables (e.g. `cards damage`).
+    #[arg(requires = "export", value_name = "NAME")]
+    pub names: Vec<String>,
     /// Overwrite existing files when exporting.
     #[arg(long)]
     pub force: bool,

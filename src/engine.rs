@@ -99,13 +99,13 @@ impl Shard {
         });
         match parsed {
             Some((index, count)) if count >= 1 && index < count => Ok(Shard { index, count }),
-            Some((index, count)) => bail!(
-                "--shard {index}/{count}: the shard index counts from 0 and must be below the number of shards (allowed: 0/{n} to {m}/{n})",
+            Some((_, count)) => bail!(
+                "the shard index counts from 0 and must be below the number of shards (allowed: 0/{n} to {m}/{n})",
                 n = count.max(1),
                 m = count.max(1) - 1
             ),
             None => {
-                bail!("--shard `{text}` is not i/n; e.g. --shard 0/4 for the first of four shards")
+                bail!("not I/N; e.g. --shard 0/4 for the first of four shards")
             }
         }
     }

@@ -53,16 +53,13 @@ pub struct Plan {
 
 impl Plan {
     /// The plan the shared command-line options describe.
-    pub fn from_args(sim: &SimulationArgs) -> Result<Plan> {
-        Ok(Plan {
+    pub fn from_args(sim: &SimulationArgs) -> Plan {
+        Plan {
             threads: sim.threads,
             progress: !sim.quiet,
-            shard: sim
-                .shard
-                .as_deref()
-                .map_or(Ok(Shard::WHOLE), Shard::parse)?,
+            shard: sim.shard.unwrap_or(Shard::WHOLE),
             precision: None,
-        })
+        }
     }
 }
 

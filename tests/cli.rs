@@ -542,3 +542,67 @@ fn an_output_folder_that_cannot_be_created_is_an_error_with_nothing_left() {
     assert_eq!(read(&blocker), "x");
     assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
 }
+
+#[test]
+fn quiet_means_nothing_but_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let knights = scenario("knights_vs_pikes.toml");
+    let silent = |cmd: &mut assert_cmd::Command| {
+        let out = cmd.assert().success();
+        let o = out.get_output();
+        assert!(
+            o.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    for shard in ["0/2", "1/2"] {
+        silent(
+            warcrunch()
+                .args([
+                    "run", "--quiet", "--trials", "40000", "--shard", shard, "--out",
+                ])
+                .arg(dir.path().join(shard.replace('/', "-")))
+                .arg(&knights),
+        );
+    }
+    silent(
+        warcrunch()
+            .args(["merge", "--quiet", "--out"])
+            .arg(dir.path().join("merged"))
+            .arg(dir.path().join("0-2"))
+            .arg(dir.path().join("1-2")),
+    );
+    silent(
+        warcrunch()
+            .args([
+                "sweep",
+                "--quiet",
+                "--trials",
+                "2000",
+                "--set",
+                "attacker.melee=1,2",
+                "--out",
+            ])
+            .arg(dir.path().join("sweep"))
+            .arg(&knights),
+    );
+    // Errors still speak, typed options with the choices.
+    warcrunch()
+        .args(["run", "--quiet", "--shard", "4/2"])
+        .arg(&knights)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--shard").and(predicate::str::contains("0/2 to 1/2")));
+    warcrunch()
+        .args(["run", "--quiet", "--format", "csv,parket"])
+        .arg(&knights)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("parquet"));
+}

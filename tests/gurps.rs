@@ -233,7 +233,6 @@ fn the_risk_sweep_writes_variants_the_frontier_and_a_recommendation() {
     warcrunch()
         .args([
             "sweep",
-            "--quiet",
             "--trials",
             "40000",
             "--set",

@@ -128,7 +128,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     .unwrap();
     let out = dir.path().join("cmp");
     warcrunch()
-        .args(["compare", "--quiet", "--trials", "50000", "--out"])
+        .args(["compare", "--trials", "50000", "--out"])
         .arg(&out)
         .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
         .arg(&better)
@@ -155,7 +155,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     // The same scenario twice: nothing significant.
     let same = dir.path().join("same");
     warcrunch()
-        .args(["compare", "--quiet", "--trials", "20000", "--out"])
+        .args(["compare", "--trials", "20000", "--out"])
         .arg(&same)
         .arg(scenario("knights_vs_pikes.toml"))
         .arg(scenario("knights_vs_pikes.toml"))
@@ -213,7 +213,9 @@ fn table_overrides_and_formats() {
         .arg(scenario("knights_vs_pikes.toml"))
         .assert()
         .failure()
-        .stderr(predicates::str::contains("allowed: csv, parquet, json"));
+        .stderr(predicates::str::contains(
+            "possible values: csv, parquet, json",
+        ));
     warcrunch()
         .args(["run", "--table", "cards=/nonexistent/deck.toml", "--out"])
         .arg(dir.path().join("none"))

@@ -214,11 +214,7 @@ fn precision_stops_at_the_same_battle_whatever_the_threads_and_says_why() {
     let run = |threads: &str| {
         let out = root.path().join(threads);
         let assert = warcrunch()
-            .args([
-                "run",
-                "scenarios/war_cards/knights_vs_pikes.toml",
-                "--quiet",
-            ])
+            .args(["run", "scenarios/war_cards/knights_vs_pikes.toml"])
             .args(["--precision", "0.003", "--seed", "4", "--threads", threads])
             .arg("--out")
             .arg(&out)
@@ -256,11 +252,7 @@ fn precision_stops_at_the_same_battle_whatever_the_threads_and_says_why() {
 fn precision_reports_hitting_the_trial_cap() {
     let root = tempfile::tempdir().unwrap();
     warcrunch()
-        .args([
-            "run",
-            "scenarios/war_cards/knights_vs_pikes.toml",
-            "--quiet",
-        ])
+        .args(["run", "scenarios/war_cards/knights_vs_pikes.toml"])
         .args(["--precision", "0.0001", "--max-trials", "40000"])
         .arg("--out")
         .arg(root.path().join("out"))

@@ -140,7 +140,6 @@ fn the_policy_sweep_compares_fame_against_knock_outs() {
     warcrunch()
         .args([
             "sweep",
-            "--quiet",
             "--trials",
             "20000",
             "--set",

@@ -16,7 +16,6 @@ fn a_sweep_over_no_pcs_setting_recommends_nothing_for_a_pc() {
     let assert = warcrunch()
         .args([
             "sweep",
-            "--quiet",
             "--trials",
             "20000",
             "--set",
@@ -39,7 +38,6 @@ fn a_sweep_over_no_pcs_setting_recommends_nothing_for_a_pc() {
     warcrunch()
         .args([
             "sweep",
-            "--quiet",
             "--trials",
             "20000",
             "--set",
@@ -61,7 +59,6 @@ fn the_only_policy_under_the_cap_is_called_that() {
     let assert = warcrunch()
         .args([
             "sweep",
-            "--quiet",
             "--trials",
             "20000",
             "--set",

@@ -16,9 +16,9 @@ use crate::scenario;
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
-    let formats = crate::report::Formats::parse(&sim.format)?;
+    let formats = crate::report::Formats::of(&sim.format);
     let overrides = table_overrides(&sim.tables)?;
-    let plan = Plan::from_args(sim)?;
+    let plan = Plan::from_args(sim);
     let mut scenarios = Vec::new();
     for path in &args.scenarios {
         scenarios.push(scenario::load_with_tables(path, &overrides)?);

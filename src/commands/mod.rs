@@ -14,6 +14,14 @@ use crate::cli::{Cli, Command};
 
 /// Runs the command the user asked for.
 pub fn dispatch(cli: Cli) -> Result<()> {
+    crate::report::console::set_quiet(match &cli.command {
+        Command::Run(a) => a.sim.quiet,
+        Command::Sweep(a) => a.sim.quiet,
+        Command::Compare(a) => a.sim.quiet,
+        Command::Merge(a) => a.quiet,
+        Command::Cards(a) => a.quiet,
+        Command::Check(_) | Command::Tables(_) => false,
+    });
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Sweep(args) => sweep::run(&args),

@@ -16,9 +16,9 @@ use crate::stats::Metric;
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
     let sim = &args.sim;
-    let formats = crate::report::Formats::parse(&sim.format)?;
+    let formats = crate::report::Formats::of(&sim.format);
     let overrides = table_overrides(&sim.tables)?;
-    let mut plan = Plan::from_args(sim)?;
+    let mut plan = Plan::from_args(sim);
     if let Some(p) = args.precision {
         if !(p > 0.0 && p <= 0.5) {
             bail!(

@@ -33,9 +33,9 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings)?;
     let sim = &args.sim;
-    let formats = crate::report::Formats::parse(&sim.format)?;
+    let formats = crate::report::Formats::of(&sim.format);
     let overrides = crate::runner::table_overrides(&sim.tables)?;
-    let plan = Plan::from_args(sim)?;
+    let plan = Plan::from_args(sim);
     let text = scenario::read_text(&args.scenario)?;
     // Validate every variant before simulating any.
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();

@@ -3,18 +3,37 @@
 use anyhow::{Context, Result, bail};
 
 use crate::cli::TablesArgs;
-use crate::tables::built_ins;
+use crate::report::console::say;
+use crate::tables::{BuiltIn, built_ins};
 
 /// Lists or exports the built-in tables.
 pub fn run(args: &TablesArgs) -> Result<()> {
-    let all = built_ins();
+    let mut all = built_ins();
     let Some(dir) = &args.export else {
+        let width = |f: fn(&BuiltIn) -> usize| all.iter().map(f).max().unwrap_or(0);
+        let (name, system) = (width(|t| t.name.len()), width(|t| t.system.len()));
+        let mut out = format!("{:<name$}  {:<system$}  file\n", "table", "system");
         for t in &all {
-            println!("{:<8} {:<10} scenarios/tables/{}", t.name, t.system, t.file);
+            out += &format!(
+                "{:<name$}  {:<system$}  scenarios/tables/{}\n",
+                t.name, t.system, t.file
+            );
         }
-        println!("Write them out for editing with: warcrunch tables --export DIR");
-        return Ok(());
+        out += "Write them out for editing with: warcrunch tables --export DIR [NAME...]\n";
+        return say(&out);
     };
+    for wanted in &args.names {
+        if !all.iter().any(|t| t.name == wanted) {
+            let names: Vec<&str> = all.iter().map(|t| t.name).collect();
+            bail!(
+                "tables --export: there is no table `{wanted}`; allowed: {}",
+                names.join(", ")
+            );
+        }
+    }
+    if !args.names.is_empty() {
+        all.retain(|t| args.names.iter().any(|n| n == t.name));
+    }
     for t in &all {
         let path = dir.join(t.file);
         if path.exists() && !args.force {
@@ -32,12 +51,11 @@ pub fn run(args: &TablesArgs) -> Result<()> {
         }
         std::fs::write(&path, t.text)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        println!("wrote {}", path.display());
+        say(&format!("wrote {}\n", path.display()))?;
     }
-    println!(
-        "Point a scenario at an edited copy with, e.g.:  [tables] {} = \"{}\"",
+    say(&format!(
+        "Point a scenario at an edited copy with, e.g.:  [tables] {} = \"{}\"\n",
         all[0].name,
         dir.join(all[0].file).display()
-    );
-    Ok(())
+    ))
 }

@@ -2,6 +2,7 @@
 //! `compare`, and the one way text reaches stdout.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
 use super::sweep::{advice, frontiers};
@@ -10,9 +11,27 @@ use crate::compare::{Difference, Tests, format_p};
 use crate::format::{percent, thousands};
 use crate::stats::{wilson, z95};
 
-/// Writes text to stdout; a closed pipe (`warcrunch ... | head`) is not an error.
+/// Set once, by the command line's `--quiet`: then [`say`] prints nothing
+/// and only errors reach the terminal.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences (or restores) everything [`say`] prints.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Writes text to stdout unless `--quiet`; a closed pipe (`warcrunch ... |
+/// head`) is not an error.
 pub fn say(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
+    if quiet() {
+        return Ok(());
+    }
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
@@ -34,11 +53,14 @@ fn run_summary(report: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} battles, seed {}, {} threads, {:.2} s",
+        "{}: {} battles, seed {}, {}, {:.2} s",
         info.name,
         thousands(info.trials.unwrap_or(0)),
         info.seed.unwrap_or(0),
-        info.threads.unwrap_or(0),
+        match info.threads.unwrap_or(0) {
+            1 => "1 thread".to_owned(),
+            n => format!("{n} threads"),
+        },
         info.elapsed_seconds.unwrap_or(0.0)
     );
     for v in &report.variants {

@@ -115,25 +115,25 @@ impl Default for Formats {
     }
 }
 
+/// One tabular output format, as `--format` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `.csv` files.
+    Csv,
+    /// `.parquet` files.
+    Parquet,
+    /// One `results.json` document.
+    Json,
+}
+
 impl Formats {
-    /// Parses `csv,parquet,json`.
-    pub fn parse(text: &str) -> anyhow::Result<Formats> {
-        let mut f = Formats {
-            csv: false,
-            parquet: false,
-            json: false,
-        };
-        for part in text.split(',').map(str::trim) {
-            match part {
-                "csv" => f.csv = true,
-                "parquet" => f.parquet = true,
-                "json" => f.json = true,
-                other => anyhow::bail!(
-                    "--format: `{other}` is not a format; allowed: csv, parquet, json"
-                ),
-            }
+    /// The formats listed (`--format csv,parquet`).
+    pub fn of(list: &[Format]) -> Formats {
+        Formats {
+            csv: list.contains(&Format::Csv),
+            parquet: list.contains(&Format::Parquet),
+            json: list.contains(&Format::Json),
         }
-        Ok(f)
     }
 }
 
