@@ -28,6 +28,19 @@ pub fn percent(p: f64) -> String {
     }
 }
 
+/// An interval's end as a percentage: like [`percent`], but a small
+/// positive end keeps two significant digits (`0.0019%`) instead of
+/// reading as a bound of its own.
+pub fn percent_bound(p: f64) -> String {
+    let shown = 100.0 * p;
+    if p > 0.0 && shown < 0.005 {
+        let decimals = ((-shown.log10()).ceil() as usize + 1).min(8);
+        format!("{shown:.decimals$}%")
+    } else {
+        percent(p)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +60,8 @@ mod tests {
         assert_eq!(percent(1.0 - 12.0 / 1_000_000.0), "> 99.99%");
         assert_eq!(percent(0.568), "56.80%");
         assert_eq!(percent(0.00005), "0.01%");
+        assert_eq!(percent_bound(1.9e-5), "0.0019%");
+        assert_eq!(percent_bound(1.2e-6), "0.00012%");
+        assert_eq!(percent_bound(0.5), "50.00%");
     }
 }

@@ -122,12 +122,12 @@ impl Recommendation {
                 name(i)
             ),
             Recommendation::ClearlyMostFame(i) => format!(
-                "recommended: {}: of the variants with P({out}) at or below {cap}, its expected Reputation ({:+.3}) is clearly the highest",
+                "recommended: {}, whose expected Reputation ({:+.3}) is clearly the highest of the variants with P({out}) at or below {cap}",
                 name(i),
                 choices[*i].fame.value
             ),
             Recommendation::SafestOfLevel { pick, level } => format!(
-                "recommended: {}: the safest of {} variants with P({out}) at or below {cap} whose expected Reputation is statistically level with the best ({})",
+                "recommended: {}, the safest of the {} variants with P({out}) at or below {cap} whose expected Reputation is statistically level with the best ({})",
                 name(pick),
                 level.len(),
                 level.iter().map(name).collect::<Vec<_>>().join(", ")

@@ -61,6 +61,11 @@ fn pct(p: f64) -> String {
     crate::format::percent(p)
 }
 
+/// An interval's end ([`crate::format::percent_bound`]).
+fn bound(p: f64) -> String {
+    crate::format::percent_bound(p)
+}
+
 fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
     let total = m.total();
     let (lo, hi) = wilson(m.weights[bin], total, z95());
@@ -93,8 +98,8 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
             lines.push(format!(
                 "{name} ({role}) win {} ({}–{}) of {n} engagements",
                 pct(p),
-                pct(lo),
-                pct(hi)
+                bound(lo),
+                bound(hi)
             ));
         }
         let (p, _, _) = share(w, 2);
@@ -114,8 +119,8 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         let mut line = format!(
             "{name} wins {} ({}–{}) of {n} battles",
             pct(p),
-            pct(lo),
-            pct(hi)
+            bound(lo),
+            bound(hi)
         );
         let (q, _, _) = share(m, 1);
         let _ = write!(line, "; loses {}", pct(q));
@@ -143,15 +148,15 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         let mut line = format!(
             "{name} ends {what} in {} ({}–{})",
             pct(out as f64 / total.max(1) as f64),
-            pct(lo),
-            pct(hi)
+            bound(lo),
+            bound(hi)
         );
         if out_bins.len() > 1 {
             let apart: Vec<String> = out_bins
                 .iter()
                 .map(|&b| {
                     let (p, lo, hi) = share(m, b);
-                    format!("{} {} ({}–{})", m.label(b), pct(p), pct(lo), pct(hi))
+                    format!("{} {} ({}–{})", m.label(b), pct(p), bound(lo), bound(hi))
                 })
                 .collect();
             let _ = write!(line, ": {}", apart.join(", "));
@@ -303,8 +308,8 @@ fn metric_table(m: &Metric<u64>) -> String {
             esc(&m.label(bin)),
             m.weights[bin],
             pct(p),
-            pct(lo),
-            pct(hi)
+            bound(lo),
+            bound(hi)
         );
     }
     if let Some(s) = m.summary() {
@@ -483,8 +488,8 @@ fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
                     "<tr><td class=\"l\">{}{mark}</td><td>{}</td><td>{} – {}</td><td>{:+.4}</td><td>{:+.4} – {:+.4}</td></tr>",
                     esc(&p.variant),
                     pct(p.p_out),
-                    pct(p.p_out_ci.0),
-                    pct(p.p_out_ci.1),
+                    bound(p.p_out_ci.0),
+                    bound(p.p_out_ci.1),
                     p.reputation,
                     p.reputation_ci.0,
                     p.reputation_ci.1
@@ -645,9 +650,17 @@ impl Export<SkewReport> for SkewHtml {
         );
         let _ = writeln!(
             b,
-            "<p>{} cells break their column's pattern; {} column steps go the wrong way.</p>\n</div>",
-            a.anomalies.len(),
-            a.breaks.len()
+            "<p>{}; {}.</p>\n</div>",
+            count(
+                a.anomalies.len(),
+                "cell breaks its column's pattern",
+                "cells break their column's pattern"
+            ),
+            count(
+                a.breaks.len(),
+                "column step goes the wrong way",
+                "column steps go the wrong way"
+            )
         );
         b.push_str("<h2>Balance flags</h2>\n");
         let mut fl: Vec<Flag> = Vec::new();
@@ -738,6 +751,15 @@ impl Export<SkewReport> for SkewHtml {
         std::fs::write(dir.join("report.html"), page("Combat Card skew", &b))
             .context("cannot write report.html")?;
         Ok(vec!["report.html".into()])
+    }
+}
+
+/// `n` and the words that go with it: `1 cell breaks`, `3 cells break`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
     }
 }
 
