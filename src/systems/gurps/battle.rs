@@ -682,14 +682,16 @@ impl BattleRules {
     }
 
     /// Catastrophe `row` striking side `s`'s leaders: the army commander,
-    /// and the leader of one major unit picked at random, if PCs.
+    /// and the leader of one major unit picked at random, if PCs; marks
+    /// those it kills and those it wounds.
     #[inline(always)]
     fn harm_leaders<R: Rng>(
         &self,
         dice: &mut Digits<R>,
         s: usize,
         row: &CatastropheRow,
-        (heroes, lost, out_today): (&mut [HeroOutcome], &mut [i64], &mut [bool]),
+        (heroes, lost): (&mut [HeroOutcome], &mut [i64]),
+        (killed, wounded): (&mut [bool], &mut [bool]),
     ) {
         let struck_unit = if row.major_leader != LeaderHarm::None {
             Some(dice.below(self.sides[s].major_units))
@@ -714,10 +716,11 @@ impl BattleRules {
                     let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
                     lost[i] = l;
                     heroes[i].state = st;
+                    wounded[i] = true;
                 }
                 LeaderHarm::Killed => {
                     heroes[i].state = State::Down;
-                    out_today[i] = true;
+                    killed[i] = true;
                 }
             }
         }
@@ -764,16 +767,14 @@ impl BattleRules {
                 self.day_start(rolls, troops, carry, commander_out)
             };
             troops = start.troops;
-            // PCs out of the fight before today's Catastrophe sit it out;
-            // one a Catastrophe 15/16 wound downs today still rolls.
+            // PCs a Catastrophe 17/18 struck today, and those it wounded.
             let mut out_today = [false; MAX_HEROES];
-            for (out, h) in out_today.iter_mut().zip(&heroes) {
-                *out = h.state >= State::Down;
-            }
+            let mut wounded_today = [false; MAX_HEROES];
             for (s, roll) in rolls.into_iter().enumerate() {
                 if self.catastrophe_effects[(roll - 3) as usize].harms_leaders {
                     let row = &t.catastrophe[(roll - 3) as usize];
-                    self.harm_leaders(dice, s, row, (&mut heroes, &mut lost, &mut out_today));
+                    let struck = (&mut out_today[..], &mut wounded_today[..]);
+                    self.harm_leaders(dice, s, row, (&mut heroes, &mut lost), struck);
                 }
             }
             // 2. Strategy contest.
@@ -792,7 +793,9 @@ impl BattleRules {
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in self.heroes.iter().enumerate() {
-                if out_today[i] {
+                // Out before today, or killed today: no rolls. Downed today
+                // by a Catastrophe 15/16 wound: he still rolls.
+                if out_today[i] || (heroes[i].state >= State::Down && !wounded_today[i]) {
                     continue;
                 }
                 let losing = winner < 2 && winner != h.side;
