@@ -38,6 +38,46 @@ pub enum Command {
     Check(CheckArgs),
     /// List the built-in tables, or write them out for editing.
     Tables(TablesArgs),
+    /// Write a commented starter scenario of a system.
+    New(NewArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), e.g. `warcrunch man > warcrunch.1`.
+    Man,
+}
+
+/// Arguments of `new`.
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The system: war_cards, gurps or seventh_sea.
+    #[arg(value_enum)]
+    pub system: SystemName,
+    /// Where to write it [default: my_<system>.toml].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// A system, as `new` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum SystemName {
+    /// War cards.
+    WarCards,
+    /// GURPS mass combat.
+    Gurps,
+    /// 7th Sea mass battle.
+    SeventhSea,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Arguments of `run`.

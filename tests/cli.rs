@@ -606,3 +606,48 @@ fn quiet_means_nothing_but_errors() {
         .failure()
         .stderr(predicate::str::contains("parquet"));
 }
+
+#[test]
+fn new_writes_a_starter_that_passes_check_for_every_system() {
+    let dir = tempfile::tempdir().unwrap();
+    for system in ["war_cards", "gurps", "seventh_sea"] {
+        let path = dir.path().join(format!("{system}.toml"));
+        warcrunch()
+            .args(["new", system, "--out"])
+            .arg(&path)
+            .assert()
+            .success();
+        let text = read(&path);
+        assert!(text.contains(&format!("system = \"{system}\"")));
+        assert!(
+            text.lines()
+                .filter(|l| l.trim_start().starts_with('#'))
+                .count()
+                > 3,
+            "commented"
+        );
+        warcrunch().arg("check").arg(&path).assert().success();
+        // Never over an existing file without --force.
+        warcrunch()
+            .args(["new", system, "--out"])
+            .arg(&path)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("--force"));
+    }
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_cli() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = warcrunch().args(["completions", shell]).assert().success();
+        let script = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(
+            script.contains("sweep") && script.contains("recommend-for"),
+            "{shell}"
+        );
+    }
+    let out = warcrunch().arg("man").assert().success();
+    let page = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(page.contains(".TH warcrunch") && page.contains("sweep"));
+}

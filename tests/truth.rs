@@ -142,6 +142,17 @@ fn a_position_nobody_attacks_is_refused() {
 }
 
 #[test]
+fn leadership_without_an_officer_is_refused() {
+    let text = read(&repo().join("scenarios/seventh_sea/even_field_battle.toml")).replacen(
+        "leadership = 0",
+        "leadership = 3",
+        1,
+    );
+    let (_dir, path, _out) = setup(&text);
+    check_refused(&path, &["leadership", "not an officer", "would be ignored"]);
+}
+
+#[test]
 fn an_option_at_fault_is_named_not_a_line_of_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let assert = warcrunch()

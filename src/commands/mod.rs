@@ -4,7 +4,9 @@ pub mod cards;
 pub mod check;
 pub mod compare;
 pub mod merge;
+pub mod new;
 pub mod run;
+pub mod shell;
 pub mod sweep;
 pub mod tables;
 
@@ -20,7 +22,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => a.sim.quiet,
         Command::Merge(a) => a.quiet,
         Command::Cards(a) => a.quiet,
-        Command::Check(_) | Command::Tables(_) => false,
+        Command::Check(_)
+        | Command::Tables(_)
+        | Command::New(_)
+        | Command::Completions(_)
+        | Command::Man => false,
     });
     match cli.command {
         Command::Run(args) => run::run(&args),
@@ -30,5 +36,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Cards(args) => cards::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Tables(args) => tables::run(&args),
+        Command::New(args) => new::run(&args),
+        Command::Completions(args) => shell::completions(&args),
+        Command::Man => shell::man(),
     }
 }

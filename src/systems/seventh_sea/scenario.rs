@@ -253,6 +253,13 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
             check_range(origin, &key(name), value, 0..=10)?;
         }
         check_range(origin, &key("dracheneisen"), h.dracheneisen, 0..=40)?;
+        if !h.officer && h.leadership > 0 {
+            bail!(
+                "{origin}: `{}` = {} but the Hero is not an officer, so it would be ignored; set officer = true or leadership = 0",
+                key("leadership"),
+                h.leadership
+            );
+        }
         if h.officer && h.leadership == 0 {
             bail!(
                 "{origin}: `{}` is true but leadership = 0; an officer adds his Leadership knack",

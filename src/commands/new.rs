@@ -1,0 +1,42 @@
+//! `warcrunch new`: a commented starter scenario that passes `check` as written.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::{NewArgs, SystemName};
+use crate::report::console::say;
+
+/// The starter scenario of a system, every key commented.
+pub fn starter(system: SystemName) -> &'static str {
+    match system {
+        SystemName::WarCards => include_str!("../../assets/starters/war_cards.toml"),
+        SystemName::Gurps => include_str!("../../assets/starters/gurps.toml"),
+        SystemName::SeventhSea => include_str!("../../assets/starters/seventh_sea.toml"),
+    }
+}
+
+/// Writes the starter where asked, never over a file unless `--force`.
+pub fn run(args: &NewArgs) -> Result<()> {
+    let name = match args.system {
+        SystemName::WarCards => "war_cards",
+        SystemName::Gurps => "gurps",
+        SystemName::SeventhSea => "seventh_sea",
+    };
+    let path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("my_{name}.toml")));
+    if path.exists() && !args.force {
+        bail!(
+            "--out {}: the file exists; choose another name or pass --force to replace it",
+            path.display()
+        );
+    }
+    std::fs::write(&path, starter(args.system))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    say(&format!(
+        "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
+        p = path.display()
+    ))
+}
