@@ -70,12 +70,6 @@ pub const THREE_D6_WAYS: [u32; 19] = {
     ways
 };
 
-/// A roll of 3d6 from one 64-bit draw.
-#[inline(always)]
-pub fn three_d6<R: Rng + ?Sized>(rng: &mut R) -> i64 {
-    THREE_D6[below(rng, 216) as usize] as i64
-}
-
 /// Dice drawn as mixed-radix digits of 64-bit numbers: each number serves
 /// successive draws while the product of their sizes stays within 2^24, so
 /// every joint draw from one number is uniform to within 2^-40. Cuts the

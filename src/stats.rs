@@ -13,6 +13,13 @@ pub trait Weight: Copy + Default + std::ops::AddAssign + PartialEq + Send + 'sta
 impl Weight for u64 {}
 impl Weight for f64 {}
 
+/// Adds histogram `b` into `a`, bin by bin (tallies merge this way).
+pub fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
 /// The labels of a metric's values: named categories or a run of integers.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Values {
@@ -108,22 +115,6 @@ impl Metric<u64> {
             return None;
         };
         summarize(first, &self.weights)
-    }
-}
-
-impl Metric<f64> {
-    /// Mean of an exact numeric distribution.
-    pub fn exact_mean(&self) -> Option<f64> {
-        let Values::Integers { first } = self.values else {
-            return None;
-        };
-        Some(
-            self.weights
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (first + i as i64) as f64 * p)
-                .sum(),
-        )
     }
 }
 

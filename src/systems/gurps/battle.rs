@@ -730,11 +730,7 @@ impl BattleRules {
     /// is counted where it was built instead of being copied out first.
     #[inline(always)]
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        // On a copy kept in registers ([`crate::engine::System::simulate`]).
-        let mut local = rng.clone();
-        let outcome = self.fight_inline(&mut local);
-        *rng = local;
-        outcome
+        crate::engine::on_local_copy(rng, |rng| self.fight_inline(rng))
     }
 
     /// [`BattleRules::fight`]'s body, inlined into it.

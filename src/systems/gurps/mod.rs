@@ -20,7 +20,7 @@ use self::battle::{
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, Weight};
+use crate::stats::{Metric, Weight, add_all};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -426,11 +426,6 @@ impl<W: Weight> GurpsTally<W> {
     }
 
     fn add_tally(&mut self, other: &Self) {
-        fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-        }
         add_all(&mut self.winner, &other.winner);
         add_all(&mut self.result, &other.result);
         for s in 0..2 {

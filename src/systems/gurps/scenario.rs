@@ -394,12 +394,6 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
                 h.risk
             );
         }
-        if low > high {
-            bail!(
-                "{origin}: `{}`: the PC's traits leave no allowed Risk ({low} to {high})",
-                key("risk")
-            );
-        }
         let major_unit = match h.role {
             Role::UnitCommander => {
                 unit_commanders[side] += 1;

@@ -617,11 +617,7 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 impl BattleRules {
     /// Fights the battle.
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        // On a copy kept in registers ([`crate::engine::System::simulate`]).
-        let mut local = rng.clone();
-        let outcome = self.fight_inline(&mut local);
-        *rng = local;
-        outcome
+        crate::engine::on_local_copy(rng, |rng| self.fight_inline(rng))
     }
 
     /// [`BattleRules::fight`]'s body, with the contest, opportunities and

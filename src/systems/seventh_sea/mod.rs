@@ -22,7 +22,7 @@ use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, Weight};
+use crate::stats::{Metric, Weight, add_all};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -308,11 +308,6 @@ impl<W: Weight> SeaTally<W> {
     }
 
     fn add_tally(&mut self, other: &Self) {
-        fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-        }
         add_all(&mut self.winner, &other.winner);
         add_all(&mut self.rounds, &other.rounds);
         for (a, b) in self.heroes.iter_mut().zip(&other.heroes) {

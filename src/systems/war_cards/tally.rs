@@ -2,7 +2,7 @@
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
 use crate::engine::Tally;
-use crate::stats::{Metric, Weight};
+use crate::stats::{Metric, Weight, add_all};
 
 /// Histograms of every war-cards metric. `W` is `u64` for Monte Carlo
 /// counts and `f64` for exact probabilities.
@@ -46,11 +46,6 @@ impl<W: Weight> WarTally<W> {
 
     /// Adds another tally's weights.
     pub fn add_tally(&mut self, other: &Self) {
-        fn add_all<W: Weight>(a: &mut [W], b: &[W]) {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-        }
         add_all(&mut self.winner, &other.winner);
         add_all(&mut self.end, &other.end);
         add_all(&mut self.exchanges, &other.exchanges);
