@@ -32,6 +32,46 @@ pub enum Values {
     },
 }
 
+/// What a metric means to the reports, declared by the system that makes
+/// it, so a report never has to recognise a metric by its name or labels.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum MetricRole {
+    /// A detail: shown, but no verdict or comparison rests on it.
+    #[default]
+    Detail,
+    /// An engagement's winner (bins: attacker, defender, neither).
+    Winner {
+        /// The attacking and the defending unit's names.
+        units: [String; 2],
+    },
+    /// Another battle-wide outcome worth comparing across variants.
+    Outcome,
+    /// A side's victory (bins: won, lost, then draw or undecided).
+    Victory {
+        /// The side's name.
+        side: String,
+    },
+    /// A PC's state at the end.
+    Fate {
+        /// The PC's name.
+        pc: String,
+        /// The bins that put him out of action (down, dead, knocked out).
+        out: Vec<usize>,
+        /// The bin in which he is dead, where the system has one.
+        dead: Option<usize>,
+    },
+    /// A PC's fame: his Reputation.
+    Fame {
+        /// The PC's name.
+        pc: String,
+    },
+    /// A PC's Survival categories.
+    Survival {
+        /// The PC's name.
+        pc: String,
+    },
+}
+
 /// One metric of one subject: a histogram of weights (counts or exact
 /// probabilities) over its values.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -44,9 +84,18 @@ pub struct Metric<W> {
     pub values: Values,
     /// One weight per bin.
     pub weights: Vec<W>,
+    /// What it means to the reports.
+    #[serde(default)]
+    pub role: MetricRole,
 }
 
 impl<W: Copy> Metric<W> {
+    /// The metric with its meaning declared.
+    pub fn with_role(mut self, role: MetricRole) -> Self {
+        self.role = role;
+        self
+    }
+
     /// A categorical metric.
     pub fn categorical<L: AsRef<str>>(
         subject: &str,
@@ -60,6 +109,7 @@ impl<W: Copy> Metric<W> {
             name: name.to_owned(),
             values: Values::Categories(labels.iter().map(|l| l.as_ref().to_owned()).collect()),
             weights: weights.to_vec(),
+            role: MetricRole::Detail,
         }
     }
 
@@ -70,6 +120,7 @@ impl<W: Copy> Metric<W> {
             name: name.to_owned(),
             values: Values::Integers { first },
             weights: weights.to_vec(),
+            role: MetricRole::Detail,
         }
     }
 

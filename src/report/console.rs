@@ -9,7 +9,7 @@ use super::sweep::{advice, frontiers};
 use super::{ReportKind, RunReport};
 use crate::compare::{Difference, Tests, format_p};
 use crate::format::{percent, thousands};
-use crate::stats::{wilson, z95};
+use crate::stats::{MetricRole, wilson, z95};
 
 /// Set once, by the command line's `--quiet`: then [`say`] prints nothing
 /// and only errors reach the terminal.
@@ -149,7 +149,12 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
         let headline: Vec<String> = v
             .metrics
             .iter()
-            .filter(|m| m.subject == "battle" && m.name == "winner" || m.name == "victory")
+            .filter(|m| {
+                matches!(
+                    m.role,
+                    MetricRole::Winner { .. } | MetricRole::Victory { .. }
+                )
+            })
             .take(1)
             .map(|m| {
                 let total = m.total() as f64;
@@ -185,11 +190,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
     }
     match advice(report, &all) {
         Some(a) => {
-            let whom: Vec<&str> = a
-                .subjects
-                .iter()
-                .map(|s| s.trim_start_matches("hero:"))
-                .collect();
+            let whom: Vec<&str> = a.pcs.iter().map(String::as_str).collect();
             let _ = writeln!(out, "For {} (cap {:.1}%):", whom.join(" and "), 100.0 * cap);
             let _ = writeln!(out, "  {}", a.explain());
         }

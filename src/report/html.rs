@@ -15,7 +15,7 @@ use super::sweep::{HeroFrontier, advice, frontiers};
 use super::{Export, RunInfo, RunReport};
 use crate::format::thousands;
 use crate::recommend::Recommendation;
-use crate::stats::{Metric, wilson, z95};
+use crate::stats::{Metric, MetricRole, wilson, z95};
 use crate::systems::war_cards::deck::{COLUMNS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, impact_reference};
 
@@ -78,25 +78,27 @@ fn find<'a>(metrics: &'a [Metric<u64>], subject: &str, name: &str) -> Option<&'a
         .find(|m| m.subject == subject && m.name == name)
 }
 
-fn bin_of(m: &Metric<u64>, label: &str) -> Option<usize> {
-    (0..m.weights.len()).find(|&b| m.label(b) == label)
+/// The out-of-action bins of a fate in words: `down or dead`.
+pub fn out_words(m: &Metric<u64>, bins: &[usize]) -> String {
+    bins.iter()
+        .map(|&b| m.label(b).replace('_', " "))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// The headline sentences of one variant's results.
 pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     let mut lines = Vec::new();
     let n = thousands(trials);
-    if let Some(w) = find(metrics, "battle", "winner") {
-        let units: Vec<&str> = metrics
-            .iter()
-            .filter(|m| m.subject.starts_with("unit:") && m.name == "fate")
-            .map(|m| &m.subject["unit:".len()..])
-            .collect();
+    for (w, units) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::Winner { units } => Some((m, units)),
+        _ => None,
+    }) {
         for (bin, role) in [(0, "attacker"), (1, "defender")] {
             let (p, lo, hi) = share(w, bin);
-            let name = units.get(bin).copied().unwrap_or(role);
             lines.push(format!(
-                "{name} ({role}) win {} ({}–{}) of {n} engagements",
+                "{} ({role}) win {} ({}–{}) of {n} engagements",
+                units[bin],
                 pct(p),
                 bound(lo),
                 bound(hi)
@@ -105,16 +107,11 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         let (p, _, _) = share(w, 2);
         lines.push(format!("Neither wins in {}", pct(p)));
     }
-    let mut seen_side = false;
-    for m in metrics
-        .iter()
-        .filter(|m| m.subject.starts_with("side:") && m.name == "victory")
-    {
-        if seen_side {
-            break;
-        }
-        seen_side = true;
-        let name = &m.subject["side:".len()..];
+    // One side's view says it all: the first side's.
+    if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
+        MetricRole::Victory { side } => Some((m, side)),
+        _ => None,
+    }) {
         let (p, lo, hi) = share(m, 0);
         let mut line = format!(
             "{name} wins {} ({}–{}) of {n} battles",
@@ -129,24 +126,16 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         }
         lines.push(line);
     }
-    for m in metrics
-        .iter()
-        .filter(|m| m.subject.starts_with("hero:") && m.name == "state")
-    {
-        let name = &m.subject["hero:".len()..];
+    for (m, name, out_bins) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::Fate { pc, out, .. } => Some((m, pc, out)),
+        _ => None,
+    }) {
         let total = m.total();
-        let out_bins: Vec<usize> = (0..m.weights.len())
-            .filter(|&b| super::sweep::OUT_STATES.contains(&m.label(b).as_str()))
-            .collect();
         let out: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
         let (lo, hi) = wilson(out, total, z95());
-        let what = out_bins
-            .iter()
-            .map(|&b| m.label(b).replace('_', " "))
-            .collect::<Vec<_>>()
-            .join(" or ");
         let mut line = format!(
-            "{name} ends {what} in {} ({}–{})",
+            "{name} ends {} in {} ({}–{})",
+            out_words(m, out_bins),
             pct(out as f64 / total.max(1) as f64),
             bound(lo),
             bound(hi)
@@ -186,48 +175,53 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
             format!("[{}] ", v.variant)
         };
         for m in &v.metrics {
-            if m.name == "victory" {
-                let (p, _, hi) = share(m, 0);
-                if hi < 0.05 {
-                    out.push(warn(format!(
-                        "{prefix}{} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
-                        &m.subject["side:".len()..],
-                        pct(p)
-                    )));
-                }
-            }
-            if m.name == "winner" {
-                for (bin, role) in [(0, "attacker"), (1, "defender")] {
-                    let (p, _, hi) = share(m, bin);
+            match &m.role {
+                MetricRole::Victory { side } => {
+                    let (p, _, hi) = share(m, 0);
                     if hi < 0.05 {
                         out.push(warn(format!(
-                            "{prefix}The {role} almost never wins: {}.",
+                            "{prefix}{side} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
                             pct(p)
                         )));
                     }
                 }
-            }
-            if m.name == "state" {
-                if let Some(b) = bin_of(m, "dead") {
-                    let (p, lo, _) = share(m, b);
-                    if lo > 0.10 {
-                        out.push(warn(format!(
-                            "{prefix}{} dies in {} of battles: more than 1 in 10.",
-                            &m.subject["hero:".len()..],
-                            pct(p)
-                        )));
+                MetricRole::Winner { .. } => {
+                    for (bin, role) in [(0, "attacker"), (1, "defender")] {
+                        let (p, _, hi) = share(m, bin);
+                        if hi < 0.05 {
+                            out.push(warn(format!(
+                                "{prefix}The {role} almost never wins: {}.",
+                                pct(p)
+                            )));
+                        }
                     }
                 }
-                if let Some(b) = bin_of(m, "knocked_out") {
-                    let (p, lo, _) = share(m, b);
+                MetricRole::Fate {
+                    pc,
+                    out: out_bins,
+                    dead,
+                } => {
+                    if let Some(b) = *dead {
+                        let (p, lo, _) = share(m, b);
+                        if lo > 0.10 {
+                            out.push(warn(format!(
+                                "{prefix}{pc} dies in {} of battles: more than 1 in 10.",
+                                pct(p)
+                            )));
+                        }
+                    }
+                    let total = m.total();
+                    let gone: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
+                    let (lo, _) = wilson(gone, total, z95());
                     if lo > 0.5 {
                         out.push(warn(format!(
-                            "{prefix}{} is knocked out in {} of battles: more than half.",
-                            &m.subject["hero:".len()..],
-                            pct(p)
+                            "{prefix}{pc} ends {} in {} of battles: more than half.",
+                            out_words(m, out_bins),
+                            pct(gone as f64 / total.max(1) as f64)
                         )));
                     }
                 }
+                _ => {}
             }
         }
     }
@@ -503,10 +497,14 @@ fn sweep_section(report: &RunReport, all: &[HeroFrontier]) -> Result<String> {
     }
     if let Some(first) = report.variants.first() {
         for m in first.metrics.iter().filter(|m| !m.is_numeric()) {
-            let wanted = m.subject == "battle"
-                || m.name == "victory"
-                || m.name == "survival"
-                || m.name == "state";
+            let wanted = matches!(
+                m.role,
+                MetricRole::Winner { .. }
+                    | MetricRole::Outcome
+                    | MetricRole::Victory { .. }
+                    | MetricRole::Survival { .. }
+                    | MetricRole::Fate { .. }
+            );
             if !wanted {
                 continue;
             }
@@ -562,11 +560,7 @@ impl Export<RunReport> for HtmlReport {
         if sweep {
             match advice(report, &all) {
                 Some(a) => {
-                    let whom: Vec<&str> = a
-                        .subjects
-                        .iter()
-                        .map(|s| s.trim_start_matches("hero:"))
-                        .collect();
+                    let whom: Vec<&str> = a.pcs.iter().map(String::as_str).collect();
                     let _ = writeln!(
                         b,
                         "<p>For {}: {}.</p>",
@@ -788,4 +782,45 @@ fn measure_cells(g: &GroupSkew) -> String {
         .map_or(String::new(), |c| format!("{:.3}", c.p_value));
     let _ = writeln!(cells, "<td>{p}</td></tr>");
     cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The verdict reads what a metric means from its declared role, not
+    /// its names: relabelled bins and renamed metrics keep their lines.
+    #[test]
+    fn the_verdict_follows_roles_not_labels() {
+        let metrics = vec![
+            Metric::categorical(
+                "army:North",
+                "outcome",
+                &["yes", "no", "even"],
+                &[60, 30, 10],
+            )
+            .with_role(MetricRole::Victory {
+                side: "North".into(),
+            }),
+            Metric::categorical("pc:Ann", "end", &["ok", "ko", "gone"], &[90, 6, 4]).with_role(
+                MetricRole::Fate {
+                    pc: "Ann".into(),
+                    out: vec![1, 2],
+                    dead: Some(2),
+                },
+            ),
+        ];
+        let lines = headline(&metrics, 100);
+        assert!(lines[0].starts_with("North wins 60.00%"), "{lines:?}");
+        assert!(
+            lines[1].starts_with("Ann ends ko or gone in 10.00%"),
+            "{lines:?}"
+        );
+        // Without roles, nothing is claimed.
+        let plain: Vec<Metric<u64>> = metrics
+            .into_iter()
+            .map(|m| m.with_role(MetricRole::Detail))
+            .collect();
+        assert!(headline(&plain, 100).is_empty());
+    }
 }

@@ -12,10 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::RunReport;
 use super::charts::{FONT, PALETTE, draw_both, file_safe, plot_err};
 use crate::recommend::{Choice, Estimate, Recommendation, recommend};
-use crate::stats::{Metric, wilson, z95};
-
-/// States that count as "down" for the safety side of the frontier.
-pub const OUT_STATES: [&str; 3] = ["down", "dead", "knocked_out"];
+use crate::stats::{Metric, MetricRole, wilson, z95};
 
 /// One variant's point on a PC's frontier.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +34,8 @@ pub struct FrontierPoint {
 pub struct HeroFrontier {
     /// The PC's subject (`hero:Titus`).
     pub subject: String,
+    /// The PC's name.
+    pub pc: String,
     /// What "out" means for this system: `down or dead`, `knocked out`.
     pub out_label: String,
     /// One point per variant, in sweep order.
@@ -49,8 +48,8 @@ pub struct HeroFrontier {
 /// are swept (or named with `--recommend-for`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepAdvice {
-    /// The PCs it is made for (`hero:Titus`).
-    pub subjects: Vec<String>,
+    /// The PCs it is made for.
+    pub pcs: Vec<String>,
     /// What "out" means (`down or dead`).
     pub out_label: String,
     /// Each variant, joint over those PCs.
@@ -105,7 +104,7 @@ pub fn advice(report: &RunReport, frontiers: &[HeroFrontier]) -> Option<SweepAdv
         })
         .collect();
     Some(SweepAdvice {
-        subjects: advised.iter().map(|f| f.subject.clone()).collect(),
+        pcs: advised.iter().map(|f| f.pc.clone()).collect(),
         out_label: first.out_label.clone(),
         recommendation: recommend(&choices, cap)?,
         choices,
@@ -126,32 +125,32 @@ pub fn frontiers(report: &RunReport) -> Vec<HeroFrontier> {
         return Vec::new();
     };
     let swept = &report.info.swept_heroes;
-    let subjects: Vec<String> = first
+    let pcs: Vec<String> = first
         .metrics
         .iter()
-        .filter(|m| m.subject.starts_with("hero:") && m.name == "state")
-        .filter(|m| swept.is_empty() || swept.iter().any(|h| m.subject == format!("hero:{h}")))
-        .map(|m| m.subject.clone())
+        .filter_map(|m| match &m.role {
+            MetricRole::Fate { pc, .. } => Some(pc.clone()),
+            _ => None,
+        })
+        .filter(|pc| swept.is_empty() || swept.contains(pc))
         .collect();
-    subjects
-        .into_iter()
-        .filter_map(|subject| {
+    pcs.into_iter()
+        .filter_map(|pc| {
             let mut points = Vec::new();
             let mut out_label = String::new();
             for v in &report.variants {
-                let state = find(&v.metrics, &subject, "state")?;
-                let reputation = find(&v.metrics, &subject, "reputation")?.summary()?;
+                let (state, out_bins) = v.metrics.iter().find_map(|m| match &m.role {
+                    MetricRole::Fate { pc: p, out, .. } if *p == pc => Some((m, out)),
+                    _ => None,
+                })?;
+                let reputation = v
+                    .metrics
+                    .iter()
+                    .find(|m| matches!(&m.role, MetricRole::Fame { pc: p } if *p == pc))?
+                    .summary()?;
                 let total = state.total();
-                out_label = (0..state.weights.len())
-                    .map(|b| state.label(b))
-                    .filter(|l| OUT_STATES.contains(&l.as_str()))
-                    .map(|l| l.replace('_', " "))
-                    .collect::<Vec<_>>()
-                    .join(" or ");
-                let out: u64 = (0..state.weights.len())
-                    .filter(|&b| OUT_STATES.contains(&state.label(b).as_str()))
-                    .map(|b| state.weights[b])
-                    .sum();
+                out_label = super::html::out_words(state, out_bins);
+                let out: u64 = out_bins.iter().map(|&b| state.weights[b]).sum();
                 points.push(FrontierPoint {
                     variant: v.variant.clone(),
                     p_out: out as f64 / total as f64,
@@ -161,7 +160,8 @@ pub fn frontiers(report: &RunReport) -> Vec<HeroFrontier> {
                 });
             }
             Some(HeroFrontier {
-                subject,
+                subject: format!("hero:{pc}"),
+                pc,
                 out_label,
                 points,
                 advised: !swept.is_empty(),
@@ -188,15 +188,19 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     let Some(first) = report.variants.first() else {
         return Ok(written);
     };
-    let first_side = first
-        .metrics
-        .iter()
-        .find(|m| m.subject.starts_with("side:"))
-        .map(|m| m.subject.clone());
+    // The battle's outcomes, the first side's victory, each PC's Survival
+    // and fate.
+    let first_side = first.metrics.iter().find_map(|m| match &m.role {
+        MetricRole::Victory { side } => Some(side.clone()),
+        _ => None,
+    });
     for m in first.metrics.iter().filter(|m| !m.is_numeric()) {
-        let wanted = m.subject == "battle"
-            || Some(&m.subject) == first_side.as_ref()
-            || (m.subject.starts_with("hero:") && (m.name == "survival" || m.name == "state"));
+        let wanted = match &m.role {
+            MetricRole::Winner { .. } | MetricRole::Outcome => true,
+            MetricRole::Victory { side } => Some(side) == first_side.as_ref(),
+            MetricRole::Survival { .. } | MetricRole::Fate { .. } => true,
+            MetricRole::Detail | MetricRole::Fame { .. } => false,
+        };
         if !wanted {
             continue;
         }

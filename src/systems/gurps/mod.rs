@@ -20,7 +20,7 @@ use self::battle::{
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -153,12 +153,12 @@ impl Gurps {
             victory[0] = tally.winner[s];
             victory[1] = tally.winner[1 - s];
             victory[2] = tally.winner[2];
-            out.push(Metric::categorical(
-                &subject,
-                "victory",
-                &["won", "lost", "draw"],
-                &victory,
-            ));
+            out.push(
+                Metric::categorical(&subject, "victory", &["won", "lost", "draw"], &victory)
+                    .with_role(MetricRole::Victory {
+                        side: (*name).to_owned(),
+                    }),
+            );
             out.push(Metric::integers(
                 &subject,
                 "casualties_pct",
@@ -172,44 +172,52 @@ impl Gurps {
                 &tally.catastrophe[s],
             ));
         }
-        out.push(Metric::categorical(
-            "battle",
-            "result",
-            &labels(&t.battle_results),
-            &tally.result,
-        ));
+        out.push(
+            Metric::categorical(
+                "battle",
+                "result",
+                &labels(&t.battle_results),
+                &tally.result,
+            )
+            .with_role(MetricRole::Outcome),
+        );
         let mut survival_labels = vec!["no_roll".to_owned()];
         survival_labels.extend(labels(&t.survival));
         let mut glory_labels = vec!["no_roll".to_owned()];
         glory_labels.extend(labels(&t.glory));
         for (i, h) in self.parsed.heroes.iter().enumerate() {
             let subject = format!("hero:{}", h.file.name);
+            let pc = h.file.name.clone();
             let ht = &tally.heroes[i];
-            out.push(Metric::categorical(
-                &subject,
-                "survival",
-                &survival_labels,
-                &ht.survival,
-            ));
+            out.push(
+                Metric::categorical(&subject, "survival", &survival_labels, &ht.survival)
+                    .with_role(MetricRole::Survival { pc: pc.clone() }),
+            );
             out.push(Metric::integers(&subject, "hp_lost", 0, &ht.hp_lost));
-            out.push(Metric::categorical(
-                &subject,
-                "state",
-                &State::LABELS,
-                &ht.state,
-            ));
+            out.push(
+                Metric::categorical(&subject, "state", &State::LABELS, &ht.state).with_role(
+                    MetricRole::Fate {
+                        pc: pc.clone(),
+                        out: vec![State::Down as usize, State::Dead as usize],
+                        dead: Some(State::Dead as usize),
+                    },
+                ),
+            );
             out.push(Metric::categorical(
                 &subject,
                 "glory",
                 &glory_labels,
                 &ht.glory,
             ));
-            out.push(Metric::integers(
-                &subject,
-                "reputation",
-                tally.reputation_first,
-                &ht.reputation,
-            ));
+            out.push(
+                Metric::integers(
+                    &subject,
+                    "reputation",
+                    tally.reputation_first,
+                    &ht.reputation,
+                )
+                .with_role(MetricRole::Fame { pc }),
+            );
         }
         out
     }

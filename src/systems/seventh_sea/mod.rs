@@ -22,7 +22,7 @@ use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -134,12 +134,17 @@ impl SeventhSea {
         let mut out = Vec::new();
         for (s, name) in self.side_names().iter().enumerate() {
             let victory = [tally.winner[s], tally.winner[1 - s], tally.winner[2]];
-            out.push(Metric::categorical(
-                &format!("side:{name}"),
-                "victory",
-                &["won", "lost", "undecided"],
-                &victory,
-            ));
+            out.push(
+                Metric::categorical(
+                    &format!("side:{name}"),
+                    "victory",
+                    &["won", "lost", "undecided"],
+                    &victory,
+                )
+                .with_role(MetricRole::Victory {
+                    side: (*name).to_owned(),
+                }),
+            );
         }
         out.push(Metric::integers("battle", "rounds", 0, &tally.rounds));
         let mut spoils = vec!["none".to_owned()];
@@ -147,19 +152,26 @@ impl SeventhSea {
         for (i, (h, _)) in self.parsed.heroes.iter().enumerate() {
             let subject = format!("hero:{}", h.name);
             let ht = &tally.heroes[i];
-            out.push(Metric::integers(
-                &subject,
-                "reputation",
-                self.reputation_first(),
-                &ht.reputation,
-            ));
+            let pc = h.name.clone();
+            out.push(
+                Metric::integers(
+                    &subject,
+                    "reputation",
+                    self.reputation_first(),
+                    &ht.reputation,
+                )
+                .with_role(MetricRole::Fame { pc: pc.clone() }),
+            );
             out.push(Metric::integers(&subject, "dramatic_wounds", 0, &ht.wounds));
-            out.push(Metric::categorical(
-                &subject,
-                "state",
-                &HeroState::LABELS,
-                &ht.state,
-            ));
+            out.push(
+                Metric::categorical(&subject, "state", &HeroState::LABELS, &ht.state).with_role(
+                    MetricRole::Fate {
+                        pc,
+                        out: vec![HeroState::KnockedOut as usize],
+                        dead: None,
+                    },
+                ),
+            );
             out.push(Metric::integers(
                 &subject,
                 "opportunities_taken",

@@ -2,7 +2,7 @@
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
 use crate::engine::Tally;
-use crate::stats::{Metric, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight, add_all};
 
 /// Histograms of every war-cards metric. `W` is `u64` for Monte Carlo
 /// counts and `f64` for exact probabilities.
@@ -60,8 +60,13 @@ impl<W: Weight> WarTally<W> {
     /// volleys metric appears only when volleys were part of the engagement.
     pub fn metrics(&self, names: [&str; 2]) -> Vec<Metric<W>> {
         let mut metrics = vec![
-            Metric::categorical("battle", "winner", &Winner::LABELS, &self.winner),
-            Metric::categorical("battle", "end", &End::LABELS, &self.end),
+            Metric::categorical("battle", "winner", &Winner::LABELS, &self.winner).with_role(
+                MetricRole::Winner {
+                    units: names.map(str::to_owned),
+                },
+            ),
+            Metric::categorical("battle", "end", &End::LABELS, &self.end)
+                .with_role(MetricRole::Outcome),
             Metric::integers("battle", "exchanges", 0, &self.exchanges),
         ];
         if self.volleys.len() > 1 {
