@@ -191,6 +191,13 @@ fn bar_chart<DB: DrawingBackend>(
     colour: RGBColor,
 ) -> Result<()> {
     let n = bars.len().max(1) as i32;
+    let label_step = bars.len().div_ceil(20).max(1);
+    // Gaps between bars shrink as bars multiply, so a hundred stay visible.
+    let gap = match bars.len() {
+        0..=16 => 6,
+        17..=40 => 2,
+        _ => 0,
+    };
     let top = bars.iter().map(|b| b.high).fold(0.0, f64::max);
     let y_max = (top * 1.2 + 2.0).min(105.0);
     let mut chart = ChartBuilder::on(area)
@@ -206,7 +213,8 @@ fn bar_chart<DB: DrawingBackend>(
         .max_light_lines(0)
         .x_labels(bars.len().max(1))
         .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => bars
+            // Every label up to 20 bars; beyond, every step-th one.
+            SegmentValue::CenterOf(i) if (*i as usize).is_multiple_of(label_step) => bars
                 .get(*i as usize)
                 .map(|b| b.label.clone())
                 .unwrap_or_default(),
@@ -226,7 +234,7 @@ fn bar_chart<DB: DrawingBackend>(
                 ],
                 colour.filled(),
             );
-            rect.set_margin(0, 0, 6, 6);
+            rect.set_margin(0, 0, gap, gap);
             rect
         }))
         .map_err(plot_err)?;

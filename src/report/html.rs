@@ -25,16 +25,8 @@ pub struct HtmlReport;
 /// Writes `report.html` for a card-skew analysis.
 pub struct SkewHtml;
 
-const CSS: &str = "
-body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{font-size:1.7em;margin-bottom:.2em}h2{border-bottom:2px solid #0072b2;padding-bottom:.2em;margin-top:2em}
-h3{margin-top:1.6em}.verdict{font-size:1.25em;background:#eef5fb;border-left:6px solid #0072b2;padding:.6em 1em}
-.verdict p{margin:.3em 0}.flag{padding:.4em .8em;margin:.3em 0;border-left:6px solid #e69f00;background:#fff6e5}
-.flag.ok{border-color:#009e73;background:#e8f7f1}table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f2f2f2}td.l,th.l{text-align:left}
-figure{margin:1em 0;page-break-inside:avoid}svg{max-width:100%;height:auto}.muted{color:#666;font-size:.9em}
-code{background:#f4f4f4;padding:0 .3em}@media print{body{max-width:none}h2{page-break-before:auto}}
-";
+/// The stylesheet every HTML page of warcrunch shares.
+const CSS: &str = include_str!("../../assets/report.css");
 
 /// Escapes text for HTML.
 pub fn esc(text: &str) -> String {
@@ -52,7 +44,7 @@ fn inline(svg: &str) -> String {
 
 fn page(title: &str, body: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         esc(title)
     )
 }
@@ -290,8 +282,16 @@ fn flags_html(flags: &[Flag]) -> String {
         .collect()
 }
 
+/// Tables longer than this are folded under their chart.
+const FOLD_ROWS: usize = 12;
+
 fn metric_table(m: &Metric<u64>) -> String {
-    let mut t = String::from(
+    let rows = m.reported_bins(|w| w == 0).len();
+    let mut t = String::new();
+    if rows > FOLD_ROWS {
+        let _ = writeln!(t, "<details><summary>Every value ({rows} rows)</summary>");
+    }
+    t.push_str(
         "<table>\n<tr><th class=\"l\">value</th><th>count</th><th>probability</th><th>95% interval</th></tr>\n",
     );
     for bin in m.reported_bins(|w| w == 0) {
@@ -314,6 +314,9 @@ fn metric_table(m: &Metric<u64>) -> String {
         );
     }
     t.push_str("</table>\n");
+    if rows > FOLD_ROWS {
+        t.push_str("</details>\n");
+    }
     t
 }
 

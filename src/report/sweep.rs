@@ -170,6 +170,16 @@ pub fn frontiers(report: &RunReport) -> Vec<HeroFrontier> {
         .collect()
 }
 
+/// Whether variants are the values of one numeric setting (`risk=-3`).
+fn ordered_sweep(points: &[FrontierPoint]) -> bool {
+    points.iter().all(|p| {
+        !p.variant.contains(',')
+            && p.variant
+                .split_once('=')
+                .is_some_and(|(_, v)| v.parse::<f64>().is_ok())
+    })
+}
+
 /// Draws the comparison charts of a sweep; returns the files written.
 pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     let mut written = Vec::new();
@@ -281,12 +291,16 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
                 )))
                 .map_err(plot_err)?;
         }
-        chart
-            .draw_series(LineSeries::new(
-                f.points.iter().map(|p| (100.0 * p.p_out, p.reputation)),
-                PALETTE[0].stroke_width(2),
-            ))
-            .map_err(plot_err)?;
+        // Joined in sweep order only when that order means something: one
+        // numeric setting (risk=-6..6), not a list of policies or a grid.
+        if ordered_sweep(&f.points) {
+            chart
+                .draw_series(LineSeries::new(
+                    f.points.iter().map(|p| (100.0 * p.p_out, p.reputation)),
+                    PALETTE[0].stroke_width(2),
+                ))
+                .map_err(plot_err)?;
+        }
         let label = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
         for (i, p) in f.points.iter().enumerate() {
             let best = f.advised && advice.is_some_and(|a| a.recommends(i));
