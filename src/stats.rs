@@ -65,6 +65,15 @@ pub enum MetricRole {
         /// The PC's name.
         pc: String,
     },
+    /// Whether any PC of a party ended out of action (bins: no, yes).
+    PartyRisk {
+        /// The side the party fights on.
+        side: String,
+        /// Whether it holds every PC of the battle.
+        whole: bool,
+        /// What "out of action" is, in words (`down or dead`).
+        words: String,
+    },
     /// A PC's Survival categories.
     Survival {
         /// The PC's name.

@@ -118,6 +118,23 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         }
         lines.push(line);
     }
+    for (m, side, whole, words) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::PartyRisk { side, whole, words } => Some((m, side, *whole, words)),
+        _ => None,
+    }) {
+        let (p, lo, hi) = share(m, 1);
+        let who = if whole {
+            "Someone in the party".to_owned()
+        } else {
+            format!("Some PC on the {side} side")
+        };
+        lines.push(format!(
+            "{who} ends {words} in {} ({}–{})",
+            pct(p),
+            bound(lo),
+            bound(hi)
+        ));
+    }
     for (m, name, out_bins) in metrics.iter().filter_map(|m| match &m.role {
         MetricRole::Fate { pc, out, .. } => Some((m, pc, out)),
         _ => None,

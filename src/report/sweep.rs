@@ -208,7 +208,9 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let wanted = match &m.role {
             MetricRole::Winner { .. } | MetricRole::Outcome => true,
             MetricRole::Victory { side } => Some(side) == first_side.as_ref(),
-            MetricRole::Survival { .. } | MetricRole::Fate { .. } => true,
+            MetricRole::Survival { .. }
+            | MetricRole::Fate { .. }
+            | MetricRole::PartyRisk { .. } => true,
             MetricRole::Detail | MetricRole::Fame { .. } => false,
         };
         if !wanted {

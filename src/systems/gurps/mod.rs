@@ -21,6 +21,7 @@ use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::systems::party::PartyTally;
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -219,6 +220,7 @@ impl Gurps {
                 .with_role(MetricRole::Fame { pc }),
             );
         }
+        out.extend(tally.party.metrics("down_or_dead", "down or dead"));
         out
     }
 
@@ -362,6 +364,7 @@ pub struct GurpsTally<W> {
     casualties: [Vec<W>; 2],
     catastrophe: [Vec<W>; 2],
     heroes: Vec<HeroTally<W>>,
+    party: PartyTally<W>,
     reputation_first: i64,
 }
 
@@ -411,6 +414,11 @@ impl<W: Weight> GurpsTally<W> {
                     reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
                 })
                 .collect(),
+            party: PartyTally::new(
+                &g.rules.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
+                g.side_names(),
+                true,
+            ),
             reputation_first: rep_min,
         }
     }
@@ -431,6 +439,13 @@ impl<W: Weight> GurpsTally<W> {
             h.glory[ho.glory as usize] += w;
             h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
         }
+        let n = self.heroes.len();
+        self.party.add(
+            o.heroes[..n]
+                .iter()
+                .map(|h| (h.state >= State::Down, h.state == State::Dead)),
+            w,
+        );
     }
 
     fn add_tally(&mut self, other: &Self) {
@@ -447,6 +462,7 @@ impl<W: Weight> GurpsTally<W> {
             add_all(&mut a.glory, &b.glory);
             add_all(&mut a.reputation, &b.reputation);
         }
+        self.party.merge(&other.party);
     }
 }
 

@@ -23,6 +23,7 @@ use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::systems::party::PartyTally;
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -180,6 +181,7 @@ impl SeventhSea {
             ));
             out.push(Metric::categorical(&subject, "spoils", &spoils, &ht.spoils));
         }
+        out.extend(tally.party.metrics("knocked_out", "knocked out"));
         out
     }
 
@@ -267,6 +269,7 @@ pub struct SeaTally<W> {
     winner: [W; 3],
     rounds: Vec<W>,
     heroes: Vec<HeroTally<W>>,
+    party: PartyTally<W>,
     reputation_first: i64,
 }
 
@@ -300,6 +303,11 @@ impl<W: Weight> SeaTally<W> {
                     spoils: vec![W::default(); g.rules.tables.spoils.len() + 1],
                 })
                 .collect(),
+            party: PartyTally::new(
+                &g.rules.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
+                g.side_names(),
+                false,
+            ),
             reputation_first: g.reputation_first(),
         }
     }
@@ -317,6 +325,13 @@ impl<W: Weight> SeaTally<W> {
             h.taken[ho.opportunities_taken as usize] += w;
             h.spoils[ho.spoils as usize] += w;
         }
+        let n = self.heroes.len();
+        self.party.add(
+            o.heroes[..n]
+                .iter()
+                .map(|h| (h.state == HeroState::KnockedOut, false)),
+            w,
+        );
     }
 
     fn add_tally(&mut self, other: &Self) {
@@ -329,6 +344,7 @@ impl<W: Weight> SeaTally<W> {
             add_all(&mut a.taken, &b.taken);
             add_all(&mut a.spoils, &b.spoils);
         }
+        self.party.merge(&other.party);
     }
 }
 
