@@ -9,24 +9,26 @@ fn ambush() -> String {
     read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
 }
 
+/// `warcrunch sweep` of a bundled scenario at 20,000 trials into `out`, with
+/// `options`; its standard output.
+fn sweep(scenario: &str, out: &std::path::Path, options: &[&str]) -> String {
+    let assert = warcrunch()
+        .args(["sweep", "--trials", "20000"])
+        .args(options)
+        .arg("--out")
+        .arg(out)
+        .arg(repo().join("scenarios").join(scenario))
+        .assert()
+        .success();
+    String::from_utf8_lossy(&assert.get_output().stdout).into_owned()
+}
+
 #[test]
 fn a_sweep_over_no_pcs_setting_recommends_nothing_for_a_pc() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
-    let assert = warcrunch()
-        .args([
-            "sweep",
-            "--trials",
-            "20000",
-            "--set",
-            "sides.Raiders.troop_strength=700,900",
-            "--out",
-        ])
-        .arg(&out)
-        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let troops = ["--set", "sides.Raiders.troop_strength=700,900"];
+    let stdout = sweep("gurps/ambush_at_the_ford.toml", &out, &troops);
     assert!(
         stdout.contains("No recommendation: no swept setting belongs to a PC"),
         "{stdout}"
@@ -35,43 +37,28 @@ fn a_sweep_over_no_pcs_setting_recommends_nothing_for_a_pc() {
     let html = read(&out.join("report.html"));
     assert!(!html.contains("(recommended)"));
     // Asked for by name, it is made.
-    warcrunch()
-        .args([
-            "sweep",
-            "--trials",
-            "20000",
-            "--set",
-            "sides.Raiders.troop_strength=700,900",
-            "--recommend-for",
-            "Titus",
-            "--out",
-        ])
-        .arg(dir.path().join("named"))
-        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("For Titus (cap 5.0%):"));
+    let named = [&troops[..], &["--recommend-for", "Titus"]].concat();
+    let stdout = sweep(
+        "gurps/ambush_at_the_ford.toml",
+        &dir.path().join("named"),
+        &named,
+    );
+    assert!(stdout.contains("For Titus (cap 5.0%):"), "{stdout}");
 }
 
 #[test]
 fn the_only_policy_under_the_cap_is_called_that() {
     let dir = tempfile::tempdir().unwrap();
-    let assert = warcrunch()
-        .args([
-            "sweep",
-            "--trials",
-            "20000",
+    let stdout = sweep(
+        "seventh_sea/even_field_battle.toml",
+        &dir.path().join("s"),
+        &[
             "--set",
             "heroes.Isabeau.policy=rear,heavily_engaged",
             "--max-risk-of-down",
             "0.05",
-            "--out",
-        ])
-        .arg(dir.path().join("s"))
-        .arg(repo().join("scenarios/seventh_sea/even_field_battle.toml"))
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+        ],
+    );
     let advice = stdout
         .lines()
         .skip_while(|l| !l.starts_with("For Isabeau"))

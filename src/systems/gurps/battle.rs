@@ -217,6 +217,19 @@ impl CatastropheEffect {
     }
 }
 
+/// The law of the HP each Survival column's hits take from a PC, columns A
+/// to D: the enemy's TL dice, each hit through his DR.
+pub fn column_damage(tables: &GurpsTables, hero: &HeroRules) -> [Vec<f64>; 4] {
+    let hits = tables.damage.hits;
+    let [a_dice, a_add, c_dice, c_add] = hero.enemy_hit;
+    [
+        damage_distribution(hits.A, a_dice, a_add, hero.dr),
+        damage_distribution(hits.B, a_dice, a_add, hero.dr),
+        damage_distribution(hits.C, c_dice, c_add, hero.dr),
+        damage_distribution(hits.D, c_dice, c_add, hero.dr),
+    ]
+}
+
 /// The exact distribution of the HP `hits` hits of `dice`d6 + `add` do
 /// through DR `dr` (each hit at least 0): P(total = k) for k = 0, 1, ...
 pub fn damage_distribution(hits: i64, dice: i64, add: i64, dr: i64) -> Vec<f64> {
@@ -276,15 +289,7 @@ impl SurvivalDraws {
     /// The joint tables of one PC.
     pub fn new(tables: &GurpsTables, hero: &HeroRules) -> SurvivalDraws {
         let rolls = three_d6_distribution(hero.luck);
-        let hits = tables.damage.hits;
-        let [a_dice, a_add, c_dice, c_add] = hero.enemy_hit;
-        // HP lost to each column's hits, by column A to D.
-        let columns = [
-            damage_distribution(hits.A, a_dice, a_add, hero.dr),
-            damage_distribution(hits.B, a_dice, a_add, hero.dr),
-            damage_distribution(hits.C, c_dice, c_add, hero.dr),
-            damage_distribution(hits.D, c_dice, c_add, hero.dr),
-        ];
+        let columns = column_damage(tables, hero);
         let column = |c: Column| &columns[c as usize];
         let mut seen: Vec<[u8; 19]> = Vec::new();
         let mut draws = SurvivalDraws {

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 
 use super::Gurps;
 use super::battle::{
-    COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, damage_distribution, injury_law,
+    COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, column_damage, injury_law,
 };
 use super::scenario::Role;
 use super::success::check;
@@ -300,14 +300,7 @@ fn injuries(
     let mut hp_lost = vec![0.0f64; g.max_hp_lost(h) + 1];
     state[State::Down as usize] += killed;
     hp_lost[0] += killed;
-    let hits = t.damage.hits;
-    let [a_dice, a_add, c_dice, c_add] = h.enemy_hit;
-    let columns = [
-        damage_distribution(hits.A, a_dice, a_add, h.dr),
-        damage_distribution(hits.B, a_dice, a_add, h.dr),
-        damage_distribution(hits.C, c_dice, c_add, h.dr),
-        damage_distribution(hits.D, c_dice, c_add, h.dr),
-    ];
+    let columns = column_damage(t, h);
     for (w, by_penalty) in rolls_from.iter().enumerate() {
         let before = if w == 0 {
             State::Unhurt
