@@ -12,13 +12,43 @@ const MAX_PARTIES: usize = 2;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartyTally<W> {
     /// Party index of each PC, in scenario order.
-    of: Vec<usize>,
+    of: Vec<u8>,
     /// Each party's subject and the side it is.
     names: Vec<(String, String)>,
-    /// Per party, battles by the number of its PCs out of action.
-    out: Vec<Vec<W>>,
-    /// Per party, battles without and with a PC dead (systems with death).
-    dead: Option<Vec<[W; 2]>>,
+    /// Battles by the number of a party's PCs out of action, every party's
+    /// bins one after the other (party `p`'s from `first[p]`).
+    out: Vec<W>,
+    /// Where each party's bins start in `out`.
+    first: [usize; MAX_PARTIES],
+    /// Per party, battles without and with a PC dead.
+    dead: [[W; 2]; MAX_PARTIES],
+    /// Whether the system tells dead from out of action.
+    death: bool,
+    /// Whether there is exactly one party.
+    single: bool,
+}
+
+/// One battle's party fates, filled PC by PC where the tally records a
+/// battle: [`PartyBattle::pc`] for each, then [`PartyTally::add`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartyBattle {
+    out: [usize; MAX_PARTIES],
+    dead: [bool; MAX_PARTIES],
+}
+
+impl PartyBattle {
+    /// Counts PC `i`: out of action, dead.
+    #[inline(always)]
+    pub fn pc<W>(&mut self, tally: &PartyTally<W>, i: usize, out: bool, dead: bool) {
+        // Most battles have one party: no lookup then.
+        let p = if tally.single {
+            0
+        } else {
+            usize::from(tally.of[i])
+        };
+        self.out[p] += usize::from(out);
+        self.dead[p] |= dead;
+    }
 }
 
 impl<W: Weight> PartyTally<W> {
@@ -39,50 +69,58 @@ impl<W: Weight> PartyTally<W> {
                 (subject, side_names[s].to_owned())
             })
             .collect();
-        let of: Vec<usize> = side_of
+        let of: Vec<u8> = side_of
             .iter()
-            .map(|s| sides.iter().position(|x| x == s).expect("a listed side"))
+            .map(|s| sides.iter().position(|x| x == s).expect("a listed side") as u8)
             .collect();
-        let out = (0..sides.len())
-            .map(|p| vec![W::default(); of.iter().filter(|&&x| x == p).count() + 1])
-            .collect();
+        let mut first = [0; MAX_PARTIES];
+        let mut bins = 0;
+        for (p, start) in first.iter_mut().enumerate().take(sides.len()) {
+            *start = bins;
+            bins += of.iter().filter(|&&x| usize::from(x) == p).count() + 1;
+        }
         PartyTally {
             of,
             names,
-            out,
-            dead: death.then(|| vec![[W::default(); 2]; sides.len()]),
+            out: vec![W::default(); bins],
+            first,
+            dead: [[W::default(); 2]; MAX_PARTIES],
+            death,
+            single: sides.len() == 1,
         }
     }
 
-    /// Counts one battle: `fates` gives each PC's (out of action, dead).
-    #[inline]
-    pub fn add(&mut self, fates: impl Iterator<Item = (bool, bool)>, w: W) {
-        let mut out = [0usize; MAX_PARTIES];
-        let mut dead = [false; MAX_PARTIES];
-        for (&p, (gone, died)) in self.of.iter().zip(fates) {
-            out[p] += usize::from(gone);
-            dead[p] |= died;
+    /// Counts one battle with weight `w`.
+    #[inline(always)]
+    pub fn add(&mut self, battle: &PartyBattle, w: W) {
+        if self.single {
+            self.out[battle.out[0]] += w;
+            self.dead[0][usize::from(battle.dead[0])] += w;
+            return;
         }
-        for (p, counts) in self.out.iter_mut().enumerate() {
-            counts[out[p]] += w;
-        }
-        if let Some(d) = &mut self.dead {
-            for (p, bins) in d.iter_mut().enumerate() {
-                bins[usize::from(dead[p])] += w;
-            }
+        for p in 0..self.names.len() {
+            self.out[self.first[p] + battle.out[p]] += w;
+            self.dead[p][usize::from(battle.dead[p])] += w;
         }
     }
 
     /// Adds another tally of the same parties.
     pub fn merge(&mut self, other: &Self) {
-        for (a, b) in self.out.iter_mut().zip(&other.out) {
-            add_all(a, b);
+        add_all(&mut self.out, &other.out);
+        for (x, y) in self.dead.iter_mut().zip(&other.dead) {
+            add_all(x, y);
         }
-        if let (Some(a), Some(b)) = (&mut self.dead, &other.dead) {
-            for (x, y) in a.iter_mut().zip(b) {
-                add_all(x, y);
-            }
-        }
+    }
+
+    /// Party `p`'s bins in `out`.
+    fn counts(&self, p: usize) -> &[W] {
+        let end = self
+            .first
+            .get(p + 1)
+            .copied()
+            .filter(|_| p + 1 < self.names.len())
+            .unwrap_or(self.out.len());
+        &self.out[self.first[p]..end]
     }
 
     /// Per party: `any_<out>` (no/yes), `any_dead` where death is told
@@ -91,7 +129,7 @@ impl<W: Weight> PartyTally<W> {
     pub fn metrics(&self, out: &str, words: &str) -> Vec<Metric<W>> {
         let mut metrics = Vec::new();
         for (p, (subject, side)) in self.names.iter().enumerate() {
-            let counts = &self.out[p];
+            let counts = self.counts(p);
             let none = counts[0];
             let mut some = W::default();
             for &c in &counts[1..] {
@@ -110,12 +148,12 @@ impl<W: Weight> PartyTally<W> {
                     words: words.to_owned(),
                 }),
             );
-            if let Some(dead) = &self.dead {
+            if self.death {
                 metrics.push(Metric::categorical(
                     subject,
                     "any_dead",
                     &["no", "yes"],
-                    &dead[p],
+                    &self.dead[p],
                 ));
             }
             metrics.push(Metric::integers(subject, out, 0, counts));
@@ -127,6 +165,15 @@ impl<W: Weight> PartyTally<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One battle of PCs' (out of action, dead).
+    fn record(t: &mut PartyTally<u64>, fates: &[(bool, bool)]) {
+        let mut b = PartyBattle::default();
+        for (i, &(out, dead)) in fates.iter().enumerate() {
+            b.pc(t, i, out, dead);
+        }
+        t.add(&b, 1);
+    }
 
     /// Three PCs on one side, battle by battle by hand.
     #[test]

@@ -21,7 +21,7 @@ use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
-use crate::systems::party::PartyTally;
+use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -432,20 +432,21 @@ impl<W: Weight> GurpsTally<W> {
             self.casualties[s][o.casualties_pct[s] as usize] += w;
             self.catastrophe[s][o.catastrophe[s] as usize - 3] += w;
         }
-        for (h, ho) in self.heroes.iter_mut().zip(&o.heroes) {
+        let mut party = PartyBattle::default();
+        for (i, (h, ho)) in self.heroes.iter_mut().zip(&o.heroes).enumerate() {
+            party.pc(
+                &self.party,
+                i,
+                ho.state >= State::Down,
+                ho.state == State::Dead,
+            );
             h.survival[ho.survival as usize] += w;
             h.hp_lost[ho.hp_lost as usize] += w;
             h.state[ho.state as usize] += w;
             h.glory[ho.glory as usize] += w;
             h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
         }
-        let n = self.heroes.len();
-        self.party.add(
-            o.heroes[..n]
-                .iter()
-                .map(|h| (h.state >= State::Down, h.state == State::Dead)),
-            w,
-        );
+        self.party.add(&party, w);
     }
 
     fn add_tally(&mut self, other: &Self) {

@@ -23,7 +23,7 @@ use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
-use crate::systems::party::PartyTally;
+use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
 
@@ -317,7 +317,9 @@ impl<W: Weight> SeaTally<W> {
     pub fn add(&mut self, o: &BattleOutcome, w: W) {
         self.winner[o.winner as usize] += w;
         self.rounds[o.rounds as usize] += w;
-        for (h, ho) in self.heroes.iter_mut().zip(&o.heroes) {
+        let mut party = PartyBattle::default();
+        for (i, (h, ho)) in self.heroes.iter_mut().zip(&o.heroes).enumerate() {
+            party.pc(&self.party, i, ho.state == HeroState::KnockedOut, false);
             // The tables' ranges keep every round within the bounds above.
             h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
             h.wounds[ho.dramatic_wounds as usize] += w;
@@ -325,13 +327,7 @@ impl<W: Weight> SeaTally<W> {
             h.taken[ho.opportunities_taken as usize] += w;
             h.spoils[ho.spoils as usize] += w;
         }
-        let n = self.heroes.len();
-        self.party.add(
-            o.heroes[..n]
-                .iter()
-                .map(|h| (h.state == HeroState::KnockedOut, false)),
-            w,
-        );
+        self.party.add(&party, w);
     }
 
     fn add_tally(&mut self, other: &Self) {
