@@ -179,15 +179,9 @@ mod tests {
     #[test]
     fn a_party_counts_battles_not_pcs() {
         let mut t = PartyTally::<u64>::new(&[0, 0, 0], ["A", "B"], true);
-        t.add(
-            [(false, false), (false, false), (false, false)].into_iter(),
-            1,
-        );
-        t.add([(true, false), (true, true), (false, false)].into_iter(), 1);
-        t.add(
-            [(false, false), (true, false), (false, false)].into_iter(),
-            1,
-        );
+        record(&mut t, &[(false, false), (false, false), (false, false)]);
+        record(&mut t, &[(true, false), (true, true), (false, false)]);
+        record(&mut t, &[(false, false), (true, false), (false, false)]);
         let m = t.metrics("down_or_dead", "down or dead");
         assert_eq!(m[0].subject, "party");
         assert_eq!(
@@ -208,10 +202,7 @@ mod tests {
     #[test]
     fn pcs_on_both_sides_make_two_parties() {
         let mut t = PartyTally::<u64>::new(&[1, 0, 1], ["A", "B"], false);
-        t.add(
-            [(true, false), (true, false), (false, false)].into_iter(),
-            1,
-        );
+        record(&mut t, &[(true, false), (true, false), (false, false)]);
         let m = t.metrics("knocked_out", "knocked out");
         let subjects: Vec<&str> = m.iter().map(|m| m.subject.as_str()).collect();
         assert_eq!(subjects, ["party:A", "party:A", "party:B", "party:B"]);
