@@ -138,9 +138,13 @@ pub struct SimulationArgs {
 pub struct SweepArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
-    /// PATH=a..b or PATH=v1,v2,...; e.g. heroes.Titus.risk=-6..6. Repeat for a grid.
+    /// PATH=a..b, PATH=a..b:step or PATH=v1,v2,...; e.g. heroes.Titus.risk=-6..6,
+    /// sides.Raiders.troop_strength=600..1000:50. Repeat for a grid.
     #[arg(long, required = true)]
     pub set: Vec<String>,
+    /// Most variants the sweep may run.
+    #[arg(long, default_value_t = crate::sweep::DEFAULT_MAX_VARIANTS)]
+    pub max_variants: usize,
     /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
     #[arg(long, default_value_t = 0.05)]
     pub max_risk_of_down: f64,

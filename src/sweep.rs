@@ -14,10 +14,14 @@ pub struct Setting {
     pub values: Vec<Value>,
 }
 
-/// Most variants a sweep may hold.
-pub const MAX_VARIANTS: usize = 10_000;
+/// Most variants a sweep runs unless `--max-variants` allows more.
+pub const DEFAULT_MAX_VARIANTS: usize = 200;
 
-/// Parses `path=a..b` (inclusive integers) or `path=v1,v2,...`.
+/// Most values one range may produce, whatever `--max-variants` says.
+const MAX_RANGE_VALUES: usize = 100_000;
+
+/// Parses `path=a..b` (inclusive integers), `path=a..b:step` (integers, or
+/// reals such as `0..1:0.05`) or `path=v1,v2,...`.
 pub fn parse_setting(text: &str) -> Result<Setting> {
     let (path, spec) = text.split_once('=').ok_or_else(|| {
         anyhow!("--set {text}: expected PATH=VALUES, e.g. heroes.Titus.risk=-6..6")
@@ -27,27 +31,53 @@ pub fn parse_setting(text: &str) -> Result<Setting> {
         bail!("--set {text}: the path has an empty part");
     }
     let spec = spec.trim();
-    let values = if let Some((a, b)) = spec.split_once("..") {
-        let parse = |s: &str| {
-            s.trim().parse::<i64>().map_err(|_| {
-                anyhow!("--set {text}: `{s}` is not an integer; ranges are a..b with integers")
-            })
+    let values = if let Some((a, range)) = spec.split_once("..") {
+        let (b, step) = match range.split_once(':') {
+            Some((b, step)) => (b, Some(step)),
+            None => (range, None),
         };
-        let (a, b) = (parse(a)?, parse(b)?);
-        if a > b {
-            bail!("--set {text}: the range {a}..{b} is empty; write the smaller value first");
-        }
-        if (b - a) as usize >= MAX_VARIANTS {
-            bail!(
-                "--set {text}: {} values is too many; at most {MAX_VARIANTS}",
-                b - a + 1
-            );
-        }
-        (a..=b).map(Value::Integer).collect()
+        range_values(text, a.trim(), b.trim(), step.map(str::trim))?
     } else {
         spec.split(',').map(|v| parse_value(v.trim())).collect()
     };
     Ok(Setting { path, values })
+}
+
+/// The values of `a..b` or `a..b:step`: integers when every part is one,
+/// else reals (the last value within a millionth of a step of `b` counts).
+fn range_values(text: &str, a: &str, b: &str, step: Option<&str>) -> Result<Vec<Value>> {
+    let usage = "ranges are a..b or a..b:step, e.g. 600..1000:50 or 0..1:0.05";
+    let ints = [Some(a), Some(b), step]
+        .iter()
+        .flatten()
+        .all(|x| x.parse::<i64>().is_ok());
+    let number = |x: &str| {
+        x.parse::<f64>()
+            .map_err(|_| anyhow!("--set {text}: `{x}` is not a number; {usage}"))
+    };
+    let (lo, hi) = (number(a)?, number(b)?);
+    let step_value = step.map(number).transpose()?.unwrap_or(1.0);
+    if lo > hi {
+        bail!("--set {text}: the range {a}..{b} is empty; write the smaller value first");
+    }
+    if step_value <= 0.0 {
+        bail!("--set {text}: the step must be above 0; {usage}");
+    }
+    let count = ((hi - lo) / step_value + 1e-6).floor() as usize + 1;
+    if count > MAX_RANGE_VALUES {
+        bail!("--set {text}: {count} values is too many; at most {MAX_RANGE_VALUES}");
+    }
+    Ok((0..count)
+        .map(|k| {
+            if ints {
+                Value::Integer(lo as i64 + k as i64 * step_value as i64)
+            } else {
+                // Rounded to the step's decimals, so 0.1 + 0.2 reads 0.3.
+                let x = lo + k as f64 * step_value;
+                Value::Float((x * 1e9).round() / 1e9)
+            }
+        })
+        .collect())
 }
 
 fn parse_value(v: &str) -> Value {
@@ -71,11 +101,14 @@ pub struct Variant {
     pub values: Vec<Value>,
 }
 
-/// Every combination of the settings' values, first setting slowest.
-pub fn grid(settings: &[Setting]) -> Result<Vec<Variant>> {
+/// Every combination of the settings' values, first setting slowest; at
+/// most `max` of them.
+pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
     let total: usize = settings.iter().map(|s| s.values.len()).product();
-    if total > MAX_VARIANTS {
-        bail!("the --set options make {total} variants; at most {MAX_VARIANTS}");
+    if total > max {
+        bail!(
+            "the --set options make {total} variants; at most {max} run unless --max-variants allows more (e.g. --max-variants {total})"
+        );
     }
     // Name each setting by its last path part, or the full path if that clashes.
     let labels: Vec<String> = settings
@@ -197,12 +230,34 @@ mod tests {
             draw.values,
             [Value::String("die".into()), Value::String("deck".into())]
         );
-        let g = grid(&[risk, draw]).unwrap();
+        let g = grid(&[risk, draw], DEFAULT_MAX_VARIANTS).unwrap();
         assert_eq!(g.len(), 8);
         assert_eq!(g[0].name, "risk=-2,draw=die");
         assert_eq!(g[7].name, "risk=1,draw=deck");
         assert!(parse_setting("risk").is_err());
         assert!(parse_setting("x=3..1").is_err());
+        assert!(parse_setting("x=1..2:0").is_err());
+    }
+
+    #[test]
+    fn ranges_take_a_step_and_a_grid_is_capped() {
+        let troops = parse_setting("sides.X.troop_strength=600..1000:50").unwrap();
+        assert_eq!(troops.values.len(), 9);
+        assert_eq!(troops.values[1], Value::Integer(650));
+        assert_eq!(troops.values[8], Value::Integer(1000));
+        let rally = parse_setting("engagement.rally_chance=0..1:0.05").unwrap();
+        assert_eq!(rally.values.len(), 21);
+        assert_eq!(rally.values[6], Value::Float(0.3));
+        assert_eq!(rally.values[20], Value::Float(1.0));
+        let wide = parse_setting("x=0..400").unwrap();
+        let err = grid(std::slice::from_ref(&wide), DEFAULT_MAX_VARIANTS)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("401 variants") && err.contains("--max-variants"),
+            "{err}"
+        );
+        assert_eq!(grid(&[wide], 401).unwrap().len(), 401);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .iter()
         .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>>>()?;
-    let variants = grid(&settings)?;
+    let variants = grid(&settings, args.max_variants)?;
     let sim = &args.sim;
     let formats = crate::report::Formats::of(&sim.format);
     let overrides = crate::runner::table_overrides(&sim.tables)?;
