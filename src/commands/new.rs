@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
 
 use crate::cli::{NewArgs, SystemName};
 use crate::report::console::say;
@@ -18,11 +19,11 @@ pub fn starter(system: SystemName) -> &'static str {
 
 /// Writes the starter where asked, never over a file unless `--force`.
 pub fn run(args: &NewArgs) -> Result<()> {
-    let name = match args.system {
-        SystemName::WarCards => "war_cards",
-        SystemName::Gurps => "gurps",
-        SystemName::SeventhSea => "seventh_sea",
-    };
+    let system = args
+        .system
+        .to_possible_value()
+        .expect("every system is listed");
+    let name = system.get_name();
     let path = args
         .out
         .clone()

@@ -110,7 +110,7 @@ pub fn exact_distribution(rules: &EngagementRules, rally_chance: f64) -> Result<
 }
 
 /// Probability of each result when a card is picked uniformly.
-fn result_probabilities(results: &[CardResult]) -> [f64; 5] {
+pub fn result_probabilities(results: &[CardResult]) -> [f64; 5] {
     let mut p = [0.0; 5];
     for r in results {
         p[r.index()] += 1.0;

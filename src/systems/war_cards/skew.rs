@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::deck::{COLUMNS, CardResult, Deck, ROWS, row_key};
+use super::exact::result_probabilities;
 use super::rules::{ATTACKER, Combatant, DEFENDER, Winner, resolve_exchange, settle};
 use crate::stats::chi_square_sf;
 
@@ -260,8 +261,8 @@ pub fn card_impacts(deck: &Deck) -> Vec<f64> {
         let defence_row = deck.row_for(defender_sign, attacker_sign);
         for column in 0..COLUMNS.len() {
             let attacks = deck.results_at(attack_row, column);
-            let ripostes = result_shares(&deck.results_at(defence_row, column));
-            let later = win_chances(units, &result_shares(&attacks), &ripostes);
+            let ripostes = result_probabilities(&deck.results_at(defence_row, column));
+            let later = win_chances(units, &result_probabilities(&attacks), &ripostes);
             let with_card: Vec<f64> = attacks
                 .iter()
                 .map(|&first| {
@@ -277,15 +278,6 @@ pub fn card_impacts(deck: &Deck) -> Vec<f64> {
         }
     }
     impacts
-}
-
-/// Share of each result among the cards.
-fn result_shares(results: &[CardResult]) -> [f64; 5] {
-    let mut shares = [0.0; 5];
-    for r in results {
-        shares[r.index()] += 1.0 / results.len() as f64;
-    }
-    shares
 }
 
 /// The attacker's chance to win from every damage state (indexed
@@ -494,12 +486,16 @@ mod tests {
             let (a, d) = ROWS[row];
             let attacks = deck.results_at(deck.row_for(a, d), column);
             let ripostes = deck.results_at(deck.row_for(d, a), column);
-            let later = win_chances(units, &result_shares(&attacks), &result_shares(&ripostes));
+            let later = win_chances(
+                units,
+                &result_probabilities(&attacks),
+                &result_probabilities(&ripostes),
+            );
             let backward = exchange_win_chance(
                 units,
                 [0, 0],
-                &result_shares(&attacks),
-                &result_shares(&ripostes),
+                &result_probabilities(&attacks),
+                &result_probabilities(&ripostes),
                 &later,
             );
             let rules = EngagementRules {
