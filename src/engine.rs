@@ -86,6 +86,11 @@ pub trait System: Sync {
 pub trait Tally<O>: Send {
     /// Counts one outcome.
     fn record(&mut self, outcome: &O);
+    /// Adds `weight` to every bin the outcome falls in, where [`record`]
+    /// adds 1 (paired runs give battle *j* of a block the weight `1 << j`).
+    ///
+    /// [`record`]: Tally::record
+    fn record_weighted(&mut self, outcome: &O, weight: u64);
     /// Adds another tally's counts into this one.
     fn merge(&mut self, other: Self);
 }
@@ -354,8 +359,11 @@ mod tests {
     struct Heads(u64, u64);
     impl Tally<bool> for Heads {
         fn record(&mut self, heads: &bool) {
-            self.0 += u64::from(*heads);
-            self.1 += 1;
+            self.record_weighted(heads, 1);
+        }
+        fn record_weighted(&mut self, heads: &bool, weight: u64) {
+            self.0 += u64::from(*heads) * weight;
+            self.1 += weight;
         }
         fn merge(&mut self, other: Self) {
             self.0 += other.0;
@@ -474,6 +482,9 @@ mod tests {
     impl Tally<bool> for Counted {
         fn record(&mut self, heads: &bool) {
             self.0.record(heads);
+        }
+        fn record_weighted(&mut self, heads: &bool, weight: u64) {
+            self.0.record_weighted(heads, weight);
         }
         fn merge(&mut self, mut other: Self) {
             self.0.merge(std::mem::take(&mut other.0));

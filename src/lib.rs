@@ -10,6 +10,7 @@ pub mod compare;
 pub mod dice;
 pub mod engine;
 pub mod format;
+pub mod paired;
 pub mod recommend;
 pub mod report;
 pub mod runner;

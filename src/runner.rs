@@ -11,12 +11,16 @@ use anyhow::Result;
 use crate::cli::SimulationArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::format::thousands;
+use crate::paired::{Event, Lockstep, MetricsOf};
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
 use crate::report::{ReportKind, RunInfo, RunReport, run_exporters};
 use crate::scenario::{self, Battle, Scenario};
 use crate::stats::{Metric, widest_half_width};
+use crate::systems::gurps::Gurps;
+use crate::systems::seventh_sea::SeventhSea;
+use crate::systems::war_cards::WarCards;
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -129,6 +133,103 @@ fn simulate_system<S: System>(
         threads: output.threads,
         elapsed: output.elapsed,
         stop_reason,
+    })
+}
+
+/// Variants simulated on common random numbers ([`crate::paired`]).
+#[derive(Debug)]
+pub struct SimulatedPairs {
+    /// Per variant, counts of every metric.
+    pub metrics: Vec<Vec<Metric<u64>>>,
+    /// Per variant and event: battles in which the base variant had it too.
+    pub both: Vec<Vec<u64>>,
+    /// Battles simulated per variant.
+    pub trials: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+/// The metrics a scenario reports, with every count zero: where events
+/// find their metric and bins.
+pub fn metric_layout(s: &Scenario) -> Vec<Metric<u64>> {
+    match &s.battle {
+        Battle::WarCards(w) => w.metrics(&w.new_tally()),
+        Battle::Gurps(g) => g.metrics(&g.new_tally()),
+        Battle::SeventhSea(g) => g.metrics(&g.new_tally()),
+    }
+}
+
+/// Simulates variants of one system battle by battle on the same streams
+/// (the first is the base every other one is paired with), counting each
+/// variant's metrics and, for `events[v]`, the battles shared with the
+/// base. With `stop`, the run ends at the first checkpoint where
+/// `stop(count of each variant's events, battles)` says so.
+pub fn simulate_paired(
+    scenarios: &[&Scenario],
+    events: Vec<Vec<Event>>,
+    plan: &Plan,
+    stop: Option<&dyn Fn(&[Vec<u64>], u64) -> bool>,
+) -> Result<SimulatedPairs> {
+    let base = scenarios.first().expect("at least one variant");
+    let settings = RunSettings {
+        seed: base.seed,
+        trials: base.trials,
+        threads: plan.threads,
+        progress: plan.progress,
+        shard: plan.shard,
+    };
+    macro_rules! lockstep {
+        ($variant:ident) => {{
+            let systems = scenarios
+                .iter()
+                .map(|s| match &s.battle {
+                    Battle::$variant(b) => Ok(b.as_ref()),
+                    other => anyhow::bail!(
+                        "variants compared battle by battle must be of one system; got {} and {}",
+                        base.battle.system(),
+                        other.system()
+                    ),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let metrics =
+                |system: &$variant, tally: &<$variant as System>::Tally| system.metrics(tally);
+            run_lockstep(systems, &metrics, events, settings, stop)
+        }};
+    }
+    match &base.battle {
+        Battle::WarCards(_) => lockstep!(WarCards),
+        Battle::Gurps(_) => lockstep!(Gurps),
+        Battle::SeventhSea(_) => lockstep!(SeventhSea),
+    }
+}
+
+fn run_lockstep<S: System>(
+    systems: Vec<&S>,
+    metrics: &MetricsOf<'_, S>,
+    events: Vec<Vec<Event>>,
+    settings: RunSettings,
+    stop: Option<&dyn Fn(&[Vec<u64>], u64) -> bool>,
+) -> Result<SimulatedPairs> {
+    let variants = systems.len();
+    let lockstep = Lockstep::new(systems, metrics, events.clone());
+    let output = match stop {
+        Some(stop) => engine::run_until(&lockstep, settings, |tally, trials| {
+            let counts: Vec<Vec<u64>> = (0..variants)
+                .map(|v| events[v].iter().map(|e| tally.count(v, e)).collect())
+                .collect();
+            stop(&counts, trials)
+        })?,
+        None => engine::run(&lockstep, settings)?,
+    };
+    let (metrics, both) = output.tally.finish();
+    Ok(SimulatedPairs {
+        metrics,
+        both,
+        trials: output.trials,
+        threads: output.threads,
+        elapsed: output.elapsed,
     })
 }
 

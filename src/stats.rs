@@ -342,6 +342,80 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// A difference of two probabilities with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DifferenceInterval {
+    /// The second probability minus the first.
+    pub difference: f64,
+    /// Lower end of the interval.
+    pub low: f64,
+    /// Upper end of the interval.
+    pub high: f64,
+}
+
+impl DifferenceInterval {
+    /// Whether the interval leaves out 0: the two differ beyond noise.
+    pub fn excludes_zero(&self) -> bool {
+        self.low > 0.0 || self.high < 0.0
+    }
+}
+
+/// Newcombe's hybrid score interval (his method 10) for `p2 - p1`, from
+/// each probability's Wilson interval and the correlation `phi` of the two
+/// samples (0 for independent samples).
+fn newcombe(p1: (f64, f64, f64), p2: (f64, f64, f64), phi: f64) -> DifferenceInterval {
+    let ((x1, l1, u1), (x2, l2, u2)) = (p1, p2);
+    let spread = |a: f64, b: f64| (a * a - 2.0 * phi * a * b + b * b).max(0.0).sqrt();
+    let difference = x2 - x1;
+    DifferenceInterval {
+        difference,
+        low: difference - spread(x2 - l2, u1 - x1),
+        high: difference + spread(u2 - x2, x1 - l1),
+    }
+}
+
+/// The interval of `x2/n2 - x1/n1` for two independent samples (Newcombe's
+/// method 10).
+pub fn unpaired_difference(x1: u64, n1: u64, x2: u64, n2: u64) -> DifferenceInterval {
+    let point = |x: u64, n: u64| {
+        let (lo, hi) = wilson(x, n, z95());
+        (x as f64 / n.max(1) as f64, lo, hi)
+    };
+    newcombe(point(x1, n1), point(x2, n2), 0.0)
+}
+
+/// The interval of `p2 - p1` measured on the same `n` battles: the first
+/// event happened in `x1` of them, the second in `x2`, both in `both`
+/// (Newcombe's method 10 for paired proportions, with the samples'
+/// correlation corrected for continuity). With positively correlated pairs, as common random
+/// numbers give, it is narrower than [`unpaired_difference`].
+pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInterval {
+    assert!(
+        both <= x1.min(x2) && x1.max(x2) <= n,
+        "counts of one sample"
+    );
+    let (a, b, c) = (both as f64, (x1 - both) as f64, (x2 - both) as f64);
+    let d = n as f64 - a - b - c;
+    let denominator = ((a + b) * (c + d) * (a + c) * (b + d)).sqrt();
+    // Newcombe's correlation, corrected for continuity as in his paper.
+    let cross = a * d - b * c;
+    let corrected = if cross > n as f64 / 2.0 {
+        cross - n as f64 / 2.0
+    } else {
+        cross.min(0.0)
+    };
+    let phi = if denominator > 0.0 {
+        corrected / denominator
+    } else {
+        0.0
+    };
+    let point = |x: u64| {
+        let (lo, hi) = wilson(x, n, z95());
+        (x as f64 / n.max(1) as f64, lo, hi)
+    };
+    newcombe(point(x1), point(x2), phi)
+}
+
 /// Asserts that `seen` counts of `trials` draws follow the `exact` law:
 /// each outcome expected at least 10 times must have its probability inside
 /// its Wilson interval, the rarer ones pooled into one bin (Wilson's
@@ -397,6 +471,25 @@ pub fn chi_square_sf(statistic: f64, df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paired_intervals_match_newcombes_method_10() {
+        // Hand-computed from Newcombe (1998) with the corrected phi:
+        // 40 pairs, 8 in both, 2 only in the second, 8 only in the first.
+        let d = paired_difference(40, 16, 10, 8);
+        assert!((d.difference + 0.15).abs() < 1e-12);
+        assert!((d.low + 0.297_240_489_346).abs() < 1e-9, "{d:?}");
+        assert!((d.high - 0.006_878_749_293).abs() < 1e-9, "{d:?}");
+        assert!(!d.excludes_zero());
+        let d = paired_difference(1000, 510, 530, 500);
+        assert!((d.low - 0.007_519_590_721).abs() < 1e-9, "{d:?}");
+        assert!((d.high - 0.032_450_700_904).abs() < 1e-9, "{d:?}");
+        assert!(d.excludes_zero());
+        // The same counts from independent samples: a wider interval.
+        let u = unpaired_difference(510, 1000, 530, 1000);
+        assert!(u.high - u.low > 3.0 * (d.high - d.low), "{u:?} {d:?}");
+        assert!(!u.excludes_zero());
+    }
 
     #[test]
     fn z95_is_the_textbook_value() {

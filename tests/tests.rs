@@ -5,6 +5,7 @@ mod cli;
 mod deck_seed;
 mod exact;
 mod gurps;
+mod paired;
 mod properties;
 mod report;
 mod reproducibility;

@@ -473,6 +473,10 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
         self.add(outcome, 1);
     }
 
+    fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
+        self.add(outcome, weight);
+    }
+
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }

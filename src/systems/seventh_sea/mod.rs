@@ -350,6 +350,10 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
         self.add(outcome, 1);
     }
 
+    fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
+        self.add(outcome, weight);
+    }
+
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }

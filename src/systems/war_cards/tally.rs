@@ -92,6 +92,10 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
         self.add(outcome, 1);
     }
 
+    fn record_weighted(&mut self, outcome: &EngagementOutcome, weight: u64) {
+        self.add(outcome, weight);
+    }
+
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }
