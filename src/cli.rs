@@ -30,6 +30,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run scenarios with the same seed and trials and test every difference.
     Compare(CompareArgs),
+    /// Move every knob of a scenario one step each way and rank what moves a target's probability most.
+    Sensitivity(SensitivityArgs),
     /// Combine the partial results of `--shard` runs into the files one run writes.
     Merge(MergeArgs),
     /// Exact skew analysis of the Combat Card deck.
@@ -169,6 +171,32 @@ pub struct CompareArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run and sweep.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
+}
+
+/// Arguments of `sensitivity`.
+#[derive(Debug, Args)]
+pub struct SensitivityArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won"
+    /// or "party/any_down_or_dead=yes".
+    #[arg(long)]
+    pub target: String,
+    /// Only these knobs (sweep paths, comma-separated), e.g. heroes.Titus.risk,sides.Raiders.troop_strength.
+    #[arg(long, value_delimiter = ',')]
+    pub knobs: Vec<String>,
+    /// War cards: move every cell of the Combat Card table one result toward harm and one away.
+    #[arg(long)]
+    pub cells: bool,
+    /// Exact differences (war cards with die draw, one-day GURPS): no sampling.
+    #[arg(long)]
+    pub exact: bool,
+    /// Output folder [default: reports/<scenario file stem>.sensitivity].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Options shared with run, sweep and compare.
     #[command(flatten)]
     pub sim: SimulationArgs,
 }

@@ -233,6 +233,17 @@ fn run_lockstep<S: System>(
     })
 }
 
+/// The exact distribution of every metric, where the system's exact method
+/// applies to the scenario.
+pub fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
+    match &s.battle {
+        Battle::WarCards(w) => w.exact(),
+        Battle::Gurps(g) => crate::systems::gurps::exact::exact_metrics(g),
+        Battle::SeventhSea(g) => crate::systems::seventh_sea::exact::exact_metrics(g),
+    }
+    .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
+}
+
 /// The provenance record of a run of `s`.
 pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration) -> RunInfo {
     RunInfo {

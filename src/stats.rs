@@ -343,7 +343,7 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
 }
 
 /// A difference of two probabilities with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DifferenceInterval {
     /// The second probability minus the first.
     pub difference: f64,

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod merge;
 pub mod new;
 pub mod run;
+pub mod sensitivity;
 pub mod shell;
 pub mod sweep;
 pub mod tables;
@@ -20,6 +21,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Run(a) => a.sim.quiet,
         Command::Sweep(a) => a.sim.quiet,
         Command::Compare(a) => a.sim.quiet,
+        Command::Sensitivity(a) => a.sim.quiet,
         Command::Merge(a) => a.quiet,
         Command::Cards(a) => a.quiet,
         Command::Check(_)
@@ -32,6 +34,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Run(args) => run::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Sensitivity(args) => sensitivity::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Cards(args) => cards::run(&args),
         Command::Check(args) => check::run(&args),

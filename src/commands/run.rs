@@ -7,11 +7,10 @@ use crate::engine::Shard;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, default_out_dir, finish, nothing_written, output_dir, override_settings, run_info,
-    simulate, table_overrides,
+    Plan, default_out_dir, exact_metrics, finish, nothing_written, output_dir, override_settings,
+    run_info, simulate, table_overrides,
 };
-use crate::scenario::{self, Battle, Scenario};
-use crate::stats::Metric;
+use crate::scenario::{self, Scenario};
 
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -67,15 +66,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
         formats,
     };
     finish(ReportKind::Run, &report, staging, plan.shard)
-}
-
-fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
-    match &s.battle {
-        Battle::WarCards(w) => w.exact(),
-        Battle::Gurps(g) => crate::systems::gurps::exact::exact_metrics(g),
-        Battle::SeventhSea(g) => crate::systems::seventh_sea::exact::exact_metrics(g),
-    }
-    .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
 }
 
 fn reproduce_command(s: &Scenario, args: &RunArgs) -> String {

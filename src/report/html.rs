@@ -37,12 +37,12 @@ pub fn esc(text: &str) -> String {
 }
 
 /// An inline SVG without the namespace URL (HTML5 needs none).
-fn inline(svg: &str) -> String {
+pub(crate) fn inline(svg: &str) -> String {
     svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
         .replace("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "")
 }
 
-fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         esc(title)
@@ -337,7 +337,7 @@ fn metric_table(m: &Metric<u64>) -> String {
     t
 }
 
-fn provenance(info: &RunInfo) -> String {
+pub(crate) fn provenance(info: &RunInfo) -> String {
     let mut t = String::from("<h2>Provenance</h2>\n<table>\n");
     let mut row = |k: &str, v: String| {
         let _ = writeln!(
@@ -405,7 +405,7 @@ fn provenance(info: &RunInfo) -> String {
     t
 }
 
-fn svg_string(
+pub(crate) fn svg_string(
     size: (u32, u32),
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<String> {

@@ -9,6 +9,7 @@ pub mod html;
 pub mod json;
 pub mod output_dir;
 pub mod partial;
+pub mod sensitivity;
 pub mod skew;
 pub mod sweep;
 

@@ -1,0 +1,265 @@
+//! `warcrunch sensitivity`: every knob of a scenario moved one step down
+//! and one step up, all fought battle by battle on the same streams, and
+//! ranked by how far each move shifts the target's probability.
+
+use anyhow::{Context, Result, bail};
+use toml::Value;
+
+use crate::cli::SensitivityArgs;
+use crate::paired::Event;
+use crate::report::console::say;
+use crate::report::output_dir::Staging;
+use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters, top_lines};
+use crate::runner::{
+    Plan, default_out_dir, exact_metrics, metric_layout, nothing_written, override_settings,
+    run_info, simulate_paired, table_overrides,
+};
+use crate::scenario::{self, Edit, Scenario};
+use crate::sensitivity::{Knob, Method, Move, Refused, knobs, rank};
+use crate::stats::{paired_difference, unpaired_difference};
+use crate::sweep::apply;
+use crate::target::Target;
+
+/// One move of one knob, loaded and validated.
+struct Variant {
+    knob: String,
+    from: String,
+    to: String,
+    scenario: Scenario,
+}
+
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Loads the base scenario and every move, runs them and writes the report.
+pub fn run(args: &SensitivityArgs) -> Result<()> {
+    let sim = &args.sim;
+    if sim.shard.is_some() {
+        bail!(
+            "--shard: sensitivity runs in one process (its moves are paired battle by battle); run it without --shard"
+        );
+    }
+    let target = Target::parse(&args.target)?;
+    let overrides = table_overrides(&sim.tables)?;
+    let tables: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+    let text = scenario::read_text(&args.scenario)?;
+    let mut base = scenario::load_edited(&args.scenario, &text, &tables)?;
+    override_settings(&mut base, sim.trials, sim.seed)?;
+    target.event(&metric_layout(&base))?;
+    if args.exact {
+        exact_metrics(&base)?;
+    }
+    let doc: toml::Table = toml::from_str(&text)
+        .with_context(|| format!("{}: not a TOML document", args.scenario.display()))?;
+    let chosen = chosen_knobs(knobs(&doc), &args.knobs, args.cells)?;
+    let (variants, refused) = moves(args, &text, &chosen, &overrides, sim)?;
+    if variants.is_empty() {
+        bail!(
+            "no knob could be moved: {}",
+            refused
+                .iter()
+                .map(|r| format!("{} -> {}: {}", r.knob, r.to, r.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let plan = Plan::from_args(sim);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out_dir(&args.scenario).with_extension("sensitivity"));
+    let staging = Staging::new(&out, sim.force)?;
+    let (mut found, info_threads, elapsed, trials) = if args.exact {
+        (exact_moves(&target, &base, &variants)?, 1, 0.0, None)
+    } else {
+        let all: Vec<&Scenario> = std::iter::once(&base)
+            .chain(variants.iter().map(|v| &v.scenario))
+            .collect();
+        let events = all
+            .iter()
+            .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
+            .collect::<Result<Vec<Vec<Event>>>>()?;
+        let done = simulate_paired(&all, events.clone(), &plan, None).map_err(nothing_written)?;
+        let count = |v: usize| -> u64 {
+            let e = &events[v][0];
+            e.bins.iter().map(|&b| done.metrics[v][e.metric].weights[b]).sum()
+        };
+        let n = done.trials;
+        let base_count = count(0);
+        let found = variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let x = count(i + 1);
+                Move {
+                    knob: v.knob.clone(),
+                    from: v.from.clone(),
+                    to: v.to.clone(),
+                    base_probability: base_count as f64 / n as f64,
+                    probability: x as f64 / n as f64,
+                    difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
+                    unpaired: Some(unpaired_difference(base_count, n, x, n)),
+                    method: Method::PairedNewcombe,
+                }
+            })
+            .collect();
+        (found, done.threads, done.elapsed.as_secs_f64(), Some(n))
+    };
+    rank(&mut found);
+    let mut info = run_info(
+        &base,
+        reproduce_command(args, &base),
+        info_threads,
+        std::time::Duration::from_secs_f64(elapsed),
+    );
+    info.trials = trials;
+    if args.exact {
+        info.seed = None;
+        info.chunk_size = None;
+    }
+    let report = SensitivityReport {
+        info,
+        target: target.text(),
+        moves: found,
+        refused,
+        formats: crate::report::Formats::of(&sim.format),
+    };
+    let mut written = Vec::new();
+    for exporter in sensitivity_exporters() {
+        written.extend(exporter.write(&report, staging.path())?);
+    }
+    let dest = staging.commit()?;
+    say(&top_lines(&report, 10))?;
+    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
+}
+
+/// The knobs to move: those named with `--knobs`, else every one.
+fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
+    if cells {
+        bail!(
+            "--cells: moving the Combat Card table cell by cell is not available yet; name knobs with --knobs or leave it out"
+        );
+    }
+    if named.is_empty() {
+        return Ok(all);
+    }
+    named
+        .iter()
+        .map(|n| {
+            all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--knobs {n}: the scenario sets no number at `{n}`; allowed: {}",
+                    all.iter().map(Knob::name).collect::<Vec<_>>().join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every move that validates, and those refused with the reason.
+fn moves(
+    args: &SensitivityArgs,
+    text: &str,
+    chosen: &[Knob],
+    overrides: &[(String, String)],
+    sim: &crate::cli::SimulationArgs,
+) -> Result<(Vec<Variant>, Vec<Refused>)> {
+    let mut variants = Vec::new();
+    let mut refused = Vec::new();
+    for knob in chosen {
+        for to in knob.moves() {
+            let path = knob.path.clone();
+            let value = to.clone();
+            let mut edits = vec![Edit {
+                option: format!("{} = {}", knob.name(), shown(&to)),
+                apply: Box::new(move |doc| apply(doc, &path, value.clone())),
+            }];
+            edits.extend(overrides.iter().map(Edit::table));
+            match scenario::load_edited(&args.scenario, text, &edits) {
+                Ok(mut s) => {
+                    override_settings(&mut s, sim.trials, sim.seed)?;
+                    variants.push(Variant {
+                        knob: knob.name(),
+                        from: shown(&knob.value),
+                        to: shown(&to),
+                        scenario: s,
+                    });
+                }
+                Err(e) => refused.push(Refused {
+                    knob: knob.name(),
+                    to: shown(&to),
+                    reason: format!("{e:#}"),
+                }),
+            }
+        }
+    }
+    Ok((variants, refused))
+}
+
+/// Exact differences, where the system's exact method applies.
+fn exact_moves(target: &Target, base: &Scenario, variants: &[Variant]) -> Result<Vec<Move>> {
+    let base_p = target.exact_probability(&exact_metrics(base)?)?;
+    variants
+        .iter()
+        .map(|v| {
+            let p = target.exact_probability(&exact_metrics(&v.scenario)?)?;
+            let d = p - base_p;
+            Ok(Move {
+                knob: v.knob.clone(),
+                from: v.from.clone(),
+                to: v.to.clone(),
+                base_probability: base_p,
+                probability: p,
+                difference: crate::stats::DifferenceInterval {
+                    difference: d,
+                    low: d,
+                    high: d,
+                },
+                unpaired: None,
+                method: Method::Exact,
+            })
+        })
+        .collect()
+}
+
+fn reproduce_command(args: &SensitivityArgs, base: &Scenario) -> String {
+    let mut command = format!(
+        "warcrunch sensitivity {} --target \"{}\"",
+        args.scenario.display(),
+        args.target
+    );
+    if !args.knobs.is_empty() {
+        command.push_str(&format!(" --knobs {}", args.knobs.join(",")));
+    }
+    if args.exact {
+        command.push_str(" --exact");
+    } else {
+        command.push_str(&format!(" --trials {} --seed {}", base.trials, base.seed));
+    }
+    for t in &args.sim.tables {
+        command.push_str(&format!(" --table {t}"));
+    }
+    command
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_knobs_list_the_known_ones() {
+        let all = vec![Knob {
+            path: vec!["days".into()],
+            value: Value::Integer(1),
+        }];
+        let err = chosen_knobs(all.clone(), &["dayz".into()], false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--knobs dayz") && err.contains("allowed: days"), "{err}");
+        assert_eq!(chosen_knobs(all, &[], false).unwrap().len(), 1);
+    }
+}

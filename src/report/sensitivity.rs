@@ -1,0 +1,307 @@
+//! Outputs of `warcrunch sensitivity`: `sensitivity.csv`, `run.json`, the
+//! tornado chart and `report.html`, and the console's top ten.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use polars::prelude::Column;
+
+use super::charts::{FONT, PALETTE, draw_both, plot_err};
+use super::csv::{text, write_table};
+use super::html::{esc, inline, page, provenance, svg_string};
+use super::{Export, Formats, RunInfo};
+use crate::format::{percent, thousands};
+use crate::sensitivity::{Move, Refused};
+
+/// A finished sensitivity analysis.
+#[derive(Debug, Clone)]
+pub struct SensitivityReport {
+    /// Provenance.
+    pub info: RunInfo,
+    /// The event, as `--target` wrote it.
+    pub target: String,
+    /// Every move made, largest shift first.
+    pub moves: Vec<Move>,
+    /// Moves the settings' allowed values ruled out.
+    pub refused: Vec<Refused>,
+    /// Tabular output formats.
+    pub formats: Formats,
+}
+
+/// Knobs the tornado chart shows.
+const CHART_KNOBS: usize = 15;
+
+/// Every exporter of a sensitivity analysis.
+pub fn sensitivity_exporters() -> Vec<Box<dyn Export<SensitivityReport>>> {
+    vec![
+        Box::new(SensitivityCsv),
+        Box::new(SensitivityJson),
+        Box::new(Tornado),
+        Box::new(SensitivityHtml),
+    ]
+}
+
+/// `sensitivity.csv`: one row per move, largest shift first.
+pub struct SensitivityCsv;
+/// `run.json`: provenance, the target and the refused moves.
+pub struct SensitivityJson;
+/// `tornado.{svg,png}`.
+pub struct Tornado;
+/// `report.html`.
+pub struct SensitivityHtml;
+
+impl Export<SensitivityReport> for SensitivityCsv {
+    fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
+        let m = &report.moves;
+        let column = |name: &str, f: &dyn Fn(&Move) -> f64| {
+            Column::new(name.into(), m.iter().map(f).collect::<Vec<f64>>())
+        };
+        let (subject_metric, value) = report
+            .target
+            .split_once('=')
+            .expect("a parsed target has `=`");
+        write_table(
+            dir,
+            "sensitivity",
+            &report.formats,
+            vec![
+                text("knob", m.iter().map(|x| x.knob.clone()).collect()),
+                text("from", m.iter().map(|x| x.from.clone()).collect()),
+                text("to", m.iter().map(|x| x.to.clone()).collect()),
+                text("metric", vec![subject_metric.to_owned(); m.len()]),
+                text("value", vec![value.to_owned(); m.len()]),
+                column("base_probability", &|x| x.base_probability),
+                column("probability", &|x| x.probability),
+                column("difference", &|x| x.difference.difference),
+                column("ci_low", &|x| x.difference.low),
+                column("ci_high", &|x| x.difference.high),
+                text("method", m.iter().map(|x| x.method.name().to_owned()).collect()),
+            ],
+        )
+    }
+}
+
+impl Export<SensitivityReport> for SensitivityJson {
+    fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
+        let mut document = serde_json::to_value(&report.info).context("cannot encode run.json")?;
+        document["target"] = report.target.clone().into();
+        document["refused_moves"] = serde_json::to_value(&report.refused)?;
+        let text = serde_json::to_string_pretty(&document).context("cannot encode run.json")?;
+        std::fs::write(dir.join("run.json"), text + "\n").context("cannot write run.json")?;
+        Ok(vec!["run.json".into()])
+    }
+}
+
+/// Whether a move lowers its knob.
+fn is_down(m: &Move) -> bool {
+    match (m.from.parse::<f64>(), m.to.parse::<f64>()) {
+        (Ok(from), Ok(to)) => to < from,
+        _ => false,
+    }
+}
+
+/// The knobs in ranking order (by their largest shift), each once.
+fn ranked_knobs(moves: &[Move]) -> Vec<&str> {
+    let mut knobs: Vec<&str> = Vec::new();
+    for m in moves {
+        if !knobs.contains(&m.knob.as_str()) {
+            knobs.push(&m.knob);
+        }
+    }
+    knobs
+}
+
+fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SensitivityReport) -> Result<()> {
+    area.fill(&WHITE).map_err(plot_err)?;
+    let knobs: Vec<&str> = ranked_knobs(&report.moves).into_iter().take(CHART_KNOBS).collect();
+    let shown: Vec<&Move> = report
+        .moves
+        .iter()
+        .filter(|m| knobs.contains(&m.knob.as_str()))
+        .collect();
+    let reach = shown
+        .iter()
+        .flat_map(|m| [m.difference.low.abs(), m.difference.high.abs()])
+        .fold(0.0_f64, f64::max)
+        .max(1e-4)
+        * 100.0
+        * 1.1;
+    let rows = knobs.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("What moves P({}) most: one step of each knob", report.target),
+            (FONT, 18),
+        )
+        .margin(12)
+        .margin_left(290)
+        .x_label_area_size(44)
+        .build_cartesian_2d(-reach..reach, 0.0..rows)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc("change in probability (percentage points), bars with 95% interval")
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    // Row r (0 = the largest) spans rows-1-r .. rows-r; down bars in its
+    // upper half, up bars in its lower half.
+    let top = |m: &Move| {
+        let r = knobs.iter().position(|k| *k == m.knob).expect("a shown knob") as f64;
+        rows - r - if is_down(m) { 0.1 } else { 0.5 }
+    };
+    for (down, colour, name) in [(true, PALETTE[0], "one step down"), (false, PALETTE[1], "one step up")] {
+        let bars: Vec<&Move> = shown.iter().copied().filter(|m| is_down(m) == down).collect();
+        chart
+            .draw_series(bars.iter().map(|m| {
+                let y = top(m);
+                Rectangle::new(
+                    [(0.0, y), (100.0 * m.difference.difference, y - 0.38)],
+                    colour.filled(),
+                )
+            }))
+            .map_err(plot_err)?
+            .label(name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+        chart
+            .draw_series(bars.iter().map(|m| {
+                let y = top(m) - 0.19;
+                PathElement::new(
+                    vec![(100.0 * m.difference.low, y), (100.0 * m.difference.high, y)],
+                    BLACK.stroke_width(1),
+                )
+            }))
+            .map_err(plot_err)?;
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, 0.0), (0.0, rows)],
+            BLACK.stroke_width(1),
+        )))
+        .map_err(plot_err)?;
+    let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    for (r, knob) in knobs.iter().enumerate() {
+        let from = shown.iter().find(|m| m.knob == *knob).map_or("", |m| m.from.as_str());
+        let (x, y) = chart.backend_coord(&(-reach, rows - r as f64 - 0.5));
+        area.draw(&Text::new(format!("{knob} ({from})"), (x - 8, y), style.clone()))
+            .map_err(plot_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}
+
+impl Export<SensitivityReport> for Tornado {
+    fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
+        let size = (1000, 120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32);
+        draw_both(
+            dir,
+            "tornado",
+            size,
+            |a| tornado(&a, report),
+            |a| tornado(&a, report),
+        )
+    }
+}
+
+/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`.
+fn move_line(m: &Move) -> String {
+    let pt = |x: f64| format!("{:+.2}", 100.0 * x);
+    let interval = if m.difference.low == m.difference.high {
+        "exact".to_owned()
+    } else {
+        format!("{} to {}", pt(m.difference.low), pt(m.difference.high))
+    };
+    let verdict = if m.difference.excludes_zero() || m.difference.low == m.difference.high {
+        ""
+    } else {
+        ", no change beyond noise"
+    };
+    format!(
+        "{} {} -> {}: {} -> {}, {} pt ({interval}){verdict}",
+        m.knob,
+        m.from,
+        m.to,
+        percent(m.base_probability),
+        percent(m.probability),
+        pt(m.difference.difference),
+    )
+}
+
+/// The console summary: the target, the base and the `n` largest moves.
+pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
+    let mut out = String::new();
+    let base = report.moves.first().map_or(0.0, |m| m.base_probability);
+    let _ = writeln!(
+        out,
+        "{}: P({}) = {} as written{}",
+        report.info.name,
+        report.target,
+        percent(base),
+        match report.info.trials {
+            Some(t) => format!(" ({} battles per move, every move on the same battles)", thousands(t)),
+            None => " (exact)".to_owned(),
+        }
+    );
+    let _ = writeln!(out, "The {} largest of {} moves:", n.min(report.moves.len()), report.moves.len());
+    for m in report.moves.iter().take(n) {
+        let _ = writeln!(out, "  {}", move_line(m));
+    }
+    if !report.refused.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} moves are outside their setting's allowed values and were left out (see run.json)",
+            report.refused.len()
+        );
+    }
+    out
+}
+
+impl Export<SensitivityReport> for SensitivityHtml {
+    fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
+        let mut b = format!("<h1>{}</h1>\n<h2>What moves P({}) most</h2>\n<div class=\"verdict\">\n", esc(&report.info.name), esc(&report.target));
+        for line in top_lines(report, 3).lines().skip(2) {
+            let _ = writeln!(b, "<p>{}</p>", esc(line.trim()));
+        }
+        b.push_str("</div>\n");
+        let size = (1000, 120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32);
+        b.push_str(&inline(&svg_string(size, |a| tornado(&a, report))?));
+        b.push_str("\n<h2>Every move</h2>\n<table>\n<tr><th class=\"l\">knob</th><th>from</th><th>to</th><th>probability</th><th>change (pt)</th><th>95% interval (pt)</th><th class=\"l\">method</th></tr>\n");
+        for m in &report.moves {
+            let _ = writeln!(
+                b,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.2}</td><td>{:+.2} to {:+.2}</td><td class=\"l\">{}</td></tr>",
+                esc(&m.knob),
+                esc(&m.from),
+                esc(&m.to),
+                percent(m.probability),
+                100.0 * m.difference.difference,
+                100.0 * m.difference.low,
+                100.0 * m.difference.high,
+                m.method.name()
+            );
+        }
+        b.push_str("</table>\n");
+        if !report.refused.is_empty() {
+            b.push_str("<h3>Moves left out</h3>\n<ul>\n");
+            for r in &report.refused {
+                let _ = writeln!(b, "<li>{} = {}: {}</li>", esc(&r.knob), esc(&r.to), esc(&r.reason));
+            }
+            b.push_str("</ul>\n");
+        }
+        b.push_str(&provenance(&report.info));
+        std::fs::write(dir.join("report.html"), page(&report.info.name, &b)).context("cannot write report.html")?;
+        Ok(vec!["report.html".into()])
+    }
+}
