@@ -30,6 +30,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run scenarios with the same seed and trials and test every difference.
     Compare(CompareArgs),
+    /// Find the value of one setting at which a target's probability reaches a threshold.
+    Solve(SolveArgs),
     /// Move every knob of a scenario one step each way and rank what moves a target's probability most.
     Sensitivity(SensitivityArgs),
     /// Combine the partial results of `--shard` runs into the files one run writes.
@@ -171,6 +173,48 @@ pub struct CompareArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run and sweep.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
+}
+
+/// Arguments of `solve`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("goal").required(true).args(["at_least", "at_most", "equals"])))]
+pub struct SolveArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// The setting and its range: PATH=LO..HI, e.g. sides.Raiders.troop_strength=200..3000
+    /// or engagement.rally_chance=0..1.
+    #[arg(long, value_name = "PATH=LO..HI")]
+    pub vary: String,
+    /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won".
+    #[arg(long)]
+    pub target: String,
+    /// Find where the probability is at least P.
+    #[arg(long, value_name = "P")]
+    pub at_least: Option<f64>,
+    /// Find where the probability is at most P.
+    #[arg(long, value_name = "P")]
+    pub at_most: Option<f64>,
+    /// Find where the probability is closest to P.
+    #[arg(long, value_name = "P")]
+    pub equals: Option<f64>,
+    /// Exact probabilities for every probe (war cards with die draw, one-day GURPS).
+    #[arg(long, conflicts_with_all = ["precision", "max_trials"])]
+    pub exact: bool,
+    /// Also stop a probe once its 95% interval is at most ± this wide.
+    #[arg(long, value_name = "HALF_WIDTH")]
+    pub precision: Option<f64>,
+    /// The most battles one probe may take.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_trials: u64,
+    /// For a real setting: stop once the bracket is this narrow [default: a thousandth of the range].
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Output folder [default: reports/<scenario file stem>.solve].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Options shared with run, sweep and compare.
     #[command(flatten)]
     pub sim: SimulationArgs,
 }

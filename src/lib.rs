@@ -16,6 +16,7 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod sensitivity;
+pub mod solve;
 pub mod stats;
 pub mod sweep;
 pub mod systems;

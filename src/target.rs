@@ -29,7 +29,10 @@ impl Target {
             bail!("--target {text}: {USAGE}");
         };
         let values: Vec<String> = values.split('|').map(|v| v.trim().to_owned()).collect();
-        if subject.trim().is_empty() || metric.trim().is_empty() || values.iter().any(String::is_empty) {
+        if subject.trim().is_empty()
+            || metric.trim().is_empty()
+            || values.iter().any(String::is_empty)
+        {
             bail!("--target {text}: {USAGE}");
         }
         Ok(Target {
@@ -47,7 +50,10 @@ impl Target {
     /// The event in `metrics`, or an error listing what there is.
     pub fn event<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<Event> {
         let shown = self.text();
-        let Some(metric) = metrics.iter().position(|m| m.subject == self.subject && m.name == self.metric) else {
+        let Some(metric) = metrics
+            .iter()
+            .position(|m| m.subject == self.subject && m.name == self.metric)
+        else {
             let same_subject: Vec<&str> = metrics
                 .iter()
                 .filter(|m| m.subject == self.subject)
@@ -103,7 +109,11 @@ impl Target {
     /// The event's probability in exact distributions.
     pub fn exact_probability(&self, metrics: &[Metric<f64>]) -> Result<f64> {
         let event = self.event(metrics)?;
-        Ok(event.bins.iter().map(|&b| metrics[event.metric].weights[b]).sum())
+        Ok(event
+            .bins
+            .iter()
+            .map(|&b| metrics[event.metric].weights[b])
+            .sum())
     }
 }
 
@@ -112,7 +122,9 @@ pub fn check_probability(option: &str, p: f64) -> Result<f64> {
     if p > 0.0 && p < 1.0 {
         Ok(p)
     } else {
-        bail!("{option} = {p} is out of range; allowed: a probability above 0 and below 1, e.g. 0.5")
+        bail!(
+            "{option} = {p} is out of range; allowed: a probability above 0 and below 1, e.g. 0.5"
+        )
     }
 }
 
@@ -130,15 +142,32 @@ mod tests {
     #[test]
     fn a_target_names_bins_of_a_metric() {
         let t = Target::parse("hero:Titus/state=down|dead").unwrap();
-        assert_eq!(t.event(&metrics()).unwrap(), Event { metric: 0, bins: vec![1, 2] });
+        assert_eq!(
+            t.event(&metrics()).unwrap(),
+            Event {
+                metric: 0,
+                bins: vec![1, 2]
+            }
+        );
         let t = Target::parse("party/down_or_dead=2").unwrap();
-        assert_eq!(t.event(&metrics()).unwrap(), Event { metric: 1, bins: vec![2] });
+        assert_eq!(
+            t.event(&metrics()).unwrap(),
+            Event {
+                metric: 1,
+                bins: vec![2]
+            }
+        );
         assert_eq!(t.text(), "party/down_or_dead=2");
     }
 
     #[test]
     fn a_wrong_target_says_what_is_allowed() {
-        let err = |text: &str| Target::parse(text).and_then(|t| t.event(&metrics())).unwrap_err().to_string();
+        let err = |text: &str| {
+            Target::parse(text)
+                .and_then(|t| t.event(&metrics()))
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err("hero:Tutus/state=down").contains("allowed: hero:Titus, party"));
         assert!(err("hero:Titus/fame=3").contains("allowed: state"));
         assert!(err("hero:Titus/state=hurt").contains("allowed: fine, down, dead"));

@@ -8,6 +8,7 @@ pub mod new;
 pub mod run;
 pub mod sensitivity;
 pub mod shell;
+pub mod solve;
 pub mod sweep;
 pub mod tables;
 
@@ -22,6 +23,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Sweep(a) => a.sim.quiet,
         Command::Compare(a) => a.sim.quiet,
         Command::Sensitivity(a) => a.sim.quiet,
+        Command::Solve(a) => a.sim.quiet,
         Command::Merge(a) => a.quiet,
         Command::Cards(a) => a.quiet,
         Command::Check(_)
@@ -35,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Sweep(args) => sweep::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Sensitivity(args) => sensitivity::run(&args),
+        Command::Solve(args) => solve::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Cards(args) => cards::run(&args),
         Command::Check(args) => check::run(&args),

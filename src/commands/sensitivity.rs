@@ -86,7 +86,10 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         let done = simulate_paired(&all, events.clone(), &plan, None).map_err(nothing_written)?;
         let count = |v: usize| -> u64 {
             let e = &events[v][0];
-            e.bins.iter().map(|&b| done.metrics[v][e.metric].weights[b]).sum()
+            e.bins
+                .iter()
+                .map(|&b| done.metrics[v][e.metric].weights[b])
+                .sum()
         };
         let n = done.trials;
         let base_count = count(0);
@@ -134,7 +137,11 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     }
     let dest = staging.commit()?;
     say(&top_lines(&report, 10))?;
-    say(&format!("Wrote {}: {}\n", dest.display(), written.join(", ")))
+    say(&format!(
+        "Wrote {}: {}\n",
+        dest.display(),
+        written.join(", ")
+    ))
 }
 
 /// The knobs to move: those named with `--knobs`, else every one.
@@ -259,7 +266,10 @@ mod tests {
         let err = chosen_knobs(all.clone(), &["dayz".into()], false)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("--knobs dayz") && err.contains("allowed: days"), "{err}");
+        assert!(
+            err.contains("--knobs dayz") && err.contains("allowed: days"),
+            "{err}"
+        );
         assert_eq!(chosen_knobs(all, &[], false).unwrap().len(), 1);
     }
 }

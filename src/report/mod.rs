@@ -11,6 +11,7 @@ pub mod output_dir;
 pub mod partial;
 pub mod sensitivity;
 pub mod skew;
+pub mod solve;
 pub mod sweep;
 
 use std::path::Path;

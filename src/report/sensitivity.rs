@@ -79,7 +79,10 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 column("difference", &|x| x.difference.difference),
                 column("ci_low", &|x| x.difference.low),
                 column("ci_high", &|x| x.difference.high),
-                text("method", m.iter().map(|x| x.method.name().to_owned()).collect()),
+                text(
+                    "method",
+                    m.iter().map(|x| x.method.name().to_owned()).collect(),
+                ),
             ],
         )
     }
@@ -115,9 +118,15 @@ fn ranked_knobs(moves: &[Move]) -> Vec<&str> {
     knobs
 }
 
-fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SensitivityReport) -> Result<()> {
+fn tornado<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    report: &SensitivityReport,
+) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
-    let knobs: Vec<&str> = ranked_knobs(&report.moves).into_iter().take(CHART_KNOBS).collect();
+    let knobs: Vec<&str> = ranked_knobs(&report.moves)
+        .into_iter()
+        .take(CHART_KNOBS)
+        .collect();
     let shown: Vec<&Move> = report
         .moves
         .iter()
@@ -133,7 +142,10 @@ fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Sensitivi
     let rows = knobs.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("What moves P({}) most: one step of each knob", report.target),
+            format!(
+                "What moves P({}) most: one step of each knob",
+                report.target
+            ),
             (FONT, 18),
         )
         .margin(12)
@@ -152,11 +164,21 @@ fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Sensitivi
     // Row r (0 = the largest) spans rows-1-r .. rows-r; down bars in its
     // upper half, up bars in its lower half.
     let top = |m: &Move| {
-        let r = knobs.iter().position(|k| *k == m.knob).expect("a shown knob") as f64;
+        let r = knobs
+            .iter()
+            .position(|k| *k == m.knob)
+            .expect("a shown knob") as f64;
         rows - r - if is_down(m) { 0.1 } else { 0.5 }
     };
-    for (down, colour, name) in [(true, PALETTE[0], "one step down"), (false, PALETTE[1], "one step up")] {
-        let bars: Vec<&Move> = shown.iter().copied().filter(|m| is_down(m) == down).collect();
+    for (down, colour, name) in [
+        (true, PALETTE[0], "one step down"),
+        (false, PALETTE[1], "one step up"),
+    ] {
+        let bars: Vec<&Move> = shown
+            .iter()
+            .copied()
+            .filter(|m| is_down(m) == down)
+            .collect();
         chart
             .draw_series(bars.iter().map(|m| {
                 let y = top(m);
@@ -172,7 +194,10 @@ fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Sensitivi
             .draw_series(bars.iter().map(|m| {
                 let y = top(m) - 0.19;
                 PathElement::new(
-                    vec![(100.0 * m.difference.low, y), (100.0 * m.difference.high, y)],
+                    vec![
+                        (100.0 * m.difference.low, y),
+                        (100.0 * m.difference.high, y),
+                    ],
                     BLACK.stroke_width(1),
                 )
             }))
@@ -186,10 +211,17 @@ fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Sensitivi
         .map_err(plot_err)?;
     let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (r, knob) in knobs.iter().enumerate() {
-        let from = shown.iter().find(|m| m.knob == *knob).map_or("", |m| m.from.as_str());
+        let from = shown
+            .iter()
+            .find(|m| m.knob == *knob)
+            .map_or("", |m| m.from.as_str());
         let (x, y) = chart.backend_coord(&(-reach, rows - r as f64 - 0.5));
-        area.draw(&Text::new(format!("{knob} ({from})"), (x - 8, y), style.clone()))
-            .map_err(plot_err)?;
+        area.draw(&Text::new(
+            format!("{knob} ({from})"),
+            (x - 8, y),
+            style.clone(),
+        ))
+        .map_err(plot_err)?;
     }
     chart
         .configure_series_labels()
@@ -204,7 +236,10 @@ fn tornado<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Sensitivi
 
 impl Export<SensitivityReport> for Tornado {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let size = (1000, 120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32);
+        let size = (
+            1000,
+            120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
+        );
         draw_both(
             dir,
             "tornado",
@@ -250,11 +285,19 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
         report.target,
         percent(base),
         match report.info.trials {
-            Some(t) => format!(" ({} battles per move, every move on the same battles)", thousands(t)),
+            Some(t) => format!(
+                " ({} battles per move, every move on the same battles)",
+                thousands(t)
+            ),
             None => " (exact)".to_owned(),
         }
     );
-    let _ = writeln!(out, "The {} largest of {} moves:", n.min(report.moves.len()), report.moves.len());
+    let _ = writeln!(
+        out,
+        "The {} largest of {} moves:",
+        n.min(report.moves.len()),
+        report.moves.len()
+    );
     for m in report.moves.iter().take(n) {
         let _ = writeln!(out, "  {}", move_line(m));
     }
@@ -270,12 +313,19 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
 
 impl Export<SensitivityReport> for SensitivityHtml {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let mut b = format!("<h1>{}</h1>\n<h2>What moves P({}) most</h2>\n<div class=\"verdict\">\n", esc(&report.info.name), esc(&report.target));
+        let mut b = format!(
+            "<h1>{}</h1>\n<h2>What moves P({}) most</h2>\n<div class=\"verdict\">\n",
+            esc(&report.info.name),
+            esc(&report.target)
+        );
         for line in top_lines(report, 3).lines().skip(2) {
             let _ = writeln!(b, "<p>{}</p>", esc(line.trim()));
         }
         b.push_str("</div>\n");
-        let size = (1000, 120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32);
+        let size = (
+            1000,
+            120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
+        );
         b.push_str(&inline(&svg_string(size, |a| tornado(&a, report))?));
         b.push_str("\n<h2>Every move</h2>\n<table>\n<tr><th class=\"l\">knob</th><th>from</th><th>to</th><th>probability</th><th>change (pt)</th><th>95% interval (pt)</th><th class=\"l\">method</th></tr>\n");
         for m in &report.moves {
@@ -296,12 +346,19 @@ impl Export<SensitivityReport> for SensitivityHtml {
         if !report.refused.is_empty() {
             b.push_str("<h3>Moves left out</h3>\n<ul>\n");
             for r in &report.refused {
-                let _ = writeln!(b, "<li>{} = {}: {}</li>", esc(&r.knob), esc(&r.to), esc(&r.reason));
+                let _ = writeln!(
+                    b,
+                    "<li>{} = {}: {}</li>",
+                    esc(&r.knob),
+                    esc(&r.to),
+                    esc(&r.reason)
+                );
             }
             b.push_str("</ul>\n");
         }
         b.push_str(&provenance(&report.info));
-        std::fs::write(dir.join("report.html"), page(&report.info.name, &b)).context("cannot write report.html")?;
+        std::fs::write(dir.join("report.html"), page(&report.info.name, &b))
+            .context("cannot write report.html")?;
         Ok(vec!["report.html".into()])
     }
 }

@@ -1,0 +1,278 @@
+//! Outputs of `warcrunch solve`: `solve.csv`, `run.json` with the
+//! `solution`, the curve chart and `report.html` leading with the answer.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use polars::prelude::Column;
+
+use super::charts::{FONT, PALETTE, draw_both, plot_err};
+use super::csv::{text, write_table};
+use super::html::{esc, inline, page, provenance, svg_string};
+use super::{Export, Formats, RunInfo};
+use crate::format::{percent, percent_bound, thousands};
+use crate::solve::{Domain, Goal, Probe, Solution, shown};
+
+/// A finished search.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// Provenance.
+    pub info: RunInfo,
+    /// The event, as `--target` wrote it.
+    pub target: String,
+    /// What was asked of its probability.
+    pub goal: Goal,
+    /// The varied setting's path.
+    pub setting: String,
+    /// Its range.
+    pub domain: Domain,
+    /// Every probe, in the order made.
+    pub probes: Vec<Probe>,
+    /// The answer.
+    pub solution: Solution,
+    /// Tabular output formats.
+    pub formats: Formats,
+}
+
+/// Every exporter of a search.
+pub fn solve_exporters() -> Vec<Box<dyn Export<SolveReport>>> {
+    vec![
+        Box::new(SolveCsv),
+        Box::new(SolveJson),
+        Box::new(Curve),
+        Box::new(SolveHtml),
+    ]
+}
+
+/// `solve.csv`: every probe.
+pub struct SolveCsv;
+/// `run.json`: provenance and the `solution`.
+pub struct SolveJson;
+/// `solve.{svg,png}`: probability against the setting.
+pub struct Curve;
+/// `report.html`.
+pub struct SolveHtml;
+
+impl Export<SolveReport> for SolveCsv {
+    fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
+        let p = &report.probes;
+        let column = |name: &str, f: &dyn Fn(&Probe) -> f64| {
+            Column::new(name.into(), p.iter().map(f).collect::<Vec<f64>>())
+        };
+        write_table(
+            dir,
+            "solve",
+            &report.formats,
+            vec![
+                Column::new("probe".into(), (1..=p.len() as u64).collect::<Vec<u64>>()),
+                text(
+                    "value",
+                    p.iter()
+                        .map(|x| shown(report.domain, x.point.value))
+                        .collect(),
+                ),
+                Column::new(
+                    "trials".into(),
+                    p.iter().map(|x| x.trials).collect::<Vec<Option<u64>>>(),
+                ),
+                column("probability", &|x| x.point.probability),
+                column("ci_low", &|x| x.point.ci_low),
+                column("ci_high", &|x| x.point.ci_high),
+                text(
+                    "decision",
+                    p.iter().map(|x| x.decision.name().to_owned()).collect(),
+                ),
+            ],
+        )
+    }
+}
+
+/// The goal in words: `at least 5.00%`.
+fn goal_words(goal: Goal) -> String {
+    match goal {
+        Goal::AtLeast(p) => format!("at least {}", percent(p)),
+        Goal::AtMost(p) => format!("at most {}", percent(p)),
+        Goal::Equals(p) => format!("equal to {}", percent(p)),
+    }
+}
+
+impl Export<SolveReport> for SolveJson {
+    fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
+        let mut document = serde_json::to_value(&report.info).context("cannot encode run.json")?;
+        document["target"] = report.target.clone().into();
+        document["goal"] = goal_words(report.goal).into();
+        document["setting"] = report.setting.clone().into();
+        document["probes"] = report.probes.len().into();
+        document["solution"] = serde_json::to_value(&report.solution)?;
+        let text = serde_json::to_string_pretty(&document).context("cannot encode run.json")?;
+        std::fs::write(dir.join("run.json"), text + "\n").context("cannot write run.json")?;
+        Ok(vec!["run.json".into()])
+    }
+}
+
+fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport) -> Result<()> {
+    area.fill(&WHITE).map_err(plot_err)?;
+    let mut probes: Vec<&Probe> = report.probes.iter().collect();
+    probes.sort_by(|a, b| a.point.value.total_cmp(&b.point.value));
+    let (lo, hi) = match report.domain {
+        Domain::Integers { lo, hi } => (lo as f64, hi as f64),
+        Domain::Reals { lo, hi, .. } => (lo, hi),
+    };
+    let pad = (hi - lo) * 0.03;
+    let threshold = 100.0 * report.goal.threshold();
+    let top = probes
+        .iter()
+        .map(|p| 100.0 * p.point.ci_high)
+        .fold(threshold, f64::max);
+    let bottom = probes
+        .iter()
+        .map(|p| 100.0 * p.point.ci_low)
+        .fold(threshold, f64::min);
+    let margin = ((top - bottom) * 0.08).max(0.5);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("P({}) against {}", report.target, report.setting),
+            (FONT, 18),
+        )
+        .margin(14)
+        .x_label_area_size(44)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (lo - pad)..(hi + pad),
+            (bottom - margin).max(0.0)..(top + margin).min(100.0),
+        )
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(report.setting.as_str())
+        .y_desc("probability (%)")
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(lo - pad, threshold), (hi + pad, threshold)],
+            PALETTE[5].stroke_width(2),
+        )))
+        .map_err(plot_err)?
+        .label(format!("target: {}", goal_words(report.goal)))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], PALETTE[5].stroke_width(2)));
+    chart
+        .draw_series(LineSeries::new(
+            probes
+                .iter()
+                .map(|p| (p.point.value, 100.0 * p.point.probability)),
+            PALETTE[0].stroke_width(1),
+        ))
+        .map_err(plot_err)?;
+    chart
+        .draw_series(probes.iter().map(|p| {
+            PathElement::new(
+                vec![
+                    (p.point.value, 100.0 * p.point.ci_low),
+                    (p.point.value, 100.0 * p.point.ci_high),
+                ],
+                BLACK.stroke_width(1),
+            )
+        }))
+        .map_err(plot_err)?;
+    chart
+        .draw_series(probes.iter().map(|p| {
+            Circle::new(
+                (p.point.value, 100.0 * p.point.probability),
+                4,
+                PALETTE[0].filled(),
+            )
+        }))
+        .map_err(plot_err)?
+        .label("probe, 95% interval")
+        .legend(|(x, y)| Circle::new((x + 7, y), 4, PALETTE[0].filled()));
+    let answer = &report.solution.point;
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            (answer.value, 100.0 * answer.probability),
+            8,
+            PALETTE[2].stroke_width(3),
+        )))
+        .map_err(plot_err)?
+        .label(format!("answer: {}", shown(report.domain, answer.value)))
+        .legend(|(x, y)| Circle::new((x + 7, y), 5, PALETTE[2].stroke_width(3)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}
+
+/// The chart's size.
+const SIZE: (u32, u32) = (900, 520);
+
+impl Export<SolveReport> for Curve {
+    fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
+        draw_both(
+            dir,
+            "solve",
+            SIZE,
+            |a| curve(&a, report),
+            |a| curve(&a, report),
+        )
+    }
+}
+
+impl Export<SolveReport> for SolveHtml {
+    fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
+        let s = &report.solution;
+        let battles: u64 = report.probes.iter().filter_map(|p| p.trials).sum();
+        let mut b = format!(
+            "<h1>{}</h1>\n<h2>Answer</h2>\n<div class=\"verdict\">\n<p>{}.</p>\n",
+            esc(&report.info.name),
+            esc(&s.sentence)
+        );
+        if let Some(w) = &s.warning {
+            let _ = writeln!(b, "<p><strong>Warning:</strong> {}.</p>", esc(w));
+        }
+        let _ = writeln!(
+            b,
+            "<p class=\"muted\">Asked: the value of <code>{}</code> where P({}) is {}. {} probes{}.</p>\n</div>",
+            esc(&report.setting),
+            esc(&report.target),
+            goal_words(report.goal),
+            report.probes.len(),
+            if battles > 0 {
+                format!(
+                    ", {} battles in all, every probe on the same battle streams",
+                    thousands(battles)
+                )
+            } else {
+                ", every one exact".to_owned()
+            }
+        );
+        b.push_str(&inline(&svg_string(SIZE, |a| curve(&a, report))?));
+        b.push_str("\n<h2>Probes</h2>\n<table>\n<tr><th>probe</th><th>value</th><th>battles</th><th>probability</th><th>95% interval</th><th class=\"l\">against the target</th></tr>\n");
+        for (i, p) in report.probes.iter().enumerate() {
+            let _ = writeln!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}–{}</td><td class=\"l\">{}</td></tr>",
+                i + 1,
+                esc(&shown(report.domain, p.point.value)),
+                p.trials.map_or("exact".to_owned(), thousands),
+                percent(p.point.probability),
+                percent_bound(p.point.ci_low),
+                percent_bound(p.point.ci_high),
+                p.decision.name()
+            );
+        }
+        b.push_str("</table>\n");
+        b.push_str(&provenance(&report.info));
+        std::fs::write(dir.join("report.html"), page(&report.info.name, &b))
+            .context("cannot write report.html")?;
+        Ok(vec!["report.html".into()])
+    }
+}
