@@ -136,6 +136,10 @@ fn simulate_system<S: System>(
     })
 }
 
+/// When a paired run may stop: asked with each variant's event counts and
+/// the battles so far.
+pub type StopRule<'a> = dyn Fn(&[Vec<u64>], u64) -> bool + 'a;
+
 /// Variants simulated on common random numbers ([`crate::paired`]).
 #[derive(Debug)]
 pub struct SimulatedPairs {
@@ -170,7 +174,7 @@ pub fn simulate_paired(
     scenarios: &[&Scenario],
     events: Vec<Vec<Event>>,
     plan: &Plan,
-    stop: Option<&dyn Fn(&[Vec<u64>], u64) -> bool>,
+    stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
     let base = scenarios.first().expect("at least one variant");
     let settings = RunSettings {
@@ -210,7 +214,7 @@ fn run_lockstep<S: System>(
     metrics: &MetricsOf<'_, S>,
     events: Vec<Vec<Event>>,
     settings: RunSettings,
-    stop: Option<&dyn Fn(&[Vec<u64>], u64) -> bool>,
+    stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
     let variants = systems.len();
     let lockstep = Lockstep::new(systems, metrics, events.clone());

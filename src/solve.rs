@@ -78,7 +78,7 @@ impl Domain {
             bail!("{option}: the range {a}..{b} needs its smaller value first");
         }
         let tolerance = tolerance.unwrap_or((hi - lo) / 1000.0);
-        if !(tolerance > 0.0) {
+        if tolerance.is_nan() || tolerance <= 0.0 {
             bail!("--tolerance = {tolerance} is out of range; allowed: above 0");
         }
         Ok(Domain::Reals { lo, hi, tolerance })

@@ -387,7 +387,7 @@ pub fn unpaired_difference(x1: u64, n1: u64, x2: u64, n2: u64) -> DifferenceInte
 /// The interval of `p2 - p1` measured on the same `n` battles: the first
 /// event happened in `x1` of them, the second in `x2`, both in `both`
 /// (Newcombe's method 10 for paired proportions, with the samples'
-/// correlation corrected for continuity). With positively correlated pairs, as common random
+/// correlation corrected for continuity and never below 0). With positively correlated pairs, as common random
 /// numbers give, it is narrower than [`unpaired_difference`].
 pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInterval {
     assert!(
@@ -397,13 +397,10 @@ pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInter
     let (a, b, c) = (both as f64, (x1 - both) as f64, (x2 - both) as f64);
     let d = n as f64 - a - b - c;
     let denominator = ((a + b) * (c + d) * (a + c) * (b + d)).sqrt();
-    // Newcombe's correlation, corrected for continuity as in his paper.
-    let cross = a * d - b * c;
-    let corrected = if cross > n as f64 / 2.0 {
-        cross - n as f64 / 2.0
-    } else {
-        cross.min(0.0)
-    };
+    // Newcombe's correlation, corrected for continuity as in his paper; a
+    // negative estimate (met only where a handful of battles disagree) is
+    // taken as 0, so the paired interval is never wider than the unpaired one.
+    let corrected = (a * d - b * c - n as f64 / 2.0).max(0.0);
     let phi = if denominator > 0.0 {
         corrected / denominator
     } else {

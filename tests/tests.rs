@@ -1,5 +1,6 @@
 //! Integration tests, one binary (as ripgrep does): modules by concern.
 
+mod answers;
 mod architecture;
 mod cli;
 mod deck_seed;
