@@ -4,11 +4,25 @@
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use crate::stats::{Metric, chi_square_sf, z95};
+use crate::stats::{Metric, chi_square_sf, paired_difference, z95};
 
 /// Family-wise significance level; each test is judged at this over the
 /// number of tests (Bonferroni).
 pub const FAMILY_ALPHA: f64 = 0.05;
+
+/// Battles in which two variants fought on the same streams both had one
+/// category of a metric.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SharedCount {
+    /// Subject.
+    pub subject: String,
+    /// Metric.
+    pub metric: String,
+    /// Category label.
+    pub value: String,
+    /// Battles in which both had it.
+    pub battles: u64,
+}
 
 /// One test of a variant against the baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,8 +33,12 @@ pub struct Difference {
     pub metric: String,
     /// Value label, `*` for a whole-distribution test, `mean` for Welch.
     pub value: String,
-    /// `two_proportion_z`, `chi_square` or `welch_t`.
+    /// `mcnemar` (paired), `two_proportion_z`, `chi_square` or `welch_t`.
     pub test: &'static str,
+    /// How the interval of the difference was found: `paired_newcombe`
+    /// (from the battle-by-battle pairs), `unpaired_wald` or `welch`
+    /// (as if the samples were independent), `none` for chi-square.
+    pub method: &'static str,
     /// The baseline's estimate (proportion or mean; NaN for chi-square).
     pub baseline: f64,
     /// The variant's estimate.
@@ -37,8 +55,15 @@ fn two_sided_normal(z: f64) -> f64 {
     2.0 * Normal::standard().sf(z.abs())
 }
 
-/// Every test between a baseline and a variant, metric by metric.
-pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Difference> {
+/// Every test between a baseline and a variant, metric by metric. A
+/// category with a count in `shared` (battles both had it, when the two
+/// were fought on the same streams) is tested on its pairs: McNemar's test
+/// and Newcombe's paired interval; the rest as independent samples.
+pub fn differences(
+    baseline: &[Metric<u64>],
+    variant: &[Metric<u64>],
+    shared: &[SharedCount],
+) -> Vec<Difference> {
     let mut out = Vec::new();
     for b in baseline {
         let Some(v) = variant.iter().find(|m| {
@@ -69,6 +94,7 @@ pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Dif
                 metric: b.name.clone(),
                 value: "mean".into(),
                 test: "welch_t",
+                method: "welch",
                 baseline: s1.mean,
                 estimate: s2.mean,
                 difference: (diff, diff - z95() * se, diff + z95() * se),
@@ -96,6 +122,7 @@ pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Dif
             metric: b.name.clone(),
             value: "*".into(),
             test: "chi_square",
+            method: "none",
             baseline: f64::NAN,
             estimate: f64::NAN,
             difference: (f64::NAN, f64::NAN, f64::NAN),
@@ -103,34 +130,79 @@ pub fn differences(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<Dif
             p_value: chi_square_sf(statistic, df),
         });
         for bin in 0..b.weights.len() {
-            let (x1, x2) = (b.weights[bin] as f64, v.weights[bin] as f64);
-            if x1 == 0.0 && x2 == 0.0 {
+            let (x1, x2) = (b.weights[bin], v.weights[bin]);
+            if x1 == 0 && x2 == 0 {
                 continue;
             }
-            let (p1, p2) = (x1 / n1, x2 / n2);
-            let pooled = (x1 + x2) / (n1 + n2);
-            let se_pooled = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
-            let se = (p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2).sqrt();
-            let diff = p2 - p1;
-            let z = if se_pooled > 0.0 {
-                diff / se_pooled
-            } else {
-                0.0
-            };
-            out.push(Difference {
-                subject: b.subject.clone(),
-                metric: b.name.clone(),
-                value: b.label(bin),
-                test: "two_proportion_z",
-                baseline: p1,
-                estimate: p2,
-                difference: (diff, diff - z95() * se, diff + z95() * se),
-                statistic: z,
-                p_value: two_sided_normal(z),
+            let label = b.label(bin);
+            let both = shared
+                .iter()
+                .find(|s| s.subject == b.subject && s.metric == b.name && s.value == label)
+                .map(|s| s.battles);
+            out.push(match both {
+                Some(both) if n1 == n2 => paired_test(b, &label, n1 as u64, x1, x2, both),
+                _ => unpaired_test(b, &label, (x1, n1), (x2, n2)),
             });
         }
     }
     out
+}
+
+/// McNemar's test of one category on paired battles, with Newcombe's
+/// paired interval of the difference.
+fn paired_test(b: &Metric<u64>, label: &str, n: u64, x1: u64, x2: u64, both: u64) -> Difference {
+    let (only_base, only_variant) = ((x1 - both) as f64, (x2 - both) as f64);
+    let discordant = only_base + only_variant;
+    let z = if discordant > 0.0 {
+        (only_variant - only_base) / discordant.sqrt()
+    } else {
+        0.0
+    };
+    let d = paired_difference(n, x1, x2, both);
+    Difference {
+        subject: b.subject.clone(),
+        metric: b.name.clone(),
+        value: label.to_owned(),
+        test: "mcnemar",
+        method: "paired_newcombe",
+        baseline: x1 as f64 / n as f64,
+        estimate: x2 as f64 / n as f64,
+        difference: (d.difference, d.low, d.high),
+        statistic: z,
+        p_value: two_sided_normal(z),
+    }
+}
+
+/// The two-proportion z-test of one category between independent samples.
+fn unpaired_test(
+    b: &Metric<u64>,
+    label: &str,
+    (x1, n1): (u64, f64),
+    (x2, n2): (u64, f64),
+) -> Difference {
+    let (x1, x2) = (x1 as f64, x2 as f64);
+    let (p1, p2) = (x1 / n1, x2 / n2);
+    let pooled = (x1 + x2) / (n1 + n2);
+    let se_pooled = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+    let se = (p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2).sqrt();
+    let diff = p2 - p1;
+    let z = if se_pooled > 0.0 {
+        diff / se_pooled
+    } else {
+        0.0
+    };
+    Difference {
+        subject: b.subject.clone(),
+        metric: b.name.clone(),
+        value: label.to_owned(),
+        test: "two_proportion_z",
+        method: "unpaired_wald",
+        baseline: p1,
+        estimate: p2,
+        difference: (diff, diff - z95() * se, diff + z95() * se),
+        statistic: z,
+        p_value: two_sided_normal(z),
+    }
 }
 
 /// Every test of one variant against the baseline, judged family-wise.
@@ -143,9 +215,10 @@ pub struct Tests {
 }
 
 impl Tests {
-    /// Tests a variant's metrics against the baseline's.
-    pub fn new(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Tests {
-        let all = differences(baseline, variant);
+    /// Tests a variant's metrics against the baseline's (on their pairs
+    /// where `shared` counts them).
+    pub fn new(baseline: &[Metric<u64>], variant: &[Metric<u64>], shared: &[SharedCount]) -> Tests {
+        let all = differences(baseline, variant, shared);
         let alpha = threshold(all.len());
         Tests { all, alpha }
     }
@@ -178,7 +251,7 @@ impl Difference {
 
     /// Scale and unit for printing the estimates: percent for proportions.
     pub fn scale(&self) -> (f64, &'static str) {
-        if self.test == "two_proportion_z" {
+        if matches!(self.test, "two_proportion_z" | "mcnemar") {
             (100.0, "%")
         } else {
             (1.0, "")
@@ -201,7 +274,7 @@ pub fn format_p(p: f64) -> String {
 /// could well come from one law. Used to prove a fast path equal to its
 /// reference.
 pub fn disagreements(a: &[Metric<u64>], b: &[Metric<u64>], family_alpha: f64) -> Vec<Difference> {
-    let all = differences(a, b);
+    let all = differences(a, b, &[]);
     let alpha = family_alpha / all.len().max(1) as f64;
     all.into_iter().filter(|d| d.p_value < alpha).collect()
 }
@@ -221,7 +294,7 @@ mod tests {
 
     #[test]
     fn identical_counts_show_no_difference() {
-        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])]);
+        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])], &[]);
         assert_eq!(d.len(), 3);
         assert!(d.iter().all(|x| (x.p_value - 1.0).abs() < 1e-12), "{d:?}");
     }
@@ -229,7 +302,7 @@ mod tests {
     #[test]
     fn a_textbook_two_proportion_test() {
         // 60/100 against 40/100: pooled 0.5, z = 0.2 / sqrt(0.25 · 0.02) = 2.828.
-        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])]);
+        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])], &[]);
         let a = d.iter().find(|x| x.value == "a").unwrap();
         assert!((a.statistic - 2.828_427).abs() < 1e-5);
         assert!((a.p_value - 0.004_678).abs() < 1e-5);
@@ -255,7 +328,7 @@ mod tests {
             m(&[600, 400]),
             Metric::integers("battle", "rounds", 0, &[0, 300, 700]),
         ];
-        let t = Tests::new(&a, &b);
+        let t = Tests::new(&a, &b, &[]);
         let sig = t.significant();
         assert_eq!(
             sig.len(),
@@ -266,10 +339,33 @@ mod tests {
     }
 
     #[test]
+    fn shared_battles_make_a_paired_test() {
+        // 1000 battles each; 580 against 600 "a", 570 of them shared: 10
+        // battles went a -> b and 30 b -> a. McNemar z = 20 / sqrt(40).
+        let shared = [SharedCount {
+            subject: "battle".into(),
+            metric: "winner".into(),
+            value: "a".into(),
+            battles: 570,
+        }];
+        let d = differences(&[m(&[580, 420])], &[m(&[600, 400])], &shared);
+        let a = d.iter().find(|x| x.value == "a").unwrap();
+        assert_eq!((a.test, a.method), ("mcnemar", "paired_newcombe"));
+        assert!((a.statistic - 20.0 / 40f64.sqrt()).abs() < 1e-12);
+        let b = d.iter().find(|x| x.value == "b").unwrap();
+        assert_eq!(b.method, "unpaired_wald", "no shared count for b");
+        // The same counts unpaired: a wider interval, a larger p.
+        let u = differences(&[m(&[580, 420])], &[m(&[600, 400])], &[]);
+        let ua = u.iter().find(|x| x.value == "a").unwrap();
+        assert!(ua.difference.2 - ua.difference.1 > 2.0 * (a.difference.2 - a.difference.1));
+        assert!(ua.p_value > a.p_value);
+    }
+
+    #[test]
     fn welch_on_means() {
         let a = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
         let b = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
-        let d = differences(&[a], &[b]);
+        let d = differences(&[a], &[b], &[]);
         assert_eq!(d[0].test, "welch_t");
         assert!((d[0].p_value - 1.0).abs() < 1e-9);
     }

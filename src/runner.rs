@@ -15,7 +15,7 @@ use crate::paired::{Event, Lockstep, MetricsOf};
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
-use crate::report::{ReportKind, RunInfo, RunReport, run_exporters};
+use crate::report::{ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters};
 use crate::scenario::{self, Battle, Scenario};
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::gurps::Gurps;
@@ -235,6 +235,95 @@ fn run_lockstep<S: System>(
         threads: output.threads,
         elapsed: output.elapsed,
     })
+}
+
+/// Variants of one system fought on the same battle streams: each one's
+/// counts, and the battles it shared with the first in each category of
+/// every categorical metric the two have in common (what pairs them in a
+/// comparison).
+pub fn simulate_variants(named: &[(String, &Scenario)], plan: &Plan) -> Result<SimulatedVariants> {
+    let first = named.first().expect("at least one variant").1;
+    if let Some((name, _)) = named
+        .iter()
+        .find(|(_, s)| (s.seed, s.trials) != (first.seed, first.trials))
+    {
+        anyhow::bail!(
+            "variant {name} has its own seed or trials: variants fought on the same streams share both"
+        );
+    }
+    let layouts: Vec<Vec<Metric<u64>>> = named.iter().map(|(_, s)| metric_layout(s)).collect();
+    // Every category of the first variant's categorical metrics, found by
+    // name in each variant (no bins where a variant lacks it).
+    let categories: Vec<(usize, usize)> = layouts[0]
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_numeric())
+        .flat_map(|(i, m)| (0..m.weights.len()).map(move |b| (i, b)))
+        .collect();
+    let events: Vec<Vec<Event>> = layouts
+        .iter()
+        .map(|layout| {
+            categories
+                .iter()
+                .map(|&(i, b)| {
+                    let base = &layouts[0][i];
+                    let found = layout
+                        .iter()
+                        .position(|m| m.subject == base.subject && m.name == base.name);
+                    let bin = found.and_then(|f| {
+                        (0..layout[f].weights.len()).find(|&c| layout[f].label(c) == base.label(b))
+                    });
+                    Event {
+                        metric: found.unwrap_or(0),
+                        bins: bin.into_iter().collect(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
+    let done = simulate_paired(&scenarios, events.clone(), plan, None)?;
+    let results = named
+        .iter()
+        .enumerate()
+        .map(|(v, (name, _))| VariantResult {
+            variant: name.clone(),
+            metrics: done.metrics[v].clone(),
+            exact: None,
+            shared: if v == 0 {
+                Vec::new()
+            } else {
+                categories
+                    .iter()
+                    .zip(&events[v])
+                    .zip(&done.both[v])
+                    .filter(|((_, e), _)| !e.bins.is_empty())
+                    .map(|((&(i, b), _), &battles)| SharedCount {
+                        subject: layouts[0][i].subject.clone(),
+                        metric: layouts[0][i].name.clone(),
+                        value: layouts[0][i].label(b),
+                        battles,
+                    })
+                    .collect()
+            },
+        })
+        .collect();
+    Ok(SimulatedVariants {
+        variants: results,
+        threads: done.threads,
+        elapsed: done.elapsed,
+    })
+}
+
+/// What [`simulate_variants`] produced.
+#[derive(Debug)]
+pub struct SimulatedVariants {
+    /// Each variant's results, paired with the first.
+    pub variants: Vec<VariantResult>,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time.
+    pub elapsed: Duration,
 }
 
 /// The exact distribution of every metric, where the system's exact method

@@ -141,7 +141,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     assert!(csv.starts_with("variant,baseline,subject,metric,value,test,"));
     let won = csv
         .lines()
-        .find(|l| l.contains(",side:Megalos,victory,won,two_proportion_z,"))
+        .find(|l| l.contains(",side:Megalos,victory,won,mcnemar,paired_newcombe,"))
         .expect("a row for Megalos winning");
     assert!(
         won.ends_with(",true"),

@@ -1,17 +1,15 @@
 //! `warcrunch compare`: scenarios run with the same seed and trials, every
 //! metric tested against the first scenario.
 
-use std::time::Duration;
-
 use anyhow::{Result, bail};
 
 use crate::cli::CompareArgs;
 use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, ScenarioUse, VariantResult};
+use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::runner::{
-    Plan, finish, output_dir, override_settings, run_info, simulate, table_overrides,
+    Plan, finish, output_dir, override_settings, run_info, simulate_variants, table_overrides,
 };
-use crate::scenario;
+use crate::scenario::{self, Scenario};
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -54,19 +52,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         plan.shard,
     );
     let staging = Staging::new(&out, sim.force)?;
-    let mut results = Vec::new();
-    let mut elapsed = Duration::ZERO;
-    let mut threads = 0;
-    for (name, s) in names.iter().zip(&scenarios) {
-        let done = simulate(s, &plan).map_err(crate::runner::nothing_written)?;
-        threads = done.threads;
-        elapsed += done.elapsed;
-        results.push(VariantResult {
-            variant: name.clone(),
-            metrics: done.metrics,
-            exact: None,
-        });
-    }
+    let named: Vec<(String, &Scenario)> = names.iter().cloned().zip(&scenarios).collect();
+    let done = simulate_variants(&named, &plan).map_err(crate::runner::nothing_written)?;
+    let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
     let paths: Vec<String> = args
         .scenarios
         .iter()

@@ -62,6 +62,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             variant: String::new(),
             metrics: done.metrics,
             exact,
+            shared: Vec::new(),
         }],
         formats,
     };

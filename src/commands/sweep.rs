@@ -1,5 +1,6 @@
 //! `warcrunch sweep`: one variant per `--set` value (a grid for several),
-//! each run with the same seed and trials, written side by side.
+//! every variant fought battle by battle on the same streams (unless they
+//! differ in seed or trials), written side by side.
 
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::runner::{
     Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
+    simulate_variants,
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{apply, grid, parse_setting};
@@ -66,35 +68,19 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         plan.shard,
     );
     let staging = Staging::new(&out, sim.force)?;
-    let mut results = Vec::new();
-    let mut elapsed = Duration::ZERO;
-    let mut threads = 0;
-    let mut failure = None;
-    for (i, (name, s)) in scenarios.iter().enumerate() {
-        match simulate(s, &plan) {
-            Ok(done) => {
-                threads = done.threads;
-                elapsed += done.elapsed;
-                results.push(VariantResult {
-                    variant: name.clone(),
-                    metrics: done.metrics,
-                    exact: None,
-                });
-                if !sim.quiet {
-                    eprintln!("variant {name} done ({} of {})", i + 1, scenarios.len());
-                }
-            }
-            Err(e) => {
-                failure = Some(e.context(format!("variant {name} failed")));
-                break;
-            }
-        }
-    }
-    // A partial result must hold every variant; a whole sweep keeps the
-    // variants that finished.
-    if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
-        return Err(crate::runner::nothing_written(failure));
-    }
+    // Variants of one seed and size are fought battle by battle on the same
+    // streams; a sweep of `seed` or `trials` runs each on its own.
+    let pairable = scenarios
+        .iter()
+        .all(|(_, s)| (s.seed, s.trials) == (scenarios[0].1.seed, scenarios[0].1.trials));
+    let (results, threads, elapsed, failure) = if pairable {
+        let named: Vec<(String, &Scenario)> =
+            scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
+        let done = simulate_variants(&named, &plan).map_err(crate::runner::nothing_written)?;
+        (done.variants, done.threads, done.elapsed, None)
+    } else {
+        one_by_one(&scenarios, &plan, sim.quiet)?
+    };
     let base = &scenarios[0].1;
     let mut info = run_info(base, reproduce_command(args, base), threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
@@ -128,6 +114,44 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         })),
         None => Ok(()),
     }
+}
+
+/// Variants that differ in seed or trials, each run on its own streams
+/// (unpaired). An interrupted whole sweep keeps the variants that
+/// finished, and the error that stopped it.
+type OneByOne = (Vec<VariantResult>, usize, Duration, Option<anyhow::Error>);
+
+fn one_by_one(scenarios: &[(String, Scenario)], plan: &Plan, quiet: bool) -> Result<OneByOne> {
+    let mut results = Vec::new();
+    let mut elapsed = Duration::ZERO;
+    let mut threads = 0;
+    let mut failure = None;
+    for (i, (name, s)) in scenarios.iter().enumerate() {
+        match simulate(s, plan) {
+            Ok(done) => {
+                threads = done.threads;
+                elapsed += done.elapsed;
+                results.push(VariantResult {
+                    variant: name.clone(),
+                    metrics: done.metrics,
+                    exact: None,
+                    shared: Vec::new(),
+                });
+                if !quiet {
+                    eprintln!("variant {name} done ({} of {})", i + 1, scenarios.len());
+                }
+            }
+            Err(e) => {
+                failure = Some(e.context(format!("variant {name} failed")));
+                break;
+            }
+        }
+    }
+    // A partial result must hold every variant.
+    if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
+        return Err(crate::runner::nothing_written(failure));
+    }
+    Ok((results, threads, elapsed, failure))
 }
 
 fn reproduce_command(args: &SweepArgs, base: &Scenario) -> String {

@@ -36,7 +36,7 @@ impl Export<RunReport> for Comparison {
         }
         let mut rows = Vec::new();
         for v in report.variants.iter().skip(1) {
-            let tests = Tests::new(&base.metrics, &v.metrics);
+            let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
             let alpha = tests.alpha;
             rows.extend(tests.all.into_iter().map(|d| (v.variant.clone(), alpha, d)));
         }
@@ -68,6 +68,10 @@ impl Export<RunReport> for Comparison {
                 text(
                     "test",
                     rows.iter().map(|(_, _, d)| d.test.to_owned()).collect(),
+                ),
+                text(
+                    "method",
+                    rows.iter().map(|(_, _, d)| d.method.to_owned()).collect(),
                 ),
                 Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
                 Column::new("estimate".into(), col(&|d| d.estimate)),

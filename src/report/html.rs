@@ -424,7 +424,7 @@ fn significance_section(report: &RunReport) -> String {
         return b;
     };
     for v in report.variants.iter().skip(1) {
-        let tests = Tests::new(&base.metrics, &v.metrics);
+        let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
         let significant = tests.significant();
         let _ = writeln!(
             b,

@@ -19,6 +19,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+pub use crate::compare::SharedCount;
 use crate::stats::Metric;
 use crate::tables::TableUse;
 
@@ -94,6 +95,11 @@ pub struct VariantResult {
     pub metrics: Vec<Metric<u64>>,
     /// Exact distributions, when computed.
     pub exact: Option<Vec<Metric<f64>>>,
+    /// Battles in which this variant and the first (fought on the same
+    /// battle streams) fell in the same category of a metric: what makes
+    /// the comparison paired. Empty for a plain run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<SharedCount>,
 }
 
 /// Which files the tabular outputs are written as.

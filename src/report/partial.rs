@@ -244,5 +244,26 @@ fn add_counts(into: &mut VariantResult, from: &VariantResult) -> Result<()> {
                 .context("a count overflows 64 bits; merge fewer trials")?;
         }
     }
+    if into.shared.len() != from.shared.len() {
+        bail!(
+            "holds {} paired counts, not {}",
+            from.shared.len(),
+            into.shared.len()
+        );
+    }
+    for (a, b) in into.shared.iter_mut().zip(&from.shared) {
+        if (&a.subject, &a.metric, &a.value) != (&b.subject, &b.metric, &b.value) {
+            bail!(
+                "paired count {}/{}={} does not match",
+                b.subject,
+                b.metric,
+                b.value
+            );
+        }
+        a.battles = a
+            .battles
+            .checked_add(b.battles)
+            .context("a count overflows 64 bits; merge fewer trials")?;
+    }
     Ok(())
 }
