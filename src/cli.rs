@@ -125,7 +125,8 @@ pub struct SimulationArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
-    /// Use another table file without editing the scenario: NAME=FILE (repeatable).
+    /// Use another table file without editing the scenario: NAME=FILE (repeatable);
+    /// compare takes N:NAME=FILE, for its Nth scenario.
     #[arg(long = "table", value_name = "NAME=FILE")]
     pub tables: Vec<String>,
     /// Tabular outputs, comma-separated.

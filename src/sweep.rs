@@ -155,9 +155,41 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
 }
 
 /// Sets `path` to `value` in a scenario document. Arrays of tables are
-/// indexed by the `name` of an element (or its position from 0).
+/// indexed by the `name` of an element (or its position from 0). A table,
+/// `tables.NAME`, is `builtin` or a file (relative to the working folder,
+/// as `--table` takes it); the section is made if the file has none.
 pub fn apply(doc: &mut toml::Table, path: &[String], value: Value) -> Result<()> {
+    if let [section, name] = path
+        && section == "tables"
+    {
+        return set_table(doc, name, value);
+    }
     set_in(doc, path, value, &path.join("."), &mut Vec::new())
+}
+
+/// The value of a table in a sweep: the built-in table, or a file.
+pub const BUILT_IN_TABLE: &str = "builtin";
+
+fn set_table(doc: &mut toml::Table, name: &str, value: Value) -> Result<()> {
+    let Value::String(file) = value else {
+        bail!(
+            "--set tables.{name}={value}: a table is `{BUILT_IN_TABLE}` or a file, e.g. tables.{name}={BUILT_IN_TABLE},my_{name}.toml"
+        );
+    };
+    let section = doc
+        .entry("tables")
+        .or_insert_with(|| Value::Table(toml::Table::new()));
+    let Value::Table(section) = section else {
+        bail!("`tables` in the scenario is not a section");
+    };
+    if file == BUILT_IN_TABLE {
+        section.remove(name);
+    } else {
+        let path = std::path::absolute(&file)
+            .map_err(|e| anyhow!("--set tables.{name}={file}: cannot resolve the file: {e}"))?;
+        section.insert(name.to_owned(), Value::String(path.display().to_string()));
+    }
+    Ok(())
 }
 
 fn set_in(
@@ -258,6 +290,18 @@ mod tests {
             "{err}"
         );
         assert_eq!(grid(&[wide], 401).unwrap().len(), 401);
+    }
+
+    #[test]
+    fn a_table_is_builtin_or_a_file_even_without_a_tables_section() {
+        let mut doc: toml::Table = toml::from_str("days = 1\n").unwrap();
+        let path = ["tables".to_owned(), "cards".to_owned()];
+        apply(&mut doc, &path, Value::String("my_deck.toml".into())).unwrap();
+        let file = doc["tables"]["cards"].as_str().unwrap();
+        assert!(std::path::Path::new(file).is_absolute() && file.ends_with("my_deck.toml"));
+        apply(&mut doc, &path, Value::String(BUILT_IN_TABLE.into())).unwrap();
+        assert!(doc["tables"].get("cards").is_none());
+        assert!(apply(&mut doc, &path, Value::Integer(3)).is_err());
     }
 
     #[test]

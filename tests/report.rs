@@ -225,3 +225,75 @@ fn table_overrides_and_formats() {
         .stderr(predicates::str::contains("cannot read table file"));
     assert!(!dir.path().join("none").exists());
 }
+
+#[test]
+fn two_decks_are_compared_scenario_by_scenario_and_swept() {
+    let dir = tempfile::tempdir().unwrap();
+    let deck = dir.path().join("deadly.toml");
+    // Card 1's first row: every column destroys.
+    let built_in = warcrunch::tables::BUILT_IN_CARDS;
+    let first = built_in
+        .lines()
+        .find(|l| l.starts_with("sword_shield"))
+        .unwrap();
+    std::fs::write(
+        &deck,
+        built_in.replacen(first, "sword_shield   = \"D D D D D D D\"", 1),
+    )
+    .unwrap();
+    let knights = scenario("knights_vs_pikes.toml");
+    let out = dir.path().join("cmp");
+    // One --table for every scenario would compare a deck with itself: refused.
+    let refused = warcrunch()
+        .args(["compare", "--trials", "20000", "--out"])
+        .arg(&out)
+        .args([&knights, &knights])
+        .arg("--table")
+        .arg(format!("cards={}", deck.display()))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("--table N:cards="), "{stderr}");
+    assert!(!out.exists());
+    warcrunch()
+        .args(["compare", "--trials", "20000", "-q", "--out"])
+        .arg(&out)
+        .args([&knights, &knights])
+        .arg("--table")
+        .arg(format!("2:cards={}", deck.display()))
+        .assert()
+        .success();
+    let csv = read(&out.join("comparison.csv"));
+    let won = csv
+        .lines()
+        .find(|l| l.contains(",battle,winner,attacker,mcnemar,paired_newcombe,"))
+        .expect("a paired row for the attacker winning");
+    assert!(won.ends_with(",true"), "{won}");
+    let json: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert_eq!(json["scenarios"][0]["tables"][0]["source"], "built-in");
+    assert_eq!(
+        json["scenarios"][1]["tables"][0]["source"],
+        deck.display().to_string()
+    );
+    // The same two decks as a sweep, on a scenario without [tables].
+    let sweep = dir.path().join("sweep");
+    warcrunch()
+        .args(["sweep", "--trials", "20000", "-q", "--out"])
+        .arg(&sweep)
+        .arg(&knights)
+        .arg("--set")
+        .arg(format!("tables.cards=builtin,{}", deck.display()))
+        .assert()
+        .success();
+    let rows: Vec<String> = read(&sweep.join("comparison.csv"))
+        .lines()
+        .filter(|l| l.contains(",battle,winner,attacker,mcnemar,"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        rows[0].split(',').nth(9),
+        won.split(',').nth(9),
+        "same difference as compare"
+    );
+}

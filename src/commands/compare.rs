@@ -11,15 +11,37 @@ use crate::runner::{
 };
 use crate::scenario::{self, Scenario};
 
+/// Each scenario's `--table N:NAME=FILE` options (N counts scenarios
+/// from 1). A `--table` without `N:` is refused: it would give every
+/// scenario the same table, and the comparison would then find nothing.
+fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<(String, String)>>> {
+    let mut per_scenario = vec![Vec::new(); count];
+    for option in options {
+        let numbered = option
+            .split_once(':')
+            .and_then(|(n, rest)| Some((n.trim().parse::<usize>().ok()?, rest)));
+        let Some((n, rest)) = numbered else {
+            bail!(
+                "--table {option}: compare would give every scenario this table, so the tables would not differ; give it to one scenario as --table N:{option} (N = 1 to {count}, in the order the scenarios are listed)"
+            );
+        };
+        if !(1..=count).contains(&n) {
+            bail!("--table {option}: there is no scenario {n}; allowed: 1 to {count}");
+        }
+        per_scenario[n - 1].extend(table_overrides(&[rest.to_owned()])?);
+    }
+    Ok(per_scenario)
+}
+
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
     let formats = crate::report::Formats::of(&sim.format);
-    let overrides = table_overrides(&sim.tables)?;
+    let overrides = scenario_tables(&sim.tables, args.scenarios.len())?;
     let plan = Plan::from_args(sim);
     let mut scenarios = Vec::new();
-    for path in &args.scenarios {
-        scenarios.push(scenario::load_with_tables(path, &overrides)?);
+    for (i, path) in args.scenarios.iter().enumerate() {
+        scenarios.push(scenario::load_with_tables(path, &overrides[i])?);
     }
     let trials = sim.trials.unwrap_or(scenarios[0].trials);
     let seed = sim.seed.unwrap_or(scenarios[0].seed);
