@@ -133,6 +133,43 @@ fn solve_on_a_real_setting_lands_in_a_fine_exact_sweeps_bracket() {
 
 #[test]
 fn sensitivity_differences_cover_the_exact_ones() {
+    sensitivity_against_exact(&[]);
+}
+
+#[test]
+fn card_cells_move_one_result_each_way_and_match_the_exact_chain() {
+    let moves = sensitivity_against_exact(&["--cells"]);
+    // The Knights' and the Pikes' melee cells, on each of nine cards.
+    let cells: std::collections::BTreeSet<&str> = moves.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(cells.len(), 18, "{cells:?}");
+    let harm = "-FHRD";
+    for row in &moves {
+        let (from, to) = (
+            harm.find(&row[1][..]).unwrap(),
+            harm.find(&row[2][..]).unwrap(),
+        );
+        assert_eq!(from.abs_diff(to), 1, "one result each way: {row:?}");
+    }
+    let refused = warcrunch()
+        .args([
+            "sensitivity",
+            "scenarios/gurps/ambush_at_the_ford.toml",
+            "--cells",
+        ])
+        .args(["--target", "side:Megalos/victory=won"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("--cells: the Combat Card table belongs to war cards"),
+        "{stderr}"
+    );
+}
+
+/// Runs `sensitivity` on the Knights sampled and exact with `extra`
+/// options, checks the sampled differences against the exact ones, and
+/// returns the exact rows.
+fn sensitivity_against_exact(extra: &[&str]) -> Vec<Vec<String>> {
     let dir = tempfile::tempdir().unwrap();
     let run = |out: &Path, exact: bool| {
         let mut cmd = warcrunch();
@@ -143,6 +180,7 @@ fn sensitivity_differences_cover_the_exact_ones() {
             "battle/winner=attacker",
             "-q",
         ])
+        .args(extra)
         .args(["--trials", "200000", "--out"])
         .arg(out);
         if exact {
@@ -182,6 +220,7 @@ fn sensitivity_differences_cover_the_exact_ones() {
     // Ranked by the size of the change.
     let sizes: Vec<f64> = exact.iter().map(|r| number(r, 7).abs()).collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+    exact
 }
 
 #[test]

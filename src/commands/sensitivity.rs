@@ -14,10 +14,11 @@ use crate::runner::{
     Plan, default_out_dir, exact_metrics, metric_layout, nothing_written, override_settings,
     run_info, simulate_paired, table_overrides,
 };
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{self, Battle, Edit, Scenario};
 use crate::sensitivity::{Knob, Method, Move, Refused, knobs, rank};
 use crate::stats::{paired_difference, unpaired_difference};
 use crate::sweep::apply;
+use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
 use crate::target::Target;
 
 /// One move of one knob, loaded and validated.
@@ -56,7 +57,10 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", args.scenario.display()))?;
     let chosen = chosen_knobs(knobs(&doc), &args.knobs, args.cells)?;
-    let (variants, refused) = moves(args, &text, &chosen, &overrides, sim)?;
+    let (mut variants, refused) = moves(args, &text, &chosen, &overrides, sim)?;
+    if args.cells {
+        variants.extend(cell_moves(&base)?);
+    }
     if variants.is_empty() {
         bail!(
             "no knob could be moved: {}",
@@ -144,15 +148,11 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     ))
 }
 
-/// The knobs to move: those named with `--knobs`, else every one.
+/// The knobs to move: those named with `--knobs`; else every one, or none
+/// with `--cells` (which moves the card table's cells instead).
 fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
-    if cells {
-        bail!(
-            "--cells: moving the Combat Card table cell by cell is not available yet; name knobs with --knobs or leave it out"
-        );
-    }
     if named.is_empty() {
-        return Ok(all);
+        return Ok(if cells { Vec::new() } else { all });
     }
     named
         .iter()
@@ -165,6 +165,39 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
             })
         })
         .collect()
+}
+
+/// Every cell of every card that this engagement reads, moved one result
+/// toward harm and one away (in the order `- F H R D`).
+fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
+    let Battle::WarCards(w) = &base.battle else {
+        bail!(
+            "--cells: the Combat Card table belongs to war cards; this scenario is {}",
+            base.battle.system()
+        );
+    };
+    let mut variants = Vec::new();
+    for (row, column) in w.cells_read() {
+        for (card, grid) in w.deck.cards.iter().enumerate() {
+            let now = grid[row][column];
+            let i = now.index();
+            let neighbours = [
+                i.checked_sub(1),
+                Some(i + 1).filter(|&j| j < CardResult::ALL.len()),
+            ];
+            for to in neighbours.into_iter().flatten().map(|j| CardResult::ALL[j]) {
+                let mut scenario = base.clone();
+                scenario.battle = Battle::WarCards(Box::new(w.with_cell(card, row, column, to)?));
+                variants.push(Variant {
+                    knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
+                    from: now.symbol().to_owned(),
+                    to: to.symbol().to_owned(),
+                    scenario,
+                });
+            }
+        }
+    }
+    Ok(variants)
 }
 
 /// Every move that validates, and those refused with the reason.
@@ -270,6 +303,10 @@ mod tests {
             err.contains("--knobs dayz") && err.contains("allowed: days"),
             "{err}"
         );
-        assert_eq!(chosen_knobs(all, &[], false).unwrap().len(), 1);
+        assert_eq!(chosen_knobs(all.clone(), &[], false).unwrap().len(), 1);
+        assert!(
+            chosen_knobs(all, &[], true).unwrap().is_empty(),
+            "--cells alone moves cells only"
+        );
     }
 }

@@ -99,11 +99,13 @@ impl Export<SensitivityReport> for SensitivityJson {
     }
 }
 
-/// Whether a move lowers its knob.
+/// Whether a move lowers its knob (a card cell: moves it away from harm,
+/// in the order `- F H R D`).
 fn is_down(m: &Move) -> bool {
+    let harm = |s: &str| "-FHRD".find(s);
     match (m.from.parse::<f64>(), m.to.parse::<f64>()) {
         (Ok(from), Ok(to)) => to < from,
-        _ => false,
+        _ => harm(&m.to) < harm(&m.from),
     }
 }
 

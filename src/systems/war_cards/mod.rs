@@ -269,6 +269,45 @@ impl WarCards {
         [&self.units[ATTACKER].name, &self.units[DEFENDER].name]
     }
 
+    /// The cells (row, column) this engagement reads on every card: each
+    /// unit's melee attack and, for a shooter, its missile attack.
+    pub fn cells_read(&self) -> Vec<(usize, usize)> {
+        let [a, d] = &self.units;
+        let mut cells = Vec::new();
+        for (attacker, defender) in [(a, d), (d, a)] {
+            let row = self.deck.row_for(attacker.sign, defender.sign);
+            for value in std::iter::once(attacker.melee).chain(attacker.missile) {
+                let cell = (
+                    row,
+                    column_index(value - defender.defence + attacker.modifier),
+                );
+                if !cells.contains(&cell) {
+                    cells.push(cell);
+                }
+            }
+        }
+        cells
+    }
+
+    /// This engagement fought with one cell of one card changed.
+    pub fn with_cell(
+        &self,
+        card: usize,
+        row: usize,
+        column: usize,
+        result: CardResult,
+    ) -> Result<WarCards> {
+        let mut deck = self.deck.clone();
+        deck.cards[card][row][column] = result;
+        WarCards::new(
+            self.units.clone(),
+            self.engagement.clone(),
+            deck,
+            self.tables.clone(),
+            "--cells",
+        )
+    }
+
     /// Metric histograms of a tally.
     pub fn metrics<W: crate::stats::Weight>(&self, tally: &WarTally<W>) -> Vec<Metric<W>> {
         tally.metrics(self.names())
