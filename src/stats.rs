@@ -342,6 +342,29 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The Clopper–Pearson ("exact") interval for `successes` out of `trials`
+/// at `confidence`: it never covers less than it says, even for a handful
+/// of successes, where Wilson's interval falls short.
+pub fn clopper_pearson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
+    use statrs::distribution::Beta;
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let tail = (1.0 - confidence) / 2.0;
+    let (x, n) = (successes as f64, trials as f64);
+    let lo = if successes == 0 {
+        0.0
+    } else {
+        Beta::new(x, n - x + 1.0).map_or(0.0, |b| b.inverse_cdf(tail))
+    };
+    let hi = if successes == trials {
+        1.0
+    } else {
+        Beta::new(x + 1.0, n - x).map_or(1.0, |b| b.inverse_cdf(1.0 - tail))
+    };
+    (lo, hi)
+}
+
 /// A difference of two probabilities with its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DifferenceInterval {
@@ -486,6 +509,23 @@ mod tests {
         let u = unpaired_difference(510, 1000, 530, 1000);
         assert!(u.high - u.low > 3.0 * (d.high - d.low), "{u:?} {d:?}");
         assert!(!u.excludes_zero());
+    }
+
+    #[test]
+    fn clopper_pearson_matches_textbook_bounds() {
+        // 0 of 10 at 95%: upper 1 - 0.025^(1/10) = 0.30850.
+        let (lo, hi) = clopper_pearson(0, 10, 0.95);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.308_497).abs() < 1e-5, "{hi}");
+        // 1 of 1,000,000 at 99.9%: the lower bound is about 0.0005 / n.
+        let (lo, _) = clopper_pearson(1, 1_000_000, 0.999);
+        assert!((lo / 5.0e-10 - 1.0).abs() < 0.01, "{lo}");
+        // 5 of 20 at 95%: 0.08657 to 0.49105.
+        let (lo, hi) = clopper_pearson(5, 20, 0.95);
+        assert!(
+            (lo - 0.086_57).abs() < 1e-4 && (hi - 0.491_05).abs() < 1e-4,
+            "{lo} {hi}"
+        );
     }
 
     #[test]

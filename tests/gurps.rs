@@ -43,6 +43,41 @@ fn the_skirmish_with_four_pcs_agrees_with_exact() {
 }
 
 #[test]
+fn parties_on_both_sides_with_two_unit_commanders_agree_with_exact() {
+    // Titus and Varro lead two of Megalos' three major units: a Catastrophe
+    // striking a unit leader strikes at most one of them, so their fates
+    // are not independent; Brother Anselm fights for the Raiders.
+    let text = read(&bundled("ambush_at_the_ford.toml"))
+        .replace(
+            "armour = \"medium\"",
+            "armour = \"medium\"\nmajor_units = 3",
+        )
+        .replace(
+            "role = \"soldier\"\niq = 11",
+            "role = \"unit_commander\"\niq = 11",
+        )
+        .replace(
+            "name = \"Brother Anselm\"\nside = \"Megalos\"",
+            "name = \"Brother Anselm\"\nside = \"Raiders\"",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two_parties.toml");
+    std::fs::write(&path, text).unwrap();
+    let g = gurps(&path);
+    let exact = warcrunch::systems::gurps::exact::exact_metrics(&g).unwrap();
+    let subjects: Vec<&str> = exact
+        .iter()
+        .filter(|m| m.subject.starts_with("party"))
+        .map(|m| m.subject.as_str())
+        .collect();
+    assert!(
+        subjects.contains(&"party:Megalos") && subjects.contains(&"party:Raiders"),
+        "{subjects:?}"
+    );
+    assert_agreement(&g, 1_000_000, 5);
+}
+
+#[test]
 fn the_siege_agrees_with_exact() {
     assert_agreement(&gurps(&bundled("siege_assault.toml")), 1_000_000, 21);
 }

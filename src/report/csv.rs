@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use polars::prelude::*;
 
 use super::{Export, Formats, RunReport};
-use crate::stats::{wilson, z_for_confidence, z95};
+use crate::stats::{clopper_pearson, wilson, z95};
 
 /// Confidence of the Monte Carlo-versus-exact agreement check.
 pub const AGREEMENT_CONFIDENCE: f64 = 0.999;
@@ -286,7 +286,7 @@ pub struct Agreement {
     pub count: u64,
     /// Monte Carlo trials.
     pub trials: u64,
-    /// Wilson interval at [`AGREEMENT_CONFIDENCE`].
+    /// Clopper–Pearson interval at [`AGREEMENT_CONFIDENCE`].
     pub interval: (f64, f64),
 }
 
@@ -300,7 +300,6 @@ impl Agreement {
 /// Every value that either the exact answer or the simulation reached,
 /// compared at [`AGREEMENT_CONFIDENCE`].
 pub fn agreements(report: &RunReport) -> Vec<Agreement> {
-    let z = z_for_confidence(AGREEMENT_CONFIDENCE);
     let mut out = Vec::new();
     for v in &report.variants {
         let Some(exact) = &v.exact else { continue };
@@ -326,7 +325,7 @@ pub fn agreements(report: &RunReport) -> Vec<Agreement> {
                     exact: p,
                     count,
                     trials: total,
-                    interval: wilson(count, total, z),
+                    interval: clopper_pearson(count, total, AGREEMENT_CONFIDENCE),
                 });
             }
         }

@@ -104,6 +104,38 @@ impl<W: Weight> PartyTally<W> {
         }
     }
 
+    /// Adds, with probability `w`, a battle in which each PC's fate is
+    /// independent of the others': PC `i` ends out of action with
+    /// probability `fates[i].0`, dead (a kind of out) with `fates[i].1`.
+    /// The count out of action per party follows the PCs' Poisson-binomial law.
+    pub fn add_independent(&mut self, fates: &[(f64, f64)], w: f64)
+    where
+        W: From<f64>,
+    {
+        for p in 0..self.names.len() {
+            let mut law = vec![1.0];
+            let mut alive = 1.0;
+            for (&(out, dead), _) in fates
+                .iter()
+                .zip(&self.of)
+                .filter(|(_, o)| usize::from(**o) == p)
+            {
+                let mut next = vec![0.0; law.len() + 1];
+                for (k, q) in law.iter().enumerate() {
+                    next[k] += q * (1.0 - out);
+                    next[k + 1] += q * out;
+                }
+                law = next;
+                alive *= 1.0 - dead;
+            }
+            for (k, q) in law.iter().enumerate() {
+                self.out[self.first[p] + k] += W::from(w * q);
+            }
+            self.dead[p][0] += W::from(w * alive);
+            self.dead[p][1] += W::from(w * (1.0 - alive));
+        }
+    }
+
     /// Adds another tally of the same parties.
     pub fn merge(&mut self, other: &Self) {
         add_all(&mut self.out, &other.out);
@@ -196,6 +228,25 @@ mod tests {
             (m[2].name.as_str(), &m[2].weights[..]),
             ("down_or_dead", &[1, 1, 1, 0][..])
         );
+    }
+
+    /// Independent fates: the Poisson-binomial count, the chance of any death.
+    #[test]
+    fn independent_fates_add_up_as_their_laws() {
+        let mut t = PartyTally::<f64>::new(&[0, 0, 1], ["A", "B"], true);
+        t.add_independent(&[(0.5, 0.1), (0.2, 0.0), (1.0, 1.0)], 0.5);
+        let m = t.metrics("down_or_dead", "down or dead");
+        // Party A: 0 out 0.4, 1 out 0.5, 2 out 0.1 (times 0.5).
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(
+            close(&m[2].weights, &[0.2, 0.25, 0.05]),
+            "{:?}",
+            m[2].weights
+        );
+        assert!(close(&m[0].weights, &[0.2, 0.3]));
+        assert!(close(&m[1].weights, &[0.45, 0.05]));
+        assert!(close(&m[5].weights, &[0.0, 0.5]), "B's one PC always out");
+        assert!(close(&m[4].weights, &[0.0, 0.5]), "and dead");
     }
 
     /// PCs on both sides: one party per side.

@@ -13,6 +13,7 @@ use super::success::check;
 use super::tables::{GurpsTables, LeaderHarm, MarginRow};
 use crate::dice::THREE_D6_WAYS;
 use crate::stats::Metric;
+use crate::systems::party::PartyTally;
 
 /// P(3d6 = k) for k = 0..=18, optionally the lowest of three rolls (Luck).
 pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
@@ -91,6 +92,12 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     let mut killed = vec![0.0f64; n];
     let mut rolls_from = vec![vec![[0.0f64; MAX_PENALTY + 1]; WOUND_MAX + 1]; n];
     let wound = two_d6_distribution();
+    let fate_given = fates_given(g, &wound);
+    let mut party = PartyTally::<f64>::new(
+        &r.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
+        g.side_names(),
+        true,
+    );
     for (ra, &pa) in cat[0].iter().enumerate() {
         for (rb, &pb) in cat[1].iter().enumerate() {
             let weight = pa * pb;
@@ -129,6 +136,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                     *victory.entry(v).or_default() += px * py;
                 }
             }
+            add_party(g, &mut party, &fate_given, rows, &victory, weight);
             for (&v, &q) in &victory {
                 let w = weight * q;
                 winner[match v.signum() {
@@ -266,7 +274,110 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             &reputation,
         ));
     }
+    metrics.extend(party.metrics("down_or_dead", "down or dead"));
     Ok(metrics)
+}
+
+/// What a Catastrophe does to one PC: nothing, a 2d wound, or "killed".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Harm {
+    None = 0,
+    Wounded = 1,
+    Killed = 2,
+}
+
+/// Per PC, harm and losing-side penalty: his chances of ending the day out
+/// of action (down or dead) and dead.
+type FatesGiven = Vec<[[(f64, f64); MAX_PENALTY + 1]; 3]>;
+
+fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
+    g.rules
+        .heroes
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let mut by_harm = [[(0.0, 0.0); MAX_PENALTY + 1]; 3];
+            for harm in [Harm::None, Harm::Wounded, Harm::Killed] {
+                for penalty in 0..=MAX_PENALTY {
+                    let mut rolls_from = vec![[0.0f64; MAX_PENALTY + 1]; WOUND_MAX + 1];
+                    let killed = match harm {
+                        Harm::Killed => 1.0,
+                        Harm::Wounded => {
+                            for (roll, &q) in wound.iter().enumerate() {
+                                rolls_from[(roll as i64 - h.dr).max(0) as usize][penalty] += q;
+                            }
+                            0.0
+                        }
+                        Harm::None => {
+                            rolls_from[0][penalty] = 1.0;
+                            0.0
+                        }
+                    };
+                    let (state, _) = injuries(g, i, killed, &rolls_from);
+                    let dead = state[State::Dead as usize];
+                    by_harm[harm as usize][penalty] = (state[State::Down as usize] + dead, dead);
+                }
+            }
+            by_harm
+        })
+        .collect()
+}
+
+/// Adds the party's fates on one pair of Catastrophe rows (`weight`): given
+/// the rows, the unit each side's Catastrophe strikes and the margin of
+/// victory, the PCs' own rolls are independent.
+fn add_party(
+    g: &Gurps,
+    party: &mut PartyTally<f64>,
+    fate_given: &FatesGiven,
+    rows: [&super::tables::CatastropheRow; 2],
+    victory: &std::collections::BTreeMap<i64, f64>,
+    weight: f64,
+) {
+    let r = &g.rules;
+    // The struck major unit of each side, each equally likely (none when the
+    // row strikes no unit leader).
+    let struck = |s: usize| -> Vec<(Option<u32>, f64)> {
+        if rows[s].major_leader == LeaderHarm::None {
+            vec![(None, 1.0)]
+        } else {
+            let n = r.sides[s].major_units;
+            (0..n).map(|u| (Some(u), 1.0 / n as f64)).collect()
+        }
+    };
+    let harm_of = |h: &super::battle::HeroRules, unit: Option<u32>| {
+        let leader = match h.role {
+            Role::ArmyCommander => rows[h.side].commander,
+            Role::UnitCommander if unit.is_some() && unit == h.major_unit => {
+                rows[h.side].major_leader
+            }
+            _ => LeaderHarm::None,
+        };
+        match leader {
+            LeaderHarm::None => Harm::None,
+            LeaderHarm::Wounded => Harm::Wounded,
+            LeaderHarm::Killed => Harm::Killed,
+        }
+    };
+    let mut fates = vec![(0.0, 0.0); r.heroes.len()];
+    for (u0, p0) in struck(0) {
+        for (u1, p1) in struck(1) {
+            for (&v, &q) in victory {
+                for (i, h) in r.heroes.iter().enumerate() {
+                    let margin = if h.side == 0 { v } else { -v };
+                    let penalty = if margin < 0 {
+                        -margin / LOSING_PENALTY_STEP
+                    } else {
+                        0
+                    };
+                    let unit = if h.side == 0 { u0 } else { u1 };
+                    fates[i] = fate_given[i][harm_of(h, unit) as usize]
+                        [(penalty as usize).min(MAX_PENALTY)];
+                }
+                party.add_independent(&fates, weight * p0 * p1 * q);
+            }
+        }
+    }
 }
 
 /// The most HP a Catastrophe's 2d wound takes.
