@@ -15,6 +15,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use warcrunch::engine::{self, RunSettings, System};
+use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario::{self, Battle};
 use warcrunch::systems::war_cards::WarCards;
 
@@ -239,6 +240,84 @@ fn engine_scaling(c: &mut Criterion) {
     scale(c, "even_field_battle", sea.as_ref(), 500_000);
 }
 
+/// A bundled scenario's battles three ways, on one thread: `simulate` alone
+/// (no counting), through the engine (`engine::run`), and paired (two
+/// copies of the battle fought in lockstep, per variant): the engine's own
+/// cost is the difference. The JSON gives it as a share of a battle's time.
+fn overhead_of<S: System>(
+    c: &mut Criterion,
+    name: &str,
+    system: &S,
+    metrics: &MetricsOf<'_, S>,
+    trials: u64,
+) where
+    S::Tally: Clone,
+{
+    let mut group = c.benchmark_group("engine_overhead");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(trials));
+    register("engine_overhead", &format!("{name}/simulate"), trials, 1);
+    group.bench_function(BenchmarkId::new(name, "simulate"), |b| {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        b.iter(|| {
+            for _ in 0..trials {
+                black_box(system.simulate(&mut rng));
+            }
+        })
+    });
+    let one_thread = RunSettings {
+        threads: 1,
+        ..RunSettings::new(1, trials)
+    };
+    register("engine_overhead", &format!("{name}/run"), trials, 1);
+    group.bench_function(BenchmarkId::new(name, "run"), |b| {
+        b.iter(|| engine::run(system, one_thread).expect("run"))
+    });
+    // Two variants a battle: trials/2 battles make `trials` variant-battles.
+    let layout = metrics(system, &system.new_tally());
+    let event = Event {
+        metric: 0,
+        bins: vec![0],
+    };
+    assert!(!layout.is_empty());
+    let lockstep = Lockstep::new(
+        vec![system, system],
+        metrics,
+        vec![vec![event.clone()], vec![event]],
+    );
+    let half = RunSettings {
+        threads: 1,
+        ..RunSettings::new(1, trials / 2)
+    };
+    register("engine_overhead", &format!("{name}/paired"), trials, 1);
+    group.bench_function(BenchmarkId::new(name, "paired"), |b| {
+        b.iter(|| engine::run(&lockstep, half).expect("paired run"))
+    });
+    group.finish();
+}
+
+fn engine_overhead(c: &mut Criterion) {
+    for (folder, file, trials) in [
+        ("war_cards", "knights_vs_pikes.toml", 2_000_000),
+        ("war_cards", "longbows_vs_men_at_arms.toml", 1_000_000),
+        ("war_cards", "cavalry_clash_deck.toml", 1_000_000),
+        ("war_cards", "guard_vs_levy.toml", 1_000_000),
+        ("gurps", "ambush_at_the_ford.toml", 400_000),
+        ("gurps", "siege_assault.toml", 400_000),
+        ("gurps", "three_days_at_hollin.toml", 100_000),
+        ("seventh_sea", "even_field_battle.toml", 50_000),
+        ("seventh_sea", "rout_of_a_weaker_army.toml", 100_000),
+        ("seventh_sea", "officer_tips_the_balance.toml", 50_000),
+    ] {
+        let name = file.trim_end_matches(".toml");
+        match load_bundled(folder, file) {
+            Battle::WarCards(w) => overhead_of(c, name, w.as_ref(), &|s, t| s.metrics(t), trials),
+            Battle::Gurps(g) => overhead_of(c, name, g.as_ref(), &|s, t| s.metrics(t), trials),
+            Battle::SeventhSea(g) => overhead_of(c, name, g.as_ref(), &|s, t| s.metrics(t), trials),
+        }
+    }
+}
+
 criterion_group!(
     benches,
     rng_floor,
@@ -246,6 +325,7 @@ criterion_group!(
     gurps_single_core,
     seventh_sea_single_core,
     engine_scaling,
+    engine_overhead,
     startup
 );
 
@@ -308,6 +388,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
     let mut per_core = Vec::new();
     let mut scaling = Vec::new();
     let mut startup = Vec::new();
+    let mut overhead = Vec::new();
     for r in registered.iter().filter(|r| r.group != "rng_floor") {
         let Some(rate) = measured(r, since) else {
             continue;
@@ -324,6 +405,27 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 "battles_per_second": rate,
                 // Against one thread times the cores the threads can use.
                 "parallel_efficiency": one.map(|one| rate / (one * r.threads.min(cores) as f64)),
+            }));
+        } else if r.group == "engine_overhead" {
+            let (name, way) = r.id.split_once('/').expect("name/way");
+            if way != "simulate" {
+                continue;
+            }
+            let rate_of = |w: &str| {
+                registered
+                    .iter()
+                    .find(|o| o.group == r.group && o.id == format!("{name}/{w}"))
+                    .and_then(|o| measured(o, since))
+            };
+            // The engine's share of a battle's time: 1 - simulate-only time / engine time.
+            let share = |w: &str| rate_of(w).map(|engine| 1.0 - engine / rate);
+            overhead.push(serde_json::json!({
+                "scenario": name,
+                "simulate_battles_per_second": rate,
+                "run_battles_per_second": rate_of("run"),
+                "paired_variant_battles_per_second": rate_of("paired"),
+                "engine_share_of_time": share("run"),
+                "paired_engine_share_of_time": share("paired"),
             }));
         } else if r.group == "startup" {
             startup.push(serde_json::json!({
@@ -349,5 +451,6 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
         "per_core": per_core,
         "scaling": scaling,
         "startup": startup,
+        "engine_overhead": overhead,
     })
 }

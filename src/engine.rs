@@ -78,6 +78,17 @@ pub trait System: Sync {
     /// number would wait on a round trip through memory. Whatever the
     /// battle hands the generator to must then be inlined too.)
     fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
+
+    /// Fights `len` battles on `rng`, counting each into `tally`: the
+    /// engine's inner loop. A system that can count a battle without
+    /// handing its outcome back (variants fought in lockstep) overrides it.
+    #[inline]
+    fn fight_into(&self, rng: &mut BattleRng, len: u64, tally: &mut Self::Tally) {
+        for _ in 0..len {
+            let outcome = self.simulate(rng);
+            tally.record(&outcome);
+        }
+    }
 }
 
 /// Counts outcomes; two tallies of disjoint trials merge into one. Counts
@@ -341,10 +352,7 @@ fn chunk_len(trials: u64, index: u64) -> u64 {
 
 /// Runs `len` battles on one chunk's stream, counting them into `tally`.
 pub fn run_chunk<S: System>(system: &S, mut rng: BattleRng, len: u64, tally: &mut S::Tally) {
-    for _ in 0..len {
-        let outcome = system.simulate(&mut rng);
-        tally.record(&outcome);
-    }
+    system.fight_into(&mut rng, len, tally);
 }
 
 #[cfg(test)]

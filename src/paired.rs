@@ -19,6 +19,7 @@
 use rand::{Rng, SeedableRng};
 
 use crate::engine::{BattleRng, System, Tally};
+
 use crate::stats::Metric;
 
 /// Battles counted per block: the bits of a `u64` weight.
@@ -66,7 +67,10 @@ impl<'a, S: System> Lockstep<'a, S> {
     }
 }
 
-impl<'a, S: System> System for Lockstep<'a, S> {
+impl<'a, S: System> System for Lockstep<'a, S>
+where
+    S::Tally: Clone,
+{
     type Outcome = Vec<S::Outcome>;
     type Tally = PairedTally<'a, S>;
 
@@ -85,6 +89,7 @@ impl<'a, S: System> System for Lockstep<'a, S> {
                 })
                 .collect(),
             block: variants.iter().map(|v| v.new_tally()).collect(),
+            empty: variants.iter().map(|v| v.new_tally()).collect(),
             filled: 0,
             both: vec![vec![0; self.events[0].len()]; variants.len()],
             events: self.events.clone(),
@@ -100,6 +105,23 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             .map(|v| v.simulate(&mut battle.clone()))
             .collect()
     }
+
+    /// [`Lockstep::simulate`] battle by battle, each variant's outcome
+    /// counted where it is made (no list of outcomes per battle).
+    fn fight_into(&self, rng: &mut BattleRng, len: u64, tally: &mut PairedTally<'a, S>) {
+        for _ in 0..len {
+            let battle = BattleRng::seed_from_u64(rng.next_u64());
+            if tally.filled == BLOCK {
+                tally.flush();
+            }
+            let weight = 1 << tally.filled;
+            for (variant, block) in self.variants.iter().zip(tally.block.iter_mut()) {
+                let outcome = variant.simulate(&mut battle.clone());
+                block.record_weighted(&outcome, weight);
+            }
+            tally.filled += 1;
+        }
+    }
 }
 
 /// Counts of every variant's metrics, and per event the battles in which
@@ -110,6 +132,9 @@ pub struct PairedTally<'a, S: System> {
     events: Vec<Vec<Event>>,
     /// The current block, one bit-weighted tally per variant.
     block: Vec<S::Tally>,
+    /// An empty tally per variant, copied over a block once it is counted
+    /// (reusing its memory).
+    empty: Vec<S::Tally>,
     /// Battles in the current block.
     filled: u32,
     /// Per variant, metric and bin: battles.
@@ -118,7 +143,10 @@ pub struct PairedTally<'a, S: System> {
     both: Vec<Vec<u64>>,
 }
 
-impl<S: System> PairedTally<'_, S> {
+impl<S: System> PairedTally<'_, S>
+where
+    S::Tally: Clone,
+{
     /// Counts the current block and starts an empty one.
     fn flush(&mut self) {
         if self.filled == 0 {
@@ -146,7 +174,7 @@ impl<S: System> PairedTally<'_, S> {
             for ((both, base), mask) in self.both[v].iter_mut().zip(&base_masks).zip(&masks) {
                 *both += u64::from((base & mask).count_ones());
             }
-            self.block[v] = variant.new_tally();
+            self.block[v].clone_from(&self.empty[v]);
         }
         self.filled = 0;
     }
@@ -184,7 +212,7 @@ impl<S: System> PairedTally<'_, S> {
 
 impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S>
 where
-    S::Tally: Send,
+    S::Tally: Clone,
 {
     fn record(&mut self, outcomes: &Vec<S::Outcome>) {
         if self.filled == BLOCK {

@@ -215,7 +215,10 @@ fn run_lockstep<S: System>(
     events: Vec<Vec<Event>>,
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
-) -> Result<SimulatedPairs> {
+) -> Result<SimulatedPairs>
+where
+    S::Tally: Clone,
+{
     let variants = systems.len();
     let lockstep = Lockstep::new(systems, metrics, events.clone());
     let output = match stop {
