@@ -250,9 +250,7 @@ fn overhead_of<S: System>(
     system: &S,
     metrics: &MetricsOf<'_, S>,
     trials: u64,
-) where
-    S::Tally: Clone,
-{
+) {
     let mut group = c.benchmark_group("engine_overhead");
     group.sample_size(10);
     group.throughput(Throughput::Elements(trials));

@@ -104,6 +104,9 @@ pub trait Tally<O>: Send {
     fn record_weighted(&mut self, outcome: &O, weight: u64);
     /// Adds another tally's counts into this one.
     fn merge(&mut self, other: Self);
+    /// Visits every count the tally holds, in a fixed order (paired runs
+    /// read and clear a block's bit masks this way).
+    fn for_each_count(&mut self, visit: impl FnMut(&mut u64));
 }
 
 /// Which part of a run's chunks to simulate: shard `index` of `count`
@@ -377,6 +380,10 @@ mod tests {
             self.0 += other.0;
             self.1 += other.1;
         }
+        fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+            visit(&mut self.0);
+            visit(&mut self.1);
+        }
     }
     impl System for Coin {
         type Outcome = bool;
@@ -496,6 +503,9 @@ mod tests {
         }
         fn merge(&mut self, mut other: Self) {
             self.0.merge(std::mem::take(&mut other.0));
+        }
+        fn for_each_count(&mut self, visit: impl FnMut(&mut u64)) {
+            self.0.for_each_count(visit);
         }
     }
     impl System for CountedCoin {

@@ -10,20 +10,29 @@
 //! Counting the pairs needs, for each battle, the bins each variant fell
 //! in. Rather than ask every system for that, battles are counted in
 //! blocks of 64 into the system's own tally with battle *j* of a block
-//! weighing `1 << j`: every metric puts each battle in exactly one bin, so
-//! a bin's weight is the set of the block's battles in it (a bit mask).
-//! At the end of a block, a bin's count is the mask's population count, and
-//! the battles in which the base variant and another both had an event are
-//! the population count of the two masks' intersection.
+//! weighing `1 << j`: every count of the tally puts each battle in at most
+//! one of its bins, so a count's weight is the set of the block's battles
+//! in it (a bit mask). At the end of a block, a count is its mask's
+//! population count, and the battles in which the base variant and another
+//! both had an event are the population count of the two masks'
+//! intersection. Each metric bin is a sum of some of the tally's counts
+//! (the victory of a side is a winner count; "anyone down" adds the counts
+//! of one or more down): which ones is found once per variant, by probing
+//! the metrics with counts set to distinct bits ([`Layout`]).
+
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 
 use crate::engine::{BattleRng, System, Tally};
-
 use crate::stats::Metric;
 
 /// Battles counted per block: the bits of a `u64` weight.
 const BLOCK: u32 = u64::BITS;
+
+/// Counts probed at once: bits of a weight that a sum of counts cannot
+/// carry past unnoticed.
+const PROBE: usize = 32;
 
 /// Reads a system's metrics off one of its tallies.
 pub type MetricsOf<'a, S> = dyn Fn(&S, &<S as System>::Tally) -> Vec<Metric<u64>> + Sync + 'a;
@@ -37,64 +46,124 @@ pub struct Event {
     pub bins: Vec<usize>,
 }
 
+/// How one variant's metrics read off its tally's counts.
+#[derive(Debug)]
+struct Layout {
+    /// The metrics, every weight zero.
+    metrics: Vec<Metric<u64>>,
+    /// Per metric and bin, the counts (in [`Tally::for_each_count`] order) it adds up.
+    sources: Vec<Vec<Vec<u32>>>,
+    /// Counts in the tally.
+    counts: usize,
+}
+
+impl Layout {
+    /// Finds the layout by setting `PROBE` counts at a time to distinct bits.
+    fn probe<S: System>(system: &S, metrics: &MetricsOf<'_, S>) -> Layout {
+        let mut counts = 0;
+        system.new_tally().for_each_count(|_| counts += 1);
+        let zero = metrics(system, &system.new_tally());
+        let mut sources: Vec<Vec<Vec<u32>>> = zero
+            .iter()
+            .map(|m| vec![Vec::new(); m.weights.len()])
+            .collect();
+        for start in (0..counts).step_by(PROBE) {
+            let mut tally = system.new_tally();
+            let mut k = 0;
+            tally.for_each_count(|c| {
+                if (start..start + PROBE).contains(&k) {
+                    *c = 1 << (k - start);
+                }
+                k += 1;
+            });
+            for (m, metric) in metrics(system, &tally).iter().enumerate() {
+                for (b, &w) in metric.weights.iter().enumerate() {
+                    assert!(
+                        w >> PROBE == 0,
+                        "{}/{} is not a sum of the tally's counts",
+                        metric.subject,
+                        metric.name
+                    );
+                    sources[m][b].extend(
+                        (0..PROBE)
+                            .filter(|j| w >> j & 1 == 1)
+                            .map(|j| (start + j) as u32),
+                    );
+                }
+            }
+        }
+        Layout {
+            metrics: zero,
+            sources,
+            counts,
+        }
+    }
+
+    /// The counts an event adds up.
+    fn sources_of(&self, event: &Event) -> Vec<u32> {
+        event
+            .bins
+            .iter()
+            .flat_map(|&b| self.sources[event.metric][b].iter().copied())
+            .collect()
+    }
+}
+
+/// What every tally of a lockstep run reads: each variant's layout and
+/// the counts each of its events adds up.
+#[derive(Debug)]
+struct Shared {
+    layouts: Vec<Layout>,
+    events: Vec<Vec<Vec<u32>>>,
+}
+
 /// Every variant fought on the same battle streams: a [`System`] whose
 /// outcome is every variant's outcome of one battle.
 pub struct Lockstep<'a, S: System> {
     variants: Vec<&'a S>,
-    metrics: &'a MetricsOf<'a, S>,
-    /// Per variant, the events whose pairs with the base are counted.
-    events: Vec<Vec<Event>>,
+    shared: Arc<Shared>,
 }
 
 impl<'a, S: System> Lockstep<'a, S> {
     /// Variants of one battle (the first is the base every other is paired
     /// with); `events[v]` are variant `v`'s events, the same number for each.
-    pub fn new(
-        variants: Vec<&'a S>,
-        metrics: &'a MetricsOf<'a, S>,
-        events: Vec<Vec<Event>>,
-    ) -> Self {
+    pub fn new(variants: Vec<&'a S>, metrics: &MetricsOf<'_, S>, events: Vec<Vec<Event>>) -> Self {
         assert_eq!(variants.len(), events.len(), "events for every variant");
         assert!(
             events.iter().all(|e| e.len() == events[0].len()),
             "the same events for every variant"
         );
+        let layouts: Vec<Layout> = variants
+            .iter()
+            .map(|v| Layout::probe(*v, metrics))
+            .collect();
+        let events = layouts
+            .iter()
+            .zip(&events)
+            .map(|(layout, events)| events.iter().map(|e| layout.sources_of(e)).collect())
+            .collect();
         Lockstep {
             variants,
-            metrics,
-            events,
+            shared: Arc::new(Shared { layouts, events }),
         }
     }
 }
 
-impl<'a, S: System> System for Lockstep<'a, S>
-where
-    S::Tally: Clone,
-{
+impl<'a, S: System> System for Lockstep<'a, S> {
     type Outcome = Vec<S::Outcome>;
     type Tally = PairedTally<'a, S>;
 
     fn new_tally(&self) -> PairedTally<'a, S> {
-        // Reborrow for 'a: the tally reads the variants and the metric reader.
-        let variants = self.variants.clone();
-        let metrics = self.metrics;
+        let shared = Arc::clone(&self.shared);
         PairedTally {
-            counts: variants
-                .iter()
-                .map(|v| {
-                    metrics(v, &v.new_tally())
-                        .into_iter()
-                        .map(|m| vec![0; m.weights.len()])
-                        .collect()
-                })
-                .collect(),
-            block: variants.iter().map(|v| v.new_tally()).collect(),
-            empty: variants.iter().map(|v| v.new_tally()).collect(),
+            counts: shared.layouts.iter().map(|l| vec![0; l.counts]).collect(),
+            both: vec![vec![0; shared.events[0].len()]; self.variants.len()],
+            block: self.variants.iter().map(|v| v.new_tally()).collect(),
             filled: 0,
-            both: vec![vec![0; self.events[0].len()]; variants.len()],
-            events: self.events.clone(),
-            variants,
-            metrics,
+            masks: Vec::new(),
+            base_events: Vec::new(),
+            variants: self.variants.clone(),
+            shared,
         }
     }
 
@@ -128,65 +197,57 @@ where
 /// both the base and the variant had it.
 pub struct PairedTally<'a, S: System> {
     variants: Vec<&'a S>,
-    metrics: &'a MetricsOf<'a, S>,
-    events: Vec<Vec<Event>>,
+    shared: Arc<Shared>,
     /// The current block, one bit-weighted tally per variant.
     block: Vec<S::Tally>,
-    /// An empty tally per variant, copied over a block once it is counted
-    /// (reusing its memory).
-    empty: Vec<S::Tally>,
     /// Battles in the current block.
     filled: u32,
-    /// Per variant, metric and bin: battles.
-    counts: Vec<Vec<Vec<u64>>>,
+    /// Per variant and count of its tally: battles.
+    counts: Vec<Vec<u64>>,
     /// Per variant and event: battles in which the base had it too.
     both: Vec<Vec<u64>>,
+    /// A block's masks, count by count (reused).
+    masks: Vec<u64>,
+    /// The base variant's event masks in the block (reused).
+    base_events: Vec<u64>,
 }
 
-impl<S: System> PairedTally<'_, S>
-where
-    S::Tally: Clone,
-{
-    /// Counts the current block and starts an empty one.
+impl<S: System> PairedTally<'_, S> {
+    /// Counts the current block and clears it.
     fn flush(&mut self) {
         if self.filled == 0 {
             return;
         }
-        let mut base_masks = Vec::new();
-        for (v, variant) in self.variants.iter().enumerate() {
-            let metrics = (self.metrics)(variant, &self.block[v]);
-            for (count, metric) in self.counts[v].iter_mut().zip(&metrics) {
-                for (c, mask) in count.iter_mut().zip(&metric.weights) {
-                    *c += u64::from(mask.count_ones());
+        for v in 0..self.variants.len() {
+            self.masks.resize(self.counts[v].len(), 0);
+            let mut k = 0;
+            self.block[v].for_each_count(|c| {
+                self.masks[k] = *c;
+                *c = 0;
+                k += 1;
+            });
+            for (count, mask) in self.counts[v].iter_mut().zip(&self.masks) {
+                *count += u64::from(mask.count_ones());
+            }
+            for (e, sources) in self.shared.events[v].iter().enumerate() {
+                let mask = sources.iter().fold(0, |m, &k| m | self.masks[k as usize]);
+                if v == 0 {
+                    self.base_events.resize(self.shared.events[0].len(), 0);
+                    self.base_events[e] = mask;
                 }
+                self.both[v][e] += u64::from((self.base_events[e] & mask).count_ones());
             }
-            let masks: Vec<u64> = self.events[v]
-                .iter()
-                .map(|e| {
-                    e.bins
-                        .iter()
-                        .fold(0, |mask, &b| mask | metrics[e.metric].weights[b])
-                })
-                .collect();
-            if v == 0 {
-                base_masks = masks.clone();
-            }
-            for ((both, base), mask) in self.both[v].iter_mut().zip(&base_masks).zip(&masks) {
-                *both += u64::from((base & mask).count_ones());
-            }
-            self.block[v].clone_from(&self.empty[v]);
         }
         self.filled = 0;
     }
 
-    /// Battles of variant `v` with `event` so far. Exact at the engine's
+    /// Battles of variant `v` with event `e` so far. Exact at the engine's
     /// checkpoints, where every block has been counted by a merge.
-    pub fn count(&self, v: usize, event: &Event) -> u64 {
+    pub fn event_count(&self, v: usize, e: usize) -> u64 {
         debug_assert_eq!(self.filled, 0, "read only after a merge");
-        event
-            .bins
+        self.shared.events[v][e]
             .iter()
-            .map(|&b| self.counts[v][event.metric][b])
+            .map(|&k| self.counts[v][k as usize])
             .sum()
     }
 
@@ -195,13 +256,16 @@ where
     pub fn finish(mut self) -> (Vec<Vec<Metric<u64>>>, Vec<Vec<u64>>) {
         self.flush();
         let metrics = self
-            .variants
+            .shared
+            .layouts
             .iter()
             .zip(&self.counts)
-            .map(|(variant, counts)| {
-                let mut metrics = (self.metrics)(variant, &variant.new_tally());
-                for (metric, count) in metrics.iter_mut().zip(counts) {
-                    metric.weights.clone_from(count);
+            .map(|(layout, counts)| {
+                let mut metrics = layout.metrics.clone();
+                for (metric, sources) in metrics.iter_mut().zip(&layout.sources) {
+                    for (weight, bins) in metric.weights.iter_mut().zip(sources) {
+                        *weight = bins.iter().map(|&k| counts[k as usize]).sum();
+                    }
                 }
                 metrics
             })
@@ -210,10 +274,7 @@ where
     }
 }
 
-impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S>
-where
-    S::Tally: Clone,
-{
+impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
     fn record(&mut self, outcomes: &Vec<S::Outcome>) {
         if self.filled == BLOCK {
             self.flush();
@@ -235,12 +296,17 @@ where
         self.flush();
         other.flush();
         for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
-            for (a, b) in mine.iter_mut().zip(theirs) {
-                crate::stats::add_all(a, b);
-            }
+            crate::stats::add_all(mine, theirs);
         }
         for (a, b) in self.both.iter_mut().zip(&other.both) {
             crate::stats::add_all(a, b);
+        }
+    }
+
+    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+        self.flush();
+        for count in self.counts.iter_mut().chain(&mut self.both).flatten() {
+            visit(count);
         }
     }
 }

@@ -215,16 +215,17 @@ fn run_lockstep<S: System>(
     events: Vec<Vec<Event>>,
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
-) -> Result<SimulatedPairs>
-where
-    S::Tally: Clone,
-{
+) -> Result<SimulatedPairs> {
     let variants = systems.len();
     let lockstep = Lockstep::new(systems, metrics, events.clone());
     let output = match stop {
         Some(stop) => engine::run_until(&lockstep, settings, |tally, trials| {
             let counts: Vec<Vec<u64>> = (0..variants)
-                .map(|v| events[v].iter().map(|e| tally.count(v, e)).collect())
+                .map(|v| {
+                    (0..events[v].len())
+                        .map(|e| tally.event_count(v, e))
+                        .collect()
+                })
                 .collect();
             stop(&counts, trials)
         })?,

@@ -144,6 +144,14 @@ impl<W: Weight> PartyTally<W> {
         }
     }
 
+    /// Visits every count (paired runs read a block's bit masks this way).
+    #[inline]
+    pub fn for_each_count(&mut self, mut visit: impl FnMut(&mut W)) {
+        for count in self.out.iter_mut().chain(self.dead.iter_mut().flatten()) {
+            visit(count);
+        }
+    }
+
     /// Party `p`'s bins in `out`.
     fn counts(&self, p: usize) -> &[W] {
         let end = self

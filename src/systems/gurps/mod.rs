@@ -480,6 +480,26 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }
+
+    #[inline]
+    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+        let sides = self.casualties.iter_mut().chain(&mut self.catastrophe);
+        let bins = self.winner.iter_mut().chain(&mut self.result);
+        for count in bins.chain(sides.flatten()) {
+            visit(count);
+        }
+        for h in &mut self.heroes {
+            let bins = h
+                .survival
+                .iter_mut()
+                .chain(&mut h.hp_lost)
+                .chain(&mut h.state);
+            for count in bins.chain(&mut h.glory).chain(&mut h.reputation) {
+                visit(count);
+            }
+        }
+        self.party.for_each_count(&mut visit);
+    }
 }
 
 impl System for Gurps {

@@ -357,6 +357,24 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }
+
+    #[inline]
+    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+        for count in self.winner.iter_mut().chain(&mut self.rounds) {
+            visit(count);
+        }
+        for h in &mut self.heroes {
+            let bins = h
+                .reputation
+                .iter_mut()
+                .chain(&mut h.wounds)
+                .chain(&mut h.state);
+            for count in bins.chain(&mut h.taken).chain(&mut h.spoils) {
+                visit(count);
+            }
+        }
+        self.party.for_each_count(&mut visit);
+    }
 }
 
 impl System for SeventhSea {

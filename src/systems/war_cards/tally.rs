@@ -99,6 +99,16 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
     fn merge(&mut self, other: Self) {
         self.add_tally(&other);
     }
+
+    #[inline]
+    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+        let bins = self.winner.iter_mut().chain(&mut self.end);
+        let bins = bins.chain(&mut self.exchanges).chain(&mut self.volleys);
+        let bins = bins.chain(self.damage.iter_mut().flatten());
+        for count in bins.chain(self.fate.iter_mut().flatten()) {
+            visit(count);
+        }
+    }
 }
 
 fn winner_index(w: Winner) -> usize {
