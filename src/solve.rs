@@ -309,20 +309,17 @@ pub fn search(
                     (above, below)
                 };
                 let sentence = if adjacent {
+                    let (first, second) = if low_side.point.value < high_side.point.value {
+                        (&low_side.point, &high_side.point)
+                    } else {
+                        (&high_side.point, &low_side.point)
+                    };
                     format!(
-                        "{p_text} lies between {setting} = {} ({}) and {} ({}): {setting} moves the odds in steps here; the closest is {}",
-                        name(low_side.point.value.min(high_side.point.value)),
-                        at(if low_side.point.value < high_side.point.value {
-                            &low_side.point
-                        } else {
-                            &high_side.point
-                        }),
-                        name(low_side.point.value.max(high_side.point.value)),
-                        at(if low_side.point.value < high_side.point.value {
-                            &high_side.point
-                        } else {
-                            &low_side.point
-                        }),
+                        "{p_text} lies between {setting} = {}, at {}, and {}, at {}: {setting} moves the odds in steps here; the closest is {}",
+                        name(first.value),
+                        at(first),
+                        name(second.value),
+                        at(second),
                         name(best.point.value)
                     )
                 } else {

@@ -306,8 +306,11 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
     if !report.refused.is_empty() {
         let _ = writeln!(
             out,
-            "{} moves are outside their setting's allowed values and were left out (see run.json)",
-            report.refused.len()
+            "{} outside the setting's allowed values and left out (see run.json)",
+            match report.refused.len() {
+                1 => "1 move is".to_owned(),
+                n => format!("{n} moves are"),
+            }
         );
     }
     out

@@ -200,9 +200,15 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .map_err(plot_err)?
         .label(format!("answer: {}", shown(report.domain, answer.value)))
         .legend(|(x, y)| Circle::new((x + 7, y), 5, PALETTE[2].stroke_width(3)));
+    // The legend goes in the upper corner the curve leaves empty.
+    let rising = probes.last().map(|p| p.point.probability) >= probes.first().map(|p| p.point.probability);
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(if rising {
+            SeriesLabelPosition::UpperLeft
+        } else {
+            SeriesLabelPosition::UpperRight
+        })
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .label_font((FONT, 13))
