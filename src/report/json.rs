@@ -38,7 +38,21 @@ impl Export<RunReport> for ResultsJson {
 
 /// Writes any provenance record as `run.json`.
 pub fn write_info(info: &super::RunInfo, dir: &Path) -> Result<Vec<String>> {
-    let text = serde_json::to_string_pretty(info).context("cannot encode run.json")?;
+    write_info_with(info, dir, [])
+}
+
+/// Writes a provenance record as `run.json` with a command's own fields
+/// beside it (`solution`, `target`, ...).
+pub fn write_info_with<'a>(
+    info: &super::RunInfo,
+    dir: &Path,
+    fields: impl IntoIterator<Item = (&'a str, serde_json::Value)>,
+) -> Result<Vec<String>> {
+    let mut document = serde_json::to_value(info).context("cannot encode run.json")?;
+    for (key, value) in fields {
+        document[key] = value;
+    }
+    let text = serde_json::to_string_pretty(&document).context("cannot encode run.json")?;
     std::fs::write(dir.join("run.json"), text + "\n").context("cannot write run.json")?;
     Ok(vec!["run.json".into()])
 }

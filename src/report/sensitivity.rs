@@ -13,6 +13,7 @@ use polars::prelude::Column;
 use super::charts::{FONT, PALETTE, draw_both, plot_err};
 use super::csv::{text, write_table};
 use super::html::{esc, inline, page, provenance, svg_string};
+use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, thousands};
 use crate::sensitivity::{Move, Refused};
@@ -90,12 +91,11 @@ impl Export<SensitivityReport> for SensitivityCsv {
 
 impl Export<SensitivityReport> for SensitivityJson {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let mut document = serde_json::to_value(&report.info).context("cannot encode run.json")?;
-        document["target"] = report.target.clone().into();
-        document["refused_moves"] = serde_json::to_value(&report.refused)?;
-        let text = serde_json::to_string_pretty(&document).context("cannot encode run.json")?;
-        std::fs::write(dir.join("run.json"), text + "\n").context("cannot write run.json")?;
-        Ok(vec!["run.json".into()])
+        let fields = [
+            ("target", report.target.clone().into()),
+            ("refused_moves", serde_json::to_value(&report.refused)?),
+        ];
+        write_info_with(&report.info, dir, fields)
     }
 }
 

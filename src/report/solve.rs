@@ -12,6 +12,7 @@ use polars::prelude::Column;
 use super::charts::{FONT, PALETTE, draw_both, plot_err};
 use super::csv::{text, write_table};
 use super::html::{esc, inline, page, provenance, svg_string};
+use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, percent_bound, thousands};
 use crate::solve::{Domain, Goal, Probe, Solution, shown};
@@ -101,15 +102,14 @@ fn goal_words(goal: Goal) -> String {
 
 impl Export<SolveReport> for SolveJson {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
-        let mut document = serde_json::to_value(&report.info).context("cannot encode run.json")?;
-        document["target"] = report.target.clone().into();
-        document["goal"] = goal_words(report.goal).into();
-        document["setting"] = report.setting.clone().into();
-        document["probes"] = report.probes.len().into();
-        document["solution"] = serde_json::to_value(&report.solution)?;
-        let text = serde_json::to_string_pretty(&document).context("cannot encode run.json")?;
-        std::fs::write(dir.join("run.json"), text + "\n").context("cannot write run.json")?;
-        Ok(vec!["run.json".into()])
+        let fields = [
+            ("target", report.target.clone().into()),
+            ("goal", goal_words(report.goal).into()),
+            ("setting", report.setting.clone().into()),
+            ("probes", report.probes.len().into()),
+            ("solution", serde_json::to_value(&report.solution)?),
+        ];
+        write_info_with(&report.info, dir, fields)
     }
 }
 
@@ -201,7 +201,8 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .label(format!("answer: {}", shown(report.domain, answer.value)))
         .legend(|(x, y)| Circle::new((x + 7, y), 5, PALETTE[2].stroke_width(3)));
     // The legend goes in the upper corner the curve leaves empty.
-    let rising = probes.last().map(|p| p.point.probability) >= probes.first().map(|p| p.point.probability);
+    let rising =
+        probes.last().map(|p| p.point.probability) >= probes.first().map(|p| p.point.probability);
     chart
         .configure_series_labels()
         .position(if rising {
