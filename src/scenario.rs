@@ -156,8 +156,7 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
     let edited = |n: usize| -> Result<String> {
         let mut d = doc.clone();
         for e in &edits[..n] {
-            // Its messages already name the option.
-            (e.apply)(&mut d)?;
+            (e.apply)(&mut d).map_err(|err| anyhow!("{}: {err:#}", e.option))?;
         }
         toml::to_string(&d).map_err(|e| anyhow!("{origin}: {e}"))
     };

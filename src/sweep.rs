@@ -154,7 +154,8 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
     Ok(variants)
 }
 
-/// Sets `path` to `value` in a scenario document. Arrays of tables are
+/// Sets `path` to `value` in a scenario document (errors leave naming
+/// the option to the caller). Arrays of tables are
 /// indexed by the `name` of an element (or its position from 0). A table,
 /// `tables.NAME`, is `builtin` or a file (relative to the working folder,
 /// as `--table` takes it); the section is made if the file has none.
@@ -173,7 +174,7 @@ pub const BUILT_IN_TABLE: &str = "builtin";
 fn set_table(doc: &mut toml::Table, name: &str, value: Value) -> Result<()> {
     let Value::String(file) = value else {
         bail!(
-            "--set tables.{name}={value}: a table is `{BUILT_IN_TABLE}` or a file, e.g. tables.{name}={BUILT_IN_TABLE},my_{name}.toml"
+            "a table is `{BUILT_IN_TABLE}` or a file, not {value}; e.g. tables.{name}={BUILT_IN_TABLE},my_{name}.toml"
         );
     };
     let section = doc
@@ -186,7 +187,7 @@ fn set_table(doc: &mut toml::Table, name: &str, value: Value) -> Result<()> {
         section.remove(name);
     } else {
         let path = std::path::absolute(&file)
-            .map_err(|e| anyhow!("--set tables.{name}={file}: cannot resolve the file: {e}"))?;
+            .map_err(|e| anyhow!("cannot resolve the table file {file}: {e}"))?;
         section.insert(name.to_owned(), Value::String(path.display().to_string()));
     }
     Ok(())
@@ -206,7 +207,7 @@ fn set_in(
     }
     walked.push(head.clone());
     match table.get_mut(head) {
-        None => bail!("--set {shown}: the scenario has no `{}`", walked.join(".")),
+        None => bail!("the scenario has no `{}` (in `{shown}`)", walked.join(".")),
         Some(Value::Table(inner)) => set_in(inner, rest, value, shown, walked),
         Some(Value::Array(items)) => {
             let names: Vec<String> = items
@@ -223,7 +224,7 @@ fn set_in(
             };
             if rest.is_empty() {
                 bail!(
-                    "--set {shown}: name a key inside the element, e.g. {}.<key>",
+                    "`{shown}` names an element, not a key inside it, e.g. {}.<key>",
                     listed()
                 );
             }
@@ -233,7 +234,7 @@ fn set_in(
                 .or_else(|| selector.parse::<usize>().ok().filter(|&i| i < items.len()));
             let Some(Value::Table(element)) = index.and_then(|i| items.get_mut(i)) else {
                 bail!(
-                    "--set {shown}: `{}` has no element named `{selector}`; allowed: {}",
+                    "`{}` has no element named `{selector}`; allowed: {}",
                     walked.join("."),
                     listed()
                 );
@@ -242,7 +243,7 @@ fn set_in(
             set_in(element, rest, value, shown, walked)
         }
         Some(_) => bail!(
-            "--set {shown}: `{}` is a value, not a section",
+            "`{}` is a value, not a section (in `{shown}`)",
             walked.join(".")
         ),
     }
