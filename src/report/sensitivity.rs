@@ -172,10 +172,20 @@ fn tornado<DB: DrawingBackend>(
             .expect("a shown knob") as f64;
         rows - r - if is_down(m) { 0.1 } else { 0.5 }
     };
-    for (down, colour, name) in [
-        (true, PALETTE[0], "one step down"),
-        (false, PALETTE[1], "one step up"),
-    ] {
+    // Card cells move toward or away from harm; settings down or up.
+    let numeric = shown
+        .iter()
+        .filter(|m| m.from.parse::<f64>().is_ok())
+        .count();
+    let names = match numeric {
+        0 => ["one result away from harm", "one result toward harm"],
+        n if n == shown.len() => ["one step down", "one step up"],
+        _ => [
+            "one step down, or away from harm",
+            "one step up, or toward harm",
+        ],
+    };
+    for (down, colour, name) in [(true, PALETTE[0], names[0]), (false, PALETTE[1], names[1])] {
         let bars: Vec<&Move> = shown
             .iter()
             .copied()
