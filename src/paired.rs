@@ -130,7 +130,28 @@ impl Layout {
 #[derive(Debug)]
 struct Shared {
     layouts: Vec<Layout>,
+    /// Per variant and event, the counts it adds up.
     events: Vec<Vec<Vec<u32>>>,
+    /// Per variant, the other way round: the events count `k` feeds are
+    /// `feeds[v].1[feeds[v].0[k]..feeds[v].0[k + 1]]`.
+    feeds: Vec<(Vec<u32>, Vec<u32>)>,
+}
+
+/// For each count, the events it feeds (the inverse of `events`), packed.
+fn feeds(counts: usize, events: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+    let mut per_count = vec![Vec::new(); counts];
+    for (e, sources) in events.iter().enumerate() {
+        for &k in sources {
+            per_count[k as usize].push(e as u32);
+        }
+    }
+    let mut starts = vec![0];
+    let mut ids = Vec::new();
+    for list in per_count {
+        ids.extend(list);
+        starts.push(ids.len() as u32);
+    }
+    (starts, ids)
 }
 
 /// Every variant fought on the same battle streams: a [`System`] whose
@@ -153,14 +174,23 @@ impl<'a, S: System> Lockstep<'a, S> {
             .iter()
             .map(|v| Layout::probe(*v, metrics))
             .collect();
-        let events = layouts
+        let events: Vec<Vec<Vec<u32>>> = layouts
             .iter()
             .zip(&events)
             .map(|(layout, events)| events.iter().map(|e| layout.sources_of(e)).collect())
             .collect();
+        let feeds = layouts
+            .iter()
+            .zip(&events)
+            .map(|(layout, events)| feeds(layout.counts, events))
+            .collect();
         Lockstep {
             variants,
-            shared: Arc::new(Shared { layouts, events }),
+            shared: Arc::new(Shared {
+                layouts,
+                events,
+                feeds,
+            }),
         }
     }
 }
@@ -222,7 +252,7 @@ pub struct PairedTally<'a, S: System> {
     counts: Vec<Vec<u64>>,
     /// Per variant and event: battles in which the base had it too.
     both: Vec<Vec<u64>>,
-    /// A block's masks, count by count (reused).
+    /// A block's event masks (reused).
     masks: Vec<u64>,
     /// The base variant's event masks in the block (reused).
     base_events: Vec<u64>,
@@ -235,21 +265,32 @@ impl<S: System> PairedTally<'_, S> {
             return;
         }
         for v in 0..self.variants.len() {
-            self.masks.resize(self.counts[v].len(), 0);
+            // Most counts of a block are empty: only the others are read.
+            let (starts, ids) = &self.shared.feeds[v];
+            let (counts, masks) = (&mut self.counts[v], &mut self.masks);
+            masks.clear();
+            masks.resize(self.shared.events[v].len(), 0);
             let mut k = 0;
-            let counts = &mut self.counts[v];
             self.block[v].for_each_count(|c| {
-                self.masks[k] = *c;
-                counts[k] += u64::from(c.count_ones());
-                *c = 0;
+                let mask = *c;
+                if mask != 0 {
+                    counts[k] += u64::from(mask.count_ones());
+                    for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
+                        masks[e as usize] |= mask;
+                    }
+                    *c = 0;
+                }
                 k += 1;
             });
-            for (e, sources) in self.shared.events[v].iter().enumerate() {
-                let mask = sources.iter().fold(0, |m, &k| m | self.masks[k as usize]);
-                if v == 0 {
-                    self.base_events[e] = mask;
-                }
-                self.both[v][e] += u64::from((self.base_events[e] & mask).count_ones());
+            if v == 0 {
+                self.base_events.copy_from_slice(masks);
+            }
+            for ((both, base), mask) in self.both[v]
+                .iter_mut()
+                .zip(&self.base_events)
+                .zip(masks.iter())
+            {
+                *both += u64::from((base & mask).count_ones());
             }
         }
         self.filled = 0;

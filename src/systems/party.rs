@@ -147,9 +147,8 @@ impl<W: Weight> PartyTally<W> {
     /// Visits every count (paired runs read a block's bit masks this way).
     #[inline]
     pub fn for_each_count(&mut self, mut visit: impl FnMut(&mut W)) {
-        for count in self.out.iter_mut().chain(self.dead.iter_mut().flatten()) {
-            visit(count);
-        }
+        self.out.iter_mut().for_each(&mut visit);
+        self.dead.iter_mut().flatten().for_each(&mut visit);
     }
 
     /// Party `p`'s bins in `out`.
