@@ -1,6 +1,7 @@
-//! Significance of the differences between variants: two-proportion z-tests
-//! per outcome, chi-square tests of homogeneity per categorical metric, and
-//! Welch's t-test on the means of numeric metrics.
+//! Significance of the differences between variants: per outcome, McNemar's
+//! test on paired battles (variants fought on the same streams) or else a
+//! two-proportion z-test; chi-square tests of homogeneity per categorical
+//! metric; Welch's t-test on the means of numeric metrics.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 

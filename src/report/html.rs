@@ -418,7 +418,7 @@ pub(crate) fn svg_string(
 fn significance_section(report: &RunReport) -> String {
     use crate::compare::{Tests, format_p};
     let mut b = String::from(
-        "<h2>Significant differences</h2>\n<p class=\"muted\">Each variant against the first: two-proportion z-tests per outcome, chi-square per distribution, Welch's t on means; significant at a family-wise 5% (Bonferroni). Every test is in <code>comparison.csv</code>.</p>\n",
+        "<h2>Significant differences</h2>\n<p class=\"muted\">Each variant against the first: each outcome on the paired battles where the variants fought the same battles (McNemar's test, Newcombe's paired interval), else a two-proportion z-test; chi-square per distribution; Welch's t on means (as independent samples, so cautious); significant at a family-wise 5% (Bonferroni). Every test, with its method, is in <code>comparison.csv</code>.</p>\n",
     );
     let Some(base) = report.variants.first() else {
         return b;
@@ -588,7 +588,8 @@ impl Export<RunReport> for HtmlReport {
                         esc(&a.explain())
                     );
                 }
-                None if !all.is_empty() => b.push_str(
+                // A comparison of files makes no recommendation, and says nothing of one.
+                None if !all.is_empty() && info.max_risk_of_down.is_some() => b.push_str(
                     "<p>No recommendation: no swept setting belongs to a PC (name one with <code>--recommend-for NAME</code>).</p>\n",
                 ),
                 None => {}

@@ -234,14 +234,17 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
     all: &[HeroFrontier],
     advice: Option<&SweepAdvice>,
 ) -> Result<()> {
-    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
     root.fill(&WHITE).map_err(plot_err)?;
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    let cap_words = match report.info.max_risk_of_down {
+        Some(cap) => format!(" (cap on the chance of going out = {:.1}%)", 100.0 * cap),
+        None => String::new(),
+    };
     let root = root
         .titled(
             &format!(
-                "{}: safety against glory per variant (cap on the chance of going out = {:.1}%)",
-                report.info.name,
-                100.0 * cap
+                "{}: safety against glory per variant{cap_words}",
+                report.info.name
             ),
             (FONT, 20),
         )
