@@ -10,9 +10,9 @@
 //! Counting the pairs needs, for each battle, the bins each variant fell
 //! in. Rather than ask every system for that, battles are counted in
 //! blocks of 64 into the system's own tally with battle *j* of a block
-//! weighing `1 << j`: every count of the tally puts each battle in at most
-//! one of its bins, so a count's weight is the set of the block's battles
-//! in it (a bit mask). At the end of a block, a count is its mask's
+//! weighing `1 << j`: a battle adds to any one count at most once, so a
+//! count's weight is the set of the block's battles that reached it (a bit
+//! mask). At the end of a block, a count is its mask's
 //! population count, and the battles in which the base variant and another
 //! both had an event are the population count of the two masks'
 //! intersection. Each metric bin is a sum of some of the tally's counts
@@ -341,6 +341,8 @@ impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
         self.filled += 1;
     }
 
+    /// The same battle counted `weight` times (the trait asks for it; the
+    /// engine only ever records battles one by one).
     fn record_weighted(&mut self, outcomes: &Vec<S::Outcome>, weight: u64) {
         for _ in 0..weight {
             self.record(outcomes);
