@@ -133,6 +133,11 @@ pub fn text(name: &str, values: Vec<String>) -> Column {
     Column::new(name.into(), values)
 }
 
+/// A column of numbers, one per row.
+pub fn numbers<T>(name: &str, rows: &[T], value: impl Fn(&T) -> f64) -> Column {
+    Column::new(name.into(), rows.iter().map(value).collect::<Vec<f64>>())
+}
+
 /// One row of `distributions.csv`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DistributionRow {

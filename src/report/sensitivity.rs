@@ -8,10 +8,9 @@ use anyhow::{Context, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use polars::prelude::Column;
 
 use super::charts::{FONT, PALETTE, draw_both, plot_err};
-use super::csv::{text, write_table};
+use super::csv::{numbers, text, write_table};
 use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};
@@ -58,9 +57,6 @@ pub struct SensitivityHtml;
 impl Export<SensitivityReport> for SensitivityCsv {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
         let m = &report.moves;
-        let column = |name: &str, f: &dyn Fn(&Move) -> f64| {
-            Column::new(name.into(), m.iter().map(f).collect::<Vec<f64>>())
-        };
         let (subject_metric, value) = report
             .target
             .split_once('=')
@@ -75,11 +71,11 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 text("to", m.iter().map(|x| x.to.clone()).collect()),
                 text("metric", vec![subject_metric.to_owned(); m.len()]),
                 text("value", vec![value.to_owned(); m.len()]),
-                column("base_probability", &|x| x.base_probability),
-                column("probability", &|x| x.probability),
-                column("difference", &|x| x.difference.difference),
-                column("ci_low", &|x| x.difference.low),
-                column("ci_high", &|x| x.difference.high),
+                numbers("base_probability", m, |x| x.base_probability),
+                numbers("probability", m, |x| x.probability),
+                numbers("difference", m, |x| x.difference.difference),
+                numbers("ci_low", m, |x| x.difference.low),
+                numbers("ci_high", m, |x| x.difference.high),
                 text(
                     "method",
                     m.iter().map(|x| x.method.name().to_owned()).collect(),

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::charts::{FONT, PALETTE, draw_both, plot_err};
-use super::csv::{text, write_table};
+use super::csv::{numbers, text, write_table};
 use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};
@@ -60,9 +60,6 @@ pub struct SolveHtml;
 impl Export<SolveReport> for SolveCsv {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
         let p = &report.probes;
-        let column = |name: &str, f: &dyn Fn(&Probe) -> f64| {
-            Column::new(name.into(), p.iter().map(f).collect::<Vec<f64>>())
-        };
         write_table(
             dir,
             "solve",
@@ -79,9 +76,9 @@ impl Export<SolveReport> for SolveCsv {
                     "trials".into(),
                     p.iter().map(|x| x.trials).collect::<Vec<Option<u64>>>(),
                 ),
-                column("probability", &|x| x.point.probability),
-                column("ci_low", &|x| x.point.ci_low),
-                column("ci_high", &|x| x.point.ci_high),
+                numbers("probability", p, |x| x.point.probability),
+                numbers("ci_low", p, |x| x.point.ci_low),
+                numbers("ci_high", p, |x| x.point.ci_high),
                 text(
                     "decision",
                     p.iter().map(|x| x.decision.name().to_owned()).collect(),
