@@ -44,6 +44,8 @@ pub enum Command {
     Tables(TablesArgs),
     /// Write a commented starter scenario of a system.
     New(NewArgs),
+    /// Print the JSON Schema of a scenario or table file, for editors that complete keys.
+    Schema(SchemaArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
     /// Print the manual page (roff), e.g. `warcrunch man > warcrunch.1`.
@@ -285,6 +287,23 @@ pub struct CardsArgs {
 pub struct CheckArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
+}
+
+/// Arguments of `schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// A system (war_cards, gurps, seventh_sea) or a table (cards, catastrophe, …); none: list them.
+    #[arg(value_name = "SYSTEM|TABLE")]
+    pub name: Option<String>,
+    /// Write the schema (every one, if no name is given) into this folder as NAME.schema.json.
+    #[arg(long, value_name = "DIR", conflicts_with = "markdown")]
+    pub out: Option<PathBuf>,
+    /// Print the key reference of every file as Markdown (docs/scenarios.md).
+    #[arg(long, conflicts_with = "name")]
+    pub markdown: bool,
+    /// Overwrite existing files.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 /// Arguments of `tables`.

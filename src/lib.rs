@@ -15,6 +15,7 @@ pub mod recommend;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod schema;
 pub mod sensitivity;
 pub mod solve;
 pub mod stats;

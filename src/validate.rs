@@ -122,3 +122,23 @@ pub fn check_range<T: PartialOrd + Display>(
         )
     }
 }
+
+/// The schema of a scenario's `[tables]` section: for each table name, an
+/// optional path (relative to the scenario) of a tuned copy.
+pub fn table_paths_schema(_: &mut schemars::SchemaGenerator, names: &[&str]) -> schemars::Schema {
+    let properties: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .map(|name| {
+            let about = format!("Path of a tuned `{name}` table, relative to the scenario file.");
+            (
+                (*name).to_owned(),
+                serde_json::json!({ "type": "string", "description": about }),
+            )
+        })
+        .collect();
+    schemars::json_schema!({
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": false,
+    })
+}

@@ -11,6 +11,7 @@ mod properties;
 mod report;
 mod reproducibility;
 mod scale;
+mod schema;
 mod seventh_sea;
 mod truth;
 mod util;

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod merge;
 pub mod new;
 pub mod run;
+pub mod schema;
 pub mod sensitivity;
 pub mod shell;
 pub mod solve;
@@ -29,6 +30,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Check(_)
         | Command::Tables(_)
         | Command::New(_)
+        | Command::Schema(_)
         | Command::Completions(_)
         | Command::Man => false,
     });
@@ -43,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Check(args) => check::run(&args),
         Command::Tables(args) => tables::run(&args),
         Command::New(args) => new::run(&args),
+        Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => shell::completions(&args),
         Command::Man => shell::man(),
     }

@@ -7,6 +7,7 @@ use clap::ValueEnum;
 
 use crate::cli::{NewArgs, SystemName};
 use crate::report::console::say;
+use crate::schema;
 
 /// The starter scenario of a system, every key commented.
 pub fn starter(system: SystemName) -> &'static str {
@@ -34,10 +35,20 @@ pub fn run(args: &NewArgs) -> Result<()> {
             path.display()
         );
     }
-    std::fs::write(&path, starter(args.system))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    say(&format!(
+    let schema = schema::find(name)?;
+    let placed = schema::place(&schema, &path, args.force)?;
+    let text = format!("{}\n{}", placed.line, starter(args.system));
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut said = format!(
         "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
         p = path.display()
-    ))
+    );
+    if let Some(spare) = &placed.write {
+        schema::write(&schema, spare)?;
+        said += &format!(
+            "Wrote {}, which its first line names, so an editor with a TOML language server completes and checks its keys.\n",
+            spare.display()
+        );
+    }
+    say(&said)
 }

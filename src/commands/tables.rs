@@ -4,6 +4,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::cli::TablesArgs;
 use crate::report::console::say;
+use crate::schema;
 use crate::tables::{BuiltIn, built_ins};
 
 /// Lists or exports the built-in tables.
@@ -49,9 +50,15 @@ pub fn run(args: &TablesArgs) -> Result<()> {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
-        std::fs::write(&path, t.text)
+        let entry = schema::find(t.name)?;
+        let placed = schema::place(&entry, &path, args.force)?;
+        std::fs::write(&path, schema::with_schema_line(t.text, &placed.line))
             .with_context(|| format!("cannot write {}", path.display()))?;
         say(&format!("wrote {}\n", path.display()))?;
+        if let Some(spare) = &placed.write {
+            schema::write(&entry, spare)?;
+            say(&format!("wrote {} (its schema)\n", spare.display()))?;
+        }
     }
     say(&format!(
         "Point a scenario at an edited copy with, e.g.:  [tables] {} = \"{}\"\n",

@@ -306,7 +306,32 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
                 ))
                 .map_err(plot_err)?;
         }
-        let label = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+        let label =
+            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+        let texts: Vec<String> = f
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let best = f.advised && advice.is_some_and(|a| a.recommends(i));
+                match (best, advice.map(|a| &a.recommendation)) {
+                    (false, _) => p.variant.clone(),
+                    (true, Some(Recommendation::Tied(_))) => format!("{} (tied)", p.variant),
+                    (true, _) => format!("{} (recommended)", p.variant),
+                }
+            })
+            .collect();
+        let anchors: Vec<(i32, i32)> = f
+            .points
+            .iter()
+            .map(|p| chart.backend_coord(&(100.0 * p.p_out, p.reputation)))
+            .collect();
+        let (x_range, y_range) = chart.plotting_area().get_pixel_range();
+        let offsets = place_labels(
+            &anchors,
+            &texts,
+            (x_range.start, y_range.start, x_range.end, y_range.end),
+        );
         for (i, p) in f.points.iter().enumerate() {
             let best = f.advised && advice.is_some_and(|a| a.recommends(i));
             let colour = if best { PALETTE[5] } else { PALETTE[0] };
@@ -330,20 +355,69 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
                     colour.filled(),
                 )))
                 .map_err(plot_err)?;
-            let text = if best {
-                match advice.map(|a| &a.recommendation) {
-                    Some(Recommendation::Tied(_)) => format!("{} (tied)", p.variant),
-                    _ => format!("{} (recommended)", p.variant),
-                }
-            } else {
-                p.variant.clone()
-            };
             chart
-                .draw_series(std::iter::once(Text::new(text, (x, y), label.clone())))
+                .draw_series(std::iter::once(
+                    EmptyElement::at((x, y))
+                        + Text::new(texts[i].clone(), offsets[i], label.clone()),
+                ))
                 .map_err(plot_err)?;
         }
     }
     root.present().map_err(plot_err)
+}
+
+/// Point size of the frontier's labels.
+const LABEL_SIZE: i32 = 12;
+
+/// Where each frontier label goes, as a pixel offset of its bottom-left
+/// corner from its point: the first of eight places around the point that
+/// stays inside `area` (left, top, right, bottom) and clear of the labels
+/// already placed; when none is clear, the place that overlaps least.
+pub(crate) fn place_labels(
+    anchors: &[(i32, i32)],
+    texts: &[String],
+    area: (i32, i32, i32, i32),
+) -> Vec<(i32, i32)> {
+    // A character of the 12-point font is at most about 7 pixels wide.
+    let width = |text: &str| 7 * text.chars().count() as i32;
+    let height = LABEL_SIZE + 2;
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    let mut offsets = Vec::with_capacity(anchors.len());
+    for (&(x, y), text) in anchors.iter().zip(texts) {
+        let w = width(text);
+        let candidates = [
+            (6, -4),
+            (6, 4 + height),
+            (-6 - w, -4),
+            (-6 - w, 4 + height),
+            (6, -4 - height),
+            (6, 4 + 2 * height),
+            (-6 - w, -4 - height),
+            (-6 - w, 4 + 2 * height),
+        ];
+        let rect = |(dx, dy): (i32, i32)| (x + dx, y + dy - height, x + dx + w, y + dy);
+        let cost = |offset: (i32, i32)| -> i64 {
+            let r = rect(offset);
+            let outside = i64::from(r.0 < area.0 || r.1 < area.1 || r.2 > area.2 || r.3 > area.3);
+            let overlap: i64 = placed.iter().map(|p| overlap_area(r, *p)).sum();
+            outside * 1_000_000 + overlap
+        };
+        let best = candidates
+            .iter()
+            .copied()
+            .min_by_key(|&offset| cost(offset))
+            .expect("eight candidates");
+        placed.push(rect(best));
+        offsets.push(best);
+    }
+    offsets
+}
+
+/// The area two rectangles (left, top, right, bottom) share.
+fn overlap_area(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> i64 {
+    let w = (a.2.min(b.2) - a.0.max(b.0)).max(0);
+    let h = (a.3.min(b.3) - a.1.max(b.1)).max(0);
+    i64::from(w) * i64::from(h)
 }
 
 pub(crate) fn stacked<DB: DrawingBackend>(
@@ -421,4 +495,49 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             .map_err(plot_err)?;
     }
     root.present().map_err(plot_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rects(
+        anchors: &[(i32, i32)],
+        texts: &[String],
+        offsets: &[(i32, i32)],
+    ) -> Vec<(i32, i32, i32, i32)> {
+        anchors
+            .iter()
+            .zip(texts)
+            .zip(offsets)
+            .map(|((&(x, y), t), &(dx, dy))| {
+                let w = 7 * t.chars().count() as i32;
+                (x + dx, y + dy - LABEL_SIZE - 2, x + dx + w, y + dy)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frontier_labels_of_a_risk_sweep_do_not_overlap() {
+        // Thirteen variants along a rising curve, 14 to 20 pixels apart, as
+        // a Risk sweep draws them.
+        let anchors: Vec<(i32, i32)> = (0..13).map(|i| (200 + 14 * i, 500 - 20 * i)).collect();
+        let texts: Vec<String> = (-6..=6).map(|r| format!("risk={r}")).collect();
+        let area = (60, 40, 1200, 560);
+        let offsets = place_labels(&anchors, &texts, area);
+        let boxes = rects(&anchors, &texts, &offsets);
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.0 >= area.0 && a.1 >= area.1 && a.2 <= area.2 && a.3 <= area.3);
+            for b in &boxes[i + 1..] {
+                assert_eq!(overlap_area(*a, *b), 0, "{a:?} and {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_label_at_the_right_edge_goes_left() {
+        let texts = vec!["a long label".to_owned()];
+        let offsets = place_labels(&[(1190, 300)], &texts, (0, 0, 1200, 600));
+        assert!(offsets[0].0 < 0);
+    }
 }

@@ -2,15 +2,17 @@
 //! the Strategy contest and each PC's Survival and Glory categories are all
 //! finite sums over 3d6 outcomes.
 
+use std::collections::BTreeMap;
+
 use anyhow::{Result, bail};
 
 use super::Gurps;
 use super::battle::{
-    COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, column_damage, injury_law,
+    BattleRules, COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, column_damage, injury_law,
 };
 use super::scenario::Role;
 use super::success::check;
-use super::tables::{GurpsTables, LeaderHarm, MarginRow};
+use super::tables::{CatastropheRow, GurpsTables, LeaderHarm, MarginRow};
 use crate::dice::THREE_D6_WAYS;
 use crate::stats::Metric;
 use crate::systems::party::PartyTally;
@@ -54,8 +56,38 @@ pub fn category_distribution(rows: &[MarginRow], skill: i64, luck: bool) -> Vec<
 /// The exact distributions of the metrics that have one, for a one-day
 /// battle whose catastrophes cannot knock a PC down.
 pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
+    check_exact_applies(&g.rules)?;
     let r = &g.rules;
     let t = &r.tables;
+    let cat = catastrophe_laws(r);
+    let wound = two_d6_distribution();
+    let fate_given = fates_given(g, &wound);
+    let mut party = PartyTally::<f64>::new(
+        &r.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
+        g.side_names(),
+        true,
+    );
+    let mut sums = Sums::new(g);
+    for (ra, &pa) in cat[0].iter().enumerate() {
+        for (rb, &pb) in cat[1].iter().enumerate() {
+            let weight = pa * pb;
+            if weight == 0.0 {
+                continue;
+            }
+            let rows = [&t.catastrophe[ra], &t.catastrophe[rb]];
+            let victory = victory_law(g, rows);
+            add_party(g, &mut party, &fate_given, rows, &victory, weight);
+            sums.add_day(g, rows, &victory, weight, &wound);
+        }
+    }
+    let mut metrics = sums.metrics(g, &cat);
+    metrics.extend(party.metrics("down_or_dead", "down or dead"));
+    Ok(metrics)
+}
+
+/// Refuses what the one-day exact method cannot follow: several days, or a
+/// commanding PC whom a Catastrophe's wound might knock out.
+fn check_exact_applies(r: &BattleRules) -> Result<()> {
     if r.days != 1 {
         bail!(
             "exact odds cover one-day battles; this one lasts {} days (later days depend on earlier wounds and losses)",
@@ -71,7 +103,12 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             );
         }
     }
-    let cat = [0, 1].map(|s| {
+    Ok(())
+}
+
+/// Each side's law of its (modified) Catastrophe roll, indexed 0 for 3.
+fn catastrophe_laws(r: &BattleRules) -> [[f64; 16]; 2] {
+    [0, 1].map(|s| {
         let side = &r.sides[s];
         let base = three_d6_distribution(side.commander_luck);
         let mut p = [0.0; 16];
@@ -80,202 +117,248 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             p[(modified - 3) as usize] += q;
         }
         p
-    });
+    })
+}
+
+/// The law of side 0's margin of victory, given both Catastrophe rows.
+fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2]) -> BTreeMap<i64, f64> {
+    let r = &g.rules;
+    let t = &r.tables;
     let plain = three_d6_distribution(false);
-    let n = r.heroes.len();
-    let mut winner = [0.0f64; 3];
-    let mut result = vec![0.0f64; t.battle_results.len()];
-    let mut survival = vec![vec![0.0f64; t.survival.len() + 1]; n];
-    let mut glory = vec![vec![0.0f64; t.glory.len() + 1]; n];
-    // Per PC: P(killed by Catastrophe), and the weight of each (HP lost to a
-    // Catastrophe wound, losing-side penalty) with which he rolls Survival.
-    let mut killed = vec![0.0f64; n];
-    let mut rolls_from = vec![vec![[0.0f64; MAX_PENALTY + 1]; WOUND_MAX + 1]; n];
-    let wound = two_d6_distribution();
-    let fate_given = fates_given(g, &wound);
-    let mut party = PartyTally::<f64>::new(
-        &r.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
-        g.side_names(),
-        true,
-    );
-    for (ra, &pa) in cat[0].iter().enumerate() {
-        for (rb, &pb) in cat[1].iter().enumerate() {
-            let weight = pa * pb;
-            if weight == 0.0 {
-                continue;
-            }
-            let rows = [&t.catastrophe[ra], &t.catastrophe[rb]];
-            let mut troops = [r.sides[0].troop_strength, r.sides[1].troop_strength];
-            for s in 0..2 {
-                troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
-                troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
-            }
-            let (large, small) = if troops[0] >= troops[1] {
-                (0, 1)
-            } else {
-                (1, 0)
-            };
-            let tl_lead = r.sides[large].tech_level - r.sides[small].tech_level;
-            let ts_bonus = super::battle::ratio_bonus(t, troops[large] / troops[small], tl_lead);
-            let skill = [0, 1].map(|s| {
-                let side = &r.sides[s];
-                let base = if rows[s].commander == LeaderHarm::Killed {
-                    (side.strategy + 1) / 2
-                } else {
-                    side.strategy
-                };
-                base + rows[s].strategy
-                    + side.fixed_modifier
-                    + if s == large { ts_bonus } else { 0 }
-            });
-            // Distribution of the margin of victory of side 0 (−30..=30 and beyond).
-            let mut victory = std::collections::BTreeMap::<i64, f64>::new();
-            for (x, &px) in plain.iter().enumerate().skip(3) {
-                for (y, &py) in plain.iter().enumerate().skip(3) {
-                    let v = (skill[0] - x as i64) - (skill[1] - y as i64);
-                    *victory.entry(v).or_default() += px * py;
-                }
-            }
-            add_party(g, &mut party, &fate_given, rows, &victory, weight);
-            for (&v, &q) in &victory {
-                let w = weight * q;
-                winner[match v.signum() {
-                    1 => 0,
-                    -1 => 1,
-                    _ => 2,
-                }] += w;
-                result[t.result_row(v.abs())] += w;
-            }
-            for (i, h) in r.heroes.iter().enumerate() {
-                let out = match h.role {
-                    Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Killed => 1.0,
-                    Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Killed => {
-                        1.0 / r.sides[h.side].major_units as f64
-                    }
-                    _ => 0.0,
-                };
-                survival[i][0] += weight * out;
-                glory[i][0] += weight * out;
-                killed[i] += weight * out;
-                let wounded = match h.role {
-                    Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Wounded => 1.0,
-                    Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Wounded => {
-                        1.0 / r.sides[h.side].major_units as f64
-                    }
-                    _ => 0.0,
-                };
-                // HP lost to the wound (2d − DR, at least 0) and its chance.
-                let mut wound_law = [0.0f64; WOUND_MAX + 1];
-                wound_law[0] += 1.0 - wounded;
-                for (roll, &q) in wound.iter().enumerate() {
-                    wound_law[(roll as i64 - h.dr).max(0) as usize] += wounded * q;
-                }
-                let glory_rows = category_distribution(
-                    &t.glory,
-                    (h.combat_skill - h.risk).min(COMBAT_CAP),
-                    false,
-                );
-                for (row, q) in glory_rows.iter().enumerate() {
-                    glory[i][row + 1] += weight * (1.0 - out) * q;
-                }
-                for (&v, &q) in &victory {
-                    let side_margin = if h.side == 0 { v } else { -v };
-                    let penalty = if side_margin < 0 {
-                        -side_margin / LOSING_PENALTY_STEP
-                    } else {
-                        0
-                    };
-                    for (w, &pw) in wound_law.iter().enumerate() {
-                        rolls_from[i][w][(penalty as usize).min(MAX_PENALTY)] +=
-                            weight * (1.0 - out) * q * pw;
-                    }
-                    let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
-                    for (row, c) in category_distribution(&t.survival, skill, h.luck)
-                        .iter()
-                        .enumerate()
-                    {
-                        survival[i][row + 1] += weight * (1.0 - out) * q * c;
-                    }
-                }
-            }
-        }
-    }
-    let names = g.side_names();
-    let mut metrics = Vec::new();
+    let mut troops = [r.sides[0].troop_strength, r.sides[1].troop_strength];
     for s in 0..2 {
-        let subject = format!("side:{}", names[s]);
-        metrics.push(Metric::categorical(
-            &subject,
-            "victory",
-            &["won", "lost", "draw"],
-            &[winner[s], winner[1 - s], winner[2]],
-        ));
-        metrics.push(Metric::integers(&subject, "catastrophe", 3, &cat[s]));
+        troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
+        troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
     }
-    let labels = |rows: &[MarginRow]| -> Vec<String> {
-        std::iter::once("no_roll".to_owned())
-            .chain(rows.iter().map(|r| r.label.clone()))
-            .collect()
+    let (large, small) = if troops[0] >= troops[1] {
+        (0, 1)
+    } else {
+        (1, 0)
     };
-    metrics.push(Metric::categorical(
-        "battle",
-        "result",
-        &t.battle_results
-            .iter()
-            .map(|r| r.label.clone())
-            .collect::<Vec<_>>(),
-        &result,
-    ));
-    let rep_min = t
-        .glory
-        .iter()
-        .map(|r| r.reputation)
-        .min()
-        .unwrap_or(0)
-        .min(0);
-    let rep_max = t
-        .glory
-        .iter()
-        .map(|r| r.reputation)
-        .max()
-        .unwrap_or(0)
-        .max(0);
-    for (i, h) in g.parsed.heroes.iter().enumerate() {
-        let subject = format!("hero:{}", h.file.name);
-        metrics.push(Metric::categorical(
-            &subject,
-            "survival",
-            &labels(&t.survival),
-            &survival[i],
-        ));
-        let (state, hp_lost) = injuries(g, i, killed[i], &rolls_from[i]);
-        metrics.push(Metric::integers(&subject, "hp_lost", 0, &hp_lost));
-        metrics.push(Metric::categorical(
-            &subject,
-            "state",
-            &State::LABELS,
-            &state,
-        ));
-        metrics.push(Metric::categorical(
-            &subject,
-            "glory",
-            &labels(&t.glory),
-            &glory[i],
-        ));
-        let mut reputation = vec![0.0; (rep_max - rep_min + 1) as usize];
-        reputation[(-rep_min) as usize] += glory[i][0];
-        for (row, q) in glory[i].iter().enumerate().skip(1) {
-            reputation[(t.glory[row - 1].reputation - rep_min) as usize] += q;
+    let tl_lead = r.sides[large].tech_level - r.sides[small].tech_level;
+    let ts_bonus = super::battle::ratio_bonus(t, troops[large] / troops[small], tl_lead);
+    let skill = [0, 1].map(|s| {
+        let side = &r.sides[s];
+        let base = if rows[s].commander == LeaderHarm::Killed {
+            (side.strategy + 1) / 2
+        } else {
+            side.strategy
+        };
+        base + rows[s].strategy + side.fixed_modifier + if s == large { ts_bonus } else { 0 }
+    });
+    // Distribution of the margin of victory of side 0 (−30..=30 and beyond).
+    let mut victory = BTreeMap::<i64, f64>::new();
+    for (x, &px) in plain.iter().enumerate().skip(3) {
+        for (y, &py) in plain.iter().enumerate().skip(3) {
+            let v = (skill[0] - x as i64) - (skill[1] - y as i64);
+            *victory.entry(v).or_default() += px * py;
         }
-        metrics.push(Metric::integers(
-            &subject,
-            "reputation",
-            rep_min,
-            &reputation,
-        ));
     }
-    metrics.extend(party.metrics("down_or_dead", "down or dead"));
-    Ok(metrics)
+    victory
+}
+
+/// The exact laws summed over every pair of Catastrophe rows.
+struct Sums {
+    /// Side 0 wins, side 1 wins, draw.
+    winner: [f64; 3],
+    /// Per battle-result row.
+    result: Vec<f64>,
+    /// Per PC: no roll, then per Survival row.
+    survival: Vec<Vec<f64>>,
+    /// Per PC: no roll, then per Glory row.
+    glory: Vec<Vec<f64>>,
+    /// Per PC: P(killed by Catastrophe).
+    killed: Vec<f64>,
+    /// Per PC: the weight of each (HP lost to a Catastrophe wound,
+    /// losing-side penalty) with which he rolls Survival.
+    rolls_from: Vec<Vec<[f64; MAX_PENALTY + 1]>>,
+}
+
+impl Sums {
+    fn new(g: &Gurps) -> Sums {
+        let t = &g.rules.tables;
+        let n = g.rules.heroes.len();
+        Sums {
+            winner: [0.0; 3],
+            result: vec![0.0; t.battle_results.len()],
+            survival: vec![vec![0.0; t.survival.len() + 1]; n],
+            glory: vec![vec![0.0; t.glory.len() + 1]; n],
+            killed: vec![0.0; n],
+            rolls_from: vec![vec![[0.0; MAX_PENALTY + 1]; WOUND_MAX + 1]; n],
+        }
+    }
+
+    /// Adds one pair of Catastrophe rows, of probability `weight`, with the
+    /// margin law `victory` it gives.
+    fn add_day(
+        &mut self,
+        g: &Gurps,
+        rows: [&CatastropheRow; 2],
+        victory: &BTreeMap<i64, f64>,
+        weight: f64,
+        wound: &[f64],
+    ) {
+        let t = &g.rules.tables;
+        let (winner, result) = (&mut self.winner, &mut self.result);
+        for (&v, &q) in victory {
+            let w = weight * q;
+            winner[match v.signum() {
+                1 => 0,
+                -1 => 1,
+                _ => 2,
+            }] += w;
+            result[t.result_row(v.abs())] += w;
+        }
+        for i in 0..g.rules.heroes.len() {
+            self.add_hero(g, i, rows, victory, weight, wound);
+        }
+    }
+
+    /// Adds PC `i`'s Catastrophe harm, Glory and Survival for one pair of rows.
+    fn add_hero(
+        &mut self,
+        g: &Gurps,
+        i: usize,
+        rows: [&CatastropheRow; 2],
+        victory: &BTreeMap<i64, f64>,
+        weight: f64,
+        wound: &[f64],
+    ) {
+        let r = &g.rules;
+        let t = &r.tables;
+        let h = &r.heroes[i];
+        let (survival, glory) = (&mut self.survival, &mut self.glory);
+        let (killed, rolls_from) = (&mut self.killed, &mut self.rolls_from);
+        let out = match h.role {
+            Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Killed => 1.0,
+            Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Killed => {
+                1.0 / r.sides[h.side].major_units as f64
+            }
+            _ => 0.0,
+        };
+        survival[i][0] += weight * out;
+        glory[i][0] += weight * out;
+        killed[i] += weight * out;
+        let wounded = match h.role {
+            Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Wounded => 1.0,
+            Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Wounded => {
+                1.0 / r.sides[h.side].major_units as f64
+            }
+            _ => 0.0,
+        };
+        // HP lost to the wound (2d − DR, at least 0) and its chance.
+        let mut wound_law = [0.0f64; WOUND_MAX + 1];
+        wound_law[0] += 1.0 - wounded;
+        for (roll, &q) in wound.iter().enumerate() {
+            wound_law[(roll as i64 - h.dr).max(0) as usize] += wounded * q;
+        }
+        let glory_rows =
+            category_distribution(&t.glory, (h.combat_skill - h.risk).min(COMBAT_CAP), false);
+        for (row, q) in glory_rows.iter().enumerate() {
+            glory[i][row + 1] += weight * (1.0 - out) * q;
+        }
+        for (&v, &q) in victory {
+            let side_margin = if h.side == 0 { v } else { -v };
+            let penalty = if side_margin < 0 {
+                -side_margin / LOSING_PENALTY_STEP
+            } else {
+                0
+            };
+            for (w, &pw) in wound_law.iter().enumerate() {
+                rolls_from[i][w][(penalty as usize).min(MAX_PENALTY)] +=
+                    weight * (1.0 - out) * q * pw;
+            }
+            let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
+            for (row, c) in category_distribution(&t.survival, skill, h.luck)
+                .iter()
+                .enumerate()
+            {
+                survival[i][row + 1] += weight * (1.0 - out) * q * c;
+            }
+        }
+    }
+
+    /// The metrics of the sums, in the order the simulation reports them.
+    fn metrics(&self, g: &Gurps, cat: &[[f64; 16]; 2]) -> Vec<Metric<f64>> {
+        let t = &g.rules.tables;
+        let (winner, result) = (&self.winner, &self.result);
+        let (survival, glory) = (&self.survival, &self.glory);
+        let names = g.side_names();
+        let mut metrics = Vec::new();
+        for s in 0..2 {
+            let subject = format!("side:{}", names[s]);
+            metrics.push(Metric::categorical(
+                &subject,
+                "victory",
+                &["won", "lost", "draw"],
+                &[winner[s], winner[1 - s], winner[2]],
+            ));
+            metrics.push(Metric::integers(&subject, "catastrophe", 3, &cat[s]));
+        }
+        let labels = |rows: &[MarginRow]| -> Vec<String> {
+            std::iter::once("no_roll".to_owned())
+                .chain(rows.iter().map(|r| r.label.clone()))
+                .collect()
+        };
+        metrics.push(Metric::categorical(
+            "battle",
+            "result",
+            &t.battle_results
+                .iter()
+                .map(|r| r.label.clone())
+                .collect::<Vec<_>>(),
+            result,
+        ));
+        let rep_min = t
+            .glory
+            .iter()
+            .map(|r| r.reputation)
+            .min()
+            .unwrap_or(0)
+            .min(0);
+        let rep_max = t
+            .glory
+            .iter()
+            .map(|r| r.reputation)
+            .max()
+            .unwrap_or(0)
+            .max(0);
+        for (i, h) in g.parsed.heroes.iter().enumerate() {
+            let subject = format!("hero:{}", h.file.name);
+            metrics.push(Metric::categorical(
+                &subject,
+                "survival",
+                &labels(&t.survival),
+                &survival[i],
+            ));
+            let (state, hp_lost) = injuries(g, i, self.killed[i], &self.rolls_from[i]);
+            metrics.push(Metric::integers(&subject, "hp_lost", 0, &hp_lost));
+            metrics.push(Metric::categorical(
+                &subject,
+                "state",
+                &State::LABELS,
+                &state,
+            ));
+            metrics.push(Metric::categorical(
+                &subject,
+                "glory",
+                &labels(&t.glory),
+                &glory[i],
+            ));
+            let mut reputation = vec![0.0; (rep_max - rep_min + 1) as usize];
+            reputation[(-rep_min) as usize] += glory[i][0];
+            for (row, q) in glory[i].iter().enumerate().skip(1) {
+                reputation[(t.glory[row - 1].reputation - rep_min) as usize] += q;
+            }
+            metrics.push(Metric::integers(
+                &subject,
+                "reputation",
+                rep_min,
+                &reputation,
+            ));
+        }
+        metrics
+    }
 }
 
 /// What a Catastrophe does to one PC: nothing, a 2d wound, or "killed".

@@ -2,23 +2,27 @@
 //! into the resolved battle.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::tables::GurpsTables;
 use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A side as written.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SideFile {
     /// Unique name.
     pub name: String,
     /// The commander's Strategy skill.
+    #[schemars(range(min = *SKILL.start(), max = *SKILL.end()))]
     pub strategy: i64,
     /// Troop Strength.
+    #[schemars(range(min = *TROOP_STRENGTH.start(), max = *TROOP_STRENGTH.end()))]
     pub troop_strength: i64,
     /// Whether this side attacks (defender positions then apply to it).
     #[serde(default)]
@@ -28,6 +32,7 @@ pub struct SideFile {
     pub commander_luck: bool,
     /// Tech Level of this army (default: the battle's).
     #[serde(default)]
+    #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
     pub tech_level: Option<i64>,
     /// Defender's position entries (this side defends).
     #[serde(default)]
@@ -37,9 +42,11 @@ pub struct SideFile {
     pub class_superiority: bool,
     /// Free GM modifier to this side's Strategy roll.
     #[serde(default)]
+    #[schemars(range(min = *GM_MODIFIER.start(), max = *GM_MODIFIER.end()))]
     pub gm_modifier: i64,
     /// Added to this side's Catastrophe rolls (enemy powers: +1 per 2 points).
     #[serde(default)]
+    #[schemars(range(min = *CATASTROPHE_MODIFIER.start(), max = *CATASTROPHE_MODIFIER.end()))]
     pub catastrophe_modifier: i64,
     /// none | light | spearmen | medium | heavy.
     #[serde(default)]
@@ -49,6 +56,7 @@ pub struct SideFile {
     pub troop_quality: Quality,
     /// Major units (each ≥ 20% of TS) a catastrophe can strike [stand-in 3].
     #[serde(default = "default_major_units")]
+    #[schemars(range(min = *MAJOR_UNITS.start(), max = *MAJOR_UNITS.end()))]
     pub major_units: i64,
 }
 
@@ -63,7 +71,7 @@ fn default_major_units() -> i64 {
 }
 
 /// Armour class of a side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Armour {
     /// No armour.
@@ -80,7 +88,7 @@ pub enum Armour {
 }
 
 /// Troop quality.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Quality {
     /// Green.
@@ -97,7 +105,7 @@ pub enum Quality {
 }
 
 /// A PC's role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// A soldier in the ranks.
@@ -109,7 +117,7 @@ pub enum Role {
 }
 
 /// A PC as written.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeroFile {
     /// Unique name.
@@ -121,11 +129,14 @@ pub struct HeroFile {
     pub role: Role,
     /// Tactics skill (default IQ − 6).
     #[serde(default)]
+    #[schemars(range(min = *SKILL.start(), max = *SKILL.end()))]
     pub tactics: Option<i64>,
     /// IQ, used when Tactics is not given.
     #[serde(default)]
+    #[schemars(range(min = *ATTRIBUTE.start(), max = *ATTRIBUTE.end()))]
     pub iq: Option<i64>,
     /// Main weapon skill (the melee weapon if both).
+    #[schemars(range(min = *SKILL.start(), max = *SKILL.end()))]
     pub weapon_skill: i64,
     /// Combat Reflexes: +2.
     #[serde(default)]
@@ -135,14 +146,18 @@ pub struct HeroFile {
     pub danger_sense: bool,
     /// Hit Points (default HT).
     #[serde(default)]
+    #[schemars(range(min = *HIT_POINTS.start(), max = *HIT_POINTS.end()))]
     pub hp: Option<i64>,
     /// Health.
+    #[schemars(range(min = *ATTRIBUTE.start(), max = *ATTRIBUTE.end()))]
     pub ht: i64,
     /// Damage Resistance, Toughness included.
     #[serde(default)]
+    #[schemars(range(min = *DAMAGE_RESISTANCE.start(), max = *DAMAGE_RESISTANCE.end()))]
     pub dr: i64,
     /// −6 (very risky) to +6 (very careful).
     #[serde(default)]
+    #[schemars(range(min = *RISK.start(), max = *RISK.end()))]
     pub risk: i64,
     /// Luck: Survival rolled three times, best kept.
     #[serde(default)]
@@ -165,23 +180,46 @@ fn default_role() -> Role {
     Role::Soldier
 }
 
-#[derive(Debug, Deserialize)]
+/// A GURPS mass-combat scenario file, as written.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ScenarioFile {
+#[schemars(title = "GURPS mass-combat scenario")]
+pub struct ScenarioFile {
+    /// Names the rules: "gurps".
     #[serde(rename = "system")]
+    #[schemars(extend("const" = "gurps"))]
     _system: String,
+    /// The battle's display name.
     name: String,
+    /// Battles to run (default 1,000,000).
+    #[schemars(range(min = 1, max = crate::engine::MAX_TRIALS))]
     trials: Option<i64>,
+    /// Seed of the random streams (default 1).
     seed: Option<u64>,
+    /// Days of battle, one Strategy contest each.
     #[serde(default = "one_day")]
+    #[schemars(range(min = *DAYS.start(), max = *DAYS.end()))]
     days: i64,
+    /// The battle's Tech Level (a side may set its own).
     #[serde(default = "default_tl")]
+    #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
     tech_level: i64,
+    /// The two sides.
+    #[schemars(length(min = 2, max = 2))]
     sides: Vec<SideFile>,
+    /// The PCs.
     #[serde(default)]
+    #[schemars(length(max = MAX_HEROES))]
     heroes: Vec<HeroFile>,
+    /// Tuned tables replacing the built-in ones: table name = file path, relative to the scenario.
     #[serde(default)]
+    #[schemars(schema_with = "table_paths")]
     tables: BTreeMap<String, String>,
+}
+
+/// The `[tables]` section's schema: one optional path per table name.
+fn table_paths(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    crate::validate::table_paths_schema(generator, &TABLE_NAMES)
 }
 
 fn one_day() -> i64 {
@@ -196,6 +234,21 @@ fn default_tl() -> i64 {
 pub const MAX_HEROES: usize = 16;
 /// The most days a battle may last.
 pub const MAX_DAYS: i64 = 30;
+
+// Allowed values of each ranged key, shared by the checks and the schema.
+const DAYS: RangeInclusive<i64> = 1..=MAX_DAYS;
+const TECH_LEVEL: RangeInclusive<i64> = 0..=16;
+/// Strategy, Tactics and weapon skill.
+const SKILL: RangeInclusive<i64> = 0..=30;
+/// IQ and HT.
+const ATTRIBUTE: RangeInclusive<i64> = 1..=30;
+const TROOP_STRENGTH: RangeInclusive<i64> = 1..=1_000_000_000;
+const GM_MODIFIER: RangeInclusive<i64> = -20..=20;
+const CATASTROPHE_MODIFIER: RangeInclusive<i64> = -15..=15;
+const MAJOR_UNITS: RangeInclusive<i64> = 1..=50;
+const HIT_POINTS: RangeInclusive<i64> = 1..=100;
+const DAMAGE_RESISTANCE: RangeInclusive<i64> = 0..=100;
+const RISK: RangeInclusive<i64> = -6..=6;
 
 /// A resolved side.
 #[derive(Debug, Clone)]
@@ -255,82 +308,134 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
         GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
-    let position_table = &tables.strategy.position;
-    check_range(origin, "days", file.days, 1..=MAX_DAYS)?;
-    check_range(origin, "tech_level", file.tech_level, 0..=16)?;
+    check_range(origin, "days", file.days, DAYS)?;
+    check_range(origin, "tech_level", file.tech_level, TECH_LEVEL)?;
+    let sides = resolve_sides(origin, &file, &tables.strategy.position)?;
+    let heroes = resolve_heroes(origin, &file.heroes, &sides)?;
+    Ok((
+        Parsed {
+            header: Header {
+                name: file.name,
+                trials: file.trials,
+                seed: file.seed,
+            },
+            days: file.days as u32,
+            sides,
+            heroes,
+        },
+        tables,
+    ))
+}
+
+/// Checks both sides and resolves their Tech Levels and positions.
+fn resolve_sides(
+    origin: &str,
+    file: &ScenarioFile,
+    position_table: &BTreeMap<String, i64>,
+) -> Result<[Side; 2]> {
     let side_names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
     check_two_sides(origin, &side_names)?;
     if file.sides.iter().all(|s| s.attacker) {
         bail!("{origin}: both sides have attacker = true; at most one attacks");
     }
-    let mut sides = Vec::new();
-    for (i, s) in file.sides.iter().enumerate() {
-        let key = |k: &str| format!("sides[{i}].{k}");
-        if s.name.trim().is_empty() {
-            bail!("{origin}: `{}` is empty", key("name"));
-        }
-        check_range(origin, &key("strategy"), s.strategy, 0..=30)?;
-        check_range(
-            origin,
-            &key("troop_strength"),
-            s.troop_strength,
-            1..=1_000_000_000,
-        )?;
-        check_range(origin, &key("gm_modifier"), s.gm_modifier, -20..=20)?;
-        check_range(
-            origin,
-            &key("catastrophe_modifier"),
-            s.catastrophe_modifier,
-            -15..=15,
-        )?;
-        check_range(origin, &key("major_units"), s.major_units, 1..=50)?;
-        let tech_level = s.tech_level.unwrap_or(file.tech_level);
-        check_range(origin, &key("tech_level"), tech_level, 0..=16)?;
-        if !s.position.is_empty() && s.attacker {
-            bail!(
-                "{origin}: `{}` is set on the attacking side; positions belong to the defender",
-                key("position")
-            );
-        }
-        if !s.position.is_empty() && !file.sides.iter().any(|o| o.attacker) {
-            bail!(
-                "{origin}: `{}` is set, but no side has `attacker = true`, so the position would be ignored; \
-                 mark the other side `attacker = true` (positions penalise the attacker) or remove `position`",
-                key("position")
-            );
-        }
-        let mut position_modifier = 0;
-        for p in &s.position {
-            match position_table.get(p) {
-                Some(m) => position_modifier += m,
-                None => bail!(
-                    "{origin}: `{}` has \"{p}\"; allowed: {}",
-                    key("position"),
-                    position_table
-                        .keys()
-                        .map(|k| format!("\"{k}\""))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            }
-        }
-        sides.push(Side {
-            file: s.clone(),
-            tech_level,
-            position_modifier,
-        });
+    let someone_attacks = file.sides.iter().any(|s| s.attacker);
+    let sides = file
+        .sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            resolve_side(
+                origin,
+                i,
+                s,
+                file.tech_level,
+                someone_attacks,
+                position_table,
+            )
+        })
+        .collect::<Result<Vec<Side>>>()?;
+    Ok(sides.try_into().expect("two sides"))
+}
+
+/// Checks one side's numbers and sums its defensive position.
+fn resolve_side(
+    origin: &str,
+    i: usize,
+    s: &SideFile,
+    battle_tech_level: i64,
+    someone_attacks: bool,
+    position_table: &BTreeMap<String, i64>,
+) -> Result<Side> {
+    let key = |k: &str| format!("sides[{i}].{k}");
+    if s.name.trim().is_empty() {
+        bail!("{origin}: `{}` is empty", key("name"));
     }
-    if file.heroes.len() > MAX_HEROES {
+    check_range(origin, &key("strategy"), s.strategy, SKILL)?;
+    check_range(
+        origin,
+        &key("troop_strength"),
+        s.troop_strength,
+        TROOP_STRENGTH,
+    )?;
+    check_range(origin, &key("gm_modifier"), s.gm_modifier, GM_MODIFIER)?;
+    check_range(
+        origin,
+        &key("catastrophe_modifier"),
+        s.catastrophe_modifier,
+        CATASTROPHE_MODIFIER,
+    )?;
+    check_range(origin, &key("major_units"), s.major_units, MAJOR_UNITS)?;
+    let tech_level = s.tech_level.unwrap_or(battle_tech_level);
+    check_range(origin, &key("tech_level"), tech_level, TECH_LEVEL)?;
+    if !s.position.is_empty() && s.attacker {
         bail!(
-            "{origin}: {} heroes given; at most {MAX_HEROES}",
-            file.heroes.len()
+            "{origin}: `{}` is set on the attacking side; positions belong to the defender",
+            key("position")
         );
     }
+    if !s.position.is_empty() && !someone_attacks {
+        bail!(
+            "{origin}: `{}` is set, but no side has `attacker = true`, so the position would be ignored; \
+             mark the other side `attacker = true` (positions penalise the attacker) or remove `position`",
+            key("position")
+        );
+    }
+    let mut position_modifier = 0;
+    for p in &s.position {
+        match position_table.get(p) {
+            Some(m) => position_modifier += m,
+            None => bail!(
+                "{origin}: `{}` has \"{p}\"; allowed: {}",
+                key("position"),
+                position_table
+                    .keys()
+                    .map(|k| format!("\"{k}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    Ok(Side {
+        file: s.clone(),
+        tech_level,
+        position_modifier,
+    })
+}
+
+/// Checks every PC, numbers the unit commanders' major units and checks
+/// that each side has the units and single army commander they need.
+fn resolve_heroes(origin: &str, written: &[HeroFile], sides: &[Side; 2]) -> Result<Vec<Hero>> {
+    if written.len() > MAX_HEROES {
+        bail!(
+            "{origin}: {} heroes given; at most {MAX_HEROES}",
+            written.len()
+        );
+    }
+    let side_names = [sides[0].file.name.as_str(), sides[1].file.name.as_str()];
     let mut heroes: Vec<Hero> = Vec::new();
     let mut unit_commanders = [0usize; 2];
     let mut army_commanders = [0usize; 2];
-    for (i, h) in file.heroes.iter().enumerate() {
-        let key = |k: &str| format!("heroes[{i}].{k} ({})", h.name);
+    for (i, h) in written.iter().enumerate() {
         if h.name.trim().is_empty() {
             bail!("{origin}: `heroes[{i}].name` is empty");
         }
@@ -340,64 +445,12 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
                 h.name
             );
         }
-        let side = side_index(
-            origin,
-            &key("side"),
-            &h.side,
-            [side_names[0], side_names[1]],
-        )?;
-        let tactics = match (h.tactics, h.iq) {
-            (Some(t), _) => t,
-            (None, Some(iq)) => {
-                check_range(origin, &key("iq"), iq, 1..=30)?;
-                iq - TACTICS_BELOW_IQ
-            }
-            (None, None) => bail!(
-                "{origin}: `{}` is missing; give `tactics` or `iq` (Tactics defaults to IQ − 6)",
-                key("tactics")
-            ),
-        };
-        check_range(origin, &key("tactics"), tactics, 0..=30)?;
-        check_range(origin, &key("weapon_skill"), h.weapon_skill, 0..=30)?;
-        check_range(origin, &key("ht"), h.ht, 1..=30)?;
-        let hp = h.hp.unwrap_or(h.ht);
-        check_range(origin, &key("hp"), hp, 1..=100)?;
-        check_range(origin, &key("dr"), h.dr, 0..=100)?;
-        check_range(origin, &key("risk"), h.risk, -6..=6)?;
-        let mut low = -6;
-        let mut high = 6;
-        let mut why_low = "";
-        let mut why_high = "";
-        if h.coward || h.reserve {
-            low = -1;
-            why_low = if h.coward { "coward" } else { "reserve" };
-        }
-        if h.overconfident {
-            high = 1;
-            why_high = "overconfident";
-        }
-        if h.berserk {
-            high = 0;
-            why_high = "berserk";
-        }
-        if h.risk < low {
-            bail!(
-                "{origin}: `{}` = {} is below what a {why_low} PC may choose; allowed: {low} to {high}",
-                key("risk"),
-                h.risk
-            );
-        }
-        if h.risk > high {
-            bail!(
-                "{origin}: `{}` = {} is above what a {why_high} PC may choose; allowed: {low} to {high}",
-                key("risk"),
-                h.risk
-            );
-        }
-        let major_unit = match h.role {
+        let mut hero = resolve_hero(origin, i, h, side_names)?;
+        let side = hero.side;
+        match h.role {
             Role::UnitCommander => {
+                hero.major_unit = Some(unit_commanders[side]);
                 unit_commanders[side] += 1;
-                Some(unit_commanders[side] - 1)
             }
             Role::ArmyCommander => {
                 army_commanders[side] += 1;
@@ -407,43 +460,86 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, Gurps
                         h.side
                     );
                 }
-                None
             }
-            Role::Soldier => None,
-        };
-        let combat_skill = (tactics + h.weapon_skill).div_euclid(2)
-            + if h.combat_reflexes { 2 } else { 0 }
-            + if h.danger_sense { 1 } else { 0 };
-        heroes.push(Hero {
-            file: h.clone(),
-            side,
-            combat_skill,
-            hp,
-            major_unit,
-        });
+            Role::Soldier => {}
+        }
+        heroes.push(hero);
     }
-    for (s, side) in sides.iter().enumerate() {
-        if unit_commanders[s] as i64 > side.file.major_units {
+    for (side, commanders) in sides.iter().zip(unit_commanders) {
+        if commanders as i64 > side.file.major_units {
             bail!(
-                "{origin}: side \"{}\" has {} PC unit commanders but major_units = {}; raise major_units",
+                "{origin}: side \"{}\" has {commanders} PC unit commanders but major_units = {}; raise major_units",
                 side.file.name,
-                unit_commanders[s],
                 side.file.major_units
             );
         }
     }
-    let [a, b]: [Side; 2] = sides.try_into().expect("two sides");
-    Ok((
-        Parsed {
-            header: Header {
-                name: file.name,
-                trials: file.trials,
-                seed: file.seed,
-            },
-            days: file.days as u32,
-            sides: [a, b],
-            heroes,
-        },
-        tables,
-    ))
+    Ok(heroes)
+}
+
+/// Checks one PC's numbers and works out his Combat skill and HP.
+fn resolve_hero(origin: &str, i: usize, h: &HeroFile, side_names: [&str; 2]) -> Result<Hero> {
+    let key = |k: &str| format!("heroes[{i}].{k} ({})", h.name);
+    let side = side_index(origin, &key("side"), &h.side, side_names)?;
+    let tactics = match (h.tactics, h.iq) {
+        (Some(t), _) => t,
+        (None, Some(iq)) => {
+            check_range(origin, &key("iq"), iq, ATTRIBUTE)?;
+            iq - TACTICS_BELOW_IQ
+        }
+        (None, None) => bail!(
+            "{origin}: `{}` is missing; give `tactics` or `iq` (Tactics defaults to IQ − 6)",
+            key("tactics")
+        ),
+    };
+    check_range(origin, &key("tactics"), tactics, SKILL)?;
+    check_range(origin, &key("weapon_skill"), h.weapon_skill, SKILL)?;
+    check_range(origin, &key("ht"), h.ht, ATTRIBUTE)?;
+    let hp = h.hp.unwrap_or(h.ht);
+    check_range(origin, &key("hp"), hp, HIT_POINTS)?;
+    check_range(origin, &key("dr"), h.dr, DAMAGE_RESISTANCE)?;
+    check_range(origin, &key("risk"), h.risk, RISK)?;
+    check_risk_traits(origin, &key("risk"), h)?;
+    let combat_skill = (tactics + h.weapon_skill).div_euclid(2)
+        + if h.combat_reflexes { 2 } else { 0 }
+        + if h.danger_sense { 1 } else { 0 };
+    Ok(Hero {
+        file: h.clone(),
+        side,
+        combat_skill,
+        hp,
+        major_unit: None,
+    })
+}
+
+/// Checks the Risk a PC's traits allow: a coward or a PC in reserve not
+/// below −1, an overconfident PC not above +1, a berserk not above 0.
+fn check_risk_traits(origin: &str, key: &str, h: &HeroFile) -> Result<()> {
+    let (mut low, mut high) = (*RISK.start(), *RISK.end());
+    let (mut why_low, mut why_high) = ("", "");
+    if h.coward || h.reserve {
+        low = -1;
+        why_low = if h.coward { "coward" } else { "reserve" };
+    }
+    if h.overconfident {
+        high = 1;
+        why_high = "overconfident";
+    }
+    if h.berserk {
+        high = 0;
+        why_high = "berserk";
+    }
+    if h.risk < low {
+        bail!(
+            "{origin}: `{key}` = {} is below what a {why_low} PC may choose; allowed: {low} to {high}",
+            h.risk
+        );
+    }
+    if h.risk > high {
+        bail!(
+            "{origin}: `{key}` = {} is above what a {why_high} PC may choose; allowed: {low} to {high}",
+            h.risk
+        );
+    }
+    Ok(())
 }

@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::tables::{GURPS_BUILT_IN, TableUse, load_text, sha256_hex};
 
 /// What happens to a leader on a catastrophe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LeaderHarm {
     /// Nothing.
@@ -23,7 +24,7 @@ pub enum LeaderHarm {
 }
 
 /// One row of the catastrophe table.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CatastropheRow {
     /// Inclusive 3d6 range.
@@ -53,16 +54,20 @@ pub struct CatastropheRow {
     pub commander: LeaderHarm,
 }
 
-#[derive(Debug, Deserialize)]
+/// The Catastrophe table file (3d6 per side each battle day; high is bad).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CatastropheFile {
+#[schemars(title = "GURPS table: catastrophe")]
+pub struct CatastropheFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// Rows whose `roll` ranges cover 3 to 18 exactly once.
     rows: Vec<CatastropheRow>,
 }
 
 /// A row of the Troop Strength ratio table.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RatioRow {
     /// Ratios up to this (inclusive) give `bonus`.
@@ -72,9 +77,10 @@ pub struct RatioRow {
 }
 
 /// The Strategy contest modifiers.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StrategyTable {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Troop Strength ratio rows, increasing.
@@ -93,7 +99,7 @@ pub struct StrategyTable {
 
 /// A table keyed by margin: rows from the best down, each applying from
 /// `min_margin` up.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MarginRow {
     /// Smallest margin of the row.
@@ -114,16 +120,21 @@ pub struct MarginRow {
     pub strategy: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// A table keyed by margin of victory (battle results, survival, glory).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct MarginFile {
+pub struct MarginFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// Rows, each applying from its `min_margin` up.
     rows: Vec<MarginRow>,
 }
 
 /// A damage column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
 pub enum Column {
     /// Column A.
     A,
@@ -136,7 +147,7 @@ pub enum Column {
 }
 
 /// Dice of one hit: floor(TL · tl_num / tl_den) + dice, plus add.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HitDice {
     /// Numerator of the TL multiple.
@@ -158,7 +169,7 @@ fn one() -> i64 {
 }
 
 /// A TL band of the damage table.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DamageBand {
     /// Inclusive TL range.
@@ -173,7 +184,7 @@ pub struct DamageBand {
 }
 
 /// Hits per column.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(non_snake_case)]
 pub struct HitsPerColumn {
@@ -187,17 +198,22 @@ pub struct HitsPerColumn {
     pub D: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// The damage table file: dice per hit by the enemy army's Tech Level.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DamageFile {
+#[schemars(title = "GURPS table: damage")]
+pub struct DamageFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// Hits each damage column deals.
     hits: HitsPerColumn,
+    /// Tech Level bands covering 0 to 12.
     bands: Vec<DamageBand>,
 }
 
 /// A casualties row.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CasualtyRow {
     /// Inclusive margin range.
@@ -209,7 +225,7 @@ pub struct CasualtyRow {
 }
 
 /// Rows of shift toward less loss per armour class.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArmourRows {
     /// No armour.
@@ -225,9 +241,10 @@ pub struct ArmourRows {
 }
 
 /// The casualties table.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CasualtyTable {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows, most loss first.
@@ -239,9 +256,10 @@ pub struct CasualtyTable {
 }
 
 /// Base Morale by troop quality.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoraleTable {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Green troops.
@@ -322,163 +340,33 @@ impl GurpsTables {
 
         let (text, origin) = get("catastrophe");
         let cat: CatastropheFile = parse(text, origin)?;
-        let mut by_roll: Vec<Option<CatastropheRow>> = vec![None; 16];
-        for row in &cat.rows {
-            let [lo, hi] = row.roll;
-            if !(3..=18).contains(&lo) || !(lo..=18).contains(&hi) {
-                bail!(
-                    "{origin}: row `{}` has roll = [{lo}, {hi}]; allowed: 3 <= low <= high <= 18",
-                    row.label
-                );
-            }
-            for r in lo..=hi {
-                if by_roll[(r - 3) as usize].is_some() {
-                    bail!("{origin}: roll {r} appears in two rows; each of 3..18 must appear once");
-                }
-                by_roll[(r - 3) as usize] = Some(row.clone());
-            }
-            for (key, v) in [
-                ("enemy_ts_pct", row.enemy_ts_pct),
-                ("own_ts_pct", row.own_ts_pct),
-            ] {
-                if !(0..=100).contains(&v) {
-                    bail!(
-                        "{origin}: row `{}`: `{key}` = {v} is out of range; allowed: 0 to 100",
-                        row.label
-                    );
-                }
-            }
-        }
-        let missing: Vec<String> = (3..=18)
-            .filter(|r| by_roll[(r - 3) as usize].is_none())
-            .map(|r| r.to_string())
-            .collect();
-        if !missing.is_empty() {
-            bail!(
-                "{origin}: no row covers roll {}; rows must cover 3..18",
-                missing.join(", ")
-            );
-        }
-        let catastrophe = by_roll.into_iter().map(|r| r.expect("checked")).collect();
+        let catastrophe = catastrophe_by_roll(&cat.rows, origin)?;
         record("catastrophe", &cat.stand_ins);
 
         let (text, origin) = get("strategy");
         let strategy: StrategyTable = parse(text, origin)?;
-        if strategy.ts_ratio.is_empty()
-            || strategy
-                .ts_ratio
-                .windows(2)
-                .any(|w| w[0].max_ratio >= w[1].max_ratio)
-            || strategy.ts_ratio[0].max_ratio < 1.0
-        {
-            bail!("{origin}: `ts_ratio` rows must have increasing max_ratio values of at least 1");
-        }
+        check_strategy(&strategy, origin)?;
         record("strategy", &strategy.stand_ins);
 
         let (text, origin) = get("battle_results");
         let results: MarginFile = parse(text, origin)?;
-        if results.rows.first().map(|r| r.min_margin) != Some(0)
-            || results
-                .rows
-                .windows(2)
-                .any(|w| w[0].min_margin >= w[1].min_margin)
-        {
-            bail!("{origin}: `rows` must start at min_margin = 0 and increase");
-        }
+        check_ascending(&results.rows, origin)?;
         record("battle_results", &results.stand_ins);
 
         let (text, origin) = get("casualties");
         let casualties: CasualtyTable = parse(text, origin)?;
-        let rows = &casualties.rows;
-        if rows.is_empty() || rows[0].margins[0] > -99 || rows[rows.len() - 1].margins[1] < 99 {
-            bail!("{origin}: `rows` must run from margin -99 or lower to 99 or higher");
-        }
-        for (i, w) in rows.windows(2).enumerate() {
-            if w[1].margins[0] != w[0].margins[1] + 1 {
-                bail!(
-                    "{origin}: rows[{}] ends at margin {} but rows[{}] starts at {}; rows must be contiguous",
-                    i,
-                    w[0].margins[1],
-                    i + 1,
-                    w[1].margins[0]
-                );
-            }
-        }
-        for (i, r) in rows.iter().enumerate() {
-            if r.margins[0] > r.margins[1]
-                || !(0..=40).contains(&r.dice)
-                || !(0..=100).contains(&r.add)
-            {
-                bail!(
-                    "{origin}: rows[{i}]: margins must be [low, high], dice 0 to 40, add 0 to 100"
-                );
-            }
-        }
+        check_casualties(&casualties.rows, origin)?;
         record("casualties", &casualties.stand_ins);
 
         let (text, origin) = get("survival");
         let survival: MarginFile = parse(text, origin)?;
         check_descending(&survival.rows, origin)?;
-        for r in &survival.rows {
-            if r.column.is_none() && !(0..=20).contains(&r.hp) {
-                bail!(
-                    "{origin}: row `{}`: `hp` = {} is out of range; allowed: 0 to 20",
-                    r.label,
-                    r.hp
-                );
-            }
-        }
+        check_survival_hp(&survival.rows, origin)?;
         record("survival", &survival.stand_ins);
 
         let (text, origin) = get("damage");
         let damage: DamageFile = parse(text, origin)?;
-        for tl in 0..=16 {
-            let n = damage
-                .bands
-                .iter()
-                .filter(|b| (b.tl[0]..=b.tl[1]).contains(&tl))
-                .count();
-            if n != 1 {
-                bail!(
-                    "{origin}: TL {tl} is covered by {n} bands; each TL 0..16 must be covered once"
-                );
-            }
-        }
-        let h = damage.hits;
-        for (key, v) in [("A", h.A), ("B", h.B), ("C", h.C), ("D", h.D)] {
-            if !(0..=10).contains(&v) {
-                bail!("{origin}: `hits.{key}` = {v} is out of range; allowed: 0 to 10");
-            }
-        }
-        for b in &damage.bands {
-            if !(1..=100).contains(&b.dr_divisor) {
-                bail!(
-                    "{origin}: band TL {:?}: `dr_divisor` = {} is out of range; allowed: 1 to 100",
-                    b.tl,
-                    b.dr_divisor
-                );
-            }
-            for (key, d) in [("a", &b.a), ("c", &b.c)] {
-                if !(0..=10).contains(&d.tl_num)
-                    || !(1..=100).contains(&d.tl_den)
-                    || !(-50..=50).contains(&d.add)
-                {
-                    bail!(
-                        "{origin}: band TL {:?}: `{key}` must have tl_num 0 to 10, tl_den 1 to 100, add -50 to 50",
-                        b.tl
-                    );
-                }
-                for tl in b.tl[0].max(0)..=b.tl[1].min(16) {
-                    let dice = (tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
-                    if !(0..=64).contains(&dice) {
-                        bail!(
-                            "{origin}: band TL {:?}: `{key}` gives {dice} dice per hit at TL {tl}; allowed: 0 to 64",
-                            b.tl
-                        );
-                    }
-                }
-            }
-        }
+        check_damage(&damage, origin)?;
         record("damage", &damage.stand_ins);
 
         let (text, origin) = get("glory");
@@ -544,6 +432,165 @@ impl GurpsTables {
     }
 }
 
+/// The catastrophe rows indexed by roll 3..=18: each roll covered once,
+/// percentages 0 to 100.
+fn catastrophe_by_roll(rows: &[CatastropheRow], origin: &str) -> Result<Vec<CatastropheRow>> {
+    let mut by_roll: Vec<Option<CatastropheRow>> = vec![None; 16];
+    for row in rows {
+        let [lo, hi] = row.roll;
+        if !(3..=18).contains(&lo) || !(lo..=18).contains(&hi) {
+            bail!(
+                "{origin}: row `{}` has roll = [{lo}, {hi}]; allowed: 3 <= low <= high <= 18",
+                row.label
+            );
+        }
+        for r in lo..=hi {
+            if by_roll[(r - 3) as usize].is_some() {
+                bail!("{origin}: roll {r} appears in two rows; each of 3..18 must appear once");
+            }
+            by_roll[(r - 3) as usize] = Some(row.clone());
+        }
+        for (key, v) in [
+            ("enemy_ts_pct", row.enemy_ts_pct),
+            ("own_ts_pct", row.own_ts_pct),
+        ] {
+            if !(0..=100).contains(&v) {
+                bail!(
+                    "{origin}: row `{}`: `{key}` = {v} is out of range; allowed: 0 to 100",
+                    row.label
+                );
+            }
+        }
+    }
+    let missing: Vec<String> = (3..=18)
+        .filter(|r| by_roll[(r - 3) as usize].is_none())
+        .map(|r| r.to_string())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "{origin}: no row covers roll {}; rows must cover 3..18",
+            missing.join(", ")
+        );
+    }
+    Ok(by_roll.into_iter().map(|r| r.expect("checked")).collect())
+}
+
+/// The Troop Strength ratio rows increase from at least 1.
+fn check_strategy(strategy: &StrategyTable, origin: &str) -> Result<()> {
+    if strategy.ts_ratio.is_empty()
+        || strategy
+            .ts_ratio
+            .windows(2)
+            .any(|w| w[0].max_ratio >= w[1].max_ratio)
+        || strategy.ts_ratio[0].max_ratio < 1.0
+    {
+        bail!("{origin}: `ts_ratio` rows must have increasing max_ratio values of at least 1");
+    }
+    Ok(())
+}
+
+/// Battle-result rows start at margin 0 and increase.
+fn check_ascending(rows: &[MarginRow], origin: &str) -> Result<()> {
+    if rows.first().map(|r| r.min_margin) != Some(0)
+        || rows.windows(2).any(|w| w[0].min_margin >= w[1].min_margin)
+    {
+        bail!("{origin}: `rows` must start at min_margin = 0 and increase");
+    }
+    Ok(())
+}
+
+/// Casualty rows cover margins −99 to 99 contiguously, with dice 0 to 40
+/// and an addition of 0 to 100.
+fn check_casualties(rows: &[CasualtyRow], origin: &str) -> Result<()> {
+    if rows.is_empty() || rows[0].margins[0] > -99 || rows[rows.len() - 1].margins[1] < 99 {
+        bail!("{origin}: `rows` must run from margin -99 or lower to 99 or higher");
+    }
+    for (i, w) in rows.windows(2).enumerate() {
+        if w[1].margins[0] != w[0].margins[1] + 1 {
+            bail!(
+                "{origin}: rows[{}] ends at margin {} but rows[{}] starts at {}; rows must be contiguous",
+                i,
+                w[0].margins[1],
+                i + 1,
+                w[1].margins[0]
+            );
+        }
+    }
+    for (i, r) in rows.iter().enumerate() {
+        if r.margins[0] > r.margins[1] || !(0..=40).contains(&r.dice) || !(0..=100).contains(&r.add)
+        {
+            bail!("{origin}: rows[{i}]: margins must be [low, high], dice 0 to 40, add 0 to 100");
+        }
+    }
+    Ok(())
+}
+
+/// Survival rows that take HP outright take 0 to 20.
+fn check_survival_hp(rows: &[MarginRow], origin: &str) -> Result<()> {
+    for r in rows {
+        if r.column.is_none() && !(0..=20).contains(&r.hp) {
+            bail!(
+                "{origin}: row `{}`: `hp` = {} is out of range; allowed: 0 to 20",
+                r.label,
+                r.hp
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Damage bands cover every TL 0 to 16 once, with hits, divisors and dice
+/// within bounds.
+fn check_damage(damage: &DamageFile, origin: &str) -> Result<()> {
+    for tl in 0..=16 {
+        let n = damage
+            .bands
+            .iter()
+            .filter(|b| (b.tl[0]..=b.tl[1]).contains(&tl))
+            .count();
+        if n != 1 {
+            bail!("{origin}: TL {tl} is covered by {n} bands; each TL 0..16 must be covered once");
+        }
+    }
+    let h = damage.hits;
+    for (key, v) in [("A", h.A), ("B", h.B), ("C", h.C), ("D", h.D)] {
+        if !(0..=10).contains(&v) {
+            bail!("{origin}: `hits.{key}` = {v} is out of range; allowed: 0 to 10");
+        }
+    }
+    for b in &damage.bands {
+        if !(1..=100).contains(&b.dr_divisor) {
+            bail!(
+                "{origin}: band TL {:?}: `dr_divisor` = {} is out of range; allowed: 1 to 100",
+                b.tl,
+                b.dr_divisor
+            );
+        }
+        for (key, d) in [("a", &b.a), ("c", &b.c)] {
+            if !(0..=10).contains(&d.tl_num)
+                || !(1..=100).contains(&d.tl_den)
+                || !(-50..=50).contains(&d.add)
+            {
+                bail!(
+                    "{origin}: band TL {:?}: `{key}` must have tl_num 0 to 10, tl_den 1 to 100, add -50 to 50",
+                    b.tl
+                );
+            }
+            for tl in b.tl[0].max(0)..=b.tl[1].min(16) {
+                let dice = (tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
+                if !(0..=64).contains(&dice) {
+                    bail!(
+                        "{origin}: band TL {:?}: `{key}` gives {dice} dice per hit at TL {tl}; allowed: 0 to 64",
+                        b.tl
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Survival and Glory rows run from the best margin down.
 fn check_descending(rows: &[MarginRow], origin: &str) -> Result<()> {
     if rows.len() < 2 || rows.windows(2).any(|w| w[0].min_margin <= w[1].min_margin) {
         bail!(

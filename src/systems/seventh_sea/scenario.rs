@@ -1,46 +1,54 @@
 //! The 7th Sea scenario file.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
 use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A commander: Wits + Strategy.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Commander {
     /// Wits.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub wits: i64,
     /// Strategy knack.
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub strategy: i64,
 }
 
 /// A quartermaster: Wits + Logistics.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Quartermaster {
     /// Wits.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub wits: i64,
     /// Logistics knack.
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub logistics: i64,
 }
 
 /// The commander's speech: Wits + Incitation.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Speech {
     /// Wits.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub wits: i64,
     /// Incitation knack.
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub incitation: i64,
 }
 
 /// A side as written.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SideFile {
     /// Unique name.
@@ -56,7 +64,7 @@ pub struct SideFile {
 }
 
 /// How a Hero fights.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// Always Rear.
@@ -87,7 +95,7 @@ impl Policy {
 }
 
 /// How the personal result is rolled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PersonalRoll {
     /// One exploding d10 + Wits + Tactics [seed].
@@ -98,7 +106,7 @@ pub enum PersonalRoll {
 }
 
 /// A Hero as written.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeroFile {
     /// Unique name.
@@ -106,58 +114,91 @@ pub struct HeroFile {
     /// His side.
     pub side: String,
     /// Wits.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub wits: i64,
     /// Tactics knack.
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub tactics: i64,
     /// Brawn.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub brawn: i64,
     /// Resolve.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub resolve: i64,
     /// Finesse.
+    #[schemars(range(min = *TRAIT.start(), max = *TRAIT.end()))]
     pub finesse: i64,
     /// Attack knack (duels).
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub attack: i64,
     /// Firearms or bow knack (Line of Fire).
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub firearms: i64,
     /// Defence knack subtracted from damage.
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub defence_knack: i64,
     /// Leadership knack (officers add it to the commander's roll).
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub leadership: i64,
     /// Whether he helps his commander (−2 on his own roll).
     #[serde(default)]
     pub officer: bool,
     /// Commission rank (Spoils).
     #[serde(default)]
+    #[schemars(range(min = *KNACK.start(), max = *KNACK.end()))]
     pub commission: i64,
     /// Dracheneisen armour points.
     #[serde(default)]
+    #[schemars(range(min = *DRACHENEISEN.start(), max = *DRACHENEISEN.end()))]
     pub dracheneisen: i64,
     /// rear | not_engaged | engaged | heavily_engaged | adaptive.
     pub policy: Policy,
 }
 
-#[derive(Debug, Deserialize)]
+/// A 7th Sea mass-battle scenario file, as written.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ScenarioFile {
+#[schemars(title = "7th Sea mass-battle scenario")]
+pub struct ScenarioFile {
+    /// Names the rules: "seventh_sea".
     #[serde(rename = "system")]
+    #[schemars(extend("const" = "seventh_sea"))]
     _system: String,
+    /// The battle's display name.
     name: String,
+    /// Battles to run (default 1,000,000).
+    #[schemars(range(min = 1, max = crate::engine::MAX_TRIALS))]
     trials: Option<i64>,
+    /// Seed of the random streams (default 1).
     seed: Option<u64>,
+    /// Rounds after which an undecided battle ends.
     #[serde(default = "default_max_rounds")]
+    #[schemars(range(min = *MAX_ROUNDS.start(), max = *MAX_ROUNDS.end()))]
     max_rounds: i64,
+    /// one_die | keep: how a Hero's personal result is rolled.
     #[serde(default)]
     personal_roll: PersonalRoll,
+    /// The two sides.
+    #[schemars(length(min = 2, max = 2))]
     sides: Vec<SideFile>,
+    /// The Heroes.
     #[serde(default)]
+    #[schemars(length(max = MAX_HEROES))]
     heroes: Vec<HeroFile>,
+    /// Tuned tables replacing the built-in ones: table name = file path, relative to the scenario.
     #[serde(default)]
+    #[schemars(schema_with = "table_paths")]
     tables: BTreeMap<String, String>,
+}
+
+/// The `[tables]` section's schema: one optional path per table name.
+fn table_paths(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    crate::validate::table_paths_schema(generator, &TABLE_NAMES)
 }
 
 fn default_max_rounds() -> i64 {
@@ -166,6 +207,14 @@ fn default_max_rounds() -> i64 {
 
 /// The most Heroes a battle may hold.
 pub const MAX_HEROES: usize = 16;
+
+// Allowed values of each ranged key, shared by the checks and the schema.
+const MAX_ROUNDS: RangeInclusive<i64> = 3..=1000;
+/// Traits (Wits, Brawn, Resolve, Finesse): rolled and kept, so at least 1.
+const TRAIT: RangeInclusive<i64> = 1..=10;
+/// Knacks and Commission rank.
+const KNACK: RangeInclusive<i64> = 0..=10;
+const DRACHENEISEN: RangeInclusive<i64> = 0..=40;
 
 /// The validated scenario.
 #[derive(Debug, Clone)]
@@ -191,25 +240,25 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
         toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
-    check_range(origin, "max_rounds", file.max_rounds, 3..=1000)?;
+    check_range(origin, "max_rounds", file.max_rounds, MAX_ROUNDS)?;
     let side_names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
     check_two_sides(origin, &side_names)?;
     for (i, s) in file.sides.iter().enumerate() {
         let key = |k: &str| format!("sides[{i}].{k}");
-        check_range(origin, &key("commander.wits"), s.commander.wits, 1..=10)?;
+        check_range(origin, &key("commander.wits"), s.commander.wits, TRAIT)?;
         check_range(
             origin,
             &key("commander.strategy"),
             s.commander.strategy,
-            0..=10,
+            KNACK,
         )?;
         if let Some(q) = s.quartermaster {
-            check_range(origin, &key("quartermaster.wits"), q.wits, 1..=10)?;
-            check_range(origin, &key("quartermaster.logistics"), q.logistics, 0..=10)?;
+            check_range(origin, &key("quartermaster.wits"), q.wits, TRAIT)?;
+            check_range(origin, &key("quartermaster.logistics"), q.logistics, KNACK)?;
         }
         if let Some(sp) = s.speech {
-            check_range(origin, &key("speech.wits"), sp.wits, 1..=10)?;
-            check_range(origin, &key("speech.incitation"), sp.incitation, 0..=10)?;
+            check_range(origin, &key("speech.wits"), sp.wits, TRAIT)?;
+            check_range(origin, &key("speech.incitation"), sp.incitation, KNACK)?;
         }
     }
     if file.heroes.len() > MAX_HEROES {
@@ -240,7 +289,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
             ("resolve", h.resolve),
             ("finesse", h.finesse),
         ] {
-            check_range(origin, &key(name), value, 1..=10)?;
+            check_range(origin, &key(name), value, TRAIT)?;
         }
         for (name, value) in [
             ("tactics", h.tactics),
@@ -250,9 +299,9 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
             ("leadership", h.leadership),
             ("commission", h.commission),
         ] {
-            check_range(origin, &key(name), value, 0..=10)?;
+            check_range(origin, &key(name), value, KNACK)?;
         }
-        check_range(origin, &key("dracheneisen"), h.dracheneisen, 0..=40)?;
+        check_range(origin, &key("dracheneisen"), h.dracheneisen, DRACHENEISEN)?;
         if !h.officer && h.leadership > 0 {
             bail!(
                 "{origin}: `{}` = {} but the Hero is not an officer, so it would be ignored; set officer = true or leadership = 0",

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::roll_keep::Pool;
@@ -21,30 +22,44 @@ pub struct ChartCell {
     pub opportunity: bool,
 }
 
-#[derive(Debug, Deserialize)]
+/// One engagement level's cell of a chart row.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CellFile {
+    /// Damage dice as "XkY", or "-" for none.
     damage: String,
+    /// Reputation gained.
     reputation: i64,
+    /// Whether a Heroic Opportunity arises.
     #[serde(default)]
     opportunity: bool,
 }
 
-#[derive(Debug, Deserialize)]
+/// A chart row: from `min_result` up, one cell per engagement level.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RowFile {
+    /// Lowest personal result of the row (the first row applies to any result).
     min_result: i64,
+    /// The Hero stays in the rear.
     rear: CellFile,
+    /// Not engaged.
     not_engaged: CellFile,
+    /// Engaged.
     engaged: CellFile,
+    /// Heavily engaged.
     heavily_engaged: CellFile,
 }
 
-#[derive(Debug, Deserialize)]
+/// The battle chart file: personal result bands by engagement level.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ChartFile {
+#[schemars(title = "7th Sea table: battle_chart")]
+pub struct ChartFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// Rows from the lowest band up.
     rows: Vec<RowFile>,
 }
 
@@ -86,23 +101,32 @@ impl Opportunity {
     ];
 }
 
-/// Weights of the opportunities.
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// Relative weights of the nine Heroic Opportunities.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Weights {
+    /// Weight of Surgeon.
     surgeon: u32,
+    /// Weight of Pick up Banner.
     pick_up_banner: u32,
+    /// Weight of Hold the Line.
     hold_the_line: u32,
+    /// Weight of Charge.
     charge: u32,
+    /// Weight of Line Of Fire.
     line_of_fire: u32,
+    /// Weight of Lure.
     lure: u32,
+    /// Weight of Rescue the Wounded.
     rescue_the_wounded: u32,
+    /// Weight of Capture Enemy Banner.
     capture_enemy_banner: u32,
+    /// Weight of Duel.
     duel: u32,
 }
 
 /// The duel opponent's figures.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Opponent {
     /// Finesse.
@@ -113,29 +137,43 @@ pub struct Opponent {
     pub resolve: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// The Heroic Opportunities file: how often each is drawn, and the figures some need.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct OpportunityFile {
+#[schemars(title = "7th Sea table: opportunities")]
+pub struct OpportunityFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// How often each opportunity is drawn when the chart offers one.
     weights: Weights,
+    /// Reputation change for refusing a duel.
     refuse_duel_reputation: i64,
+    /// Target number of the Line of Fire shot.
     line_of_fire_tn: i64,
+    /// The enemy met in a duel.
     duel_opponent: Opponent,
 }
 
-#[derive(Debug, Deserialize)]
+/// A Spoils row.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SpoilsRow {
+    /// Lowest 1d10 + Commission roll of the row.
     min_roll: i64,
+    /// What the winner gains.
     label: String,
 }
 
-#[derive(Debug, Deserialize)]
+/// The Spoils file: what winners gain on 1d10 + Commission rank.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SpoilsFile {
+#[schemars(title = "7th Sea table: spoils")]
+pub struct SpoilsFile {
+    /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// Rows from the lowest roll up.
     rows: Vec<SpoilsRow>,
 }
 
@@ -202,57 +240,7 @@ impl SeaTables {
         )?;
         let chart_file: ChartFile =
             toml::from_str(&chart_text).map_err(|e| crate::validate::toml_error(&origin, e))?;
-        if chart_file.rows.is_empty()
-            || chart_file
-                .rows
-                .windows(2)
-                .any(|w| w[0].min_result >= w[1].min_result)
-        {
-            bail!("{origin}: `rows` must be non-empty with increasing min_result");
-        }
-        if let Some((i, r)) = chart_file
-            .rows
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, r)| !(-999..=999).contains(&r.min_result))
-        {
-            bail!(
-                "{origin}: rows[{i}].min_result = {} is out of range; allowed: -999 to 999",
-                r.min_result
-            );
-        }
-        if chart_file.rows.len() > 200 {
-            bail!(
-                "{origin}: `rows` has {} rows; allowed: at most 200",
-                chart_file.rows.len()
-            );
-        }
-        let mut chart = Vec::new();
-        for (i, r) in chart_file.rows.iter().enumerate() {
-            let cell = |c: &CellFile, level: &str| -> Result<ChartCell> {
-                if !(0..=10).contains(&c.reputation) {
-                    bail!(
-                        "{origin}: rows[{i}].{level}.reputation = {} is out of range; allowed: 0 to 10",
-                        c.reputation
-                    );
-                }
-                Ok(ChartCell {
-                    damage: parse_pool(&c.damage, &origin, &format!("rows[{i}].{level}.damage"))?,
-                    reputation: c.reputation,
-                    opportunity: c.opportunity,
-                })
-            };
-            chart.push((
-                r.min_result,
-                [
-                    cell(&r.rear, "rear")?,
-                    cell(&r.not_engaged, "not_engaged")?,
-                    cell(&r.engaged, "engaged")?,
-                    cell(&r.heavily_engaged, "heavily_engaged")?,
-                ],
-            ));
-        }
+        let chart = chart_cells(&chart_file.rows, &origin)?;
         let (text, origin) = text_of(
             SEVENTH_SEA_BUILT_IN[1].0,
             SEVENTH_SEA_BUILT_IN[1].1,
@@ -260,42 +248,8 @@ impl SeaTables {
         )?;
         let opp: OpportunityFile =
             toml::from_str(&text).map_err(|e| crate::validate::toml_error(&origin, e))?;
-        let w = opp.weights;
-        let weights = [
-            w.surgeon,
-            w.pick_up_banner,
-            w.hold_the_line,
-            w.charge,
-            w.line_of_fire,
-            w.lure,
-            w.rescue_the_wounded,
-            w.capture_enemy_banner,
-            w.duel,
-        ];
-        if weights.iter().any(|&x| x > 1_000_000) || weights.iter().sum::<u32>() == 0 {
-            bail!("{origin}: `weights` must be whole numbers 0 to 1000000, not all 0");
-        }
-        if !(-10..=0).contains(&opp.refuse_duel_reputation) {
-            bail!(
-                "{origin}: `refuse_duel_reputation` = {} is out of range; allowed: -10 to 0",
-                opp.refuse_duel_reputation
-            );
-        }
-        if !(1..=200).contains(&opp.line_of_fire_tn) {
-            bail!(
-                "{origin}: `line_of_fire_tn` = {} is out of range; allowed: 1 to 200",
-                opp.line_of_fire_tn
-            );
-        }
+        let weights = check_opportunities(&opp, &origin)?;
         let o = opp.duel_opponent;
-        if !(1..=10).contains(&o.finesse)
-            || !(0..=10).contains(&o.attack)
-            || !(1..=10).contains(&o.resolve)
-        {
-            bail!(
-                "{origin}: `duel_opponent` needs finesse 1 to 10, attack 0 to 10, resolve 1 to 10"
-            );
-        }
         let (text, origin) = text_of(
             SEVENTH_SEA_BUILT_IN[2].0,
             SEVENTH_SEA_BUILT_IN[2].1,
@@ -362,6 +316,98 @@ impl SeaTables {
             .rposition(|(min, _)| roll >= *min)
             .unwrap_or(0)
     }
+}
+
+/// The chart's cells, checked: rows non-empty with increasing
+/// `min_result` (−999 to 999 after the first), at most 200, Reputation 0
+/// to 10, damage written `XkY` or `-`.
+fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4])>> {
+    if rows.is_empty() || rows.windows(2).any(|w| w[0].min_result >= w[1].min_result) {
+        bail!("{origin}: `rows` must be non-empty with increasing min_result");
+    }
+    if let Some((i, r)) = rows
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, r)| !(-999..=999).contains(&r.min_result))
+    {
+        bail!(
+            "{origin}: rows[{i}].min_result = {} is out of range; allowed: -999 to 999",
+            r.min_result
+        );
+    }
+    if rows.len() > 200 {
+        bail!(
+            "{origin}: `rows` has {} rows; allowed: at most 200",
+            rows.len()
+        );
+    }
+    let mut chart = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cell = |c: &CellFile, level: &str| -> Result<ChartCell> {
+            if !(0..=10).contains(&c.reputation) {
+                bail!(
+                    "{origin}: rows[{i}].{level}.reputation = {} is out of range; allowed: 0 to 10",
+                    c.reputation
+                );
+            }
+            Ok(ChartCell {
+                damage: parse_pool(&c.damage, origin, &format!("rows[{i}].{level}.damage"))?,
+                reputation: c.reputation,
+                opportunity: c.opportunity,
+            })
+        };
+        chart.push((
+            r.min_result,
+            [
+                cell(&r.rear, "rear")?,
+                cell(&r.not_engaged, "not_engaged")?,
+                cell(&r.engaged, "engaged")?,
+                cell(&r.heavily_engaged, "heavily_engaged")?,
+            ],
+        ));
+    }
+    Ok(chart)
+}
+
+/// The opportunity weights in [`Opportunity::ALL`] order, after checking
+/// them and the figures the opportunities use.
+fn check_opportunities(opp: &OpportunityFile, origin: &str) -> Result<[u32; 9]> {
+    let w = opp.weights;
+    let weights = [
+        w.surgeon,
+        w.pick_up_banner,
+        w.hold_the_line,
+        w.charge,
+        w.line_of_fire,
+        w.lure,
+        w.rescue_the_wounded,
+        w.capture_enemy_banner,
+        w.duel,
+    ];
+    if weights.iter().any(|&x| x > 1_000_000) || weights.iter().sum::<u32>() == 0 {
+        bail!("{origin}: `weights` must be whole numbers 0 to 1000000, not all 0");
+    }
+    if !(-10..=0).contains(&opp.refuse_duel_reputation) {
+        bail!(
+            "{origin}: `refuse_duel_reputation` = {} is out of range; allowed: -10 to 0",
+            opp.refuse_duel_reputation
+        );
+    }
+    if !(1..=200).contains(&opp.line_of_fire_tn) {
+        bail!(
+            "{origin}: `line_of_fire_tn` = {} is out of range; allowed: 1 to 200",
+            opp.line_of_fire_tn
+        );
+    }
+    let o = opp.duel_opponent;
+    if !(1..=10).contains(&o.finesse)
+        || !(0..=10).contains(&o.attack)
+        || !(1..=10).contains(&o.resolve)
+    {
+        bail!("{origin}: `duel_opponent` needs finesse 1 to 10, attack 0 to 10, resolve 1 to 10");
+    }
+    Ok(weights)
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@
 use std::fmt;
 
 use anyhow::{Result, bail};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A morale sign printed on a unit card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Sign {
     /// М, Меч.
@@ -115,7 +116,7 @@ impl fmt::Display for CardResult {
 }
 
 /// Which sign comes first in a row key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RowOrder {
     /// Row = (attacking unit's sign, defending unit's sign).
@@ -141,28 +142,48 @@ pub struct Deck {
 /// The most cards a deck may hold.
 pub const MAX_CARDS: usize = 64;
 
-#[derive(Deserialize)]
+/// A Combat Card deck table, as written.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeckFile {
+#[schemars(title = "War cards: the Combat Card deck")]
+pub struct DeckFile {
+    /// Which sign comes first in a row key.
     row_order: RowOrder,
+    /// Settings of this file whose published value is unknown (row_order, cards); reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
+    /// The cards, one drawn per attack.
+    #[schemars(length(min = 1, max = MAX_CARDS))]
     cards: Vec<CardFile>,
 }
 
-#[derive(Deserialize)]
+/// One Combat Card: a row of seven results (columns <=-3 to >=+3) per pair
+/// of signs, attacker's first unless `row_order` says otherwise.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CardFile {
+    #[schemars(regex(pattern = CARD_ROW))]
     sword_shield: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     sword_banner: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     sword_sword: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     shield_shield: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     shield_banner: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     shield_sword: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     banner_shield: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     banner_banner: String,
+    #[schemars(regex(pattern = CARD_ROW))]
     banner_sword: String,
 }
+
+/// A row as the schema checks it: seven results `- F H R D` apart.
+const CARD_ROW: &str = r"^\s*[-FHRD](\s+[-FHRD]){6}\s*$";
 
 impl CardFile {
     /// Row strings in [`ROWS`] order.

@@ -7,9 +7,11 @@ pub mod skew;
 pub mod tally;
 
 use std::fmt::Write as _;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
@@ -24,10 +26,16 @@ use crate::tables::{self, TableUse, sha256_hex};
 use crate::validate::{Header, check_range};
 
 /// Allowed range of melee, missile, defence and modifier values.
-const RATING_RANGE: std::ops::RangeInclusive<i64> = -20..=20;
+const RATING_RANGE: RangeInclusive<i64> = -20..=20;
+/// Allowed damage on a unit card.
+const HITS: RangeInclusive<i64> = 0..=100;
+/// Allowed volleys before melee.
+const MISSILE_VOLLEYS: RangeInclusive<i64> = 0..=100;
+/// Allowed melee exchanges.
+const MAX_EXCHANGES: RangeInclusive<i64> = 1..=10_000;
 
 /// A unit as written in a scenario.
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Unit {
     /// Display name, unique in the scenario.
@@ -35,16 +43,21 @@ pub struct Unit {
     /// Morale sign.
     pub sign: Sign,
     /// Melee attack value.
+    #[schemars(range(min = *RATING_RANGE.start(), max = *RATING_RANGE.end()))]
     pub melee: i64,
     /// Missile attack value; a unit with one is a shooter and ignores `F`.
     #[serde(default)]
+    #[schemars(range(min = *RATING_RANGE.start(), max = *RATING_RANGE.end()))]
     pub missile: Option<i64>,
     /// Defence value.
+    #[schemars(range(min = *RATING_RANGE.start(), max = *RATING_RANGE.end()))]
     pub defence: i64,
     /// Maximum damage on the unit card (one more destroys it).
+    #[schemars(range(min = *HITS.start(), max = *HITS.end()))]
     pub hits: i64,
     /// Situational modifier added to this unit's attack columns.
     #[serde(default)]
+    #[schemars(range(min = *RATING_RANGE.start(), max = *RATING_RANGE.end()))]
     pub modifier: i64,
 }
 
@@ -56,20 +69,23 @@ impl Unit {
 }
 
 /// The `[engagement]` section.
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Engagement {
     /// Volleys before melee; only shooters fire.
     #[serde(default)]
+    #[schemars(range(min = *MISSILE_VOLLEYS.start(), max = *MISSILE_VOLLEYS.end()))]
     pub missile_volleys: i64,
     /// Melee exchanges before the engagement is called off.
     #[serde(default = "default_max_exchanges")]
+    #[schemars(range(min = *MAX_EXCHANGES.start(), max = *MAX_EXCHANGES.end()))]
     pub max_exchanges: i64,
     /// `die` (1dN per attack) or `deck` (shared deck without replacement).
     #[serde(default = "default_draw")]
     pub draw: Draw,
     /// Chance a routed unit rallies back into the fight (0 to 1) [stand-in].
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub rally_chance: f64,
 }
 
@@ -93,24 +109,37 @@ impl Default for Engagement {
 }
 
 /// The `[tables]` section: paths of tuned tables, relative to the scenario.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TablesSection {
+    /// Path of a tuned Combat Card deck, relative to the scenario file.
     cards: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A war-cards scenario file, as written.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ScenarioFile {
+#[schemars(title = "War-cards engagement scenario")]
+pub struct ScenarioFile {
+    /// Names the rules: "war_cards".
     #[serde(rename = "system")]
+    #[schemars(extend("const" = "war_cards"))]
     _system: String,
+    /// The battle's display name.
     name: String,
+    /// Battles to run (default 1,000,000).
+    #[schemars(range(min = 1, max = crate::engine::MAX_TRIALS))]
     trials: Option<i64>,
+    /// Seed of the random streams (default 1).
     seed: Option<u64>,
+    /// The attacking unit.
     attacker: Unit,
+    /// The defending unit.
     defender: Unit,
+    /// How the engagement is fought.
     #[serde(default)]
     engagement: Engagement,
+    /// Tuned tables replacing the built-in ones.
     #[serde(default)]
     tables: TablesSection,
 }
@@ -196,7 +225,7 @@ impl WarCards {
             if let Some(missile) = unit.missile {
                 check_range(origin, &format!("{section}.missile"), missile, RATING_RANGE)?;
             }
-            check_range(origin, &format!("{section}.hits"), unit.hits, 0..=100)?;
+            check_range(origin, &format!("{section}.hits"), unit.hits, HITS)?;
         }
         if units[0].name == units[1].name {
             bail!(
@@ -208,13 +237,13 @@ impl WarCards {
             origin,
             "engagement.missile_volleys",
             engagement.missile_volleys,
-            0..=100,
+            MISSILE_VOLLEYS,
         )?;
         check_range(
             origin,
             "engagement.max_exchanges",
             engagement.max_exchanges,
-            1..=10_000,
+            MAX_EXCHANGES,
         )?;
         if !(0.0..=1.0).contains(&engagement.rally_chance) {
             bail!(

@@ -162,7 +162,9 @@ fn end_of(loser: Fate) -> End {
 }
 
 /// How the card for each attack is picked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Draw {
     /// A die roll per attack (with replacement).

@@ -1,0 +1,369 @@
+//! The JSON Schemas: current, named by every bundled file, passed by every
+//! bundled file, and agreeing with the parsers on mutated files.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use warcrunch::schema::{self, Entry, Kind};
+use warcrunch::tables::built_ins;
+
+use crate::util::{read, repo, warcrunch};
+
+const SYSTEMS: [&str; 3] = ["war_cards", "gurps", "seventh_sea"];
+
+fn validator(entry: &Entry) -> jsonschema::Validator {
+    jsonschema::validator_for(&entry.schema())
+        .unwrap_or_else(|e| panic!("schema {} does not compile: {e}", entry.name))
+}
+
+fn as_json(doc: &toml::Table) -> Value {
+    serde_json::to_value(doc).expect("TOML values are JSON values")
+}
+
+fn bundled_scenarios(system: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("scenarios").join(system))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{system} has bundled scenarios");
+    files
+}
+
+#[test]
+fn schema_files_and_the_key_reference_are_current() {
+    for entry in schema::entries() {
+        let path = repo().join("scenarios/schema").join(entry.file_name());
+        assert!(
+            read(&path) == entry.text(),
+            "{} is stale: run `cargo run --release -- schema --out scenarios/schema --force`",
+            path.display()
+        );
+    }
+    assert!(
+        read(&repo().join("docs/scenarios.md")) == schema::markdown(),
+        "docs/scenarios.md is stale: run `cargo run --release -- schema --markdown > docs/scenarios.md`"
+    );
+    // The command prints the same text the files hold.
+    let out = warcrunch().args(["schema", "gurps"]).assert().success();
+    let printed = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(printed, schema::find("gurps").unwrap().text());
+    warcrunch()
+        .args(["schema", "gurp"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "allowed: war_cards, gurps, seventh_sea, cards",
+        ));
+}
+
+/// The path a bundled file's `#:schema` line names, resolved.
+fn schema_line_target(file: &Path) -> PathBuf {
+    let text = read(file);
+    let first = text.lines().next().unwrap_or("");
+    let named = first
+        .strip_prefix("#:schema ")
+        .unwrap_or_else(|| panic!("{} does not start with a #:schema line", file.display()));
+    file.parent().unwrap().join(named)
+}
+
+#[test]
+fn every_bundled_file_names_its_schema_and_passes_it() {
+    let mut checked = 0;
+    for system in SYSTEMS {
+        let entry = schema::find(system).unwrap();
+        let validator = validator(&entry);
+        for file in bundled_scenarios(system) {
+            let named = schema_line_target(&file).canonicalize().unwrap();
+            let expected = repo().join("scenarios/schema").join(entry.file_name());
+            assert_eq!(
+                named,
+                expected.canonicalize().unwrap(),
+                "{}",
+                file.display()
+            );
+            let doc: toml::Table = toml::from_str(&read(&file)).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&as_json(&doc))
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", file.display());
+            checked += 1;
+        }
+    }
+    for table in built_ins() {
+        let entry = schema::find(table.name).unwrap();
+        assert_eq!(entry.kind, Kind::Table);
+        let file = repo().join("scenarios/tables").join(table.file);
+        let named = schema_line_target(&file).canonicalize().unwrap();
+        let expected = repo().join("scenarios/schema").join(entry.file_name());
+        assert_eq!(
+            named,
+            expected.canonicalize().unwrap(),
+            "{}",
+            file.display()
+        );
+        let doc: toml::Table = toml::from_str(table.text).unwrap();
+        let errors: Vec<String> = validator(&entry)
+            .iter_errors(&as_json(&doc))
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", file.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 10 + 12);
+}
+
+/// A change to a file, described for the failure message.
+struct Mutation {
+    what: String,
+    doc: toml::Table,
+    /// Whether the schema is expected to know about it: key and type
+    /// mutations always; value mutations only in scenarios, whose ranges the
+    /// schema carries (tables check their values across rows).
+    value: bool,
+}
+
+/// Values around every bound a scenario check uses.
+const PROBES: [i64; 36] = [
+    -1000,
+    -21,
+    -20,
+    -16,
+    -15,
+    -7,
+    -6,
+    -1,
+    0,
+    1,
+    2,
+    3,
+    6,
+    7,
+    9,
+    10,
+    11,
+    15,
+    16,
+    17,
+    20,
+    21,
+    29,
+    30,
+    31,
+    40,
+    41,
+    50,
+    51,
+    100,
+    101,
+    1000,
+    1001,
+    10_000,
+    10_001,
+    1_000_000_001,
+];
+
+/// Every mutation of a document: at each section (the first element of
+/// each list of sections), an unknown key, each key removed, each value of
+/// the wrong type and, for integers, each probe value.
+fn mutations(doc: &toml::Table) -> Vec<Mutation> {
+    let mut out = Vec::new();
+    visit(doc, &mut Vec::new(), &mut |path, table| {
+        let at = |f: &dyn Fn(&mut toml::Table)| {
+            let mut copy = doc.clone();
+            f(section(&mut copy, path));
+            copy
+        };
+        let place = path.join(".");
+        out.push(Mutation {
+            what: format!("{place}: unknown key added"),
+            doc: at(&|t| {
+                t.insert("unheard_of".into(), toml::Value::Integer(1));
+            }),
+            value: false,
+        });
+        for (key, value) in table {
+            out.push(Mutation {
+                what: format!("{place}.{key} removed"),
+                doc: at(&|t| {
+                    t.remove(key);
+                }),
+                value: false,
+            });
+            let wrong = match value {
+                toml::Value::String(_) => Some(toml::Value::Integer(7)),
+                toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
+                    Some(toml::Value::String("seven".into()))
+                }
+                toml::Value::Table(_) => Some(toml::Value::Integer(7)),
+                _ => None,
+            };
+            if let Some(wrong) = wrong {
+                out.push(Mutation {
+                    what: format!("{place}.{key} = {wrong}"),
+                    doc: at(&|t| {
+                        t.insert(key.clone(), wrong.clone());
+                    }),
+                    value: false,
+                });
+            }
+            if let toml::Value::Integer(_) = value {
+                for probe in PROBES {
+                    out.push(Mutation {
+                        what: format!("{place}.{key} = {probe}"),
+                        doc: at(&|t| {
+                            t.insert(key.clone(), toml::Value::Integer(probe));
+                        }),
+                        value: true,
+                    });
+                }
+            }
+        }
+    });
+    out
+}
+
+/// Calls `f` on every section of `table`: itself, its sub-sections, and the
+/// first element of each list of sections, with the path that reaches it.
+fn visit(table: &toml::Table, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &toml::Table)) {
+    f(path, table);
+    for (key, value) in table {
+        let child = match value {
+            toml::Value::Table(t) => Some((key.clone(), t)),
+            toml::Value::Array(items) => match items.first() {
+                Some(toml::Value::Table(t)) => Some((format!("{key}[0]"), t)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((step, t)) = child {
+            path.push(step);
+            visit(t, path, f);
+            path.pop();
+        }
+    }
+}
+
+/// The section a path names, for editing.
+fn section<'a>(table: &'a mut toml::Table, path: &[String]) -> &'a mut toml::Table {
+    let Some((step, rest)) = path.split_first() else {
+        return table;
+    };
+    let next = match step.strip_suffix("[0]") {
+        Some(key) => match table.get_mut(key) {
+            Some(toml::Value::Array(items)) => items.first_mut(),
+            _ => None,
+        },
+        None => table.get_mut(step.as_str()),
+    };
+    match next {
+        Some(toml::Value::Table(t)) => section(t, rest),
+        _ => panic!("no section at {step}"),
+    }
+}
+
+/// What the parsers check across keys, which a schema cannot: a scenario
+/// the schema passes may still be refused for these reasons (they are listed
+/// in docs/scenarios.md).
+const RULES_ACROSS_KEYS: [&str; 12] = [
+    "PC may choose",                 // Risk limited by the PC's traits
+    "give `tactics` or `iq`",        // neither tactics nor iq
+    "no side has `attacker = true`", // a position with no attacker
+    "positions belong to the defender",
+    "is not an officer",                  // 7th Sea leadership without officer
+    "neither unit can shoot",             // volleys without a shooter
+    "PC unit commanders but major_units", // more unit commanders than units
+    "is not a side",                      // a hero naming no side
+    "both sides have attacker",           // two attackers
+    "names must differ",                  // duplicate names
+    "an officer adds his Leadership",     // 7th Sea officer with leadership 0
+    "position` has",                      // a position the strategy table does not list
+];
+
+#[test]
+fn the_parsers_and_the_schemas_agree_on_mutated_files() {
+    let mut disagreements = Vec::new();
+    let mut checked = 0usize;
+    let mut refused_by_both = 0usize;
+    for system in SYSTEMS {
+        let entry = schema::find(system).unwrap();
+        let validator = validator(&entry);
+        for file in bundled_scenarios(system) {
+            let doc: toml::Table = toml::from_str(&read(&file)).unwrap();
+            for m in mutations(&doc) {
+                let text = toml::to_string(&m.doc).unwrap();
+                let parsed = warcrunch::scenario::load_text(&file, &text);
+                let valid = validator.is_valid(&as_json(&m.doc));
+                checked += 1;
+                match (&parsed, valid) {
+                    (Ok(_), true) => {}
+                    (Err(_), false) => refused_by_both += 1,
+                    (Err(e), true)
+                        if RULES_ACROSS_KEYS
+                            .iter()
+                            .any(|rule| format!("{e:#}").contains(rule)) => {}
+                    (Err(e), true) => disagreements.push(format!(
+                        "{} {}: the schema passes it, the parser refuses: {e:#}",
+                        file.display(),
+                        m.what
+                    )),
+                    (Ok(_), false) => disagreements.push(format!(
+                        "{} {}: the parser takes it, the schema refuses",
+                        file.display(),
+                        m.what
+                    )),
+                }
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for table in built_ins() {
+        let entry = schema::find(table.name).unwrap();
+        let validator = validator(&entry);
+        let scenario = bundled_scenarios(table.system).remove(0);
+        let mut scenario_doc: toml::Table = toml::from_str(&read(&scenario)).unwrap();
+        let table_path = dir.path().join(format!("{}.toml", table.name));
+        warcrunch::scenario::override_tables(
+            &mut scenario_doc,
+            &[(table.name.to_owned(), table_path.display().to_string())],
+        )
+        .unwrap();
+        let scenario_text = toml::to_string(&scenario_doc).unwrap();
+        let doc: toml::Table = toml::from_str(table.text).unwrap();
+        for m in mutations(&doc).into_iter().filter(|m| !m.value) {
+            std::fs::write(&table_path, toml::to_string(&m.doc).unwrap()).unwrap();
+            let parsed = warcrunch::scenario::load_text(&scenario, &scenario_text);
+            let valid = validator.is_valid(&as_json(&m.doc));
+            checked += 1;
+            match (&parsed, valid) {
+                (Ok(_), true) => {}
+                (Err(_), false) => refused_by_both += 1,
+                (Err(e), true)
+                    if RULES_ACROSS_KEYS
+                        .iter()
+                        .any(|rule| format!("{e:#}").contains(rule)) => {}
+                (Err(e), true) => disagreements.push(format!(
+                    "table {} {}: the schema passes it, the parser refuses: {e:#}",
+                    table.name, m.what
+                )),
+                (Ok(_), false) => disagreements.push(format!(
+                    "table {} {}: the parser takes it, the schema refuses",
+                    table.name, m.what
+                )),
+            }
+        }
+    }
+    eprintln!(
+        "{checked} mutated files, {refused_by_both} refused by both the parser and the schema, {} disagreements",
+        disagreements.len()
+    );
+    assert!(refused_by_both > 1000, "the mutations reach the checks");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
