@@ -285,6 +285,10 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
             .max_light_lines(0)
             .x_desc(format!("P({}) (%)", f.out_label))
             .y_desc("expected Reputation")
+            .y_label_formatter(&|v| match format!("{v:.1}") {
+                zero if zero == "-0.0" => "0.0".to_owned(),
+                text => text,
+            })
             .label_style((FONT, 13))
             .draw()
             .map_err(plot_err)?;
