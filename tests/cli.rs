@@ -234,7 +234,23 @@ fn tables_export_round_trips_into_a_scenario() {
         .assert()
         .success();
     let exported = read(&dir.path().join("war_cards.toml"));
-    assert_eq!(exported, warcrunch::tables::BUILT_IN_CARDS);
+    // The same table, its `#:schema` line pointing from the copy to the schema.
+    let (line, rest) = exported.split_once('\n').unwrap();
+    assert_eq!(
+        rest,
+        warcrunch::tables::BUILT_IN_CARDS
+            .split_once('\n')
+            .unwrap()
+            .1
+    );
+    let named = dir.path().join(line.strip_prefix("#:schema ").unwrap());
+    assert_eq!(
+        named.canonicalize().unwrap(),
+        repo()
+            .join("scenarios/schema/cards.schema.json")
+            .canonicalize()
+            .unwrap()
+    );
     // Exporting again without --force refuses to overwrite.
     warcrunch()
         .args(["tables", "--export"])

@@ -530,33 +530,55 @@ struct Hero {
     flesh: i64,
     wounds: i64,
     reputation: i64,
-    /// Reputation per round while forced (Hold the Line, Rescue, Lure).
-    forced_reputation: i64,
     taken: u16,
     /// Engagement level this round.
     level: u8,
-    /// Rounds left at a forced engagement level (0: he picks his own).
-    forced_rounds: u8,
-    /// The forced engagement level.
-    forced_level: u8,
-    /// Hold the Line: rounds held so far (0: not holding).
-    holding: u8,
-    /// The level a captured banner is at, if `carrying`.
-    carry_level: u8,
     out: bool,
-    lure: bool,
+    /// Holds his own side's banner (to the end of the battle).
     banner: bool,
-    carrying: bool,
+    /// Spends his next round with the surgeon.
     surgeon: bool,
+    /// Charged: −2 on his next personal result.
     charge: bool,
+    /// Held at a level by an opportunity (never while carrying a banner).
+    forced: Option<Forced>,
+    /// Carries the enemy's banner toward the Rear: the level it is at
+    /// (never while held at a level).
+    carrying: Option<u8>,
+}
+
+/// Which opportunity holds a Hero at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Hold the Line, with the rounds held so far.
+    TheLine { rounds_held: u8 },
+    /// Lure: Heavily Engaged for one round.
+    Lure,
+    /// Rescue the Wounded: Heavily Engaged for two rounds.
+    Rescue,
+}
+
+/// A Hero held at a level by an opportunity.
+#[derive(Debug, Clone, Copy)]
+struct Forced {
+    by: Held,
+    level: u8,
+    /// Rounds still to fight there.
+    rounds_left: u8,
+    /// Reputation each of those rounds.
+    reputation: i64,
 }
 
 impl Hero {
-    /// Forced to `level` for `rounds` rounds, earning `reputation` each.
+    /// Held by `by` at `level` for `rounds` rounds, earning `reputation` each.
     #[inline(always)]
-    fn force(&mut self, level: u8, rounds: u8, reputation: i64) {
-        (self.forced_level, self.forced_rounds) = (level, rounds);
-        self.forced_reputation = reputation;
+    fn force(&mut self, by: Held, level: u8, rounds: u8, reputation: i64) {
+        self.forced = Some(Forced {
+            by,
+            level,
+            rounds_left: rounds,
+            reputation,
+        });
     }
 
     fn state(&self, resolve: i64) -> HeroState {
@@ -680,19 +702,20 @@ impl BattleRules {
                 }
                 // His engagement level: where a banner he carries is, else
                 // a forced level, else his policy's.
-                h.level = if h.carrying {
+                h.level = if let Some(level) = &mut h.carrying {
                     // One level toward the Rear every round he carries it,
                     // starting with the first.
-                    h.carry_level = h.carry_level.saturating_sub(1);
-                    h.carry_level
-                } else if h.forced_rounds > 0 {
-                    h.forced_level
+                    *level = level.saturating_sub(1);
+                    *level
+                } else if let Some(forced) = h.forced {
+                    forced.level
                 } else {
                     r.policy.level(h.wounds)
                 };
                 // The penalty in steps of 2.
-                let steps =
-                    usize::from(helping[i]) + usize::from(h.charge) + 2 * usize::from(h.carrying);
+                let steps = usize::from(helping[i])
+                    + usize::from(h.charge)
+                    + 2 * usize::from(h.carrying.is_some());
                 let level = usize::from(h.level);
                 let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
                 let draws = built!(
@@ -706,9 +729,9 @@ impl BattleRules {
                 );
                 let round = draws.draw(h.flesh, dice.rng());
                 h.reputation += round.reputation
-                    + h.forced_reputation
+                    + h.forced.map_or(0, |f| f.reputation)
                     + i64::from(h.banner)
-                    + 3 * i64::from(h.carrying);
+                    + 3 * i64::from(h.carrying.is_some());
                 h.wounds += round.wounds;
                 h.flesh = round.flesh;
                 h.out |= h.wounds >= 2 * r.resolve;
@@ -720,32 +743,30 @@ impl BattleRules {
                         next_modifier[side] += 1;
                     }
                 }
-                if h.carrying {
+                if let Some(level) = h.carrying {
                     if h.out {
-                        h.carrying = false;
-                    } else if h.carry_level == REAR as u8 {
-                        h.carrying = false;
+                        h.carrying = None;
+                    } else if level == REAR as u8 {
+                        h.carrying = None;
                         h.reputation += CAPTURE_REAR_BONUS;
                         next_modifier[side] += CAPTURE_REAR_BONUS;
                     }
                 }
-                if h.forced_rounds > 0 {
-                    if h.holding > 0 {
-                        h.holding += 1;
+                if let Some(forced) = &mut h.forced {
+                    if let Held::TheLine { rounds_held } = &mut forced.by {
+                        *rounds_held += 1;
                     }
-                    if h.forced_rounds <= 1 || h.out {
-                        if h.holding >= 3 && !h.out {
-                            next_modifier[side] += 3;
+                    if forced.rounds_left <= 1 || h.out {
+                        if !h.out {
+                            next_modifier[side] += match forced.by {
+                                Held::TheLine { rounds_held } if rounds_held >= 3 => 3,
+                                Held::Lure => 1,
+                                _ => 0,
+                            };
                         }
-                        if h.lure && !h.out {
-                            next_modifier[side] += 1;
-                        }
-                        h.forced_rounds = 0;
-                        h.forced_reputation = 0;
-                        h.holding = 0;
-                        h.lure = false;
+                        h.forced = None;
                     } else {
-                        h.forced_rounds -= 1;
+                        forced.rounds_left -= 1;
                     }
                 }
                 // A Heroic Opportunity.
@@ -838,7 +859,7 @@ impl BattleRules {
         // Crippled or knocked out ([`HeroState`]).
         let crippled = h.wounds >= r.resolve;
         let refuses_duels = r.policy == Policy::Adaptive && crippled;
-        let busy = h.forced_rounds > 0 || h.carrying;
+        let busy = h.forced.is_some() || h.carrying.is_some();
         let side = r.side;
         let taken = match opportunity {
             Opportunity::Surgeon => {
@@ -855,8 +876,7 @@ impl BattleRules {
                     2 => 1,
                     _ => 0,
                 };
-                h.force(h.level, 2, reputation);
-                h.holding = 1;
+                h.force(Held::TheLine { rounds_held: 1 }, h.level, 2, reputation);
                 true
             }
             Opportunity::Charge => {
@@ -872,17 +892,16 @@ impl BattleRules {
                 true
             }
             Opportunity::Lure if !busy => {
-                h.force(HEAVILY_ENGAGED as u8, 1, 2);
-                h.lure = true;
+                h.force(Held::Lure, HEAVILY_ENGAGED as u8, 1, 2);
                 true
             }
             Opportunity::RescueTheWounded if !busy => {
-                h.force(HEAVILY_ENGAGED as u8, 2, 2);
+                h.force(Held::Rescue, HEAVILY_ENGAGED as u8, 2, 2);
                 true
             }
             Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
                 if self.duel(dice, hero, h) {
-                    (h.carrying, h.carry_level) = (true, h.level);
+                    h.carrying = Some(h.level);
                 }
                 true
             }
