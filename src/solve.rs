@@ -206,68 +206,15 @@ pub fn search(
     what: (&str, &str),
     mut probe: impl FnMut(f64) -> Result<Probe>,
 ) -> Result<(Vec<Probe>, Solution)> {
-    let (setting, event) = what;
-    let threshold = goal.threshold();
-    let name = |v: f64| shown(domain, v);
-    let p_text = crate::format::percent(threshold);
+    let w = Wording::new(domain, goal, what);
     let (lo, hi) = domain.ends();
     let mut probes = vec![probe(lo)?, probe(hi)?];
     let (a, b) = (probes[0].clone(), probes[1].clone());
-    let solution = |point: &Point, neighbour: Option<&Point>, sentence: String| Solution {
-        point: point.clone(),
-        neighbour: neighbour.cloned(),
-        sentence,
-        warning: None,
-    };
-    // An end within noise of the threshold is the answer.
-    let undecided_end = [&a, &b]
-        .into_iter()
-        .find(|p| p.decision == Decision::Undecided);
-    let same_side = a.decision == b.decision && a.decision != Decision::Undecided;
-    if same_side || undecided_end.is_some() {
-        let closest = if let Some(u) = undecided_end {
-            u.clone()
-        } else if (a.point.probability - threshold).abs() <= (b.point.probability - threshold).abs()
-        {
-            a.clone()
-        } else {
-            b.clone()
-        };
-        let meets = |d: Decision| match goal {
-            Goal::AtLeast(_) => d == Decision::Above,
-            Goal::AtMost(_) => d == Decision::Below,
-            Goal::Equals(_) => false,
-        };
-        let sentence = if closest.decision == Decision::Undecided {
-            format!(
-                "At {setting} = {}, P({event}) = {} cannot be told from {p_text} within the battles allowed: that value is the answer to within the noise",
-                name(closest.point.value),
-                at(&closest.point)
-            )
-        } else if same_side && meets(a.decision) {
-            format!(
-                "Every {setting} from {} to {} meets the target: P({event}) is {} at {} and {} at {}",
-                name(lo),
-                name(hi),
-                at(&a.point),
-                name(lo),
-                at(&b.point),
-                name(hi)
-            )
-        } else {
-            format!(
-                "No {setting} from {} to {} reaches {p_text}: the closest is {} with P({event}) = {}",
-                name(lo),
-                name(hi),
-                name(closest.point.value),
-                at(&closest.point)
-            )
-        };
-        let solution = solution(&closest.point, None, sentence);
+    if let Some(solution) = answer_at_the_ends(&w, &a, &b) {
         return Ok((probes, solution));
     }
     // Bisect between a value below the threshold and one above.
-    let (mut low_side, mut high_side) = (a.clone(), b.clone());
+    let (mut low_side, mut high_side) = (a, b);
     let mut answer_in_noise = None;
     while let Some(mid) = domain.between(low_side.point.value, high_side.point.value) {
         let m = probe(mid)?;
@@ -282,86 +229,191 @@ pub fn search(
             high_side = m;
         }
     }
-    let mut solution = if let Some(m) = answer_in_noise {
-        solution(
+    let mut solution = match answer_in_noise {
+        Some(m) => w.solution(
             &m.point,
             None,
             format!(
-                "At {setting} = {}, P({event}) = {} cannot be told from {p_text} within the battles allowed: the crossing is at about that value",
-                name(m.point.value),
-                at(&m.point)
+                "At {} = {}, P({}) = {} cannot be told from {} within the battles allowed: the crossing is at about that value",
+                w.setting,
+                w.name(m.point.value),
+                w.event,
+                at(&m.point),
+                w.p_text
             ),
+        ),
+        None => answer_between(&w, &low_side, &high_side),
+    };
+    solution.warning = monotonicity_warning(&probes, domain, w.setting);
+    Ok((probes, solution))
+}
+
+/// What the search's sentences name: the setting, the event, the threshold.
+struct Wording<'a> {
+    domain: Domain,
+    goal: Goal,
+    setting: &'a str,
+    event: &'a str,
+    threshold: f64,
+    p_text: String,
+}
+
+impl<'a> Wording<'a> {
+    fn new(domain: Domain, goal: Goal, (setting, event): (&'a str, &'a str)) -> Self {
+        let threshold = goal.threshold();
+        Wording {
+            domain,
+            goal,
+            setting,
+            event,
+            threshold,
+            p_text: crate::format::percent(threshold),
+        }
+    }
+
+    /// A value of the setting as written.
+    fn name(&self, value: f64) -> String {
+        shown(self.domain, value)
+    }
+
+    fn solution(&self, point: &Point, neighbour: Option<&Point>, sentence: String) -> Solution {
+        Solution {
+            point: point.clone(),
+            neighbour: neighbour.cloned(),
+            sentence,
+            warning: None,
+        }
+    }
+}
+
+/// The answer when the two ends already settle it: an end within noise of
+/// the threshold, or both ends on one side of it (every value meets the
+/// target, or none does). `None` when the threshold lies between the ends.
+fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
+    let (goal, threshold, setting, event) = (w.goal, w.threshold, w.setting, w.event);
+    let p_text = &w.p_text;
+    let name = |v: f64| w.name(v);
+    let (lo, hi) = w.domain.ends();
+    let undecided_end = [a, b]
+        .into_iter()
+        .find(|p| p.decision == Decision::Undecided);
+    let same_side = a.decision == b.decision && a.decision != Decision::Undecided;
+    if !same_side && undecided_end.is_none() {
+        return None;
+    }
+    let closest = if let Some(u) = undecided_end {
+        u.clone()
+    } else if (a.point.probability - threshold).abs() <= (b.point.probability - threshold).abs() {
+        a.clone()
+    } else {
+        b.clone()
+    };
+    let meets = |d: Decision| match goal {
+        Goal::AtLeast(_) => d == Decision::Above,
+        Goal::AtMost(_) => d == Decision::Below,
+        Goal::Equals(_) => false,
+    };
+    let sentence = if closest.decision == Decision::Undecided {
+        format!(
+            "At {setting} = {}, P({event}) = {} cannot be told from {p_text} within the battles allowed: that value is the answer to within the noise",
+            name(closest.point.value),
+            at(&closest.point)
+        )
+    } else if same_side && meets(a.decision) {
+        format!(
+            "Every {setting} from {} to {} meets the target: P({event}) is {} at {} and {} at {}",
+            name(lo),
+            name(hi),
+            at(&a.point),
+            name(lo),
+            at(&b.point),
+            name(hi)
         )
     } else {
-        let (below, above) = if low_side.decision == Decision::Below {
-            (&low_side, &high_side)
-        } else {
-            (&high_side, &low_side)
-        };
-        let adjacent = matches!(domain, Domain::Integers { .. });
-        match goal {
-            Goal::Equals(_) => {
-                let closer_below = (below.point.probability - threshold).abs()
-                    <= (above.point.probability - threshold).abs();
-                let (best, other) = if closer_below {
-                    (below, above)
-                } else {
-                    (above, below)
-                };
-                let sentence = if adjacent {
-                    let (first, second) = if low_side.point.value < high_side.point.value {
-                        (&low_side.point, &high_side.point)
-                    } else {
-                        (&high_side.point, &low_side.point)
-                    };
-                    format!(
-                        "{p_text} lies between {setting} = {}, at {}, and {}, at {}: {setting} moves the odds in steps here; the closest is {}",
-                        name(first.value),
-                        at(first),
-                        name(second.value),
-                        at(second),
-                        name(best.point.value)
-                    )
-                } else {
-                    format!(
-                        "P({event}) crosses {p_text} between {setting} = {} and {} (to within the tolerance); the closest probe is {} with {}",
-                        name(below.point.value.min(above.point.value)),
-                        name(below.point.value.max(above.point.value)),
-                        name(best.point.value),
-                        at(&best.point)
-                    )
-                };
-                solution(&best.point, Some(&other.point), sentence)
-            }
-            Goal::AtLeast(_) | Goal::AtMost(_) => {
-                let (meets, fails) = if matches!(goal, Goal::AtLeast(_)) {
-                    (above, below)
-                } else {
-                    (below, above)
-                };
-                let extreme = if meets.point.value > fails.point.value {
-                    "smallest"
-                } else {
-                    "largest"
-                };
-                let relation = if matches!(goal, Goal::AtLeast(_)) {
-                    "at least"
-                } else {
-                    "at most"
-                };
-                let sentence = format!(
-                    "The {extreme} {setting} with P({event}) {relation} {p_text} is {}: {}; at {} it is {}",
-                    name(meets.point.value),
-                    at(&meets.point),
-                    name(fails.point.value),
-                    at(&fails.point)
-                );
-                solution(&meets.point, Some(&fails.point), sentence)
-            }
-        }
+        format!(
+            "No {setting} from {} to {} reaches {p_text}: the closest is {} with P({event}) = {}",
+            name(lo),
+            name(hi),
+            name(closest.point.value),
+            at(&closest.point)
+        )
     };
-    solution.warning = monotonicity_warning(&probes, domain, setting);
-    Ok((probes, solution))
+    Some(w.solution(&closest.point, None, sentence))
+}
+
+/// The answer when the search ends with `low_side` and `high_side` on
+/// either side of the threshold, as close as the setting's steps allow.
+fn answer_between(w: &Wording, low_side: &Probe, high_side: &Probe) -> Solution {
+    let (goal, threshold, setting, event) = (w.goal, w.threshold, w.setting, w.event);
+    let p_text = &w.p_text;
+    let name = |v: f64| w.name(v);
+    let domain = w.domain;
+    let (below, above) = if low_side.decision == Decision::Below {
+        (low_side, high_side)
+    } else {
+        (high_side, low_side)
+    };
+    let adjacent = matches!(domain, Domain::Integers { .. });
+    match goal {
+        Goal::Equals(_) => {
+            let closer_below = (below.point.probability - threshold).abs()
+                <= (above.point.probability - threshold).abs();
+            let (best, other) = if closer_below {
+                (below, above)
+            } else {
+                (above, below)
+            };
+            let sentence = if adjacent {
+                let (first, second) = if low_side.point.value < high_side.point.value {
+                    (&low_side.point, &high_side.point)
+                } else {
+                    (&high_side.point, &low_side.point)
+                };
+                format!(
+                    "{p_text} lies between {setting} = {}, at {}, and {}, at {}: {setting} moves the odds in steps here; the closest is {}",
+                    name(first.value),
+                    at(first),
+                    name(second.value),
+                    at(second),
+                    name(best.point.value)
+                )
+            } else {
+                format!(
+                    "P({event}) crosses {p_text} between {setting} = {} and {} (to within the tolerance); the closest probe is {} with {}",
+                    name(below.point.value.min(above.point.value)),
+                    name(below.point.value.max(above.point.value)),
+                    name(best.point.value),
+                    at(&best.point)
+                )
+            };
+            w.solution(&best.point, Some(&other.point), sentence)
+        }
+        Goal::AtLeast(_) | Goal::AtMost(_) => {
+            let (meets, fails) = if matches!(goal, Goal::AtLeast(_)) {
+                (above, below)
+            } else {
+                (below, above)
+            };
+            let extreme = if meets.point.value > fails.point.value {
+                "smallest"
+            } else {
+                "largest"
+            };
+            let relation = if matches!(goal, Goal::AtLeast(_)) {
+                "at least"
+            } else {
+                "at most"
+            };
+            let sentence = format!(
+                "The {extreme} {setting} with P({event}) {relation} {p_text} is {}: {}; at {} it is {}",
+                name(meets.point.value),
+                at(&meets.point),
+                name(fails.point.value),
+                at(&fails.point)
+            );
+            w.solution(&meets.point, Some(&fails.point), sentence)
+        }
+    }
 }
 
 /// A sentence when two probes contradict a monotone response beyond their

@@ -805,49 +805,11 @@ impl BattleRules {
                 } else {
                     0
                 };
-                let draws = &self.survival_draws[i];
-                let row = if lost[i] == 0 && heroes[i].state == State::Unhurt {
-                    let (row, damage, state) = draws.draw_unhurt(penalty, dice.rng());
-                    lost[i] = damage;
-                    heroes[i].state = state;
-                    row
-                } else {
-                    let (row, damage) = draws.draw(penalty, dice.rng());
-                    let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
-                    lost[i] = l;
-                    heroes[i].state = st;
-                    row
-                };
-                heroes[i].survival = heroes[i].survival.max(row as u8 + 1);
-                // Glory, rolled even if the PC died.
-                let gain = self.glory_gains[i][dice.three_d6() as usize];
-                heroes[i].glory = gain.row + 1;
-                heroes[i].reputation += gain.reputation;
-                next_carry[h.side] += gain.strategy;
+                next_carry[h.side] += self.pc_day(dice, i, penalty, &mut heroes[i], &mut lost[i]);
             }
             // 4. Casualties and Morale.
             for s in 0..2 {
-                let signed = [victory, -victory][s];
-                let rows = t.casualties.rows.len() as i64;
-                let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
-                let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
-                if signed <= -ROUT_MARGIN {
-                    let catastrophe = &self.catastrophe_effects[(rolls[s] - 3) as usize];
-                    let mut morale = self.sides[s].morale + catastrophe.morale;
-                    if catastrophe.morale_by_roll != 0 {
-                        // Its Morale roll, made now since only the rout reads it.
-                        let made = check(morale, dice.three_d6()).success;
-                        morale += if made {
-                            catastrophe.morale_by_roll
-                        } else {
-                            -catastrophe.morale_by_roll
-                        };
-                    }
-                    if !check(morale, dice.three_d6()).success {
-                        row -= dice.sum_d6(t.casualties.rout_dice as u32);
-                    }
-                }
-                let pct = self.casualty_pct[row.clamp(0, rows - 1) as usize].draw(dice.rng());
+                let pct = self.casualty_draw(dice, s, [victory, -victory][s], rolls[s]);
                 let loss = troops[s] * PERCENT[pct];
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -880,6 +842,74 @@ impl BattleRules {
             catastrophe: first_catastrophe,
             heroes,
         }
+    }
+
+    /// PC `i`'s Survival roll (with the losing side's `penalty`) and its
+    /// injury, then his Glory roll (made even if he died). Returns the
+    /// Strategy his Glory gives his side tomorrow.
+    #[inline(always)]
+    fn pc_day<R: Rng>(
+        &self,
+        dice: &mut Digits<R>,
+        i: usize,
+        penalty: usize,
+        outcome: &mut HeroOutcome,
+        lost: &mut i64,
+    ) -> i64 {
+        let h = &self.heroes[i];
+        let draws = &self.survival_draws[i];
+        let row = if *lost == 0 && outcome.state == State::Unhurt {
+            let (row, damage, state) = draws.draw_unhurt(penalty, dice.rng());
+            *lost = damage;
+            outcome.state = state;
+            row
+        } else {
+            let (row, damage) = draws.draw(penalty, dice.rng());
+            let (l, st) = injure(dice, h.hp, h.ht, *lost, damage, outcome.state);
+            *lost = l;
+            outcome.state = st;
+            row
+        };
+        outcome.survival = outcome.survival.max(row as u8 + 1);
+        let gain = self.glory_gains[i][dice.three_d6() as usize];
+        outcome.glory = gain.row + 1;
+        outcome.reputation += gain.reputation;
+        gain.strategy
+    }
+
+    /// The casualty percentage (an index into [`PERCENT`]) side `s` draws
+    /// for the day's `signed` margin (its own view) after Catastrophe
+    /// `roll`: the margin's row, shifted by armour and, if it routs after a
+    /// failed Morale roll, by rout dice toward more loss.
+    #[inline(always)]
+    fn casualty_draw<R: Rng>(
+        &self,
+        dice: &mut Digits<R>,
+        s: usize,
+        signed: i64,
+        roll: i64,
+    ) -> usize {
+        let t = &self.tables;
+        let rows = t.casualties.rows.len() as i64;
+        let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
+        let mut row = self.casualty_by_margin[index] as i64 + self.sides[s].armour_rows;
+        if signed <= -ROUT_MARGIN {
+            let catastrophe = &self.catastrophe_effects[(roll - 3) as usize];
+            let mut morale = self.sides[s].morale + catastrophe.morale;
+            if catastrophe.morale_by_roll != 0 {
+                // Its Morale roll, made now since only the rout reads it.
+                let made = check(morale, dice.three_d6()).success;
+                morale += if made {
+                    catastrophe.morale_by_roll
+                } else {
+                    -catastrophe.morale_by_roll
+                };
+            }
+            if !check(morale, dice.three_d6()).success {
+                row -= dice.sum_d6(t.casualties.rout_dice as u32);
+            }
+        }
+        self.casualty_pct[row.clamp(0, rows - 1) as usize].draw(dice.rng())
     }
 }
 

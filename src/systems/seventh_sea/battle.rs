@@ -647,7 +647,6 @@ impl BattleRules {
     #[inline(always)]
     fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
-        let t = &self.tables;
         let n = self.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
         // Written out: a closure taking the generator would be called out
@@ -689,93 +688,120 @@ impl BattleRules {
             }
             // 3. Each Hero's personal result.
             for i in 0..n {
-                let r = &self.heroes[i];
-                let h = &mut heroes[i];
-                if h.out {
-                    continue;
-                }
-                if h.surgeon {
-                    h.surgeon = false;
-                    h.flesh = 0;
-                    h.wounds = (h.wounds - 1).max(0);
-                    continue;
-                }
-                // His engagement level: where a banner he carries is, else
-                // a forced level, else his policy's.
-                h.level = if let Some(level) = &mut h.carrying {
-                    // One level toward the Rear every round he carries it,
-                    // starting with the first.
-                    *level = level.saturating_sub(1);
-                    *level
-                } else if let Some(forced) = h.forced {
-                    forced.level
-                } else {
-                    r.policy.level(h.wounds)
-                };
-                // The penalty in steps of 2.
-                let steps = usize::from(helping[i])
-                    + usize::from(h.charge)
-                    + 2 * usize::from(h.carrying.is_some());
-                let level = usize::from(h.level);
-                let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
-                let draws = built!(
-                    &self.round_draws[i * ROUND_SLOTS + slot],
-                    RoundDraws::new(
-                        t,
-                        r,
-                        self.personal_roll,
-                        (level, 2 * steps as i64, h.banner)
-                    )
-                );
-                let round = draws.draw(h.flesh, dice.rng());
-                h.reputation += round.reputation
-                    + h.forced.map_or(0, |f| f.reputation)
-                    + i64::from(h.banner)
-                    + 3 * i64::from(h.carrying.is_some());
-                h.wounds += round.wounds;
-                h.flesh = round.flesh;
-                h.out |= h.wounds >= 2 * r.resolve;
-                // Effects that end with this round.
-                let side = r.side;
-                if h.charge {
-                    h.charge = false;
-                    if !h.out {
-                        next_modifier[side] += 1;
-                    }
-                }
-                if let Some(level) = h.carrying {
-                    if h.out {
-                        h.carrying = None;
-                    } else if level == REAR as u8 {
-                        h.carrying = None;
-                        h.reputation += CAPTURE_REAR_BONUS;
-                        next_modifier[side] += CAPTURE_REAR_BONUS;
-                    }
-                }
-                if let Some(forced) = &mut h.forced {
-                    if let Held::TheLine { rounds_held } = &mut forced.by {
-                        *rounds_held += 1;
-                    }
-                    if forced.rounds_left <= 1 || h.out {
-                        if !h.out {
-                            next_modifier[side] += match forced.by {
-                                Held::TheLine { rounds_held } if rounds_held >= 3 => 3,
-                                Held::Lure => 1,
-                                _ => 0,
-                            };
-                        }
-                        h.forced = None;
-                    } else {
-                        forced.rounds_left -= 1;
-                    }
-                }
-                // A Heroic Opportunity.
-                if round.opportunity && !h.out {
-                    let opportunity = Opportunity::ALL[t.opportunities.draw(dice.rng())];
-                    self.take(dice, i, &mut heroes[i], opportunity, &mut next_modifier);
-                }
+                self.hero_round(dice, i, &mut heroes[i], helping[i], &mut next_modifier);
             }
         }
+        self.outcome(dice, &heroes, winner, rounds)
+    }
+
+    /// One Hero's round: the surgeon's care, or his engagement level, his
+    /// personal result on the chart, the effects that end with the round,
+    /// and a Heroic Opportunity if the chart offers one.
+    #[inline(always)]
+    fn hero_round<R: Rng>(
+        &self,
+        dice: &mut Digits<R>,
+        i: usize,
+        h: &mut Hero,
+        helping: bool,
+        next_modifier: &mut [i64; 2],
+    ) {
+        let t = &self.tables;
+        let r = &self.heroes[i];
+        if h.out {
+            return;
+        }
+        if h.surgeon {
+            h.surgeon = false;
+            h.flesh = 0;
+            h.wounds = (h.wounds - 1).max(0);
+            return;
+        }
+        // His engagement level: where a banner he carries is, else
+        // a forced level, else his policy's.
+        h.level = if let Some(level) = &mut h.carrying {
+            // One level toward the Rear every round he carries it,
+            // starting with the first.
+            *level = level.saturating_sub(1);
+            *level
+        } else if let Some(forced) = h.forced {
+            forced.level
+        } else {
+            r.policy.level(h.wounds)
+        };
+        // The penalty in steps of 2.
+        let steps =
+            usize::from(helping) + usize::from(h.charge) + 2 * usize::from(h.carrying.is_some());
+        let level = usize::from(h.level);
+        let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
+        let draws = built!(
+            &self.round_draws[i * ROUND_SLOTS + slot],
+            RoundDraws::new(
+                t,
+                r,
+                self.personal_roll,
+                (level, 2 * steps as i64, h.banner)
+            )
+        );
+        let round = draws.draw(h.flesh, dice.rng());
+        h.reputation += round.reputation
+            + h.forced.map_or(0, |f| f.reputation)
+            + i64::from(h.banner)
+            + 3 * i64::from(h.carrying.is_some());
+        h.wounds += round.wounds;
+        h.flesh = round.flesh;
+        h.out |= h.wounds >= 2 * r.resolve;
+        // Effects that end with this round.
+        let side = r.side;
+        if h.charge {
+            h.charge = false;
+            if !h.out {
+                next_modifier[side] += 1;
+            }
+        }
+        if let Some(level) = h.carrying {
+            if h.out {
+                h.carrying = None;
+            } else if level == REAR as u8 {
+                h.carrying = None;
+                h.reputation += CAPTURE_REAR_BONUS;
+                next_modifier[side] += CAPTURE_REAR_BONUS;
+            }
+        }
+        if let Some(forced) = &mut h.forced {
+            if let Held::TheLine { rounds_held } = &mut forced.by {
+                *rounds_held += 1;
+            }
+            if forced.rounds_left <= 1 || h.out {
+                if !h.out {
+                    next_modifier[side] += match forced.by {
+                        Held::TheLine { rounds_held } if rounds_held >= 3 => 3,
+                        Held::Lure => 1,
+                        _ => 0,
+                    };
+                }
+                h.forced = None;
+            } else {
+                forced.rounds_left -= 1;
+            }
+        }
+        // A Heroic Opportunity.
+        if round.opportunity && !h.out {
+            let opportunity = Opportunity::ALL[t.opportunities.draw(dice.rng())];
+            self.take(dice, i, h, opportunity, next_modifier);
+        }
+    }
+
+    /// What the battle left: each Hero's Reputation (halved on the losing
+    /// side), wounds, state, opportunities and Spoils.
+    #[inline(always)]
+    fn outcome<R: Rng>(
+        &self,
+        dice: &mut Digits<R>,
+        heroes: &[Hero; MAX_HEROES],
+        winner: u8,
+        rounds: u32,
+    ) -> BattleOutcome {
         let mut outcome = BattleOutcome {
             winner,
             rounds: rounds as u16,
