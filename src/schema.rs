@@ -86,129 +86,42 @@ impl Entry {
 
 /// Every schema: the three scenario layouts, then every table.
 pub fn entries() -> Vec<Entry> {
-    fn entry(
-        name: &'static str,
-        kind: Kind,
-        system: &'static str,
-        title: &'static str,
-        generate: fn() -> Value,
-    ) -> Entry {
-        Entry {
+    use Kind::{Scenario, Table};
+    type Row = (
+        &'static str,
+        Kind,
+        &'static str,
+        &'static str,
+        fn() -> Value,
+    );
+    // One row per schema: name, kind, system, title, generator.
+    #[rustfmt::skip]
+    let rows: [Row; 15] = [
+        ("war_cards", Scenario, "war_cards", "War-cards engagement scenario", generate::<WarCardsFile>),
+        ("gurps", Scenario, "gurps", "GURPS mass-combat scenario", generate::<GurpsFile>),
+        ("seventh_sea", Scenario, "seventh_sea", "7th Sea mass-battle scenario", generate::<SeaFile>),
+        ("cards", Table, "war_cards", "War cards table: the Combat Card deck", generate::<DeckFile>),
+        ("catastrophe", Table, "gurps", "GURPS table: catastrophe", generate::<CatastropheFile>),
+        ("strategy", Table, "gurps", "GURPS table: strategy", generate::<StrategyTable>),
+        ("battle_results", Table, "gurps", "GURPS table: battle_results", generate::<MarginFile>),
+        ("casualties", Table, "gurps", "GURPS table: casualties", generate::<CasualtyTable>),
+        ("survival", Table, "gurps", "GURPS table: survival", generate::<MarginFile>),
+        ("damage", Table, "gurps", "GURPS table: damage", generate::<DamageFile>),
+        ("glory", Table, "gurps", "GURPS table: glory", generate::<MarginFile>),
+        ("morale", Table, "gurps", "GURPS table: morale", generate::<MoraleTable>),
+        ("battle_chart", Table, "seventh_sea", "7th Sea table: battle_chart", generate::<ChartFile>),
+        ("opportunities", Table, "seventh_sea", "7th Sea table: opportunities", generate::<OpportunityFile>),
+        ("spoils", Table, "seventh_sea", "7th Sea table: spoils", generate::<SpoilsFile>),
+    ];
+    rows.into_iter()
+        .map(|(name, kind, system, title, generate)| Entry {
             name,
             kind,
             system,
             title,
             generate,
-        }
-    }
-    use Kind::{Scenario, Table};
-    vec![
-        entry(
-            "war_cards",
-            Scenario,
-            "war_cards",
-            "War-cards engagement scenario",
-            generate::<WarCardsFile>,
-        ),
-        entry(
-            "gurps",
-            Scenario,
-            "gurps",
-            "GURPS mass-combat scenario",
-            generate::<GurpsFile>,
-        ),
-        entry(
-            "seventh_sea",
-            Scenario,
-            "seventh_sea",
-            "7th Sea mass-battle scenario",
-            generate::<SeaFile>,
-        ),
-        entry(
-            "cards",
-            Table,
-            "war_cards",
-            "War cards table: the Combat Card deck",
-            generate::<DeckFile>,
-        ),
-        entry(
-            "catastrophe",
-            Table,
-            "gurps",
-            "GURPS table: catastrophe",
-            generate::<CatastropheFile>,
-        ),
-        entry(
-            "strategy",
-            Table,
-            "gurps",
-            "GURPS table: strategy",
-            generate::<StrategyTable>,
-        ),
-        entry(
-            "battle_results",
-            Table,
-            "gurps",
-            "GURPS table: battle_results",
-            generate::<MarginFile>,
-        ),
-        entry(
-            "casualties",
-            Table,
-            "gurps",
-            "GURPS table: casualties",
-            generate::<CasualtyTable>,
-        ),
-        entry(
-            "survival",
-            Table,
-            "gurps",
-            "GURPS table: survival",
-            generate::<MarginFile>,
-        ),
-        entry(
-            "damage",
-            Table,
-            "gurps",
-            "GURPS table: damage",
-            generate::<DamageFile>,
-        ),
-        entry(
-            "glory",
-            Table,
-            "gurps",
-            "GURPS table: glory",
-            generate::<MarginFile>,
-        ),
-        entry(
-            "morale",
-            Table,
-            "gurps",
-            "GURPS table: morale",
-            generate::<MoraleTable>,
-        ),
-        entry(
-            "battle_chart",
-            Table,
-            "seventh_sea",
-            "7th Sea table: battle_chart",
-            generate::<ChartFile>,
-        ),
-        entry(
-            "opportunities",
-            Table,
-            "seventh_sea",
-            "7th Sea table: opportunities",
-            generate::<OpportunityFile>,
-        ),
-        entry(
-            "spoils",
-            Table,
-            "seventh_sea",
-            "7th Sea table: spoils",
-            generate::<SpoilsFile>,
-        ),
-    ]
+        })
+        .collect()
 }
 
 /// The schema called `name`, or an error listing the names.

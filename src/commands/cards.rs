@@ -94,6 +94,14 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
         100.0 * deck_group.p_decisive(),
         100.0 * deck_group.p_retreat()
     );
+    cards_by_impact(&mut out, a);
+    rows_off_the_deck(&mut out, a, deck_group);
+    columns_and_cells(&mut out, a);
+    out
+}
+
+/// The cards, ranked by their exact impact on the drawer's chance to win.
+fn cards_by_impact(out: &mut String, a: &SkewAnalysis) {
     let _ = writeln!(
         out,
         "Cards ranked by impact: the exact change in the drawer's chance to win when he draws \
@@ -120,6 +128,11 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
             shares(g)
         );
     }
+}
+
+/// The rows (sign pairs), ranked by how far their chance to hurt is from
+/// the deck's.
+fn rows_off_the_deck(out: &mut String, a: &SkewAnalysis, deck_group: &GroupSkew) {
     let _ = writeln!(
         out,
         "Rows (sign pairs) ranked by how far their chance to hurt is from the deck's:"
@@ -138,6 +151,11 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
             100.0 * g.p_retreat()
         );
     }
+}
+
+/// The chance to hurt by column, the columns that step the wrong way, and
+/// the cells that break their column's pattern.
+fn columns_and_cells(out: &mut String, a: &SkewAnalysis) {
     let columns: Vec<String> = a
         .scope("column")
         .map(|g| format!("{} {:.0}%", g.key, 100.0 * g.p_hurt()))
@@ -193,7 +211,6 @@ pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
             );
         }
     }
-    out
 }
 
 fn shares(g: &GroupSkew) -> String {

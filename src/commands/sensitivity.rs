@@ -80,41 +80,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     let (mut found, info_threads, elapsed, trials) = if args.exact {
         (exact_moves(&target, &base, &variants)?, 1, 0.0, None)
     } else {
-        let all: Vec<&Scenario> = std::iter::once(&base)
-            .chain(variants.iter().map(|v| &v.scenario))
-            .collect();
-        let events = all
-            .iter()
-            .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
-            .collect::<Result<Vec<Vec<Event>>>>()?;
-        let done = simulate_paired(&all, events.clone(), &plan, None).map_err(nothing_written)?;
-        let count = |v: usize| -> u64 {
-            let e = &events[v][0];
-            e.bins
-                .iter()
-                .map(|&b| done.metrics[v][e.metric].weights[b])
-                .sum()
-        };
-        let n = done.trials;
-        let base_count = count(0);
-        let found = variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let x = count(i + 1);
-                Move {
-                    knob: v.knob.clone(),
-                    from: v.from.clone(),
-                    to: v.to.clone(),
-                    base_probability: base_count as f64 / n as f64,
-                    probability: x as f64 / n as f64,
-                    difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
-                    unpaired: Some(unpaired_difference(base_count, n, x, n)),
-                    method: Method::PairedNewcombe,
-                }
-            })
-            .collect();
-        (found, done.threads, done.elapsed.as_secs_f64(), Some(n))
+        sampled_moves(&target, &base, &variants, &plan)?
     };
     rank(&mut found);
     let mut info = run_info(
@@ -146,6 +112,52 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         dest.display(),
         written.join(", ")
     ))
+}
+
+/// Every move fought with the base on the same battles: each difference
+/// from the pairs (Newcombe's paired interval). Returns the moves, the
+/// threads, the seconds spent and the battles per variant.
+fn sampled_moves(
+    target: &Target,
+    base: &Scenario,
+    variants: &[Variant],
+    plan: &Plan,
+) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
+    let all: Vec<&Scenario> = std::iter::once(base)
+        .chain(variants.iter().map(|v| &v.scenario))
+        .collect();
+    let events = all
+        .iter()
+        .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
+        .collect::<Result<Vec<Vec<Event>>>>()?;
+    let done = simulate_paired(&all, events.clone(), plan, None).map_err(nothing_written)?;
+    let count = |v: usize| -> u64 {
+        let e = &events[v][0];
+        e.bins
+            .iter()
+            .map(|&b| done.metrics[v][e.metric].weights[b])
+            .sum()
+    };
+    let n = done.trials;
+    let base_count = count(0);
+    let found = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let x = count(i + 1);
+            Move {
+                knob: v.knob.clone(),
+                from: v.from.clone(),
+                to: v.to.clone(),
+                base_probability: base_count as f64 / n as f64,
+                probability: x as f64 / n as f64,
+                difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
+                unpaired: Some(unpaired_difference(base_count, n, x, n)),
+                method: Method::PairedNewcombe,
+            }
+        })
+        .collect();
+    Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
 }
 
 /// The knobs to move: those named with `--knobs`; else every one, or none

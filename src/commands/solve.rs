@@ -75,56 +75,10 @@ fn takes_reals(loader: &Loader, at: f64) -> bool {
 /// Validates everything, searches and writes the report.
 pub fn run(args: &SolveArgs) -> Result<()> {
     let sim = &args.sim;
-    if sim.shard.is_some() {
-        bail!("--shard: solve decides each probe before the next; run it without --shard");
-    }
-    if sim.trials.is_some() {
-        bail!(
-            "--trials: solve sizes each probe itself; give the most battles a probe may take with --max-trials"
-        );
-    }
-    if let Some(h) = args.precision
-        && !(h > 0.0 && h <= 0.5)
-    {
-        bail!(
-            "--precision = {h} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.002"
-        );
-    }
+    check_options(args)?;
     let goal = goal(args)?;
     let target = Target::parse(&args.target)?;
-    let Some((path, range)) = args.vary.split_once('=') else {
-        bail!(
-            "--vary {}: expected PATH=LO..HI, e.g. sides.Raiders.troop_strength=200..3000",
-            args.vary
-        );
-    };
-    let path: Vec<String> = path.trim().split('.').map(str::to_owned).collect();
-    let text = scenario::read_text(&args.scenario)?;
-    let mut loader = Loader {
-        args,
-        text,
-        path,
-        overrides: table_overrides(&sim.tables)?,
-        real: false,
-    };
-    let lo_text = range.split_once("..").map_or(range, |(a, _)| a).trim();
-    loader.real = lo_text
-        .parse::<f64>()
-        .is_ok_and(|lo| takes_reals(&loader, lo));
-    let option = format!("--vary {}", args.vary);
-    let domain = Domain::parse(&option, range, loader.real, args.tolerance)?;
-    let (lo, hi) = match domain {
-        Domain::Integers { lo, hi } => (lo as f64, hi as f64),
-        Domain::Reals { lo, hi, .. } => (lo, hi),
-    };
-    // Both ends must be allowed values, the target must exist, and the
-    // exact method must apply, before anything runs.
-    let first = loader.load(lo)?;
-    loader.load(hi)?;
-    target.event(&metric_layout(&first))?;
-    if args.exact {
-        exact_metrics(&first).map_err(|e| anyhow::anyhow!("--exact: {e:#}"))?;
-    }
+    let (loader, domain, first) = prepare(args, &target)?;
     let plan = Plan {
         progress: false,
         ..Plan::from_args(sim)
@@ -141,60 +95,15 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut count = 0;
     let probe = |v: f64| -> Result<Probe> {
         let s = loader.load(v)?;
-        let event = target.event(&metric_layout(&s))?;
         let probe = if args.exact {
-            let p = target.exact_probability(&exact_metrics(&s)?)?;
-            Probe {
-                point: Point {
-                    value: v,
-                    probability: p,
-                    ci_low: p,
-                    ci_high: p,
-                },
-                trials: None,
-                decision: Decision::of(p, p, threshold),
-            }
+            exact_probe(&target, &s, v, threshold)?
         } else {
-            let precise = |x: u64, n: u64| {
-                let (low, high) = wilson(x, n, z95());
-                Decision::of(low, high, threshold) != Decision::Undecided
-                    || args.precision.is_some_and(|h| (high - low) / 2.0 <= h)
-            };
-            let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], n);
-            let done = simulate_paired(&[&s], vec![vec![event.clone()]], &plan, Some(&stop))
-                .map_err(nothing_written)?;
-            threads = done.threads;
-            let x: u64 = event
-                .bins
-                .iter()
-                .map(|&b| done.metrics[0][event.metric].weights[b])
-                .sum();
-            let n = done.trials;
-            let (low, high) = wilson(x, n, z95());
-            Probe {
-                point: Point {
-                    value: v,
-                    probability: x as f64 / n as f64,
-                    ci_low: low,
-                    ci_high: high,
-                },
-                trials: Some(n),
-                decision: Decision::of(low, high, threshold),
-            }
+            let (probe, used) = sampled_probe(&target, &s, v, threshold, &plan, args.precision)?;
+            threads = used;
+            probe
         };
         count += 1;
-        say(&format!(
-            "probe {count}: {setting} = {} -> {} ({}-{}){}, {}\n",
-            shown(domain, v),
-            crate::format::percent(probe.point.probability),
-            crate::format::percent_bound(probe.point.ci_low),
-            crate::format::percent_bound(probe.point.ci_high),
-            probe.trials.map_or(" exact".to_owned(), |n| format!(
-                ", {} battles",
-                thousands(n)
-            )),
-            probe.decision.name()
-        ))?;
+        say(&probe_line(count, &setting, domain, &probe))?;
         Ok(probe)
     };
     let (probes, solution) = search(domain, goal, (&setting, &target.text()), probe)?;
@@ -221,6 +130,146 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         written.extend(exporter.write(&report, staging.path())?);
     }
     let dest = staging.commit()?;
+    say(&summary(&report, args.exact, battles, &dest, &written))
+}
+
+/// Refuses the options solve cannot honour.
+fn check_options(args: &SolveArgs) -> Result<()> {
+    if args.sim.shard.is_some() {
+        bail!("--shard: solve decides each probe before the next; run it without --shard");
+    }
+    if args.sim.trials.is_some() {
+        bail!(
+            "--trials: solve sizes each probe itself; give the most battles a probe may take with --max-trials"
+        );
+    }
+    if let Some(h) = args.precision
+        && !(h > 0.0 && h <= 0.5)
+    {
+        bail!(
+            "--precision = {h} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.002"
+        );
+    }
+    Ok(())
+}
+
+/// The loader of the varied scenario, the range searched, and the scenario
+/// at the range's low end, after checking before anything runs that both
+/// ends are allowed values, that the target exists and that the exact
+/// method applies when asked.
+fn prepare<'a>(args: &'a SolveArgs, target: &Target) -> Result<(Loader<'a>, Domain, Scenario)> {
+    let Some((path, range)) = args.vary.split_once('=') else {
+        bail!(
+            "--vary {}: expected PATH=LO..HI, e.g. sides.Raiders.troop_strength=200..3000",
+            args.vary
+        );
+    };
+    let mut loader = Loader {
+        args,
+        text: scenario::read_text(&args.scenario)?,
+        path: path.trim().split('.').map(str::to_owned).collect(),
+        overrides: table_overrides(&args.sim.tables)?,
+        real: false,
+    };
+    let lo_text = range.split_once("..").map_or(range, |(a, _)| a).trim();
+    loader.real = lo_text
+        .parse::<f64>()
+        .is_ok_and(|lo| takes_reals(&loader, lo));
+    let option = format!("--vary {}", args.vary);
+    let domain = Domain::parse(&option, range, loader.real, args.tolerance)?;
+    let (lo, hi) = match domain {
+        Domain::Integers { lo, hi } => (lo as f64, hi as f64),
+        Domain::Reals { lo, hi, .. } => (lo, hi),
+    };
+    let first = loader.load(lo)?;
+    loader.load(hi)?;
+    target.event(&metric_layout(&first))?;
+    if args.exact {
+        exact_metrics(&first).map_err(|e| anyhow::anyhow!("--exact: {e:#}"))?;
+    }
+    Ok((loader, domain, first))
+}
+
+/// A probe by the exact method: no sampling, no interval.
+fn exact_probe(target: &Target, s: &Scenario, v: f64, threshold: f64) -> Result<Probe> {
+    let p = target.exact_probability(&exact_metrics(s)?)?;
+    Ok(Probe {
+        point: Point {
+            value: v,
+            probability: p,
+            ci_low: p,
+            ci_high: p,
+        },
+        trials: None,
+        decision: Decision::of(p, p, threshold),
+    })
+}
+
+/// A probe by simulation: battles until the 95% interval leaves the
+/// threshold out, reaches `precision`, or the plan's cap. Returns the probe
+/// and the threads used.
+fn sampled_probe(
+    target: &Target,
+    s: &Scenario,
+    v: f64,
+    threshold: f64,
+    plan: &Plan,
+    precision: Option<f64>,
+) -> Result<(Probe, usize)> {
+    let event = target.event(&metric_layout(s))?;
+    let precise = |x: u64, n: u64| {
+        let (low, high) = wilson(x, n, z95());
+        Decision::of(low, high, threshold) != Decision::Undecided
+            || precision.is_some_and(|h| (high - low) / 2.0 <= h)
+    };
+    let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], n);
+    let done = simulate_paired(&[s], vec![vec![event.clone()]], plan, Some(&stop))
+        .map_err(nothing_written)?;
+    let x: u64 = event
+        .bins
+        .iter()
+        .map(|&b| done.metrics[0][event.metric].weights[b])
+        .sum();
+    let n = done.trials;
+    let (low, high) = wilson(x, n, z95());
+    let probe = Probe {
+        point: Point {
+            value: v,
+            probability: x as f64 / n as f64,
+            ci_low: low,
+            ci_high: high,
+        },
+        trials: Some(n),
+        decision: Decision::of(low, high, threshold),
+    };
+    Ok((probe, done.threads))
+}
+
+/// The console line of one probe.
+fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> String {
+    format!(
+        "probe {count}: {setting} = {} -> {} ({}-{}){}, {}\n",
+        shown(domain, probe.point.value),
+        crate::format::percent(probe.point.probability),
+        crate::format::percent_bound(probe.point.ci_low),
+        crate::format::percent_bound(probe.point.ci_high),
+        probe.trials.map_or(" exact".to_owned(), |n| format!(
+            ", {} battles",
+            thousands(n)
+        )),
+        probe.decision.name()
+    )
+}
+
+/// The closing lines: the answer, any warning, the probes and battles spent
+/// and the files written.
+fn summary(
+    report: &SolveReport,
+    exact: bool,
+    battles: u64,
+    dest: &std::path::Path,
+    written: &[String],
+) -> String {
     let mut lines = format!("{}\n", report.solution.sentence);
     if let Some(w) = &report.solution.warning {
         lines.push_str(&format!("warning: {w}\n"));
@@ -228,7 +277,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     lines.push_str(&format!(
         "{} probes{}\nWrote {}: {}\n",
         report.probes.len(),
-        if args.exact {
+        if exact {
             ", exact".to_owned()
         } else {
             format!(", {} battles in all", thousands(battles))
@@ -236,7 +285,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         dest.display(),
         written.join(", ")
     ));
-    say(&lines)
+    lines
 }
 
 fn reproduce_command(args: &SolveArgs) -> String {

@@ -17,7 +17,7 @@ use crate::format::thousands;
 use crate::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole, wilson, z95};
 use crate::systems::war_cards::deck::{COLUMNS, row_key};
-use crate::systems::war_cards::skew::{GroupSkew, impact_reference};
+use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
 
 /// Writes `report.html` for a run or sweep.
 pub struct HtmlReport;
@@ -184,76 +184,11 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
             format!("[{}] ", v.variant)
         };
         for m in &v.metrics {
-            match &m.role {
-                MetricRole::Victory { side } => {
-                    let (p, _, hi) = share(m, 0);
-                    if hi < 0.05 {
-                        out.push(warn(format!(
-                            "{prefix}{side} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
-                            pct(p)
-                        )));
-                    }
-                }
-                MetricRole::Winner { .. } => {
-                    for (bin, role) in [(0, "attacker"), (1, "defender")] {
-                        let (p, _, hi) = share(m, bin);
-                        if hi < 0.05 {
-                            out.push(warn(format!(
-                                "{prefix}The {role} almost never wins: {}.",
-                                pct(p)
-                            )));
-                        }
-                    }
-                }
-                MetricRole::Fate {
-                    pc,
-                    out: out_bins,
-                    dead,
-                } => {
-                    if let Some(b) = *dead {
-                        let (p, lo, _) = share(m, b);
-                        if lo > 0.10 {
-                            out.push(warn(format!(
-                                "{prefix}{pc} dies in {} of battles: more than 1 in 10.",
-                                pct(p)
-                            )));
-                        }
-                    }
-                    let total = m.total();
-                    let gone: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
-                    let (lo, _) = wilson(gone, total, z95());
-                    if lo > 0.5 {
-                        out.push(warn(format!(
-                            "{prefix}{pc} ends {} in {} of battles: more than half.",
-                            out_words(m, out_bins),
-                            pct(gone as f64 / total.max(1) as f64)
-                        )));
-                    }
-                }
-                _ => {}
-            }
+            out.extend(metric_flag(m, &prefix).into_iter().map(warn));
         }
     }
     if report.variants.len() > 1 {
-        for f in frontiers(report) {
-            for (i, p) in f.points.iter().enumerate() {
-                // Dominated: another variant is clearly safer and not clearly
-                // less glorious, or clearly more glorious and not clearly less safe.
-                let better = f.points.iter().find(|q| {
-                    let safer = q.p_out_ci.1 < p.p_out_ci.0;
-                    let not_less_safe = q.p_out_ci.0 <= p.p_out_ci.1;
-                    let more_glory = q.reputation_ci.0 > p.reputation_ci.1;
-                    let not_less_glory = q.reputation_ci.1 >= p.reputation_ci.0;
-                    (safer && not_less_glory) || (more_glory && not_less_safe)
-                });
-                if let Some(q) = better {
-                    out.push(warn(format!(
-                        "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
-                        f.subject, f.points[i].variant, q.variant
-                    )));
-                }
-            }
-        }
+        out.extend(dominated_flags(report).into_iter().map(warn));
     }
     for t in &report.info.tables {
         if !t.stand_ins.is_empty() {
@@ -282,6 +217,84 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
             ok: true,
             text: "No balance warnings.".into(),
         });
+    }
+    out
+}
+
+/// Warnings one metric raises: a side or role that almost never wins, a
+/// PC who dies in more than 1 battle in 10 or is out in more than half.
+fn metric_flag(m: &Metric<u64>, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    match &m.role {
+        MetricRole::Victory { side } => {
+            let (p, _, hi) = share(m, 0);
+            if hi < 0.05 {
+                out.push(format!(
+                        "{prefix}{side} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
+                        pct(p)
+                    ));
+            }
+        }
+        MetricRole::Winner { .. } => {
+            for (bin, role) in [(0, "attacker"), (1, "defender")] {
+                let (p, _, hi) = share(m, bin);
+                if hi < 0.05 {
+                    out.push(format!("{prefix}The {role} almost never wins: {}.", pct(p)));
+                }
+            }
+        }
+        MetricRole::Fate {
+            pc,
+            out: out_bins,
+            dead,
+        } => {
+            if let Some(b) = *dead {
+                let (p, lo, _) = share(m, b);
+                if lo > 0.10 {
+                    out.push(format!(
+                        "{prefix}{pc} dies in {} of battles: more than 1 in 10.",
+                        pct(p)
+                    ));
+                }
+            }
+            let total = m.total();
+            let gone: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
+            let (lo, _) = wilson(gone, total, z95());
+            if lo > 0.5 {
+                out.push(format!(
+                    "{prefix}{pc} ends {} in {} of battles: more than half.",
+                    out_words(m, out_bins),
+                    pct(gone as f64 / total.max(1) as f64)
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Variants never worth taking: another variant is clearly safer and not
+/// clearly less glorious, or clearly more glorious and not clearly less safe.
+fn dominated_flags(report: &RunReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in frontiers(report) {
+        for (i, p) in f.points.iter().enumerate() {
+            // Dominated: another variant is clearly safer and not clearly
+            // less glorious, or clearly more glorious and not clearly less safe.
+            let better = f.points.iter().find(|q| {
+                let safer = q.p_out_ci.1 < p.p_out_ci.0;
+                let not_less_safe = q.p_out_ci.0 <= p.p_out_ci.1;
+                let more_glory = q.reputation_ci.0 > p.reputation_ci.1;
+                let not_less_glory = q.reputation_ci.1 >= p.reputation_ci.0;
+                (safer && not_less_glory) || (more_glory && not_less_safe)
+            });
+            if let Some(q) = better {
+                out.push(format!(
+                    "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
+                    f.subject, f.points[i].variant, q.variant
+                ));
+            }
+        }
     }
     out
 }
@@ -678,95 +691,110 @@ impl Export<SkewReport> for SkewHtml {
             )
         );
         b.push_str("<h2>Balance flags</h2>\n");
-        let mut fl: Vec<Flag> = Vec::new();
-        for g in &flagged_cards {
-            let impact = g.impact.expect("cards carry an impact");
-            fl.push(Flag {
-                ok: false,
-                text: format!(
-                    "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
-                    g.key,
-                    100.0 * impact,
-                    pct(g.p_hurt()),
-                    pct(g.p_decisive()),
-                    pct(g.p_retreat())
-                ),
-            });
-        }
-        for x in &a.anomalies {
-            fl.push(Flag {
-                ok: false,
-                text: format!(
-                    "Cell {} at {}: {} where {} other rows have {} ({}).",
-                    row_key(x.row),
-                    COLUMNS[x.column],
-                    x.multiset,
-                    x.rows_with_pattern,
-                    x.pattern,
-                    x.difference
-                ),
-            });
-        }
-        for x in &a.breaks {
-            fl.push(Flag {
-                ok: false,
-                text: format!(
-                    "Non-monotone column: {} {}: {} {} from {} at {} to {} at {}.",
-                    x.scope,
-                    x.key,
-                    x.measure,
-                    if x.measure == "p_hurt" {
-                        "falls"
-                    } else {
-                        "rises"
-                    },
-                    pct(x.from_value),
-                    COLUMNS[x.from_column],
-                    pct(x.to_value),
-                    COLUMNS[x.from_column + 1]
-                ),
-            });
-        }
-        for t in &report.info.tables {
-            if !t.stand_ins.is_empty() {
-                fl.push(Flag {
-                    ok: false,
-                    text: format!(
-                        "Stand-in values in use: table `{}`: {}.",
-                        t.name,
-                        t.stand_ins.join(", ")
-                    ),
-                });
-            }
-        }
+        let fl = skew_flags(report, &flagged_cards);
         b.push_str(&flags_html(&fl));
         b.push_str("<h2>Heatmaps</h2>\n<figure>");
         b.push_str(&svg_string((1500, 1180), |root| {
             super::skew::heatmaps(root, a)
         })?);
-        b.push_str("</figure>\n<h2>Cards ranked by impact</h2>\n");
-        b.push_str("<p class=\"muted\">The cells are enumerated, not sampled, so every share is exact. The last column is not a test of difference: it says how often a deck dealt at random would look at least this uneven (chi-square against the deck mean).</p>\n");
-        b.push_str("<table>\n<tr><th class=\"l\">card</th><th>impact (points)</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
-        for g in &ranked {
-            let _ = write!(
-                b,
-                "<tr><td class=\"l\">{}</td><td>{:+.2}</td>",
-                esc(&g.key),
-                100.0 * g.impact.expect("cards carry an impact")
-            );
-            b.push_str(&measure_cells(g));
-        }
-        b.push_str("</table>\n<h2>Rows (sign pairs)</h2>\n<table>\n<tr><th class=\"l\">row</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
-        for g in a.scope("row") {
-            let _ = write!(b, "<tr><td class=\"l\">{}</td>", esc(&g.key));
-            b.push_str(&measure_cells(g));
-        }
-        b.push_str("</table>\n");
+        b.push_str("</figure>\n");
+        b.push_str(&skew_tables(a, &ranked));
         b.push_str(&provenance(&report.info));
         std::fs::write(dir.join("report.html"), page("Combat Card skew", &b))
             .context("cannot write report.html")?;
         Ok(vec!["report.html".into()])
     }
+}
+
+/// The skew report's flags: cards of large impact, cells off their
+/// column's pattern, columns stepping the wrong way, stand-ins in use.
+fn skew_flags(report: &SkewReport, flagged_cards: &[&&GroupSkew]) -> Vec<Flag> {
+    let a = &report.analysis;
+    let mut fl: Vec<Flag> = Vec::new();
+    for g in flagged_cards {
+        let impact = g.impact.expect("cards carry an impact");
+        fl.push(Flag {
+            ok: false,
+            text: format!(
+                "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
+                g.key,
+                100.0 * impact,
+                pct(g.p_hurt()),
+                pct(g.p_decisive()),
+                pct(g.p_retreat())
+            ),
+        });
+    }
+    for x in &a.anomalies {
+        fl.push(Flag {
+            ok: false,
+            text: format!(
+                "Cell {} at {}: {} where {} other rows have {} ({}).",
+                row_key(x.row),
+                COLUMNS[x.column],
+                x.multiset,
+                x.rows_with_pattern,
+                x.pattern,
+                x.difference
+            ),
+        });
+    }
+    for x in &a.breaks {
+        fl.push(Flag {
+            ok: false,
+            text: format!(
+                "Non-monotone column: {} {}: {} {} from {} at {} to {} at {}.",
+                x.scope,
+                x.key,
+                x.measure,
+                if x.measure == "p_hurt" {
+                    "falls"
+                } else {
+                    "rises"
+                },
+                pct(x.from_value),
+                COLUMNS[x.from_column],
+                pct(x.to_value),
+                COLUMNS[x.from_column + 1]
+            ),
+        });
+    }
+    for t in &report.info.tables {
+        if !t.stand_ins.is_empty() {
+            fl.push(Flag {
+                ok: false,
+                text: format!(
+                    "Stand-in values in use: table `{}`: {}.",
+                    t.name,
+                    t.stand_ins.join(", ")
+                ),
+            });
+        }
+    }
+    fl
+}
+
+/// The cards ranked by impact and the rows, each with its shares.
+fn skew_tables(a: &SkewAnalysis, ranked: &[&GroupSkew]) -> String {
+    let mut b = String::from("<h2>Cards ranked by impact</h2>\n");
+    b.push_str("<p class=\"muted\">The cells are enumerated, not sampled, so every share is exact. The last column is not a test of difference: it says how often a deck dealt at random would look at least this uneven (chi-square against the deck mean).</p>\n");
+    b.push_str("<table>\n<tr><th class=\"l\">card</th><th>impact (points)</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
+    for g in ranked {
+        let _ = write!(
+            b,
+            "<tr><td class=\"l\">{}</td><td>{:+.2}</td>",
+            esc(&g.key),
+            100.0 * g.impact.expect("cards carry an impact")
+        );
+        b.push_str(&measure_cells(g));
+    }
+    b.push_str("</table>\n<h2>Rows (sign pairs)</h2>\n<table>\n<tr><th class=\"l\">row</th><th>hurt</th><th>decisive</th><th>retreat</th><th>-</th><th>F</th><th>H</th><th>R</th><th>D</th><th>a random deck as uneven</th></tr>\n");
+    for g in a.scope("row") {
+        let _ = write!(b, "<tr><td class=\"l\">{}</td>", esc(&g.key));
+        b.push_str(&measure_cells(g));
+    }
+    b.push_str("</table>\n");
+    b
 }
 
 /// `n` and the words that go with it: `1 cell breaks`, `3 cells break`.

@@ -121,22 +121,7 @@ fn tornado<DB: DrawingBackend>(
     report: &SensitivityReport,
 ) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
-    let knobs: Vec<&str> = ranked_knobs(&report.moves)
-        .into_iter()
-        .take(CHART_KNOBS)
-        .collect();
-    let shown: Vec<&Move> = report
-        .moves
-        .iter()
-        .filter(|m| knobs.contains(&m.knob.as_str()))
-        .collect();
-    let reach = shown
-        .iter()
-        .flat_map(|m| [m.difference.low.abs(), m.difference.high.abs()])
-        .fold(0.0_f64, f64::max)
-        .max(1e-4)
-        * 100.0
-        * 1.1;
+    let (knobs, shown, reach) = charted_moves(report);
     let rows = knobs.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(
@@ -168,19 +153,7 @@ fn tornado<DB: DrawingBackend>(
             .expect("a shown knob") as f64;
         rows - r - if is_down(m) { 0.1 } else { 0.5 }
     };
-    // Card cells move toward or away from harm; settings down or up.
-    let numeric = shown
-        .iter()
-        .filter(|m| m.from.parse::<f64>().is_ok())
-        .count();
-    let names = match numeric {
-        0 => ["one result away from harm", "one result toward harm"],
-        n if n == shown.len() => ["one step down", "one step up"],
-        _ => [
-            "one step down, or away from harm",
-            "one step up, or toward harm",
-        ],
-    };
+    let names = bar_names(&shown);
     for (down, colour, name) in [(true, PALETTE[0], names[0]), (false, PALETTE[1], names[1])] {
         let bars: Vec<&Move> = shown
             .iter()
@@ -217,19 +190,13 @@ fn tornado<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         )))
         .map_err(plot_err)?;
+    // Each row's knob and its value, left of the axis.
     let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (r, knob) in knobs.iter().enumerate() {
-        let from = shown
-            .iter()
-            .find(|m| m.knob == *knob)
-            .map_or("", |m| m.from.as_str());
         let (x, y) = chart.backend_coord(&(-reach, rows - r as f64 - 0.5));
-        area.draw(&Text::new(
-            format!("{knob} ({from})"),
-            (x - 8, y),
-            style.clone(),
-        ))
-        .map_err(plot_err)?;
+        let text = format!("{knob} ({})", value_of(&shown, knob));
+        area.draw(&Text::new(text, (x - 8, y), style.clone()))
+            .map_err(plot_err)?;
     }
     chart
         .configure_series_labels()
@@ -240,6 +207,53 @@ fn tornado<DB: DrawingBackend>(
         .draw()
         .map_err(plot_err)?;
     Ok(())
+}
+
+/// The knobs the chart shows (the first [`CHART_KNOBS`] by rank), their
+/// moves, and the half-width of the axis in percentage points.
+fn charted_moves(report: &SensitivityReport) -> (Vec<&str>, Vec<&Move>, f64) {
+    let knobs: Vec<&str> = ranked_knobs(&report.moves)
+        .into_iter()
+        .take(CHART_KNOBS)
+        .collect();
+    let shown: Vec<&Move> = report
+        .moves
+        .iter()
+        .filter(|m| knobs.contains(&m.knob.as_str()))
+        .collect();
+    let reach = shown
+        .iter()
+        .flat_map(|m| [m.difference.low.abs(), m.difference.high.abs()])
+        .fold(0.0_f64, f64::max)
+        .max(1e-4)
+        * 100.0
+        * 1.1;
+    (knobs, shown, reach)
+}
+
+/// The legend of the two bars: card cells move toward or away from harm,
+/// settings down or up.
+fn bar_names(shown: &[&Move]) -> [&'static str; 2] {
+    let numeric = shown
+        .iter()
+        .filter(|m| m.from.parse::<f64>().is_ok())
+        .count();
+    match numeric {
+        0 => ["one result away from harm", "one result toward harm"],
+        n if n == shown.len() => ["one step down", "one step up"],
+        _ => [
+            "one step down, or away from harm",
+            "one step up, or toward harm",
+        ],
+    }
+}
+
+/// The value a knob moves from.
+fn value_of<'a>(shown: &[&'a Move], knob: &str) -> &'a str {
+    shown
+        .iter()
+        .find(|m| m.knob == knob)
+        .map_or("", |m| m.from.as_str())
 }
 
 impl Export<SensitivityReport> for Tornado {

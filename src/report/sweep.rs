@@ -250,124 +250,147 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
         )
         .map_err(plot_err)?;
     for (area, f) in root.split_evenly((all.len(), 1)).iter().zip(all) {
-        let x_max = f
-            .points
-            .iter()
-            .map(|p| 100.0 * p.p_out_ci.1)
-            .fold(1.0, f64::max)
-            * 1.15;
-        let y_lo = f
-            .points
-            .iter()
-            .map(|p| p.reputation_ci.0)
-            .fold(f64::INFINITY, f64::min);
-        let y_hi = f
-            .points
-            .iter()
-            .map(|p| p.reputation_ci.1)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let pad = ((y_hi - y_lo) * 0.15).max(0.05);
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!(
-                    "{}: expected Reputation against P({})",
-                    f.subject, f.out_label
-                ),
-                (FONT, 17),
-            )
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..x_max, (y_lo - pad)..(y_hi + pad))
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .max_light_lines(0)
-            .x_desc(format!("P({}) (%)", f.out_label))
-            .y_desc("expected Reputation")
-            .y_label_formatter(&|v| match format!("{v:.1}") {
-                zero if zero == "-0.0" => "0.0".to_owned(),
-                text => text,
-            })
-            .label_style((FONT, 13))
-            .draw()
-            .map_err(plot_err)?;
-        if cap < 1.0 {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
-                    PALETTE[5].stroke_width(2),
-                )))
-                .map_err(plot_err)?;
-        }
-        // Joined in sweep order only when that order means something: one
-        // numeric setting (risk=-6..6), not a list of policies or a grid.
-        if ordered_sweep(&f.points) {
-            chart
-                .draw_series(LineSeries::new(
-                    f.points.iter().map(|p| (100.0 * p.p_out, p.reputation)),
-                    PALETTE[0].stroke_width(2),
-                ))
-                .map_err(plot_err)?;
-        }
-        let label =
-            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
-        let texts: Vec<String> = f
-            .points
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let best = f.advised && advice.is_some_and(|a| a.recommends(i));
-                match (best, advice.map(|a| &a.recommendation)) {
-                    (false, _) => p.variant.clone(),
-                    (true, Some(Recommendation::Tied(_))) => format!("{} (tied)", p.variant),
-                    (true, _) => format!("{} (recommended)", p.variant),
-                }
-            })
-            .collect();
-        let anchors: Vec<(i32, i32)> = f
-            .points
-            .iter()
-            .map(|p| chart.backend_coord(&(100.0 * p.p_out, p.reputation)))
-            .collect();
-        let (x_range, y_range) = chart.plotting_area().get_pixel_range();
-        let offsets = place_labels(
-            &anchors,
-            &texts,
-            (x_range.start, y_range.start, x_range.end, y_range.end),
-        );
-        for (i, p) in f.points.iter().enumerate() {
-            let best = f.advised && advice.is_some_and(|a| a.recommends(i));
-            let colour = if best { PALETTE[5] } else { PALETTE[0] };
-            let (x, y) = (100.0 * p.p_out, p.reputation);
-            chart
-                .draw_series([
-                    PathElement::new(
-                        vec![(100.0 * p.p_out_ci.0, y), (100.0 * p.p_out_ci.1, y)],
-                        BLACK.stroke_width(1),
-                    ),
-                    PathElement::new(
-                        vec![(x, p.reputation_ci.0), (x, p.reputation_ci.1)],
-                        BLACK.stroke_width(1),
-                    ),
-                ])
-                .map_err(plot_err)?;
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (x, y),
-                    if best { 8 } else { 4 },
-                    colour.filled(),
-                )))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(std::iter::once(
-                    EmptyElement::at((x, y))
-                        + Text::new(texts[i].clone(), offsets[i], label.clone()),
-                ))
-                .map_err(plot_err)?;
-        }
+        frontier_panel(area, f, advice, cap)?;
     }
     root.present().map_err(plot_err)
+}
+
+/// One PC's panel: each variant's expected Reputation against its chance
+/// of going out, with both intervals, the cap, and labels placed clear of
+/// each other.
+fn frontier_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    f: &HeroFrontier,
+    advice: Option<&SweepAdvice>,
+    cap: f64,
+) -> Result<()> {
+    let (x_max, y_lo, y_hi, pad) = frontier_ranges(f);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!(
+                "{}: expected Reputation against P({})",
+                f.subject, f.out_label
+            ),
+            (FONT, 17),
+        )
+        .margin(14)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_max, (y_lo - pad)..(y_hi + pad))
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .max_light_lines(0)
+        .x_desc(format!("P({}) (%)", f.out_label))
+        .y_desc("expected Reputation")
+        .y_label_formatter(&|v| match format!("{v:.1}") {
+            zero if zero == "-0.0" => "0.0".to_owned(),
+            text => text,
+        })
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    if cap < 1.0 {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
+                PALETTE[5].stroke_width(2),
+            )))
+            .map_err(plot_err)?;
+    }
+    // Joined in sweep order only when that order means something: one
+    // numeric setting (risk=-6..6), not a list of policies or a grid.
+    if ordered_sweep(&f.points) {
+        chart
+            .draw_series(LineSeries::new(
+                f.points.iter().map(|p| (100.0 * p.p_out, p.reputation)),
+                PALETTE[0].stroke_width(2),
+            ))
+            .map_err(plot_err)?;
+    }
+    let label =
+        TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+    let texts = frontier_labels(f, advice);
+    let anchors: Vec<(i32, i32)> = f
+        .points
+        .iter()
+        .map(|p| chart.backend_coord(&(100.0 * p.p_out, p.reputation)))
+        .collect();
+    let (x_range, y_range) = chart.plotting_area().get_pixel_range();
+    let offsets = place_labels(
+        &anchors,
+        &texts,
+        (x_range.start, y_range.start, x_range.end, y_range.end),
+    );
+    for (i, p) in f.points.iter().enumerate() {
+        let best = f.advised && advice.is_some_and(|a| a.recommends(i));
+        let colour = if best { PALETTE[5] } else { PALETTE[0] };
+        let (x, y) = (100.0 * p.p_out, p.reputation);
+        chart
+            .draw_series([
+                PathElement::new(
+                    vec![(100.0 * p.p_out_ci.0, y), (100.0 * p.p_out_ci.1, y)],
+                    BLACK.stroke_width(1),
+                ),
+                PathElement::new(
+                    vec![(x, p.reputation_ci.0), (x, p.reputation_ci.1)],
+                    BLACK.stroke_width(1),
+                ),
+            ])
+            .map_err(plot_err)?;
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (x, y),
+                if best { 8 } else { 4 },
+                colour.filled(),
+            )))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x, y)) + Text::new(texts[i].clone(), offsets[i], label.clone()),
+            ))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+/// A panel's axes: P(out) from 0 to past the widest interval, in percent;
+/// Reputation from the lowest to the highest interval end, and a margin.
+fn frontier_ranges(f: &HeroFrontier) -> (f64, f64, f64, f64) {
+    let x_max = f
+        .points
+        .iter()
+        .map(|p| 100.0 * p.p_out_ci.1)
+        .fold(1.0, f64::max)
+        * 1.15;
+    let y_lo = f
+        .points
+        .iter()
+        .map(|p| p.reputation_ci.0)
+        .fold(f64::INFINITY, f64::min);
+    let y_hi = f
+        .points
+        .iter()
+        .map(|p| p.reputation_ci.1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((y_hi - y_lo) * 0.15).max(0.05);
+    (x_max, y_lo, y_hi, pad)
+}
+
+/// Each point's label: the variant, marked where it is recommended or tied.
+fn frontier_labels(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> Vec<String> {
+    f.points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let best = f.advised && advice.is_some_and(|a| a.recommends(i));
+            match (best, advice.map(|a| &a.recommendation)) {
+                (false, _) => p.variant.clone(),
+                (true, Some(Recommendation::Tied(_))) => format!("{} (tied)", p.variant),
+                (true, _) => format!("{} (recommended)", p.variant),
+            }
+        })
+        .collect()
 }
 
 /// Point size of the frontier's labels.

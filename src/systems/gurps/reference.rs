@@ -13,7 +13,7 @@ use super::battle::{
 };
 use super::scenario::Role;
 use super::success::check;
-use super::tables::{Column, GurpsTables, LeaderHarm, MarginRow};
+use super::tables::{CatastropheRow, Column, GurpsTables, LeaderHarm, MarginRow};
 use crate::dice;
 
 /// One six-sided die.
@@ -137,49 +137,9 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
         }
         // PCs down or dead before today sit it out.
         let mut sits_out: Vec<bool> = pcs.iter().map(|p| p.state >= State::Down).collect();
-        for (s, row) in rows.iter().enumerate() {
-            let struck_unit = (row.major_leader != LeaderHarm::None)
-                .then(|| dice::below(rng, rules.sides[s].major_units));
-            for (i, h) in rules.heroes.iter().enumerate() {
-                if h.side != s || pcs[i].state >= State::Down {
-                    continue;
-                }
-                let harm = match h.role {
-                    Role::ArmyCommander => row.commander,
-                    Role::UnitCommander if struck_unit.is_some() && h.major_unit == struck_unit => {
-                        row.major_leader
-                    }
-                    _ => LeaderHarm::None,
-                };
-                match harm {
-                    LeaderHarm::None => {}
-                    LeaderHarm::Wounded => {
-                        let damage = (dice_d6(rng, 2) - h.dr).max(0);
-                        (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
-                    }
-                    LeaderHarm::Killed => {
-                        // A PC is left unconscious and rolls nothing today.
-                        pcs[i].state = State::Down;
-                        sits_out[i] = true;
-                    }
-                }
-            }
-        }
+        strike_leaders(rules, rng, rows, (&mut pcs, &mut lost), &mut sits_out);
         // 2. The Strategy contest.
-        let large = usize::from(troops[1] > troops[0]);
-        let tl_lead = rules.sides[large].tech_level - rules.sides[1 - large].tech_level;
-        let ratio_edge = ratio_bonus(t, troops[large] / troops[1 - large], tl_lead);
-        let skill = [0, 1].map(|s| {
-            let side = &rules.sides[s];
-            let halved = commander_out[s] || rows[s].commander == LeaderHarm::Killed;
-            let base = if halved {
-                (side.strategy + 1) / 2
-            } else {
-                side.strategy
-            };
-            let edge = if s == large { ratio_edge } else { 0 };
-            base + carry[s] + rows[s].strategy + side.fixed_modifier + edge
-        });
+        let skill = strategy_skills(rules, troops, rows, carry, commander_out);
         let margins = skill.map(|k| k - roll_3d6(rng, false));
         let victory = margins[0] - margins[1];
         let winner = match victory.signum() {
@@ -202,44 +162,12 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
             } else {
                 0
             };
-            let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
-            let row = row_of(&t.survival, skill, roll_3d6(rng, h.luck));
-            let damage = survival_damage(rng, t, h, row);
-            (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
-            pcs[i].survival = pcs[i].survival.max(row as u8 + 1);
-            let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
-            let glory = row_of(&t.glory, glory_skill, roll_3d6(rng, false));
-            pcs[i].glory = glory as u8 + 1;
-            pcs[i].reputation += t.glory[glory].reputation as i16;
-            let strategy = t.glory[glory].strategy;
-            next_carry[h.side] += match h.role {
-                Role::Soldier => 0,
-                Role::UnitCommander => strategy,
-                // One better, or one less bad, for the army commander.
-                Role::ArmyCommander if strategy != 0 => strategy + 1,
-                Role::ArmyCommander => 0,
-            };
+            next_carry[h.side] += pc_day(rules, rng, i, penalty, (&mut pcs[i], &mut lost[i]));
         }
         // 4. Casualties, after a Morale roll for a side beaten badly.
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
-            let mut row = t.casualty_row(signed) as i64 + rules.sides[s].armour_rows;
-            if signed <= -ROUT_MARGIN {
-                let mut morale = rules.sides[s].morale + rows[s].morale_all;
-                if rows[s].morale_by_roll != 0 {
-                    let made = check(morale, roll_3d6(rng, false)).success;
-                    morale += if made {
-                        rows[s].morale_by_roll
-                    } else {
-                        -rows[s].morale_by_roll
-                    };
-                }
-                if !check(morale, roll_3d6(rng, false)).success {
-                    row -= dice_d6(rng, t.casualties.rout_dice);
-                }
-            }
-            let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
-            let percent = (dice_d6(rng, r.dice) + r.add).clamp(0, 100);
+            let percent = casualty_roll(rules, rng, s, signed, rows[s]);
             let loss = troops[s] * percent as f64 / 100.0;
             troops[s] -= loss;
             casualties[s] += loss;
@@ -276,6 +204,133 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
         catastrophe: first_catastrophe,
         heroes: pcs,
     }
+}
+
+/// The Catastrophe's harm to commanding PCs: the army commander, and the
+/// leader of the one major unit struck. A PC "killed" is left unconscious
+/// and sits the day out.
+fn strike_leaders<R: Rng>(
+    rules: &BattleRules,
+    rng: &mut R,
+    rows: [&CatastropheRow; 2],
+    (pcs, lost): (&mut [HeroOutcome], &mut [i64]),
+    sits_out: &mut [bool],
+) {
+    for (s, row) in rows.iter().enumerate() {
+        let struck_unit = (row.major_leader != LeaderHarm::None)
+            .then(|| dice::below(rng, rules.sides[s].major_units));
+        for (i, h) in rules.heroes.iter().enumerate() {
+            if h.side != s || pcs[i].state >= State::Down {
+                continue;
+            }
+            let harm = match h.role {
+                Role::ArmyCommander => row.commander,
+                Role::UnitCommander if struck_unit.is_some() && h.major_unit == struck_unit => {
+                    row.major_leader
+                }
+                _ => LeaderHarm::None,
+            };
+            match harm {
+                LeaderHarm::None => {}
+                LeaderHarm::Wounded => {
+                    let damage = (dice_d6(rng, 2) - h.dr).max(0);
+                    (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
+                }
+                LeaderHarm::Killed => {
+                    // A PC is left unconscious and rolls nothing today.
+                    pcs[i].state = State::Down;
+                    sits_out[i] = true;
+                }
+            }
+        }
+    }
+}
+
+/// Each side's effective Strategy skill for the day: halved if its
+/// commander is out, plus yesterday's Glory, the Catastrophe, the fixed
+/// modifiers and the Troop Strength ratio bonus of the larger army.
+fn strategy_skills(
+    rules: &BattleRules,
+    troops: [f64; 2],
+    rows: [&CatastropheRow; 2],
+    carry: [i64; 2],
+    commander_out: [bool; 2],
+) -> [i64; 2] {
+    let t = &rules.tables;
+    let large = usize::from(troops[1] > troops[0]);
+    let tl_lead = rules.sides[large].tech_level - rules.sides[1 - large].tech_level;
+    let ratio_edge = ratio_bonus(t, troops[large] / troops[1 - large], tl_lead);
+    [0, 1].map(|s| {
+        let side = &rules.sides[s];
+        let halved = commander_out[s] || rows[s].commander == LeaderHarm::Killed;
+        let base = if halved {
+            (side.strategy + 1) / 2
+        } else {
+            side.strategy
+        };
+        let edge = if s == large { ratio_edge } else { 0 };
+        base + carry[s] + rows[s].strategy + side.fixed_modifier + edge
+    })
+}
+
+/// PC `i`'s Survival roll (with the losing side's penalty) and its damage,
+/// then his Glory roll. Returns the Strategy his Glory gives his side.
+fn pc_day<R: Rng>(
+    rules: &BattleRules,
+    rng: &mut R,
+    i: usize,
+    penalty: i64,
+    (pc, lost): (&mut HeroOutcome, &mut i64),
+) -> i64 {
+    let t = &rules.tables;
+    let h = &rules.heroes[i];
+    let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
+    let row = row_of(&t.survival, skill, roll_3d6(rng, h.luck));
+    let damage = survival_damage(rng, t, h, row);
+    (*lost, pc.state) = injure(rng, h, *lost, damage, pc.state);
+    pc.survival = pc.survival.max(row as u8 + 1);
+    let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
+    let glory = row_of(&t.glory, glory_skill, roll_3d6(rng, false));
+    pc.glory = glory as u8 + 1;
+    pc.reputation += t.glory[glory].reputation as i16;
+    let strategy = t.glory[glory].strategy;
+    match h.role {
+        Role::Soldier => 0,
+        Role::UnitCommander => strategy,
+        // One better, or one less bad, for the army commander.
+        Role::ArmyCommander if strategy != 0 => strategy + 1,
+        Role::ArmyCommander => 0,
+    }
+}
+
+/// Side `s`'s casualty percentage for the day's `signed` margin (its own
+/// view): the margin's row shifted by armour, and by rout dice if a badly
+/// beaten side fails its Morale roll.
+fn casualty_roll<R: Rng>(
+    rules: &BattleRules,
+    rng: &mut R,
+    s: usize,
+    signed: i64,
+    catastrophe: &CatastropheRow,
+) -> i64 {
+    let t = &rules.tables;
+    let mut row = t.casualty_row(signed) as i64 + rules.sides[s].armour_rows;
+    if signed <= -ROUT_MARGIN {
+        let mut morale = rules.sides[s].morale + catastrophe.morale_all;
+        if catastrophe.morale_by_roll != 0 {
+            let made = check(morale, roll_3d6(rng, false)).success;
+            morale += if made {
+                catastrophe.morale_by_roll
+            } else {
+                -catastrophe.morale_by_roll
+            };
+        }
+        if !check(morale, roll_3d6(rng, false)).success {
+            row -= dice_d6(rng, t.casualties.rout_dice);
+        }
+    }
+    let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
+    (dice_d6(rng, r.dice) + r.add).clamp(0, 100)
 }
 
 #[cfg(test)]
