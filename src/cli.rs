@@ -46,6 +46,8 @@ pub enum Command {
     New(NewArgs),
     /// Print the JSON Schema of a scenario or table file, for editors that complete keys.
     Schema(SchemaArgs),
+    /// Serve the workbench: a local page to edit a battle and watch its odds converge.
+    Serve(ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
     /// Print the manual page (roff), e.g. `warcrunch man > warcrunch.1`.
@@ -287,6 +289,29 @@ pub struct CardsArgs {
 pub struct CheckArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
+}
+
+/// Arguments of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+    /// Address to bind; anything but 127.0.0.1 exposes the server to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Open the page in the browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
+    /// Most battles one run may ask for.
+    #[arg(long, default_value_t = 1_000_000_000)]
+    pub max_trials: u64,
+    /// Runs at once (the rest wait) [default: the number of cores].
+    #[arg(long)]
+    pub max_runs: Option<usize>,
+    /// The folder scenarios are listed and read from (nothing outside it is read).
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
 }
 
 /// Arguments of `schema`.

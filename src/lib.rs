@@ -17,6 +17,7 @@ pub mod runner;
 pub mod scenario;
 pub mod schema;
 pub mod sensitivity;
+pub mod serve;
 pub mod solve;
 pub mod stats;
 pub mod sweep;

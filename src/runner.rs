@@ -84,6 +84,23 @@ pub struct Simulated {
 
 /// Simulates a scenario (up to `s.trials` battles, or its shard of them).
 pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
+    simulate_watched(s, plan, None)?.ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
+}
+
+/// Asked at each checkpoint of a watched run (after 1, 2, 4, … chunks, then
+/// every 256) with the counts so far and the battles done; `true` stops the
+/// run there.
+pub type Watch<'a> = dyn FnMut(&[Metric<u64>], u64) -> bool + 'a;
+
+/// Simulates like [`simulate`], showing `watch` the counts at every
+/// checkpoint (the workbench streams them). `None` when `watch` stopped the
+/// run. A run `watch` lets finish counts exactly what [`simulate`] counts:
+/// chunks are the same whatever the batches.
+pub fn simulate_watched(
+    s: &Scenario,
+    plan: &Plan,
+    watch: Option<&mut Watch>,
+) -> Result<Option<Simulated>> {
     let settings = RunSettings {
         seed: s.seed,
         trials: s.trials,
@@ -92,9 +109,11 @@ pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
         shard: plan.shard,
     };
     match &s.battle {
-        Battle::WarCards(w) => simulate_system(w.as_ref(), |t| w.metrics(t), settings, plan),
-        Battle::Gurps(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
-        Battle::SeventhSea(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan),
+        Battle::WarCards(w) => simulate_system(w.as_ref(), |t| w.metrics(t), settings, plan, watch),
+        Battle::Gurps(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan, watch),
+        Battle::SeventhSea(g) => {
+            simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan, watch)
+        }
     }
 }
 
@@ -103,16 +122,29 @@ fn simulate_system<S: System>(
     metrics: impl Fn(&S::Tally) -> Vec<Metric<u64>>,
     settings: RunSettings,
     plan: &Plan,
-) -> Result<Simulated> {
+    watch: Option<&mut Watch>,
+) -> Result<Option<Simulated>> {
     let precise_enough = |m: &[Metric<u64>], target: f64| {
         widest_half_width(m).is_none_or(|(width, _)| width <= target)
     };
-    let output = match plan.precision {
-        Some(target) => engine::run_until(system, settings, |tally, _| {
+    let mut stopped_by_watch = false;
+    let output = match (plan.precision, watch) {
+        (Some(target), None) => engine::run_until(system, settings, |tally, _| {
             precise_enough(&metrics(tally), target)
         })?,
-        None => engine::run(system, settings)?,
+        (None, None) => engine::run(system, settings)?,
+        (precision, Some(watch)) => engine::run_until(system, settings, |tally, done| {
+            let counts = metrics(tally);
+            if watch(&counts, done) {
+                stopped_by_watch = true;
+                return true;
+            }
+            precision.is_some_and(|target| precise_enough(&counts, target))
+        })?,
     };
+    if stopped_by_watch {
+        return Ok(None);
+    }
     let metrics = metrics(&output.tally);
     let stop_reason = plan.precision.map(|target| {
         let (width, at) = widest_half_width(&metrics).unwrap_or((0.0, "no value".into()));
@@ -127,13 +159,13 @@ fn simulate_system<S: System>(
             )
         }
     });
-    Ok(Simulated {
+    Ok(Some(Simulated {
         metrics,
         trials: output.trials,
         threads: output.threads,
         elapsed: output.elapsed,
         stop_reason,
-    })
+    }))
 }
 
 /// When a paired run may stop: asked with each variant's event counts and

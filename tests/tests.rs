@@ -12,6 +12,7 @@ mod report;
 mod reproducibility;
 mod scale;
 mod schema;
+mod serve;
 mod seventh_sea;
 mod truth;
 mod util;

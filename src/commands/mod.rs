@@ -8,6 +8,7 @@ pub mod new;
 pub mod run;
 pub mod schema;
 pub mod sensitivity;
+pub mod serve;
 pub mod shell;
 pub mod solve;
 pub mod sweep;
@@ -31,6 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         | Command::Tables(_)
         | Command::New(_)
         | Command::Schema(_)
+        | Command::Serve(_)
         | Command::Completions(_)
         | Command::Man => false,
     });
@@ -46,6 +48,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Tables(args) => tables::run(&args),
         Command::New(args) => new::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Completions(args) => shell::completions(&args),
         Command::Man => shell::man(),
     }

@@ -1,0 +1,258 @@
+// The workbench page: load or paste a scenario, check it, run it, and draw
+// the counts the server streams. Plain ES module, no build step.
+
+const $ = (id) => document.getElementById(id);
+const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
+
+let current = null; // the run being followed: { id, source }
+let previous = null; // the last finished run's metrics, for comparison
+let latest = null; // the followed run's last snapshot
+
+async function api(path, options = {}) {
+  const response = await fetch(path, options);
+  const type = response.headers.get("content-type") || "";
+  const body = type.includes("json") ? await response.json() : await response.text();
+  return { ok: response.ok, status: response.status, body };
+}
+
+function post(path, data) {
+  return api(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(data),
+  });
+}
+
+async function listScenarios() {
+  const { ok, body } = await api("/api/scenarios");
+  if (!ok) return;
+  for (const s of body.scenarios) {
+    const option = document.createElement("option");
+    option.value = s.name;
+    option.textContent = s.system ? `${s.name} (${s.system})` : s.name;
+    $("pick").append(option);
+  }
+}
+
+async function loadScenario() {
+  const name = $("pick").value;
+  if (!name) return;
+  const { ok, body } = await api("/api/scenarios/" + name.split("/").map(encodeURIComponent).join("/"));
+  if (ok) {
+    $("toml").value = body;
+    showErrors([]);
+    $("checked").textContent = `loaded ${name}`;
+  } else {
+    showErrors([{ message: body.error || String(body) }]);
+  }
+}
+
+function scenarioName() {
+  const name = $("pick").value;
+  return name || undefined;
+}
+
+function showErrors(errors) {
+  const box = $("errors");
+  box.replaceChildren();
+  for (const e of errors) {
+    const div = document.createElement("div");
+    div.className = "flag";
+    div.textContent = (e.line ? `line ${e.line}: ` : "") + e.message;
+    box.append(div);
+    if (e.line) selectLine(e.line);
+  }
+}
+
+function selectLine(line) {
+  const area = $("toml");
+  const lines = area.value.split("\n");
+  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  area.focus();
+  area.setSelectionRange(start, start + (lines[line - 1] || "").length);
+}
+
+function rejection(result) {
+  if (result.body && result.body.errors) return result.body.errors;
+  if (result.body && result.body.error) return [{ message: result.body.error }];
+  return [{ message: `the server answered ${result.status}: ${result.body}` }];
+}
+
+async function check() {
+  const result = await post("/api/check", { toml: $("toml").value, name: scenarioName() });
+  if (result.ok) {
+    showErrors([]);
+    const s = result.body;
+    $("checked").textContent = `valid: ${s.name} (${s.system}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
+  } else {
+    $("checked").textContent = "";
+    showErrors(rejection(result));
+  }
+  return result.ok;
+}
+
+function request() {
+  const data = { toml: $("toml").value, name: scenarioName() };
+  if (document.querySelector("input[name=mode]:checked").value === "precision") {
+    data.precision = Number($("precision").value);
+  } else {
+    data.trials = Number($("trials").value);
+    data.seed = Number($("seed").value);
+  }
+  return data;
+}
+
+async function run() {
+  if (latest && latest.status === "done") previous = latest.metrics;
+  const result = await post("/api/runs", request());
+  if (!result.ok) {
+    showErrors(rejection(result));
+    return;
+  }
+  showErrors([]);
+  follow(result.body.id);
+}
+
+function follow(id) {
+  if (current) current.source.close();
+  const source = new EventSource(`/api/runs/${id}/events`);
+  current = { id, source };
+  $("run").disabled = true;
+  $("stop").disabled = false;
+  $("files").replaceChildren();
+  const onState = (event) => draw(JSON.parse(event.data));
+  source.addEventListener("update", onState);
+  source.addEventListener("end", (event) => {
+    onState(event);
+    source.close();
+    $("run").disabled = false;
+    $("stop").disabled = true;
+  });
+}
+
+async function stop() {
+  if (current) await api(`/api/runs/${current.id}`, { method: "DELETE" });
+}
+
+function draw(snapshot) {
+  latest = snapshot;
+  $("status").textContent =
+    `run ${snapshot.id}: ${snapshot.status.replace("_", " ")}, ${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles` +
+    (snapshot.note ? ` (${snapshot.note})` : "");
+  $("progress").value = snapshot.planned ? snapshot.done / snapshot.planned : 0;
+  const verdict = $("verdict");
+  verdict.replaceChildren();
+  for (const line of snapshot.verdict) {
+    const p = document.createElement("p");
+    p.textContent = line + ".";
+    verdict.append(p);
+  }
+  drawMetrics(snapshot.metrics);
+  if (snapshot.status === "done") {
+    const files = $("files");
+    files.replaceChildren();
+    for (const name of snapshot.files.filter((f) => !f.endsWith(".png"))) {
+      const a = document.createElement("a");
+      a.href = `/api/runs/${snapshot.id}/files/${encodeURIComponent(name)}`;
+      a.textContent = name;
+      a.download = name;
+      files.append(a);
+    }
+  }
+}
+
+function find(metrics, m, value) {
+  if (!metrics) return null;
+  const same = metrics.find((x) => x.subject === m.subject && x.metric === m.metric);
+  return same ? same.shares.find((s) => s.value === value) || { probability: 0, ci_low: 0, ci_high: 0 } : null;
+}
+
+function bar(share) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 100 14");
+  svg.setAttribute("preserveAspectRatio", "none");
+  const rect = document.createElementNS(svg.namespaceURI, "rect");
+  rect.setAttribute("x", 0);
+  rect.setAttribute("y", 2);
+  rect.setAttribute("height", 10);
+  rect.setAttribute("width", 100 * share.probability);
+  rect.setAttribute("fill", "#56b4e9");
+  const whisker = document.createElementNS(svg.namespaceURI, "line");
+  whisker.setAttribute("x1", 100 * share.ci_low);
+  whisker.setAttribute("x2", 100 * share.ci_high);
+  whisker.setAttribute("y1", 7);
+  whisker.setAttribute("y2", 7);
+  whisker.setAttribute("stroke", "#000");
+  whisker.setAttribute("stroke-width", 2);
+  whisker.setAttribute("vector-effect", "non-scaling-stroke");
+  svg.append(rect, whisker);
+  return svg;
+}
+
+// The difference of two independent proportions with a 95% interval from
+// their Wilson half-widths (a cautious combination).
+function difference(now, before) {
+  const d = now.probability - before.probability;
+  const half = (s) => (s.ci_high - s.ci_low) / 2;
+  const h = Math.sqrt(half(now) ** 2 + half(before) ** 2);
+  return { d, low: d - h, high: d + h };
+}
+
+function drawMetrics(metrics) {
+  const box = $("metrics");
+  box.replaceChildren();
+  for (const m of metrics) {
+    const section = document.createElement("div");
+    section.className = "metric";
+    const title = document.createElement("h4");
+    title.textContent = `${m.subject} · ${m.metric}`;
+    section.append(title);
+    const shares = m.shares.length > 24 ? [...m.shares].sort((a, b) => b.probability - a.probability).slice(0, 24) : m.shares;
+    for (const s of shares) {
+      const row = document.createElement("div");
+      row.className = "bar";
+      const value = document.createElement("span");
+      value.className = "v";
+      value.textContent = s.value;
+      const numbers = document.createElement("span");
+      numbers.className = "n";
+      numbers.textContent = `${pct(s.probability)} (${pct(s.ci_low)}–${pct(s.ci_high)})`;
+      const before = find(previous, m, s.value);
+      if (before) {
+        const diff = difference(s, before);
+        const prev = document.createElement("div");
+        prev.className = "prev";
+        const tied = diff.low <= 0 && diff.high >= 0;
+        prev.textContent = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * diff.d).toFixed(2)} pt (${(100 * diff.low).toFixed(2)} to ${(100 * diff.high).toFixed(2)})`;
+        numbers.append(prev);
+      }
+      row.append(value, bar(s), numbers);
+      section.append(row);
+    }
+    if (shares.length < m.shares.length) {
+      const more = document.createElement("p");
+      more.className = "muted";
+      more.textContent = `the 24 likeliest of ${m.shares.length} values; every value is in distributions.csv`;
+      section.append(more);
+    }
+    box.append(section);
+  }
+}
+
+function save() {
+  const name = (scenarioName() || "my_battle.toml").split("/").pop();
+  const blob = new Blob([$("toml").value], { type: "application/toml" });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
+
+$("load").addEventListener("click", loadScenario);
+$("pick").addEventListener("change", loadScenario);
+$("check").addEventListener("click", check);
+$("run").addEventListener("click", run);
+$("stop").addEventListener("click", stop);
+$("save").addEventListener("click", save);
+listScenarios();

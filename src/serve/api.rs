@@ -1,0 +1,418 @@
+//! The workbench's HTTP layer: the page, its assets, and the JSON API the
+//! page uses (documented in docs/usage.md, usable from scripts).
+
+use std::convert::Infallible;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
+use axum::http::{StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Json, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::ServeOptions;
+use super::files::{Refusal, ScenarioFolder};
+use super::runs::{Run, Runs};
+use crate::scenario::{self, Battle, Scenario};
+
+/// Largest request body accepted (1 MiB); larger ones get 413.
+pub const MAX_BODY: usize = 1 << 20;
+
+/// The name a posted scenario is checked and run under when it gives none.
+const POSTED: &str = "workbench.toml";
+
+const PAGE: &str = include_str!("../../assets/workbench.html");
+const SCRIPT: &str = include_str!("../../assets/workbench.js");
+const STYLES: &str = include_str!("../../assets/report.css");
+
+/// What every handler shares.
+pub struct State {
+    scenarios: ScenarioFolder,
+    runs: Runs,
+    max_trials: u64,
+}
+
+impl State {
+    /// The state of a server started with `options`.
+    pub fn new(options: &ServeOptions) -> anyhow::Result<State> {
+        let files = std::env::temp_dir().join(format!("warcrunch-serve-{}", std::process::id()));
+        Ok(State {
+            scenarios: ScenarioFolder::new(&options.scenarios),
+            runs: Runs::new(options.max_runs, files),
+            max_trials: options.max_trials,
+        })
+    }
+}
+
+/// The routes.
+pub fn router(state: Arc<State>) -> Router {
+    Router::new()
+        .route("/", get(|| async { Html(PAGE) }))
+        .route(
+            "/assets/workbench.js",
+            get(|| async { asset(SCRIPT, "text/javascript") }),
+        )
+        .route(
+            "/assets/report.css",
+            get(|| async { asset(STYLES, "text/css") }),
+        )
+        .route("/api/scenarios", get(list_scenarios))
+        .route("/api/scenarios/{*name}", get(read_scenario))
+        .route("/api/schema/{name}", get(schema))
+        .route("/api/check", axum::routing::post(check))
+        .route("/api/runs", axum::routing::post(start_run))
+        .route("/api/runs/{id}", get(run_state).delete(stop_run))
+        .route("/api/runs/{id}/events", get(run_events))
+        .route("/api/runs/{id}/files/{name}", get(run_file))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+fn asset(text: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], text).into_response()
+}
+
+/// A JSON error with a status.
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+fn refused(r: Refusal) -> Response {
+    error(
+        StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST),
+        r.message,
+    )
+}
+
+async fn list_scenarios(Shared(state): Shared<Arc<State>>) -> Response {
+    Json(json!({ "scenarios": state.scenarios.list() })).into_response()
+}
+
+async fn read_scenario(
+    Shared(state): Shared<Arc<State>>,
+    UrlPath(name): UrlPath<String>,
+) -> Response {
+    match state.scenarios.read(&name) {
+        Ok(text) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
+        Err(r) => refused(r),
+    }
+}
+
+async fn schema(UrlPath(name): UrlPath<String>) -> Response {
+    match crate::schema::find(&name) {
+        Ok(entry) => Json(entry.schema()).into_response(),
+        Err(e) => error(StatusCode::NOT_FOUND, format!("{e:#}")),
+    }
+}
+
+/// A posted scenario: its text, and optionally the name it would have in
+/// the scenarios folder (table paths resolve from that name's folder).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Posted {
+    toml: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    trials: Option<u64>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    precision: Option<f64>,
+}
+
+/// A refusal of posted input: 422 with the CLI's messages, or another 4xx.
+enum Rejected {
+    Invalid(Vec<serde_json::Value>),
+    Refused(Refusal),
+}
+
+impl IntoResponse for Rejected {
+    fn into_response(self) -> Response {
+        match self {
+            Rejected::Invalid(errors) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Json(json!({ "errors": errors })),
+            )
+                .into_response(),
+            Rejected::Refused(r) => refused(r),
+        }
+    }
+}
+
+/// One error as the page shows it: the key and line the CLI's message
+/// names, and the message with the server's folder taken out.
+fn invalid(message: &str, origin: &str, shown_as: &str) -> Rejected {
+    let message = message.replace(origin, shown_as);
+    // `file:LINE:COLUMN: …` from the checks, `… at line LINE, column …` from TOML.
+    let line = message
+        .strip_prefix(shown_as)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .or_else(|| {
+            let (_, after) = message.split_once(" at line ")?;
+            after
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        });
+    let key = message.split('`').nth(1).map(str::to_owned);
+    Rejected::Invalid(vec![
+        json!({ "key": key, "line": line, "message": message }),
+    ])
+}
+
+/// Loads a posted scenario the way the CLI loads a file, under its name in
+/// the scenarios folder, with trials and seed from the request.
+fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
+    let name = posted.name.as_deref().unwrap_or(POSTED);
+    let plain = Path::new(name)
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)));
+    if !plain || name.contains('\\') || !name.ends_with(".toml") {
+        return Err(Rejected::Refused(Refusal {
+            status: 403,
+            message: format!(
+                "name `{name}`: a .toml path inside the scenarios folder, e.g. gurps/my_battle.toml"
+            ),
+        }));
+    }
+    let path = state.scenarios.root.join(name);
+    let origin = path.display().to_string();
+    let doc: toml::Table = toml::from_str(&posted.toml).map_err(|e| {
+        invalid(
+            &crate::validate::toml_error(&origin, e).to_string(),
+            &origin,
+            name,
+        )
+    })?;
+    check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
+    let mut s = scenario::load_text(&path, &posted.toml)
+        .map_err(|e| invalid(&format!("{e:#}"), &origin, name))?;
+    let max = state.max_trials;
+    let trials = match (posted.trials, posted.precision) {
+        (Some(t), _) if t == 0 || t > max => {
+            return Err(Rejected::Invalid(vec![json!({
+                "key": "trials",
+                "line": null,
+                "message": format!("`trials` = {t} is out of range; allowed: 1 to {max} (this server's cap)"),
+            })]));
+        }
+        (Some(t), _) => Some(t),
+        (None, Some(_)) => Some(max),
+        (None, None) if s.trials > max => {
+            return Err(Rejected::Invalid(vec![json!({
+                "key": "trials",
+                "line": null,
+                "message": format!("the scenario's `trials` = {} is above this server's cap of {max}; give fewer in the request", s.trials),
+            })]));
+        }
+        (None, None) => None,
+    };
+    if let Some(h) = posted.precision
+        && !(h > 0.0 && h <= 0.5)
+    {
+        return Err(Rejected::Invalid(vec![json!({
+            "key": "precision",
+            "line": null,
+            "message": format!("`precision` = {h} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.002"),
+        })]));
+    }
+    crate::runner::override_settings(&mut s, trials, posted.seed)
+        .map_err(|e| invalid(&format!("{e:#}"), &origin, name))?;
+    Ok(s)
+}
+
+/// A posted scenario's `[tables]` paths must stay in the scenarios folder:
+/// resolved from the scenario's folder, never climbing out of the tree.
+fn check_table_paths(state: &State, doc: &toml::Table, name: &str) -> Result<(), Refusal> {
+    let Some(toml::Value::Table(tables)) = doc.get("tables") else {
+        return Ok(());
+    };
+    let folder = Path::new(name).parent().unwrap_or(Path::new(""));
+    for (table, value) in tables {
+        let toml::Value::String(path) = value else {
+            continue;
+        };
+        let mut inside = PathBuf::new();
+        for part in folder.join(path).components() {
+            match part {
+                Component::Normal(p) => inside.push(p),
+                Component::CurDir => {}
+                Component::ParentDir if inside.pop() => {}
+                _ => {
+                    return Err(Refusal {
+                        status: 403,
+                        message: format!(
+                            "[tables] {table} = \"{path}\": only table files inside the scenarios folder can be read"
+                        ),
+                    });
+                }
+            }
+        }
+        state
+            .scenarios
+            .resolve(&inside.to_string_lossy())
+            .map_err(|r| Refusal {
+                status: r.status,
+                message: format!("[tables] {table} = \"{path}\": {}", r.message),
+            })?;
+    }
+    Ok(())
+}
+
+async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+    let loaded = tokio::task::spawn_blocking(move || {
+        load(&state, &posted).map(|s| {
+            json!({
+                "name": s.name,
+                "system": s.battle.system(),
+                "trials": s.trials,
+                "seed": s.seed,
+                "description": describe(&s),
+                "stand_in_rules": s.battle.stand_in_rules(),
+                "tables": s.battle.tables(),
+            })
+        })
+    })
+    .await;
+    match loaded {
+        Ok(Ok(normalized)) => Json(normalized).into_response(),
+        Ok(Err(rejected)) => rejected.into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the check crashed: {e}"),
+        ),
+    }
+}
+
+/// The battle as `warcrunch check` prints it.
+fn describe(s: &Scenario) -> String {
+    match &s.battle {
+        Battle::WarCards(w) => w.describe(),
+        Battle::Gurps(g) => g.describe(),
+        Battle::SeventhSea(g) => g.describe(),
+    }
+}
+
+async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+    let for_load = state.clone();
+    let loaded = tokio::task::spawn_blocking(move || {
+        let s = load(&for_load, &posted)?;
+        Ok::<_, Rejected>((s, posted.precision, posted.name))
+    })
+    .await;
+    match loaded {
+        Ok(Ok((s, precision, name))) => {
+            let command = format!(
+                "warcrunch serve: {} with --trials {} --seed {}",
+                name.as_deref().unwrap_or("a posted scenario"),
+                s.trials,
+                s.seed
+            );
+            let id = state.runs.start(s, precision, command);
+            Json(json!({ "id": id })).into_response()
+        }
+        Ok(Err(rejected)) => rejected.into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the check crashed: {e}"),
+        ),
+    }
+}
+
+/// The answer for a run id the server does not know.
+fn no_run(id: u64) -> Response {
+    error(StatusCode::NOT_FOUND, format!("no run {id}"))
+}
+
+async fn run_state(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+    match state.runs.get(id) {
+        Some(run) => Json(run.state.borrow().clone()).into_response(),
+        None => no_run(id),
+    }
+}
+
+async fn stop_run(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+    match state.runs.get(id) {
+        Some(run) => {
+            run.cancel.store(true, Ordering::SeqCst);
+            Json(json!({ "id": id, "stopping": !run.state.borrow().status.ended() }))
+                .into_response()
+        }
+        None => no_run(id),
+    }
+}
+
+/// Stops a run when the page that follows it goes away.
+struct CancelOnDrop(Arc<Run>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.0.state.borrow().status.ended() {
+            self.0.cancel.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+async fn run_events(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+    let Some(run) = state.runs.get(id) else {
+        return no_run(id);
+    };
+    let receiver = run.state.subscribe();
+    let guard = CancelOnDrop(run);
+    // The state now, then after each change, until the run ends.
+    let stream = futures_util::stream::unfold(
+        (receiver, guard, true, false),
+        |(mut receiver, guard, first, ended)| async move {
+            if ended || (!first && receiver.changed().await.is_err()) {
+                return None;
+            }
+            let snapshot = receiver.borrow_and_update().clone();
+            let ended = snapshot.status.ended();
+            let event = Event::default()
+                .event(if ended { "end" } else { "update" })
+                .json_data(&snapshot)
+                .unwrap_or_default();
+            Some((Ok::<_, Infallible>(event), (receiver, guard, false, ended)))
+        },
+    );
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+async fn run_file(
+    Shared(state): Shared<Arc<State>>,
+    UrlPath((id, name)): UrlPath<(u64, String)>,
+) -> Response {
+    let Some(run) = state.runs.get(id) else {
+        return no_run(id);
+    };
+    let listed = run.state.borrow().files.contains(&name);
+    if !listed {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!("run {id} has no file `{name}` (yet); its files are listed in its state"),
+        );
+    }
+    let kind = match Path::new(&name).extension().and_then(|e| e.to_str()) {
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("json") => "application/json",
+        Some("html") => "text/html; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    };
+    match tokio::fs::read(run.dir.join(&name)).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, kind)], bytes).into_response(),
+        Err(e) => error(StatusCode::NOT_FOUND, format!("`{name}`: {e}")),
+    }
+}

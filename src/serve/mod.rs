@@ -1,0 +1,63 @@
+//! `warcrunch serve`: the workbench, a local web page over a small JSON API
+//! that runs the same engine, with the same numbers, as the command line.
+//!
+//! `files` reads scenarios from the working folder's `scenarios/` tree and
+//! nowhere else; `runs` queues, runs, streams and stops simulations off the
+//! async runtime; `api` is the HTTP layer; the page's markup, script and the
+//! report's stylesheet are compiled in from `assets/`.
+
+mod api;
+mod files;
+mod runs;
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+pub use api::MAX_BODY;
+
+/// How the workbench is served.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to bind (127.0.0.1 unless asked).
+    pub host: IpAddr,
+    /// Port (0: any free port).
+    pub port: u16,
+    /// The folder scenarios are listed and read from.
+    pub scenarios: PathBuf,
+    /// Most battles one run may ask for.
+    pub max_trials: u64,
+    /// Runs at once; the rest wait in a queue.
+    pub max_runs: usize,
+}
+
+/// Serves until Ctrl-C. Prints the address first (`http://HOST:PORT`), so a
+/// script that asked for port 0 can read where to connect.
+pub fn serve(options: ServeOptions, announce: impl FnOnce(SocketAddr) -> Result<()>) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the server's runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((options.host, options.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", options.host, options.port))?;
+        let address = listener.local_addr()?;
+        let state = Arc::new(api::State::new(&options)?);
+        announce(address)?;
+        axum::serve(listener, api::router(state))
+            .with_graceful_shutdown(interrupted())
+            .await
+            .context("the server stopped")
+    })
+}
+
+/// Resolves once Ctrl-C has asked every run to stop.
+async fn interrupted() {
+    while !crate::engine::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

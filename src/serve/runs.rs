@@ -1,0 +1,259 @@
+//! The workbench's runs: queued behind a cap on runs at once, simulated on
+//! a blocking thread (never on the async workers), publishing their counts
+//! at every checkpoint, stoppable, and writing the files `warcrunch run`
+//! writes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use tokio::sync::{Semaphore, watch};
+
+use crate::report::output_dir::Staging;
+use crate::report::{Formats, RunReport, VariantResult};
+use crate::runner::{Plan, run_info, simulate_watched, write_report};
+use crate::scenario::Scenario;
+use crate::stats::{Metric, wilson, z95};
+
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Waiting for a free slot.
+    Queued,
+    /// Simulating.
+    Running,
+    /// Finished; its files can be fetched.
+    Done,
+    /// Stopped on request before the end; nothing written.
+    Stopped,
+    /// Failed; `error` says why.
+    Failed,
+}
+
+impl Status {
+    /// Whether the run has ended.
+    pub fn ended(self) -> bool {
+        matches!(self, Status::Done | Status::Stopped | Status::Failed)
+    }
+}
+
+/// One outcome's share with its 95% Wilson interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct Share {
+    /// The outcome as written in distributions.csv.
+    pub value: String,
+    /// Its share of the battles so far.
+    pub probability: f64,
+    /// Lower end of the 95% interval.
+    pub ci_low: f64,
+    /// Upper end.
+    pub ci_high: f64,
+}
+
+/// A metric as the page draws it: its outcomes seen so far.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    /// `side:Megalos`, `hero:Titus`, `battle`, `party`.
+    pub subject: String,
+    /// `victory`, `state`, …
+    pub metric: String,
+    /// Outcomes with at least one battle, in the metric's order.
+    pub shares: Vec<Share>,
+}
+
+/// What the event stream sends: the whole state of a run, each time it moves.
+#[derive(Debug, Clone, Serialize)]
+pub struct Snapshot {
+    /// The run's id.
+    pub id: u64,
+    /// Where it is.
+    pub status: Status,
+    /// Battles done so far.
+    pub done: u64,
+    /// Battles asked for (the most, for a `precision` run).
+    pub planned: u64,
+    /// The verdict in plain words, as the report states it.
+    pub verdict: Vec<String>,
+    /// Every metric's outcomes so far.
+    pub metrics: Vec<Shown>,
+    /// The files written, once done.
+    pub files: Vec<String>,
+    /// Why it stopped early (`precision`) or failed.
+    pub note: Option<String>,
+}
+
+/// A run the server knows.
+pub struct Run {
+    /// Asks the simulation to stop at its next checkpoint.
+    pub cancel: AtomicBool,
+    /// The latest snapshot; the event stream follows it.
+    pub state: watch::Sender<Snapshot>,
+    /// Where its files are written.
+    pub dir: PathBuf,
+}
+
+/// Every run of this server, and the cap on runs at once.
+pub struct Runs {
+    runs: Mutex<HashMap<u64, Arc<Run>>>,
+    next: AtomicU64,
+    slots: Arc<Semaphore>,
+    files: PathBuf,
+}
+
+impl Runs {
+    /// No runs yet; at most `at_once` simulate at a time; files go under `files`.
+    pub fn new(at_once: usize, files: PathBuf) -> Runs {
+        Runs {
+            runs: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            slots: Arc::new(Semaphore::new(at_once.max(1))),
+            files,
+        }
+    }
+
+    /// The run with this id.
+    pub fn get(&self, id: u64) -> Option<Arc<Run>> {
+        self.runs.lock().expect("runs lock").get(&id).cloned()
+    }
+
+    /// Queues a run of a loaded scenario (trials and seed already set) and
+    /// returns its id at once.
+    pub fn start(&self, scenario: Scenario, precision: Option<f64>, command: String) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let snapshot = Snapshot {
+            id,
+            status: Status::Queued,
+            done: 0,
+            planned: scenario.trials,
+            verdict: Vec::new(),
+            metrics: Vec::new(),
+            files: Vec::new(),
+            note: None,
+        };
+        let run = Arc::new(Run {
+            cancel: AtomicBool::new(false),
+            state: watch::channel(snapshot).0,
+            dir: self.files.join(format!("run-{id}")),
+        });
+        self.runs.lock().expect("runs lock").insert(id, run.clone());
+        let slots = self.slots.clone();
+        tokio::spawn(async move {
+            let Ok(_slot) = slots.acquire_owned().await else {
+                return;
+            };
+            if run.cancel.load(Ordering::SeqCst) {
+                run.state.send_modify(|s| s.status = Status::Stopped);
+                return;
+            }
+            run.state.send_modify(|s| s.status = Status::Running);
+            let worker = run.clone();
+            let ended = tokio::task::spawn_blocking(move || {
+                simulate(&worker, &scenario, precision, command)
+            })
+            .await;
+            if let Err(e) = ended {
+                run.state.send_modify(|s| {
+                    s.status = Status::Failed;
+                    s.note = Some(format!("the run crashed: {e}"));
+                });
+            }
+        });
+        id
+    }
+}
+
+/// Simulates on this (blocking) thread, publishing a snapshot at every
+/// checkpoint, then writes the run's files as `warcrunch run` would.
+fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: String) {
+    let plan = Plan {
+        threads: 0,
+        progress: false,
+        shard: crate::engine::Shard::WHOLE,
+        precision,
+    };
+    let mut watch = |metrics: &[Metric<u64>], done: u64| {
+        run.state.send_modify(|s| {
+            s.done = done;
+            s.verdict = crate::report::html::headline(metrics, done);
+            s.metrics = shown(metrics);
+        });
+        run.cancel.load(Ordering::SeqCst) || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
+    };
+    let finished = match simulate_watched(scenario, &plan, Some(&mut watch)) {
+        Ok(Some(done)) => done,
+        Ok(None) => {
+            run.state.send_modify(|s| s.status = Status::Stopped);
+            return;
+        }
+        Err(e) => {
+            return run.state.send_modify(|s| {
+                s.status = Status::Failed;
+                s.note = Some(format!("{e:#}"));
+            });
+        }
+    };
+    let mut info = run_info(scenario, command, finished.threads, finished.elapsed);
+    info.trials = Some(finished.trials);
+    info.stop_reason = finished.stop_reason.clone();
+    let report = RunReport {
+        info,
+        variants: vec![VariantResult {
+            variant: String::new(),
+            metrics: finished.metrics,
+            exact: None,
+            shared: Vec::new(),
+        }],
+        formats: Formats::default(),
+    };
+    let written = Staging::new(&run.dir, true).and_then(|staging| write_report(&report, staging));
+    let metrics = &report.variants[0].metrics;
+    run.state.send_modify(|s| {
+        s.done = finished.trials;
+        s.verdict = crate::report::html::headline(metrics, finished.trials);
+        s.metrics = shown(metrics);
+        s.note = finished.stop_reason.clone();
+        match &written {
+            Ok((_, files)) => {
+                s.files = files.clone();
+                s.status = Status::Done;
+            }
+            Err(e) => {
+                s.status = Status::Failed;
+                s.note = Some(format!("cannot write the run's files: {e:#}"));
+            }
+        }
+    });
+}
+
+/// The metrics as the page draws them: each outcome seen, with its interval.
+fn shown(metrics: &[Metric<u64>]) -> Vec<Shown> {
+    metrics
+        .iter()
+        .map(|m| {
+            let total = m.total();
+            let shares = m
+                .weights
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| **w > 0)
+                .map(|(i, &w)| {
+                    let (ci_low, ci_high) = wilson(w, total, z95());
+                    Share {
+                        value: m.label(i),
+                        probability: w as f64 / total.max(1) as f64,
+                        ci_low,
+                        ci_high,
+                    }
+                })
+                .collect();
+            Shown {
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                shares,
+            }
+        })
+        .collect()
+}

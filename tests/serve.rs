@@ -1,0 +1,314 @@
+//! The workbench's API against a real server on an ephemeral port: listing,
+//! reading, checking, running, streaming, stopping, files, the CSV identity
+//! with `warcrunch run`, and every refusal.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::util::{read, repo, warcrunch};
+
+/// A `warcrunch serve` process, killed when dropped.
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warcrunch"))
+            .current_dir(repo())
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let address = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_owned();
+        Server { child, address }
+    }
+
+    /// One request; returns the status and the body (chunked bodies decoded).
+    fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
+        let body = body.unwrap_or("");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            self.address,
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let (head, rest) = text.split_once("\r\n\r\n").expect("a response head");
+        let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        (
+            status,
+            if chunked {
+                dechunk(rest)
+            } else {
+                rest.to_owned()
+            },
+        )
+    }
+
+    fn json(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let (status, text) = self.request(method, path, body.map(|b| b.to_string()).as_deref());
+        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, value)
+    }
+
+    /// Follows a run's event stream to its end; returns the last state.
+    fn follow(&self, id: u64) -> Value {
+        let (status, text) = self.request("GET", &format!("/api/runs/{id}/events"), None);
+        assert_eq!(status, 200);
+        let last = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("data:"))
+            .expect("at least one event");
+        assert!(
+            text.contains("event: end") || text.contains("event:end"),
+            "{text}"
+        );
+        serde_json::from_str(last.trim()).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = after[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+const AMBUSH: &str = "gurps/ambush_at_the_ford.toml";
+
+fn ambush() -> String {
+    read(&repo().join("scenarios").join(AMBUSH))
+}
+
+#[test]
+fn lists_and_reads_scenarios_and_refuses_every_way_out() {
+    let server = Server::start(&[]);
+    let (status, page) = server.request("GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(page.contains("warcrunch workbench") && page.contains("/assets/workbench.js"));
+    let (_, script) = server.request("GET", "/assets/workbench.js", None);
+    assert!(script.contains("EventSource"));
+    let (status, list) = server.json("GET", "/api/scenarios", None);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&AMBUSH), "{names:?}");
+    assert_eq!(
+        names.len(),
+        10,
+        "the ten bundled scenarios, no tables: {names:?}"
+    );
+    let (status, text) = server.request("GET", &format!("/api/scenarios/{AMBUSH}"), None);
+    assert_eq!((status, text), (200, ambush()));
+    for path in [
+        "/api/scenarios/../Cargo.toml",
+        "/api/scenarios/%2e%2e/Cargo.toml",
+        "/api/scenarios/gurps/%2e%2e/%2e%2e/Cargo.toml",
+        "/api/scenarios//etc/passwd",
+    ] {
+        let (status, body) = server.json("GET", path, None);
+        assert_eq!(status, 403, "{path}: {body}");
+    }
+    let (status, _) = server.json("GET", "/api/scenarios/gurps/none.toml", None);
+    assert_eq!(status, 404);
+    // A posted scenario's table paths stay inside the folder too.
+    let outside = format!(
+        "{}\n[tables]\ncatastrophe = \"../../Cargo.toml\"\n",
+        ambush()
+    );
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": outside, "name": AMBUSH })),
+    );
+    assert_eq!(status, 403, "{body}");
+}
+
+#[test]
+fn check_gives_the_normalized_battle_or_the_clis_errors() {
+    let server = Server::start(&["--max-trials", "5000000"]);
+    let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": ambush() })));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["system"], "gurps");
+    assert_eq!(body["name"], "Ambush at the ford");
+    assert!(body["description"].as_str().unwrap().contains("Megalos"));
+    // Out of range: 422 with the key, the line and the CLI's words.
+    let bad = ambush().replacen("strategy = 14", "strategy = 40", 1);
+    assert_ne!(bad, ambush(), "the scenario has the line the test edits");
+    let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": bad })));
+    assert_eq!(status, 422, "{body}");
+    let error = &body["errors"][0];
+    assert!(
+        error["key"].as_str().unwrap().contains("strategy"),
+        "{error}"
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("allowed: 0 to 30"),
+        "{error}"
+    );
+    assert!(
+        !error["message"]
+            .as_str()
+            .unwrap()
+            .contains(repo().to_str().unwrap()),
+        "no server path: {error}"
+    );
+    // Bad TOML: its line.
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": "system = \"gurps\"\nname = \n" })),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["errors"][0]["line"], 2, "{body}");
+    // Too many battles for this server.
+    let (status, body) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": ambush(), "trials": 6_000_000 })),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 to 5000000"),
+        "{body}"
+    );
+    // A body over 1 MiB.
+    let huge = json!({ "toml": "#".repeat(warcrunch::serve::MAX_BODY + 10) }).to_string();
+    let (status, _) = server.request("POST", "/api/check", Some(&huge));
+    assert_eq!(status, 413);
+    // Not JSON at all, and a run that does not exist.
+    let (status, _) = server.request("POST", "/api/check", Some("toml = nonsense"));
+    assert!((400..500).contains(&status), "{status}");
+    let (status, _) = server.json("GET", "/api/runs/999", None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn a_run_streams_to_the_same_csv_as_warcrunch_run() {
+    let server = Server::start(&[]);
+    let (status, body) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "trials": 300_000, "seed": 7 })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    let last = server.follow(id);
+    assert_eq!(last["status"], "done", "{last}");
+    assert_eq!(last["done"], 300_000);
+    assert!(
+        last["verdict"][0].as_str().unwrap().contains("Megalos"),
+        "{last}"
+    );
+    let files: Vec<&str> = last["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&"distributions.csv") && files.contains(&"report.html"),
+        "{files:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args([
+            "run", "--quiet", "--trials", "300000", "--seed", "7", "--out",
+        ])
+        .arg(dir.path().join("cli"))
+        .arg(repo().join("scenarios").join(AMBUSH))
+        .assert()
+        .success();
+    for name in ["distributions.csv", "summary.csv"] {
+        let (status, served) = server.request("GET", &format!("/api/runs/{id}/files/{name}"), None);
+        assert_eq!(status, 200);
+        assert!(
+            served == read(&dir.path().join("cli").join(name)),
+            "{name} differs from warcrunch run's"
+        );
+    }
+    let (status, _) = server.json("GET", &format!("/api/runs/{id}/files/..%2Frun.json"), None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn runs_wait_for_a_slot_and_stop_on_request() {
+    let server = Server::start(&["--max-runs", "1"]);
+    let long = |seed: u64| {
+        let (status, body) = server.json(
+            "POST",
+            "/api/runs",
+            Some(json!({ "toml": ambush(), "trials": 1_000_000_000, "seed": seed })),
+        );
+        assert_eq!(status, 200, "{body}");
+        body["id"].as_u64().unwrap()
+    };
+    let first = long(1);
+    let second = long(2);
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, state) = server.json("GET", &format!("/api/runs/{second}"), None);
+    assert_eq!(state["status"], "queued", "one run at a time: {state}");
+    let (status, _) = server.json("DELETE", &format!("/api/runs/{first}"), None);
+    assert_eq!(status, 200);
+    let stopped = server.follow(first);
+    assert_eq!(stopped["status"], "stopped", "{stopped}");
+    assert!(stopped["files"].as_array().unwrap().is_empty());
+    // The second now runs; stop it too.
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, state) = server.json("GET", &format!("/api/runs/{second}"), None);
+    assert_eq!(state["status"], "running", "{state}");
+    server.json("DELETE", &format!("/api/runs/{second}"), None);
+    assert_eq!(server.follow(second)["status"], "stopped");
+}
