@@ -104,19 +104,20 @@ function request() {
 
 async function run() {
   if (latest && latest.status === "done") previous = latest.metrics;
-  const result = await post("/api/runs", request());
+  const data = request();
+  const result = await post("/api/runs", data);
   if (!result.ok) {
     showErrors(rejection(result));
     return;
   }
   showErrors([]);
-  follow(result.body.id);
+  follow(result.body.id, data.precision);
 }
 
-function follow(id) {
+function follow(id, precision) {
   if (current) current.source.close();
   const source = new EventSource(`/api/runs/${id}/events`);
-  current = { id, source };
+  current = { id, source, precision };
   $("run").disabled = true;
   $("stop").disabled = false;
   $("files").replaceChildren();
@@ -136,10 +137,17 @@ async function stop() {
 
 function draw(snapshot) {
   latest = snapshot;
+  const battles = current && current.precision
+    ? `${snapshot.done.toLocaleString()} battles, until every interval is within ±${current.precision} (at most ${snapshot.planned.toLocaleString()})`
+    : `${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles`;
   $("status").textContent =
-    `run ${snapshot.id}: ${snapshot.status.replace("_", " ")}, ${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles` +
-    (snapshot.note ? ` (${snapshot.note})` : "");
-  $("progress").value = snapshot.planned ? snapshot.done / snapshot.planned : 0;
+    `run ${snapshot.id}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "");
+  // A precision run's end is not known ahead: the bar shows motion, not a share.
+  if (current && current.precision && snapshot.status === "running") {
+    $("progress").removeAttribute("value");
+  } else {
+    $("progress").value = snapshot.status === "done" ? 1 : snapshot.planned ? snapshot.done / snapshot.planned : 0;
+  }
   const verdict = $("verdict");
   verdict.replaceChildren();
   for (const line of snapshot.verdict) {
@@ -151,7 +159,8 @@ function draw(snapshot) {
   if (snapshot.status === "done") {
     const files = $("files");
     files.replaceChildren();
-    for (const name of snapshot.files.filter((f) => !f.endsWith(".png"))) {
+    // The tables, the provenance and the report; its charts are inside the report.
+    for (const name of snapshot.files.filter((f) => /\.(csv|json|html|parquet)$/.test(f))) {
       const a = document.createElement("a");
       a.href = `/api/runs/${snapshot.id}/files/${encodeURIComponent(name)}`;
       a.textContent = name;
@@ -255,4 +264,15 @@ $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
-listScenarios();
+// A link can name a scenario and start it: /?scenario=gurps/x.toml&run
+async function start() {
+  await listScenarios();
+  const query = new URLSearchParams(location.search);
+  const name = query.get("scenario");
+  if (!name) return;
+  $("pick").value = name;
+  await loadScenario();
+  if (query.has("run")) run();
+}
+
+start();
