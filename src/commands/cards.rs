@@ -9,7 +9,7 @@ use crate::report::RunInfo;
 use crate::report::console::say;
 use crate::report::output_dir::Staging;
 use crate::report::skew::{IMPACT_FLAG, SkewReport, skew_exporters};
-use crate::systems::war_cards::deck::{COLUMNS, Deck, row_key};
+use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, analyse, impact_reference};
 use crate::tables::{BUILT_IN_CARDS, TableUse, sha256_hex};
 
@@ -199,16 +199,7 @@ fn columns_and_cells(out: &mut String, a: &SkewAnalysis) {
     } else {
         let _ = writeln!(out, "Cells that break their column's pattern:");
         for x in &a.anomalies {
-            let _ = writeln!(
-                out,
-                "  {} at {}: {} where {} other rows have {} ({})",
-                row_key(x.row),
-                COLUMNS[x.column],
-                x.multiset,
-                x.rows_with_pattern,
-                x.pattern,
-                x.difference
-            );
+            let _ = writeln!(out, "  {}", x.sentence());
         }
     }
 }

@@ -16,7 +16,7 @@ use super::{Export, RunInfo, RunReport};
 use crate::format::thousands;
 use crate::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole, wilson, z95};
-use crate::systems::war_cards::deck::{COLUMNS, row_key};
+use crate::systems::war_cards::deck::COLUMNS;
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
 
 /// Writes `report.html` for a run or sweep.
@@ -728,15 +728,7 @@ fn skew_flags(report: &SkewReport, flagged_cards: &[&&GroupSkew]) -> Vec<Flag> {
     for x in &a.anomalies {
         fl.push(Flag {
             ok: false,
-            text: format!(
-                "Cell {} at {}: {} where {} other rows have {} ({}).",
-                row_key(x.row),
-                COLUMNS[x.column],
-                x.multiset,
-                x.rows_with_pattern,
-                x.pattern,
-                x.difference
-            ),
+            text: format!("Cell {}.", x.sentence()),
         });
     }
     for x in &a.breaks {

@@ -309,20 +309,7 @@ impl Sums {
                 .collect::<Vec<_>>(),
             result,
         ));
-        let rep_min = t
-            .glory
-            .iter()
-            .map(|r| r.reputation)
-            .min()
-            .unwrap_or(0)
-            .min(0);
-        let rep_max = t
-            .glory
-            .iter()
-            .map(|r| r.reputation)
-            .max()
-            .unwrap_or(0)
-            .max(0);
+        let (rep_min, rep_max) = t.reputation_range();
         for (i, h) in g.parsed.heroes.iter().enumerate() {
             let subject = format!("hero:{}", h.file.name);
             metrics.push(Metric::categorical(

@@ -381,22 +381,8 @@ impl<W: Weight> GurpsTally<W> {
     fn new(g: &Gurps) -> Self {
         let t = &g.rules.tables;
         let days = g.rules.days as i64;
-        let rep_min = t
-            .glory
-            .iter()
-            .map(|r| r.reputation)
-            .min()
-            .unwrap_or(0)
-            .min(0)
-            * days;
-        let rep_max = t
-            .glory
-            .iter()
-            .map(|r| r.reputation)
-            .max()
-            .unwrap_or(0)
-            .max(0)
-            * days;
+        let (low, high) = t.reputation_range();
+        let (rep_min, rep_max) = (low * days, high * days);
         GurpsTally {
             winner: [W::default(); 3],
             result: vec![W::default(); t.battle_results.len()],

@@ -394,6 +394,16 @@ impl GurpsTables {
         })
     }
 
+    /// The lowest and highest Reputation one day's Glory can give (0
+    /// included: a PC who rolls no Glory gains none).
+    pub fn reputation_range(&self) -> (i64, i64) {
+        let gains = self.glory.iter().map(|r| r.reputation);
+        (
+            gains.clone().min().unwrap_or(0).min(0),
+            gains.max().unwrap_or(0).max(0),
+        )
+    }
+
     /// The row index of a margin in a best-first table (last row catches all).
     pub fn margin_row(rows: &[MarginRow], margin: i64) -> usize {
         rows.iter()

@@ -128,6 +128,21 @@ pub struct CellAnomaly {
     pub difference: String,
 }
 
+impl CellAnomaly {
+    /// The cell in words: `sword_shield at +1: -DDH where 8 other rows have -DHH (+D -H)`.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} at {}: {} where {} other rows have {} ({})",
+            super::deck::row_key(self.row),
+            super::deck::COLUMNS[self.column],
+            self.multiset,
+            self.rows_with_pattern,
+            self.pattern,
+            self.difference
+        )
+    }
+}
+
 /// The whole analysis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkewAnalysis {
