@@ -312,3 +312,60 @@ fn runs_wait_for_a_slot_and_stop_on_request() {
     server.json("DELETE", &format!("/api/runs/{second}"), None);
     assert_eq!(server.follow(second)["status"], "stopped");
 }
+
+#[test]
+fn garbled_requests_never_crash_the_server() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let server = Server::start(&["--max-trials", "20000"]);
+    let scenario = ambush();
+    // The CLI parsers' fuzz edits (lines dropped, doubled, garbled, values
+    // replaced), posted to check or run with any trials and seed.
+    let edits = prop::collection::vec((0usize..80, 0u8..4, ".{0,12}"), 0..6);
+    let request = (edits, 0u8..3, any::<u64>(), any::<u64>());
+    let mut runner = TestRunner::new(Config::with_cases(96));
+    runner
+        .run(&request, |(edits, endpoint, trials, seed)| {
+            let mut lines: Vec<String> = scenario.lines().map(str::to_owned).collect();
+            for (at, kind, text) in edits {
+                let i = at % lines.len().max(1);
+                match kind {
+                    0 => {
+                        lines.remove(i);
+                    }
+                    1 => lines.insert(i, lines[i].clone()),
+                    2 => {
+                        if let Some((key, _)) = lines[i].split_once('=') {
+                            lines[i] = format!("{key}= {text}");
+                        }
+                    }
+                    _ => lines[i] = text,
+                }
+                if lines.is_empty() {
+                    lines.push(String::new());
+                }
+            }
+            let toml = lines.join("\n");
+            let (path, body) = match endpoint {
+                0 => ("/api/check", json!({ "toml": toml })),
+                1 => (
+                    "/api/runs",
+                    json!({ "toml": toml, "trials": trials % 30_000, "seed": seed }),
+                ),
+                _ => (
+                    "/api/check",
+                    json!({ "toml": toml, "trials": "many", "name": "../x.toml" }),
+                ),
+            };
+            let (status, answer) = server.json("POST", path, Some(body));
+            prop_assert!(
+                status == 200 || (400..500).contains(&status),
+                "{path} answered {status}: {answer}"
+            );
+            Ok(())
+        })
+        .unwrap();
+    let (status, _) = server.json("GET", "/api/scenarios", None);
+    assert_eq!(status, 200, "the server still answers");
+}
