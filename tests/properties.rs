@@ -8,6 +8,8 @@ use warcrunch::engine::{self, BattleRng, CHUNK_SIZE, RunSettings, Shard, System,
 use warcrunch::scenario;
 use warcrunch::systems::war_cards::WarCards;
 
+use crate::util::garble;
+
 fn knights() -> WarCards {
     let path = crate::util::scenario("knights_vs_pikes.toml");
     match scenario::load(&path).unwrap().battle {
@@ -109,26 +111,10 @@ proptest! {
         edits in prop::collection::vec((0usize..20, 0u8..4, ".{0,12}"), 0..6),
         system in prop::sample::select(vec!["war_cards", "gurps", "seventh_sea", "x"]),
     ) {
-        let mut lines: Vec<String> = VALID.replace("war_cards", system).lines().map(str::to_owned).collect();
-        for (at, kind, text) in edits {
-            let i = at % lines.len().max(1);
-            match kind {
-                0 => { lines.remove(i); }
-                1 => { let l = lines[i].clone(); lines.insert(i, l); }
-                2 => {
-                    if let Some((key, _)) = lines[i].split_once('=') {
-                        lines[i] = format!("{key}= {text}");
-                    }
-                }
-                _ => lines[i] = text,
-            }
-            if lines.is_empty() {
-                lines.push(String::new());
-            }
-        }
+        let text = garble(&VALID.replace("war_cards", system), edits);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fuzz.toml");
-        let _ = scenario::load_text(&path, &lines.join("\n"));
+        let _ = scenario::load_text(&path, &text);
     }
 }
 

@@ -282,11 +282,45 @@ const RULES_ACROSS_KEYS: [&str; 12] = [
     "position` has",                      // a position the strategy table does not list
 ];
 
+/// The verdicts of the parser and the schema on the mutated files.
+#[derive(Default)]
+struct Verdicts {
+    checked: usize,
+    refused_by_both: usize,
+    disagreements: Vec<String>,
+}
+
+impl Verdicts {
+    /// Records one mutated file: `parsed` is the parser's answer, `valid`
+    /// the schema's. A schema-pass/parser-refusal is allowed only for the
+    /// rules across keys; a parser-pass/schema-refusal never.
+    fn judge(
+        &mut self,
+        place: String,
+        parsed: &anyhow::Result<warcrunch::scenario::Scenario>,
+        valid: bool,
+    ) {
+        self.checked += 1;
+        match (parsed, valid) {
+            (Ok(_), true) => {}
+            (Err(_), false) => self.refused_by_both += 1,
+            (Err(e), true)
+                if RULES_ACROSS_KEYS
+                    .iter()
+                    .any(|rule| format!("{e:#}").contains(rule)) => {}
+            (Err(e), true) => self.disagreements.push(format!(
+                "{place}: the schema passes it, the parser refuses: {e:#}"
+            )),
+            (Ok(_), false) => self
+                .disagreements
+                .push(format!("{place}: the parser takes it, the schema refuses")),
+        }
+    }
+}
+
 #[test]
 fn the_parsers_and_the_schemas_agree_on_mutated_files() {
-    let mut disagreements = Vec::new();
-    let mut checked = 0usize;
-    let mut refused_by_both = 0usize;
+    let mut verdicts = Verdicts::default();
     for system in SYSTEMS {
         let entry = schema::find(system).unwrap();
         let validator = validator(&entry);
@@ -296,25 +330,7 @@ fn the_parsers_and_the_schemas_agree_on_mutated_files() {
                 let text = toml::to_string(&m.doc).unwrap();
                 let parsed = warcrunch::scenario::load_text(&file, &text);
                 let valid = validator.is_valid(&as_json(&m.doc));
-                checked += 1;
-                match (&parsed, valid) {
-                    (Ok(_), true) => {}
-                    (Err(_), false) => refused_by_both += 1,
-                    (Err(e), true)
-                        if RULES_ACROSS_KEYS
-                            .iter()
-                            .any(|rule| format!("{e:#}").contains(rule)) => {}
-                    (Err(e), true) => disagreements.push(format!(
-                        "{} {}: the schema passes it, the parser refuses: {e:#}",
-                        file.display(),
-                        m.what
-                    )),
-                    (Ok(_), false) => disagreements.push(format!(
-                        "{} {}: the parser takes it, the schema refuses",
-                        file.display(),
-                        m.what
-                    )),
-                }
+                verdicts.judge(format!("{} {}", file.display(), m.what), &parsed, valid);
             }
         }
     }
@@ -336,25 +352,14 @@ fn the_parsers_and_the_schemas_agree_on_mutated_files() {
             std::fs::write(&table_path, toml::to_string(&m.doc).unwrap()).unwrap();
             let parsed = warcrunch::scenario::load_text(&scenario, &scenario_text);
             let valid = validator.is_valid(&as_json(&m.doc));
-            checked += 1;
-            match (&parsed, valid) {
-                (Ok(_), true) => {}
-                (Err(_), false) => refused_by_both += 1,
-                (Err(e), true)
-                    if RULES_ACROSS_KEYS
-                        .iter()
-                        .any(|rule| format!("{e:#}").contains(rule)) => {}
-                (Err(e), true) => disagreements.push(format!(
-                    "table {} {}: the schema passes it, the parser refuses: {e:#}",
-                    table.name, m.what
-                )),
-                (Ok(_), false) => disagreements.push(format!(
-                    "table {} {}: the parser takes it, the schema refuses",
-                    table.name, m.what
-                )),
-            }
+            verdicts.judge(format!("table {} {}", table.name, m.what), &parsed, valid);
         }
     }
+    let Verdicts {
+        checked,
+        refused_by_both,
+        disagreements,
+    } = verdicts;
     eprintln!(
         "{checked} mutated files, {refused_by_both} refused by both the parser and the schema, {} disagreements",
         disagreements.len()

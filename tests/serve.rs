@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{garble, read, repo, warcrunch};
 
 /// A `warcrunch serve` process, killed when dropped.
 struct Server {
@@ -327,26 +327,7 @@ fn garbled_requests_never_crash_the_server() {
     let mut runner = TestRunner::new(Config::with_cases(96));
     runner
         .run(&request, |(edits, endpoint, trials, seed)| {
-            let mut lines: Vec<String> = scenario.lines().map(str::to_owned).collect();
-            for (at, kind, text) in edits {
-                let i = at % lines.len().max(1);
-                match kind {
-                    0 => {
-                        lines.remove(i);
-                    }
-                    1 => lines.insert(i, lines[i].clone()),
-                    2 => {
-                        if let Some((key, _)) = lines[i].split_once('=') {
-                            lines[i] = format!("{key}= {text}");
-                        }
-                    }
-                    _ => lines[i] = text,
-                }
-                if lines.is_empty() {
-                    lines.push(String::new());
-                }
-            }
-            let toml = lines.join("\n");
+            let toml = garble(&scenario, edits);
             let (path, body) = match endpoint {
                 0 => ("/api/check", json!({ "toml": toml })),
                 1 => (

@@ -204,3 +204,28 @@ pub fn assert_within_family(
     }
     checked
 }
+
+/// A scenario text garbled by fuzz edits `(line, kind, text)`: the line
+/// dropped, doubled, its value replaced by `text`, or the line replaced.
+pub fn garble(text: &str, edits: Vec<(usize, u8, String)>) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    for (at, kind, text) in edits {
+        let i = at % lines.len().max(1);
+        match kind {
+            0 => {
+                lines.remove(i);
+            }
+            1 => lines.insert(i, lines[i].clone()),
+            2 => {
+                if let Some((key, _)) = lines[i].split_once('=') {
+                    lines[i] = format!("{key}= {text}");
+                }
+            }
+            _ => lines[i] = text,
+        }
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+    }
+    lines.join("\n")
+}
