@@ -1,5 +1,9 @@
-// The workbench page: load or paste a scenario, check it, run it, and draw
-// the counts the server streams. Plain ES module, no build step.
+// The workbench page: load or paste a scenario, edit it in a form or as
+// TOML, check it, run it, and draw the counts the server streams; and the
+// deck designer. Plain ES modules, no build step.
+
+import { BattleForm } from "/assets/form.js";
+import { Designer } from "/assets/designer.js";
 
 const $ = (id) => document.getElementById(id);
 const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
@@ -7,6 +11,7 @@ const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's metrics, for comparison
 let latest = null; // the followed run's last snapshot
+const schemas = new Map(); // schema name -> JSON Schema
 
 async function api(path, options = {}) {
   const response = await fetch(path, options);
@@ -42,6 +47,7 @@ async function loadScenario() {
     $("toml").value = body;
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
+    await fromToml();
   } else {
     showErrors([{ message: body.error || String(body) }]);
   }
@@ -53,6 +59,7 @@ function scenarioName() {
 }
 
 function showErrors(errors) {
+  form.showErrors(errors);
   const box = $("errors");
   box.replaceChildren();
   for (const e of errors) {
@@ -60,8 +67,57 @@ function showErrors(errors) {
     div.className = "flag";
     div.textContent = (e.line ? `line ${e.line}: ` : "") + e.message;
     box.append(div);
-    if (e.line) selectLine(e.line);
+    if (e.line && !$("toml").hidden) selectLine(e.line);
   }
+}
+
+// The form, rebuilt from the server's reading of the TOML text.
+async function drawForm(answer) {
+  const name = answer.schema;
+  if (name && !schemas.has(name)) {
+    const { ok, body } = await api(`/api/schema/${name}`);
+    if (ok) schemas.set(name, body);
+  }
+  form.draw(name ? schemas.get(name) : null, answer.document);
+}
+
+// The TOML text changed: read it again for the form, then check it.
+async function fromToml() {
+  const result = await post("/api/document", { toml: $("toml").value });
+  if (!result.ok) {
+    showErrors(rejection(result));
+    return;
+  }
+  await drawForm(result.body);
+  await check();
+}
+
+// A field changed: the server edits the text, the form follows.
+async function applyEdits(edits, redraw) {
+  const result = await post("/api/edit", { toml: $("toml").value, edits });
+  if (!result.ok) {
+    showErrors(rejection(result));
+    return;
+  }
+  $("toml").value = result.body.toml;
+  if (redraw) await drawForm(result.body);
+  await check();
+}
+
+const form = new BattleForm($("form"), applyEdits);
+
+function showTab(which) {
+  const asForm = which === "form";
+  $("form").hidden = !asForm;
+  $("toml").hidden = asForm;
+  $("tab-form").className = asForm ? "" : "quiet";
+  $("tab-toml").className = asForm ? "quiet" : "";
+}
+
+let typing = null;
+function typed() {
+  clearTimeout(typing);
+  typing = setTimeout(fromToml, 400);
 }
 
 function selectLine(line) {
@@ -264,6 +320,14 @@ $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
+$("tab-form").addEventListener("click", () => showTab("form"));
+$("tab-toml").addEventListener("click", () => showTab("toml"));
+$("toml").addEventListener("input", typed);
+const designer = new Designer($("designer"), post);
+$("deck-load").addEventListener("click", async () => {
+  if (await designer.load()) $("deck-save").disabled = false;
+});
+$("deck-save").addEventListener("click", () => designer.save());
 // A link can name a scenario and start it: /?scenario=gurps/x.toml&run
 async function start() {
   await listScenarios();

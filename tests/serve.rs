@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use crate::util::{garble, read, repo, warcrunch};
 
 /// A `warcrunch serve` process, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    address: String,
+    pub(crate) address: String,
 }
 
 impl Server {
-    fn start(extra: &[&str]) -> Server {
+    pub(crate) fn start(extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_warcrunch"))
             .current_dir(repo())
             .args(["serve", "--port", "0"])
@@ -41,7 +41,7 @@ impl Server {
     }
 
     /// One request; returns the status and the body (chunked bodies decoded).
-    fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    pub(crate) fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(120)))
@@ -73,7 +73,7 @@ impl Server {
         )
     }
 
-    fn json(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub(crate) fn json(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let (status, text) = self.request(method, path, body.map(|b| b.to_string()).as_deref());
         let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
         (status, value)

@@ -2,6 +2,7 @@
 
 mod answers;
 mod architecture;
+mod browser;
 mod cli;
 mod deck_seed;
 mod exact;

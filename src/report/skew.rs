@@ -196,12 +196,15 @@ impl Export<SkewReport> for Heatmaps {
         draw_both(
             dir,
             "skew_heatmap",
-            (1500, 1180),
+            HEATMAP_SIZE,
             |root| heatmaps(root, &report.analysis),
             |root| heatmaps(root, &report.analysis),
         )
     }
 }
+
+/// Width and height of the skew heatmaps, in pixels.
+const HEATMAP_SIZE: (u32, u32) = (1500, 1180);
 
 /// A grid of coloured cells with labels.
 struct Grid {
@@ -277,6 +280,17 @@ fn result_grid(
             })
             .collect(),
     }
+}
+
+/// The picture of `skew_heatmap.svg` as a string, for the workbench.
+pub fn heatmap_svg(a: &SkewAnalysis) -> Result<String> {
+    super::charts::ensure_font()?;
+    let mut svg = String::new();
+    heatmaps(
+        SVGBackend::with_string(&mut svg, HEATMAP_SIZE).into_drawing_area(),
+        a,
+    )?;
+    Ok(svg)
 }
 
 pub(crate) fn heatmaps<DB: DrawingBackend>(

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::ServeOptions;
+use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
 use super::runs::{Run, Runs};
 use crate::scenario::{self, Battle, Scenario};
@@ -29,6 +30,8 @@ const POSTED: &str = "workbench.toml";
 const PAGE: &str = include_str!("../../assets/workbench.html");
 const SCRIPT: &str = include_str!("../../assets/workbench.js");
 const STYLES: &str = include_str!("../../assets/report.css");
+const FORM: &str = include_str!("../../assets/form.js");
+const DESIGNER: &str = include_str!("../../assets/designer.js");
 
 /// What every handler shares.
 pub struct State {
@@ -58,6 +61,14 @@ pub fn router(state: Arc<State>) -> Router {
             get(|| async { asset(SCRIPT, "text/javascript") }),
         )
         .route(
+            "/assets/form.js",
+            get(|| async { asset(FORM, "text/javascript") }),
+        )
+        .route(
+            "/assets/designer.js",
+            get(|| async { asset(DESIGNER, "text/javascript") }),
+        )
+        .route(
             "/assets/report.css",
             get(|| async { asset(STYLES, "text/css") }),
         )
@@ -65,6 +76,12 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/scenarios/{*name}", get(read_scenario))
         .route("/api/schema/{name}", get(schema))
         .route("/api/check", axum::routing::post(check))
+        .route("/api/document", axum::routing::post(read_document))
+        .route("/api/edit", axum::routing::post(edit_document))
+        .route(
+            "/api/cards",
+            axum::routing::post(super::designer::analyse_deck),
+        )
         .route("/api/runs", axum::routing::post(start_run))
         .route("/api/runs/{id}", get(run_state).delete(stop_run))
         .route("/api/runs/{id}/events", get(run_events))
@@ -147,7 +164,7 @@ impl IntoResponse for Rejected {
 
 /// One error as the page shows it: the key and line the CLI's message
 /// names, and the message with the server's folder taken out.
-fn invalid(message: &str, origin: &str, shown_as: &str) -> Rejected {
+fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected {
     let message = message.replace(origin, shown_as);
     // `file:LINE:COLUMN: …` from the checks, `… at line LINE, column …` from TOML.
     let line = message
@@ -164,8 +181,9 @@ fn invalid(message: &str, origin: &str, shown_as: &str) -> Rejected {
                 .ok()
         });
     let key = message.split('`').nth(1).map(str::to_owned);
+    let path = line.and_then(|l| edit::path_at_line(text, l));
     Rejected::Invalid(vec![
-        json!({ "key": key, "line": line, "message": message }),
+        json!({ "key": key, "line": line, "path": path, "message": message }),
     ])
 }
 
@@ -191,11 +209,12 @@ fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
             &crate::validate::toml_error(&origin, e).to_string(),
             &origin,
             name,
+            &posted.toml,
         )
     })?;
     check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
     let mut s = scenario::load_text(&path, &posted.toml)
-        .map_err(|e| invalid(&format!("{e:#}"), &origin, name))?;
+        .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     let max = state.max_trials;
     let trials = match (posted.trials, posted.precision) {
         (Some(t), _) if t == 0 || t > max => {
@@ -226,7 +245,7 @@ fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
         })]));
     }
     crate::runner::override_settings(&mut s, trials, posted.seed)
-        .map_err(|e| invalid(&format!("{e:#}"), &origin, name))?;
+        .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     Ok(s)
 }
 
@@ -290,6 +309,64 @@ async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) ->
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("the check crashed: {e}"),
         ),
+    }
+}
+
+/// A scenario's text, for the form.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    toml: String,
+}
+
+/// A scenario's text and the form's changes to it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Edits {
+    toml: String,
+    edits: Vec<Edit>,
+}
+
+/// A TOML syntax error as a 422, with its line and the key written there.
+pub(super) fn unreadable(message: String, text: &str) -> Response {
+    let line = message.split_once(" line ").and_then(|(_, after)| {
+        after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse::<u64>()
+            .ok()
+    });
+    let path = line.and_then(|l| edit::path_at_line(text, l));
+    Rejected::Invalid(vec![
+        json!({ "key": null, "line": line, "path": path, "message": message }),
+    ])
+    .into_response()
+}
+
+/// The file as JSON and the schema its form is built from (named by its
+/// `system`; a deck table has none and gets `cards`).
+fn form_of(text: &str) -> Response {
+    match edit::document(text) {
+        Ok(document) => {
+            let schema = match document.get("system").and_then(|s| s.as_str()) {
+                Some(system) => crate::schema::find(system).ok().map(|_| system.to_owned()),
+                None if document.get("cards").is_some() => Some("cards".to_owned()),
+                None => None,
+            };
+            Json(json!({ "toml": text, "schema": schema, "document": document })).into_response()
+        }
+        Err(message) => unreadable(message, text),
+    }
+}
+
+async fn read_document(Json(posted): Json<Text>) -> Response {
+    form_of(&posted.toml)
+}
+
+async fn edit_document(Json(posted): Json<Edits>) -> Response {
+    match edit::apply(&posted.toml, &posted.edits) {
+        Ok(text) => form_of(&text),
+        Err(message) => unreadable(message, &posted.toml),
     }
 }
 

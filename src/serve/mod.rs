@@ -7,6 +7,8 @@
 //! report's stylesheet are compiled in from `assets/`.
 
 mod api;
+mod designer;
+mod edit;
 mod files;
 mod runs;
 

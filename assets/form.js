@@ -1,0 +1,222 @@
+// The battle as a form, built from the scenario's JSON Schema (the one the
+// editors use) and filled from the file. Every change becomes an edit the
+// server applies to the TOML text, so comments and layout survive and the
+// TOML view and the form stay the same file. Plain ES module.
+
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  node.append(...children);
+  return node;
+};
+
+/// `sides[1].troop_strength`, the way the CLI's messages name a key.
+export const shown = (path) =>
+  path.reduce((s, step) => (typeof step === "number" ? `${s}[${step}]` : s ? `${s}.${step}` : step), "");
+
+// The schema node behind `$ref` and single-entry `allOf`, keeping the outer
+// description and default.
+function resolve(root, node) {
+  let out = { ...node };
+  while (true) {
+    if (out.$ref) {
+      const target = out.$ref.replace("#/definitions/", "");
+      const { $ref, ...rest } = out;
+      out = { ...root.definitions[target], ...rest };
+    } else if (out.allOf && out.allOf.length === 1) {
+      const { allOf, ...rest } = out;
+      out = { ...allOf[0], ...rest };
+    } else {
+      return out;
+    }
+  }
+}
+
+function kind(node) {
+  if (node.oneOf && node.oneOf.every((o) => "const" in o)) return "choice";
+  if (node.const !== undefined) return "fixed";
+  if (node.type === "integer" || node.type === "number") return "number";
+  if (node.type === "boolean") return "flag";
+  if (node.type === "string") return "text";
+  if (node.type === "array" && node.items && node.items.type === "string") return "words";
+  if (node.type === "array") return "list";
+  if (node.type === "object" && node.properties) return "group";
+  return "other";
+}
+
+function hint(node) {
+  const parts = [];
+  if (node.minimum !== undefined || node.maximum !== undefined) {
+    parts.push(`${node.minimum ?? "…"} to ${node.maximum ?? "…"}`);
+  }
+  if (node.default !== undefined && typeof node.default !== "object") parts.push(`default ${node.default}`);
+  return parts.join(", ");
+}
+
+// Properties in the order a reader expects: the name first, the sides
+// before the people in them.
+function ordered(node) {
+  const rank = (k) => (k === "name" ? 0 : k === "sides" || k === "attacker" ? 1 : k === "defender" ? 2 : 3);
+  return Object.keys(node.properties).sort((a, b) => rank(a) - rank(b));
+}
+
+/// A form over `doc` (the file as JSON) for `schema`. `edit(list)` sends
+/// edits to the server; the form is rebuilt from its answer.
+export class BattleForm {
+  constructor(box, edit) {
+    this.box = box;
+    this.edit = edit;
+    this.opened = new Set(); // folded entries the user opened, kept across redraws
+  }
+
+  draw(schema, doc) {
+    this.schema = schema;
+    this.box.replaceChildren();
+    if (!schema) {
+      this.box.append(el("p", { class: "muted", text: "This file names no system the form knows; edit it as TOML." }));
+      return;
+    }
+    this.box.append(this.group(schema, doc, [], schema.title || "Battle"));
+  }
+
+  group(node, value, path, title) {
+    const box = el("fieldset", { class: "group" });
+    if (title) box.append(el("legend", { text: title }));
+    const simple = el("div", { class: "fields" });
+    box.append(simple);
+    const required = new Set(node.required || []);
+    for (const key of ordered(node)) {
+      const child = resolve(this.schema, node.properties[key]);
+      const here = [...path, key];
+      const current = value ? value[key] : undefined;
+      const k = kind(child);
+      if (k === "group") box.append(this.group(child, current, here, key));
+      else if (k === "list" && child.items) box.append(this.list(child, current || [], here, key));
+      else simple.append(this.field(child, current, here, key, required.has(key), k));
+    }
+    return box;
+  }
+
+  list(node, items, path, title) {
+    const item = resolve(this.schema, node.items);
+    const box = el("div", { class: "list" }, el("h3", { text: `${title} (${items.length})` }));
+    const max = node.maxItems ?? Infinity;
+    const min = node.minItems ?? 0;
+    items.forEach((value, i) => {
+      const name = value && value.name ? `${title}[${i}]: ${value.name}` : `${title}[${i}]`;
+      // Short lists (two sides) open; longer ones (the PCs) folded to a line each.
+      const fieldset = kind(item) === "group" ? this.group(item, value, [...path, i], null) : el("div");
+      const fold = el("details", {}, el("summary", { text: name }), fieldset);
+      if (items.length <= 2 || this.opened.has(`${shown(path)}[${i}]`)) fold.open = true;
+      fold.addEventListener("toggle", () => {
+        const key = `${shown(path)}[${i}]`;
+        if (fold.open) this.opened.add(key);
+        else this.opened.delete(key);
+      });
+      const remove = el("button", { class: "quiet small", type: "button", text: `Remove ${value && value.name ? value.name : "this"}` });
+      remove.disabled = items.length <= min;
+      remove.addEventListener("click", () => this.edit([{ op: "remove", path: [...path, i] }], true));
+      fieldset.append(remove);
+      box.append(fold);
+    });
+    const add = el("button", { class: "quiet", type: "button", text: `Add to ${title}` });
+    add.disabled = items.length >= max;
+    add.addEventListener("click", () => {
+      this.opened.add(`${shown(path)}[${items.length}]`);
+      this.edit([{ op: "append", path, value: this.fresh(item, items) }], true);
+    });
+    box.append(add);
+    return box;
+  }
+
+  // A new entry: a copy of the last one under a new name, or the required
+  // keys at their lowest allowed values.
+  fresh(item, items) {
+    const names = new Set(items.map((x) => x && x.name));
+    const unique = (base) => {
+      for (let n = 2; ; n++) if (!names.has(`${base} ${n}`)) return `${base} ${n}`;
+    };
+    if (items.length) {
+      const copy = structuredClone(items[items.length - 1]);
+      if ("name" in copy) copy.name = unique(String(copy.name).replace(/ \d+$/, ""));
+      return copy;
+    }
+    const value = {};
+    for (const key of item.required || []) {
+      const node = resolve(this.schema, item.properties[key]);
+      const k = kind(node);
+      value[key] = k === "number" ? node.minimum ?? 0 : k === "flag" ? false : k === "choice" ? node.oneOf[0].const : key === "name" ? unique("New") : "";
+    }
+    return value;
+  }
+
+  field(node, current, path, key, required, k) {
+    const id = "f-" + shown(path).replace(/[^A-Za-z0-9_-]/g, "_");
+    const row = el("div", { class: "field", "data-path": JSON.stringify(path) });
+    const label = el("label", { for: id, text: key });
+    if (node.description) label.title = node.description;
+    let input;
+    const present = current !== undefined;
+    if (k === "choice") {
+      input = el("select", { id });
+      if (!required) input.append(el("option", { value: "", text: node.default !== undefined ? `(default: ${node.default})` : "(not set)" }));
+      for (const o of node.oneOf) input.append(el("option", { value: o.const, text: o.const }));
+      input.value = present ? current : "";
+    } else if (k === "flag") {
+      input = el("input", { id, type: "checkbox" });
+      input.checked = present ? current : Boolean(node.default);
+    } else if (k === "fixed" || k === "other") {
+      const text = typeof current === "string" ? current : JSON.stringify(current);
+      input = el("input", { id, type: "text", readonly: "", value: present ? text : "" });
+      input.title = k === "fixed" ? "fixed for this kind of battle" : "edit this one in the TOML view";
+    } else {
+      input = el("input", { id, type: "text", value: present ? (k === "words" ? current.join(", ") : String(current)) : "" });
+      if (k === "number") input.setAttribute("inputmode", "decimal");
+      if (!present && node.default !== undefined) input.placeholder = k === "words" ? node.default.join(", ") : String(node.default);
+    }
+    input.addEventListener("change", () => this.changed(input, path, k, present));
+    const note = el("span", { class: "hint", text: hint(node) });
+    const error = el("div", { class: "field-error", role: "alert" });
+    row.append(label, input, note, error);
+    return row;
+  }
+
+  changed(input, path, k, present) {
+    if (k === "flag") return this.edit([{ op: "set", path, value: input.checked }], false);
+    const raw = input.value.trim();
+    if (raw === "") {
+      // An emptied field falls back to its default.
+      return present ? this.edit([{ op: "remove", path }], true) : undefined;
+    }
+    let value = raw;
+    if (k === "number" && raw !== "" && !Number.isNaN(Number(raw.replaceAll("_", "")))) value = Number(raw.replaceAll("_", ""));
+    if (k === "words") value = raw.split(",").map((w) => w.trim()).filter(Boolean);
+    return this.edit([{ op: "set", path, value }], !present);
+  }
+
+  /// Shows each error beside its field; returns the ones no field holds.
+  showErrors(errors) {
+    for (const row of this.box.querySelectorAll(".field")) {
+      row.classList.remove("invalid");
+      row.querySelector(".field-error").textContent = "";
+    }
+    const left = [];
+    for (const e of errors) {
+      const wanted = JSON.stringify(e.path);
+      const target = e.path && [...this.box.querySelectorAll(".field")].find((r) => r.dataset.path === wanted);
+      if (target) {
+        target.classList.add("invalid");
+        const fold = target.closest("details");
+        if (fold) fold.open = true;
+        target.querySelector(".field-error").textContent = e.message.replace(/^[^:`\s]+\.toml:(\d+:\d+:)?\s*/, "");
+      } else {
+        left.push(e);
+      }
+    }
+    return left;
+  }
+}

@@ -1,0 +1,83 @@
+//! The deck designer: a Combat Card table analysed exactly on every edit,
+//! with the findings and the heatmap `warcrunch cards` writes.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::api::unreadable;
+use crate::commands::cards::findings;
+use crate::report::skew::heatmap_svg;
+use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
+use crate::systems::war_cards::skew::analyse;
+use crate::tables::BUILT_IN_CARDS;
+
+/// A deck table's text; none asks for the built-in deck.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Posted {
+    #[serde(default)]
+    toml: Option<String>,
+}
+
+/// The name a posted deck is checked under.
+const POSTED: &str = "deck.toml";
+
+/// `POST /api/cards`: the deck's grid, its exact skew analysis, the
+/// findings as `warcrunch cards` prints them, and the heatmap as SVG.
+pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
+    let text = posted.toml.unwrap_or_else(|| BUILT_IN_CARDS.to_owned());
+    let answer = tokio::task::spawn_blocking(move || {
+        let deck = match Deck::parse(&text, POSTED) {
+            Ok(deck) => deck,
+            Err(e) => return unreadable(format!("{e:#}"), &text),
+        };
+        let analysis = analyse(&deck);
+        let heatmap = match heatmap_svg(&analysis) {
+            Ok(svg) => svg,
+            Err(e) => {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Json(json!({ "error": format!("{e:#}") })),
+                )
+                    .into_response();
+            }
+        };
+        let cards: Vec<Vec<Vec<&str>>> = deck
+            .cards
+            .iter()
+            .map(|card| {
+                card.iter()
+                    .map(|row| row.iter().map(|r| r.symbol()).collect())
+                    .collect()
+            })
+            .collect();
+        let anomalies: Vec<_> = analysis
+            .anomalies
+            .iter()
+            .map(|a| json!({ "row": a.row, "column": a.column, "sentence": a.sentence() }))
+            .collect();
+        Json(json!({
+            "toml": text,
+            "row_order": deck.row_order,
+            "stand_ins": deck.stand_ins,
+            "rows": (0..ROWS.len()).map(row_key).collect::<Vec<_>>(),
+            "columns": COLUMNS,
+            "cards": cards,
+            "anomalies": anomalies,
+            "findings": findings(&deck, POSTED, &analysis),
+            "heatmap": heatmap,
+        }))
+        .into_response()
+    })
+    .await;
+    answer.unwrap_or_else(|e| {
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({ "error": format!("the analysis crashed: {e}") })),
+        )
+            .into_response()
+    })
+}

@@ -1,0 +1,376 @@
+//! The workbench page in a real browser: headless Chromium driven over the
+//! DevTools protocol. It loads a scenario, sees the CLI's message beside a
+//! field set out of range, fixes it, adds a PC, runs and reads the verdict
+//! (the same lines as the API's), and edits a Combat Card cell and sees the
+//! exact analysis follow. Screenshots land in `target/browser/`.
+//!
+//! The DevTools client is the few lines below over `tungstenite`: the client
+//! crates (headless_chrome via derive_builder) switch on `syn` features that
+//! make `cargo test` compile every derive and polars a second time.
+//!
+//! Without a browser the test says so loudly and passes, except under
+//! `CI=true`, where a missing browser fails it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
+
+use crate::serve::Server;
+use crate::util::{read, repo};
+use warcrunch::commands::cards::findings;
+use warcrunch::systems::war_cards::deck::Deck;
+use warcrunch::systems::war_cards::skew::analyse;
+
+/// The browser binaries tried, in order (`CHROMIUM` names another).
+const BROWSERS: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
+
+/// A headless Chromium showing one page, killed when dropped.
+struct Browser {
+    child: Child,
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Opens `url`; `None` when no browser is installed.
+    fn open(url: &str) -> Option<Browser> {
+        let binary = std::env::var("CHROMIUM")
+            .ok()
+            .into_iter()
+            .chain(BROWSERS.iter().map(|b| b.to_string()))
+            .find(|b| {
+                Command::new(b)
+                    .arg("--version")
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })?;
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(&binary)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--window-size=1280,2000",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{binary} does not start: {e}"));
+        // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID"
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let port = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|line| {
+                let rest = line.split("ws://127.0.0.1:").nth(1)?;
+                rest.split('/').next().map(str::to_owned)
+            })
+            .expect("the browser names its DevTools port");
+        // The rest of its chatter, read so it never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let page = Self::page_socket(&port, url);
+        let (socket, _) = tungstenite::connect(page).expect("the page's DevTools socket opens");
+        Some(Browser {
+            child,
+            socket,
+            next_id: 0,
+            _profile: profile,
+        })
+    }
+
+    /// The DevTools address of the tab showing `url`.
+    fn page_socket(port: &str, url: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let body = Self::get(port, "/json/list");
+            let targets: Vec<Value> = serde_json::from_str(&body).unwrap_or_default();
+            if let Some(t) = targets.iter().find(|t| {
+                t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.starts_with(url))
+            }) {
+                return t["webSocketDebuggerUrl"].as_str().unwrap().to_owned();
+            }
+            assert!(Instant::now() < deadline, "no tab shows {url}: {body}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// A GET from the browser's DevTools HTTP endpoint (it keeps the
+    /// connection open, so the body is read by its length).
+    fn get(port: &str, path: &str) -> String {
+        let stream = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+        let mut reader = BufReader::new(stream);
+        write!(
+            reader.get_mut(),
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        )
+        .unwrap();
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        String::from_utf8(body).unwrap()
+    }
+
+    /// One DevTools command; its result.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let message = json!({ "id": id, "method": method, "params": params });
+        self.socket
+            .send(Message::text(message.to_string()))
+            .unwrap();
+        loop {
+            let Message::Text(text) = self.socket.read().unwrap() else {
+                continue;
+            };
+            let answer: Value = serde_json::from_str(&text).unwrap();
+            if answer["id"] == id {
+                assert!(answer.get("error").is_none(), "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates `script` in the page (promises awaited); its value.
+    fn eval(&mut self, script: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": script, "awaitPromise": true, "returnByValue": true }),
+        );
+        assert!(
+            result.get("exceptionDetails").is_none(),
+            "the page threw on `{script}`: {}",
+            result["exceptionDetails"]
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// Waits until `condition` (a script) is truthy; its value.
+    fn wait_for(&mut self, what: &str, condition: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let value = self.eval(condition);
+            if !(value.is_null() || value == false || value == "") {
+                return value;
+            }
+            if Instant::now() > deadline {
+                self.screenshot("timeout");
+                panic!(
+                    "waited 60 s for {what} (`{condition}`); screenshot in target/browser/timeout.png"
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Saves the page as `target/browser/NAME.png` for a human to look at.
+    fn screenshot(&mut self, name: &str) -> PathBuf {
+        let shot = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap();
+        let dir = repo().join("target").join("browser");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// Sets the form field of `path` (JSON) to `value` as a user would.
+    fn type_into(&mut self, path: &str, value: &str) {
+        let script = format!(
+            "(() => {{ const row = [...document.querySelectorAll('.field')].find(r => r.dataset.path === {path:?});
+               const input = row.querySelector('input, select'); input.value = {value:?};
+               input.dispatchEvent(new Event('change')); return true; }})()"
+        );
+        assert_eq!(self.eval(&script), true);
+    }
+
+    fn field_error(&mut self, path: &str) -> String {
+        let script = format!(
+            "[...document.querySelectorAll('.field')].find(r => r.dataset.path === {path:?}).querySelector('.field-error').textContent"
+        );
+        self.eval(&script).as_str().unwrap_or_default().to_owned()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The browser, or a loud skip (a failure under `CI=true`).
+fn browser(url: &str) -> Option<Browser> {
+    let found = Browser::open(url);
+    if found.is_none() {
+        let message = "NO BROWSER: the workbench's browser test needs Chromium \
+                       (`apt-get install -y chromium`, or CHROMIUM=/path/to/chrome)";
+        assert!(std::env::var("CI").is_err(), "{message}");
+        eprintln!("\n*** SKIPPED *** {message}\n");
+    }
+    found
+}
+
+const RAIDERS_STRATEGY: &str = r#"["sides",1,"strategy"]"#;
+
+#[test]
+fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
+    let server = Server::start(&[]);
+    let url = format!(
+        "http://{}/?scenario=gurps/ambush_at_the_ford.toml",
+        server.address
+    );
+    let Some(mut page) = browser(&url) else {
+        return;
+    };
+    page.wait_for(
+        "the form",
+        "document.querySelectorAll('.field').length > 20",
+    );
+
+    // Out of range in the form: the CLI's message beside the field.
+    page.type_into(RAIDERS_STRATEGY, "40");
+    let error = page.wait_for(
+        "the inline error",
+        &format!(
+            "[...document.querySelectorAll('.field.invalid')].map(r => r.dataset.path).join() === {RAIDERS_STRATEGY:?} && document.querySelector('.field.invalid .field-error').textContent"
+        ),
+    );
+    assert!(
+        error
+            .as_str()
+            .unwrap()
+            .contains("`sides[1].strategy` = 40 is out of range; allowed: 0 to 30"),
+        "{error}"
+    );
+    assert!(
+        page.eval("document.getElementById('toml').value")
+            .as_str()
+            .unwrap()
+            .contains("strategy = 40")
+    );
+    page.eval("document.querySelector('.field.invalid').scrollIntoView({ block: 'center' })");
+    page.screenshot("inline_error");
+    page.type_into(RAIDERS_STRATEGY, "13");
+    page.wait_for("the error to clear", "document.querySelectorAll('.field.invalid').length === 0 && document.getElementById('checked').textContent.startsWith('valid')");
+    assert_eq!(page.field_error(RAIDERS_STRATEGY), "");
+
+    // Add a PC: the TOML view gains a fifth [[heroes]], comments kept.
+    page.eval("[...document.querySelectorAll('button')].find(b => b.textContent === 'Add to heroes').click()");
+    page.wait_for(
+        "the new PC",
+        "document.getElementById('toml').value.includes('name = \"Brother Anselm 2\"')",
+    );
+    let toml = page
+        .eval("document.getElementById('toml').value")
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(toml.matches("[[heroes]]").count(), 5);
+    let original = read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"));
+    assert!(
+        toml.starts_with(&original.replace("strategy = 12", "strategy = 13")),
+        "only the strategy changed above the new PC"
+    );
+
+    // Run a fixed number of battles; the verdict on the page is the API's.
+    page.eval("document.querySelector('input[value=trials]').checked = true; document.getElementById('trials').value = 20000; document.getElementById('seed').value = 3; document.getElementById('run').click()");
+    page.wait_for(
+        "the run to end",
+        "document.getElementById('status').textContent.includes(': done,')",
+    );
+    let shown = page.eval("[...document.querySelectorAll('#verdict p')].map(p => p.textContent)");
+    let id = page
+        .eval("document.getElementById('status').textContent.match(/^run (\\d+)/)[1]")
+        .as_str()
+        .unwrap()
+        .parse::<u64>()
+        .unwrap();
+    let (_, state) = server.json("GET", &format!("/api/runs/{id}"), None);
+    let from_api: Vec<String> = state["verdict"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("{}.", l.as_str().unwrap()))
+        .collect();
+    assert_eq!(shown, json!(from_api));
+    assert!(
+        from_api.iter().any(|l| l.contains("Megalos wins")),
+        "{from_api:?}"
+    );
+    assert!(
+        from_api.iter().any(|l| l.contains("ends down or dead")),
+        "the party line: {from_api:?}"
+    );
+
+    // A second run beside the first: every outcome shows the difference.
+    page.type_into(r#"["sides",1,"troop_strength"]"#, "1600");
+    page.wait_for(
+        "the check",
+        "document.getElementById('checked').textContent.startsWith('valid')",
+    );
+    page.eval("document.getElementById('run').click()");
+    page.wait_for("the second run", &format!("document.getElementById('status').textContent.startsWith('run {}') && document.getElementById('status').textContent.includes(': done,')", id + 1));
+    let compared = page
+        .eval("document.querySelectorAll('#metrics .prev').length")
+        .as_u64()
+        .unwrap();
+    assert!(compared > 10, "{compared} outcomes show the previous run");
+    page.screenshot("gm_run");
+
+    // The designer: one cell edited, the page's findings are the library's.
+    page.eval("document.getElementById('deck-load').click()");
+    page.wait_for("the deck", "document.querySelectorAll('#deck-grid select').length === 63 && document.getElementById('deck-findings').textContent");
+    let before = page.eval("document.getElementById('deck-heatmap').src");
+    page.eval("const s = document.querySelector('#deck-grid select[data-cell=\"0:0:0\"]'); s.value = 'D'; s.dispatchEvent(new Event('change'))");
+    page.wait_for(
+        "the new analysis",
+        &format!("document.getElementById('deck-heatmap').src !== {before}"),
+    );
+    let edited = warcrunch::tables::BUILT_IN_CARDS.replacen(
+        "sword_shield   = \"- F H H F H R\"",
+        "sword_shield   = \"D F H H F H R\"",
+        1,
+    );
+    assert_ne!(edited, warcrunch::tables::BUILT_IN_CARDS);
+    let deck = Deck::parse(&edited, "deck.toml").unwrap();
+    let expected = findings(&deck, "deck.toml", &analyse(&deck));
+    assert_eq!(
+        page.eval("document.getElementById('deck-findings').textContent"),
+        json!(expected)
+    );
+    assert_eq!(
+        page.eval("document.querySelector('#deck-grid select[data-cell=\"0:0:0\"]').value"),
+        "D"
+    );
+    page.eval("document.getElementById('designer').scrollIntoView()");
+    let shot = page.screenshot("designer");
+    assert!(Path::new(&shot).exists());
+}
