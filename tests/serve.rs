@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -77,6 +78,11 @@ impl Server {
         let (status, text) = self.request(method, path, body.map(|b| b.to_string()).as_deref());
         let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
         (status, value)
+    }
+
+    /// The server's process id.
+    fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Follows a run's event stream to its end; returns the last state.
@@ -349,4 +355,177 @@ fn garbled_requests_never_crash_the_server() {
         .unwrap();
     let (status, _) = server.json("GET", "/api/scenarios", None);
     assert_eq!(status, 200, "the server still answers");
+}
+
+#[test]
+fn the_forms_edits_keep_the_file_and_the_designer_answers_exactly() {
+    let server = Server::start(&[]);
+    let (status, body) = server.json("POST", "/api/document", Some(json!({ "toml": ambush() })));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["schema"], "gurps");
+    assert_eq!(body["document"]["sides"][1]["troop_strength"], 800);
+    // A set and a new PC: every other line, comments included, unchanged.
+    let edits = json!([
+        { "op": "set", "path": ["sides", 1, "troop_strength"], "value": 1000 },
+        { "op": "append", "path": ["heroes"], "value": { "weapon_skill": 12, "side": "Megalos", "name": "Cato", "ht": 10, "iq": 10 } },
+    ]);
+    let (status, body) = server.json(
+        "POST",
+        "/api/edit",
+        Some(json!({ "toml": ambush(), "edits": edits })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let expected = format!(
+        "{}\n[[heroes]]\nname = \"Cato\"\nside = \"Megalos\"\nht = 10\niq = 10\nweapon_skill = 12\n",
+        ambush().replace("troop_strength = 800", "troop_strength = 1000")
+    );
+    assert_eq!(body["toml"], expected);
+    let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": expected })));
+    assert_eq!(status, 200, "the edited file is a valid scenario: {body}");
+    // An error names the path of its line, so the form can put it beside the field.
+    let bad = ambush().replace("risk = -3", "risk = -9");
+    let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": bad })));
+    assert_eq!(status, 422);
+    assert_eq!(
+        body["errors"][0]["path"],
+        json!(["heroes", 1, "risk"]),
+        "{body}"
+    );
+    // Edits of what is not there, and unreadable text: 422 with the reason.
+    for (edits, expect) in [
+        (
+            json!([{ "op": "remove", "path": ["heroes", 9] }]),
+            "`heroes[9]` is not in the file",
+        ),
+        (
+            json!([{ "op": "set", "path": ["name"], "value": null }]),
+            "cannot be empty",
+        ),
+        (
+            json!([{ "op": "append", "path": ["name"], "value": 1 }]),
+            "not a list",
+        ),
+    ] {
+        let (status, body) = server.json(
+            "POST",
+            "/api/edit",
+            Some(json!({ "toml": ambush(), "edits": edits })),
+        );
+        assert_eq!(status, 422, "{body}");
+        assert!(
+            body["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains(expect),
+            "{body}"
+        );
+    }
+    let (status, body) = server.json("POST", "/api/document", Some(json!({ "toml": "a = [" })));
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["errors"][0]["line"], 1);
+
+    // The designer: the built-in deck's grid and the CLI's findings.
+    let (status, deck) = server.json("POST", "/api/cards", Some(json!({})));
+    assert_eq!(status, 200, "{deck}");
+    let text = warcrunch::tables::BUILT_IN_CARDS;
+    let parsed = warcrunch::systems::war_cards::deck::Deck::parse(text, "deck.toml").unwrap();
+    let analysis = warcrunch::systems::war_cards::skew::analyse(&parsed);
+    assert_eq!(
+        deck["findings"],
+        warcrunch::commands::cards::findings(&parsed, "deck.toml", &analysis)
+    );
+    assert_eq!(deck["cards"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        deck["cards"][0][0],
+        json!(["-", "F", "H", "H", "F", "H", "R"])
+    );
+    assert_eq!(
+        deck["anomalies"].as_array().unwrap().len(),
+        analysis.anomalies.len()
+    );
+    assert!(deck["heatmap"].as_str().unwrap().starts_with("<svg"));
+    let broken = text.replacen("\"- F H H F H R\"", "\"- F H H F H X\"", 1);
+    let (status, body) = server.json("POST", "/api/cards", Some(json!({ "toml": broken })));
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`X` is not a result; allowed: - F H R D"),
+        "{body}"
+    );
+}
+
+/// Resident memory of a process, in KiB.
+fn resident_kib(pid: u32) -> u64 {
+    let status = read(Path::new(&format!("/proc/{pid}/status")));
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS in /proc")
+}
+
+#[test]
+fn twenty_clients_at_once_get_the_clis_numbers_and_memory_stays_flat() {
+    const KNIGHTS: &str = "war_cards/knights_vs_pikes.toml";
+    let server = Server::start(&["--max-runs", "2"]);
+    let knights = read(&repo().join("scenarios").join(KNIGHTS));
+    let dir = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args([
+            "run", "--quiet", "--trials", "200000", "--seed", "11", "--out",
+        ])
+        .arg(dir.path().join("cli"))
+        .arg(repo().join("scenarios").join(KNIGHTS))
+        .assert()
+        .success();
+    let expected = read(&dir.path().join("cli").join("distributions.csv"));
+    let run = |trials: u64| {
+        let (status, body) = server.json(
+            "POST",
+            "/api/runs",
+            Some(json!({ "toml": knights, "name": KNIGHTS, "trials": trials, "seed": 11 })),
+        );
+        assert_eq!(status, 200, "{body}");
+        let id = body["id"].as_u64().unwrap();
+        assert_eq!(server.follow(id)["status"], "done");
+        id
+    };
+    // Twenty clients, each on its own connections, all at once.
+    std::thread::scope(|scope| {
+        for _ in 0..20 {
+            scope.spawn(|| {
+                let id = run(200_000);
+                let (status, csv) = server.request(
+                    "GET",
+                    &format!("/api/runs/{id}/files/distributions.csv"),
+                    None,
+                );
+                assert_eq!(status, 200);
+                assert!(
+                    csv == expected,
+                    "run {id}'s distributions.csv differs from warcrunch run's"
+                );
+            });
+        }
+    });
+    // Two hundred runs one after another: the server forgets old runs, so
+    // its memory after the last is about what it was after the fiftieth.
+    let pid = server.pid();
+    let mut settled = 0;
+    for i in 0..200 {
+        run(20_000);
+        if i == 49 {
+            settled = resident_kib(pid);
+        }
+    }
+    let end = resident_kib(pid);
+    eprintln!("server memory: {settled} KiB after 50 more runs, {end} KiB after 200");
+    assert!(
+        end < settled + 8 * 1024,
+        "memory grew from {settled} KiB to {end} KiB"
+    );
+    let (status, body) = server.json("GET", "/api/runs/1", None);
+    assert_eq!(status, 404, "the oldest run is forgotten: {body}");
 }

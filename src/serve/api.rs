@@ -41,6 +41,11 @@ pub struct State {
 }
 
 impl State {
+    /// Where the runs' files go (removed when the server stops).
+    pub fn files(&self) -> &Path {
+        self.runs.files()
+    }
+
     /// The state of a server started with `options`.
     pub fn new(options: &ServeOptions) -> anyhow::Result<State> {
         let files = std::env::temp_dir().join(format!("warcrunch-serve-{}", std::process::id()));
@@ -181,7 +186,9 @@ fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected 
                 .ok()
         });
     let key = message.split('`').nth(1).map(str::to_owned);
-    let path = line.and_then(|l| edit::path_at_line(text, l));
+    let path = line
+        .and_then(|l| edit::path_at_line(text, l))
+        .or_else(|| key.as_deref().and_then(edit::path_of_key));
     Rejected::Invalid(vec![
         json!({ "key": key, "line": line, "path": path, "message": message }),
     ])
@@ -407,7 +414,13 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
 
 /// The answer for a run id the server does not know.
 fn no_run(id: u64) -> Response {
-    error(StatusCode::NOT_FOUND, format!("no run {id}"))
+    error(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no run {id} (this server keeps the last {} ended runs)",
+            super::runs::KEPT
+        ),
+    )
 }
 
 async fn run_state(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {

@@ -65,6 +65,25 @@ pub fn path_at_line(text: &str, line: u64) -> Option<Vec<Step>> {
     found
 }
 
+/// The path a check's message names (`heroes[4].tactics (Cato)` →
+/// `heroes`, 4, `tactics`), for errors about a key that is not written.
+pub fn path_of_key(key: &str) -> Option<Vec<Step>> {
+    let key = key.split(" (").next()?;
+    let mut path = Vec::new();
+    for part in key.split('.') {
+        let mut pieces = part.split('[');
+        let name = pieces.next()?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        path.push(Step::Key(name.to_owned()));
+        for index in pieces {
+            path.push(Step::Index(index.strip_suffix(']')?.parse().ok()?));
+        }
+    }
+    Some(path)
+}
+
 /// Calls `f` with the path and key offset of every key under `table`.
 fn visit(table: &Table, path: &mut Vec<Step>, f: &mut dyn FnMut(&[Step], usize)) {
     for (key, item) in table.iter() {
@@ -302,6 +321,20 @@ mod tests {
         assert!(
             refused(json!([{"op":"append","path":["system"],"value":1}])).contains("not a list")
         );
+    }
+
+    #[test]
+    fn a_message_key_is_a_path() {
+        assert_eq!(
+            path_of_key("heroes[4].tactics (Cato)"),
+            Some(vec![
+                Step::Key("heroes".into()),
+                Step::Index(4),
+                Step::Key("tactics".into())
+            ])
+        );
+        assert_eq!(path_of_key("sides[x].name"), None);
+        assert_eq!(path_of_key("TOML parse error"), None);
     }
 
     #[test]

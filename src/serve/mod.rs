@@ -3,8 +3,10 @@
 //!
 //! `files` reads scenarios from the working folder's `scenarios/` tree and
 //! nowhere else; `runs` queues, runs, streams and stops simulations off the
-//! async runtime; `api` is the HTTP layer; the page's markup, script and the
-//! report's stylesheet are compiled in from `assets/`.
+//! async runtime; `edit` reads and edits a scenario's TOML for the form;
+//! `designer` analyses a Combat Card deck; `api` is the HTTP layer; the
+//! page's markup, scripts and the report's stylesheet are compiled in from
+//! `assets/`.
 
 mod api;
 mod designer;
@@ -50,10 +52,14 @@ pub fn serve(options: ServeOptions, announce: impl FnOnce(SocketAddr) -> Result<
         let address = listener.local_addr()?;
         let state = Arc::new(api::State::new(&options)?);
         announce(address)?;
-        axum::serve(listener, api::router(state))
+        let files = state.files().to_path_buf();
+        let served = axum::serve(listener, api::router(state))
             .with_graceful_shutdown(interrupted())
             .await
-            .context("the server stopped")
+            .context("the server stopped");
+        // The runs' files were for this session's page only.
+        let _ = std::fs::remove_dir_all(files);
+        served
     })
 }
 

@@ -95,6 +95,10 @@ pub struct Run {
     pub dir: PathBuf,
 }
 
+/// Ended runs kept (state and files); older ones are forgotten, so the
+/// server's memory and disk stay flat however many runs it serves.
+pub const KEPT: usize = 32;
+
 /// Every run of this server, and the cap on runs at once.
 pub struct Runs {
     runs: Mutex<HashMap<u64, Arc<Run>>>,
@@ -112,6 +116,11 @@ impl Runs {
             slots: Arc::new(Semaphore::new(at_once.max(1))),
             files,
         }
+    }
+
+    /// The folder every run's files go under.
+    pub fn files(&self) -> &std::path::Path {
+        &self.files
     }
 
     /// The run with this id.
@@ -138,7 +147,11 @@ impl Runs {
             state: watch::channel(snapshot).0,
             dir: self.files.join(format!("run-{id}")),
         });
-        self.runs.lock().expect("runs lock").insert(id, run.clone());
+        {
+            let mut runs = self.runs.lock().expect("runs lock");
+            forget_old(&mut runs);
+            runs.insert(id, run.clone());
+        }
         let slots = self.slots.clone();
         tokio::spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else {
@@ -162,6 +175,25 @@ impl Runs {
             }
         });
         id
+    }
+}
+
+/// Forgets the oldest ended runs beyond [`KEPT`], files and all.
+fn forget_old(runs: &mut HashMap<u64, Arc<Run>>) {
+    let mut ended: Vec<u64> = runs
+        .iter()
+        .filter(|(_, run)| run.state.borrow().status.ended())
+        .map(|(&id, _)| id)
+        .collect();
+    if ended.len() <= KEPT {
+        return;
+    }
+    ended.sort_unstable();
+    for id in &ended[..ended.len() - KEPT] {
+        if let Some(run) = runs.remove(id) {
+            // A folder already gone is what we want.
+            let _ = std::fs::remove_dir_all(&run.dir);
+        }
     }
 }
 
