@@ -4,6 +4,7 @@
 
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
+import { examples, words } from "/assets/questions.js";
 
 const $ = (id) => document.getElementById(id);
 const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
@@ -47,6 +48,7 @@ async function loadScenario() {
     $("toml").value = body;
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
+    asked = {};
     await fromToml();
   } else {
     showErrors([{ message: body.error || String(body) }]);
@@ -89,7 +91,60 @@ async function fromToml() {
     return;
   }
   await drawForm(result.body);
+  suggest(result.body.document);
   await check();
+}
+
+// Each command's example for the battle on the page; an edited line stays.
+let asked = {};
+function suggest(doc) {
+  const fresh = examples(doc);
+  for (const [command, line] of Object.entries(fresh)) if (!asked[command]) asked[command] = line;
+  $("ask-options").value = asked[$("ask-command").value];
+}
+
+async function ask() {
+  const command = $("ask-command").value;
+  asked[command] = $("ask-options").value;
+  const result = await post("/api/analyses", {
+    toml: $("toml").value,
+    name: scenarioName(),
+    command,
+    options: words($("ask-options").value),
+  });
+  $("ask-files").replaceChildren();
+  $("ask-report").hidden = true;
+  if (!result.ok) {
+    $("ask-status").textContent = rejection(result).map((e) => e.message).join("; ");
+    return;
+  }
+  const id = result.body.id;
+  $("ask").disabled = true;
+  $("ask-status").textContent = `${command} ${id}: queued`;
+  const source = new EventSource(`/api/runs/${id}/events`);
+  const shown = (event) => {
+    const s = JSON.parse(event.data);
+    $("ask-status").textContent = `${command} ${id}: ${s.status}` + (s.note ? ` (${s.note})` : "");
+    return s;
+  };
+  source.addEventListener("update", shown);
+  source.addEventListener("end", (event) => {
+    source.close();
+    $("ask").disabled = false;
+    const s = shown(event);
+    if (s.status !== "done") return;
+    for (const name of s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f))) {
+      const a = document.createElement("a");
+      a.href = `/api/runs/${id}/files/${encodeURIComponent(name)}`;
+      a.textContent = name;
+      a.download = name;
+      $("ask-files").append(a);
+    }
+    if (s.files.includes("report.html")) {
+      $("ask-report").src = `/api/runs/${id}/files/report.html`;
+      $("ask-report").hidden = false;
+    }
+  });
 }
 
 // A field changed: the server edits the text, the form follows.
@@ -328,6 +383,10 @@ $("deck-load").addEventListener("click", async () => {
   if (await designer.load()) $("deck-save").disabled = false;
 });
 $("deck-save").addEventListener("click", () => designer.save());
+$("ask").addEventListener("click", ask);
+$("ask-command").addEventListener("change", () => {
+  $("ask-options").value = asked[$("ask-command").value] || "";
+});
 // A link can name a scenario and start it: /?scenario=gurps/x.toml&run
 async function start() {
   await listScenarios();

@@ -4,7 +4,8 @@
 //! `cargo bench --bench engine`; with `WARCRUNCH_BENCH_JSON=FILE` the
 //! numbers of this run are also written to FILE as JSON (battles per second
 //! per core; `cost_in_rng_draws`, a battle's time in `next_u64` calls;
-//! parallel efficiency against one thread), so runs can be compared.
+//! parallel efficiency against one thread; the workbench's slowdown against
+//! `warcrunch run`), so runs can be compared.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -316,6 +317,66 @@ fn engine_overhead(c: &mut Criterion) {
     }
 }
 
+/// A bundled scenario run as `warcrunch run` runs it and as the workbench
+/// runs it (a checkpoint after 1, 2, 4, … chunks publishing the verdict,
+/// every outcome's interval and the event's JSON), on every core: the
+/// JSON gives the workbench's slowdown.
+fn streaming(c: &mut Criterion) {
+    use warcrunch::runner::{Plan, simulate, simulate_watched};
+    for (folder, file, trials) in [
+        ("war_cards", "knights_vs_pikes.toml", 64_000_000),
+        ("war_cards", "longbows_vs_men_at_arms.toml", 32_000_000),
+        ("war_cards", "cavalry_clash_deck.toml", 32_000_000),
+        ("war_cards", "guard_vs_levy.toml", 32_000_000),
+        ("gurps", "ambush_at_the_ford.toml", 16_000_000),
+        ("gurps", "siege_assault.toml", 16_000_000),
+        ("gurps", "three_days_at_hollin.toml", 4_000_000),
+        ("seventh_sea", "even_field_battle.toml", 2_000_000),
+        ("seventh_sea", "rout_of_a_weaker_army.toml", 8_000_000),
+        ("seventh_sea", "officer_tips_the_balance.toml", 4_000_000),
+    ] {
+        let name = file.trim_end_matches(".toml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(folder)
+            .join(file);
+        let mut s = scenario::load(&path).expect("a bundled scenario loads");
+        s.trials = trials;
+        let plan = Plan {
+            threads: 0,
+            progress: false,
+            shard: engine::Shard::WHOLE,
+            precision: None,
+        };
+        let mut group = c.benchmark_group("streaming");
+        group.sample_size(10);
+        group.warm_up_time(std::time::Duration::from_secs(1));
+        group.measurement_time(std::time::Duration::from_secs(10));
+        group.throughput(Throughput::Elements(trials));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        register("streaming", &format!("{name}/cli"), trials, cores);
+        group.bench_function(BenchmarkId::new(name, "cli"), |b| {
+            b.iter(|| simulate(&s, &plan).expect("run"))
+        });
+        register("streaming", &format!("{name}/workbench"), trials, cores);
+        group.bench_function(BenchmarkId::new(name, "workbench"), |b| {
+            b.iter(|| {
+                let mut published = 0;
+                let mut watch = |metrics: &[warcrunch::stats::Metric<u64>], done: u64| {
+                    let (verdict, shown) = warcrunch::serve::view(metrics, done);
+                    published += serde_json::to_string(&(verdict, shown))
+                        .expect("json")
+                        .len();
+                    false
+                };
+                let done = simulate_watched(&s, &plan, Some(&mut watch)).expect("run");
+                black_box((done, published))
+            })
+        });
+        group.finish();
+    }
+}
+
 criterion_group!(
     benches,
     rng_floor,
@@ -324,6 +385,7 @@ criterion_group!(
     seventh_sea_single_core,
     engine_scaling,
     engine_overhead,
+    streaming,
     startup
 );
 
@@ -387,6 +449,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
     let mut scaling = Vec::new();
     let mut startup = Vec::new();
     let mut overhead = Vec::new();
+    let mut streamed = Vec::new();
     for r in registered.iter().filter(|r| r.group != "rng_floor") {
         let Some(rate) = measured(r, since) else {
             continue;
@@ -425,6 +488,21 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 "engine_share_of_time": share("run"),
                 "paired_engine_share_of_time": share("paired"),
             }));
+        } else if r.group == "streaming" {
+            let Some(name) = r.id.strip_suffix("/cli") else {
+                continue;
+            };
+            let workbench = registered
+                .iter()
+                .find(|o| o.group == r.group && o.id == format!("{name}/workbench"))
+                .and_then(|o| measured(o, since));
+            streamed.push(serde_json::json!({
+                "scenario": name,
+                "cli_battles_per_second": rate,
+                "workbench_battles_per_second": workbench,
+                // How much longer the same battles take when streamed.
+                "workbench_slowdown": workbench.map(|w| rate / w - 1.0),
+            }));
         } else if r.group == "startup" {
             startup.push(serde_json::json!({
                 "scenario": r.id,
@@ -450,5 +528,6 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
         "scaling": scaling,
         "startup": startup,
         "engine_overhead": overhead,
+        "streaming": streamed,
     })
 }

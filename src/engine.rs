@@ -240,7 +240,35 @@ pub fn next_checkpoint(done: u64) -> u64 {
 /// Runs `settings.trials` battles of `system` (or its shard of them) and
 /// returns the merged tally.
 pub fn run<S: System>(system: &S, settings: RunSettings) -> Result<RunOutput<S::Tally>> {
-    run_batches(system, settings, |done| done + BATCH_CHUNKS, |_, _| false)
+    run_batches(
+        system,
+        settings,
+        |done, _| done + BATCH_CHUNKS,
+        |_, _| false,
+    )
+}
+
+/// Where a watched run of a fixed number of battles shows its counts: after
+/// one chunk per thread, then after four times as many chunks as done, at
+/// most [`BATCH_CHUNKS`] apart. Each checkpoint makes the threads wait for
+/// the slowest, so a streamed run has few of them; the chunks, and so the
+/// counts, are the same whatever the checkpoints.
+pub fn watched_checkpoint(done: u64, threads: usize) -> u64 {
+    if done == 0 {
+        threads.max(1) as u64
+    } else {
+        (4 * done).min(done + BATCH_CHUNKS)
+    }
+}
+
+/// Like [`run`], showing `enough(tally, trials so far)` the counts at every
+/// [`watched_checkpoint`]; stops once it says yes.
+pub fn run_watched<S: System>(
+    system: &S,
+    settings: RunSettings,
+    enough: impl FnMut(&S::Tally, u64) -> bool,
+) -> Result<RunOutput<S::Tally>> {
+    run_batches(system, settings, watched_checkpoint, enough)
 }
 
 /// Like [`run`], but asks `enough(tally, trials so far)` at every
@@ -250,15 +278,15 @@ pub fn run_until<S: System>(
     settings: RunSettings,
     enough: impl FnMut(&S::Tally, u64) -> bool,
 ) -> Result<RunOutput<S::Tally>> {
-    run_batches(system, settings, next_checkpoint, enough)
+    run_batches(system, settings, |done, _| next_checkpoint(done), enough)
 }
 
-/// Runs the shard's chunks in batches ending where `batch_end(chunks done)`
-/// says, asking `enough` after each batch.
+/// Runs the shard's chunks in batches ending where `batch_end(chunks done,
+/// threads)` says, asking `enough` after each batch.
 fn run_batches<S: System>(
     system: &S,
     settings: RunSettings,
-    batch_end: impl Fn(u64) -> u64,
+    batch_end: impl Fn(u64, usize) -> u64,
     mut enough: impl FnMut(&S::Tally, u64) -> bool,
 ) -> Result<RunOutput<S::Tally>> {
     if settings.trials == 0 {
@@ -291,7 +319,8 @@ fn run_batches<S: System>(
     let mut streams = ChunkStreams::starting_at(settings.seed, chunks.start);
     let mut next_chunk = chunks.start;
     while next_chunk < chunks.end {
-        let batch_end = (chunks.start + batch_end(next_chunk - chunks.start)).min(chunks.end);
+        let batch_end =
+            (chunks.start + batch_end(next_chunk - chunks.start, threads)).min(chunks.end);
         let batch: Vec<(u64, BattleRng)> = (next_chunk..batch_end).zip(&mut streams).collect();
         // Each worker counts its chunks into one tally of its own, merged
         // as they finish: a few tallies alive at a time, however many

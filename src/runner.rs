@@ -87,8 +87,9 @@ pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
     simulate_watched(s, plan, None)?.ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
 }
 
-/// Asked at each checkpoint of a watched run (after 1, 2, 4, … chunks, then
-/// every 256) with the counts so far and the battles done; `true` stops the
+/// Asked at each checkpoint of a watched run ([`engine::next_checkpoint`]
+/// for a precision run, else [`engine::watched_checkpoint`]) with the counts
+/// so far and the battles done; `true` stops the
 /// run there.
 pub type Watch<'a> = dyn FnMut(&[Metric<u64>], u64) -> bool + 'a;
 
@@ -133,13 +134,19 @@ fn simulate_system<S: System>(
             precise_enough(&metrics(tally), target)
         })?,
         (None, None) => engine::run(system, settings)?,
-        (precision, Some(watch)) => engine::run_until(system, settings, |tally, done| {
+        // A precision run stops at the fixed checkpoints `warcrunch run
+        // --precision` uses; a run of fixed length may show fewer.
+        (Some(target), Some(watch)) => engine::run_until(system, settings, |tally, done| {
             let counts = metrics(tally);
             if watch(&counts, done) {
                 stopped_by_watch = true;
                 return true;
             }
-            precision.is_some_and(|target| precise_enough(&counts, target))
+            precise_enough(&counts, target)
+        })?,
+        (None, Some(watch)) => engine::run_watched(system, settings, |tally, done| {
+            stopped_by_watch = watch(&metrics(tally), done);
+            stopped_by_watch
         })?,
     };
     if stopped_by_watch {

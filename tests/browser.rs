@@ -1,7 +1,8 @@
 //! The workbench page in a real browser: headless Chromium driven over the
 //! DevTools protocol. It loads a scenario, sees the CLI's message beside a
 //! field set out of range, fixes it, adds a PC, runs and reads the verdict
-//! (the same lines as the API's), and edits a Combat Card cell and sees the
+//! (the same lines as the API's), runs again beside it, asks a sensitivity
+//! analysis and sees its report, and edits a Combat Card cell and sees the
 //! exact analysis follow. Screenshots land in `target/browser/`.
 //!
 //! The DevTools client is the few lines below over `tungstenite`: the client
@@ -343,7 +344,33 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         .as_u64()
         .unwrap();
     assert!(compared > 10, "{compared} outcomes show the previous run");
+    page.eval("window.scrollTo(0, 0)");
     page.screenshot("gm_run");
+
+    // A question from the page: the sensitivity example for this battle.
+    page.eval("const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'))");
+    let options = page.eval("document.getElementById('ask-options').value");
+    assert!(
+        options
+            .as_str()
+            .unwrap()
+            .contains("party/any_down_or_dead=yes"),
+        "{options}"
+    );
+    page.eval("document.getElementById('ask-options').value += ' --seed 2'; document.getElementById('ask').click()");
+    page.wait_for("the sensitivity report", "!document.getElementById('ask-report').hidden && document.getElementById('ask-status').textContent.includes(': done')");
+    let files = page.eval("[...document.querySelectorAll('#ask-files a')].map(a => a.textContent)");
+    assert!(
+        files
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "sensitivity.csv"),
+        "{files}"
+    );
+    page.wait_for("the report in the page", "document.getElementById('ask-report').contentDocument?.body?.textContent.includes('Sensitivity') || document.getElementById('ask-report').contentDocument?.body?.textContent.includes('sensitivity')");
+    page.eval("document.getElementById('questions').scrollIntoView()");
+    page.screenshot("question");
 
     // The designer: one cell edited, the page's findings are the library's.
     page.eval("document.getElementById('deck-load').click()");

@@ -529,3 +529,115 @@ fn twenty_clients_at_once_get_the_clis_numbers_and_memory_stays_flat() {
     let (status, body) = server.json("GET", "/api/runs/1", None);
     assert_eq!(status, 404, "the oldest run is forgotten: {body}");
 }
+
+#[test]
+fn questions_from_the_page_write_the_commands_files() {
+    let server = Server::start(&["--max-trials", "1000000"]);
+    let options = [
+        "--set",
+        "sides.Raiders.troop_strength=600..1000:200",
+        "--trials",
+        "20000",
+        "--seed",
+        "3",
+    ];
+    let (status, body) = server.json(
+        "POST",
+        "/api/analyses",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "command": "sweep", "options": options })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    let last = server.follow(id);
+    assert_eq!(last["status"], "done", "{last}");
+    assert!(
+        last["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "report.html"),
+        "{last}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    warcrunch()
+        .arg("sweep")
+        .arg(repo().join("scenarios").join(AMBUSH))
+        .args(options)
+        .arg("--quiet")
+        .arg("--out")
+        .arg(dir.path())
+        .arg("--force")
+        .assert()
+        .success();
+    for name in ["comparison.csv", "distributions.csv"] {
+        let (status, served) = server.request("GET", &format!("/api/runs/{id}/files/{name}"), None);
+        assert_eq!(status, 200);
+        assert!(
+            served == read(&dir.path().join(name)),
+            "{name} differs from warcrunch sweep's"
+        );
+    }
+    // What the page may not ask, and a question the command refuses.
+    for (command, options, code, expect) in [
+        (
+            "sweep",
+            json!(["--out", "/tmp/elsewhere"]),
+            422,
+            "`--out` is not an option",
+        ),
+        (
+            "sweep",
+            json!(["--set", "tables.cards=/etc/passwd"]),
+            403,
+            "reads no table file",
+        ),
+        (
+            "solve",
+            json!([
+                "--vary",
+                "sides.Raiders.troop_strength=200..3000",
+                "--target",
+                "side:Megalos/victory=won",
+                "--equals",
+                "0.5",
+                "--max-trials",
+                "5000000"
+            ]),
+            422,
+            "this server's cap",
+        ),
+        (
+            "sensitivity",
+            json!(["--target"]),
+            422,
+            "`--target` needs a value",
+        ),
+        (
+            "sensitivity",
+            json!(["--target", "party/x=yes", "--trials", "banana"]),
+            422,
+            "banana",
+        ),
+    ] {
+        let (status, body) = server.json(
+            "POST",
+            "/api/analyses",
+            Some(json!({ "toml": ambush(), "command": command, "options": options })),
+        );
+        assert_eq!(status, code, "{command} {options}: {body}");
+        assert!(body["error"].as_str().unwrap().contains(expect), "{body}");
+    }
+    let (status, body) = server.json(
+        "POST",
+        "/api/analyses",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "command": "sensitivity", "options": ["--target", "party/nothing=yes", "--trials", "1000"] })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let failed = server.follow(body["id"].as_u64().unwrap());
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let note = failed["note"].as_str().unwrap();
+    assert!(
+        note.contains("nothing") && !note.contains("input-"),
+        "the CLI's message, naming no server folder: {note}"
+    );
+}

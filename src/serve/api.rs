@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::ServeOptions;
+use super::analyses::{self, Kind};
 use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
 use super::runs::{Run, Runs};
@@ -32,6 +33,7 @@ const SCRIPT: &str = include_str!("../../assets/workbench.js");
 const STYLES: &str = include_str!("../../assets/report.css");
 const FORM: &str = include_str!("../../assets/form.js");
 const DESIGNER: &str = include_str!("../../assets/designer.js");
+const QUESTIONS: &str = include_str!("../../assets/questions.js");
 
 /// What every handler shares.
 pub struct State {
@@ -74,6 +76,10 @@ pub fn router(state: Arc<State>) -> Router {
             get(|| async { asset(DESIGNER, "text/javascript") }),
         )
         .route(
+            "/assets/questions.js",
+            get(|| async { asset(QUESTIONS, "text/javascript") }),
+        )
+        .route(
             "/assets/report.css",
             get(|| async { asset(STYLES, "text/css") }),
         )
@@ -88,6 +94,7 @@ pub fn router(state: Arc<State>) -> Router {
             axum::routing::post(super::designer::analyse_deck),
         )
         .route("/api/runs", axum::routing::post(start_run))
+        .route("/api/analyses", axum::routing::post(start_analysis))
         .route("/api/runs/{id}", get(run_state).delete(stop_run))
         .route("/api/runs/{id}/events", get(run_events))
         .route("/api/runs/{id}/files/{name}", get(run_file))
@@ -258,11 +265,17 @@ fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
 
 /// A posted scenario's `[tables]` paths must stay in the scenarios folder:
 /// resolved from the scenario's folder, never climbing out of the tree.
-fn check_table_paths(state: &State, doc: &toml::Table, name: &str) -> Result<(), Refusal> {
+/// Returns each table's file as found there.
+fn check_table_paths(
+    state: &State,
+    doc: &toml::Table,
+    name: &str,
+) -> Result<Vec<(String, PathBuf)>, Refusal> {
     let Some(toml::Value::Table(tables)) = doc.get("tables") else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let folder = Path::new(name).parent().unwrap_or(Path::new(""));
+    let mut found = Vec::new();
     for (table, value) in tables {
         let toml::Value::String(path) = value else {
             continue;
@@ -283,15 +296,16 @@ fn check_table_paths(state: &State, doc: &toml::Table, name: &str) -> Result<(),
                 }
             }
         }
-        state
+        let real = state
             .scenarios
             .resolve(&inside.to_string_lossy())
             .map_err(|r| Refusal {
                 status: r.status,
                 message: format!("[tables] {table} = \"{path}\": {}", r.message),
             })?;
+        found.push((table.clone(), real));
     }
-    Ok(())
+    Ok(found)
 }
 
 async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
@@ -410,6 +424,99 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
             format!("the check crashed: {e}"),
         ),
     }
+}
+
+/// A sweep, solve or sensitivity asked from the page: the scenario and the
+/// command's options as on the command line (`["--set", "sides.A.strategy=10..14"]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    toml: String,
+    #[serde(default)]
+    name: Option<String>,
+    command: Kind,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+/// Posted scenarios of questions are written under `input-N`.
+static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Checks the scenario as a run's, writes it (with its table paths made
+/// absolute) for the command, and queues the command.
+async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Question>) -> Response {
+    let for_load = state.clone();
+    let prepared = tokio::task::spawn_blocking(move || {
+        let posted = Posted {
+            toml: q.toml.clone(),
+            name: q.name.clone(),
+            trials: None,
+            seed: None,
+            precision: None,
+        };
+        let state = for_load;
+        load(&state, &posted)?;
+        let name = q.name.as_deref().unwrap_or(POSTED);
+        let doc: toml::Table = toml::from_str(&q.toml).unwrap_or_default();
+        let tables = check_table_paths(&state, &doc, name).map_err(Rejected::Refused)?;
+        let written = absolute_tables(&q.toml, &tables);
+        let input = state
+            .files()
+            .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
+        let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
+        // The options are checked now (a 4xx), the command runs later.
+        analyses::command_line(q.command, &q.options, &file, &input, state.max_trials)
+            .map_err(Rejected::Refused)?;
+        std::fs::create_dir_all(&input)
+            .and_then(|()| std::fs::write(&file, written))
+            .map_err(|e| {
+                Rejected::Refused(Refusal {
+                    status: 500,
+                    message: format!("cannot write the scenario for the command: {e}"),
+                })
+            })?;
+        let asked = analyses::Asked {
+            kind: q.command,
+            options: q.options,
+            input,
+            file,
+            name: name.to_owned(),
+            max_trials: state.max_trials,
+        };
+        Ok::<_, Rejected>(asked)
+    })
+    .await;
+    match prepared {
+        Ok(Ok(asked)) => {
+            let id = state.runs.start_with(0, move |run| asked.answer(run));
+            Json(json!({ "id": id })).into_response()
+        }
+        Ok(Err(rejected)) => rejected.into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the check crashed: {e}"),
+        ),
+    }
+}
+
+/// The scenario's text with each `[tables]` path replaced by the file found
+/// in the scenarios folder, so the command reads the same tables from
+/// wherever the text is written.
+fn absolute_tables(text: &str, tables: &[(String, PathBuf)]) -> String {
+    if tables.is_empty() {
+        return text.to_owned();
+    }
+    let edits: Vec<Edit> = tables
+        .iter()
+        .map(|(table, path)| Edit::Set {
+            path: vec![
+                edit::Step::Key("tables".into()),
+                edit::Step::Key(table.clone()),
+            ],
+            value: json!(path.display().to_string()),
+        })
+        .collect();
+    edit::apply(text, &edits).unwrap_or_else(|_| text.to_owned())
 }
 
 /// The answer for a run id the server does not know.

@@ -4,10 +4,12 @@
 //! `files` reads scenarios from the working folder's `scenarios/` tree and
 //! nowhere else; `runs` queues, runs, streams and stops simulations off the
 //! async runtime; `edit` reads and edits a scenario's TOML for the form;
-//! `designer` analyses a Combat Card deck; `api` is the HTTP layer; the
+//! `designer` analyses a Combat Card deck; `analyses` runs sweeps, solves
+//! and sensitivity analyses asked from the page; `api` is the HTTP layer; the
 //! page's markup, scripts and the report's stylesheet are compiled in from
 //! `assets/`.
 
+mod analyses;
 mod api;
 mod designer;
 mod edit;
@@ -22,6 +24,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 pub use api::MAX_BODY;
+pub use runs::{Shown, view};
 
 /// How the workbench is served.
 #[derive(Debug, Clone)]

@@ -131,12 +131,21 @@ impl Runs {
     /// Queues a run of a loaded scenario (trials and seed already set) and
     /// returns its id at once.
     pub fn start(&self, scenario: Scenario, precision: Option<f64>, command: String) -> u64 {
+        let planned = scenario.trials;
+        self.start_with(planned, move |run| {
+            simulate(run, &scenario, precision, command)
+        })
+    }
+
+    /// Queues `work` (a run, or a sweep, solve or sensitivity) behind the
+    /// cap on runs at once; it reports through the run's state.
+    pub fn start_with(&self, planned: u64, work: impl FnOnce(&Run) + Send + 'static) -> u64 {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let snapshot = Snapshot {
             id,
             status: Status::Queued,
             done: 0,
-            planned: scenario.trials,
+            planned,
             verdict: Vec::new(),
             metrics: Vec::new(),
             files: Vec::new(),
@@ -163,10 +172,7 @@ impl Runs {
             }
             run.state.send_modify(|s| s.status = Status::Running);
             let worker = run.clone();
-            let ended = tokio::task::spawn_blocking(move || {
-                simulate(&worker, &scenario, precision, command)
-            })
-            .await;
+            let ended = tokio::task::spawn_blocking(move || work(&worker)).await;
             if let Err(e) = ended {
                 run.state.send_modify(|s| {
                     s.status = Status::Failed;
@@ -207,10 +213,11 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
         precision,
     };
     let mut watch = |metrics: &[Metric<u64>], done: u64| {
+        let (verdict, metrics) = view(metrics, done);
         run.state.send_modify(|s| {
             s.done = done;
-            s.verdict = crate::report::html::headline(metrics, done);
-            s.metrics = shown(metrics);
+            s.verdict = verdict;
+            s.metrics = metrics;
         });
         run.cancel.load(Ordering::SeqCst) || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
     };
@@ -258,6 +265,12 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
             }
         }
     });
+}
+
+/// What a checkpoint publishes: the verdict in words and every metric's
+/// outcomes with their intervals (benches/engine.rs times it).
+pub fn view(metrics: &[Metric<u64>], done: u64) -> (Vec<String>, Vec<Shown>) {
+    (crate::report::html::headline(metrics, done), shown(metrics))
 }
 
 /// The metrics as the page draws them: each outcome seen, with its interval.
