@@ -33,6 +33,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         scenarios: args.scenarios.clone(),
         max_trials: args.max_trials,
         max_runs,
+        command: super::dispatch,
     };
     let open = args.open;
     serve(options, |address| {

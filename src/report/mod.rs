@@ -5,6 +5,7 @@
 pub mod charts;
 pub mod console;
 pub mod csv;
+pub mod deck_findings;
 pub mod html;
 pub mod json;
 pub mod output_dir;

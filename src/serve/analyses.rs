@@ -164,6 +164,8 @@ pub struct Asked {
     pub name: String,
     /// The server's cap on battles.
     pub max_trials: u64,
+    /// Runs the command line ([`super::ServeOptions::command`]).
+    pub command: fn(crate::cli::Cli) -> anyhow::Result<()>,
 }
 
 impl Asked {
@@ -183,7 +185,7 @@ impl Asked {
             crate::cli::Cli::try_parse_from(&line)
                 .map_err(|e| anyhow::anyhow!(plain(&e.render().to_string())))
         })
-        .and_then(crate::commands::dispatch)
+        .and_then(self.command)
         .map_err(|e| format!("{e:#}").replace(&self.file.display().to_string(), &self.name));
         let _ = std::fs::remove_dir_all(&self.input);
         let files = std::fs::read_dir(&run.dir).map(|entries| {

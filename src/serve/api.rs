@@ -40,6 +40,7 @@ pub struct State {
     scenarios: ScenarioFolder,
     runs: Runs,
     max_trials: u64,
+    command: fn(crate::cli::Cli) -> anyhow::Result<()>,
 }
 
 impl State {
@@ -55,6 +56,7 @@ impl State {
             scenarios: ScenarioFolder::new(&options.scenarios),
             runs: Runs::new(options.max_runs, files),
             max_trials: options.max_trials,
+            command: options.command,
         })
     }
 }
@@ -482,6 +484,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Questio
             file,
             name: name.to_owned(),
             max_trials: state.max_trials,
+            command: state.command,
         };
         Ok::<_, Rejected>(asked)
     })

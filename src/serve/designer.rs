@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::api::unreadable;
-use crate::commands::cards::findings;
+use crate::report::deck_findings::findings;
 use crate::report::skew::heatmap_svg;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
 use crate::systems::war_cards::skew::analyse;

@@ -39,6 +39,10 @@ pub struct ServeOptions {
     pub max_trials: u64,
     /// Runs at once; the rest wait in a queue.
     pub max_runs: usize,
+    /// Runs a parsed command line: the CLI's own dispatch, handed in by
+    /// `warcrunch serve` so the page's sweeps, solves and sensitivity
+    /// analyses are the commands themselves.
+    pub command: fn(crate::cli::Cli) -> Result<()>,
 }
 
 /// Serves until Ctrl-C. Prints the address first (`http://HOST:PORT`), so a
