@@ -136,6 +136,22 @@ fn lists_and_reads_scenarios_and_refuses_every_way_out() {
     assert!(page.contains("warcrunch workbench") && page.contains("/assets/workbench.js"));
     let (_, script) = server.request("GET", "/assets/workbench.js", None);
     assert!(script.contains("EventSource"));
+    // Every asset the page names is served by the binary itself (no CDN).
+    for asset in [
+        "/assets/form.js",
+        "/assets/designer.js",
+        "/assets/questions.js",
+        "/assets/report.css",
+        "/assets/DejaVuSans.ttf",
+    ] {
+        let (status, body) = server.request("GET", asset, None);
+        assert_eq!(status, 200, "{asset}");
+        assert!(!body.is_empty(), "{asset}");
+    }
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "the page loads nothing from elsewhere"
+    );
     let (status, list) = server.json("GET", "/api/scenarios", None);
     assert_eq!(status, 200);
     let names: Vec<&str> = list["scenarios"]

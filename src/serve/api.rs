@@ -34,6 +34,8 @@ const STYLES: &str = include_str!("../../assets/report.css");
 const FORM: &str = include_str!("../../assets/form.js");
 const DESIGNER: &str = include_str!("../../assets/designer.js");
 const QUESTIONS: &str = include_str!("../../assets/questions.js");
+/// The charts' font, so the page looks the same with no font installed.
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// What every handler shares.
 pub struct State {
@@ -80,6 +82,10 @@ pub fn router(state: Arc<State>) -> Router {
         .route(
             "/assets/questions.js",
             get(|| async { asset(QUESTIONS, "text/javascript") }),
+        )
+        .route(
+            "/assets/DejaVuSans.ttf",
+            get(|| async { ([(header::CONTENT_TYPE, "font/ttf")], FONT).into_response() }),
         )
         .route(
             "/assets/report.css",
