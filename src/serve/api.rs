@@ -63,34 +63,34 @@ impl State {
     }
 }
 
+/// The page's files, compiled in: path, content, media type.
+const ASSETS: [(&str, &[u8], &str); 6] = [
+    ("/assets/workbench.js", SCRIPT.as_bytes(), "text/javascript"),
+    ("/assets/form.js", FORM.as_bytes(), "text/javascript"),
+    (
+        "/assets/designer.js",
+        DESIGNER.as_bytes(),
+        "text/javascript",
+    ),
+    (
+        "/assets/questions.js",
+        QUESTIONS.as_bytes(),
+        "text/javascript",
+    ),
+    ("/assets/report.css", STYLES.as_bytes(), "text/css"),
+    ("/assets/DejaVuSans.ttf", FONT, "font/ttf"),
+];
+
 /// The routes.
 pub fn router(state: Arc<State>) -> Router {
-    Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
-        .route(
-            "/assets/workbench.js",
-            get(|| async { asset(SCRIPT, "text/javascript") }),
-        )
-        .route(
-            "/assets/form.js",
-            get(|| async { asset(FORM, "text/javascript") }),
-        )
-        .route(
-            "/assets/designer.js",
-            get(|| async { asset(DESIGNER, "text/javascript") }),
-        )
-        .route(
-            "/assets/questions.js",
-            get(|| async { asset(QUESTIONS, "text/javascript") }),
-        )
-        .route(
-            "/assets/DejaVuSans.ttf",
-            get(|| async { ([(header::CONTENT_TYPE, "font/ttf")], FONT).into_response() }),
-        )
-        .route(
-            "/assets/report.css",
-            get(|| async { asset(STYLES, "text/css") }),
-        )
+    let mut router = Router::new().route("/", get(|| async { Html(PAGE) }));
+    for (path, content, kind) in ASSETS {
+        router = router.route(
+            path,
+            get(move || async move { ([(header::CONTENT_TYPE, kind)], content).into_response() }),
+        );
+    }
+    router
         .route("/api/scenarios", get(list_scenarios))
         .route("/api/scenarios/{*name}", get(read_scenario))
         .route("/api/schema/{name}", get(schema))
@@ -108,10 +108,6 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/runs/{id}/files/{name}", get(run_file))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
-}
-
-fn asset(text: &'static str, kind: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, kind)], text).into_response()
 }
 
 /// A JSON error with a status.
