@@ -343,22 +343,47 @@ fn garbled_requests_never_crash_the_server() {
     let server = Server::start(&["--max-trials", "20000"]);
     let scenario = ambush();
     // The CLI parsers' fuzz edits (lines dropped, doubled, garbled, values
-    // replaced), posted to check or run with any trials and seed.
+    // replaced), posted to every endpoint that reads a body: check and run
+    // with any trials and seed, the form's reading and edits at any path,
+    // the designer with a garbled deck, and questions.
+    let deck = warcrunch::tables::BUILT_IN_CARDS;
     let edits = prop::collection::vec((0usize..80, 0u8..4, ".{0,12}"), 0..6);
-    let request = (edits, 0u8..3, any::<u64>(), any::<u64>());
-    let mut runner = TestRunner::new(Config::with_cases(96));
+    let request = (edits, 0u8..9, any::<u64>(), any::<u64>(), ".{0,8}");
+    let mut runner = TestRunner::new(Config::with_cases(160));
     runner
-        .run(&request, |(edits, endpoint, trials, seed)| {
-            let toml = garble(&scenario, edits);
+        .run(&request, |(edits, endpoint, trials, seed, word)| {
+            let toml = garble(&scenario, edits.clone());
             let (path, body) = match endpoint {
                 0 => ("/api/check", json!({ "toml": toml })),
                 1 => (
                     "/api/runs",
                     json!({ "toml": toml, "trials": trials % 30_000, "seed": seed }),
                 ),
-                _ => (
+                2 => (
                     "/api/check",
                     json!({ "toml": toml, "trials": "many", "name": "../x.toml" }),
+                ),
+                3 => ("/api/document", json!({ "toml": toml })),
+                4 => (
+                    "/api/edit",
+                    json!({ "toml": toml, "edits": [{ "op": "set", "path": ["sides", trials % 5, word], "value": seed }] }),
+                ),
+                5 => {
+                    let op = ["remove", "append", "set"][(seed % 3) as usize];
+                    let mut edit = json!({ "op": op, "path": [word, trials % 7] });
+                    if op != "remove" {
+                        edit["value"] = json!({ "name": word });
+                    }
+                    ("/api/edit", json!({ "toml": toml, "edits": [edit] }))
+                }
+                6 => ("/api/cards", json!({ "toml": garble(deck, edits) })),
+                7 => (
+                    "/api/analyses",
+                    json!({ "toml": toml, "command": "sensitivity", "options": ["--target", word, "--trials", (trials % 2000).to_string()] }),
+                ),
+                _ => (
+                    "/api/analyses",
+                    json!({ "toml": toml, "command": "sweep", "options": [word, (seed % 100).to_string()] }),
                 ),
             };
             let (status, answer) = server.json("POST", path, Some(body));
