@@ -383,6 +383,10 @@ $("deck-load").addEventListener("click", async () => {
   if (await designer.load()) $("deck-save").disabled = false;
 });
 $("deck-save").addEventListener("click", () => designer.save());
+$("deck-file").addEventListener("change", async () => {
+  const file = $("deck-file").files[0];
+  if (file && (await designer.load(await file.text()))) $("deck-save").disabled = false;
+});
 $("ask").addEventListener("click", ask);
 $("ask-command").addEventListener("change", () => {
   $("ask-options").value = asked[$("ask-command").value] || "";
