@@ -401,3 +401,49 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     let shot = page.screenshot("designer");
     assert!(Path::new(&shot).exists());
 }
+
+#[test]
+fn every_bundled_scenario_puts_a_first_result_on_screen() {
+    let server = Server::start(&[]);
+    let (_, list) = server.json("GET", "/api/scenarios", None);
+    let names: Vec<String> = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names.len(), 10);
+    let Some(mut page) = browser(&format!("http://{}/", server.address)) else {
+        return;
+    };
+    page.wait_for(
+        "the list",
+        "document.querySelectorAll('#pick option').length > 10",
+    );
+    for name in &names {
+        page.eval(&format!(
+            "(async () => {{ document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = {name:?}; p.dispatchEvent(new Event('change')); }})()"
+        ));
+        page.wait_for("the scenario", &format!("document.getElementById('checked').textContent.startsWith('valid') && document.getElementById('pick').value === {name:?}"));
+        // Pressed Run at t0; the first verdict line drawn at t1 (page clock).
+        page.eval(
+            "window.firstDrawn = null; window.pressed = performance.now();
+             new MutationObserver((_, o) => { if (document.querySelector('#verdict p:not(.muted)')) { window.firstDrawn = performance.now(); o.disconnect(); } })
+               .observe(document.getElementById('verdict'), { childList: true, subtree: true });
+             document.querySelector('input[value=precision]').checked = true; document.getElementById('run').click()",
+        );
+        let ms = page.wait_for(
+            "the first result",
+            "window.firstDrawn && window.firstDrawn - window.pressed",
+        );
+        let verdict = page.eval("document.querySelector('#verdict p').textContent");
+        assert!(verdict.as_str().unwrap().contains('%'), "{name}: {verdict}");
+        // Timings are printed for the record, never asserted.
+        eprintln!(
+            "first result on screen {:>6.1} ms after Run: {name}",
+            ms.as_f64().unwrap()
+        );
+        page.eval("document.getElementById('stop').click()");
+        page.wait_for("the run to end", "!document.getElementById('run').disabled");
+    }
+}
