@@ -18,7 +18,7 @@ const el = (tag, attrs = {}, ...children) => {
 export const shown = (path) =>
   path.reduce((s, step) => (typeof step === "number" ? `${s}[${step}]` : s ? `${s}.${step}` : step), "");
 
-// The schema node behind `$ref` and single-entry `allOf`, keeping the outer
+// The schema node behind `$ref` and single-entry `allOf`/`anyOf`, keeping the outer
 // description and default.
 function resolve(root, node) {
   let out = { ...node };
@@ -30,6 +30,10 @@ function resolve(root, node) {
     } else if (out.allOf && out.allOf.length === 1) {
       const { allOf, ...rest } = out;
       out = { ...allOf[0], ...rest };
+    } else if (out.anyOf && out.anyOf.length === 1) {
+      // An optional table: its one shape (the schema leaves out `null`).
+      const { anyOf, ...rest } = out;
+      out = { ...anyOf[0], ...rest };
     } else {
       return out;
     }

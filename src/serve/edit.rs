@@ -138,7 +138,10 @@ fn item_at<'a>(
     };
     for step in rest {
         item = match step {
-            Step::Key(k) if create && item.is_table_like() => &mut item[k.as_str()],
+            // A missing table on the way becomes an inline one (`speech = { … }`).
+            Step::Key(k) if create && (item.is_table_like() || item.is_none()) => {
+                &mut item[k.as_str()]
+            }
             Step::Key(k) => item.get_mut(k.as_str()).ok_or_else(missing)?,
             Step::Index(i) => item.get_mut(*i).ok_or_else(missing)?,
         };
@@ -320,6 +323,28 @@ mod tests {
         );
         assert!(
             refused(json!([{"op":"append","path":["system"],"value":1}])).contains("not a list")
+        );
+    }
+
+    #[test]
+    fn an_inline_table_is_edited_in_place_or_written_when_missing() {
+        let text =
+            "[[sides]]\nname = \"A\"\nquartermaster = { wits = 2, logistics = 3 }   # optional\n";
+        let out = apply(
+            text,
+            &edits(json!([
+                {"op":"set","path":["sides",0,"quartermaster","wits"],"value":4},
+                {"op":"set","path":["sides",0,"speech","wits"],"value":3},
+            ])),
+        )
+        .unwrap();
+        assert!(
+            out.contains("quartermaster = { wits = 4, logistics = 3 }   # optional\n"),
+            "{out}"
+        );
+        assert_eq!(
+            document(&out).unwrap()["sides"][0]["speech"],
+            json!({"wits": 3})
         );
     }
 
