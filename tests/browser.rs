@@ -31,9 +31,19 @@ use warcrunch::systems::war_cards::skew::analyse;
 /// The browser binaries tried, in order (`CHROMIUM` names another).
 const BROWSERS: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
 
+/// A child process killed when dropped, also when a test fails half-way.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A headless Chromium showing one page, killed when dropped.
 struct Browser {
-    child: Child,
+    _process: Process,
     socket: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
     _profile: tempfile::TempDir,
@@ -53,26 +63,28 @@ impl Browser {
                     .is_ok_and(|o| o.status.success())
             })?;
         let profile = tempfile::tempdir().unwrap();
-        let mut child = Command::new(&binary)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1280,2000",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(url)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{binary} does not start: {e}"));
+        let mut process = Process(
+            Command::new(&binary)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--window-size=1280,2000",
+                    "--remote-debugging-port=0",
+                ])
+                .arg(format!("--user-data-dir={}", profile.path().display()))
+                .arg(url)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{binary} does not start: {e}")),
+        );
         // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID"
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut lines = BufReader::new(process.0.stderr.take().unwrap()).lines();
         let port = lines
             .by_ref()
             .map_while(Result::ok)
@@ -86,7 +98,7 @@ impl Browser {
         let page = Self::page_socket(&port, url);
         let (socket, _) = tungstenite::connect(page).expect("the page's DevTools socket opens");
         Some(Browser {
-            child,
+            _process: process,
             socket,
             next_id: 0,
             _profile: profile,
@@ -217,13 +229,6 @@ impl Browser {
             "[...document.querySelectorAll('.field')].find(r => r.dataset.path === {path:?}).querySelector('.field-error').textContent"
         );
         self.eval(&script).as_str().unwrap_or_default().to_owned()
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
