@@ -124,6 +124,20 @@ fn dechunk(mut rest: &str) -> String {
 
 const AMBUSH: &str = "gurps/ambush_at_the_ford.toml";
 
+/// `warcrunch run` of a bundled scenario into `cli/` of a new folder.
+fn cli_run(name: &str, trials: &str, seed: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args([
+            "run", "--quiet", "--trials", trials, "--seed", seed, "--out",
+        ])
+        .arg(dir.path().join("cli"))
+        .arg(repo().join("scenarios").join(name))
+        .assert()
+        .success();
+    dir
+}
+
 fn ambush() -> String {
     read(&repo().join("scenarios").join(AMBUSH))
 }
@@ -284,15 +298,7 @@ fn a_run_streams_to_the_same_csv_as_warcrunch_run() {
         files.contains(&"distributions.csv") && files.contains(&"report.html"),
         "{files:?}"
     );
-    let dir = tempfile::tempdir().unwrap();
-    warcrunch()
-        .args([
-            "run", "--quiet", "--trials", "300000", "--seed", "7", "--out",
-        ])
-        .arg(dir.path().join("cli"))
-        .arg(repo().join("scenarios").join(AMBUSH))
-        .assert()
-        .success();
+    let dir = cli_run(AMBUSH, "300000", "7");
     for name in ["distributions.csv", "summary.csv"] {
         let (status, served) = server.request("GET", &format!("/api/runs/{id}/files/{name}"), None);
         assert_eq!(status, 200);
@@ -512,15 +518,7 @@ fn twenty_clients_at_once_get_the_clis_numbers_and_memory_stays_flat() {
     const KNIGHTS: &str = "war_cards/knights_vs_pikes.toml";
     let server = Server::start(&["--max-runs", "2"]);
     let knights = read(&repo().join("scenarios").join(KNIGHTS));
-    let dir = tempfile::tempdir().unwrap();
-    warcrunch()
-        .args([
-            "run", "--quiet", "--trials", "200000", "--seed", "11", "--out",
-        ])
-        .arg(dir.path().join("cli"))
-        .arg(repo().join("scenarios").join(KNIGHTS))
-        .assert()
-        .success();
+    let dir = cli_run(KNIGHTS, "200000", "11");
     let expected = read(&dir.path().join("cli").join("distributions.csv"));
     let run = |trials: u64| {
         let (status, body) = server.json(
