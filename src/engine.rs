@@ -104,9 +104,10 @@ pub trait Tally<O>: Send {
     fn record_weighted(&mut self, outcome: &O, weight: u64);
     /// Adds another tally's counts into this one.
     fn merge(&mut self, other: Self);
-    /// Visits every count the tally holds, in a fixed order (paired runs
-    /// read and clear a block's bit masks this way).
-    fn for_each_count(&mut self, visit: impl FnMut(&mut u64));
+    /// Visits every count the tally holds, a run of neighbouring counts at
+    /// a time, in a fixed order (paired runs read and clear a block's bit
+    /// masks this way, skipping the empty ones a few at a time).
+    fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
 }
 
 /// Which part of a run's chunks to simulate: shard `index` of `count`
@@ -409,9 +410,9 @@ mod tests {
             self.0 += other.0;
             self.1 += other.1;
         }
-        fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
-            visit(&mut self.0);
-            visit(&mut self.1);
+        fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
+            visit(std::slice::from_mut(&mut self.0));
+            visit(std::slice::from_mut(&mut self.1));
         }
     }
     impl System for Coin {
@@ -533,8 +534,8 @@ mod tests {
         fn merge(&mut self, mut other: Self) {
             self.0.merge(std::mem::take(&mut other.0));
         }
-        fn for_each_count(&mut self, visit: impl FnMut(&mut u64)) {
-            self.0.for_each_count(visit);
+        fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64])) {
+            self.0.for_each_slice(visit);
         }
     }
     impl System for CountedCoin {

@@ -46,6 +46,9 @@ pub fn battle_stream(seed: u64) -> BattleRng {
 /// Battles counted per block: the bits of a `u64` weight.
 const BLOCK: u32 = u64::BITS;
 
+/// Counts a block's flush tests for emptiness at once.
+const SKIP: usize = 8;
+
 /// Counts probed at once: bits of a weight that a sum of counts cannot
 /// carry past unnoticed.
 const PROBE: usize = 32;
@@ -67,7 +70,7 @@ pub struct Event {
 struct Layout {
     /// The metrics, every weight zero.
     metrics: Vec<Metric<u64>>,
-    /// Per metric and bin, the counts (in [`Tally::for_each_count`] order) it adds up.
+    /// Per metric and bin, the counts (in [`Tally::for_each_slice`] order) it adds up.
     sources: Vec<Vec<Vec<u32>>>,
     /// Counts in the tally.
     counts: usize,
@@ -77,7 +80,7 @@ impl Layout {
     /// Finds the layout by setting `PROBE` counts at a time to distinct bits.
     fn probe<S: System>(system: &S, metrics: &MetricsOf<'_, S>) -> Layout {
         let mut counts = 0;
-        system.new_tally().for_each_count(|_| counts += 1);
+        system.new_tally().for_each_slice(|s| counts += s.len());
         let zero = metrics(system, &system.new_tally());
         let mut sources: Vec<Vec<Vec<u32>>> = zero
             .iter()
@@ -86,11 +89,13 @@ impl Layout {
         for start in (0..counts).step_by(PROBE) {
             let mut tally = system.new_tally();
             let mut k = 0;
-            tally.for_each_count(|c| {
-                if (start..start + PROBE).contains(&k) {
-                    *c = 1 << (k - start);
+            tally.for_each_slice(|slice| {
+                for c in slice {
+                    if (start..start + PROBE).contains(&k) {
+                        *c = 1 << (k - start);
+                    }
+                    k += 1;
                 }
-                k += 1;
             });
             for (m, metric) in metrics(system, &tally).iter().enumerate() {
                 for (b, &w) in metric.weights.iter().enumerate() {
@@ -270,17 +275,26 @@ impl<S: System> PairedTally<'_, S> {
             let (counts, masks) = (&mut self.counts[v], &mut self.masks);
             masks.clear();
             masks.resize(self.shared.events[v].len(), 0);
-            let mut k = 0;
-            self.block[v].for_each_count(|c| {
-                let mask = *c;
-                if mask != 0 {
-                    counts[k] += u64::from(mask.count_ones());
-                    for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
-                        masks[e as usize] |= mask;
+            let mut first = 0;
+            self.block[v].for_each_slice(|slice| {
+                // Most runs of counts are empty: eight are tested at once.
+                for (run, part) in slice.chunks_mut(SKIP).enumerate() {
+                    if part.iter().fold(0, |any, &m| any | m) == 0 {
+                        continue;
                     }
-                    *c = 0;
+                    for (j, c) in part.iter_mut().enumerate() {
+                        let mask = *c;
+                        if mask != 0 {
+                            let k = first + run * SKIP + j;
+                            counts[k] += u64::from(mask.count_ones());
+                            for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
+                                masks[e as usize] |= mask;
+                            }
+                            *c = 0;
+                        }
+                    }
                 }
-                k += 1;
+                first += slice.len();
             });
             if v == 0 {
                 self.base_events.copy_from_slice(masks);
@@ -360,10 +374,10 @@ impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
         }
     }
 
-    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
+    fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
         self.flush();
-        for count in self.counts.iter_mut().chain(&mut self.both).flatten() {
-            visit(count);
+        for counts in self.counts.iter_mut().chain(&mut self.both) {
+            visit(counts);
         }
     }
 }

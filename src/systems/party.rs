@@ -144,11 +144,14 @@ impl<W: Weight> PartyTally<W> {
         }
     }
 
-    /// Visits every count (paired runs read a block's bit masks this way).
+    /// Visits every count, a run at a time (paired runs read a block's bit
+    /// masks this way).
     #[inline]
-    pub fn for_each_count(&mut self, mut visit: impl FnMut(&mut W)) {
-        self.out.iter_mut().for_each(&mut visit);
-        self.dead.iter_mut().flatten().for_each(&mut visit);
+    pub fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [W])) {
+        visit(&mut self.out);
+        for dead in &mut self.dead {
+            visit(dead);
+        }
     }
 
     /// Party `p`'s bins in `out`.

@@ -468,23 +468,20 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
     }
 
     #[inline]
-    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
-        let sides = self.casualties.iter_mut().chain(&mut self.catastrophe);
-        let bins = self.winner.iter_mut().chain(&mut self.result);
-        for count in bins.chain(sides.flatten()) {
-            visit(count);
+    fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
+        visit(&mut self.winner);
+        visit(&mut self.result);
+        for side in self.casualties.iter_mut().chain(&mut self.catastrophe) {
+            visit(side);
         }
         for h in &mut self.heroes {
-            let bins = h
-                .survival
-                .iter_mut()
-                .chain(&mut h.hp_lost)
-                .chain(&mut h.state);
-            for count in bins.chain(&mut h.glory).chain(&mut h.reputation) {
-                visit(count);
-            }
+            visit(&mut h.survival);
+            visit(&mut h.hp_lost);
+            visit(&mut h.state);
+            visit(&mut h.glory);
+            visit(&mut h.reputation);
         }
-        self.party.for_each_count(&mut visit);
+        self.party.for_each_slice(&mut visit);
     }
 }
 

@@ -359,21 +359,17 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
     }
 
     #[inline]
-    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
-        for count in self.winner.iter_mut().chain(&mut self.rounds) {
-            visit(count);
-        }
+    fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
+        visit(&mut self.winner);
+        visit(&mut self.rounds);
         for h in &mut self.heroes {
-            let bins = h
-                .reputation
-                .iter_mut()
-                .chain(&mut h.wounds)
-                .chain(&mut h.state);
-            for count in bins.chain(&mut h.taken).chain(&mut h.spoils) {
-                visit(count);
-            }
+            visit(&mut h.reputation);
+            visit(&mut h.wounds);
+            visit(&mut h.state);
+            visit(&mut h.taken);
+            visit(&mut h.spoils);
         }
-        self.party.for_each_count(&mut visit);
+        self.party.for_each_slice(&mut visit);
     }
 }
 

@@ -101,12 +101,16 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
     }
 
     #[inline]
-    fn for_each_count(&mut self, mut visit: impl FnMut(&mut u64)) {
-        let bins = self.winner.iter_mut().chain(&mut self.end);
-        let bins = bins.chain(&mut self.exchanges).chain(&mut self.volleys);
-        let bins = bins.chain(self.damage.iter_mut().flatten());
-        for count in bins.chain(self.fate.iter_mut().flatten()) {
-            visit(count);
+    fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
+        visit(&mut self.winner);
+        visit(&mut self.end);
+        visit(&mut self.exchanges);
+        visit(&mut self.volleys);
+        for side in &mut self.damage {
+            visit(side);
+        }
+        for side in &mut self.fate {
+            visit(side);
         }
     }
 }
