@@ -513,29 +513,32 @@ fn resident_kib(pid: u32) -> u64 {
         .expect("VmRSS in /proc")
 }
 
-#[test]
-fn twenty_clients_at_once_get_the_clis_numbers_and_memory_stays_flat() {
-    const KNIGHTS: &str = "war_cards/knights_vs_pikes.toml";
-    let server = Server::start(&["--max-runs", "2"]);
+const KNIGHTS: &str = "war_cards/knights_vs_pikes.toml";
+
+/// Runs Knights vs Pikes on the server (seed 11) to its end; its id.
+fn knights_run(server: &Server, trials: u64) -> u64 {
     let knights = read(&repo().join("scenarios").join(KNIGHTS));
+    let (status, body) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": knights, "name": KNIGHTS, "trials": trials, "seed": 11 })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    assert_eq!(server.follow(id)["status"], "done");
+    id
+}
+
+#[test]
+fn twenty_clients_at_once_get_the_clis_numbers() {
+    let server = Server::start(&["--max-runs", "2"]);
     let dir = cli_run(KNIGHTS, "200000", "11");
     let expected = read(&dir.path().join("cli").join("distributions.csv"));
-    let run = |trials: u64| {
-        let (status, body) = server.json(
-            "POST",
-            "/api/runs",
-            Some(json!({ "toml": knights, "name": KNIGHTS, "trials": trials, "seed": 11 })),
-        );
-        assert_eq!(status, 200, "{body}");
-        let id = body["id"].as_u64().unwrap();
-        assert_eq!(server.follow(id)["status"], "done");
-        id
-    };
     // Twenty clients, each on its own connections, all at once.
     std::thread::scope(|scope| {
         for _ in 0..20 {
             scope.spawn(|| {
-                let id = run(200_000);
+                let id = knights_run(&server, 200_000);
                 let (status, csv) = server.request(
                     "GET",
                     &format!("/api/runs/{id}/files/distributions.csv"),
@@ -549,21 +552,42 @@ fn twenty_clients_at_once_get_the_clis_numbers_and_memory_stays_flat() {
             });
         }
     });
-    // Two hundred runs one after another: the server forgets old runs, so
-    // its memory after the last is about what it was after the fiftieth.
+}
+
+#[test]
+fn two_hundred_runs_keep_the_servers_memory_and_disk_flat() {
+    let server = Server::start(&["--max-runs", "1"]);
     let pid = server.pid();
+    // After 50 runs (past the 32 kept) the server holds what it will hold;
+    // a run's threads, tallies or files kept for good would grow it by
+    // megabytes over the next 150 (here it moves by a few hundred KiB).
     let mut settled = 0;
     for i in 0..200 {
-        run(20_000);
+        knights_run(&server, 20_000);
         if i == 49 {
             settled = resident_kib(pid);
         }
     }
     let end = resident_kib(pid);
-    eprintln!("server memory: {settled} KiB after 50 more runs, {end} KiB after 200");
+    eprintln!("server memory: {settled} KiB after 50 runs, {end} KiB after 200");
     assert!(
-        end < settled + 8 * 1024,
+        end < settled + 4 * 1024,
         "memory grew from {settled} KiB to {end} KiB"
+    );
+    let folder = std::env::temp_dir().join(format!("warcrunch-serve-{pid}"));
+    let kept = std::fs::read_dir(&folder)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("run-"))
+        })
+        .count();
+    // A new run forgets all but the last 32 ended runs: those, and the last.
+    assert_eq!(
+        kept,
+        33,
+        "the last 33 runs' folders, no more, in {}",
+        folder.display()
     );
     let (status, body) = server.json("GET", "/api/runs/1", None);
     assert_eq!(status, 404, "the oldest run is forgotten: {body}");

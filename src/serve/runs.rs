@@ -95,8 +95,9 @@ pub struct Run {
     pub dir: PathBuf,
 }
 
-/// Ended runs kept (state and files); older ones are forgotten, so the
-/// server's memory and disk stay flat however many runs it serves.
+/// Ended runs kept (state and files) when a new run starts; older ones are
+/// forgotten, so the server's memory and disk stay flat however many runs
+/// it serves.
 pub const KEPT: usize = 32;
 
 /// Every run of this server, and the cap on runs at once.
