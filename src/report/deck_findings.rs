@@ -117,11 +117,7 @@ fn columns_and_cells(out: &mut String, a: &SkewAnalysis) {
                 b.scope,
                 b.key,
                 b.measure,
-                if b.measure == "p_hurt" {
-                    "falls"
-                } else {
-                    "rises"
-                },
+                b.direction(),
                 100.0 * b.from_value,
                 COLUMNS[b.from_column],
                 100.0 * b.to_value,

@@ -739,11 +739,7 @@ fn skew_flags(report: &SkewReport, flagged_cards: &[&&GroupSkew]) -> Vec<Flag> {
                 x.scope,
                 x.key,
                 x.measure,
-                if x.measure == "p_hurt" {
-                    "falls"
-                } else {
-                    "rises"
-                },
+                x.direction(),
                 pct(x.from_value),
                 COLUMNS[x.from_column],
                 pct(x.to_value),

@@ -110,6 +110,17 @@ pub struct MonotonicityBreak {
     pub to_value: f64,
 }
 
+impl MonotonicityBreak {
+    /// Which way it goes wrong: the chance to hurt `falls`, or P(F) `rises`.
+    pub fn direction(&self) -> &'static str {
+        if self.measure == "p_hurt" {
+            "falls"
+        } else {
+            "rises"
+        }
+    }
+}
+
 /// A cell whose 9-card multiset differs from the one most rows share in its
 /// column.
 #[derive(Debug, Clone, PartialEq)]
