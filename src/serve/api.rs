@@ -110,8 +110,16 @@ pub fn router(state: Arc<State>) -> Router {
         .with_state(state)
 }
 
+/// A 500 for work that panicked on a blocking thread.
+pub(super) fn crashed(what: &str, e: tokio::task::JoinError) -> Response {
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        format!("{what} crashed: {e}"),
+    )
+}
+
 /// A JSON error with a status.
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
 }
 
@@ -207,7 +215,8 @@ fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected 
 
 /// Loads a posted scenario the way the CLI loads a file, under its name in
 /// the scenarios folder, with trials and seed from the request.
-fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
+/// Also returns the table files its `[tables]` names, as found.
+fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<(String, PathBuf)>), Rejected> {
     let name = posted.name.as_deref().unwrap_or(POSTED);
     let plain = Path::new(name)
         .components()
@@ -230,7 +239,7 @@ fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
             &posted.toml,
         )
     })?;
-    check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
+    let tables = check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
     let mut s = scenario::load_text(&path, &posted.toml)
         .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     let max = state.max_trials;
@@ -264,7 +273,7 @@ fn load(state: &State, posted: &Posted) -> Result<Scenario, Rejected> {
     }
     crate::runner::override_settings(&mut s, trials, posted.seed)
         .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
-    Ok(s)
+    Ok((s, tables))
 }
 
 /// A posted scenario's `[tables]` paths must stay in the scenarios folder:
@@ -314,7 +323,7 @@ fn check_table_paths(
 
 async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
     let loaded = tokio::task::spawn_blocking(move || {
-        load(&state, &posted).map(|s| {
+        load(&state, &posted).map(|(s, _)| {
             json!({
                 "name": s.name,
                 "system": s.battle.system(),
@@ -330,10 +339,7 @@ async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) ->
     match loaded {
         Ok(Ok(normalized)) => Json(normalized).into_response(),
         Ok(Err(rejected)) => rejected.into_response(),
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the check crashed: {e}"),
-        ),
+        Err(e) => crashed("the check", e),
     }
 }
 
@@ -407,7 +413,7 @@ fn describe(s: &Scenario) -> String {
 async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
     let for_load = state.clone();
     let loaded = tokio::task::spawn_blocking(move || {
-        let s = load(&for_load, &posted)?;
+        let (s, _) = load(&for_load, &posted)?;
         Ok::<_, Rejected>((s, posted.precision, posted.name))
     })
     .await;
@@ -423,10 +429,7 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
             Json(json!({ "id": id })).into_response()
         }
         Ok(Err(rejected)) => rejected.into_response(),
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the check crashed: {e}"),
-        ),
+        Err(e) => crashed("the check", e),
     }
 }
 
@@ -459,10 +462,8 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Questio
             precision: None,
         };
         let state = for_load;
-        load(&state, &posted)?;
+        let (_, tables) = load(&state, &posted)?;
         let name = q.name.as_deref().unwrap_or(POSTED);
-        let doc: toml::Table = toml::from_str(&q.toml).unwrap_or_default();
-        let tables = check_table_paths(&state, &doc, name).map_err(Rejected::Refused)?;
         let written = absolute_tables(&q.toml, &tables);
         let input = state
             .files()
@@ -497,10 +498,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Questio
             Json(json!({ "id": id })).into_response()
         }
         Ok(Err(rejected)) => rejected.into_response(),
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the check crashed: {e}"),
-        ),
+        Err(e) => crashed("the check", e),
     }
 }
 

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::api::unreadable;
+use super::api::{crashed, error, unreadable};
 use crate::report::deck_findings::findings;
 use crate::report::skew::heatmap_svg;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
@@ -37,13 +37,7 @@ pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
         let analysis = analyse(&deck);
         let heatmap = match heatmap_svg(&analysis) {
             Ok(svg) => svg,
-            Err(e) => {
-                return (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    Json(json!({ "error": format!("{e:#}") })),
-                )
-                    .into_response();
-            }
+            Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")),
         };
         let cards: Vec<Vec<Vec<&str>>> = deck
             .cards
@@ -73,11 +67,5 @@ pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
         .into_response()
     })
     .await;
-    answer.unwrap_or_else(|e| {
-        (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({ "error": format!("the analysis crashed: {e}") })),
-        )
-            .into_response()
-    })
+    answer.unwrap_or_else(|e| crashed("the analysis", e))
 }
