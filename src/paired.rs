@@ -46,8 +46,11 @@ pub fn battle_stream(seed: u64) -> BattleRng {
 /// Battles counted per block: the bits of a `u64` weight.
 const BLOCK: u32 = u64::BITS;
 
-/// Counts a block's flush tests for emptiness at once.
-const SKIP: usize = 8;
+/// Counts a block's flush tests for emptiness at once, first in wide
+/// groups (most of a 7th Sea tally is empty), then in narrow ones.
+const WIDE: usize = 32;
+/// See [`WIDE`].
+const NARROW: usize = 8;
 
 /// Counts probed at once: bits of a weight that a sum of counts cannot
 /// carry past unnoticed.
@@ -159,6 +162,90 @@ fn feeds(counts: usize, events: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
     (starts, ids)
 }
 
+/// Moves the nonzero counts of `slice` (the tally's counts from index
+/// `first` on) into `found`, leaving zeros: empty groups of counts are
+/// skipped with one test each.
+fn take_nonzero(slice: &mut [u64], first: usize, found: &mut Vec<(u32, u64)>) {
+    fn any(group: &[u64]) -> bool {
+        group.iter().fold(0, |any, &m| any | m) != 0
+    }
+    let mut take = |at: usize, counts: &mut [u64]| {
+        for (j, c) in counts.iter_mut().enumerate() {
+            if *c != 0 {
+                found.push(((at + j) as u32, std::mem::take(c)));
+            }
+        }
+    };
+    let (wide, rest) = slice.as_chunks_mut::<WIDE>();
+    for (g, group) in wide.iter_mut().enumerate() {
+        if any(group) {
+            for (n, narrow) in group.as_chunks_mut::<NARROW>().0.iter_mut().enumerate() {
+                if any(narrow) {
+                    take(first + g * WIDE + n * NARROW, narrow);
+                }
+            }
+        }
+    }
+    let at = first + wide.len() * WIDE;
+    let (narrow, rest) = rest.as_chunks_mut::<NARROW>();
+    for (n, group) in narrow.iter_mut().enumerate() {
+        if any(group) {
+            take(at + n * NARROW, group);
+        }
+    }
+    take(at + narrow.len() * NARROW, rest);
+}
+
+/// One variant's block of bit masks, read off its tally.
+struct Block<'b> {
+    /// The nonzero counts (index, mask of the battles that reached it).
+    found: &'b [(u32, u64)],
+    /// The events each count feeds ([`Shared::feeds`]).
+    feeds: &'b (Vec<u32>, Vec<u32>),
+    /// The variant's counts of battles.
+    counts: &'b mut [u64],
+    /// Out: per event, the mask of the block's battles that had it.
+    masks: &'b mut [u64],
+}
+
+impl Block<'_> {
+    /// Adds the block's battles to the counts, gathers each event's mask and,
+    /// given the base's masks, adds the battles shared with it to `both`.
+    /// Population counts use the CPU's instruction where it has one (the
+    /// portable one takes a dozen).
+    fn count(self, base: Option<&[u64]>, both: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT, checked just above.
+            unsafe { self.count_with_popcnt(base, both) };
+            return;
+        }
+        self.count_portably(base, both);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn count_with_popcnt(self, base: Option<&[u64]>, both: &mut [u64]) {
+        self.count_portably(base, both);
+    }
+
+    #[inline(always)]
+    fn count_portably(self, base: Option<&[u64]>, both: &mut [u64]) {
+        let (starts, ids) = self.feeds;
+        for &(k, mask) in self.found {
+            let k = k as usize;
+            self.counts[k] += u64::from(mask.count_ones());
+            for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
+                self.masks[e as usize] |= mask;
+            }
+        }
+        let base: &[u64] = base.unwrap_or(self.masks);
+        for ((both, base), mask) in both.iter_mut().zip(base).zip(self.masks.iter()) {
+            *both += u64::from((base & mask).count_ones());
+        }
+    }
+}
+
 /// Every variant fought on the same battle streams: a [`System`] whose
 /// outcome is every variant's outcome of one battle.
 pub struct Lockstep<'a, S: System> {
@@ -211,6 +298,8 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             both: vec![vec![0; shared.events[0].len()]; self.variants.len()],
             block: self.variants.iter().map(|v| v.new_tally()).collect(),
             filled: 0,
+            streams: Vec::with_capacity(BLOCK as usize),
+            found: Vec::new(),
             masks: Vec::new(),
             base_events: vec![0; shared.events[0].len()],
             variants: self.variants.clone(),
@@ -226,20 +315,33 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             .collect()
     }
 
-    /// [`Lockstep::simulate`] battle by battle, each variant's outcome
-    /// counted where it is made (no list of outcomes per battle).
+    /// [`Lockstep::simulate`]'s battles, counted where they are made (no
+    /// list of outcomes per battle): a block's battle streams are drawn
+    /// first, then each variant fights all of them in one tight loop, as a
+    /// plain run does, battle *j* of the block weighing `1 << j`.
     fn fight_into(&self, rng: &mut BattleRng, len: u64, tally: &mut PairedTally<'a, S>) {
-        for _ in 0..len {
-            let battle = battle_stream(rng.next_u64());
+        let mut left = len;
+        while left > 0 {
             if tally.filled == BLOCK {
                 tally.flush();
             }
-            let weight = 1 << tally.filled;
-            for (variant, block) in self.variants.iter().zip(tally.block.iter_mut()) {
-                let outcome = variant.simulate(&mut battle.clone());
-                block.record_weighted(&outcome, weight);
+            let first = tally.filled;
+            let battles = u64::from(BLOCK - first).min(left);
+            // On a local copy of the chunk's generator (kept in registers).
+            let mut chunk = rng.clone();
+            tally.streams.clear();
+            for _ in 0..battles {
+                tally.streams.push(battle_stream(chunk.next_u64()));
             }
-            tally.filled += 1;
+            *rng = chunk;
+            for (variant, block) in self.variants.iter().zip(tally.block.iter_mut()) {
+                for (j, battle) in (first..).zip(&tally.streams) {
+                    let outcome = variant.simulate(&mut battle.clone());
+                    block.record_weighted(&outcome, 1 << j);
+                }
+            }
+            tally.filled += battles as u32;
+            left -= battles;
         }
     }
 }
@@ -253,10 +355,14 @@ pub struct PairedTally<'a, S: System> {
     block: Vec<S::Tally>,
     /// Battles in the current block.
     filled: u32,
+    /// The battle streams of the block's battles being fought (reused).
+    streams: Vec<BattleRng>,
     /// Per variant and count of its tally: battles.
     counts: Vec<Vec<u64>>,
     /// Per variant and event: battles in which the base had it too.
     both: Vec<Vec<u64>>,
+    /// A block's nonzero counts and their masks (reused).
+    found: Vec<(u32, u64)>,
     /// A block's event masks (reused).
     masks: Vec<u64>,
     /// The base variant's event masks in the block (reused).
@@ -271,40 +377,27 @@ impl<S: System> PairedTally<'_, S> {
         }
         for v in 0..self.variants.len() {
             // Most counts of a block are empty: only the others are read.
-            let (starts, ids) = &self.shared.feeds[v];
-            let (counts, masks) = (&mut self.counts[v], &mut self.masks);
-            masks.clear();
-            masks.resize(self.shared.events[v].len(), 0);
+            let found = &mut self.found;
+            found.clear();
             let mut first = 0;
             self.block[v].for_each_slice(|slice| {
-                // Most runs of counts are empty: eight are tested at once.
-                for (run, part) in slice.chunks_mut(SKIP).enumerate() {
-                    if part.iter().fold(0, |any, &m| any | m) == 0 {
-                        continue;
-                    }
-                    for (j, c) in part.iter_mut().enumerate() {
-                        let mask = *c;
-                        if mask != 0 {
-                            let k = first + run * SKIP + j;
-                            counts[k] += u64::from(mask.count_ones());
-                            for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
-                                masks[e as usize] |= mask;
-                            }
-                            *c = 0;
-                        }
-                    }
-                }
+                take_nonzero(slice, first, found);
                 first += slice.len();
             });
+            let masks = &mut self.masks;
+            masks.clear();
+            masks.resize(self.shared.events[v].len(), 0);
+            let block = Block {
+                found,
+                feeds: &self.shared.feeds[v],
+                counts: &mut self.counts[v],
+                masks,
+            };
             if v == 0 {
+                block.count(None, &mut self.both[v]);
                 self.base_events.copy_from_slice(masks);
-            }
-            for ((both, base), mask) in self.both[v]
-                .iter_mut()
-                .zip(&self.base_events)
-                .zip(masks.iter())
-            {
-                *both += u64::from((base & mask).count_ones());
+            } else {
+                block.count(Some(&self.base_events), &mut self.both[v]);
             }
         }
         self.filled = 0;

@@ -459,6 +459,7 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
         self.add(outcome, 1);
     }
 
+    #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
     }

@@ -350,6 +350,7 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
         self.add(outcome, 1);
     }
 
+    #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
     }

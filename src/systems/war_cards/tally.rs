@@ -92,6 +92,7 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
         self.add(outcome, 1);
     }
 
+    #[inline]
     fn record_weighted(&mut self, outcome: &EngagementOutcome, weight: u64) {
         self.add(outcome, weight);
     }
