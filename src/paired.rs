@@ -108,11 +108,12 @@ impl Layout {
                         metric.subject,
                         metric.name
                     );
-                    sources[m][b].extend(
-                        (0..PROBE)
-                            .filter(|j| w >> j & 1 == 1)
-                            .map(|j| (start + j) as u32),
-                    );
+                    // The set bits, lowest first (most bins have none).
+                    let mut bits = w;
+                    while bits != 0 {
+                        sources[m][b].push((start + bits.trailing_zeros() as usize) as u32);
+                        bits &= bits - 1;
+                    }
                 }
             }
         }
