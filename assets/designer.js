@@ -82,10 +82,14 @@ export class Designer {
       });
     });
     this.box.querySelector("#deck-grid").replaceChildren(table);
-    this.box.querySelector("#deck-findings").textContent = d.findings;
-    // The server's own chart (plotters SVG), shown as an image.
+    const findings = this.box.querySelector("#deck-findings");
+    findings.textContent = d.findings;
+    findings.hidden = false;
+    // The server's own chart (plotters SVG), shown as an image (hidden
+    // until there is a deck, so the page shows no empty picture).
     const img = this.box.querySelector("#deck-heatmap");
     img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(d.heatmap);
+    img.hidden = false;
   }
 
   save() {
