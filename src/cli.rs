@@ -160,7 +160,7 @@ pub struct SweepArgs {
     /// Make the recommendation for this PC too (by default it is made only for PCs whose own settings are swept). Repeatable.
     #[arg(long, value_name = "NAME")]
     pub recommend_for: Vec<String>,
-    /// Output folder [default: reports/<scenario file stem>.sweep].
+    /// Output folder [default: reports/<scenario file stem>.sweep.<swept paths>].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run and compare.
@@ -211,12 +211,12 @@ pub struct SolveArgs {
     #[arg(long, value_name = "HALF_WIDTH")]
     pub precision: Option<f64>,
     /// The most battles one probe may take.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = crate::solve::DEFAULT_MAX_TRIALS)]
     pub max_trials: u64,
     /// For a real setting: stop once the bracket is this narrow [default: a thousandth of the range].
     #[arg(long)]
     pub tolerance: Option<f64>,
-    /// Output folder [default: reports/<scenario file stem>.solve].
+    /// Output folder [default: reports/<scenario file stem>.solve.<varied path>+<target>].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run, sweep and compare.
@@ -242,7 +242,7 @@ pub struct SensitivityArgs {
     /// Exact differences (war cards with die draw, one-day GURPS): no sampling.
     #[arg(long)]
     pub exact: bool,
-    /// Output folder [default: reports/<scenario file stem>.sensitivity].
+    /// Output folder [default: reports/<scenario file stem>.sensitivity.<target>[+knobs][+cells]].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run, sweep and compare.
@@ -312,6 +312,10 @@ pub struct ServeArgs {
     /// The folder scenarios are listed and read from (nothing outside it is read).
     #[arg(long, default_value = "scenarios")]
     pub scenarios: PathBuf,
+    /// Require this secret on every API call (the start-up address carries it).
+    /// Always on with a non-loopback --host: a fresh one is made unless given.
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
 }
 
 /// Arguments of `schema`.

@@ -5,7 +5,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use crate::stats::{Metric, chi_square_sf, paired_difference, z95};
+use crate::stats::{Metric, Values, chi_square_sf, paired_difference, z95};
 
 /// Family-wise significance level; each test is judged at this over the
 /// number of tests (Bonferroni).
@@ -59,93 +59,222 @@ fn two_sided_normal(z: f64) -> f64 {
 /// Every test between a baseline and a variant, metric by metric. A
 /// category with a count in `shared` (battles both had it, when the two
 /// were fought on the same streams) is tested on its pairs: McNemar's test
-/// and Newcombe's paired interval; the rest as independent samples.
+/// and Newcombe's paired interval; the rest as independent samples. A
+/// numeric metric is tested on its mean (Welch); a categorical one on its
+/// whole distribution (chi-square) and value by value.
 pub fn differences(
     baseline: &[Metric<u64>],
     variant: &[Metric<u64>],
     shared: &[SharedCount],
 ) -> Vec<Difference> {
+    tests_of(baseline, variant, shared, Scope::Outcomes)
+}
+
+/// What [`tests_of`] tests of a numeric metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The outcomes a comparison reports: a numeric metric's mean only.
+    Outcomes,
+    /// The whole law, for proving two samplers equal: every metric also
+    /// value by value and by chi-square with its rare values pooled.
+    WholeLaw,
+}
+
+/// Values met fewer times than this in both samples together are pooled
+/// into one cell of a [`Scope::WholeLaw`] chi-square (each cell then
+/// expects about five or more in either sample).
+const RARE: u64 = 10;
+
+fn tests_of(
+    baseline: &[Metric<u64>],
+    variant: &[Metric<u64>],
+    shared: &[SharedCount],
+    scope: Scope,
+) -> Vec<Difference> {
     let mut out = Vec::new();
     for b in baseline {
-        let Some(v) = variant.iter().find(|m| {
-            m.subject == b.subject && m.name == b.name && m.weights.len() == b.weights.len()
-        }) else {
+        let Some((b, v)) = variant
+            .iter()
+            .find(|m| m.subject == b.subject && m.name == b.name)
+            .and_then(|v| aligned(b, v))
+        else {
             continue;
         };
-        let (n1, n2) = (b.total() as f64, v.total() as f64);
-        if n1 == 0.0 || n2 == 0.0 {
+        let (b, v) = (&b, &v);
+        if b.total() == 0 || v.total() == 0 {
             continue;
         }
-        if let (Some(s1), Some(s2)) = (b.summary(), v.summary()) {
-            let (v1, v2) = (s1.std_dev.powi(2) / n1, s2.std_dev.powi(2) / n2);
-            let se = (v1 + v2).sqrt();
-            let diff = s2.mean - s1.mean;
-            let (t, p) = if se > 0.0 {
-                let t = diff / se;
-                let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
-                let p = StudentsT::new(0.0, 1.0, df.max(1.0))
-                    .map(|d| 2.0 * d.sf(t.abs()))
-                    .unwrap_or_else(|_| two_sided_normal(t));
-                (t, p)
-            } else {
-                (0.0, if diff == 0.0 { 1.0 } else { 0.0 })
-            };
-            out.push(Difference {
-                subject: b.subject.clone(),
-                metric: b.name.clone(),
-                value: "mean".into(),
-                test: "welch_t",
-                method: "welch",
-                baseline: s1.mean,
-                estimate: s2.mean,
-                difference: (diff, diff - z95() * se, diff + z95() * se),
-                statistic: t,
-                p_value: p,
-            });
+        if b.is_numeric() {
+            out.push(welch(b, v));
+            if scope == Scope::Outcomes {
+                continue;
+            }
+        }
+        let pool_below = match scope {
+            Scope::Outcomes => 0,
+            Scope::WholeLaw => RARE,
+        };
+        out.push(chi_square(b, v, pool_below));
+        out.extend(per_value(b, v, shared));
+    }
+    out
+}
+
+/// Welch's t-test of two numeric metrics' means (as independent samples).
+fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
+    let (n1, n2) = (b.total() as f64, v.total() as f64);
+    let (s1, s2) = (
+        b.summary().expect("a numeric metric with counts"),
+        v.summary().expect("a numeric metric with counts"),
+    );
+    let (v1, v2) = (s1.std_dev.powi(2) / n1, s2.std_dev.powi(2) / n2);
+    let se = (v1 + v2).sqrt();
+    let diff = s2.mean - s1.mean;
+    let (t, p) = if se > 0.0 {
+        let t = diff / se;
+        let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+        let p = StudentsT::new(0.0, 1.0, df.max(1.0))
+            .map(|d| 2.0 * d.sf(t.abs()))
+            .unwrap_or_else(|_| two_sided_normal(t));
+        (t, p)
+    } else {
+        (0.0, if diff == 0.0 { 1.0 } else { 0.0 })
+    };
+    Difference {
+        subject: b.subject.clone(),
+        metric: b.name.clone(),
+        value: "mean".into(),
+        test: "welch_t",
+        method: "welch",
+        baseline: s1.mean,
+        estimate: s2.mean,
+        difference: (diff, diff - z95() * se, diff + z95() * se),
+        statistic: t,
+        p_value: p,
+    }
+}
+
+/// Chi-square test of homogeneity over the values either sample reached;
+/// values met fewer than `pool_below` times in both together share one
+/// cell.
+fn chi_square(b: &Metric<u64>, v: &Metric<u64>, pool_below: u64) -> Difference {
+    let (n1, n2) = (b.total() as f64, v.total() as f64);
+    let mut cells: Vec<(u64, u64)> = Vec::new();
+    let mut rare = (0u64, 0u64);
+    for (&x, &y) in b.weights.iter().zip(&v.weights) {
+        if x + y == 0 {
             continue;
         }
-        // Chi-square test of homogeneity over the categories either reached.
-        let mut statistic = 0.0;
-        let mut categories = 0;
-        for (&x, &y) in b.weights.iter().zip(&v.weights) {
-            let column = (x + y) as f64;
-            if column == 0.0 {
-                continue;
-            }
-            categories += 1;
-            let e1 = column * n1 / (n1 + n2);
-            let e2 = column * n2 / (n1 + n2);
-            statistic += (x as f64 - e1).powi(2) / e1 + (y as f64 - e2).powi(2) / e2;
-        }
-        let df = categories.max(1) - 1;
-        out.push(Difference {
-            subject: b.subject.clone(),
-            metric: b.name.clone(),
-            value: "*".into(),
-            test: "chi_square",
-            method: "none",
-            baseline: f64::NAN,
-            estimate: f64::NAN,
-            difference: (f64::NAN, f64::NAN, f64::NAN),
-            statistic,
-            p_value: chi_square_sf(statistic, df),
-        });
-        for bin in 0..b.weights.len() {
-            let (x1, x2) = (b.weights[bin], v.weights[bin]);
-            if x1 == 0 && x2 == 0 {
-                continue;
-            }
-            let label = b.label(bin);
-            let both = shared
-                .iter()
-                .find(|s| s.subject == b.subject && s.metric == b.name && s.value == label)
-                .map(|s| s.battles);
-            out.push(match both {
-                Some(both) if n1 == n2 => paired_test(b, &label, n1 as u64, x1, x2, both),
-                _ => unpaired_test(b, &label, (x1, n1), (x2, n2)),
-            });
+        if x + y < pool_below {
+            rare = (rare.0 + x, rare.1 + y);
+        } else {
+            cells.push((x, y));
         }
     }
+    if rare.0 + rare.1 > 0 {
+        cells.push(rare);
+    }
+    let mut statistic = 0.0;
+    for &(x, y) in &cells {
+        let column = (x + y) as f64;
+        let e1 = column * n1 / (n1 + n2);
+        let e2 = column * n2 / (n1 + n2);
+        statistic += (x as f64 - e1).powi(2) / e1 + (y as f64 - e2).powi(2) / e2;
+    }
+    let df = cells.len().max(1) - 1;
+    Difference {
+        subject: b.subject.clone(),
+        metric: b.name.clone(),
+        value: "*".into(),
+        test: "chi_square",
+        method: "none",
+        baseline: f64::NAN,
+        estimate: f64::NAN,
+        difference: (f64::NAN, f64::NAN, f64::NAN),
+        statistic,
+        p_value: chi_square_sf(statistic, df),
+    }
+}
+
+/// Each value either sample reached, on its pairs where `shared` counts
+/// them, else as independent samples.
+fn per_value(b: &Metric<u64>, v: &Metric<u64>, shared: &[SharedCount]) -> Vec<Difference> {
+    let (n1, n2) = (b.total() as f64, v.total() as f64);
+    let mut out = Vec::new();
+    for bin in 0..b.weights.len() {
+        let (x1, x2) = (b.weights[bin], v.weights[bin]);
+        if x1 == 0 && x2 == 0 {
+            continue;
+        }
+        let label = b.label(bin);
+        let both = shared
+            .iter()
+            .find(|s| s.subject == b.subject && s.metric == b.name && s.value == label)
+            .map(|s| s.battles);
+        out.push(match both {
+            Some(both) if n1 == n2 => paired_test(b, &label, n1 as u64, x1, x2, both),
+            _ => unpaired_test(b, &label, (x1, n1), (x2, n2)),
+        });
+    }
+    out
+}
+
+/// Two variants' counts of one metric over the union of their values: a
+/// label one variant never has (a Spoils row only one table holds) counts
+/// 0 there; integer ranges are widened to cover both. `None` when one is
+/// categorical and the other numeric (nothing to compare value by value).
+pub fn aligned(b: &Metric<u64>, v: &Metric<u64>) -> Option<(Metric<u64>, Metric<u64>)> {
+    match (&b.values, &v.values) {
+        (Values::Categories(lb), Values::Categories(lv)) => {
+            let mut labels = lb.clone();
+            labels.extend(lv.iter().filter(|l| !lb.contains(l)).cloned());
+            let spread = |m: &Metric<u64>, own: &[String]| -> Metric<u64> {
+                let weights: Vec<u64> = labels
+                    .iter()
+                    .map(|l| own.iter().position(|o| o == l).map_or(0, |i| m.weights[i]))
+                    .collect();
+                Metric {
+                    values: Values::Categories(labels.clone()),
+                    weights,
+                    ..m.clone()
+                }
+            };
+            Some((spread(b, lb), spread(v, lv)))
+        }
+        (&Values::Integers { first: fb }, &Values::Integers { first: fv }) => {
+            let first = fb.min(fv);
+            let end = (fb + b.weights.len() as i64).max(fv + v.weights.len() as i64);
+            let spread = |m: &Metric<u64>, own: i64| -> Metric<u64> {
+                let mut weights = vec![0; (end - first) as usize];
+                let at = (own - first) as usize;
+                weights[at..at + m.weights.len()].copy_from_slice(&m.weights);
+                Metric {
+                    values: Values::Integers { first },
+                    weights,
+                    ..m.clone()
+                }
+            };
+            Some((spread(b, fb), spread(v, fv)))
+        }
+        _ => None,
+    }
+}
+
+/// The metrics one of two variants reports and the other does not (or
+/// reports as another kind of value): `subject/metric`, untested.
+pub fn untested(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<String> {
+    let comparable = |m: &Metric<u64>, others: &[Metric<u64>]| {
+        others
+            .iter()
+            .any(|o| o.subject == m.subject && o.name == m.name && aligned(m, o).is_some())
+    };
+    let mut out: Vec<String> = baseline
+        .iter()
+        .filter(|m| !comparable(m, variant))
+        .chain(variant.iter().filter(|m| !comparable(m, baseline)))
+        .map(|m| format!("{}/{}", m.subject, m.name))
+        .collect();
+    out.dedup();
     out
 }
 
@@ -213,6 +342,9 @@ pub struct Tests {
     pub all: Vec<Difference>,
     /// The per-test threshold (Bonferroni over `all`).
     pub alpha: f64,
+    /// Metrics only one of the two reports (`subject/metric`): not tested,
+    /// so never counted as "no difference".
+    pub untested: Vec<String>,
 }
 
 impl Tests {
@@ -221,7 +353,12 @@ impl Tests {
     pub fn new(baseline: &[Metric<u64>], variant: &[Metric<u64>], shared: &[SharedCount]) -> Tests {
         let all = differences(baseline, variant, shared);
         let alpha = threshold(all.len());
-        Tests { all, alpha }
+        let untested = untested(baseline, variant);
+        Tests {
+            all,
+            alpha,
+            untested,
+        }
     }
 
     /// Whether one test is significant at the family-wise level.
@@ -272,10 +409,12 @@ pub fn format_p(p: f64) -> String {
 
 /// The tests between two samples that fail at the family-wise level
 /// `family_alpha` (Bonferroni over every test): empty when the samples
-/// could well come from one law. Used to prove a fast path equal to its
-/// reference.
+/// could well come from one law. Every metric's whole law is tested (each
+/// value, a chi-square with rare values pooled, and a numeric metric's
+/// mean), so a shift in a tail or a rounding error shows, not only one in
+/// a mean. Used to prove a fast path equal to its reference.
 pub fn disagreements(a: &[Metric<u64>], b: &[Metric<u64>], family_alpha: f64) -> Vec<Difference> {
-    let all = differences(a, b, &[]);
+    let all = tests_of(a, b, &[], Scope::WholeLaw);
     let alpha = family_alpha / all.len().max(1) as f64;
     all.into_iter().filter(|d| d.p_value < alpha).collect()
 }
@@ -360,6 +499,103 @@ mod tests {
         let ua = u.iter().find(|x| x.value == "a").unwrap();
         assert!(ua.difference.2 - ua.difference.1 > 2.0 * (a.difference.2 - a.difference.1));
         assert!(ua.p_value > a.p_value);
+    }
+
+    #[test]
+    fn a_label_only_one_variant_has_is_tested_as_zero_on_the_other() {
+        // The shipped Spoils table against one with a sixth row: the
+        // baseline never lands on `hoard`, the variant does 5% of the time.
+        let base = Metric::categorical("hero:A", "spoils", &["nothing", "purse"], &[800, 200]);
+        let variant = Metric::categorical(
+            "hero:A",
+            "spoils",
+            &["nothing", "hoard", "purse"],
+            &[750, 50, 200],
+        );
+        let d = differences(
+            std::slice::from_ref(&base),
+            std::slice::from_ref(&variant),
+            &[],
+        );
+        let hoard = d.iter().find(|x| x.value == "hoard").expect("hoard tested");
+        assert_eq!((hoard.baseline, hoard.estimate), (0.0, 0.05));
+        assert!(hoard.p_value < 1e-6, "{hoard:?}");
+        let nothing = d.iter().find(|x| x.value == "nothing").unwrap();
+        assert!((nothing.baseline - 0.8).abs() < 1e-12);
+        assert!(d.iter().any(|x| x.test == "chi_square"));
+        assert!(untested(&[base], &[variant]).is_empty());
+    }
+
+    #[test]
+    fn integer_ranges_of_different_reach_are_compared_value_by_value() {
+        let a = Metric::integers("battle", "rounds", 1, &[50, 50]);
+        let b = Metric::integers("battle", "rounds", 0, &[10, 40, 50]);
+        let (x, y) = aligned(&a, &b).unwrap();
+        assert_eq!(x.weights, vec![0, 50, 50]);
+        assert_eq!(y.weights, vec![10, 40, 50]);
+        assert_eq!(differences(&[a], &[b], &[]).len(), 1, "Welch's test");
+    }
+
+    #[test]
+    fn a_metric_only_one_variant_reports_is_named_untested() {
+        let a = [m(&[500, 500])];
+        let b = [
+            m(&[500, 500]),
+            Metric::integers("hero:New", "hp_lost", 0, &[10, 0]),
+        ];
+        let t = Tests::new(&a, &b, &[]);
+        assert_eq!(t.untested, vec!["hero:New/hp_lost".to_owned()]);
+    }
+
+    #[test]
+    fn welch_on_a_textbook_case() {
+        // {0, 2} against {4, 6}: means 1 and 5, variances 2 and 2, so
+        // t = 4 / sqrt(2/2 + 2/2) = 2.8284 on df = 2, where Student's t has
+        // the closed form P(|T| > t) = 1 - t / sqrt(2 + t²) = 0.105573.
+        let a = Metric::integers("battle", "x", 0, &[1, 0, 1, 0, 0, 0, 0]);
+        let b = Metric::integers("battle", "x", 0, &[0, 0, 0, 0, 1, 0, 1]);
+        let d = differences(&[a], &[b], &[]);
+        assert_eq!(d.len(), 1);
+        let t = 8f64.sqrt();
+        assert!((d[0].statistic - t).abs() < 1e-12, "{:?}", d[0]);
+        let p = 1.0 - t / (2.0 + t * t).sqrt();
+        assert!(
+            (d[0].p_value - p).abs() < 1e-9,
+            "{} against {p}",
+            d[0].p_value
+        );
+        assert!((d[0].difference.0 - 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_whole_law_test_sees_a_change_that_keeps_the_mean() {
+        // Same mean (2), another spread: Welch's test alone sees nothing.
+        let a = Metric::integers("hero:A", "hp_lost", 0, &[0, 0, 100_000, 0, 0]);
+        let b = Metric::integers("hero:A", "hp_lost", 0, &[2_000, 0, 96_000, 0, 2_000]);
+        let means = differences(std::slice::from_ref(&a), std::slice::from_ref(&b), &[]);
+        assert_eq!(means.len(), 1);
+        assert!(means[0].p_value > 0.5, "{:?}", means[0]);
+        let bad = disagreements(&[a], &[b], 0.001);
+        assert!(bad.iter().any(|d| d.test == "chi_square"), "{bad:?}");
+        assert!(bad.iter().any(|d| d.value == "4"), "{bad:?}");
+    }
+
+    #[test]
+    fn rare_values_are_pooled_in_the_whole_law_chi_square() {
+        // Values met 1-3 times in both samples together share one cell:
+        // (300, 300) and the pooled (3, 4): df = 1, a tiny statistic.
+        let a = Metric::integers("battle", "rounds", 0, &[300, 1, 1, 1]);
+        let b = Metric::integers("battle", "rounds", 0, &[300, 0, 1, 3]);
+        let all = tests_of(&[a], &[b], &[], Scope::WholeLaw);
+        let chi = all.iter().find(|d| d.test == "chi_square").unwrap();
+        let (n1, n2) = (303.0, 304.0);
+        let expected = |c: f64, x: f64, y: f64| {
+            let (e1, e2) = (c * n1 / (n1 + n2), c * n2 / (n1 + n2));
+            (x - e1).powi(2) / e1 + (y - e2).powi(2) / e2
+        };
+        let statistic = expected(600.0, 300.0, 300.0) + expected(7.0, 3.0, 4.0);
+        assert!((chi.statistic - statistic).abs() < 1e-12);
+        assert!((chi.p_value - chi_square_sf(statistic, 1)).abs() < 1e-15);
     }
 
     #[test]

@@ -41,9 +41,28 @@ pub fn percent_bound(p: f64) -> String {
     }
 }
 
+/// A number with at most `decimals` decimals and no trailing zeros
+/// (`5`, `2.5`, `0.25`).
+pub fn trim_decimal(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimmed_decimals() {
+        assert_eq!(trim_decimal(5.0, 2), "5");
+        assert_eq!(trim_decimal(2.5, 2), "2.5");
+        assert_eq!(trim_decimal(0.254, 2), "0.25");
+        assert_eq!(trim_decimal(10.0, 0), "10");
+    }
 
     #[test]
     fn thousands_separators() {

@@ -193,7 +193,13 @@ pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
 /// [`load_text`], naming `origin` in messages; `locate` adds the line of the
 /// key at fault (only true when `text` is the file as the user wrote it).
 fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenario> {
-    let at = |e: anyhow::Error| if locate { with_location(e, text) } else { e };
+    let at = |e: anyhow::Error| {
+        if locate {
+            with_location(e, text)
+        } else {
+            without_generated_lines(e)
+        }
+    };
     let origin = origin.to_owned();
     let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(&origin, e))?;
     let system = match table.get("system") {
@@ -247,6 +253,25 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
         seed: header.seed.unwrap_or(DEFAULT_SEED),
         battle,
     })
+}
+
+/// A parse error in a document warcrunch generated (the scenario with
+/// options applied) without the generated lines it quotes: the user never
+/// saw them; the message names the option and the allowed keys.
+fn without_generated_lines(error: anyhow::Error) -> anyhow::Error {
+    let message = format!("{error:#}");
+    let Some((before, quoted)) = message.split_once("TOML parse error at line ") else {
+        return error;
+    };
+    let rest: Vec<&str> = quoted
+        .lines()
+        .skip(1)
+        .skip_while(|line| {
+            line.trim_start()
+                .starts_with(|c: char| c == '|' || c.is_ascii_digit())
+        })
+        .collect();
+    anyhow!("{before}{}", rest.join("\n").trim_end())
 }
 
 /// Prefixes a validation message that names a key (`` `attacker.hits` =

@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use crate::systems::gurps::scenario::ScenarioFile as GurpsFile;
 use crate::systems::gurps::tables::{
-    CasualtyTable, CatastropheFile, DamageFile, MarginFile, MoraleTable, StrategyTable,
+    CasualtyTable, CatastropheFile, DamageFile, GloryFile, MoraleTable, ResultsFile, StrategyTable,
+    SurvivalFile,
 };
 use crate::systems::seventh_sea::scenario::ScenarioFile as SeaFile;
 use crate::systems::seventh_sea::tables::{ChartFile, OpportunityFile, SpoilsFile};
@@ -103,11 +104,11 @@ pub fn entries() -> Vec<Entry> {
         ("cards", Table, "war_cards", "War cards table: the Combat Card deck", generate::<DeckFile>),
         ("catastrophe", Table, "gurps", "GURPS table: catastrophe", generate::<CatastropheFile>),
         ("strategy", Table, "gurps", "GURPS table: strategy", generate::<StrategyTable>),
-        ("battle_results", Table, "gurps", "GURPS table: battle_results", generate::<MarginFile>),
+        ("battle_results", Table, "gurps", "GURPS table: battle_results", generate::<ResultsFile>),
         ("casualties", Table, "gurps", "GURPS table: casualties", generate::<CasualtyTable>),
-        ("survival", Table, "gurps", "GURPS table: survival", generate::<MarginFile>),
+        ("survival", Table, "gurps", "GURPS table: survival", generate::<SurvivalFile>),
         ("damage", Table, "gurps", "GURPS table: damage", generate::<DamageFile>),
-        ("glory", Table, "gurps", "GURPS table: glory", generate::<MarginFile>),
+        ("glory", Table, "gurps", "GURPS table: glory", generate::<GloryFile>),
         ("morale", Table, "gurps", "GURPS table: morale", generate::<MoraleTable>),
         ("battle_chart", Table, "seventh_sea", "7th Sea table: battle_chart", generate::<ChartFile>),
         ("opportunities", Table, "seventh_sea", "7th Sea table: opportunities", generate::<OpportunityFile>),

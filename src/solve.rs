@@ -8,6 +8,9 @@ use std::fmt::Write as _;
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+/// The most battles one probe may take unless `--max-trials` says otherwise.
+pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000;
+
 /// What the user asks of the probability.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Goal {

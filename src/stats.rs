@@ -296,8 +296,10 @@ pub fn summarize(first: i64, counts: &[u64]) -> Option<Summary> {
         trials: n,
         mean,
         std_dev,
-        ci_low: mean - half,
-        ci_high: mean + half,
+        // The mean cannot leave the metric's possible values (hp lost is
+        // never negative): the interval is cut to them, losing no coverage.
+        ci_low: (mean - half).max(first as f64),
+        ci_high: (mean + half).min((first + counts.len() as i64 - 1) as f64),
         p05: percentile(0.05),
         p50: percentile(0.50),
         p95: percentile(0.95),
@@ -559,6 +561,20 @@ mod tests {
         assert!((s.mean - 2.0).abs() < 1e-12);
         assert!((s.std_dev - (2.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert_eq!((s.p05, s.p50, s.p95), (1, 2, 3));
+    }
+
+    #[test]
+    fn a_means_interval_stays_inside_the_possible_values() {
+        // One battle in a thousand loses 1 HP: the normal interval would
+        // reach below 0; hp lost never does.
+        let s = summarize(0, &[999, 1, 0, 0]).unwrap();
+        assert!((s.mean - 0.001).abs() < 1e-12);
+        assert_eq!(s.ci_low, 0.0);
+        assert!(s.ci_high > s.mean);
+        // Nearly always the top value: the interval stops at it.
+        let s = summarize(0, &[1, 999]).unwrap();
+        assert_eq!(s.ci_high, 1.0);
+        assert!(s.ci_low < s.mean);
     }
 
     #[test]

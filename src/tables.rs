@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -145,4 +145,45 @@ pub fn load_text(
             Ok((text, full.display().to_string()))
         }
     }
+}
+
+/// Every table kind, as a table file's `kind` key names it.
+pub fn kinds() -> Vec<&'static str> {
+    built_ins().iter().map(|t| t.name).collect()
+}
+
+/// Refuses a table file that is not the `expected` kind: its `kind` key
+/// must be present and name `expected`. A text that is not TOML passes
+/// here, for the typed parse to report where it breaks.
+pub fn check_kind(text: &str, origin: &str, expected: &str) -> Result<()> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(());
+    };
+    match table.get("kind") {
+        None => bail!(
+            "{origin}: the file has no `kind` key, so it cannot be checked as the \
+             `{expected}` table it was given as; if it is one, add `kind = \"{expected}\"` \
+             at its top (tables written by `warcrunch tables --export` have it)"
+        ),
+        Some(toml::Value::String(kind)) if kind == expected => Ok(()),
+        Some(toml::Value::String(kind)) if kinds().contains(&kind.as_str()) => bail!(
+            "{origin}: this is a `{kind}` table (kind = \"{kind}\"), given as the `{expected}` \
+             table; give a `{expected}` table there, or this file as `{kind}`"
+        ),
+        Some(other) => bail!(
+            "{origin}: `kind` = {other} is not a table kind; allowed: {}",
+            kinds().join(", ")
+        ),
+    }
+}
+
+/// Parses a table file given as `kind`: refused when it is another kind,
+/// and serde's message (with a suggestion) when a key is wrong.
+pub fn parse_table<T: serde::de::DeserializeOwned>(
+    text: &str,
+    origin: &str,
+    kind: &str,
+) -> Result<T> {
+    check_kind(text, origin, kind)?;
+    toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))
 }

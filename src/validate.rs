@@ -19,6 +19,24 @@ pub struct Header {
     pub seed: Option<u64>,
 }
 
+/// The widest interval half-width a precision run may aim for: wider,
+/// a 95% interval cannot tell any two outcomes apart.
+pub const MAX_PRECISION: f64 = 0.2;
+
+/// Checks a precision target (a 95% interval half-width); the message
+/// starts with the value, for the caller to prefix the option or key.
+pub fn check_precision(half_width: f64) -> std::result::Result<(), String> {
+    if half_width > 0.0 && half_width <= MAX_PRECISION {
+        Ok(())
+    } else {
+        Err(format!(
+            "{half_width} is out of range; allowed: a half-width above 0 and at most \
+             {MAX_PRECISION} (±{} points; a wider interval cannot answer anything), e.g. 0.002",
+            100.0 * MAX_PRECISION
+        ))
+    }
+}
+
 /// A TOML error naming the file, with a "did you mean" hint when the
 /// message lists the allowed keys or values and one is close to what was
 /// written.

@@ -247,6 +247,10 @@ fn browser(url: &str) -> Option<Browser> {
 const RAIDERS_STRATEGY: &str = r#"["sides",1,"strategy"]"#;
 
 #[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
 fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     let server = Server::start(&[]);
     let url = format!(
@@ -408,6 +412,10 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
 }
 
 #[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
 fn every_bundled_scenario_puts_a_first_result_on_screen() {
     let server = Server::start(&[]);
     let (_, list) = server.json("GET", "/api/scenarios", None);

@@ -217,7 +217,7 @@ fn deck_draw_deals_each_card_once_per_pass() {
         }
         s
     };
-    let mut deck = String::from("row_order = \"attacker_defender\"\n");
+    let mut deck = String::from("kind = \"cards\"\nrow_order = \"attacker_defender\"\n");
     deck.push_str(&card(d_row));
     deck.push_str(&card(miss_row));
     let dir = tempfile::tempdir().unwrap();

@@ -223,13 +223,13 @@ fn a_damage_table_out_of_range_is_refused_before_any_battle() {
 #[test]
 fn a_margin_table_of_more_than_100_rows_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let rows: String = (0..150)
-        .map(|i| {
+    let rows: String = std::iter::once("kind = \"survival\"\n".to_owned())
+        .chain((0..150).map(|i| {
             format!(
                 "[[rows]]\nmin_margin = {}\nlabel = \"r{i}\"\nhp = 0\n\n",
                 200 - i
             )
-        })
+        }))
         .collect();
     let path = skirmish_with_table(dir.path(), "survival", "survival.toml", &rows);
     check_refused(

@@ -33,7 +33,7 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
     ] {
         assert!(html.contains(heading), "missing {heading}");
     }
-    assert!(html.contains("Knights (attacker) win"));
+    assert!(html.contains("Knights (attacker) won"));
     assert!(html.contains("Stand-in values in use: table `cards`"));
     assert!(html.contains("Exact check:"));
     assert!(html.contains("warcrunch run"));

@@ -15,7 +15,10 @@ use crate::util::{garble, read, repo, warcrunch};
 /// A `warcrunch serve` process, killed when dropped.
 pub(crate) struct Server {
     child: Child,
+    /// Where to connect (`127.0.0.1:PORT`, also for a server bound to every address).
     pub(crate) address: String,
+    /// The token of the address it printed, if any.
+    token: Option<String>,
 }
 
 impl Server {
@@ -32,26 +35,53 @@ impl Server {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let address = line
+        let url = line
             .split("http://")
             .nth(1)
             .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .to_owned();
-        Server { child, address }
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let (address, rest) = url.split_once('/').unwrap_or((url, ""));
+        let token = rest.strip_prefix("?token=").map(str::to_owned);
+        let address = address.replace("0.0.0.0:", "127.0.0.1:");
+        Server {
+            child,
+            address,
+            token,
+        }
     }
 
     /// One request; returns the status and the body (chunked bodies decoded).
     pub(crate) fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let host = format!("Host: {}", self.address);
+        self.request_with(
+            method,
+            path,
+            &[&host, "Content-Type: application/json"],
+            body,
+        )
+    }
+
+    /// One request with exactly these header lines (`Host` included).
+    pub(crate) fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[&str],
+        body: Option<&str>,
+    ) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(120)))
             .unwrap();
         let body = body.unwrap_or("");
+        let mut head = format!("{method} {path} HTTP/1.1\r\n");
+        for line in headers {
+            head.push_str(line);
+            head.push_str("\r\n");
+        }
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            self.address,
+            "{head}Connection: close\r\nContent-Length: {}\r\n\r\n",
             body.len()
         )
         .unwrap();
@@ -83,6 +113,23 @@ impl Server {
     /// The server's process id.
     fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Asks for a run's state until `ready` holds (at most a minute, every
+    /// 20 ms); returns that state.
+    fn wait_for(&self, id: u64, ready: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let (_, state) = self.json("GET", &format!("/api/runs/{id}"), None);
+            if ready(&state) {
+                return state;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "run {id} never got there: {state}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Follows a run's event stream to its end; returns the last state.
@@ -325,7 +372,10 @@ fn runs_wait_for_a_slot_and_stop_on_request() {
     };
     let first = long(1);
     let second = long(2);
-    std::thread::sleep(Duration::from_millis(300));
+    // The first holds the only slot (it reports battles done); the second waits.
+    server.wait_for(first, |s| {
+        s["status"] == "running" && s["done"].as_u64() > Some(0)
+    });
     let (_, state) = server.json("GET", &format!("/api/runs/{second}"), None);
     assert_eq!(state["status"], "queued", "one run at a time: {state}");
     let (status, _) = server.json("DELETE", &format!("/api/runs/{first}"), None);
@@ -334,8 +384,7 @@ fn runs_wait_for_a_slot_and_stop_on_request() {
     assert_eq!(stopped["status"], "stopped", "{stopped}");
     assert!(stopped["files"].as_array().unwrap().is_empty());
     // The second now runs; stop it too.
-    std::thread::sleep(Duration::from_millis(300));
-    let (_, state) = server.json("GET", &format!("/api/runs/{second}"), None);
+    let state = server.wait_for(second, |s| s["status"] != "queued");
     assert_eq!(state["status"], "running", "{state}");
     server.json("DELETE", &format!("/api/runs/{second}"), None);
     assert_eq!(server.follow(second)["status"], "stopped");
@@ -706,4 +755,237 @@ fn questions_from_the_page_write_the_commands_files() {
         note.contains("nothing") && !note.contains("input-"),
         "the CLI's message, naming no server folder: {note}"
     );
+}
+
+/// Every endpoint, with a body for those that read one.
+fn endpoints() -> Vec<(&'static str, &'static str, Option<String>)> {
+    let posted = json!({ "toml": ambush(), "trials": 1000 }).to_string();
+    vec![
+        ("GET", "/api/scenarios", None),
+        ("GET", "/api/scenarios/gurps/ambush_at_the_ford.toml", None),
+        ("GET", "/api/schema/gurps", None),
+        ("POST", "/api/check", Some(posted.clone())),
+        ("POST", "/api/document", Some(posted.clone())),
+        ("POST", "/api/edit", Some(posted.clone())),
+        ("POST", "/api/cards", Some("{}".to_owned())),
+        ("POST", "/api/runs", Some(posted.clone())),
+        ("POST", "/api/analyses", Some(posted)),
+        ("GET", "/api/runs/1", None),
+        ("DELETE", "/api/runs/1", None),
+        ("GET", "/api/runs/1/events", None),
+        ("GET", "/api/runs/1/files/run.json", None),
+    ]
+}
+
+#[test]
+fn a_foreign_host_or_origin_is_refused_on_every_endpoint() {
+    let server = Server::start(&[]);
+    let port = server.address.rsplit(':').next().unwrap().to_owned();
+    for (method, path, body) in endpoints() {
+        for host in [
+            "evil.example".to_owned(),
+            format!("evil.example:{port}"),
+            format!("127.0.0.1.nip.example:{port}"),
+        ] {
+            let host = format!("Host: {host}");
+            let (status, text) = server.request_with(
+                method,
+                path,
+                &[&host, "Content-Type: application/json"],
+                body.as_deref(),
+            );
+            assert_eq!(status, 403, "{method} {path} with {host}: {text}");
+            assert!(text.contains("answers requests addressed to"), "{text}");
+        }
+    }
+    // The names the server listens under are answered.
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        let host = format!("Host: {host}");
+        let (status, _) = server.request_with("GET", "/api/scenarios", &[&host], None);
+        assert_eq!(status, 200, "{host}");
+    }
+    // A post or delete from another site's page: refused before any work.
+    let host = format!("Host: {}", server.address);
+    for (method, path, body) in endpoints().into_iter().filter(|(m, _, _)| *m != "GET") {
+        let (status, text) = server.request_with(
+            method,
+            path,
+            &[
+                &host,
+                "Origin: http://evil.example",
+                "Content-Type: application/json",
+            ],
+            body.as_deref(),
+        );
+        assert_eq!(status, 403, "{method} {path}: {text}");
+        assert!(text.contains("another site's page"), "{text}");
+    }
+    let own = format!("Origin: http://{}", server.address);
+    let (status, text) = server.request_with(
+        "POST",
+        "/api/check",
+        &[&host, &own, "Content-Type: application/json"],
+        Some(&json!({ "toml": ambush() }).to_string()),
+    );
+    assert_eq!(status, 200, "the page's own posts pass: {text}");
+}
+
+#[test]
+fn a_server_on_every_address_wants_its_token() {
+    let server = Server::start(&["--host", "0.0.0.0"]);
+    let token = server
+        .token
+        .clone()
+        .expect("the start-up address carries a token");
+    assert_eq!(token.len(), 32, "{token}");
+    let host = format!("Host: {}", server.address);
+    for (method, path, body) in endpoints() {
+        let (status, text) = server.request_with(
+            method,
+            path,
+            &[&host, "Content-Type: application/json"],
+            body.as_deref(),
+        );
+        assert_eq!(status, 401, "{method} {path} without the token: {text}");
+    }
+    let header = format!("x-warcrunch-token: {token}");
+    let (status, _) = server.request_with("GET", "/api/scenarios", &[&host, &header], None);
+    assert_eq!(status, 200);
+    // The page opened from the printed address hands the token back as a cookie.
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    write!(
+        stream,
+        "GET /?token={token} HTTP/1.1\r\n{host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert!(
+        raw.contains(&format!("set-cookie: warcrunch_token={token}")),
+        "{}",
+        raw.lines().take(10).collect::<Vec<_>>().join("\n")
+    );
+    let cookie = format!("Cookie: warcrunch_token={token}");
+    let (status, _) = server.request_with("GET", "/api/scenarios", &[&host, &cookie], None);
+    assert_eq!(status, 200);
+    // A loopback server given --token wants it too.
+    let server = Server::start(&["--token", "abcdefghijklmnop1234"]);
+    assert_eq!(server.token.as_deref(), Some("abcdefghijklmnop1234"));
+    let (status, _) = server.json("GET", "/api/scenarios", None);
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn every_way_to_ask_for_battles_is_capped() {
+    let server = Server::start(&["--max-trials", "20000"]);
+    let small = ambush().replace("trials = 1_000_000", "trials = 10_000");
+    assert_ne!(small, ambush());
+    let ask = |options: Value| {
+        server.json(
+            "POST",
+            "/api/analyses",
+            Some(json!({ "toml": small, "name": AMBUSH, "command": options[0], "options": options[1] })),
+        )
+    };
+    for (options, expect) in [
+        (
+            json!(["sweep", ["--set", "trials=50000000,60000000"]]),
+            "trials = 50000000 is out of range; allowed: 1 to 20000",
+        ),
+        (
+            json!(["sweep", ["--set=trials=1000..30000:1000", "--seed", "2"]]),
+            "allowed: 1 to 20000",
+        ),
+        (
+            json!([
+                "sweep",
+                ["--set", "heroes.Titus.risk=-1..1", "--trials", "20001"]
+            ]),
+            "`--trials` = 20001 is out of range",
+        ),
+        (
+            json!([
+                "sensitivity",
+                ["--target", "party/any_down_or_dead=yes", "--set"]
+            ]),
+            "`--set` is not an option",
+        ),
+    ] {
+        let (status, body) = ask(options.clone());
+        assert_eq!(status, 422, "{options}: {body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| e.contains(expect)),
+            "{options}: {body}"
+        );
+    }
+    // A solve without --max-trials probes with at most the cap: its answer
+    // equals the command line's with --max-trials 20000.
+    let solve = [
+        "--vary",
+        "sides.Raiders.troop_strength=600..1000",
+        "--target",
+        "side:Megalos/victory=won",
+        "--equals",
+        "0.5",
+        "--seed",
+        "4",
+    ];
+    let (status, body) = ask(json!(["solve", solve]));
+    assert_eq!(status, 200, "{body}");
+    let last = server.follow(body["id"].as_u64().unwrap());
+    assert_eq!(last["status"], "done", "{last}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ambush_at_the_ford.toml");
+    std::fs::write(&file, &small).unwrap();
+    warcrunch()
+        .arg("solve")
+        .arg(&file)
+        .args(solve)
+        .args(["--max-trials", "20000", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .arg("--force")
+        .assert()
+        .success();
+    let (status, served) = server.request(
+        "GET",
+        &format!("/api/runs/{}/files/solve.csv", body["id"]),
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(served, read(&dir.path().join("out/solve.csv")));
+    // The scenario's own `trials` above the cap, with no option to lower it.
+    let (status, body) = server.json(
+        "POST",
+        "/api/analyses",
+        Some(json!({ "toml": ambush(), "command": "sweep", "options": ["--set", "heroes.Titus.risk=-1..1"] })),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.to_string().contains("above this server's cap"),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_name_climbing_out_and_a_body_that_is_not_json_are_refused() {
+    let server = Server::start(&[]);
+    for name in [
+        "../escape.toml",
+        "gurps/../../escape.toml",
+        "/etc/escape.toml",
+    ] {
+        let (status, body) = server.json(
+            "POST",
+            "/api/runs",
+            Some(json!({ "toml": ambush(), "name": name, "trials": 1000 })),
+        );
+        assert_eq!(status, 403, "{name}: {body}");
+    }
+    let host = format!("Host: {}", server.address);
+    for content_type in ["text/plain", "application/x-www-form-urlencoded"] {
+        let header = format!("Content-Type: {content_type}");
+        let (status, text) =
+            server.request_with("POST", "/api/runs", &[&host, &header], Some("toml=x"));
+        assert_eq!(status, 415, "{content_type}: {text}");
+    }
 }

@@ -15,5 +15,6 @@ mod scale;
 mod schema;
 mod serve;
 mod seventh_sea;
+mod table_kinds;
 mod truth;
 mod util;

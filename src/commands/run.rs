@@ -19,11 +19,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let overrides = table_overrides(&sim.tables)?;
     let mut plan = Plan::from_args(sim);
     if let Some(p) = args.precision {
-        if !(p > 0.0 && p <= 0.5) {
-            bail!(
-                "--precision = {p} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.001"
-            );
-        }
+        crate::validate::check_precision(p).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
         plan.precision = Some(p);
     }
     if args.exact && plan.shard != Shard::WHOLE {

@@ -11,7 +11,7 @@ use crate::report::console::say;
 use crate::report::output_dir::Staging;
 use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters, top_lines};
 use crate::runner::{
-    Plan, default_out_dir, exact_metrics, metric_layout, nothing_written, override_settings,
+    Plan, exact_metrics, metric_layout, nothing_written, override_settings, question_out_dir,
     run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Battle, Edit, Scenario};
@@ -22,6 +22,7 @@ use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
 use crate::target::Target;
 
 /// One move of one knob, loaded and validated.
+#[derive(Clone)]
 struct Variant {
     knob: String,
     from: String,
@@ -72,25 +73,29 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         );
     }
     let plan = Plan::from_args(sim);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scenario).with_extension("sensitivity"));
+    let out = args.out.clone().unwrap_or_else(|| {
+        let mut asked = vec![args.target.clone()];
+        asked.extend(args.knobs.iter().cloned());
+        if args.cells {
+            asked.push("cells".to_owned());
+        }
+        question_out_dir(&args.scenario, "sensitivity", &asked)
+    });
     let staging = Staging::new(&out, sim.force)?;
     let (mut found, info_threads, elapsed, trials) = if args.exact {
-        (exact_moves(&target, &base, &variants)?, 1, 0.0, None)
+        exact_moves(&target, &base, &variants, &plan)?
     } else {
         sampled_moves(&target, &base, &variants, &plan)?
     };
     rank(&mut found);
     let mut info = run_info(
         &base,
-        reproduce_command(args, &base),
+        reproduce_command(args, &base, trials.is_some()),
         info_threads,
         std::time::Duration::from_secs_f64(elapsed),
     );
     info.trials = trials;
-    if args.exact {
+    if trials.is_none() {
         info.seed = None;
         info.chunk_size = None;
     }
@@ -252,33 +257,60 @@ fn moves(
     Ok((variants, refused))
 }
 
-/// Exact differences, where the system's exact method applies.
-fn exact_moves(target: &Target, base: &Scenario, variants: &[Variant]) -> Result<Vec<Move>> {
+/// Exact differences for every move the system's exact method reaches (the
+/// base must be in reach); a move that leaves its reach (one day to two) is
+/// fought paired with the base instead, and its row says so. Returns the
+/// moves and, when any was simulated, the threads, seconds and battles.
+fn exact_moves(
+    target: &Target,
+    base: &Scenario,
+    variants: &[Variant],
+    plan: &Plan,
+) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
     let base_p = target.exact_probability(&exact_metrics(base)?)?;
-    variants
-        .iter()
-        .map(|v| {
-            let p = target.exact_probability(&exact_metrics(&v.scenario)?)?;
-            let d = p - base_p;
-            Ok(Move {
-                knob: v.knob.clone(),
-                from: v.from.clone(),
-                to: v.to.clone(),
-                base_probability: base_p,
-                probability: p,
-                difference: crate::stats::DifferenceInterval {
-                    difference: d,
-                    low: d,
-                    high: d,
-                },
-                unpaired: None,
-                method: Method::Exact,
-            })
+    let mut found: Vec<Option<Move>> = Vec::with_capacity(variants.len());
+    let mut beyond = Vec::new();
+    for v in variants {
+        let Ok(metrics) = exact_metrics(&v.scenario) else {
+            found.push(None);
+            beyond.push(v.clone());
+            continue;
+        };
+        let p = target.exact_probability(&metrics)?;
+        let d = p - base_p;
+        found.push(Some(Move {
+            knob: v.knob.clone(),
+            from: v.from.clone(),
+            to: v.to.clone(),
+            base_probability: base_p,
+            probability: p,
+            difference: crate::stats::DifferenceInterval {
+                difference: d,
+                low: d,
+                high: d,
+            },
+            unpaired: None,
+            method: Method::Exact,
+        }));
+    }
+    if beyond.is_empty() {
+        return Ok((found.into_iter().flatten().collect(), 1, 0.0, None));
+    }
+    let (sampled, threads, elapsed, trials) = sampled_moves(target, base, &beyond, plan)?;
+    let mut sampled = sampled.into_iter();
+    let all = found
+        .into_iter()
+        .map(|m| {
+            m.or_else(|| sampled.next())
+                .expect("one sampled move per gap")
         })
-        .collect()
+        .collect();
+    Ok((all, threads, elapsed, trials))
 }
 
-fn reproduce_command(args: &SensitivityArgs, base: &Scenario) -> String {
+/// The command that reproduces the analysis; `sampled` when any move was
+/// simulated (so the battles and seed matter).
+fn reproduce_command(args: &SensitivityArgs, base: &Scenario, sampled: bool) -> String {
     let mut command = format!(
         "warcrunch sensitivity {} --target \"{}\"",
         args.scenario.display(),
@@ -289,7 +321,8 @@ fn reproduce_command(args: &SensitivityArgs, base: &Scenario) -> String {
     }
     if args.exact {
         command.push_str(" --exact");
-    } else {
+    }
+    if sampled {
         command.push_str(&format!(" --trials {} --seed {}", base.trials, base.seed));
     }
     for t in &args.sim.tables {

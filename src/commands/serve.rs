@@ -21,9 +21,19 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if max_runs == 0 {
         bail!("--max-runs 0: allowed: at least 1");
     }
+    if let Some(token) = &args.token
+        && (token.len() < 16 || !token.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
+        bail!("--token: allowed: at least 16 letters and digits (none other)");
+    }
+    let token = match (&args.token, args.host.is_loopback()) {
+        (Some(token), _) => Some(token.clone()),
+        (None, true) => None,
+        (None, false) => Some(crate::serve::new_token()),
+    };
     if !args.host.is_loopback() {
         eprintln!(
-            "warning: --host {} lets anyone who can reach this machine use the workbench (and read its scenarios folder)",
+            "warning: --host {} lets anyone who can reach this machine and holds the token use the workbench (and read its scenarios folder)",
             args.host
         );
     }
@@ -33,11 +43,15 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         scenarios: args.scenarios.clone(),
         max_trials: args.max_trials,
         max_runs,
+        token: token.clone(),
         command: super::dispatch,
     };
     let open = args.open;
     serve(options, |address| {
-        let url = format!("http://{address}");
+        let url = match &token {
+            Some(token) => format!("http://{address}/?token={token}"),
+            None => format!("http://{address}"),
+        };
         let mut out = std::io::stdout().lock();
         writeln!(out, "warcrunch workbench: {url}   (Ctrl-C stops it)")?;
         out.flush()?;

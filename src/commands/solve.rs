@@ -11,7 +11,7 @@ use crate::report::console::say;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
 use crate::runner::{
-    Plan, default_out_dir, exact_metrics, metric_layout, nothing_written, override_settings,
+    Plan, exact_metrics, metric_layout, nothing_written, override_settings, question_out_dir,
     run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Edit, Scenario};
@@ -84,10 +84,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         ..Plan::from_args(sim)
     };
     let threshold = goal.threshold();
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scenario).with_extension("solve"));
+    let out = args.out.clone().unwrap_or_else(|| {
+        let varied = args
+            .vary
+            .split_once('=')
+            .map_or(&*args.vary, |(path, _)| path);
+        question_out_dir(
+            &args.scenario,
+            "solve",
+            &[varied.to_owned(), args.target.clone()],
+        )
+    });
     let staging = Staging::new(&out, sim.force)?;
     let setting = loader.path.join(".");
     let started = std::time::Instant::now();
@@ -143,12 +150,8 @@ fn check_options(args: &SolveArgs) -> Result<()> {
             "--trials: solve sizes each probe itself; give the most battles a probe may take with --max-trials"
         );
     }
-    if let Some(h) = args.precision
-        && !(h > 0.0 && h <= 0.5)
-    {
-        bail!(
-            "--precision = {h} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.002"
-        );
+    if let Some(h) = args.precision {
+        crate::validate::check_precision(h).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
     }
     Ok(())
 }

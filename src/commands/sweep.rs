@@ -11,11 +11,45 @@ use crate::engine::Shard;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, default_out_dir, finish, output_dir, override_settings, run_info, simulate,
+    Plan, finish, output_dir, override_settings, question_out_dir, run_info, simulate,
     simulate_variants,
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{apply, grid, parse_setting};
+
+/// Refuses a `--recommend-for` name that is no PC of the scenario (its
+/// frontier would silently be missing), naming the PCs there are.
+fn check_recommend_for(args: &SweepArgs, text: &str) -> Result<()> {
+    if args.recommend_for.is_empty() {
+        return Ok(());
+    }
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.scenario.display()))?;
+    let names: Vec<&str> = doc
+        .get("heroes")
+        .and_then(|h| h.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h.get("name").and_then(|n| n.as_str()))
+        .collect();
+    for wanted in &args.recommend_for {
+        if !names.contains(&wanted.as_str()) {
+            if names.is_empty() {
+                bail!(
+                    "--recommend-for {wanted}: {} has no PCs to recommend for",
+                    args.scenario.display()
+                );
+            }
+            bail!(
+                "--recommend-for {wanted}: no PC of {} is called that; allowed: {}",
+                args.scenario.display(),
+                names.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
 
 /// Builds every variant, runs them, writes one report and prints the comparison.
 pub fn run(args: &SweepArgs) -> Result<()> {
@@ -39,6 +73,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let overrides = crate::runner::table_overrides(&sim.tables)?;
     let plan = Plan::from_args(sim);
     let text = scenario::read_text(&args.scenario)?;
+    check_recommend_for(args, &text)?;
     // Validate every variant before simulating any.
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();
     for v in &variants {
@@ -64,7 +99,14 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     let out = output_dir(
         args.out.as_deref(),
-        default_out_dir(&args.scenario).with_extension("sweep"),
+        question_out_dir(
+            &args.scenario,
+            "sweep",
+            &settings
+                .iter()
+                .map(|s| s.path.join("."))
+                .collect::<Vec<_>>(),
+        ),
         plan.shard,
     );
     let staging = Staging::new(&out, sim.force)?;

@@ -158,10 +158,15 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
             .take(1)
             .map(|m| {
                 let total = m.total() as f64;
-                (0..m.weights.len())
+                let shares = (0..m.weights.len())
                     .map(|b| format!("{} {:.2}%", m.label(b), 100.0 * m.weights[b] as f64 / total))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", ");
+                // Whose outcome: the side a victory metric belongs to.
+                match &m.role {
+                    MetricRole::Victory { side } => format!("{side} {shares}"),
+                    _ => shares,
+                }
             })
             .collect();
         let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
@@ -253,6 +258,13 @@ fn compare_summary(report: &RunReport) -> String {
         );
         for d in significant.iter().take(LISTED) {
             let _ = writeln!(out, "  {}", one_line(d));
+        }
+        if !tests.untested.is_empty() {
+            let _ = writeln!(
+                out,
+                "  not tested (only one of the two reports them): {}",
+                tests.untested.join(", ")
+            );
         }
         if significant.len() > LISTED {
             let _ = writeln!(

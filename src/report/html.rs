@@ -89,7 +89,7 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         for (bin, role) in [(0, "attacker"), (1, "defender")] {
             let (p, lo, hi) = share(w, bin);
             lines.push(format!(
-                "{} ({role}) win {} ({}–{}) of {n} engagements",
+                "{} ({role}) won {} ({}–{}) of {n} engagements",
                 units[bin],
                 pct(p),
                 bound(lo),
@@ -97,7 +97,7 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
             ));
         }
         let (p, _, _) = share(w, 2);
-        lines.push(format!("Neither wins in {}", pct(p)));
+        lines.push(format!("Neither won in {}", pct(p)));
     }
     // One side's view says it all: the first side's.
     if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
@@ -106,13 +106,13 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     }) {
         let (p, lo, hi) = share(m, 0);
         let mut line = format!(
-            "{name} wins {} ({}–{}) of {n} battles",
+            "{name} won {} ({}–{}) of {n} battles",
             pct(p),
             bound(lo),
             bound(hi)
         );
         let (q, _, _) = share(m, 1);
-        let _ = write!(line, "; loses {}", pct(q));
+        let _ = write!(line, "; lost {}", pct(q));
         if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
             let _ = write!(line, "; {} {}", m.label(2), pct(r));
         }
@@ -447,8 +447,19 @@ fn significance_section(report: &RunReport) -> String {
             significant.len(),
             tests.all.len()
         );
+        if !tests.untested.is_empty() {
+            let _ = writeln!(
+                b,
+                "<p>Not tested (only one of the two reports them): {}.</p>",
+                esc(&tests.untested.join(", "))
+            );
+        }
         if significant.is_empty() {
-            b.push_str("<p>No significant difference.</p>\n");
+            b.push_str(if tests.untested.is_empty() {
+                "<p>No significant difference.</p>\n"
+            } else {
+                "<p>No significant difference among the outcomes tested.</p>\n"
+            });
             continue;
         }
         b.push_str("<table>\n<tr><th class=\"l\">outcome</th><th>baseline</th><th>variant</th><th>difference</th><th>95% interval</th><th>p-value</th></tr>\n");
@@ -848,7 +859,7 @@ mod tests {
             ),
         ];
         let lines = headline(&metrics, 100);
-        assert!(lines[0].starts_with("North wins 60.00%"), "{lines:?}");
+        assert!(lines[0].starts_with("North won 60.00%"), "{lines:?}");
         assert!(
             lines[1].starts_with("Ann ends ko or gone in 10.00%"),
             "{lines:?}"

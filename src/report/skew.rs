@@ -180,6 +180,7 @@ impl Export<SkewReport> for AnomaliesCsv {
                     "difference",
                     a.iter().map(|x| x.difference.clone()).collect(),
                 ),
+                text("cards", a.iter().map(|x| x.cards_text()).collect()),
             ],
         )
     }

@@ -264,11 +264,16 @@ fn frontier_panel<DB: DrawingBackend>(
     advice: Option<&SweepAdvice>,
     cap: f64,
 ) -> Result<()> {
-    let (x_max, y_lo, y_hi, pad) = frontier_ranges(f);
+    let (data_max, y_lo, y_hi, pad) = frontier_ranges(f);
+    let (x_max, cap_shown) = cap_axis(data_max, cap);
+    let off_chart = match cap_shown {
+        CapShown::OffChart => format!(" (cap {} off the chart)", cap_percent(cap)),
+        CapShown::Drawn | CapShown::None => String::new(),
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!(
-                "{}: expected Reputation against P({})",
+                "{}: expected Reputation against P({}){off_chart}",
                 f.subject, f.out_label
             ),
             (FONT, 17),
@@ -290,12 +295,20 @@ fn frontier_panel<DB: DrawingBackend>(
         .label_style((FONT, 13))
         .draw()
         .map_err(plot_err)?;
-    if cap < 1.0 {
+    if cap_shown == CapShown::Drawn {
+        let cap_label =
+            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
                 PALETTE[5].stroke_width(2),
             )))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((100.0 * cap, y_hi + pad))
+                    + Text::new(format!("cap {}", cap_percent(cap)), (4, 2), cap_label),
+            ))
             .map_err(plot_err)?;
     }
     // Joined in sweep order only when that order means something: one
@@ -352,6 +365,39 @@ fn frontier_panel<DB: DrawingBackend>(
             .map_err(plot_err)?;
     }
     Ok(())
+}
+
+/// How a frontier panel shows the cap on the chance of going out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CapShown {
+    /// No cap was set.
+    None,
+    /// A line at the cap, inside the axis.
+    Drawn,
+    /// The cap lies far beyond the data: said in the caption, not drawn.
+    OffChart,
+}
+
+/// The P(out) axis's end (percent) and how the cap is shown: the axis
+/// stretches to hold a cap up to three times the data's reach, so the line
+/// stands at its value; a cap beyond that is named off the chart.
+fn cap_axis(data_max: f64, cap: f64) -> (f64, CapShown) {
+    if cap >= 1.0 {
+        return (data_max, CapShown::None);
+    }
+    let at = 100.0 * cap;
+    if at <= data_max {
+        (data_max, CapShown::Drawn)
+    } else if at <= 3.0 * data_max {
+        (at * 1.1, CapShown::Drawn)
+    } else {
+        (data_max, CapShown::OffChart)
+    }
+}
+
+/// A cap as the charts write it: `5%`, `2.5%`.
+fn cap_percent(cap: f64) -> String {
+    format!("{}%", crate::format::trim_decimal(100.0 * cap, 2))
 }
 
 /// A panel's axes: P(out) from 0 to past the widest interval, in percent;
@@ -527,6 +573,21 @@ pub(crate) fn stacked<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cap_line_stands_at_its_value_or_is_named_off_the_chart() {
+        // Data reaching 4.1%, cap 5%: the axis grows to hold the line.
+        let (x_max, shown) = cap_axis(4.1, 0.05);
+        assert_eq!(shown, CapShown::Drawn);
+        assert!(x_max > 5.0, "{x_max}");
+        // Inside the data: the axis is the data's.
+        assert_eq!(cap_axis(8.0, 0.05), (8.0, CapShown::Drawn));
+        // Far beyond: not drawn at the edge, said in words.
+        assert_eq!(cap_axis(1.2, 0.5), (1.2, CapShown::OffChart));
+        assert_eq!(cap_axis(3.0, 1.0), (3.0, CapShown::None));
+        assert_eq!(cap_percent(0.05), "5%");
+        assert_eq!(cap_percent(0.025), "2.5%");
+    }
 
     fn rects(
         anchors: &[(i32, i32)],

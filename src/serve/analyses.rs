@@ -73,8 +73,12 @@ const FLAGS: [&str; 2] = ["--exact", "--cells"];
 const BATTLES: [&str; 2] = ["--trials", "--max-trials"];
 
 /// The command line for `kind` on the scenario at `scenario`, writing into
-/// `out`; refused when an option is not one the page may pass, a count of
-/// battles is above the server's cap, or a setting would read a table file.
+/// `out`; refused when an option is not one the page may pass, any count
+/// of battles an option asks (`--trials`, `--max-trials`, a swept
+/// `trials`) is above the server's cap (the scenario's own `trials` is
+/// checked when it is loaded), or a setting would read a table file. A
+/// solve asked without `--max-trials` gets the cap when it is below the
+/// command's default.
 pub fn command_line(
     kind: Kind,
     options: &[String],
@@ -87,6 +91,8 @@ pub fn command_line(
         message,
     };
     let allowed = kind.options();
+    let mut counted = false;
+    let mut exact = false;
     let mut words = options.iter();
     while let Some(option) = words.next() {
         let name = option.split('=').next().unwrap_or_default();
@@ -98,6 +104,7 @@ pub fn command_line(
             )));
         }
         if FLAGS.contains(&name) {
+            exact |= name == "--exact";
             continue;
         }
         let value = match option.split_once('=') {
@@ -107,6 +114,22 @@ pub fn command_line(
                 .cloned()
                 .ok_or_else(|| refuse(format!("`{option}` needs a value")))?,
         };
+        counted |= BATTLES.contains(&name);
+        if name == "--set"
+            && let Ok(setting) = crate::sweep::parse_setting(&value)
+            && setting.path == ["trials"]
+        {
+            counted = true;
+            if let Some(too_many) = setting
+                .values
+                .iter()
+                .find(|v| v.as_integer().is_some_and(|n| n as u64 > max_trials))
+            {
+                return Err(refuse(format!(
+                    "`--set {value}`: trials = {too_many} is out of range; allowed: 1 to {max_trials} (this server's cap)"
+                )));
+            }
+        }
         if BATTLES.contains(&name)
             && value
                 .replace('_', "")
@@ -128,6 +151,9 @@ pub fn command_line(
     }
     let mut line: Vec<OsString> = vec!["warcrunch".into(), kind.command().into(), scenario.into()];
     line.extend(options.iter().map(OsString::from));
+    if kind == Kind::Solve && !counted && !exact && crate::solve::DEFAULT_MAX_TRIALS > max_trials {
+        line.extend(["--max-trials".into(), max_trials.to_string().into()]);
+    }
     line.extend([
         "--out".into(),
         out.into(),

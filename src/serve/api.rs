@@ -81,8 +81,8 @@ const ASSETS: [(&str, &[u8], &str); 6] = [
     ("/assets/DejaVuSans.ttf", FONT, "font/ttf"),
 ];
 
-/// The routes.
-pub fn router(state: Arc<State>) -> Router {
+/// The routes, behind the guard that decides whom they answer.
+pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
     let mut router = Router::new().route("/", get(|| async { Html(PAGE) }));
     for (path, content, kind) in ASSETS {
         router = router.route(
@@ -107,6 +107,10 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/runs/{id}/events", get(run_events))
         .route("/api/runs/{id}/files/{name}", get(run_file))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            super::guard::guard,
+        ))
         .with_state(state)
 }
 
@@ -263,12 +267,12 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<(String, PathBu
         (None, None) => None,
     };
     if let Some(h) = posted.precision
-        && !(h > 0.0 && h <= 0.5)
+        && let Err(e) = crate::validate::check_precision(h)
     {
         return Err(Rejected::Invalid(vec![json!({
             "key": "precision",
             "line": null,
-            "message": format!("`precision` = {h} is out of range; allowed: a half-width above 0 and at most 0.5, e.g. 0.002"),
+            "message": format!("`precision` = {e}"),
         })]));
     }
     crate::runner::override_settings(&mut s, trials, posted.seed)

@@ -5,7 +5,9 @@
 //! nowhere else; `runs` queues, runs, streams and stops simulations off the
 //! async runtime; `edit` reads and edits a scenario's TOML for the form;
 //! `designer` analyses a Combat Card deck; `analyses` runs sweeps, solves
-//! and sensitivity analyses asked from the page; `api` is the HTTP layer; the
+//! and sensitivity analyses asked from the page; `guard` decides whom the
+//! server answers (its own names, its own page, the token holder); `api` is
+//! the HTTP layer; the
 //! page's markup, scripts and the report's stylesheet are compiled in from
 //! `assets/`.
 
@@ -14,6 +16,7 @@ mod api;
 mod designer;
 mod edit;
 mod files;
+mod guard;
 mod runs;
 
 use std::net::{IpAddr, SocketAddr};
@@ -39,14 +42,18 @@ pub struct ServeOptions {
     pub max_trials: u64,
     /// Runs at once; the rest wait in a queue.
     pub max_runs: usize,
+    /// The secret every API call must carry, if any.
+    pub token: Option<String>,
     /// Runs a parsed command line: the CLI's own dispatch, handed in by
     /// `warcrunch serve` so the page's sweeps, solves and sensitivity
     /// analyses are the commands themselves.
     pub command: fn(crate::cli::Cli) -> Result<()>,
 }
 
-/// Serves until Ctrl-C. Prints the address first (`http://HOST:PORT`), so a
-/// script that asked for port 0 can read where to connect.
+pub use guard::new_token;
+
+/// Serves until Ctrl-C. Announces the address first, so a script that asked
+/// for port 0 can read where to connect.
 pub fn serve(options: ServeOptions, announce: impl FnOnce(SocketAddr) -> Result<()>) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -60,7 +67,8 @@ pub fn serve(options: ServeOptions, announce: impl FnOnce(SocketAddr) -> Result<
         let state = Arc::new(api::State::new(&options)?);
         announce(address)?;
         let files = state.files().to_path_buf();
-        let served = axum::serve(listener, api::router(state))
+        let guard = guard::Guard::new(address, options.token.clone());
+        let served = axum::serve(listener, api::router(state, guard))
             .with_graceful_shutdown(interrupted())
             .await
             .context("the server stopped");

@@ -1,12 +1,12 @@
 //! One GURPS mass battle, day by day: Catastrophe, Strategy contest, each
-//! PC's Survival and Glory, casualties and Morale (RULES.md §2).
+//! PC's Survival and Glory, casualties and Morale (docs/rules.md §2).
 
 use rand::Rng;
 
 use super::exact::three_d6_distribution;
 use super::scenario::{Armour, MAX_HEROES, Quality, Role};
 use super::success::{Check, check, quick_contest};
-use super::tables::{CatastropheRow, Column, GurpsTables, LeaderHarm, MarginRow};
+use super::tables::{CatastropheRow, Column, GurpsTables, LeaderHarm, MarginBand};
 use crate::dice::{AliasTable, Digits};
 
 /// Final state of a PC.
@@ -118,6 +118,8 @@ pub struct HeroRules {
     pub enemy_hit: [i64; 4],
     /// DR against the enemy's weapons (divided for high TL).
     pub dr: i64,
+    /// His own DR, undivided: a Catastrophe's wound is no enemy weapon.
+    pub own_dr: i64,
     /// Survival row for each 3d6 roll, by losing-side penalty (0..=MAX_PENALTY).
     pub survival_by_roll: Vec<[u8; 19]>,
     /// Glory row for each 3d6 roll.
@@ -132,7 +134,7 @@ pub const LOSING_PENALTY_STEP: i64 = 4;
 pub const MAX_PENALTY: usize = 40;
 
 /// The row of every 3d6 roll against `skill` in a best-first margin table.
-pub fn rows_by_roll(rows: &[MarginRow], skill: i64) -> [u8; 19] {
+pub fn rows_by_roll(rows: &[impl MarginBand], skill: i64) -> [u8; 19] {
     let mut out = [0u8; 19];
     for (roll, slot) in out.iter_mut().enumerate().skip(3) {
         *slot = margin_row(rows, check(skill, roll as i64)) as u8;
@@ -314,7 +316,7 @@ impl SurvivalDraws {
                 }
                 let r = &tables.survival[row];
                 match r.column {
-                    None => joint.push((row, r.hp.max(0) as usize, p)),
+                    None => joint.push((row, r.hp_lost() as usize, p)),
                     Some(c) => {
                         for (hp, q) in column(c).iter().enumerate() {
                             if *q > 0.0 {
@@ -619,7 +621,7 @@ pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f6
 }
 
 /// The row of a roll in a best-first margin table, criticals first.
-fn margin_row(rows: &[MarginRow], c: Check) -> usize {
+fn margin_row(rows: &[impl MarginBand], c: Check) -> usize {
     if c.critical_success {
         0
     } else if c.critical_failure {
@@ -717,15 +719,23 @@ impl BattleRules {
             match harm {
                 LeaderHarm::None => {}
                 LeaderHarm::Wounded => {
-                    let damage = (dice.sum_d6(2) - h.dr).max(0);
+                    let damage = (dice.sum_d6(2) - h.own_dr).max(0);
                     let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
                     lost[i] = l;
                     heroes[i].state = st;
                     wounded[i] = true;
                 }
                 LeaderHarm::Killed => {
-                    heroes[i].state = State::Down;
+                    // A PC is wounded (the 2d of 15/16 [stand-in]) and
+                    // left unconscious.
+                    let damage = (dice.sum_d6(2) - h.own_dr).max(0);
+                    let (l, st) = injure(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                    lost[i] = l;
+                    heroes[i].state = st.max(State::Down);
                     killed[i] = true;
+                    // Rolls missed on any day read `no_roll`.
+                    heroes[i].survival = 0;
+                    heroes[i].glory = 0;
                 }
             }
         }
@@ -791,6 +801,7 @@ impl BattleRules {
             days_won[winner] += 1;
             margin_sum += victory;
             result = self.result_by_margin[mov.min(MARGIN_SPAN) as usize];
+            let captured = winner < 2 && t.battle_results[result as usize].captures_commander;
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in self.heroes.iter().enumerate() {
@@ -819,6 +830,10 @@ impl BattleRules {
             // down or dead, halves his side's Strategy on the days after.
             for (s, roll) in rolls.into_iter().enumerate() {
                 commander_out[s] |= self.catastrophe_effects[(roll - 3) as usize].commander_killed;
+            }
+            // A commander captured by an overwhelming victory counts as killed.
+            if captured {
+                commander_out[1 - winner] = true;
             }
             for (i, h) in self.heroes.iter().enumerate() {
                 if h.role == Role::ArmyCommander && heroes[i].state >= State::Down {
@@ -937,6 +952,7 @@ mod tests {
             major_unit: None,
             enemy_hit: [1, 2, 2, 0],
             dr,
+            own_dr: dr,
             survival_by_roll: (0..=MAX_PENALTY as i64)
                 .map(|penalty| rows_by_roll(&t.survival, skill - penalty))
                 .collect(),

@@ -12,7 +12,7 @@ use super::battle::{
 };
 use super::scenario::Role;
 use super::success::check;
-use super::tables::{CatastropheRow, GurpsTables, LeaderHarm, MarginRow};
+use super::tables::{self, CatastropheRow, GurpsTables, LeaderHarm, MarginBand};
 use crate::dice::THREE_D6_WAYS;
 use crate::stats::Metric;
 use crate::systems::party::PartyTally;
@@ -36,7 +36,7 @@ pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
 
 /// Probability of each row of a best-first margin table when rolling
 /// against `skill`.
-pub fn category_distribution(rows: &[MarginRow], skill: i64, luck: bool) -> Vec<f64> {
+pub fn category_distribution(rows: &[impl MarginBand], skill: i64, luck: bool) -> Vec<f64> {
     let p = three_d6_distribution(luck);
     let mut out = vec![0.0; rows.len()];
     for (roll, &q) in p.iter().enumerate().skip(3) {
@@ -95,11 +95,11 @@ fn check_exact_applies(r: &BattleRules) -> Result<()> {
         );
     }
     for h in &r.heroes {
-        if h.role != Role::Soldier && 12 - h.dr >= h.hp {
+        if h.role != Role::Soldier && 12 - h.own_dr >= h.hp {
             bail!(
                 "exact odds need every commanding PC to survive a catastrophe's 2d wound conscious; a PC with {} HP and DR {} might not",
                 h.hp,
-                h.dr
+                h.own_dr
             );
         }
     }
@@ -250,7 +250,7 @@ impl Sums {
         let mut wound_law = [0.0f64; WOUND_MAX + 1];
         wound_law[0] += 1.0 - wounded;
         for (roll, &q) in wound.iter().enumerate() {
-            wound_law[(roll as i64 - h.dr).max(0) as usize] += wounded * q;
+            wound_law[(roll as i64 - h.own_dr).max(0) as usize] += wounded * q;
         }
         let glory_rows =
             category_distribution(&t.glory, (h.combat_skill - h.risk).min(COMBAT_CAP), false);
@@ -295,10 +295,8 @@ impl Sums {
             ));
             metrics.push(Metric::integers(&subject, "catastrophe", 3, &cat[s]));
         }
-        let labels = |rows: &[MarginRow]| -> Vec<String> {
-            std::iter::once("no_roll".to_owned())
-                .chain(rows.iter().map(|r| r.label.clone()))
-                .collect()
+        let labels = |rows: Vec<String>| -> Vec<String> {
+            std::iter::once("no_roll".to_owned()).chain(rows).collect()
         };
         metrics.push(Metric::categorical(
             "battle",
@@ -315,7 +313,7 @@ impl Sums {
             metrics.push(Metric::categorical(
                 &subject,
                 "survival",
-                &labels(&t.survival),
+                &labels(tables::labels(&t.survival)),
                 &survival[i],
             ));
             let (state, hp_lost) = injuries(g, i, self.killed[i], &self.rolls_from[i]);
@@ -329,7 +327,7 @@ impl Sums {
             metrics.push(Metric::categorical(
                 &subject,
                 "glory",
-                &labels(&t.glory),
+                &labels(tables::labels(&t.glory)),
                 &glory[i],
             ));
             let mut reputation = vec![0.0; (rep_max - rep_min + 1) as usize];
@@ -374,7 +372,7 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
                         Harm::Killed => 1.0,
                         Harm::Wounded => {
                             for (roll, &q) in wound.iter().enumerate() {
-                                rolls_from[(roll as i64 - h.dr).max(0) as usize][penalty] += q;
+                                rolls_from[(roll as i64 - h.own_dr).max(0) as usize][penalty] += q;
                             }
                             0.0
                         }
@@ -464,8 +462,8 @@ fn two_d6_distribution() -> [f64; WOUND_MAX + 1] {
     p
 }
 
-/// PC `i`'s exact state and HP lost after one day: killed by Catastrophe
-/// (down, no HP lost) with `killed`; otherwise he carries a Catastrophe
+/// PC `i`'s exact state and HP lost after one day: struck down by
+/// Catastrophe 17/18 (unconscious with a 2d wound) with `killed`; otherwise he carries a Catastrophe
 /// wound of `w` HP (which leaves him conscious: checked before) and rolls
 /// Survival at each losing-side penalty with weight `rolls_from[w][penalty]`;
 /// the Survival row's damage then goes through [`injury_law`].
@@ -479,8 +477,12 @@ fn injuries(
     let h = &g.rules.heroes[i];
     let mut state = [0.0f64; 5];
     let mut hp_lost = vec![0.0f64; g.max_hp_lost(h) + 1];
+    // Struck by a Catastrophe 17/18: unconscious with its 2d wound, which
+    // (as the exact method requires) leaves him above 0 HP.
     state[State::Down as usize] += killed;
-    hp_lost[0] += killed;
+    for (roll, &q) in two_d6_distribution().iter().enumerate() {
+        hp_lost[(roll as i64 - h.own_dr).max(0) as usize] += killed * q;
+    }
     let columns = column_damage(t, h);
     for (w, by_penalty) in rolls_from.iter().enumerate() {
         let before = if w == 0 {
@@ -501,7 +503,7 @@ fn injuries(
                     continue;
                 }
                 let damage: Vec<(usize, f64)> = match t.survival[row].column {
-                    None => vec![(t.survival[row].hp.max(0) as usize, 1.0)],
+                    None => vec![(t.survival[row].hp_lost() as usize, 1.0)],
                     Some(col) => columns[col as usize]
                         .iter()
                         .copied()

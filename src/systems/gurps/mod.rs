@@ -1,4 +1,4 @@
-//! GURPS mass combat (RULES.md §2): Catastrophe, the Strategy contest,
+//! GURPS mass combat (docs/rules.md §2): Catastrophe, the Strategy contest,
 //! every PC's Survival and Glory, casualties, over one or more days.
 
 pub mod battle;
@@ -101,6 +101,7 @@ impl Gurps {
                     major_unit: h.major_unit.map(|u| u as u32),
                     enemy_hit: [dice(&band.a), band.a.add, dice(&band.c), band.c.add],
                     dr: h.file.dr / band.dr_divisor,
+                    own_dr: h.file.dr,
                 }
             })
             .collect();
@@ -135,7 +136,7 @@ impl Gurps {
         let worst_row = t
             .survival
             .iter()
-            .map(|r| r.hp.max(r.column.map_or(0, |c| column[c as usize])))
+            .map(|r| r.hp_lost().max(r.column.map_or(0, |c| column[c as usize])))
             .max()
             .unwrap_or(0);
         ((worst_row + 12) * self.rules.days as i64) as usize
@@ -145,9 +146,6 @@ impl Gurps {
     pub fn metrics<W: Weight>(&self, tally: &GurpsTally<W>) -> Vec<Metric<W>> {
         let t = &self.rules.tables;
         let mut out = Vec::new();
-        let labels = |rows: &[tables::MarginRow]| -> Vec<String> {
-            rows.iter().map(|r| r.label.clone()).collect()
-        };
         for (s, name) in self.side_names().iter().enumerate() {
             let subject = format!("side:{name}");
             let mut victory = [W::default(); 3];
@@ -177,15 +175,15 @@ impl Gurps {
             Metric::categorical(
                 "battle",
                 "result",
-                &labels(&t.battle_results),
+                &tables::labels(&t.battle_results),
                 &tally.result,
             )
             .with_role(MetricRole::Outcome),
         );
         let mut survival_labels = vec!["no_roll".to_owned()];
-        survival_labels.extend(labels(&t.survival));
+        survival_labels.extend(tables::labels(&t.survival));
         let mut glory_labels = vec!["no_roll".to_owned()];
-        glory_labels.extend(labels(&t.glory));
+        glory_labels.extend(tables::labels(&t.glory));
         for (i, h) in self.parsed.heroes.iter().enumerate() {
             let subject = format!("hero:{}", h.file.name);
             let pc = h.file.name.clone();
@@ -233,7 +231,9 @@ impl Gurps {
             format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
             format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
             format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
-            "gurps: a leader wounded by catastrophe takes 2d - DR and still makes his Survival and Glory rolls that day; 'killed' leaves a PC unconscious with no Survival or Glory roll".to_owned(),
+            "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),
+            "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
+            "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved".to_owned(),
             "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
             format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
             "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),

@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tables::{GURPS_BUILT_IN, TableUse, load_text, sha256_hex};
+use crate::tables::{GURPS_BUILT_IN, TableUse, load_text, parse_table as parse, sha256_hex};
 
 /// What happens to a leader on a catastrophe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -59,6 +59,9 @@ pub struct CatastropheRow {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "GURPS table: catastrophe")]
 pub struct CatastropheFile {
+    /// Which table this file is: `catastrophe`.
+    #[schemars(extend("const" = "catastrophe"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -80,6 +83,9 @@ pub struct RatioRow {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StrategyTable {
+    /// Which table this file is: `strategy`.
+    #[schemars(extend("const" = "strategy"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -97,38 +103,133 @@ pub struct StrategyTable {
     pub position: BTreeMap<String, i64>,
 }
 
-/// A table keyed by margin: rows from the best down, each applying from
-/// `min_margin` up.
+/// A row of a table keyed by margin (battle results, survival, glory):
+/// where it starts and what it is called.
+pub trait MarginBand {
+    /// Smallest margin of the row.
+    fn min_margin(&self) -> i64;
+    /// Category name.
+    fn label(&self) -> &str;
+}
+
+/// A battle-result row: the category a margin of victory falls in.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MarginRow {
+pub struct ResultRow {
+    /// Smallest margin of victory of the row.
+    pub min_margin: i64,
+    /// Category name.
+    pub label: String,
+    /// The loser's army commander is captured: on the days after, his side
+    /// fights as if its commander were killed.
+    #[serde(default)]
+    pub captures_commander: bool,
+}
+
+/// A Survival row: HP lost outright (`hp`), or a roll on a damage column
+/// (`column`), never both.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SurvivalRow {
     /// Smallest margin of the row.
     pub min_margin: i64,
     /// Category name.
     pub label: String,
-    /// Survival: HP lost outright.
+    /// HP lost outright (0 to 20; none when the row names a column).
     #[serde(default)]
-    pub hp: i64,
-    /// Survival: damage column (A–D).
+    #[schemars(range(min = 0, max = 20))]
+    pub hp: Option<i64>,
+    /// Damage column (A–D) rolled instead of a fixed loss.
     #[serde(default)]
     pub column: Option<Column>,
-    /// Glory: Reputation change.
+}
+
+impl SurvivalRow {
+    /// HP lost outright (0 for a row that rolls a column).
+    pub fn hp_lost(&self) -> i64 {
+        self.hp.unwrap_or(0)
+    }
+}
+
+/// A Glory row: the Reputation it gives and the Strategy modifier for a
+/// commanding PC.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GloryRow {
+    /// Smallest margin of the row.
+    pub min_margin: i64,
+    /// Category name.
+    pub label: String,
+    /// Reputation change.
     #[serde(default)]
     pub reputation: i64,
-    /// Glory: Strategy modifier for a commanding PC.
+    /// Strategy modifier for a commanding PC.
     #[serde(default)]
     pub strategy: i64,
 }
 
-/// A table keyed by margin of victory (battle results, survival, glory).
+macro_rules! margin_band {
+    ($($row:ty),*) => {$(
+        impl MarginBand for $row {
+            fn min_margin(&self) -> i64 {
+                self.min_margin
+            }
+            fn label(&self) -> &str {
+                &self.label
+            }
+        }
+    )*};
+}
+margin_band!(ResultRow, SurvivalRow, GloryRow);
+
+/// The labels of a margin table's rows, in order.
+pub fn labels(rows: &[impl MarginBand]) -> Vec<String> {
+    rows.iter().map(|r| r.label().to_owned()).collect()
+}
+
+/// The battle-results table file: rows from margin 0 up.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MarginFile {
+#[schemars(title = "GURPS table: battle_results")]
+pub struct ResultsFile {
+    /// Which table this file is: `battle_results`.
+    #[schemars(extend("const" = "battle_results"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
-    /// Rows, each applying from its `min_margin` up.
-    rows: Vec<MarginRow>,
+    /// Rows, each applying from its `min_margin` up, smallest first.
+    rows: Vec<ResultRow>,
+}
+
+/// The Survival table file: rows from the best margin down.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "GURPS table: survival")]
+pub struct SurvivalFile {
+    /// Which table this file is: `survival`.
+    #[schemars(extend("const" = "survival"))]
+    pub kind: String,
+    /// Settings of this file whose published value is unknown; reports mark them.
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    /// Rows, each applying from its `min_margin` up, best first.
+    rows: Vec<SurvivalRow>,
+}
+
+/// The Glory table file: rows from the best margin down.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "GURPS table: glory")]
+pub struct GloryFile {
+    /// Which table this file is: `glory`.
+    #[schemars(extend("const" = "glory"))]
+    pub kind: String,
+    /// Settings of this file whose published value is unknown; reports mark them.
+    #[serde(default)]
+    stand_ins: Vec<String>,
+    /// Rows, each applying from its `min_margin` up, best first.
+    rows: Vec<GloryRow>,
 }
 
 /// A damage column.
@@ -203,6 +304,9 @@ pub struct HitsPerColumn {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "GURPS table: damage")]
 pub struct DamageFile {
+    /// Which table this file is: `damage`.
+    #[schemars(extend("const" = "damage"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -244,6 +348,9 @@ pub struct ArmourRows {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CasualtyTable {
+    /// Which table this file is: `casualties`.
+    #[schemars(extend("const" = "casualties"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -259,6 +366,9 @@ pub struct CasualtyTable {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoraleTable {
+    /// Which table this file is: `morale`.
+    #[schemars(extend("const" = "morale"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -282,15 +392,15 @@ pub struct GurpsTables {
     /// Strategy modifiers.
     pub strategy: StrategyTable,
     /// Battle result by margin (increasing).
-    pub battle_results: Vec<MarginRow>,
+    pub battle_results: Vec<ResultRow>,
     /// Casualties.
     pub casualties: CasualtyTable,
     /// Survival rows, best first.
-    pub survival: Vec<MarginRow>,
+    pub survival: Vec<SurvivalRow>,
     /// Damage by TL.
     pub damage: DamageTable,
     /// Glory rows, best first.
-    pub glory: Vec<MarginRow>,
+    pub glory: Vec<GloryRow>,
     /// Morale by quality.
     pub morale: MoraleTable,
     /// Provenance of each table.
@@ -304,10 +414,6 @@ pub struct DamageTable {
     pub hits: HitsPerColumn,
     /// TL bands.
     pub bands: Vec<DamageBand>,
-}
-
-fn parse<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
-    toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))
 }
 
 impl GurpsTables {
@@ -339,43 +445,43 @@ impl GurpsTables {
         };
 
         let (text, origin) = get("catastrophe");
-        let cat: CatastropheFile = parse(text, origin)?;
+        let cat: CatastropheFile = parse(text, origin, "catastrophe")?;
         let catastrophe = catastrophe_by_roll(&cat.rows, origin)?;
         record("catastrophe", &cat.stand_ins);
 
         let (text, origin) = get("strategy");
-        let strategy: StrategyTable = parse(text, origin)?;
+        let strategy: StrategyTable = parse(text, origin, "strategy")?;
         check_strategy(&strategy, origin)?;
         record("strategy", &strategy.stand_ins);
 
         let (text, origin) = get("battle_results");
-        let results: MarginFile = parse(text, origin)?;
+        let results: ResultsFile = parse(text, origin, "battle_results")?;
         check_ascending(&results.rows, origin)?;
         record("battle_results", &results.stand_ins);
 
         let (text, origin) = get("casualties");
-        let casualties: CasualtyTable = parse(text, origin)?;
+        let casualties: CasualtyTable = parse(text, origin, "casualties")?;
         check_casualties(&casualties.rows, origin)?;
         record("casualties", &casualties.stand_ins);
 
         let (text, origin) = get("survival");
-        let survival: MarginFile = parse(text, origin)?;
+        let survival: SurvivalFile = parse(text, origin, "survival")?;
         check_descending(&survival.rows, origin)?;
-        check_survival_hp(&survival.rows, origin)?;
+        check_survival_rows(&survival.rows, origin)?;
         record("survival", &survival.stand_ins);
 
         let (text, origin) = get("damage");
-        let damage: DamageFile = parse(text, origin)?;
+        let damage: DamageFile = parse(text, origin, "damage")?;
         check_damage(&damage, origin)?;
         record("damage", &damage.stand_ins);
 
         let (text, origin) = get("glory");
-        let glory: MarginFile = parse(text, origin)?;
+        let glory: GloryFile = parse(text, origin, "glory")?;
         check_descending(&glory.rows, origin)?;
         record("glory", &glory.stand_ins);
 
         let (text, origin) = get("morale");
-        let morale: MoraleTable = parse(text, origin)?;
+        let morale: MoraleTable = parse(text, origin, "morale")?;
         record("morale", &morale.stand_ins);
 
         Ok(GurpsTables {
@@ -405,9 +511,9 @@ impl GurpsTables {
     }
 
     /// The row index of a margin in a best-first table (last row catches all).
-    pub fn margin_row(rows: &[MarginRow], margin: i64) -> usize {
+    pub fn margin_row(rows: &[impl MarginBand], margin: i64) -> usize {
         rows.iter()
-            .position(|r| margin >= r.min_margin)
+            .position(|r| margin >= r.min_margin())
             .unwrap_or(rows.len() - 1)
     }
 
@@ -500,7 +606,7 @@ fn check_strategy(strategy: &StrategyTable, origin: &str) -> Result<()> {
 }
 
 /// Battle-result rows start at margin 0 and increase.
-fn check_ascending(rows: &[MarginRow], origin: &str) -> Result<()> {
+fn check_ascending(rows: &[ResultRow], origin: &str) -> Result<()> {
     if rows.first().map(|r| r.min_margin) != Some(0)
         || rows.windows(2).any(|w| w[0].min_margin >= w[1].min_margin)
     {
@@ -535,15 +641,20 @@ fn check_casualties(rows: &[CasualtyRow], origin: &str) -> Result<()> {
     Ok(())
 }
 
-/// Survival rows that take HP outright take 0 to 20.
-fn check_survival_hp(rows: &[MarginRow], origin: &str) -> Result<()> {
+/// A Survival row takes HP outright (0 to 20) or rolls a column, not both.
+fn check_survival_rows(rows: &[SurvivalRow], origin: &str) -> Result<()> {
     for r in rows {
-        if r.column.is_none() && !(0..=20).contains(&r.hp) {
-            bail!(
-                "{origin}: row `{}`: `hp` = {} is out of range; allowed: 0 to 20",
-                r.label,
-                r.hp
-            );
+        match (r.hp, r.column) {
+            (Some(hp), Some(column)) => bail!(
+                "{origin}: row `{}` gives both `hp` = {hp} and `column` = \"{column:?}\"; \
+                 a Survival row takes HP outright or rolls a damage column, not both",
+                r.label
+            ),
+            (Some(hp), None) if !(0..=20).contains(&hp) => bail!(
+                "{origin}: row `{}`: `hp` = {hp} is out of range; allowed: 0 to 20",
+                r.label
+            ),
+            _ => {}
         }
     }
     Ok(())
@@ -601,8 +712,12 @@ fn check_damage(damage: &DamageFile, origin: &str) -> Result<()> {
 }
 
 /// Survival and Glory rows run from the best margin down.
-fn check_descending(rows: &[MarginRow], origin: &str) -> Result<()> {
-    if rows.len() < 2 || rows.windows(2).any(|w| w[0].min_margin <= w[1].min_margin) {
+fn check_descending(rows: &[impl MarginBand], origin: &str) -> Result<()> {
+    if rows.len() < 2
+        || rows
+            .windows(2)
+            .any(|w| w[0].min_margin() <= w[1].min_margin())
+    {
         bail!(
             "{origin}: `rows` must list at least two rows with decreasing min_margin, best first"
         );

@@ -1,4 +1,4 @@
-//! One 7th Sea mass battle, round by round (RULES.md §3).
+//! One 7th Sea mass battle, round by round (docs/rules.md §3).
 
 use std::hint::select_unpredictable;
 use std::sync::OnceLock;
@@ -7,7 +7,7 @@ use rand::Rng;
 
 use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
 use super::roll_keep::{Pool, Sampler, without_far_tail};
-use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
+use super::scenario::{MAX_HEROES, PersonalRoll, Policy, Spending};
 use super::tables::{Opportunity, SeaTables};
 use crate::dice::{AliasTable, Digits, chance, chance_threshold};
 
@@ -72,6 +72,8 @@ pub struct SideRules {
     pub speech: Option<Pool>,
     /// Draws the Free Raises from Supply and Speech ([`free_raises_law`]).
     pub free_raises: AliasTable,
+    /// When it spends them.
+    pub spending: Spending,
 }
 
 /// Threshold for [`chance`]: a roll of `pool` reaches `tn`.
@@ -545,6 +547,8 @@ struct Hero {
     /// Carries the enemy's banner toward the Rear: the level it is at
     /// (never while held at a level).
     carrying: Option<u8>,
+    /// Won a duel: takes the opponent's belongings.
+    won_duel: bool,
 }
 
 /// Which opportunity holds a Hero at a level.
@@ -623,7 +627,7 @@ pub const MISSED_PER_EXTRA_WOUND: i64 = 20;
 /// banner to the Rear.
 pub const CAPTURE_REAR_BONUS: i64 = 5;
 
-/// A banner bearer's own roll: one rolled die fewer (RULES.md: "−1 unkept
+/// A banner bearer's own roll: one rolled die fewer (docs/rules.md: "−1 unkept
 /// die on all rolls"); where the pool has no unkept die (Brawn k Brawn, the
 /// one-die personal roll) a kept die goes with it [stand-in]. Only his own
 /// rolls: never the damage rolled against him, or the penalty would heal.
@@ -818,11 +822,17 @@ impl BattleRules {
             } else {
                 h.reputation.div_euclid(2)
             };
-            let spoils = if won {
+            let rolled = if won {
                 1 + r.spoils_by_face[dice.below(10) as usize]
             } else {
                 0
             };
+            let taken = if h.won_duel {
+                1 + self.tables.duel_belongings as u8
+            } else {
+                0
+            };
+            let spoils = rolled.max(taken);
             *slot = HeroOutcome {
                 reputation: reputation as i32,
                 dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
@@ -855,7 +865,7 @@ impl BattleRules {
             );
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
-                RoundEnd::Decided(winner, need) => Some(settle(winner, need, raises)),
+                RoundEnd::Decided(winner, need) => Some(self.settle(winner, need, raises)),
             };
         }
         for _ in 0..MAX_REROLLS {
@@ -864,10 +874,26 @@ impl BattleRules {
                 pool(1).sample(dice.rng()) + modifier[1],
             ];
             if let Some((winner, need)) = decide(totals, tn) {
-                return Some(settle(winner, need, raises));
+                return Some(self.settle(winner, need, raises));
             }
         }
         None
+    }
+
+    /// The side that takes a decided round, by the loser's way of spending:
+    /// [`settle`] as needed, never, or all his raises at his first loss.
+    #[inline(always)]
+    fn settle(&self, winner: usize, need: i64, raises: &mut [i64; 2]) -> usize {
+        let loser = 1 - winner;
+        match self.sides[loser].spending {
+            Spending::AsNeeded => settle(winner, need, raises),
+            Spending::Never => winner,
+            Spending::AllAtFirstLoss => {
+                let turned = raises[loser] > 0 && need <= raises[loser];
+                raises[loser] = 0;
+                if turned { loser } else { winner }
+            }
+        }
     }
 
     /// A Hero's response to an opportunity, by his policy: one dispatch on
@@ -928,6 +954,7 @@ impl BattleRules {
             Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
                 if self.duel(dice, hero, h) {
                     h.carrying = Some(h.level);
+                    h.won_duel = true;
                 }
                 true
             }
@@ -938,6 +965,7 @@ impl BattleRules {
             Opportunity::Duel => {
                 if self.duel(dice, hero, h) {
                     next_modifier[1 - side] -= 3;
+                    h.won_duel = true;
                 } else {
                     next_modifier[side] -= 3;
                 }
@@ -1071,7 +1099,11 @@ mod tests {
     #[test]
     fn spoils_follow_a_d10_plus_commission_on_the_table() {
         let sea = even_field();
-        let rules = &sea.rules;
+        // Belongings worth the lowest row: a winner's spoils are his roll's
+        // row, a loser's nothing, or that row if he won a duel.
+        let mut rules = sea.rules.clone();
+        rules.tables.duel_belongings = 0;
+        let rules = &rules;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
         let n = 100_000;
         let mut seen = vec![std::collections::BTreeMap::new(); rules.heroes.len()];
@@ -1080,10 +1112,10 @@ mod tests {
             let outcome = rules.fight(&mut rng);
             for (i, h) in rules.heroes.iter().enumerate() {
                 let won = usize::from(outcome.winner) == h.side;
-                assert_eq!(
-                    won,
-                    outcome.heroes[i].spoils > 0,
-                    "spoils only for the winners"
+                let spoils = outcome.heroes[i].spoils;
+                assert!(
+                    won == (spoils > 0) || (!won && spoils == 1),
+                    "a roll for the winners, belongings for a duel's winner: {spoils}"
                 );
                 if won {
                     wins[i] += 1;
@@ -1106,7 +1138,7 @@ mod tests {
         }
     }
 
-    /// The Wound Check as RULES.md §3 words it: Brawn k Brawn (`check`)
+    /// The Wound Check as docs/rules.md §3 words it: Brawn k Brawn (`check`)
     /// against the Flesh Wounds' `total`; on a failure 1 Dramatic Wound and
     /// 1 more per full 20 missed, and the Flesh Wounds reset. (Flesh Wounds
     /// after, Dramatic Wounds dealt.)

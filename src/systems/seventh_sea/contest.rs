@@ -1,4 +1,4 @@
-//! The commanders' contest of one round (RULES.md §3): both commanders roll
+//! The commanders' contest of one round (docs/rules.md §3): both commanders roll
 //! (Wits + Strategy + officers' Leadership)k Wits against a TN of 5 × the
 //! enemy's Wits; a roll neither wins is rerolled. The loser may spend Free
 //! Raises (+5 each) to turn the round. [`ContestLaw`] is the exact law of

@@ -1,4 +1,4 @@
-//! 7th Sea (1st edition) mass battle (RULES.md §3): preparation raises,
+//! 7th Sea (1st edition) mass battle (docs/rules.md §3): preparation raises,
 //! the commanders' contest to three consecutive wins, each Hero's personal
 //! result, wounds, Heroic Opportunities and Reputation.
 
@@ -69,6 +69,7 @@ impl SeventhSea {
                 supply,
                 speech,
                 free_raises: AliasTable::new(&battle::free_raises_law(supply, speech)),
+                spending: f.spending,
             }
         });
         let heroes: Vec<HeroRules> = parsed
@@ -210,6 +211,8 @@ impl SeventhSea {
             "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
             "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line and a carried banner: neither advances that round".to_owned(),
             "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
+            "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
+            "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings, counted as the Spoils table's `duel_belongings` row; he keeps the better of that and his Spoils roll, whichever side won".to_owned(),
         ]
     }
 

@@ -13,7 +13,7 @@ use super::battle::{
 };
 use super::contest::MAX_REROLLS;
 use super::roll_keep::Pool;
-use super::scenario::{MAX_HEROES, PersonalRoll, Policy};
+use super::scenario::{MAX_HEROES, PersonalRoll, Policy, Spending};
 use super::tables::Opportunity;
 use crate::dice;
 
@@ -87,6 +87,8 @@ pub struct BookHero {
     pub carrying: Option<usize>,
     /// Opportunities taken.
     pub taken: u16,
+    /// Won a duel (the Duel, or for the enemy's banner).
+    pub won_duel: bool,
 }
 
 /// What one Hero's round was, for the scripted tests.
@@ -222,11 +224,21 @@ impl<'a> BookBattle<'a> {
             while totals[loser] + 5 * need < wanted {
                 need += 1;
             }
-            if need <= self.raises[loser] {
-                self.raises[loser] -= need;
-                return Some(loser);
-            }
-            return Some(winner);
+            // How the loser spends: the fewest raises that turn the round;
+            // none ever; or all of them the first time he would lose.
+            let raises = self.raises[loser];
+            return Some(match sides[loser].spending {
+                Spending::AsNeeded if need <= raises => {
+                    self.raises[loser] -= need;
+                    loser
+                }
+                Spending::AsNeeded | Spending::Never => winner,
+                Spending::AllAtFirstLoss if raises > 0 => {
+                    self.raises[loser] = 0;
+                    if need <= raises { loser } else { winner }
+                }
+                Spending::AllAtFirstLoss => winner,
+            });
         }
         None
     }
@@ -398,6 +410,7 @@ impl<'a> BookBattle<'a> {
             Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
                 if duel(rules, i, h, rng) {
                     h.carrying = Some(h.level);
+                    h.won_duel = true;
                 }
                 true
             }
@@ -408,6 +421,7 @@ impl<'a> BookBattle<'a> {
             Opportunity::Duel => {
                 if duel(rules, i, h, rng) {
                     self.next_modifier[1 - side] -= 3;
+                    h.won_duel = true;
                 } else {
                     self.next_modifier[side] -= 3;
                 }
@@ -440,10 +454,21 @@ impl<'a> BookBattle<'a> {
                 dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
                 state,
                 opportunities_taken: h.taken,
-                spoils: if won {
-                    1 + r.spoils_by_face[dice::die(rng, 10) as usize - 1]
-                } else {
-                    0
+                // Winners roll for Spoils; a Hero who won a duel also takes
+                // the opponent's belongings, worth the table's belongings
+                // row: he keeps the better of the two.
+                spoils: {
+                    let rolled = if won {
+                        1 + r.spoils_by_face[dice::die(rng, 10) as usize - 1]
+                    } else {
+                        0
+                    };
+                    let belongings = if h.won_duel {
+                        1 + self.rules.tables.duel_belongings as u8
+                    } else {
+                        0
+                    };
+                    rolled.max(belongings)
                 },
             };
         }
@@ -533,6 +558,119 @@ mod tests {
                 "{file}: the fast path differs from the book: {bad:#?}"
             );
         }
+    }
+
+    /// The fast path against the book on `text` (a scenario), at `n` battles.
+    fn assert_fast_is_book(text: &str, n: usize, what: &str) {
+        let sea = SeventhSea::from_scenario(text, what, std::path::Path::new("."))
+            .unwrap()
+            .1;
+        let mut fast = sea.new_tally();
+        let mut book = sea.new_tally();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+        for _ in 0..n {
+            fast.record(&sea.simulate(&mut rng));
+            book.record(&fight_by_the_book(&sea.rules, &mut rng));
+        }
+        let bad = disagreements(&sea.metrics(&fast), &sea.metrics(&book), 0.001);
+        assert!(
+            bad.is_empty(),
+            "{what}: the fast path differs from the book: {bad:#?}"
+        );
+    }
+
+    fn even_field() -> String {
+        std::fs::read_to_string("scenarios/seventh_sea/even_field_battle.toml").unwrap()
+    }
+
+    /// Rules no bundled battle uses: the personal roll kept (Wits +
+    /// Tactics)k(Wits), Dracheneisen of both strengths, and every way of
+    /// spending Free Raises.
+    #[test]
+    fn the_fast_battle_is_the_book_with_kept_rolls_dracheneisen_and_each_spending() {
+        let keep = even_field()
+            .replacen(
+                "max_rounds = 50\n",
+                "max_rounds = 50\npersonal_roll = \"keep\"\n",
+                1,
+            )
+            .replacen("dracheneisen = 0\n", "dracheneisen = 8\n", 1)
+            .replacen("commission = 2\n", "commission = 2\ndracheneisen = 13\n", 1);
+        assert_eq!(keep.matches("dracheneisen = ").count(), 2);
+        assert!(keep.contains("personal_roll = \"keep\""));
+        assert_fast_is_book(&keep, 100_000, "kept rolls and Dracheneisen");
+        for spending in ["never", "all_at_first_loss"] {
+            let text = even_field().replace(
+                "speech = { wits = 2, incitation = 3 }\n",
+                &format!("speech = {{ wits = 2, incitation = 3 }}\nspending = \"{spending}\"\n"),
+            );
+            let text = text.replacen(
+                "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
+                &format!("speech = {{ wits = 3, incitation = 2 }}\nspending = \"{spending}\"\n"),
+                1,
+            );
+            assert_eq!(text.matches("spending = ").count(), 2, "{spending}");
+            assert_fast_is_book(&text, 100_000, spending);
+        }
+    }
+
+    /// Free Raises by the book: never spent, a side that needs two but has
+    /// one keeps it; all at the first loss, both are gone even when one
+    /// would do.
+    #[test]
+    fn each_way_of_spending_free_raises_by_the_book() {
+        let text = even_field().replacen(
+            "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
+            "speech = { wits = 3, incitation = 2 }\nspending = \"never\"\n",
+            1,
+        );
+        let never = SeventhSea::from_scenario(&text, "never", std::path::Path::new("."))
+            .unwrap()
+            .1;
+        assert_eq!(never.rules.sides[0].spending, Spending::Never);
+        // Castille buys no raises, so every round it takes is one the
+        // Montaigne lost outright.
+        let all = even_field()
+            .replacen(
+                "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
+                "speech = { wits = 3, incitation = 2 }\nspending = \"all_at_first_loss\"\n",
+                1,
+            )
+            .replacen("quartermaster = { wits = 3, logistics = 2 }\n", "", 1)
+            .replacen("speech = { wits = 2, incitation = 3 }\n", "", 1);
+        let all = SeventhSea::from_scenario(&all, "all", std::path::Path::new("."))
+            .unwrap()
+            .1;
+        // Over many rounds, a side that never spends ends with all it
+        // drew; one that spends all at its first loss ends with none once
+        // it has lost a round.
+        let mut rng = rng();
+        let (mut kept, mut lost_with_raises) = (0, 0);
+        for _ in 0..200 {
+            let mut b = BookBattle::new(&never.rules, &mut rng);
+            let start = b.raises[0];
+            while b.winner.is_none() && b.rounds < 50 {
+                b.round(&mut rng, &mut |_, _| None);
+            }
+            assert_eq!(b.raises[0], start, "never spent");
+            kept += start;
+            let mut b = BookBattle::new(&all.rules, &mut rng);
+            let had = b.raises[0];
+            let mut lost_one = false;
+            while b.winner.is_none() && b.rounds < 50 {
+                b.round(&mut rng, &mut |_, _| None);
+                // Side 1 took the round: side 0 lost one.
+                lost_one |= b.streak.is_some_and(|(side, _)| side == 1);
+            }
+            if had > 0 && lost_one {
+                assert_eq!(b.raises[0], 0, "all spent at the first loss");
+                lost_with_raises += 1;
+            }
+        }
+        assert!(
+            kept > 0 && lost_with_raises > 20,
+            "{kept} {lost_with_raises}"
+        );
     }
 
     /// The even-field rules with Isabeau (Hero 0) unbreakable and a
@@ -719,5 +857,36 @@ mod tests {
         b.take(&mut rng, 2, Opportunity::Duel);
         assert_eq!(b.heroes[2].reputation, rules.tables.refuse_duel_reputation);
         assert_eq!((b.heroes[2].taken, b.next_modifier), (0, [0, 0]));
+    }
+
+    /// A duel's winner takes the opponent's belongings, worth the Spoils
+    /// table's `duel_belongings` row, even when his side loses the battle;
+    /// the loser of a duel takes nothing.
+    #[test]
+    fn a_duel_won_takes_the_opponents_belongings() {
+        let rules = scripted(true);
+        let belongings = 1 + rules.tables.duel_belongings as u8;
+        let label = &rules.tables.spoils[rules.tables.duel_belongings].1;
+        assert_eq!(label, "fine_weapon_or_horse");
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.take(&mut rng, 0, Opportunity::Duel);
+        assert!(b.heroes[0].won_duel);
+        b.winner = Some(1);
+        let lost_battle = b.outcome(&mut rng);
+        assert_eq!(lost_battle.heroes[0].spoils, belongings);
+        assert_eq!(lost_battle.heroes[1].spoils, 0, "no duel, no spoils");
+        // On the winning side he keeps the better of the two.
+        b.winner = Some(0);
+        for _ in 0..200 {
+            let won = b.outcome(&mut rng).heroes[0].spoils;
+            assert!(won >= belongings, "{won}");
+        }
+        let mut weak = scripted(false);
+        weak.heroes[0].resolve = 2;
+        let mut b = BookBattle::new(&weak, &mut rng);
+        b.take(&mut rng, 0, Opportunity::Duel);
+        b.winner = Some(1);
+        assert_eq!(b.outcome(&mut rng).heroes[0].spoils, 0, "a lost duel");
     }
 }

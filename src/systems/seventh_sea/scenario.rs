@@ -61,6 +61,24 @@ pub struct SideFile {
     /// Optional: Speech roll.
     #[serde(default)]
     pub speech: Option<Speech>,
+    /// When the side spends its Free Raises (default `as_needed`).
+    #[serde(default)]
+    pub spending: Spending,
+}
+
+/// When a side spends its Free Raises (+5 each to a commander's total).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Spending {
+    /// A round it would lose: the fewest that turn it into a win, if it has
+    /// that many; otherwise it keeps them [seed's default].
+    #[default]
+    AsNeeded,
+    /// Never: the raises are kept to the end.
+    Never,
+    /// The first round it would lose: every raise at once, whether or not
+    /// they turn it.
+    AllAtFirstLoss,
 }
 
 /// How a Hero fights.

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::roll_keep::Pool;
 use crate::dice::AliasTable;
-use crate::tables::{SEVENTH_SEA_BUILT_IN, TableUse, load_text, sha256_hex};
+use crate::tables::{SEVENTH_SEA_BUILT_IN, TableUse, load_text, parse_table, sha256_hex};
 
 /// One cell of the battle chart.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,6 +56,9 @@ struct RowFile {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "7th Sea table: battle_chart")]
 pub struct ChartFile {
+    /// Which table this file is: `battle_chart`.
+    #[schemars(extend("const" = "battle_chart"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -142,6 +145,9 @@ pub struct Opponent {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "7th Sea table: opportunities")]
 pub struct OpportunityFile {
+    /// Which table this file is: `opportunities`.
+    #[schemars(extend("const" = "opportunities"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
@@ -170,11 +176,17 @@ struct SpoilsRow {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "7th Sea table: spoils")]
 pub struct SpoilsFile {
+    /// Which table this file is: `spoils`.
+    #[schemars(extend("const" = "spoils"))]
+    pub kind: String,
     /// Settings of this file whose published value is unknown; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows from the lowest roll up.
     rows: Vec<SpoilsRow>,
+    /// The row a Hero's take from a duel he won counts as (the opponent's
+    /// belongings): the label of one of `rows`.
+    duel_belongings: String,
 }
 
 /// Every 7th Sea table, checked.
@@ -197,6 +209,8 @@ pub struct SeaTables {
     pub duel_opponent: Opponent,
     /// Spoils rows (min_roll, label), lowest first.
     pub spoils: Vec<(i64, String)>,
+    /// The Spoils row a duel's winner takes as the opponent's belongings.
+    pub duel_belongings: usize,
     /// Provenance.
     pub uses: Vec<TableUse>,
 }
@@ -238,16 +252,14 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[0].1,
             SEVENTH_SEA_BUILT_IN[0].2,
         )?;
-        let chart_file: ChartFile =
-            toml::from_str(&chart_text).map_err(|e| crate::validate::toml_error(&origin, e))?;
+        let chart_file: ChartFile = parse_table(&chart_text, &origin, "battle_chart")?;
         let chart = chart_cells(&chart_file.rows, &origin)?;
         let (text, origin) = text_of(
             SEVENTH_SEA_BUILT_IN[1].0,
             SEVENTH_SEA_BUILT_IN[1].1,
             SEVENTH_SEA_BUILT_IN[1].2,
         )?;
-        let opp: OpportunityFile =
-            toml::from_str(&text).map_err(|e| crate::validate::toml_error(&origin, e))?;
+        let opp: OpportunityFile = parse_table(&text, &origin, "opportunities")?;
         let weights = check_opportunities(&opp, &origin)?;
         let o = opp.duel_opponent;
         let (text, origin) = text_of(
@@ -255,8 +267,7 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[2].1,
             SEVENTH_SEA_BUILT_IN[2].2,
         )?;
-        let spoils_file: SpoilsFile =
-            toml::from_str(&text).map_err(|e| crate::validate::toml_error(&origin, e))?;
+        let spoils_file: SpoilsFile = parse_table(&text, &origin, "spoils")?;
         if spoils_file.rows.is_empty()
             || spoils_file
                 .rows
@@ -265,6 +276,22 @@ impl SeaTables {
         {
             bail!("{origin}: `rows` must be non-empty with increasing min_roll");
         }
+        let duel_belongings = spoils_file
+            .rows
+            .iter()
+            .position(|r| r.label == spoils_file.duel_belongings)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{origin}: `duel_belongings` = \"{}\" names no row; allowed: {}",
+                    spoils_file.duel_belongings,
+                    spoils_file
+                        .rows
+                        .iter()
+                        .map(|r| r.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
         let stand_ins = [chart_file.stand_ins, opp.stand_ins, spoils_file.stand_ins];
         let row_lookup_base = chart.get(1).map_or(0, |(min, _)| min - 1);
         let last = chart.last().map_or(0, |(min, _)| *min).max(row_lookup_base);
@@ -289,6 +316,7 @@ impl SeaTables {
                 .into_iter()
                 .map(|r| (r.min_roll, r.label))
                 .collect(),
+            duel_belongings,
             uses: uses
                 .into_iter()
                 .zip(stand_ins)

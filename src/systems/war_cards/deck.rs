@@ -147,6 +147,9 @@ pub const MAX_CARDS: usize = 64;
 #[serde(deny_unknown_fields)]
 #[schemars(title = "War cards: the Combat Card deck")]
 pub struct DeckFile {
+    /// Which table this file is: `cards`.
+    #[schemars(extend("const" = "cards"))]
+    pub kind: String,
     /// Which sign comes first in a row key.
     row_order: RowOrder,
     /// Settings of this file whose published value is unknown (row_order, cards); reports mark them.
@@ -208,8 +211,7 @@ const STAND_IN_KEYS: [&str; 2] = ["row_order", "cards"];
 impl Deck {
     /// Parses a deck table; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Deck> {
-        let file: DeckFile =
-            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+        let file: DeckFile = crate::tables::parse_table(text, origin, "cards")?;
         if file.cards.is_empty() || file.cards.len() > MAX_CARDS {
             bail!(
                 "{origin}: `cards` holds {} cards; allowed: 1 to {MAX_CARDS}",

@@ -1,4 +1,4 @@
-//! War cards (RULES.md §1): two units fight an engagement with Combat Cards.
+//! War cards (docs/rules.md §1): two units fight an engagement with Combat Cards.
 
 pub mod deck;
 pub mod exact;

@@ -1,4 +1,4 @@
-//! The engagement rules of RULES.md §1: simultaneous melee, missile volleys,
+//! The engagement rules of docs/rules.md §1: simultaneous melee, missile volleys,
 //! R/D over F, damage beyond the card maximum, rout with optional rally,
 //! retreat, and the exchange cap.
 

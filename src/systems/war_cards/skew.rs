@@ -137,19 +137,72 @@ pub struct CellAnomaly {
     pub rows_with_pattern: usize,
     /// Results this cell has more of than the pattern (`+D`) or fewer (`-H`).
     pub difference: String,
+    /// Where the results this cell has too many of are (`+D`): one entry
+    /// per such result.
+    pub extra: Vec<Extra>,
+}
+
+/// A result a cell holds more of than its column's pattern, and the cards
+/// that hold it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extra {
+    /// The result.
+    pub result: CardResult,
+    /// How many more than the pattern.
+    pub count: usize,
+    /// Every card (0-based) that holds it in this cell.
+    pub cards: Vec<usize>,
+    /// Whether they are exactly the odd ones (no more cards hold it than
+    /// it has too many); else `count` of them are.
+    pub known: bool,
 }
 
 impl CellAnomaly {
-    /// The cell in words: `sword_shield at +1: -DDH where 8 other rows have -DHH (+D -H)`.
+    /// The cards that hold it, in words: `card 4 holds the extra D`, or
+    /// `the extra - is on one of cards 1, 5, 6`.
+    pub fn cards_text(&self) -> String {
+        let numbers = |cards: &[usize]| {
+            cards
+                .iter()
+                .map(|c| (c + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        self.extra
+            .iter()
+            .map(|e| {
+                let what = if e.count == 1 {
+                    format!("the extra {}", e.result.symbol())
+                } else {
+                    format!("the {} extra {}", e.count, e.result.symbol())
+                };
+                match (e.known, e.cards.len()) {
+                    (true, 1) => format!("card {} holds {what}", e.cards[0] + 1),
+                    (true, _) => format!("cards {} hold {what}", numbers(&e.cards)),
+                    (false, _) if e.count == 1 => {
+                        format!("{what} is on one of cards {}", numbers(&e.cards))
+                    }
+                    (false, _) => {
+                        format!("{what} are on {} of cards {}", e.count, numbers(&e.cards))
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The cell in words: `sword_shield at +1: -DDH where 8 other rows have
+    /// -DHH (+D -H): card 4 holds the extra D`.
     pub fn sentence(&self) -> String {
         format!(
-            "{} at {}: {} where {} other rows have {} ({})",
+            "{} at {}: {} where {} other rows have {} ({}): {}",
             super::deck::row_key(self.row),
             super::deck::COLUMNS[self.column],
             self.multiset,
             self.rows_with_pattern,
             self.pattern,
-            self.difference
+            self.difference,
+            self.cards_text()
         )
     }
 }
@@ -431,6 +484,35 @@ fn multiset(counts: &[u64; 5]) -> String {
     symbols.concat()
 }
 
+/// The results cell (`row`, `col`) holds more of than `pattern`, and the
+/// cards holding each: exactly the odd ones when no more cards hold it
+/// than it has too many (a card's results in other rows say nothing of
+/// which of several is odd: rows are not the same card by card).
+fn extra_results(
+    deck: &Deck,
+    row: usize,
+    col: usize,
+    counts: &[u64; 5],
+    pattern: &[u64; 5],
+) -> Vec<Extra> {
+    CardResult::ALL
+        .into_iter()
+        .filter(|r| counts[r.index()] > pattern[r.index()])
+        .map(|result| {
+            let count = (counts[result.index()] - pattern[result.index()]) as usize;
+            let cards: Vec<usize> = (0..deck.cards.len())
+                .filter(|&c| deck.cards[c][row][col] == result)
+                .collect();
+            Extra {
+                result,
+                count,
+                known: cards.len() == count,
+                cards,
+            }
+        })
+        .collect()
+}
+
 fn cell_anomalies(deck: &Deck) -> Vec<CellAnomaly> {
     let mut out = Vec::new();
     for col in 0..7 {
@@ -455,6 +537,7 @@ fn cell_anomalies(deck: &Deck) -> Vec<CellAnomaly> {
                     (d != 0).then(|| format!("{d:+}{}", r.symbol()))
                 })
                 .collect();
+            let extra = extra_results(deck, row, col, c, &pattern);
             out.push(CellAnomaly {
                 row,
                 column: col,
@@ -462,6 +545,7 @@ fn cell_anomalies(deck: &Deck) -> Vec<CellAnomaly> {
                 pattern: multiset(&pattern),
                 rows_with_pattern: agreeing,
                 difference: difference.join(" "),
+                extra,
             });
         }
     }
@@ -475,6 +559,74 @@ mod tests {
 
     fn built_in() -> SkewAnalysis {
         analyse(&Deck::parse(BUILT_IN_CARDS, "built-in").unwrap())
+    }
+
+    #[test]
+    fn an_anomaly_names_the_card_that_holds_it() {
+        let built_in = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let before = analyse(&built_in).anomalies;
+        // A column following its pattern, and a result no card has in its
+        // first row there: card 5 alone now holds it.
+        let column = (0..7)
+            .find(|&c| !before.iter().any(|a| a.column == c))
+            .expect("a column following its pattern");
+        let counts = built_in.counts_at(0, column);
+        let absent = CardResult::ALL
+            .into_iter()
+            .find(|r| counts[r.index()] == 0)
+            .expect("a result absent from the cell");
+        let mut deck = built_in.clone();
+        deck.cards[4][0][column] = absent;
+        let odd = analyse(&deck)
+            .anomalies
+            .into_iter()
+            .find(|a| (a.row, a.column) == (0, column))
+            .expect("the changed cell breaks its column");
+        assert_eq!(
+            odd.extra,
+            vec![Extra {
+                result: absent,
+                count: 1,
+                cards: vec![4],
+                known: true,
+            }]
+        );
+        assert!(
+            odd.sentence()
+                .ends_with(&format!("card 5 holds the extra {}", absent.symbol())),
+            "{}",
+            odd.sentence()
+        );
+        // A result several cards hold: every one of them is named.
+        let mut deck = built_in.clone();
+        let was = deck.cards[4][0][column];
+        let common = CardResult::ALL
+            .into_iter()
+            .filter(|&r| r != was)
+            .max_by_key(|r| counts[r.index()])
+            .unwrap();
+        deck.cards[4][0][column] = common;
+        let odd = analyse(&deck)
+            .anomalies
+            .into_iter()
+            .find(|a| (a.row, a.column) == (0, column))
+            .expect("the changed cell breaks its column");
+        let extra = &odd.extra[0];
+        assert_eq!((extra.result, extra.count, extra.known), (common, 1, false));
+        let holders: Vec<usize> = (0..9)
+            .filter(|&c| deck.cards[c][0][column] == common)
+            .collect();
+        assert_eq!(extra.cards, holders);
+        let numbers: Vec<String> = holders.iter().map(|c| (c + 1).to_string()).collect();
+        assert!(
+            odd.sentence().ends_with(&format!(
+                "the extra {} is on one of cards {}",
+                common.symbol(),
+                numbers.join(", ")
+            )),
+            "{}",
+            odd.sentence()
+        );
     }
 
     #[test]
