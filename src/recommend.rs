@@ -110,6 +110,7 @@ impl Recommendation {
     /// The decision in plain words; `out` names the danger (`down or dead`).
     pub fn explain(&self, choices: &[Choice], cap: f64, out: &str) -> String {
         let name = |i: &usize| choices[*i].variant.clone();
+        let names = |all: &[usize]| named_few(&all.iter().map(name).collect::<Vec<_>>());
         let cap = format!("{:.1}%", 100.0 * cap);
         match self {
             Recommendation::NoneUnderCap { safest } => format!(
@@ -130,13 +131,30 @@ impl Recommendation {
                 "recommended: {}, the safest of the {} variants with P({out}) at or below {cap} whose expected Reputation is statistically level with the best ({})",
                 name(pick),
                 level.len(),
-                level.iter().map(name).collect::<Vec<_>>().join(", ")
+                names(level)
             ),
             Recommendation::Tied(all) => format!(
                 "statistically tied: {}: each has P({out}) at or below {cap}, expected Reputation level with the best, and safety the intervals cannot tell apart",
-                all.iter().map(name).collect::<Vec<_>>().join(", ")
+                names(all)
             ),
         }
+    }
+}
+
+/// Most variant names a sentence lists; the rest are counted.
+const NAMED: usize = 8;
+
+/// Names for a sentence: all of them up to [`NAMED`], else the first ones
+/// and how many more (every variant is in `comparison.csv`).
+fn named_few(names: &[String]) -> String {
+    if names.len() <= NAMED {
+        names.join(", ")
+    } else {
+        format!(
+            "{} and {} more (every variant is in comparison.csv)",
+            names[..NAMED].join(", "),
+            names.len() - NAMED
+        )
     }
 }
 

@@ -332,7 +332,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         .collect();
     assert_eq!(shown, json!(from_api));
     assert!(
-        from_api.iter().any(|l| l.contains("Megalos wins")),
+        from_api.iter().any(|l| l.contains("Megalos won")),
         "{from_api:?}"
     );
     assert!(

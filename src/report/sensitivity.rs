@@ -15,7 +15,7 @@ use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, thousands};
-use crate::sensitivity::{Move, Refused};
+use crate::sensitivity::{Method, Move, Refused};
 
 /// A finished sensitivity analysis.
 #[derive(Debug, Clone)]
@@ -123,6 +123,10 @@ fn tornado<DB: DrawingBackend>(
     area.fill(&WHITE).map_err(plot_err)?;
     let (knobs, shown, reach) = charted_moves(report);
     let rows = knobs.len().max(1) as f64;
+    // A strip under the last row for the legend (about 56 px of the plot's
+    // height), so it never covers a bar.
+    let plot_px = (area.dim_in_pixel().1 as f64 - 110.0).max(100.0);
+    let legend_rows = 56.0 / (plot_px / (rows + 1.0));
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!(
@@ -134,7 +138,7 @@ fn tornado<DB: DrawingBackend>(
         .margin(12)
         .margin_left(290)
         .x_label_area_size(44)
-        .build_cartesian_2d(-reach..reach, 0.0..rows)
+        .build_cartesian_2d(-reach..reach, -legend_rows..rows)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
@@ -299,20 +303,31 @@ fn move_line(m: &Move) -> String {
 /// The console summary: the target, the base and the `n` largest moves.
 pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
     let mut out = String::new();
-    let base = report.moves.first().map_or(0.0, |m| m.base_probability);
+    // The exact base when any move is exact; the simulated one otherwise.
+    let exact = report.moves.iter().find(|m| m.method == Method::Exact);
+    let base = exact
+        .or(report.moves.first())
+        .map_or(0.0, |m| m.base_probability);
+    let sampled = report.info.trials.map(|t| {
+        format!(
+            "{} battles per move, every move on the same battles",
+            thousands(t)
+        )
+    });
+    let how = match (exact.is_some(), sampled) {
+        (true, Some(sampled)) => format!(
+            " (exact; the moves the exact method cannot follow are simulated: {sampled}, each row says which)"
+        ),
+        (true, None) => " (exact)".to_owned(),
+        (false, Some(sampled)) => format!(" ({sampled})"),
+        (false, None) => String::new(),
+    };
     let _ = writeln!(
         out,
-        "{}: P({}) = {} as written{}",
+        "{}: P({}) = {} as written{how}",
         report.info.name,
         report.target,
         percent(base),
-        match report.info.trials {
-            Some(t) => format!(
-                " ({} battles per move, every move on the same battles)",
-                thousands(t)
-            ),
-            None => " (exact)".to_owned(),
-        }
     );
     let _ = writeln!(
         out,

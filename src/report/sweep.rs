@@ -400,6 +400,69 @@ fn cap_percent(cap: f64) -> String {
     format!("{}%", crate::format::trim_decimal(100.0 * cap, 2))
 }
 
+/// Width of the comparison chart's plot, in pixels (before its margins).
+const PLOT_WIDTH: u32 = 820;
+
+/// How the comparison chart writes its variant names: level when they fit,
+/// else turned upright; when even upright names would touch, every k-th;
+/// names longer than [`MAX_LABEL_CHARS`] are cut with `…`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct VariantAxis {
+    /// Names turned upright.
+    rotated: bool,
+    /// Every `step`-th variant is named.
+    step: usize,
+    /// Height of the label area, in pixels.
+    area: u32,
+}
+
+/// The longest variant name written under a bar.
+const MAX_LABEL_CHARS: usize = 28;
+
+impl VariantAxis {
+    /// The layout for `names` across about `width` pixels.
+    fn fit(names: &[&str], width: u32) -> VariantAxis {
+        // DejaVu Sans at 12 px: about 7 px a character, 14 px a line.
+        let char_px = 7.0;
+        let line_px = 16.0;
+        let n = names.len().max(1) as f64;
+        let slot = f64::from(width.saturating_sub(100)) / n;
+        let longest = names
+            .iter()
+            .map(|s| s.chars().count().min(MAX_LABEL_CHARS))
+            .max()
+            .unwrap_or(0) as f64;
+        if longest * char_px + 8.0 <= slot {
+            return VariantAxis {
+                rotated: false,
+                step: 1,
+                area: 50,
+            };
+        }
+        VariantAxis {
+            rotated: true,
+            step: (line_px / slot).ceil().max(1.0) as usize,
+            area: (longest * char_px + 24.0).clamp(50.0, 220.0) as u32,
+        }
+    }
+
+    /// Variant `i`'s label: its name (cut), or nothing between named ones.
+    fn label(&self, names: &[&str], i: usize) -> String {
+        if !i.is_multiple_of(self.step) {
+            return String::new();
+        }
+        let Some(name) = names.get(i) else {
+            return String::new();
+        };
+        if name.chars().count() > MAX_LABEL_CHARS {
+            let cut: String = name.chars().take(MAX_LABEL_CHARS - 1).collect();
+            format!("{cut}…")
+        } else {
+            (*name).to_owned()
+        }
+    }
+}
+
 /// A panel's axes: P(out) from 0 to past the widest interval, in percent;
 /// Reputation from the lowest to the highest interval end, and a margin.
 fn frontier_ranges(f: &HeroFrontier) -> (f64, f64, f64, f64) {
@@ -511,13 +574,15 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let categories = first.weights.len();
     let n = variants.len() as i32;
     let (plot, legend) = root.split_horizontally(820);
+    let names: Vec<&str> = variants.iter().map(|v| v.0).collect();
+    let axis = VariantAxis::fit(&names, PLOT_WIDTH);
     let mut chart = ChartBuilder::on(&plot)
         .caption(
             format!("{}: {subject} / {name} by variant", report.info.name),
             (FONT, 17),
         )
         .margin(12)
-        .x_label_area_size(50)
+        .x_label_area_size(axis.area)
         .y_label_area_size(60)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..100.0)
         .map_err(plot_err)?;
@@ -527,16 +592,29 @@ pub(crate) fn stacked<DB: DrawingBackend>(
         .max_light_lines(0)
         .x_labels(variants.len())
         .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => variants
-                .get(*i as usize)
-                .map(|v| v.0.to_owned())
-                .unwrap_or_default(),
+            SegmentValue::CenterOf(i) if !axis.rotated => axis.label(&names, *i as usize),
             _ => String::new(),
         })
         .y_desc("probability (%)")
         .label_style((FONT, 12))
         .draw()
         .map_err(plot_err)?;
+    if axis.rotated {
+        // Upright names reading down from under each named bar.
+        let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
+            .transform(FontTransform::Rotate90)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for i in (0..names.len()).step_by(axis.step) {
+            let (x, y) = chart.backend_coord(&(SegmentValue::CenterOf(i as i32), 0.0));
+            plot.draw(&Text::new(axis.label(&names, i), (x, y + 8), style.clone()))
+                .map_err(plot_err)?;
+        }
+    }
+    // Bars keep a gap of a fifth of their slot, at most 4 px a side, so
+    // hundreds of variants still draw bars of positive width.
+    let (x_pixels, _) = chart.plotting_area().get_pixel_range();
+    let slot = f64::from(x_pixels.end - x_pixels.start) / f64::from(n.max(1));
+    let gap = (slot / 5.0).floor().clamp(0.0, 4.0) as u32;
     for (i, (_, m)) in variants.iter().enumerate() {
         let total = m.total().max(1) as f64;
         let mut base = 0.0;
@@ -549,7 +627,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
                 ],
                 PALETTE[c % PALETTE.len()].filled(),
             );
-            rect.set_margin(0, 0, 4, 4);
+            rect.set_margin(0, 0, gap, gap);
             chart.draw_series(std::iter::once(rect)).map_err(plot_err)?;
             base += share;
         }

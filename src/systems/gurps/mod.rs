@@ -499,3 +499,45 @@ impl System for Gurps {
         self.rules.fight(rng)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ambush(edit: impl Fn(String) -> String) -> Gurps {
+        let path = "scenarios/gurps/ambush_at_the_ford.toml";
+        let text = edit(std::fs::read_to_string(path).unwrap());
+        Gurps::from_scenario(&text, path, std::path::Path::new("."))
+            .unwrap()
+            .1
+    }
+
+    /// A PC's resolved figures, by hand from the damage table's words: at
+    /// the enemy's TL 3, a hit is 1d+2 (A, B) or 2d+2 (C, D) against his
+    /// whole DR; at TL 11, (TL)d and (2TL)d against DR/2, rounded down,
+    /// while a Catastrophe's wound always meets his own DR.
+    #[test]
+    fn a_pcs_hits_and_dr_follow_the_enemys_tech_level() {
+        let low = ambush(|t| t);
+        let titus = &low.rules.heroes[0];
+        assert_eq!(titus.enemy_hit, [1, 2, 2, 2]);
+        assert_eq!((titus.dr, titus.own_dr), (2, 2));
+        let high = ambush(|t| {
+            t.replacen(
+                "troop_quality = \"seasoned\"",
+                "troop_quality = \"seasoned\"\ntech_level = 11",
+                1,
+            )
+            .replacen("dr = 2\n", "dr = 5\n", 1)
+        });
+        let titus = &high.rules.heroes[0];
+        assert_eq!(titus.enemy_hit, [11, 0, 22, 0]);
+        assert_eq!(
+            (titus.dr, titus.own_dr),
+            (2, 5),
+            "5 / 2 rounds down; his own stays 5"
+        );
+        // Combat skill: (Tactics 12 + weapon 15) / 2 = 13, +2 Combat Reflexes.
+        assert_eq!(titus.combat_skill, 15);
+    }
+}

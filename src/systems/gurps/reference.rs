@@ -535,6 +535,87 @@ mod tests {
         assert_fast_is_book(&g, 200_000, "half the catastrophes kill the general");
     }
 
+    /// Over several days a PC commander struck by Catastrophe 17/18 on any
+    /// day reads `survival = no_roll` (as his `state` counts him down),
+    /// not only when struck on the first day; and he carries the wound.
+    #[test]
+    fn a_pc_struck_on_a_later_day_reads_no_roll() {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| t);
+        let g = with_catastrophes(g, 7, |r| r.commander = LeaderHarm::Killed);
+        let metrics = assert_fast_is_book(&g, 200_000, "a general struck on any day");
+        let find = |subject: &str, name: &str| {
+            metrics
+                .iter()
+                .find(|m| m.subject == subject && m.name == name)
+                .unwrap()
+        };
+        let share = |m: &crate::stats::Metric<u64>, bins: std::ops::Range<usize>| {
+            m.weights[bins].iter().sum::<u64>() as f64 / m.total() as f64
+        };
+        // The first day's Catastrophe strikes him with this chance (rolls 3..7).
+        let first_day = share(find("side:Kingdom", "catastrophe"), 0..5);
+        let no_roll = share(find("hero:Lord Aldric", "survival"), 0..1);
+        let out = share(find("hero:Lord Aldric", "state"), State::Down as usize..5);
+        assert!(
+            no_roll > first_day + 0.05,
+            "later days count too: no_roll {no_roll}, first day {first_day}"
+        );
+        assert!(
+            out >= no_roll,
+            "every one struck is down: {out} against {no_roll}"
+        );
+        assert_eq!(
+            find("hero:Lord Aldric", "glory").weights[0],
+            find("hero:Lord Aldric", "survival").weights[0]
+        );
+    }
+
+    /// An overwhelming victory captures the loser's commander: on the days
+    /// after, his side fights with its Strategy halved, so the last day
+    /// ends overwhelming more often than with the capture switched off;
+    /// fast path and book agree.
+    #[test]
+    fn a_captured_commander_halves_his_sides_strategy_after() {
+        // The Rebels' general far better: overwhelming victories are common.
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+            t.replacen("strategy = 13", "strategy = 20", 1)
+        });
+        assert!(
+            g.rules
+                .tables
+                .battle_results
+                .last()
+                .unwrap()
+                .captures_commander
+        );
+        let with = assert_fast_is_book(&g, 200_000, "captures");
+        let mut tables = g.rules.tables.clone();
+        for row in &mut tables.battle_results {
+            row.captures_commander = false;
+        }
+        let without = assert_fast_is_book(
+            &Gurps::new(g.parsed.clone(), tables),
+            200_000,
+            "no captures",
+        );
+        // The last day's result: overwhelming more often once the beaten
+        // side has lost its general.
+        let overwhelming = |metrics: &[crate::stats::Metric<u64>]| {
+            let m = metrics
+                .iter()
+                .find(|m| m.subject == "battle" && m.name == "result")
+                .unwrap();
+            let last = m.weights.len() - 1;
+            assert_eq!(m.label(last), "overwhelming");
+            m.weights[last] as f64 / m.total() as f64
+        };
+        let (a, b) = (overwhelming(&with), overwhelming(&without));
+        // Four standard errors of the difference, as if independent (the
+        // two runs share their streams, which only narrows it).
+        let se = (a * (1.0 - a) / 200_000.0 + b * (1.0 - b) / 200_000.0).sqrt();
+        assert!(a > b + 4.0 * se, "{a} with captures, {b} without (se {se})");
+    }
+
     /// The atrocity's Morale roll moves the Morale a rout is rolled on.
     #[test]
     fn an_atrocity_moves_morale_by_a_roll() {

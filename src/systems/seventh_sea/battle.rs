@@ -1096,6 +1096,20 @@ mod tests {
         assert_eq!(adaptive, [3, 2, 1, 0, 0, 0]);
     }
 
+    /// The banner bearer's pools, by hand from the rule ("−1 unkept die on
+    /// all rolls"): one unkept die fewer from the dice he rolls (after the
+    /// ten-dice rule); a pool with no unkept die loses a kept one.
+    #[test]
+    fn a_banner_takes_one_rolled_die() {
+        let show = |rolled, kept, banner| minus_banner(Pool::new(rolled, kept), banner).to_string();
+        assert_eq!(show(3, 2, false), "3k2");
+        assert_eq!(show(3, 2, true), "2k2");
+        assert_eq!(show(2, 2, true), "1k1", "no unkept die: a kept one goes");
+        assert_eq!(show(1, 1, true), "0k0");
+        // 12k6 is rolled as 10k8, which has two unkept dice: one goes.
+        assert_eq!(show(12, 6, true), "9k8");
+    }
+
     #[test]
     fn spoils_follow_a_d10_plus_commission_on_the_table() {
         let sea = even_field();
