@@ -989,3 +989,27 @@ fn a_name_climbing_out_and_a_body_that_is_not_json_are_refused() {
         assert_eq!(status, 415, "{content_type}: {text}");
     }
 }
+
+#[test]
+fn a_table_of_the_wrong_kind_is_refused_from_the_page_too() {
+    let server = Server::start(&[]);
+    // The bundled Glory table named as the Survival table (both inside the
+    // scenarios folder, so the server reads it).
+    let toml = format!(
+        "{}\n[tables]\nsurvival = \"../tables/gurps/glory.toml\"\n",
+        ambush()
+    );
+    for path in ["/api/check", "/api/runs"] {
+        let (status, body) = server.json(
+            "POST",
+            path,
+            Some(json!({ "toml": toml, "name": AMBUSH, "trials": 1000 })),
+        );
+        assert_eq!(status, 422, "{path}: {body}");
+        let text = body.to_string();
+        assert!(
+            text.contains("this is a `glory` table") && text.contains("given as the `survival` table"),
+            "{path}: {body}"
+        );
+    }
+}

@@ -209,7 +209,7 @@ impl SeventhSea {
                 "seventh_sea: a captured enemy banner moves one level toward the Rear every round it is carried, starting with the first; +{CAPTURE_REAR_BONUS} Reputation and +{CAPTURE_REAR_BONUS} Strategy on the next roll at the end of the round it reaches the Rear"
             ),
             "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
-            "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line and a carried banner: neither advances that round".to_owned(),
+            "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line, Rescue the Wounded and a carried banner: none advances that round".to_owned(),
             "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
             "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
             "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings, counted as the Spoils table's `duel_belongings` row; he keeps the better of that and his Spoils roll, whichever side won".to_owned(),
