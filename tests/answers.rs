@@ -10,7 +10,7 @@ use warcrunch::sensitivity::knobs;
 use warcrunch::stats::{MetricRole, paired_difference, unpaired_difference, z_for_confidence, z95};
 use warcrunch::target::Target;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{bundled_scenarios, read, repo, warcrunch};
 
 /// A bundled scenario with `path` set to `value`.
 fn at(file: &str, path: &str, value: toml::Value) -> Scenario {
@@ -240,13 +240,7 @@ const PAIRED_WIDTH_GAIN: [(&str, f64); 10] = [
 
 #[test]
 fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
-    let mut files: Vec<_> = ["war_cards", "gurps", "seventh_sea"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(repo().join("scenarios").join(d)).unwrap())
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 10);
+    let files = bundled_scenarios();
     let plan = Plan {
         threads: 0,
         progress: false,

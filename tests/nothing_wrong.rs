@@ -329,25 +329,52 @@ fn sensitivity_exact_computes_what_it_can_and_simulates_the_rest() {
     assert!(info.contains("\"trials\": 20000"), "{info}");
 }
 
-/// An SVG's `<text>` elements: x, y, font size, upright, content.
-fn svg_texts(svg: &str) -> Vec<(f64, f64, f64, bool, String)> {
-    let attribute = |tag: &str, name: &str| -> f64 {
-        tag.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
-    };
-    svg.split("<text")
+/// An SVG's `<NAME …>` elements: each one's attributes and text content.
+fn svg_elements(svg: &str, name: &str) -> Vec<(Vec<(String, String)>, String)> {
+    svg.split(&format!("<{name} "))
         .skip(1)
         .map(|chunk| {
             let (tag, rest) = chunk.split_once('>').unwrap();
-            let content = rest.split("</text>").next().unwrap().trim().to_owned();
+            let attributes = tag
+                .split('"')
+                .collect::<Vec<_>>()
+                .chunks(2)
+                .filter_map(|pair| match pair {
+                    [key, value] => Some((
+                        key.trim().trim_end_matches('=').to_owned(),
+                        (*value).to_owned(),
+                    )),
+                    _ => None,
+                })
+                .collect();
+            let content = rest.split(&format!("</{name}>")).next().unwrap_or("");
+            (attributes, content.trim().to_owned())
+        })
+        .collect()
+}
+
+/// An attribute of an element from [`svg_elements`], as a number.
+fn number(attributes: &[(String, String)], key: &str) -> f64 {
+    attributes
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// An SVG's `<text>` elements: x, y, font size, upright, content.
+fn svg_texts(svg: &str) -> Vec<(f64, f64, f64, bool, String)> {
+    svg_elements(svg, "text")
+        .into_iter()
+        .map(|(a, content)| {
+            let upright = a
+                .iter()
+                .any(|(k, v)| k == "transform" && v.contains("rotate(90"));
             (
-                attribute(tag, "x"),
-                attribute(tag, "y"),
-                attribute(tag, "font-size"),
-                tag.contains("rotate(90"),
+                number(&a, "x"),
+                number(&a, "y"),
+                number(&a, "font-size"),
+                upright,
                 content,
             )
         })
@@ -356,24 +383,20 @@ fn svg_texts(svg: &str) -> Vec<(f64, f64, f64, bool, String)> {
 
 /// An SVG's `<rect>` elements: x, y, width, height, fill.
 fn svg_rects(svg: &str) -> Vec<(f64, f64, f64, f64, String)> {
-    svg.split("<rect")
-        .skip(1)
-        .map(|chunk| {
-            let tag = chunk.split('>').next().unwrap();
-            let get = |name: &str| {
-                tag.split(&format!(" {name}=\""))
-                    .nth(1)
-                    .and_then(|rest| rest.split('"').next())
-                    .unwrap_or_default()
-                    .to_owned()
-            };
-            let number = |name: &str| get(name).parse::<f64>().unwrap_or(f64::NAN);
+    svg_elements(svg, "rect")
+        .into_iter()
+        .map(|(a, _)| {
+            let fill = a
+                .iter()
+                .find(|(k, _)| k == "fill")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
             (
-                number("x"),
-                number("y"),
-                number("width"),
-                number("height"),
-                get("fill"),
+                number(&a, "x"),
+                number(&a, "y"),
+                number(&a, "width"),
+                number(&a, "height"),
+                fill,
             )
         })
         .collect()

@@ -8,7 +8,7 @@ use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario::{self, Battle, Edit, Scenario};
 use warcrunch::stats::Metric;
 
-use crate::util::repo;
+use crate::util::{bundled_scenarios, repo};
 
 /// The bundled scenario at `path`, with `key` (a sweep path) set to `value`.
 fn variant(path: &str, key: &str, value: toml::Value) -> Scenario {
@@ -157,27 +157,11 @@ fn whole(threads: usize) -> warcrunch::runner::Plan {
 /// discordant pair).
 #[test]
 fn identical_variants_fought_paired_never_disagree_in_a_battle() {
-    let mut files: Vec<_> = ["war_cards", "gurps", "seventh_sea"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(repo().join("scenarios").join(d)).unwrap())
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 10);
-    for file in files {
+    for file in bundled_scenarios() {
         let mut s = scenario::load(&file).unwrap();
         s.trials = 5_000;
         let layout = warcrunch::runner::metric_layout(&s);
-        let every: Vec<Event> = layout
-            .iter()
-            .enumerate()
-            .flat_map(|(metric, m)| {
-                (0..m.weights.len()).map(move |bin| Event {
-                    metric,
-                    bins: vec![bin],
-                })
-            })
-            .collect();
+        let every = events(&layout);
         let done = warcrunch::runner::simulate_paired(
             &[&s, &s],
             vec![every.clone(), every.clone()],
@@ -186,15 +170,18 @@ fn identical_variants_fought_paired_never_disagree_in_a_battle() {
         )
         .unwrap();
         for (e, event) in every.iter().enumerate() {
-            let count = |v: usize| done.metrics[v][event.metric].weights[event.bins[0]];
+            let count = |v: usize| -> u64 {
+                let m = &done.metrics[v][event.metric];
+                event.bins.iter().map(|&b| m.weights[b]).sum()
+            };
             assert_eq!(count(0), count(1), "{}: event {e}", file.display());
             assert_eq!(
                 done.both[1][e],
                 count(0),
-                "{}: {} = {} had by one variant only in some battles",
+                "{}: {} bins {:?} had by one variant only in some battles",
                 file.display(),
                 layout[event.metric].name,
-                layout[event.metric].label(event.bins[0])
+                event.bins
             );
         }
     }

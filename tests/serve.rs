@@ -1008,7 +1008,8 @@ fn a_table_of_the_wrong_kind_is_refused_from_the_page_too() {
         assert_eq!(status, 422, "{path}: {body}");
         let text = body.to_string();
         assert!(
-            text.contains("this is a `glory` table") && text.contains("given as the `survival` table"),
+            text.contains("this is a `glory` table")
+                && text.contains("given as the `survival` table"),
             "{path}: {body}"
         );
     }

@@ -18,6 +18,18 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Every bundled scenario file, in order (ten of them).
+pub fn bundled_scenarios() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = ["war_cards", "gurps", "seventh_sea"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(repo().join("scenarios").join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 10);
+    files
+}
+
 /// A bundled scenario's path.
 pub fn scenario(name: &str) -> PathBuf {
     repo().join("scenarios/war_cards").join(name)

@@ -357,17 +357,27 @@ mod tests {
     use crate::systems::gurps::Gurps;
     use crate::systems::gurps::tables::CatastropheRow;
 
-    /// `n` battles of `g` each way, fast and by the book: every value of
-    /// every metric inside a family-wise 99.9% band.
-    fn assert_fast_is_book(g: &Gurps, n: usize, what: &str) -> Vec<crate::stats::Metric<u64>> {
+    /// `n` battles of `g` fought fast and `n` fought by the book with
+    /// `book_rules`: both tallies' metrics.
+    fn fast_and_book(
+        g: &Gurps,
+        book_rules: &crate::systems::gurps::battle::BattleRules,
+        n: usize,
+    ) -> [Vec<crate::stats::Metric<u64>>; 2] {
         let mut fast = g.new_tally();
         let mut book = g.new_tally();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
         for _ in 0..n {
             fast.record(&g.simulate(&mut rng));
-            book.record(&fight_by_the_book(&g.rules, &mut rng));
+            book.record(&fight_by_the_book(book_rules, &mut rng));
         }
-        let (fast, book) = (g.metrics(&fast), g.metrics(&book));
+        [g.metrics(&fast), g.metrics(&book)]
+    }
+
+    /// `n` battles of `g` each way, fast and by the book: every value of
+    /// every metric inside a family-wise 99.9% band.
+    fn assert_fast_is_book(g: &Gurps, n: usize, what: &str) -> Vec<crate::stats::Metric<u64>> {
+        let [fast, book] = fast_and_book(g, &g.rules, n);
         assert_eq!(fast.len(), book.len());
         let bad = disagreements(&fast, &book, 0.001);
         assert!(
@@ -437,14 +447,8 @@ mod tests {
                 .unwrap()
         };
         let fight = |planted: &Gurps| {
-            let mut fast = g.new_tally();
-            let mut book = g.new_tally();
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-            for _ in 0..BOOK_BATTLES {
-                fast.record(&g.simulate(&mut rng));
-                book.record(&fight_by_the_book(&planted.rules, &mut rng));
-            }
-            disagreements(&g.metrics(&fast), &g.metrics(&book), 0.001)
+            let [fast, book] = fast_and_book(&g, &planted.rules, BOOK_BATTLES);
+            disagreements(&fast, &book, 0.001)
         };
         let planted = |plant: &dyn Fn(&mut GurpsTables)| {
             let mut tables = g.rules.tables.clone();

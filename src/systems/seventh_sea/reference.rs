@@ -562,9 +562,7 @@ mod tests {
 
     /// The fast path against the book on `text` (a scenario), at `n` battles.
     fn assert_fast_is_book(text: &str, n: usize, what: &str) {
-        let sea = SeventhSea::from_scenario(text, what, std::path::Path::new("."))
-            .unwrap()
-            .1;
+        let sea = sea(text);
         let mut fast = sea.new_tally();
         let mut book = sea.new_tally();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
@@ -581,6 +579,23 @@ mod tests {
 
     fn even_field() -> String {
         std::fs::read_to_string("scenarios/seventh_sea/even_field_battle.toml").unwrap()
+    }
+
+    /// The even field with the Montaigne (side 0) spending as `spending`.
+    fn montaigne_spending(spending: &str) -> String {
+        let text = even_field().replacen(
+            "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
+            &format!("speech = {{ wits = 3, incitation = 2 }}\nspending = \"{spending}\"\n"),
+            1,
+        );
+        assert!(text.contains("spending = "));
+        text
+    }
+
+    fn sea(text: &str) -> SeventhSea {
+        SeventhSea::from_scenario(text, "edited", std::path::Path::new("."))
+            .unwrap()
+            .1
     }
 
     /// Rules no bundled battle uses: the personal roll kept (Wits +
@@ -600,47 +615,26 @@ mod tests {
         assert!(keep.contains("personal_roll = \"keep\""));
         assert_fast_is_book(&keep, 100_000, "kept rolls and Dracheneisen");
         for spending in ["never", "all_at_first_loss"] {
-            let text = even_field().replace(
+            let text = montaigne_spending(spending).replace(
                 "speech = { wits = 2, incitation = 3 }\n",
                 &format!("speech = {{ wits = 2, incitation = 3 }}\nspending = \"{spending}\"\n"),
-            );
-            let text = text.replacen(
-                "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
-                &format!("speech = {{ wits = 3, incitation = 2 }}\nspending = \"{spending}\"\n"),
-                1,
             );
             assert_eq!(text.matches("spending = ").count(), 2, "{spending}");
             assert_fast_is_book(&text, 100_000, spending);
         }
     }
 
-    /// Free Raises by the book: never spent, a side that needs two but has
-    /// one keeps it; all at the first loss, both are gone even when one
-    /// would do.
+    /// Free Raises by the book: never spent, a side keeps all it drew; all
+    /// at the first loss, none are left once it has lost a round.
     #[test]
     fn each_way_of_spending_free_raises_by_the_book() {
-        let text = even_field().replacen(
-            "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
-            "speech = { wits = 3, incitation = 2 }\nspending = \"never\"\n",
-            1,
-        );
-        let never = SeventhSea::from_scenario(&text, "never", std::path::Path::new("."))
-            .unwrap()
-            .1;
+        let never = sea(&montaigne_spending("never"));
         assert_eq!(never.rules.sides[0].spending, Spending::Never);
         // Castille buys no raises, so every round it takes is one the
         // Montaigne lost outright.
-        let all = even_field()
-            .replacen(
-                "speech = { wits = 3, incitation = 2 }         # optional: Speech raises\n",
-                "speech = { wits = 3, incitation = 2 }\nspending = \"all_at_first_loss\"\n",
-                1,
-            )
+        let all = sea(&montaigne_spending("all_at_first_loss")
             .replacen("quartermaster = { wits = 3, logistics = 2 }\n", "", 1)
-            .replacen("speech = { wits = 2, incitation = 3 }\n", "", 1);
-        let all = SeventhSea::from_scenario(&all, "all", std::path::Path::new("."))
-            .unwrap()
-            .1;
+            .replacen("speech = { wits = 2, incitation = 3 }\n", "", 1));
         // Over many rounds, a side that never spends ends with all it
         // drew; one that spends all at its first loss ends with none once
         // it has lost a round.
