@@ -297,7 +297,7 @@ fn frontier_panel<DB: DrawingBackend>(
         .map_err(plot_err)?;
     if cap_shown == CapShown::Drawn {
         let cap_label =
-            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
+            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Right, VPos::Top));
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
@@ -307,7 +307,7 @@ fn frontier_panel<DB: DrawingBackend>(
         chart
             .draw_series(std::iter::once(
                 EmptyElement::at((100.0 * cap, y_hi + pad))
-                    + Text::new(format!("cap {}", cap_percent(cap)), (4, 2), cap_label),
+                    + Text::new(format!("cap {}", cap_percent(cap)), (-4, 2), cap_label),
             ))
             .map_err(plot_err)?;
     }
