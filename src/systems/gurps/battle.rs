@@ -690,8 +690,10 @@ impl BattleRules {
 
     /// Catastrophe `row` striking side `s`'s leaders: the army commander,
     /// and the leader of one major unit picked at random, if PCs; marks
-    /// those it kills and those it wounds.
-    #[inline(always)]
+    /// those it kills and those it wounds. Out of line: few days strike a
+    /// leader, and the battle loop stays small without it.
+    #[cold]
+    #[inline(never)]
     fn harm_leaders<R: Rng>(
         &self,
         dice: &mut Digits<R>,
@@ -801,7 +803,6 @@ impl BattleRules {
             days_won[winner] += 1;
             margin_sum += victory;
             result = self.result_by_margin[mov.min(MARGIN_SPAN) as usize];
-            let captured = winner < 2 && t.battle_results[result as usize].captures_commander;
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in self.heroes.iter().enumerate() {
@@ -831,8 +832,11 @@ impl BattleRules {
             for (s, roll) in rolls.into_iter().enumerate() {
                 commander_out[s] |= self.catastrophe_effects[(roll - 3) as usize].commander_killed;
             }
-            // A commander captured by an overwhelming victory counts as killed.
-            if captured {
+            // A commander captured by an overwhelming victory counts as
+            // killed on the days after (a test only battles of several days
+            // make; bitwise, as the winner is a toss a branch would miss).
+            if self.days > 1 && (winner < 2) & t.battle_results[result as usize].captures_commander
+            {
                 commander_out[1 - winner] = true;
             }
             for (i, h) in self.heroes.iter().enumerate() {

@@ -76,6 +76,16 @@ pub struct SideRules {
     pub spending: Spending,
 }
 
+impl SideRules {
+    /// 1 if the side may spend the raises it draws, 0 if it never does: a
+    /// side that never spends fights exactly as one that has none (the
+    /// raises are still drawn, so the streams stay the same).
+    #[inline(always)]
+    pub fn spendable(&self) -> i64 {
+        i64::from(self.spending != Spending::Never)
+    }
+}
+
 /// Threshold for [`chance`]: a roll of `pool` reaches `tn`.
 pub fn reach_chance(pool: Pool, tn: i64) -> u64 {
     let law = pool.law();
@@ -643,21 +653,31 @@ pub fn minus_banner(pool: Pool, banner: bool) -> Pool {
 impl BattleRules {
     /// Fights the battle.
     pub fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        crate::engine::on_local_copy(rng, |rng| self.fight_inline(rng))
+        // A side that spends all its raises at once takes its own copy of
+        // the battle loop, so the usual spending pays nothing for it.
+        if self
+            .sides
+            .iter()
+            .any(|s| s.spending == Spending::AllAtFirstLoss)
+        {
+            crate::engine::on_local_copy(rng, |rng| self.fight_inline::<R, true>(rng))
+        } else {
+            crate::engine::on_local_copy(rng, |rng| self.fight_inline::<R, false>(rng))
+        }
     }
 
     /// [`BattleRules::fight`]'s body, with the contest, opportunities and
     /// duels inlined into it.
     #[inline(always)]
-    fn fight_inline<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    fn fight_inline<R: Rng, const SPEND_ALL: bool>(&self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let n = self.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
         // Written out: a closure taking the generator would be called out
         // of line, and the generator's state would leave the registers.
         let mut raises = [
-            self.sides[0].free_raises.draw(dice.rng()) as i64,
-            self.sides[1].free_raises.draw(dice.rng()) as i64,
+            self.sides[0].free_raises.draw(dice.rng()) as i64 * self.sides[0].spendable(),
+            self.sides[1].free_raises.draw(dice.rng()) as i64 * self.sides[1].spendable(),
         ];
         let mut next_modifier = [0i64; 2];
         let mut streak = (2usize, 0u32);
@@ -677,7 +697,7 @@ impl BattleRules {
             // 2. The commanders' contest.
             let modifier = next_modifier;
             next_modifier = [0; 2];
-            let round_winner = self.contest(dice, pools, modifier, &mut raises);
+            let round_winner = self.contest::<R, SPEND_ALL>(dice, pools, modifier, &mut raises);
             if let Some(w) = round_winner {
                 streak = if streak.0 == w {
                     (w, streak.1 + 1)
@@ -849,7 +869,7 @@ impl BattleRules {
     /// that turn the loss into a win, if it has enough. Drawn from the
     /// round's exact law when cached, else rolled out.
     #[inline(always)]
-    fn contest<R: Rng>(
+    fn contest<R: Rng, const SPEND_ALL: bool>(
         &self,
         dice: &mut Digits<R>,
         pools: [i64; 2],
@@ -865,7 +885,9 @@ impl BattleRules {
             );
             return match law.draw(dice.rng()) {
                 RoundEnd::Undecided => None,
-                RoundEnd::Decided(winner, need) => Some(self.settle(winner, need, raises)),
+                RoundEnd::Decided(winner, need) => {
+                    Some(self.settle::<SPEND_ALL>(winner, need, raises))
+                }
             };
         }
         for _ in 0..MAX_REROLLS {
@@ -874,26 +896,31 @@ impl BattleRules {
                 pool(1).sample(dice.rng()) + modifier[1],
             ];
             if let Some((winner, need)) = decide(totals, tn) {
-                return Some(self.settle(winner, need, raises));
+                return Some(self.settle::<SPEND_ALL>(winner, need, raises));
             }
         }
         None
     }
 
     /// The side that takes a decided round, by the loser's way of spending:
-    /// [`settle`] as needed, never, or all his raises at his first loss.
+    /// all his raises at his first loss, else [`settle`] as needed (a side
+    /// that never spends holds no raises here: see [`SideRules::spendable`]).
+    /// `SPEND_ALL`: some side spends all at once (checked once a battle).
     #[inline(always)]
-    fn settle(&self, winner: usize, need: i64, raises: &mut [i64; 2]) -> usize {
+    fn settle<const SPEND_ALL: bool>(
+        &self,
+        winner: usize,
+        need: i64,
+        raises: &mut [i64; 2],
+    ) -> usize {
         let loser = 1 - winner;
-        match self.sides[loser].spending {
-            Spending::AsNeeded => settle(winner, need, raises),
-            Spending::Never => winner,
-            Spending::AllAtFirstLoss => {
-                let turned = raises[loser] > 0 && need <= raises[loser];
-                raises[loser] = 0;
-                if turned { loser } else { winner }
-            }
+        if SPEND_ALL && self.sides[loser].spending == Spending::AllAtFirstLoss && raises[loser] > 0
+        {
+            let turned = need <= raises[loser];
+            raises[loser] = 0;
+            return if turned { loser } else { winner };
         }
+        settle(winner, need, raises)
     }
 
     /// A Hero's response to an opportunity, by his policy: one dispatch on
