@@ -146,7 +146,7 @@ const NAMED: usize = 8;
 
 /// Names for a sentence: all of them up to [`NAMED`], else the first ones
 /// and how many more (every variant is in `comparison.csv`).
-fn named_few(names: &[String]) -> String {
+pub fn named_few(names: &[String]) -> String {
     if names.len() <= NAMED {
         names.join(", ")
     } else {

@@ -622,7 +622,7 @@ impl Export<RunReport> for HtmlReport {
                 b,
                 "<p>{} variants compared: {}.</p>",
                 report.variants.len(),
-                esc(&info.variants.join(", "))
+                esc(&crate::recommend::named_few(&info.variants))
             );
         } else if let Some(v) = report.variants.first() {
             for line in headline(&v.metrics, trials) {

@@ -288,9 +288,16 @@ fn frontier_panel<DB: DrawingBackend>(
         .max_light_lines(0)
         .x_desc(format!("P({}) (%)", f.out_label))
         .y_desc("expected Reputation")
-        .y_label_formatter(&|v| match format!("{v:.1}") {
-            zero if zero == "-0.0" => "0.0".to_owned(),
-            text => text,
+        .y_label_formatter(&|v| {
+            // Enough decimals that a narrow axis's ticks read apart.
+            let decimals =
+                ((-(y_hi - y_lo + 2.0 * pad).log10()).ceil() as i64 + 1).clamp(1, 4) as usize;
+            let text = format!("{v:.decimals$}");
+            if text.trim_start_matches(['-', '0', '.']).is_empty() {
+                text.trim_start_matches('-').to_owned()
+            } else {
+                text
+            }
         })
         .label_style((FONT, 13))
         .draw()
@@ -358,14 +365,24 @@ fn frontier_panel<DB: DrawingBackend>(
                 colour.filled(),
             )))
             .map_err(plot_err)?;
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((x, y)) + Text::new(texts[i].clone(), offsets[i], label.clone()),
-            ))
-            .map_err(plot_err)?;
+        // Many variants: only the recommended ones and the two ends are
+        // named (every variant is in the table below the chart).
+        let named = f.points.len() <= MAX_NAMED_POINTS || best || i == 0 || i + 1 == f.points.len();
+        if named {
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((x, y))
+                        + Text::new(texts[i].clone(), offsets[i], label.clone()),
+                ))
+                .map_err(plot_err)?;
+        }
     }
     Ok(())
 }
+
+/// Most points a frontier panel names; beyond, only the ends and the
+/// recommended ones.
+const MAX_NAMED_POINTS: usize = 24;
 
 /// How a frontier panel shows the cap on the chance of going out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
