@@ -90,7 +90,8 @@ fn an_exact_survival_table_by_hand() {
     let g = gurps(&bundled("ambush_at_the_ford.toml"));
     let titus = &g.rules.heroes[0];
     assert_eq!(titus.combat_skill, 15);
-    let rows = titus.survival_by_roll[0];
+    let skill = warcrunch::systems::gurps::survival::skill(titus, 0);
+    let rows = warcrunch::systems::gurps::success::rows_by_roll(&g.rules.tables.survival, skill);
     let unhurt: u32 = (3..=18)
         .filter(|&r| rows[r] == 0)
         .map(|r| warcrunch::dice::THREE_D6_WAYS[r])

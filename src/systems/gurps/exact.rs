@@ -7,51 +7,16 @@ use std::collections::BTreeMap;
 use anyhow::{Result, bail};
 
 use super::Gurps;
-use super::battle::{
-    BattleRules, COMBAT_CAP, LOSING_PENALTY_STEP, MAX_PENALTY, State, column_damage, injury_law,
-};
+use super::damage::column_damage;
+use super::outcome::State;
+use super::rules::{BattleRules, COMBAT_CAP, HeroRules};
 use super::scenario::Role;
-use super::success::check;
-use super::tables::{self, CatastropheRow, GurpsTables, LeaderHarm, MarginBand};
-use crate::dice::THREE_D6_WAYS;
+use super::strategy::ratio_bonus;
+use super::success::{category_distribution, three_d6_distribution};
+use super::survival::{LOSING_PENALTY_STEP, MAX_PENALTY, injury_law};
+use super::tables::{self, CatastropheRow, LeaderHarm};
 use crate::stats::Metric;
 use crate::systems::party::PartyTally;
-
-/// P(3d6 = k) for k = 0..=18, optionally the lowest of three rolls (Luck).
-pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
-    let p = THREE_D6_WAYS.map(|ways| ways as f64 / 216.0);
-    if !luck {
-        return p;
-    }
-    // P(min ≥ k) = P(X ≥ k)^3.
-    let at_least = |k: usize| -> f64 { p[k..].iter().sum() };
-    std::array::from_fn(|k| {
-        if k < 3 {
-            0.0
-        } else {
-            at_least(k).powi(3) - at_least(k + 1).powi(3)
-        }
-    })
-}
-
-/// Probability of each row of a best-first margin table when rolling
-/// against `skill`.
-pub fn category_distribution(rows: &[impl MarginBand], skill: i64, luck: bool) -> Vec<f64> {
-    let p = three_d6_distribution(luck);
-    let mut out = vec![0.0; rows.len()];
-    for (roll, &q) in p.iter().enumerate().skip(3) {
-        let c = check(skill, roll as i64);
-        let row = if c.critical_success {
-            0
-        } else if c.critical_failure {
-            rows.len() - 1
-        } else {
-            GurpsTables::margin_row(rows, c.margin)
-        };
-        out[row] += q;
-    }
-    out
-}
 
 /// The exact distributions of the metrics that have one, for a one-day
 /// battle whose catastrophes cannot knock a PC down.
@@ -136,7 +101,7 @@ fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2]) -> BTreeMap<i64, f64> {
         (1, 0)
     };
     let tl_lead = r.sides[large].tech_level - r.sides[small].tech_level;
-    let ts_bonus = super::battle::ratio_bonus(t, troops[large] / troops[small], tl_lead);
+    let ts_bonus = ratio_bonus(t, troops[large] / troops[small], tl_lead);
     let skill = [0, 1].map(|s| {
         let side = &r.sides[s];
         let base = if rows[s].commander == LeaderHarm::Killed {
@@ -413,7 +378,7 @@ fn add_party(
             (0..n).map(|u| (Some(u), 1.0 / n as f64)).collect()
         }
     };
-    let harm_of = |h: &super::battle::HeroRules, unit: Option<u32>| {
+    let harm_of = |h: &HeroRules, unit: Option<u32>| {
         let leader = match h.role {
             Role::ArmyCommander => rows[h.side].commander,
             Role::UnitCommander if unit.is_some() && unit == h.major_unit => {
@@ -523,20 +488,4 @@ fn injuries(
         }
     }
     (state, hp_lost)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn luck_distribution_sums_to_one_and_favours_low_rolls() {
-        for luck in [false, true] {
-            let p = three_d6_distribution(luck);
-            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-        }
-        let p = three_d6_distribution(true);
-        // P(min of three ≥ 11) = (108/216)^3 = 1/8.
-        assert!((p[11..].iter().sum::<f64>() - 0.125).abs() < 1e-12);
-    }
 }

@@ -2,10 +2,19 @@
 //! every PC's Survival and Glory, casualties, over one or more days.
 
 pub mod battle;
+pub mod casualties;
+pub mod catastrophe;
+pub mod damage;
 pub mod exact;
+pub mod glory;
+pub mod morale;
+pub mod outcome;
 pub mod reference;
+pub mod rules;
 pub mod scenario;
+pub mod strategy;
 pub mod success;
+pub mod survival;
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -14,9 +23,11 @@ use std::path::Path;
 use anyhow::Result;
 use rand::Rng;
 
-use self::battle::{
-    BattleOutcome, BattleRules, HeroRules, SideRules, State, armour_rows, base_morale,
-};
+use self::battle::Laws;
+use self::casualties::armour_rows;
+use self::morale::base_morale;
+use self::outcome::{BattleOutcome, State};
+use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
@@ -32,6 +43,8 @@ pub struct Gurps {
     pub parsed: Parsed,
     /// Resolved rules.
     pub rules: BattleRules,
+    /// Their fast laws.
+    pub laws: Laws,
 }
 
 impl Gurps {
@@ -80,17 +93,7 @@ impl Gurps {
                 let band = tables.damage_band(enemy_tl);
                 let dice =
                     |d: &tables::HitDice| (enemy_tl * d.tl_num).div_euclid(d.tl_den) + d.dice;
-                let glory_skill = (h.combat_skill - h.file.risk).min(battle::COMBAT_CAP);
-                let survival_by_roll = (0..=battle::MAX_PENALTY as i64)
-                    .map(|penalty| {
-                        let skill =
-                            (h.combat_skill + h.file.risk - penalty).min(battle::COMBAT_CAP);
-                        battle::rows_by_roll(&tables.survival, skill)
-                    })
-                    .collect();
                 HeroRules {
-                    survival_by_roll,
-                    glory_by_roll: battle::rows_by_roll(&tables.glory, glory_skill),
                     side: h.side,
                     role: h.file.role,
                     combat_skill: h.combat_skill,
@@ -105,8 +108,18 @@ impl Gurps {
                 }
             })
             .collect();
-        let rules = BattleRules::new(sides, heroes, parsed.days, tables);
-        Gurps { parsed, rules }
+        let rules = BattleRules {
+            sides,
+            heroes,
+            days: parsed.days,
+            tables,
+        };
+        let laws = Laws::new(&rules);
+        Gurps {
+            parsed,
+            rules,
+            laws,
+        }
     }
 
     /// Provenance of the tables.
@@ -224,8 +237,9 @@ impl Gurps {
 
     /// Rules whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
-        use self::battle::{COMBAT_CAP, LOSING_PENALTY_STEP, ROUT_MARGIN};
+        use self::morale::ROUT_MARGIN;
         use self::scenario::{DEFAULT_MAJOR_UNITS, TACTICS_BELOW_IQ};
+        use self::survival::LOSING_PENALTY_STEP;
         vec![
             format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
             format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
@@ -306,16 +320,18 @@ impl Gurps {
             );
         }
         // The first day without a catastrophe: what the ratio adds.
-        let calm = self.rules.day_start(
-            [3, 3],
-            [
-                self.rules.sides[0].troop_strength,
-                self.rules.sides[1].troop_strength,
-            ],
+        let troops = [
+            self.rules.sides[0].troop_strength,
+            self.rules.sides[1].troop_strength,
+        ];
+        let no_catastrophe = &self.rules.tables.catastrophe[0];
+        let calm = strategy::skills(
+            &self.rules,
+            troops,
+            [no_catastrophe; 2],
             [0, 0],
             [false, false],
         );
-        let troops = calm.troops;
         let (large, small) = if troops[0] >= troops[1] {
             (0, 1)
         } else {
@@ -327,13 +343,13 @@ impl Gurps {
         let _ = writeln!(
             out,
             "Troop-Strength ratio {ratio:.3}:1 -> {:+} to {} (strategy table: the bonus moves in steps at set ratios)",
-            battle::ratio_bonus(&self.rules.tables, ratio, tl_lead),
+            strategy::ratio_bonus(&self.rules.tables, ratio, tl_lead),
             names[large]
         );
         let _ = writeln!(
             out,
             "Strategy skill on a day without catastrophe: {} {}, {} {}",
-            names[0], calm.skill[0], names[1], calm.skill[1]
+            names[0], calm[0], names[1], calm[1]
         );
         for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
             let _ = writeln!(
@@ -344,8 +360,8 @@ impl Gurps {
                 as_written(&r.role),
                 r.combat_skill,
                 r.risk,
-                (r.combat_skill + r.risk).min(battle::COMBAT_CAP),
-                (r.combat_skill - r.risk).min(battle::COMBAT_CAP),
+                survival::skill(r, 0),
+                glory::skill(r),
                 r.hp,
                 r.ht,
                 r.dr,
@@ -496,7 +512,7 @@ impl System for Gurps {
 
     #[inline]
     fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        self.rules.fight(rng)
+        self.laws.fight(&self.rules, rng)
     }
 }
 

@@ -1,117 +1,28 @@
 //! A GURPS mass battle rolled die by die, as the rules word it (see
-//! `docs/rules.md`): the plain reference the optimized
-//! [`BattleRules::fight`](super::battle::BattleRules::fight) is proven equal
-//! to. Nothing is tabulated ahead: every Catastrophe, Strategy, Survival,
-//! damage, HT, Glory and Morale roll is rolled where the rules roll it. Read
-//! this to learn the rules; read `battle.rs` to see them made fast.
+//! `docs/rules.md`): the plain reference the fast battle (`battle.rs`) is
+//! proven equal to, and which imports nothing of it. Nothing
+//! is tabulated ahead: every Catastrophe, Strategy, Survival, damage, HT,
+//! Glory and Morale roll is rolled where the rules roll it, by the plain
+//! function of its rule's file. Read this to learn the order of a day; read
+//! a rule's file to learn the rule.
 
 use rand::Rng;
 
-use super::battle::{
-    BattleOutcome, BattleRules, COMBAT_CAP, HeroOutcome, HeroRules, LOSING_PENALTY_STEP,
-    ROUT_MARGIN, State, casualty_percent, ratio_bonus,
-};
-use super::scenario::Role;
-use super::success::check;
-use super::tables::{CatastropheRow, Column, GurpsTables, LeaderHarm, MarginBand};
-use crate::dice;
-
-/// One six-sided die.
-fn d6<R: Rng>(rng: &mut R) -> i64 {
-    i64::from(dice::die(rng, 6))
-}
-
-/// `n` six-sided dice, summed.
-fn dice_d6<R: Rng>(rng: &mut R, n: i64) -> i64 {
-    (0..n).map(|_| d6(rng)).sum()
-}
-
-/// 3d6; with Luck, three such rolls and the best (lowest) kept.
-fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
-    let once = |rng: &mut R| dice_d6(rng, 3);
-    if luck {
-        (0..3).map(|_| once(rng)).min().expect("three rolls")
-    } else {
-        once(rng)
-    }
-}
-
-/// The row of a best-first margin table a roll against `skill` lands on:
-/// a critical success reads the first row, a critical failure the last.
-fn row_of(rows: &[impl MarginBand], skill: i64, roll: i64) -> usize {
-    let c = check(skill, roll);
-    if c.critical_success {
-        0
-    } else if c.critical_failure {
-        rows.len() - 1
-    } else {
-        GurpsTables::margin_row(rows, c.margin)
-    }
-}
-
-/// `damage` HP off a PC who has lost `lost` of `hp`: at 0 HP or below an HT
-/// roll to stay conscious; at −HT and each further multiple an HT roll or
-/// die; at −5×HT dead.
-fn injure<R: Rng>(
-    rng: &mut R,
-    h: &HeroRules,
-    lost: i64,
-    damage: i64,
-    state: State,
-) -> (i64, State) {
-    if damage <= 0 || state == State::Dead {
-        return (lost, state);
-    }
-    let (before, after) = (h.hp - lost, h.hp - lost - damage);
-    let lost = lost + damage;
-    if after <= -5 * h.ht {
-        return (lost, State::Dead);
-    }
-    for k in 1..5 {
-        let threshold = -k * h.ht;
-        if before > threshold && after <= threshold && !check(h.ht, roll_3d6(rng, false)).success {
-            return (lost, State::Dead);
-        }
-    }
-    let state = state.max(State::Wounded);
-    if after <= 0 && state < State::Down {
-        let conscious = check(h.ht, roll_3d6(rng, false)).success;
-        return (
-            lost,
-            if conscious {
-                State::AtOrBelowZeroHp
-            } else {
-                State::Down
-            },
-        );
-    }
-    (lost, state)
-}
-
-/// The HP a Survival row's damage takes: its fixed HP, or its column's
-/// hits, each (dice)d6 + add − DR and at least 0, with the enemy's TL dice.
-fn survival_damage<R: Rng>(rng: &mut R, t: &GurpsTables, h: &HeroRules, row: usize) -> i64 {
-    let r = &t.survival[row];
-    let Some(column) = r.column else {
-        return r.hp_lost();
-    };
-    let hits = t.damage.hits;
-    let [a_dice, a_add, c_dice, c_add] = h.enemy_hit;
-    let (count, dice, add) = match column {
-        Column::A => (hits.A, a_dice, a_add),
-        Column::B => (hits.B, a_dice, a_add),
-        Column::C => (hits.C, c_dice, c_add),
-        Column::D => (hits.D, c_dice, c_add),
-    };
-    (0..count)
-        .map(|_| (dice_d6(rng, dice) + add - h.dr).max(0))
-        .sum()
-}
+use super::casualties::{self, casualty_percent};
+use super::catastrophe;
+use super::glory;
+use super::outcome::{BattleOutcome, HeroOutcome, State};
+use super::rules::BattleRules;
+use super::scenario::{MAX_HEROES, Role};
+use super::strategy;
+use super::success::{quick_contest, roll_3d6};
+use super::survival;
+use super::tables::LeaderHarm;
 
 /// Fights one battle, day after day, rolling every die.
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
     let t = &rules.tables;
-    let mut pcs = [HeroOutcome::default(); super::scenario::MAX_HEROES];
+    let mut pcs = [HeroOutcome::default(); MAX_HEROES];
     let mut lost = vec![0i64; rules.heroes.len()];
     let mut troops = rules.sides.each_ref().map(|s| s.troop_strength);
     let mut casualties = [0.0f64; 2];
@@ -123,25 +34,19 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
     let mut result = 0u8;
     for day in 0..rules.days {
         // 1. Each side's Catastrophe roll (high is bad).
-        let rolls = [0, 1].map(|s| {
-            let side = &rules.sides[s];
-            (roll_3d6(rng, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18)
-        });
+        let rolls = [0, 1].map(|s| catastrophe::roll(rng, &rules.sides[s]));
         if day == 0 {
             first_catastrophe = rolls.map(|r| r as u8);
         }
         let rows = rolls.map(|r| &t.catastrophe[(r - 3) as usize]);
-        for s in 0..2 {
-            troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
-            troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
-        }
+        troops = catastrophe::troops_after(rows, troops);
         // PCs down or dead before today sit it out.
         let mut sits_out: Vec<bool> = pcs.iter().map(|p| p.state >= State::Down).collect();
-        strike_leaders(rules, rng, rows, (&mut pcs, &mut lost), &mut sits_out);
+        catastrophe::strike_leaders(rules, rng, rows, (&mut pcs, &mut lost), &mut sits_out);
         // 2. The Strategy contest.
-        let skill = strategy_skills(rules, troops, rows, carry, commander_out);
+        let skill = strategy::skills(rules, troops, rows, carry, commander_out);
         let margins = skill.map(|k| k - roll_3d6(rng, false));
-        let victory = margins[0] - margins[1];
+        let victory = quick_contest(margins[0], margins[1]);
         let winner = match victory.signum() {
             1 => 0,
             -1 => 1,
@@ -158,18 +63,20 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
             if sits_out[i] {
                 continue;
             }
-            let losing = winner != 2 && winner != h.side;
-            let penalty = if losing {
-                victory.abs() / LOSING_PENALTY_STEP
-            } else {
-                0
-            };
-            next_carry[h.side] += pc_day(rules, rng, i, penalty, (&mut pcs[i], &mut lost[i]));
+            let penalty = survival::penalty(winner, h.side, victory.abs());
+            let pc = &mut pcs[i];
+            let row;
+            (row, lost[i], pc.state) = survival::roll(rng, t, h, penalty, (lost[i], pc.state));
+            pc.survival = pc.survival.max(row as u8 + 1);
+            let gain = glory::roll(rng, t, h);
+            pc.glory = gain.row + 1;
+            pc.reputation += gain.reputation;
+            next_carry[h.side] += gain.strategy;
         }
         // 4. Casualties, after a Morale roll for a side beaten badly.
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
-            let percent = casualty_roll(rules, rng, s, signed, rows[s]);
+            let percent = casualties::roll(rng, t, &rules.sides[s], signed, rows[s]);
             let loss = troops[s] * percent as f64 / 100.0;
             troops[s] -= loss;
             casualties[s] += loss;
@@ -211,141 +118,6 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
     }
 }
 
-/// The Catastrophe's harm to commanding PCs: the army commander, and the
-/// leader of the one major unit struck. A PC "killed" is left unconscious
-/// and sits the day out.
-fn strike_leaders<R: Rng>(
-    rules: &BattleRules,
-    rng: &mut R,
-    rows: [&CatastropheRow; 2],
-    (pcs, lost): (&mut [HeroOutcome], &mut [i64]),
-    sits_out: &mut [bool],
-) {
-    for (s, row) in rows.iter().enumerate() {
-        let struck_unit = (row.major_leader != LeaderHarm::None)
-            .then(|| dice::below(rng, rules.sides[s].major_units));
-        for (i, h) in rules.heroes.iter().enumerate() {
-            if h.side != s || pcs[i].state >= State::Down {
-                continue;
-            }
-            let harm = match h.role {
-                Role::ArmyCommander => row.commander,
-                Role::UnitCommander if struck_unit.is_some() && h.major_unit == struck_unit => {
-                    row.major_leader
-                }
-                _ => LeaderHarm::None,
-            };
-            match harm {
-                LeaderHarm::None => {}
-                // A Catastrophe is no enemy weapon: his own DR, undivided.
-                LeaderHarm::Wounded => {
-                    let damage = (dice_d6(rng, 2) - h.own_dr).max(0);
-                    (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
-                }
-                LeaderHarm::Killed => {
-                    // A PC is wounded and unconscious (the wound: the 2d of
-                    // 15/16 [stand-in]) and rolls nothing today.
-                    let damage = (dice_d6(rng, 2) - h.own_dr).max(0);
-                    (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
-                    pcs[i].state = pcs[i].state.max(State::Down);
-                    sits_out[i] = true;
-                    // Over several days: a Survival and a Glory roll he
-                    // missed on any day read `no_roll`.
-                    pcs[i].survival = 0;
-                    pcs[i].glory = 0;
-                }
-            }
-        }
-    }
-}
-
-/// Each side's effective Strategy skill for the day: halved if its
-/// commander is out, plus yesterday's Glory, the Catastrophe, the fixed
-/// modifiers and the Troop Strength ratio bonus of the larger army.
-fn strategy_skills(
-    rules: &BattleRules,
-    troops: [f64; 2],
-    rows: [&CatastropheRow; 2],
-    carry: [i64; 2],
-    commander_out: [bool; 2],
-) -> [i64; 2] {
-    let t = &rules.tables;
-    let large = usize::from(troops[1] > troops[0]);
-    let tl_lead = rules.sides[large].tech_level - rules.sides[1 - large].tech_level;
-    let ratio_edge = ratio_bonus(t, troops[large] / troops[1 - large], tl_lead);
-    [0, 1].map(|s| {
-        let side = &rules.sides[s];
-        let halved = commander_out[s] || rows[s].commander == LeaderHarm::Killed;
-        let base = if halved {
-            (side.strategy + 1) / 2
-        } else {
-            side.strategy
-        };
-        let edge = if s == large { ratio_edge } else { 0 };
-        base + carry[s] + rows[s].strategy + side.fixed_modifier + edge
-    })
-}
-
-/// PC `i`'s Survival roll (with the losing side's penalty) and its damage,
-/// then his Glory roll. Returns the Strategy his Glory gives his side.
-fn pc_day<R: Rng>(
-    rules: &BattleRules,
-    rng: &mut R,
-    i: usize,
-    penalty: i64,
-    (pc, lost): (&mut HeroOutcome, &mut i64),
-) -> i64 {
-    let t = &rules.tables;
-    let h = &rules.heroes[i];
-    let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
-    let row = row_of(&t.survival, skill, roll_3d6(rng, h.luck));
-    let damage = survival_damage(rng, t, h, row);
-    (*lost, pc.state) = injure(rng, h, *lost, damage, pc.state);
-    pc.survival = pc.survival.max(row as u8 + 1);
-    let glory_skill = (h.combat_skill - h.risk).min(COMBAT_CAP);
-    let glory = row_of(&t.glory, glory_skill, roll_3d6(rng, false));
-    pc.glory = glory as u8 + 1;
-    pc.reputation += t.glory[glory].reputation as i16;
-    let strategy = t.glory[glory].strategy;
-    match h.role {
-        Role::Soldier => 0,
-        Role::UnitCommander => strategy,
-        // One better, or one less bad, for the army commander.
-        Role::ArmyCommander if strategy != 0 => strategy + 1,
-        Role::ArmyCommander => 0,
-    }
-}
-
-/// Side `s`'s casualty percentage for the day's `signed` margin (its own
-/// view): the margin's row shifted by armour, and by rout dice if a badly
-/// beaten side fails its Morale roll.
-fn casualty_roll<R: Rng>(
-    rules: &BattleRules,
-    rng: &mut R,
-    s: usize,
-    signed: i64,
-    catastrophe: &CatastropheRow,
-) -> i64 {
-    let t = &rules.tables;
-    let mut row = t.casualty_row(signed) as i64 + rules.sides[s].armour_rows;
-    if signed <= -ROUT_MARGIN {
-        let mut morale = rules.sides[s].morale + catastrophe.morale_all;
-        if catastrophe.morale_by_roll != 0 {
-            let made = check(morale, roll_3d6(rng, false)).success;
-            morale += if made {
-                catastrophe.morale_by_roll
-            } else {
-                -catastrophe.morale_by_roll
-            };
-        }
-        if !check(morale, roll_3d6(rng, false)).success {
-            row -= dice_d6(rng, t.casualties.rout_dice);
-        }
-    }
-    let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
-    (dice_d6(rng, r.dice) + r.add).clamp(0, 100)
-}
-
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
@@ -355,13 +127,13 @@ mod tests {
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
     use crate::systems::gurps::Gurps;
-    use crate::systems::gurps::tables::CatastropheRow;
+    use crate::systems::gurps::tables::{CatastropheRow, GurpsTables};
 
     /// `n` battles of `g` fought fast and `n` fought by the book with
     /// `book_rules`: both tallies' metrics.
     fn fast_and_book(
         g: &Gurps,
-        book_rules: &crate::systems::gurps::battle::BattleRules,
+        book_rules: &BattleRules,
         n: usize,
     ) -> [Vec<crate::stats::Metric<u64>>; 2] {
         let mut fast = g.new_tally();

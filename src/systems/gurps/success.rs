@@ -1,4 +1,14 @@
-//! GURPS success rolls on 3d6: margins, criticals and Quick Contests.
+//! GURPS success rolls on 3d6: margins, criticals and Quick Contests, the
+//! row of a margin table a roll lands on, and their exact laws.
+//!
+//! Plain: [`roll_3d6`], [`check`], [`quick_contest`], [`row_of`]. Fast, built
+//! from them: [`roll_3d6_fast`], [`rows_by_roll`], [`three_d6_distribution`],
+//! [`category_distribution`].
+
+use rand::Rng;
+
+use super::tables::{GurpsTables, MarginBand};
+use crate::dice::{self, Digits, THREE_D6_WAYS};
 
 /// The outcome of a success roll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +43,77 @@ pub fn check(skill: i64, roll: i64) -> Check {
 /// when the first side wins, negative when the second does, 0 for a tie.
 pub fn quick_contest(margin_a: i64, margin_b: i64) -> i64 {
     margin_a - margin_b
+}
+
+/// 3d6, die by die; with Luck, three such rolls and the best (lowest) kept.
+pub fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
+    let once = |rng: &mut R| (0..3).map(|_| i64::from(dice::die(rng, 6))).sum::<i64>();
+    if luck {
+        (0..3).map(|_| once(rng)).min().expect("three rolls")
+    } else {
+        once(rng)
+    }
+}
+
+/// The row of a best-first margin table a roll against `skill` lands on:
+/// a critical success reads the first row, a critical failure the last.
+pub fn row_of(rows: &[impl MarginBand], skill: i64, roll: i64) -> usize {
+    let c = check(skill, roll);
+    if c.critical_success {
+        0
+    } else if c.critical_failure {
+        rows.len() - 1
+    } else {
+        GurpsTables::margin_row(rows, c.margin)
+    }
+}
+
+/// [`roll_3d6`] drawn fast: one digit of 216 per 3d6.
+#[inline(always)]
+pub fn roll_3d6_fast<R: Rng>(dice: &mut Digits<R>, luck: bool) -> i64 {
+    let first = dice.three_d6();
+    if luck {
+        first.min(dice.three_d6()).min(dice.three_d6())
+    } else {
+        first
+    }
+}
+
+/// [`row_of`] for every 3d6 roll (3..=18) against `skill`, looked up by roll.
+pub fn rows_by_roll(rows: &[impl MarginBand], skill: i64) -> [u8; 19] {
+    let mut out = [0u8; 19];
+    for (roll, slot) in out.iter_mut().enumerate().skip(3) {
+        *slot = row_of(rows, skill, roll as i64) as u8;
+    }
+    out
+}
+
+/// P(3d6 = k) for k = 0..=18, optionally the lowest of three rolls (Luck).
+pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
+    let p = THREE_D6_WAYS.map(|ways| ways as f64 / 216.0);
+    if !luck {
+        return p;
+    }
+    // P(min ≥ k) = P(X ≥ k)^3.
+    let at_least = |k: usize| -> f64 { p[k..].iter().sum() };
+    std::array::from_fn(|k| {
+        if k < 3 {
+            0.0
+        } else {
+            at_least(k).powi(3) - at_least(k + 1).powi(3)
+        }
+    })
+}
+
+/// The law of [`row_of`]: the probability of each row of a best-first
+/// margin table when rolling against `skill`.
+pub fn category_distribution(rows: &[impl MarginBand], skill: i64, luck: bool) -> Vec<f64> {
+    let p = three_d6_distribution(luck);
+    let mut out = vec![0.0; rows.len()];
+    for (roll, &q) in p.iter().enumerate().skip(3) {
+        out[row_of(rows, skill, roll as i64)] += q;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -110,6 +191,85 @@ mod tests {
                 // 15..18: 10 + 6 + 3 + 1.
                 assert_eq!(fumbles, 20);
             }
+        }
+    }
+
+    #[test]
+    fn luck_distribution_sums_to_one_and_favours_low_rolls() {
+        for luck in [false, true] {
+            let p = three_d6_distribution(luck);
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        let p = three_d6_distribution(true);
+        // P(min of three ≥ 11) = (108/216)^3 = 1/8.
+        assert!((p[11..].iter().sum::<f64>() - 0.125).abs() < 1e-12);
+    }
+
+    /// The laws against every die enumerated: 6^3 faces, and with Luck
+    /// every triple of 3d6 totals (216^3 weighted by their ways).
+    #[test]
+    fn the_laws_are_the_dice_enumerated() {
+        let mut plain = [0.0; 19];
+        for faces in 0..216 {
+            let total = faces % 6 + faces / 6 % 6 + faces / 36 + 3;
+            plain[total] += 1.0 / 216.0;
+        }
+        let mut lucky = [0.0; 19];
+        for (a, pa) in plain.iter().enumerate() {
+            for (b, pb) in plain.iter().enumerate() {
+                for (c, pc) in plain.iter().enumerate() {
+                    lucky[a.min(b).min(c)] += pa * pb * pc;
+                }
+            }
+        }
+        for (law, enumerated) in [(false, plain), (true, lucky)] {
+            let p = three_d6_distribution(law);
+            for k in 0..19 {
+                assert!((p[k] - enumerated[k]).abs() < 1e-15, "luck {law}, {k}");
+            }
+        }
+    }
+
+    /// The fast lookups and laws of a margin table are its plain row, roll
+    /// by roll.
+    #[test]
+    fn rows_by_roll_and_the_category_law_read_row_of() {
+        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        for skill in -2..=22 {
+            let by_roll = rows_by_roll(&t.survival, skill);
+            let mut law = vec![0.0; t.survival.len()];
+            for roll in 3..=18 {
+                let row = row_of(&t.survival, skill, roll);
+                assert_eq!(by_roll[roll as usize] as usize, row, "skill {skill}");
+                law[row] += THREE_D6_WAYS[roll as usize] as f64 / 216.0;
+            }
+            let fast = category_distribution(&t.survival, skill, false);
+            for (a, b) in fast.iter().zip(&law) {
+                assert!((a - b).abs() < 1e-15, "skill {skill}");
+            }
+        }
+    }
+
+    /// Rolled fast or die by die, 3d6 with and without Luck follow the law.
+    #[test]
+    fn both_rolls_follow_the_law() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        let n = 200_000;
+        for luck in [false, true] {
+            let exact: std::collections::BTreeMap<i64, f64> = (3..=18)
+                .map(|k| (k, three_d6_distribution(luck)[k as usize]))
+                .collect();
+            let mut plain = std::collections::BTreeMap::new();
+            let mut fast = std::collections::BTreeMap::new();
+            let mut source = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+            let mut dice = Digits::new(&mut source);
+            for _ in 0..n {
+                *plain.entry(roll_3d6(&mut rng, luck)).or_default() += 1;
+                *fast.entry(roll_3d6_fast(&mut dice, luck)).or_default() += 1;
+            }
+            crate::stats::assert_counts_follow(&exact, &plain, n, "plain");
+            crate::stats::assert_counts_follow(&exact, &fast, n, "fast");
         }
     }
 
