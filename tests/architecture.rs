@@ -1,13 +1,16 @@
-//! The module graph stays a hierarchy: no top-level module of the library
-//! reaches, through `crate::` paths, a module that reaches back to it.
+//! The module graph stays a hierarchy at every level: in every folder of
+//! the library, no module (a file, or a folder with everything in it)
+//! reaches a sibling that reaches back to it. Two edges are refused
+//! outright: one battle system importing another, and a system's plain
+//! reference importing its fast battle.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::util::repo;
 
 /// Every `.rs` file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -18,38 +21,169 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// Top-level module -> the top-level modules its files name as `crate::x`.
-fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+/// The module path of a file under `src`: `systems/gurps/mod.rs` is
+/// `systems::gurps`, `lib.rs` and `main.rs` the crate root.
+fn module_of(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop().unwrap();
+    let stem = file.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The paths a text names from `crate::`, `super::` or `self::`, made
+/// absolute for a file of module `module`. A brace group adds one path per
+/// item. (Inside a file's inline `mod tests`, `super::` is the file itself:
+/// read as its parent, such a path names the parent's item, not a module,
+/// and is dropped.)
+fn named_paths(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let start_ok = i == 0 || !is_ident(bytes[i - 1] as char) && bytes[i - 1] != b':';
+        let base: Option<(Vec<String>, usize)> = if !start_ok {
+            None
+        } else if rest.starts_with("crate::") {
+            Some((Vec::new(), "crate::".len()))
+        } else if rest.starts_with("super::") || rest.starts_with("self::") {
+            // `self` of a file is its module; `super` its parent.
+            let mut base = module.to_vec();
+            let at = if rest.starts_with("self::") {
+                "self::".len()
+            } else {
+                base.pop();
+                "super::".len()
+            };
+            let mut at = at;
+            while text[i + at..].starts_with("super::") {
+                base.pop();
+                at += "super::".len();
+            }
+            Some((base, at))
+        } else {
+            None
+        };
+        let Some((base, at)) = base else {
+            i += rest.chars().next().unwrap().len_utf8();
+            continue;
+        };
+        let mut path = base;
+        let mut j = i + at;
+        loop {
+            let name: String = text[j..].chars().take_while(|&c| is_ident(c)).collect();
+            if !name.is_empty() {
+                path.push(name.clone());
+                j += name.len();
+                if text[j..].starts_with("::") {
+                    j += 2;
+                    continue;
+                }
+                out.push(path);
+                break;
+            }
+            if text[j..].starts_with('{') {
+                // One path per top-level item of the group: its first name.
+                for item in group_items(&text[j + 1..]) {
+                    let first: String = item.trim().chars().take_while(|&c| is_ident(c)).collect();
+                    if !first.is_empty() && first != "self" {
+                        let mut p = path.clone();
+                        p.push(first);
+                        out.push(p);
+                    }
+                }
+            } else {
+                out.push(path);
+            }
+            break;
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// The top-level items of a brace group whose text starts after its `{`.
+fn group_items(text: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut items) = (0, 0, Vec::new());
+    for (k, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&text[start..k]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// Per folder (as a module path), its children's edges: child -> the
+/// siblings it names, counting everything inside a child folder as it.
+type Graphs = BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>>;
+
+fn module_graphs() -> Graphs {
     let src = repo().join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let relative = file.strip_prefix(&src).unwrap();
-        let top = relative
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_owned();
-        if top == "lib" || top == "main" {
-            continue;
+    let modules: Vec<(Vec<String>, String)> = files
+        .iter()
+        .map(|f| {
+            let relative = f.strip_prefix(&src).unwrap();
+            (module_of(relative), std::fs::read_to_string(f).unwrap())
+        })
+        .collect();
+    // Every module and folder, so a name that is an item is not taken for one.
+    let known: BTreeSet<Vec<String>> = modules
+        .iter()
+        .flat_map(|(m, _)| (1..=m.len()).map(|k| m[..k].to_vec()))
+        .collect();
+    let mut graphs = Graphs::new();
+    for (module, text) in &modules {
+        let from = module.as_slice();
+        if let Some((name, folder)) = from.split_last() {
+            // Every module is a node of its folder, even with no edges.
+            graphs
+                .entry(folder.to_vec())
+                .or_default()
+                .entry(name.clone())
+                .or_default();
         }
-        let text = std::fs::read_to_string(&file).unwrap();
-        let uses = graph.entry(top.clone()).or_default();
-        for (i, _) in text.match_indices("crate::") {
-            let name: String = text[i + "crate::".len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() && name != top {
-                uses.insert(name);
+        for to in named_paths(text, module) {
+            // A module naming its own descendants (a mod.rs its children)
+            // or ancestors makes no sibling edge.
+            let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if shared >= from.len() || shared >= to.len() {
+                continue;
             }
+            let target = to[..=shared].to_vec();
+            if !known.contains(&target) {
+                continue;
+            }
+            graphs
+                .entry(from[..shared].to_vec())
+                .or_default()
+                .entry(from[shared].clone())
+                .or_default()
+                .insert(to[shared].clone());
         }
     }
-    graph
+    graphs
 }
 
 /// A cycle through `from`, if any: the path back to it.
@@ -74,20 +208,98 @@ fn cycle_from(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<
     None
 }
 
+fn folder_name(folder: &[String]) -> String {
+    if folder.is_empty() {
+        "src".to_owned()
+    } else {
+        format!("src/{}", folder.join("/"))
+    }
+}
+
 #[test]
-fn no_top_level_module_imports_itself_through_another() {
-    let graph = module_graph();
-    assert!(graph.len() > 10, "the graph was read: {graph:?}");
+fn no_module_imports_itself_through_a_sibling_at_any_level() {
+    let graphs = module_graphs();
+    let top = &graphs[&Vec::new()];
+    assert!(top.len() > 10, "the top level was read: {top:?}");
     assert!(
-        graph["commands"].contains("runner"),
+        top["commands"].contains("runner"),
         "the reader sees imports"
     );
-    let cycles: Vec<String> = graph
-        .keys()
-        .filter_map(|m| cycle_from(&graph, m))
-        .map(|c| c.join(" -> "))
-        .collect();
+    let gurps = &graphs[&vec!["systems".to_owned(), "gurps".to_owned()]];
+    assert!(
+        gurps["battle"].contains("survival") && gurps["exact"].contains("success"),
+        "sibling imports are seen: {gurps:?}"
+    );
+    for folder in [
+        "commands",
+        "report",
+        "serve",
+        "systems/gurps",
+        "systems/seventh_sea",
+    ] {
+        let path: Vec<String> = folder.split('/').map(String::from).collect();
+        assert!(
+            graphs.contains_key(&path),
+            "{folder} was read: {:?}",
+            graphs.keys()
+        );
+    }
+    let mut cycles = Vec::new();
+    for (folder, graph) in &graphs {
+        for m in graph.keys() {
+            if let Some(c) = cycle_from(graph, m) {
+                cycles.push(format!("{}: {}", folder_name(folder), c.join(" -> ")));
+            }
+        }
+    }
     assert!(cycles.is_empty(), "import cycles: {cycles:#?}");
+}
+
+#[test]
+fn systems_never_import_each_other_and_references_never_import_the_fast_battle() {
+    let graphs = module_graphs();
+    let systems = &graphs[&vec!["systems".to_owned()]];
+    let names = ["gurps", "seventh_sea", "war_cards"];
+    for a in names {
+        for b in names {
+            assert!(
+                !systems.get(a).is_some_and(|e| e.contains(b)),
+                "systems/{a} imports systems/{b}"
+            );
+        }
+    }
+    // 7th Sea's reference still takes its rule types from `battle.rs`:
+    // split into rule files next (issue "One rule, one file").
+    let gurps = &graphs[&vec!["systems".to_owned(), "gurps".to_owned()]];
+    assert!(gurps.contains_key("reference"), "gurps has a reference");
+    assert!(
+        !gurps["reference"].contains("battle"),
+        "systems/gurps/reference.rs imports the fast battle: {:?}",
+        gurps["reference"]
+    );
+}
+
+#[test]
+fn the_reader_resolves_relative_and_grouped_paths() {
+    let module = ["systems", "gurps", "battle"].map(String::from);
+    let paths = named_paths(
+        "use super::{casualties::{self, x}, glory};\nuse crate::dice::Digits; let a = b::super_thing;",
+        &module,
+    );
+    let want: Vec<Vec<String>> = vec![
+        vec!["systems", "gurps", "casualties"],
+        vec!["systems", "gurps", "glory"],
+        vec!["dice", "Digits"],
+    ]
+    .into_iter()
+    .map(|p| p.into_iter().map(String::from).collect())
+    .collect();
+    assert_eq!(paths, want);
+    let in_mod = named_paths("use self::battle::Laws;", &["systems".to_owned()]);
+    assert_eq!(
+        in_mod,
+        vec![["systems", "battle", "Laws"].map(String::from).to_vec()]
+    );
 }
 
 #[test]

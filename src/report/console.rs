@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
-use super::sweep::{advice, frontiers};
+use super::findings::{advice, frontiers};
 use super::{ReportKind, RunReport};
 use crate::compare::{Difference, Tests, format_p};
 use crate::format::{percent, thousands};

@@ -6,6 +6,8 @@ pub mod charts;
 pub mod console;
 pub mod csv;
 pub mod deck_findings;
+pub mod draw;
+pub mod findings;
 pub mod html;
 pub mod json;
 pub mod output_dir;
@@ -186,5 +188,17 @@ pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
         Box::new(json::ResultsJson),
         Box::new(charts::Charts),
         Box::new(html::HtmlReport),
+    ]
+}
+
+/// Every exporter of a card-skew report.
+pub fn skew_exporters() -> Vec<Box<dyn Export<skew::SkewReport>>> {
+    vec![
+        Box::new(skew::SkewCsv),
+        Box::new(skew::MonotonicityCsv),
+        Box::new(skew::AnomaliesCsv),
+        Box::new(skew::SkewJson),
+        Box::new(skew::Heatmaps),
+        Box::new(html::SkewHtml),
     ]
 }

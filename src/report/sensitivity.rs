@@ -9,8 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::charts::{FONT, PALETTE, draw_both, plot_err};
 use super::csv::{numbers, text, write_table};
+use super::draw::{FONT, PALETTE, draw_both, plot_err};
 use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
 use super::{Export, Formats, RunInfo};

@@ -8,8 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::charts::{FONT, PALETTE, draw_both, plot_err};
 use super::csv::{text, write_csv};
+use super::draw::{FONT, PALETTE, draw_both, plot_err};
 use super::{Export, RunInfo};
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
@@ -25,18 +25,6 @@ pub struct SkewReport {
     pub info: RunInfo,
     /// The analysis.
     pub analysis: SkewAnalysis,
-}
-
-/// Every exporter of a card-skew report.
-pub fn skew_exporters() -> Vec<Box<dyn Export<SkewReport>>> {
-    vec![
-        Box::new(SkewCsv),
-        Box::new(MonotonicityCsv),
-        Box::new(AnomaliesCsv),
-        Box::new(SkewJson),
-        Box::new(Heatmaps),
-        Box::new(super::html::SkewHtml),
-    ]
 }
 
 /// `skew.csv`: one row per deck, card, row, column and cell.
@@ -285,7 +273,7 @@ fn result_grid(
 
 /// The picture of `skew_heatmap.svg` as a string, for the workbench.
 pub fn heatmap_svg(a: &SkewAnalysis) -> Result<String> {
-    super::charts::ensure_font()?;
+    super::draw::ensure_font()?;
     let mut svg = String::new();
     heatmaps(
         SVGBackend::with_string(&mut svg, HEATMAP_SIZE).into_drawing_area(),

@@ -19,6 +19,7 @@ use super::ServeOptions;
 use super::analyses::{self, Kind};
 use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
+use super::reply::{Rejected, crashed, error, refused, unreadable};
 use super::runs::{Run, Runs};
 use crate::scenario::{self, Battle, Scenario};
 
@@ -114,26 +115,6 @@ pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
         .with_state(state)
 }
 
-/// A 500 for work that panicked on a blocking thread.
-pub(super) fn crashed(what: &str, e: tokio::task::JoinError) -> Response {
-    error(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        format!("{what} crashed: {e}"),
-    )
-}
-
-/// A JSON error with a status.
-pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
-}
-
-fn refused(r: Refusal) -> Response {
-    error(
-        StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST),
-        r.message,
-    )
-}
-
 async fn list_scenarios(Shared(state): Shared<Arc<State>>) -> Response {
     Json(json!({ "scenarios": state.scenarios.list() })).into_response()
 }
@@ -169,25 +150,6 @@ pub struct Posted {
     seed: Option<u64>,
     #[serde(default)]
     precision: Option<f64>,
-}
-
-/// A refusal of posted input: 422 with the CLI's messages, or another 4xx.
-enum Rejected {
-    Invalid(Vec<serde_json::Value>),
-    Refused(Refusal),
-}
-
-impl IntoResponse for Rejected {
-    fn into_response(self) -> Response {
-        match self {
-            Rejected::Invalid(errors) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Json(json!({ "errors": errors })),
-            )
-                .into_response(),
-            Rejected::Refused(r) => refused(r),
-        }
-    }
 }
 
 /// One error as the page shows it: the key and line the CLI's message
@@ -360,22 +322,6 @@ pub struct Text {
 pub struct Edits {
     toml: String,
     edits: Vec<Edit>,
-}
-
-/// A TOML syntax error as a 422, with its line and the key written there.
-pub(super) fn unreadable(message: String, text: &str) -> Response {
-    let line = message.split_once(" line ").and_then(|(_, after)| {
-        after
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse::<u64>()
-            .ok()
-    });
-    let path = line.and_then(|l| edit::path_at_line(text, l));
-    Rejected::Invalid(vec![
-        json!({ "key": null, "line": line, "path": path, "message": message }),
-    ])
-    .into_response()
 }
 
 /// The file as JSON and the schema its form is built from (named by its

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::api::{crashed, error, unreadable};
+use super::reply::{crashed, error, unreadable};
 use crate::report::deck_findings::findings;
 use crate::report::skew::heatmap_svg;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};

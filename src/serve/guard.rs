@@ -17,7 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::api::error;
+use super::reply::error;
 
 /// The cookie the page's token travels in after the first visit.
 const COOKIE: &str = "warcrunch_token";

@@ -6,8 +6,8 @@
 //! async runtime; `edit` reads and edits a scenario's TOML for the form;
 //! `designer` analyses a Combat Card deck; `analyses` runs sweeps, solves
 //! and sensitivity analyses asked from the page; `guard` decides whom the
-//! server answers (its own names, its own page, the token holder); `api` is
-//! the HTTP layer; the
+//! server answers (its own names, its own page, the token holder); `reply`
+//! shapes its error replies; `api` is the HTTP layer; the
 //! page's markup, scripts and the report's stylesheet are compiled in from
 //! `assets/`.
 
@@ -17,6 +17,7 @@ mod designer;
 mod edit;
 mod files;
 mod guard;
+mod reply;
 mod runs;
 
 use std::net::{IpAddr, SocketAddr};

@@ -270,7 +270,7 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
     let metrics = &report.variants[0].metrics;
     run.state.send_modify(|s| {
         s.done = finished.trials;
-        s.verdict = crate::report::html::headline(metrics, finished.trials);
+        s.verdict = crate::report::findings::headline(metrics, finished.trials);
         s.metrics = shown(metrics);
         s.note = finished.stop_reason.clone();
         match &written {
@@ -289,7 +289,10 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
 /// What a checkpoint publishes: the verdict in words and every metric's
 /// outcomes with their intervals (benches/engine.rs times it).
 pub fn view(metrics: &[Metric<u64>], done: u64) -> (Vec<String>, Vec<Shown>) {
-    (crate::report::html::headline(metrics, done), shown(metrics))
+    (
+        crate::report::findings::headline(metrics, done),
+        shown(metrics),
+    )
 }
 
 /// The metrics as the page draws them: each outcome seen, with its interval.

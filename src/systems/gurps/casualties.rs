@@ -153,6 +153,20 @@ mod tests {
         assert_eq!(casualty_percent(1199.0, 100.0 / 1200.0), 99);
     }
 
+    #[test]
+    fn armour_moves_casualty_rows_toward_less_loss() {
+        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let rows = [
+            Armour::None,
+            Armour::Light,
+            Armour::Spearmen,
+            Armour::Medium,
+            Armour::Heavy,
+        ]
+        .map(|a| armour_rows(&t, a));
+        assert_eq!(rows, [0, 1, 1, 2, 4]);
+    }
+
     /// Casualties drawn fast against casualties rolled die by die: a win, a
     /// loss, a loss bad enough to roll Morale (with an atrocity) and one
     /// off the table, for an unarmoured and a heavy side.

@@ -149,9 +149,7 @@ impl Laws {
 mod tests {
     use super::*;
     use crate::systems::gurps::Gurps;
-    use crate::systems::gurps::casualties::armour_rows;
     use crate::systems::gurps::catastrophe::troops_after;
-    use crate::systems::gurps::scenario::Armour;
 
     fn bundled(file: &str) -> Gurps {
         let path = format!("scenarios/gurps/{file}");
@@ -195,7 +193,7 @@ mod tests {
     }
 
     /// A day's Strategy: the Glory carried from yesterday adds, a general
-    /// out halves the base (rounded up), armour moves casualty rows.
+    /// out halves the base (rounded up).
     #[test]
     fn a_days_strategy_carries_glory_and_halves_for_a_lost_general() {
         let g = bundled("three_days_at_hollin.toml");
@@ -210,16 +208,6 @@ mod tests {
         let base = r.sides[0].strategy;
         assert_eq!(out[0], calm[0] - base + (base + 1) / 2);
         assert_eq!(out[1], calm[1]);
-        let t = &r.tables;
-        let rows = [
-            Armour::None,
-            Armour::Light,
-            Armour::Spearmen,
-            Armour::Medium,
-            Armour::Heavy,
-        ]
-        .map(|a| armour_rows(t, a));
-        assert_eq!(rows, [0, 1, 1, 2, 4]);
     }
 
     #[test]

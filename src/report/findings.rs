@@ -1,0 +1,417 @@
+//! Findings: what a run's numbers say, computed once as data — the
+//! headline verdict sentences and the balance flags. The console, the HTML
+//! report and the workbench render them; none of them words a finding of
+//! its own.
+
+use std::fmt::Write as _;
+
+use crate::format::thousands;
+use crate::recommend::{Choice, Estimate, Recommendation, recommend};
+use crate::stats::{Metric, MetricRole, wilson, z95};
+
+use super::RunReport;
+use super::csv::agreements;
+
+pub(super) fn pct(p: f64) -> String {
+    crate::format::percent(p)
+}
+
+/// An interval's end ([`crate::format::percent_bound`]).
+pub(super) fn bound(p: f64) -> String {
+    crate::format::percent_bound(p)
+}
+
+pub(super) fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
+    let total = m.total();
+    let (lo, hi) = wilson(m.weights[bin], total, z95());
+    (m.weights[bin] as f64 / total.max(1) as f64, lo, hi)
+}
+
+pub(super) fn find<'a>(
+    metrics: &'a [Metric<u64>],
+    subject: &str,
+    name: &str,
+) -> Option<&'a Metric<u64>> {
+    metrics
+        .iter()
+        .find(|m| m.subject == subject && m.name == name)
+}
+
+/// The out-of-action bins of a fate in words: `down or dead`.
+pub fn out_words(m: &Metric<u64>, bins: &[usize]) -> String {
+    bins.iter()
+        .map(|&b| m.label(b).replace('_', " "))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The headline sentences of one variant's results.
+pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
+    let mut lines = Vec::new();
+    let n = thousands(trials);
+    for (w, units) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::Winner { units } => Some((m, units)),
+        _ => None,
+    }) {
+        for (bin, role) in [(0, "attacker"), (1, "defender")] {
+            let (p, lo, hi) = share(w, bin);
+            lines.push(format!(
+                "{} ({role}) won {} ({}–{}) of {n} engagements",
+                units[bin],
+                pct(p),
+                bound(lo),
+                bound(hi)
+            ));
+        }
+        let (p, _, _) = share(w, 2);
+        lines.push(format!("Neither won in {}", pct(p)));
+    }
+    // One side's view says it all: the first side's.
+    if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
+        MetricRole::Victory { side } => Some((m, side)),
+        _ => None,
+    }) {
+        let (p, lo, hi) = share(m, 0);
+        let mut line = format!(
+            "{name} won {} ({}–{}) of {n} battles",
+            pct(p),
+            bound(lo),
+            bound(hi)
+        );
+        let (q, _, _) = share(m, 1);
+        let _ = write!(line, "; lost {}", pct(q));
+        if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
+            let _ = write!(line, "; {} {}", m.label(2), pct(r));
+        }
+        lines.push(line);
+    }
+    for (m, side, whole, words) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::PartyRisk { side, whole, words } => Some((m, side, *whole, words)),
+        _ => None,
+    }) {
+        let (p, lo, hi) = share(m, 1);
+        let who = if whole {
+            "Someone in the party".to_owned()
+        } else {
+            format!("Some PC on the {side} side")
+        };
+        lines.push(format!(
+            "{who} ends {words} in {} ({}–{})",
+            pct(p),
+            bound(lo),
+            bound(hi)
+        ));
+    }
+    for (m, name, out_bins) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::Fate { pc, out, .. } => Some((m, pc, out)),
+        _ => None,
+    }) {
+        let total = m.total();
+        let out: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
+        let (lo, hi) = wilson(out, total, z95());
+        let mut line = format!(
+            "{name} ends {} in {} ({}–{})",
+            out_words(m, out_bins),
+            pct(out as f64 / total.max(1) as f64),
+            bound(lo),
+            bound(hi)
+        );
+        if out_bins.len() > 1 {
+            let apart: Vec<String> = out_bins
+                .iter()
+                .map(|&b| {
+                    let (p, lo, hi) = share(m, b);
+                    format!("{} {} ({}–{})", m.label(b), pct(p), bound(lo), bound(hi))
+                })
+                .collect();
+            let _ = write!(line, ": {}", apart.join(", "));
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// A balance warning, or a confirmation that a check passed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flag {
+    /// False for a warning, true for a passed check.
+    pub ok: bool,
+    /// The explanation.
+    pub text: String,
+}
+
+/// The automatic balance flags of a run or sweep.
+pub fn flags(report: &RunReport) -> Vec<Flag> {
+    let mut out = Vec::new();
+    let warn = |text: String| Flag { ok: false, text };
+    for v in &report.variants {
+        let prefix = if v.variant.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", v.variant)
+        };
+        for m in &v.metrics {
+            out.extend(metric_flag(m, &prefix).into_iter().map(warn));
+        }
+    }
+    if report.variants.len() > 1 {
+        out.extend(dominated_flags(report).into_iter().map(warn));
+    }
+    for t in &report.info.tables {
+        if !t.stand_ins.is_empty() {
+            out.push(warn(format!(
+                "Stand-in values in use: table `{}` ({}): {}. Replace them with your book's figures for final numbers.",
+                t.name,
+                t.source,
+                t.stand_ins.join(", ")
+            )));
+        }
+    }
+    let checks = agreements(report);
+    if !checks.is_empty() {
+        let bad = checks.iter().filter(|a| !a.agrees()).count();
+        out.push(Flag {
+            ok: bad == 0,
+            text: format!(
+                "Exact check: {} of {} values lie inside their 99.9% Monte Carlo interval.",
+                checks.len() - bad,
+                checks.len()
+            ),
+        });
+    }
+    if out.iter().all(|f| f.ok) {
+        out.push(Flag {
+            ok: true,
+            text: "No balance warnings.".into(),
+        });
+    }
+    out
+}
+
+/// Warnings one metric raises: a side or role that almost never wins, a
+/// PC who dies in more than 1 battle in 10 or is out in more than half.
+fn metric_flag(m: &Metric<u64>, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    match &m.role {
+        MetricRole::Victory { side } => {
+            let (p, _, hi) = share(m, 0);
+            if hi < 0.05 {
+                out.push(format!(
+                        "{prefix}{side} almost never wins: {} of battles. The matchup may be too lopsided to be interesting.",
+                        pct(p)
+                    ));
+            }
+        }
+        MetricRole::Winner { .. } => {
+            for (bin, role) in [(0, "attacker"), (1, "defender")] {
+                let (p, _, hi) = share(m, bin);
+                if hi < 0.05 {
+                    out.push(format!("{prefix}The {role} almost never wins: {}.", pct(p)));
+                }
+            }
+        }
+        MetricRole::Fate {
+            pc,
+            out: out_bins,
+            dead,
+        } => {
+            if let Some(b) = *dead {
+                let (p, lo, _) = share(m, b);
+                if lo > 0.10 {
+                    out.push(format!(
+                        "{prefix}{pc} dies in {} of battles: more than 1 in 10.",
+                        pct(p)
+                    ));
+                }
+            }
+            let total = m.total();
+            let gone: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
+            let (lo, _) = wilson(gone, total, z95());
+            if lo > 0.5 {
+                out.push(format!(
+                    "{prefix}{pc} ends {} in {} of battles: more than half.",
+                    out_words(m, out_bins),
+                    pct(gone as f64 / total.max(1) as f64)
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Variants never worth taking: another variant is clearly safer and not
+/// clearly less glorious, or clearly more glorious and not clearly less safe.
+fn dominated_flags(report: &RunReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in frontiers(report) {
+        for (i, p) in f.points.iter().enumerate() {
+            // Dominated: another variant is clearly safer and not clearly
+            // less glorious, or clearly more glorious and not clearly less safe.
+            let better = f.points.iter().find(|q| {
+                let safer = q.p_out_ci.1 < p.p_out_ci.0;
+                let not_less_safe = q.p_out_ci.0 <= p.p_out_ci.1;
+                let more_glory = q.reputation_ci.0 > p.reputation_ci.1;
+                let not_less_glory = q.reputation_ci.1 >= p.reputation_ci.0;
+                (safer && not_less_glory) || (more_glory && not_less_safe)
+            });
+            if let Some(q) = better {
+                out.push(format!(
+                    "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
+                    f.subject, f.points[i].variant, q.variant
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// One variant's point on a PC's frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontierPoint {
+    /// Variant name.
+    pub variant: String,
+    /// P(out of action): down or dead (GURPS), knocked out (7th Sea).
+    pub p_out: f64,
+    /// 95% Wilson interval of `p_out`.
+    pub p_out_ci: (f64, f64),
+    /// Expected Reputation.
+    pub reputation: f64,
+    /// 95% interval of the mean.
+    pub reputation_ci: (f64, f64),
+}
+
+/// A PC's frontier across the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeroFrontier {
+    /// The PC's subject (`hero:Titus`).
+    pub subject: String,
+    /// The PC's name.
+    pub pc: String,
+    /// What "out" means for this system: `down or dead`, `knocked out`.
+    pub out_label: String,
+    /// One point per variant, in sweep order.
+    pub points: Vec<FrontierPoint>,
+    /// Whether the sweep's recommendation is made for this PC.
+    pub advised: bool,
+}
+
+/// The sweep's one joint recommendation, for the PCs whose own settings
+/// are swept (or named with `--recommend-for`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAdvice {
+    /// The PCs it is made for.
+    pub pcs: Vec<String>,
+    /// What "out" means (`down or dead`).
+    pub out_label: String,
+    /// Each variant, joint over those PCs.
+    pub choices: Vec<Choice>,
+    /// The decision.
+    pub recommendation: Recommendation,
+    /// The cap it was made under.
+    pub cap: f64,
+}
+
+impl SweepAdvice {
+    /// The decision and its reason in plain words.
+    pub fn explain(&self) -> String {
+        self.recommendation
+            .explain(&self.choices, self.cap, &self.out_label)
+    }
+
+    /// Whether variant `i` is recommended (alone or tied).
+    pub fn recommends(&self, i: usize) -> bool {
+        self.recommendation.chosen().contains(&i)
+    }
+}
+
+/// The joint recommendation, or `None` when no PC's own setting is swept
+/// and none is named with `--recommend-for` (a troop-strength sweep is no
+/// PC's choice).
+pub fn advice(report: &RunReport, frontiers: &[HeroFrontier]) -> Option<SweepAdvice> {
+    let cap = report.info.max_risk_of_down.unwrap_or(1.0);
+    let advised: Vec<&HeroFrontier> = frontiers.iter().filter(|f| f.advised).collect();
+    let first = advised.first()?;
+    let choices: Vec<Choice> = (0..first.points.len())
+        .map(|i| {
+            let per_pc: Vec<(Estimate, Estimate)> = advised
+                .iter()
+                .map(|f| {
+                    let p = &f.points[i];
+                    (
+                        Estimate {
+                            value: p.p_out,
+                            low: p.p_out_ci.0,
+                            high: p.p_out_ci.1,
+                        },
+                        Estimate {
+                            value: p.reputation,
+                            low: p.reputation_ci.0,
+                            high: p.reputation_ci.1,
+                        },
+                    )
+                })
+                .collect();
+            Choice::joint(&first.points[i].variant, &per_pc)
+        })
+        .collect();
+    Some(SweepAdvice {
+        pcs: advised.iter().map(|f| f.pc.clone()).collect(),
+        out_label: first.out_label.clone(),
+        recommendation: recommend(&choices, cap)?,
+        choices,
+        cap,
+    })
+}
+
+/// The frontier of each PC in `report.info.swept_heroes` (every PC when
+/// none is named; those named are `advised`).
+pub fn frontiers(report: &RunReport) -> Vec<HeroFrontier> {
+    let Some(first) = report.variants.first() else {
+        return Vec::new();
+    };
+    let swept = &report.info.swept_heroes;
+    let pcs: Vec<String> = first
+        .metrics
+        .iter()
+        .filter_map(|m| match &m.role {
+            MetricRole::Fate { pc, .. } => Some(pc.clone()),
+            _ => None,
+        })
+        .filter(|pc| swept.is_empty() || swept.contains(pc))
+        .collect();
+    pcs.into_iter()
+        .filter_map(|pc| {
+            let mut points = Vec::new();
+            let mut out_label = String::new();
+            for v in &report.variants {
+                let (state, out_bins) = v.metrics.iter().find_map(|m| match &m.role {
+                    MetricRole::Fate { pc: p, out, .. } if *p == pc => Some((m, out)),
+                    _ => None,
+                })?;
+                let reputation = v
+                    .metrics
+                    .iter()
+                    .find(|m| matches!(&m.role, MetricRole::Fame { pc: p } if *p == pc))?
+                    .summary()?;
+                let total = state.total();
+                out_label = out_words(state, out_bins);
+                let out: u64 = out_bins.iter().map(|&b| state.weights[b]).sum();
+                points.push(FrontierPoint {
+                    variant: v.variant.clone(),
+                    p_out: out as f64 / total as f64,
+                    p_out_ci: wilson(out, total, z95()),
+                    reputation: reputation.mean,
+                    reputation_ci: (reputation.ci_low, reputation.ci_high),
+                });
+            }
+            Some(HeroFrontier {
+                subject: format!("hero:{pc}"),
+                pc,
+                out_label,
+                points,
+                advised: !swept.is_empty(),
+            })
+        })
+        .collect()
+}
