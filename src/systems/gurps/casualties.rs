@@ -15,8 +15,9 @@ use super::morale::{ROUT_MARGIN, routs, routs_fast};
 use super::rules::SideRules;
 use super::scenario::Armour;
 use super::strategy::MARGIN_SPAN;
+use super::success::d6_sum;
 use super::tables::{CatastropheRow, GurpsTables};
-use crate::dice::{self, AliasTable, Digits};
+use crate::dice::{AliasTable, Digits};
 
 /// Armour class → casualty rows toward less loss.
 pub fn armour_rows(tables: &GurpsTables, armour: Armour) -> i64 {
@@ -42,15 +43,10 @@ pub fn roll<R: Rng>(
 ) -> i64 {
     let mut row = t.casualty_row(signed) as i64 + side.armour_rows;
     if signed <= -ROUT_MARGIN && routs(rng, side.morale, catastrophe) {
-        row -= dice_d6(rng, t.casualties.rout_dice);
+        row -= d6_sum(rng, t.casualties.rout_dice);
     }
     let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
-    (dice_d6(rng, r.dice) + r.add).clamp(0, 100)
-}
-
-/// `n` six-sided dice, summed, die by die.
-fn dice_d6<R: Rng>(rng: &mut R, n: i64) -> i64 {
-    (0..n).map(|_| i64::from(dice::die(rng, 6))).sum()
+    (d6_sum(rng, r.dice) + r.add).clamp(0, 100)
 }
 
 /// `k / 100` for k = 0..=100, so the hot loop multiplies instead of dividing.

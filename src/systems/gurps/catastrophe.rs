@@ -13,7 +13,7 @@ use rand::Rng;
 use super::outcome::{HeroOutcome, State};
 use super::rules::{BattleRules, SideRules};
 use super::scenario::Role;
-use super::success::{roll_3d6, roll_3d6_fast};
+use super::success::{d6_sum, roll_3d6, roll_3d6_fast};
 use super::survival::{injure, injure_fast};
 use super::tables::{CatastropheRow, LeaderHarm};
 use crate::dice::{self, Digits};
@@ -61,13 +61,13 @@ pub fn strike_leaders<R: Rng>(
                 LeaderHarm::None => {}
                 // A Catastrophe is no enemy weapon: his own DR, undivided.
                 LeaderHarm::Wounded => {
-                    let damage = (dice_d6(rng, 2) - h.own_dr).max(0);
+                    let damage = (d6_sum(rng, 2) - h.own_dr).max(0);
                     (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
                 }
                 LeaderHarm::Killed => {
                     // A PC is wounded and unconscious (the wound: the 2d of
                     // 15/16 [stand-in]) and rolls nothing today.
-                    let damage = (dice_d6(rng, 2) - h.own_dr).max(0);
+                    let damage = (d6_sum(rng, 2) - h.own_dr).max(0);
                     (lost[i], pcs[i].state) = injure(rng, h, lost[i], damage, pcs[i].state);
                     pcs[i].state = pcs[i].state.max(State::Down);
                     sits_out[i] = true;
@@ -79,11 +79,6 @@ pub fn strike_leaders<R: Rng>(
             }
         }
     }
-}
-
-/// `n` six-sided dice, summed, die by die.
-fn dice_d6<R: Rng>(rng: &mut R, n: i64) -> i64 {
-    (0..n).map(|_| i64::from(dice::die(rng, 6))).sum()
 }
 
 /// A Catastrophe row's effects, in the form the battle loop applies them

@@ -8,8 +8,8 @@
 use rand::Rng;
 
 use super::rules::HeroRules;
+use super::success::d6_sum;
 use super::tables::{Column, GurpsTables};
-use crate::dice;
 
 /// The (count, dice, add) of column `column`'s hits on PC `hero`.
 pub fn column_hits(tables: &GurpsTables, hero: &HeroRules, column: Column) -> (i64, i64, i64) {
@@ -27,10 +27,7 @@ pub fn column_hits(tables: &GurpsTables, hero: &HeroRules, column: Column) -> (i
 /// rolled die by die.
 pub fn hits<R: Rng>(rng: &mut R, (count, dice, add): (i64, i64, i64), dr: i64) -> i64 {
     (0..count)
-        .map(|_| {
-            let rolled: i64 = (0..dice).map(|_| i64::from(dice::die(rng, 6))).sum();
-            (rolled + add - dr).max(0)
-        })
+        .map(|_| (d6_sum(rng, dice) + add - dr).max(0))
         .sum()
 }
 

@@ -1,7 +1,7 @@
 //! GURPS success rolls on 3d6: margins, criticals and Quick Contests, the
 //! row of a margin table a roll lands on, and their exact laws.
 //!
-//! Plain: [`roll_3d6`], [`check`], [`quick_contest`], [`row_of`]. Fast, built
+//! Plain: [`d6_sum`], [`roll_3d6`], [`check`], [`quick_contest`], [`row_of`]. Fast, built
 //! from them: [`roll_3d6_fast`], [`rows_by_roll`], [`three_d6_distribution`],
 //! [`category_distribution`].
 
@@ -45,13 +45,17 @@ pub fn quick_contest(margin_a: i64, margin_b: i64) -> i64 {
     margin_a - margin_b
 }
 
+/// `n` six-sided dice, summed, die by die.
+pub fn d6_sum<R: Rng>(rng: &mut R, n: i64) -> i64 {
+    (0..n).map(|_| i64::from(dice::die(rng, 6))).sum()
+}
+
 /// 3d6, die by die; with Luck, three such rolls and the best (lowest) kept.
 pub fn roll_3d6<R: Rng>(rng: &mut R, luck: bool) -> i64 {
-    let once = |rng: &mut R| (0..3).map(|_| i64::from(dice::die(rng, 6))).sum::<i64>();
     if luck {
-        (0..3).map(|_| once(rng)).min().expect("three rolls")
+        (0..3).map(|_| d6_sum(rng, 3)).min().expect("three rolls")
     } else {
-        once(rng)
+        d6_sum(rng, 3)
     }
 }
 
