@@ -98,13 +98,16 @@ pub fn three_d6_distribution(luck: bool) -> [f64; 19] {
     if !luck {
         return p;
     }
-    // P(min ≥ k) = P(X ≥ k)^3.
+    // P(min ≥ k) = P(X ≥ k)^3, multiplied out: `powi` may round
+    // differently from one build to the next (an inlined expansion or a
+    // library call), and the exact odds must not.
     let at_least = |k: usize| -> f64 { p[k..].iter().sum() };
+    let cube = |x: f64| x * (x * x);
     std::array::from_fn(|k| {
         if k < 3 {
             0.0
         } else {
-            at_least(k).powi(3) - at_least(k + 1).powi(3)
+            cube(at_least(k)) - cube(at_least(k + 1))
         }
     })
 }
