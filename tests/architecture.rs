@@ -268,15 +268,15 @@ fn systems_never_import_each_other_and_references_never_import_the_fast_battle()
             );
         }
     }
-    // 7th Sea's reference still takes its rule types from `battle.rs`:
-    // split into rule files next (issue "One rule, one file").
-    let gurps = &graphs[&vec!["systems".to_owned(), "gurps".to_owned()]];
-    assert!(gurps.contains_key("reference"), "gurps has a reference");
-    assert!(
-        !gurps["reference"].contains("battle"),
-        "systems/gurps/reference.rs imports the fast battle: {:?}",
-        gurps["reference"]
-    );
+    for system in ["gurps", "seventh_sea"] {
+        let graph = &graphs[&vec!["systems".to_owned(), system.to_owned()]];
+        assert!(graph.contains_key("reference"), "{system} has a reference");
+        assert!(
+            !graph["reference"].contains("battle"),
+            "systems/{system}/reference.rs imports the fast battle: {:?}",
+            graph["reference"]
+        );
+    }
 }
 
 #[test]

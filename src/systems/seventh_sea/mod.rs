@@ -2,11 +2,17 @@
 //! the commanders' contest to three consecutive wins, each Hero's personal
 //! result, wounds, Heroic Opportunities and Reputation.
 
+pub mod banner;
 pub mod battle;
 pub mod contest;
+pub mod duel;
 pub mod exact;
+pub mod outcome;
+pub mod preparation;
 pub mod reference;
 pub mod roll_keep;
+pub mod round;
+pub mod rules;
 pub mod scenario;
 pub mod tables;
 
@@ -16,8 +22,10 @@ use std::path::Path;
 use anyhow::Result;
 use rand::Rng;
 
-use self::battle::{BattleOutcome, BattleRules, HeroRules, HeroState, SideRules};
+use self::battle::Laws;
+use self::outcome::{BattleOutcome, HeroState};
 use self::roll_keep::Pool;
+use self::rules::{BattleRules, HeroRules, SideRules};
 use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
@@ -39,6 +47,8 @@ pub struct SeventhSea {
     pub parsed: Parsed,
     /// Resolved rules.
     pub rules: BattleRules,
+    /// Their fast laws.
+    pub laws: Laws,
 }
 
 impl SeventhSea {
@@ -68,7 +78,7 @@ impl SeventhSea {
                 strategy_dice: f.commander.wits + f.commander.strategy,
                 supply,
                 speech,
-                free_raises: AliasTable::new(&battle::free_raises_law(supply, speech)),
+                free_raises: AliasTable::new(&preparation::free_raises_law(supply, speech)),
                 spending: f.spending,
             }
         });
@@ -98,14 +108,14 @@ impl SeventhSea {
                 policy: h.policy,
                 line_of_fire_hit: [false, true].map(|banner| {
                     let shot = Pool::new(h.finesse + h.firearms, h.finesse);
-                    battle::reach_chance(battle::minus_banner(shot, banner), tables.line_of_fire_tn)
+                    roll_keep::reach_chance(
+                        banner::minus_banner(shot, banner),
+                        tables.line_of_fire_tn,
+                    )
                 }),
             })
             .collect();
         let rules = BattleRules {
-            duel_ends: battle::duel_slots(&heroes),
-            round_draws: battle::round_slots(&heroes),
-            contest_laws: battle::ContestLaws::new(&sides, &heroes),
             sides,
             officers: (0..heroes.len()).filter(|&i| heroes[i].officer).collect(),
             heroes,
@@ -113,7 +123,12 @@ impl SeventhSea {
             personal_roll: parsed.personal_roll,
             tables,
         };
-        SeventhSea { parsed, rules }
+        let laws = Laws::new(&rules);
+        SeventhSea {
+            parsed,
+            rules,
+            laws,
+        }
     }
 
     /// Provenance of the tables.
@@ -188,8 +203,10 @@ impl SeventhSea {
 
     /// Rules whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
-        use self::battle::{CAPTURE_REAR_BONUS, MISSED_PER_EXTRA_WOUND, POINTS_PER_FREE_RAISE};
         use self::contest::MAX_REROLLS;
+        use self::preparation::POINTS_PER_FREE_RAISE;
+        use self::round::MISSED_PER_EXTRA_WOUND;
+        use self::rules::CAPTURE_REAR_BONUS;
         vec![
             format!(
                 "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of Supply + Speech combined"
@@ -387,6 +404,6 @@ impl System for SeventhSea {
 
     #[inline]
     fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
-        self.rules.fight(rng)
+        self.laws.fight(&self.rules, rng)
     }
 }

@@ -1,18 +1,19 @@
 //! A 7th Sea mass battle rolled die by die, round by round, as the rules
-//! word it (see `docs/rules.md`): the plain reference the optimized
-//! [`BattleRules::fight`] is proven equal to, and the place where each
+//! word it (see `docs/rules.md`): the plain reference the fast battle
+//! (`battle.rs`) is proven equal to, importing nothing of it, and the place where each
 //! Heroic Opportunity can be scripted and watched. Every roll-and-keep roll
 //! here rolls its exploding d10s, sorts them and keeps the highest; nothing
 //! is tabulated ahead.
 
 use rand::Rng;
 
-use super::battle::{
-    BattleOutcome, BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, HeroOutcome, HeroState,
-    MISSED_PER_EXTRA_WOUND, POINTS_PER_FREE_RAISE, REAR, minus_banner,
-};
+use super::banner::minus_banner;
 use super::contest::MAX_REROLLS;
+use super::outcome::{BattleOutcome, HeroOutcome, HeroState};
+use super::preparation::POINTS_PER_FREE_RAISE;
 use super::roll_keep::Pool;
+use super::round::MISSED_PER_EXTRA_WOUND;
+use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, REAR};
 use super::scenario::{MAX_HEROES, PersonalRoll, Policy, Spending};
 use super::tables::Opportunity;
 use crate::dice;

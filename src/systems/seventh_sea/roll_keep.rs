@@ -278,6 +278,12 @@ pub fn at_least((first, p): &(i64, Vec<f64>), target: i64) -> f64 {
     p.iter().skip(start).sum()
 }
 
+/// Threshold for [`crate::dice::chance`]: a roll of `pool` reaches `tn`.
+pub fn reach_chance(pool: Pool, tn: i64) -> u64 {
+    let law = pool.law();
+    crate::dice::chance_threshold(law.iter().skip(tn.max(0) as usize).sum())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
