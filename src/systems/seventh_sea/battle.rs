@@ -55,7 +55,8 @@ impl Laws {
     }
 }
 
-/// A battle's rules with their laws, as the battle loop reads them.
+/// A battle's rules with their laws, as the battle loop reads them: passed
+/// by value, two pointers in registers.
 #[derive(Clone, Copy)]
 struct Fast<'a> {
     rules: &'a BattleRules,
@@ -214,7 +215,7 @@ fn build<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
 
 impl Fast<'_> {
     /// Fights the battle.
-    fn fight<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
+    fn fight<R: Rng + Clone>(self, rng: &mut R) -> BattleOutcome {
         // A side that spends all its raises at once takes its own copy of
         // the battle loop, so the usual spending pays nothing for it.
         if self
@@ -232,7 +233,7 @@ impl Fast<'_> {
     /// [`Fast::fight`]'s body, with the contest, opportunities and
     /// duels inlined into it.
     #[inline(always)]
-    fn fight_inline<R: Rng, const SPEND_ALL: bool>(&self, rng: &mut R) -> BattleOutcome {
+    fn fight_inline<R: Rng, const SPEND_ALL: bool>(self, rng: &mut R) -> BattleOutcome {
         let dice = &mut Digits::new(rng);
         let n = self.rules.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
@@ -291,7 +292,7 @@ impl Fast<'_> {
     /// and a Heroic Opportunity if the chart offers one.
     #[inline(always)]
     fn hero_round<R: Rng>(
-        &self,
+        self,
         dice: &mut Digits<R>,
         i: usize,
         h: &mut Hero,
@@ -388,7 +389,7 @@ impl Fast<'_> {
     /// side), wounds, state, opportunities and Spoils.
     #[inline(always)]
     fn outcome<R: Rng>(
-        &self,
+        self,
         dice: &mut Digits<R>,
         heroes: &[Hero; MAX_HEROES],
         winner: u8,
@@ -438,7 +439,7 @@ impl Fast<'_> {
     /// round's exact law when cached, else rolled out.
     #[inline(always)]
     fn contest<R: Rng, const SPEND_ALL: bool>(
-        &self,
+        self,
         dice: &mut Digits<R>,
         pools: [i64; 2],
         modifier: [i64; 2],
@@ -476,7 +477,7 @@ impl Fast<'_> {
     /// `SPEND_ALL`: some side spends all at once (checked once a battle).
     #[inline(always)]
     fn settle<const SPEND_ALL: bool>(
-        &self,
+        self,
         winner: usize,
         need: i64,
         raises: &mut [i64; 2],
@@ -497,7 +498,7 @@ impl Fast<'_> {
     /// the kind, each arm deciding whether he takes it.
     #[inline(always)]
     fn take<R: Rng>(
-        &self,
+        self,
         dice: &mut Digits<R>,
         hero: usize,
         h: &mut Hero,
@@ -578,7 +579,7 @@ impl Fast<'_> {
     /// Finesse and the lower total takes a Dramatic Wound; drawn whole from
     /// its exact law ([`DuelEnds`]). True if the Hero wins.
     #[inline(always)]
-    fn duel<R: Rng>(&self, dice: &mut Digits<R>, hero: usize, h: &mut Hero) -> bool {
+    fn duel<R: Rng>(self, dice: &mut Digits<R>, hero: usize, h: &mut Hero) -> bool {
         let r = &self.rules.heroes[hero];
         let limit = 2 * r.resolve;
         let start = h.wounds.min(limit - 1);
