@@ -17,8 +17,11 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use warcrunch::engine::{self, RunSettings, System};
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
-use warcrunch::scenario::{self, Battle};
+use warcrunch::scenario;
+use warcrunch::systems::gurps::Gurps;
+use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::war_cards::WarCards;
+use warcrunch::systems::{Battle, BattleSystem, Visit};
 
 const BATCH: u64 = 10_000;
 
@@ -43,10 +46,12 @@ fn register(group: &str, id: &str, elements: u64, threads: usize) {
     });
 }
 
-fn bundled(name: &str) -> WarCards {
-    match load_bundled("war_cards", name) {
-        Battle::WarCards(w) => *w,
-        other => panic!("{name} is a {} scenario", other.system()),
+/// A bundled scenario of system `S`.
+fn bundled<S: BattleSystem>(folder: &str, file: &str) -> S {
+    let battle = load_bundled(folder, file);
+    match battle.downcast::<S>() {
+        Some(system) => system.clone(),
+        None => panic!("{file} is a {} scenario", battle.system()),
     }
 }
 
@@ -109,7 +114,7 @@ fn war_cards_single_core(c: &mut Criterion) {
         "cavalry_clash_deck.toml",
         "guard_vs_levy.toml",
     ] {
-        let system = bundled(file);
+        let system: WarCards = bundled("war_cards", file);
         bench_battles(
             &mut group,
             "war_cards",
@@ -129,14 +134,12 @@ fn gurps_single_core(c: &mut Criterion) {
         "siege_assault.toml",
         "three_days_at_hollin.toml",
     ] {
-        let Battle::Gurps(system) = load_bundled("gurps", file) else {
-            panic!("{file} is a GURPS scenario");
-        };
+        let system: Gurps = bundled("gurps", file);
         bench_battles(
             &mut group,
             "gurps",
             file.trim_end_matches(".toml"),
-            system.as_ref(),
+            &system,
             BATCH,
         );
     }
@@ -151,14 +154,12 @@ fn seventh_sea_single_core(c: &mut Criterion) {
         "rout_of_a_weaker_army.toml",
         "officer_tips_the_balance.toml",
     ] {
-        let Battle::SeventhSea(system) = load_bundled("seventh_sea", file) else {
-            panic!("{file} is a 7th Sea scenario");
-        };
+        let system: SeventhSea = bundled("seventh_sea", file);
         bench_battles(
             &mut group,
             "seventh_sea",
             file.trim_end_matches(".toml"),
-            system.as_ref(),
+            &system,
             BATCH / 10,
         );
     }
@@ -185,15 +186,21 @@ fn startup(c: &mut Criterion) {
             b.iter(|| {
                 let s = scenario::load(&path).expect("bundled scenario loads");
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
-                match &s.battle {
-                    Battle::WarCards(w) => drop(black_box(w.simulate(&mut rng))),
-                    Battle::Gurps(g) => drop(black_box(g.simulate(&mut rng))),
-                    Battle::SeventhSea(g) => drop(black_box(g.simulate(&mut rng))),
-                }
+                s.battle.visit(FirstBattle(&mut rng));
             })
         });
     }
     group.finish();
+}
+
+/// Fights one battle of whichever system, for its side effects on timing.
+struct FirstBattle<'r>(&'r mut Xoshiro256PlusPlus);
+
+impl Visit<'_> for FirstBattle<'_> {
+    type Output = ();
+    fn visit<S: BattleSystem>(self, system: &S) {
+        drop(black_box(system.simulate(self.0)));
+    }
 }
 
 /// Engine runs of one scenario at 1, 2 and all threads.
@@ -228,23 +235,34 @@ fn engine_scaling(c: &mut Criterion) {
     scale(
         c,
         "knights_vs_pikes",
-        &bundled("knights_vs_pikes.toml"),
+        &bundled::<WarCards>("war_cards", "knights_vs_pikes.toml"),
         16_000_000,
     );
-    let Battle::Gurps(gurps) = load_bundled("gurps", "ambush_at_the_ford.toml") else {
-        panic!("ambush is a GURPS scenario");
-    };
-    scale(c, "ambush_at_the_ford", gurps.as_ref(), 4_000_000);
-    let Battle::SeventhSea(sea) = load_bundled("seventh_sea", "even_field_battle.toml") else {
-        panic!("even field is a 7th Sea scenario");
-    };
-    scale(c, "even_field_battle", sea.as_ref(), 500_000);
+    let gurps: Gurps = bundled("gurps", "ambush_at_the_ford.toml");
+    scale(c, "ambush_at_the_ford", &gurps, 4_000_000);
+    let sea: SeventhSea = bundled("seventh_sea", "even_field_battle.toml");
+    scale(c, "even_field_battle", &sea, 500_000);
 }
 
 /// A bundled scenario's battles three ways, on one thread: `simulate` alone
 /// (no counting), through the engine (`engine::run`), and paired (two
 /// copies of the battle fought in lockstep, per variant): the engine's own
 /// cost is the difference. The JSON gives it as a share of a battle's time.
+/// [`overhead_of`] a battle of whichever system.
+struct Overhead<'c, 'n> {
+    c: &'c mut Criterion,
+    name: &'n str,
+    trials: u64,
+}
+
+impl Visit<'_> for Overhead<'_, '_> {
+    type Output = ();
+    fn visit<S: BattleSystem>(self, system: &S) {
+        let metrics = |s: &S, t: &S::Tally| s.metrics_of(t);
+        overhead_of(self.c, self.name, system, &metrics, self.trials);
+    }
+}
+
 fn overhead_of<S: System>(
     c: &mut Criterion,
     name: &str,
@@ -309,11 +327,7 @@ fn engine_overhead(c: &mut Criterion) {
         ("seventh_sea", "officer_tips_the_balance.toml", 50_000),
     ] {
         let name = file.trim_end_matches(".toml");
-        match load_bundled(folder, file) {
-            Battle::WarCards(w) => overhead_of(c, name, w.as_ref(), &|s, t| s.metrics(t), trials),
-            Battle::Gurps(g) => overhead_of(c, name, g.as_ref(), &|s, t| s.metrics(t), trials),
-            Battle::SeventhSea(g) => overhead_of(c, name, g.as_ref(), &|s, t| s.metrics(t), trials),
-        }
+        load_bundled(folder, file).visit(Overhead { c, name, trials });
     }
 }
 

@@ -16,11 +16,9 @@ use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
 use crate::report::{ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters};
-use crate::scenario::{self, Battle, Scenario};
+use crate::scenario::{self, Scenario};
 use crate::stats::{Metric, widest_half_width};
-use crate::systems::gurps::Gurps;
-use crate::systems::seventh_sea::SeventhSea;
-use crate::systems::war_cards::WarCards;
+use crate::systems::{BattleSystem, Visit};
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -109,22 +107,35 @@ pub fn simulate_watched(
         progress: plan.progress,
         shard: plan.shard,
     };
-    match &s.battle {
-        Battle::WarCards(w) => simulate_system(w.as_ref(), |t| w.metrics(t), settings, plan, watch),
-        Battle::Gurps(g) => simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan, watch),
-        Battle::SeventhSea(g) => {
-            simulate_system(g.as_ref(), |t| g.metrics(t), settings, plan, watch)
-        }
+    s.battle.visit(SimulateOne {
+        settings,
+        plan,
+        watch,
+    })
+}
+
+/// [`simulate_watched`] on the battle's own system.
+struct SimulateOne<'p, 'w, 'f> {
+    settings: RunSettings,
+    plan: &'p Plan,
+    watch: Option<&'w mut Watch<'f>>,
+}
+
+impl Visit<'_> for SimulateOne<'_, '_, '_> {
+    type Output = Result<Option<Simulated>>;
+
+    fn visit<S: BattleSystem>(self, system: &S) -> Self::Output {
+        simulate_system(system, self.settings, self.plan, self.watch)
     }
 }
 
-fn simulate_system<S: System>(
+fn simulate_system<S: BattleSystem>(
     system: &S,
-    metrics: impl Fn(&S::Tally) -> Vec<Metric<u64>>,
     settings: RunSettings,
     plan: &Plan,
     watch: Option<&mut Watch>,
 ) -> Result<Option<Simulated>> {
+    let metrics = |tally: &S::Tally| system.metrics_of(tally);
     let precise_enough = |m: &[Metric<u64>], target: f64| {
         widest_half_width(m).is_none_or(|(width, _)| width <= target)
     };
@@ -197,11 +208,7 @@ pub struct SimulatedPairs {
 /// The metrics a scenario reports, with every count zero: where events
 /// find their metric and bins.
 pub fn metric_layout(s: &Scenario) -> Vec<Metric<u64>> {
-    match &s.battle {
-        Battle::WarCards(w) => w.metrics(&w.new_tally()),
-        Battle::Gurps(g) => g.metrics(&g.new_tally()),
-        Battle::SeventhSea(g) => g.metrics(&g.new_tally()),
-    }
+    s.battle.metric_layout()
 }
 
 /// Simulates variants of one system battle by battle on the same streams
@@ -223,28 +230,43 @@ pub fn simulate_paired(
         progress: plan.progress,
         shard: plan.shard,
     };
-    macro_rules! lockstep {
-        ($variant:ident) => {{
-            let systems = scenarios
-                .iter()
-                .map(|s| match &s.battle {
-                    Battle::$variant(b) => Ok(b.as_ref()),
-                    other => anyhow::bail!(
+    base.battle.visit(Paired {
+        scenarios,
+        events,
+        settings,
+        stop,
+    })
+}
+
+/// [`simulate_paired`] on the base battle's own system; every other
+/// variant must be of that system too.
+struct Paired<'v, 's, 'r> {
+    scenarios: &'v [&'s Scenario],
+    events: Vec<Vec<Event>>,
+    settings: RunSettings,
+    stop: Option<&'r StopRule<'r>>,
+}
+
+impl Visit<'_> for Paired<'_, '_, '_> {
+    type Output = Result<SimulatedPairs>;
+
+    fn visit<S: BattleSystem>(self, base: &S) -> Self::Output {
+        let systems = self
+            .scenarios
+            .iter()
+            .map(|s| {
+                s.battle.downcast::<S>().ok_or_else(|| {
+                    anyhow::anyhow!(
                         "variants compared battle by battle must be of one system; got {} and {}",
-                        base.battle.system(),
-                        other.system()
-                    ),
+                        S::NAME,
+                        s.battle.system()
+                    )
                 })
-                .collect::<Result<Vec<_>>>()?;
-            let metrics =
-                |system: &$variant, tally: &<$variant as System>::Tally| system.metrics(tally);
-            run_lockstep(systems, &metrics, events, settings, stop)
-        }};
-    }
-    match &base.battle {
-        Battle::WarCards(_) => lockstep!(WarCards),
-        Battle::Gurps(_) => lockstep!(Gurps),
-        Battle::SeventhSea(_) => lockstep!(SeventhSea),
+            })
+            .collect::<Result<Vec<&S>>>()?;
+        debug_assert!(std::ptr::eq(systems[0], base));
+        let metrics = |system: &S, tally: &S::Tally| system.metrics_of(tally);
+        run_lockstep(systems, &metrics, self.events, self.settings, self.stop)
     }
 }
 
@@ -372,12 +394,9 @@ pub struct SimulatedVariants {
 /// The exact distribution of every metric, where the system's exact method
 /// applies to the scenario.
 pub fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
-    match &s.battle {
-        Battle::WarCards(w) => w.exact(),
-        Battle::Gurps(g) => crate::systems::gurps::exact::exact_metrics(g),
-        Battle::SeventhSea(g) => crate::systems::seventh_sea::exact::exact_metrics(g),
-    }
-    .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
+    s.battle
+        .exact()
+        .map_err(|e| anyhow::anyhow!("{}: --exact: {e}", s.path.display()))
 }
 
 /// The provenance record of a run of `s`.

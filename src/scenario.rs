@@ -9,18 +9,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::MAX_TRIALS;
-use crate::systems::gurps::Gurps;
-use crate::systems::seventh_sea::SeventhSea;
-use crate::systems::war_cards::WarCards;
-use crate::tables::{TableUse, sha256_hex};
+use crate::systems::{Battle, SYSTEMS};
+use crate::tables::sha256_hex;
 use crate::validate::{check_range, toml_error};
 
 /// Battles run when a scenario gives no `trials`.
 pub const DEFAULT_TRIALS: u64 = 1_000_000;
 /// Seed used when a scenario gives no `seed`.
 pub const DEFAULT_SEED: u64 = 1;
-/// Systems a scenario may name.
-pub const SYSTEMS: [&str; 3] = ["war_cards", "gurps", "seventh_sea"];
 
 /// A validated scenario, ready to run.
 #[derive(Debug, Clone)]
@@ -37,46 +33,6 @@ pub struct Scenario {
     pub seed: u64,
     /// The system and its battle.
     pub battle: Battle,
-}
-
-/// A battle of one of the supported systems.
-#[derive(Debug, Clone)]
-pub enum Battle {
-    /// War cards: one engagement between two units.
-    WarCards(Box<WarCards>),
-    /// GURPS mass combat.
-    Gurps(Box<Gurps>),
-    /// 7th Sea mass battle.
-    SeventhSea(Box<SeventhSea>),
-}
-
-impl Battle {
-    /// The system's name as written in scenario files.
-    pub fn system(&self) -> &'static str {
-        match self {
-            Battle::WarCards(_) => "war_cards",
-            Battle::Gurps(_) => "gurps",
-            Battle::SeventhSea(_) => "seventh_sea",
-        }
-    }
-
-    /// The tables this battle uses.
-    pub fn tables(&self) -> &[TableUse] {
-        match self {
-            Battle::WarCards(w) => &w.tables,
-            Battle::Gurps(g) => g.tables(),
-            Battle::SeventhSea(g) => g.tables(),
-        }
-    }
-
-    /// Rules this battle follows whose published form is unknown.
-    pub fn stand_in_rules(&self) -> Vec<String> {
-        match self {
-            Battle::WarCards(w) => w.stand_in_rules(),
-            Battle::Gurps(g) => g.stand_in_rules(),
-            Battle::SeventhSea(g) => g.stand_in_rules(),
-        }
-    }
 }
 
 /// Reads, parses and validates a scenario file.
@@ -206,33 +162,21 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
         Some(toml::Value::String(s)) => s.clone(),
         Some(other) => bail!(
             "{origin}: `system` must be a string; allowed: {}; found {other}",
-            quoted(&SYSTEMS)
+            quoted(SYSTEMS)
         ),
         None => bail!(
             "{origin}: missing key `system`; allowed: {}",
-            quoted(&SYSTEMS)
+            quoted(SYSTEMS)
         ),
     };
     let base_dir = path.parent().unwrap_or(Path::new("."));
-    let (header, battle) = match system.as_str() {
-        "war_cards" => {
-            let (header, battle) = WarCards::from_scenario(text, &origin, base_dir).map_err(at)?;
-            (header, Battle::WarCards(Box::new(battle)))
-        }
-        "gurps" => {
-            let (header, battle) = Gurps::from_scenario(text, &origin, base_dir).map_err(at)?;
-            (header, Battle::Gurps(Box::new(battle)))
-        }
-        "seventh_sea" => {
-            let (header, battle) =
-                SeventhSea::from_scenario(text, &origin, base_dir).map_err(at)?;
-            (header, Battle::SeventhSea(Box::new(battle)))
-        }
-        other => bail!(
-            "{origin}: `system` = \"{other}\" is not a known system; allowed: {}",
-            quoted(&SYSTEMS)
-        ),
+    let Some(parsed) = Battle::parse(&system, text, &origin, base_dir) else {
+        bail!(
+            "{origin}: `system` = \"{system}\" is not a known system; allowed: {}",
+            quoted(SYSTEMS)
+        );
     };
+    let (header, battle) = parsed.map_err(at)?;
     let check_trials =
         |t: i64| check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64).map_err(at);
     if header.name.trim().is_empty() {

@@ -10,19 +10,12 @@ use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-use crate::systems::gurps::scenario::ScenarioFile as GurpsFile;
-use crate::systems::gurps::tables::{
-    CasualtyTable, CatastropheFile, DamageFile, GloryFile, MoraleTable, ResultsFile, StrategyTable,
-    SurvivalFile,
-};
-use crate::systems::seventh_sea::scenario::ScenarioFile as SeaFile;
-use crate::systems::seventh_sea::tables::{ChartFile, OpportunityFile, SpoilsFile};
-use crate::systems::war_cards::ScenarioFile as WarCardsFile;
-use crate::systems::war_cards::deck::DeckFile;
+use crate::systems::BattleSystem;
+use crate::systems::contract::Layout;
+use crate::systems::registry::{VisitType, each_system};
 use crate::tables::built_ins;
 
 /// What a schema describes.
@@ -45,13 +38,15 @@ pub struct Entry {
     pub system: &'static str,
     /// The schema's title.
     pub title: &'static str,
-    generate: fn() -> Value,
+    schema: fn(schemars::SchemaGenerator) -> schemars::Schema,
 }
 
 impl Entry {
     /// The schema as JSON.
     pub fn schema(&self) -> Value {
-        let mut schema = (self.generate)();
+        let generator = SchemaSettings::draft07().into_generator();
+        let mut schema = serde_json::to_value((self.schema)(generator)).expect("schemas are JSON");
+        tidy(&mut schema);
         schema["title"] = Value::from(self.title);
         schema
     }
@@ -85,44 +80,31 @@ impl Entry {
     }
 }
 
-/// Every schema: the three scenario layouts, then every table.
+/// Every schema: each system's scenario layout, then every table.
 pub fn entries() -> Vec<Entry> {
-    use Kind::{Scenario, Table};
-    type Row = (
-        &'static str,
-        Kind,
-        &'static str,
-        &'static str,
-        fn() -> Value,
-    );
-    // One row per schema: name, kind, system, title, generator.
-    #[rustfmt::skip]
-    let rows: [Row; 15] = [
-        ("war_cards", Scenario, "war_cards", "War-cards engagement scenario", generate::<WarCardsFile>),
-        ("gurps", Scenario, "gurps", "GURPS mass-combat scenario", generate::<GurpsFile>),
-        ("seventh_sea", Scenario, "seventh_sea", "7th Sea mass-battle scenario", generate::<SeaFile>),
-        ("cards", Table, "war_cards", "War cards table: the Combat Card deck", generate::<DeckFile>),
-        ("catastrophe", Table, "gurps", "GURPS table: catastrophe", generate::<CatastropheFile>),
-        ("strategy", Table, "gurps", "GURPS table: strategy", generate::<StrategyTable>),
-        ("battle_results", Table, "gurps", "GURPS table: battle_results", generate::<ResultsFile>),
-        ("casualties", Table, "gurps", "GURPS table: casualties", generate::<CasualtyTable>),
-        ("survival", Table, "gurps", "GURPS table: survival", generate::<SurvivalFile>),
-        ("damage", Table, "gurps", "GURPS table: damage", generate::<DamageFile>),
-        ("glory", Table, "gurps", "GURPS table: glory", generate::<GloryFile>),
-        ("morale", Table, "gurps", "GURPS table: morale", generate::<MoraleTable>),
-        ("battle_chart", Table, "seventh_sea", "7th Sea table: battle_chart", generate::<ChartFile>),
-        ("opportunities", Table, "seventh_sea", "7th Sea table: opportunities", generate::<OpportunityFile>),
-        ("spoils", Table, "seventh_sea", "7th Sea table: spoils", generate::<SpoilsFile>),
-    ];
-    rows.into_iter()
-        .map(|(name, kind, system, title, generate)| Entry {
-            name,
-            kind,
-            system,
-            title,
-            generate,
-        })
-        .collect()
+    #[derive(Default)]
+    struct Collect {
+        scenarios: Vec<Entry>,
+        tables: Vec<Entry>,
+    }
+    impl VisitType for Collect {
+        fn visit<S: BattleSystem>(&mut self) {
+            let entry = |kind, layout: Layout| Entry {
+                name: layout.name,
+                kind,
+                system: S::NAME,
+                title: layout.title,
+                schema: layout.schema,
+            };
+            self.scenarios.push(entry(Kind::Scenario, S::scenario_layout()));
+            self.tables
+                .extend(S::table_layouts().into_iter().map(|l| entry(Kind::Table, l)));
+        }
+    }
+    let mut all = Collect::default();
+    each_system(&mut all);
+    all.scenarios.extend(all.tables);
+    all.scenarios
 }
 
 /// The schema called `name`, or an error listing the names.
@@ -201,18 +183,6 @@ fn relative(from: &Path, target: &Path) -> Result<String> {
             .map(|c| c.as_os_str().to_string_lossy().into_owned()),
     );
     Ok(parts.join("/"))
-}
-
-/// The draft-07 schema of `T` (the draft TOML language servers read), with
-/// what TOML cannot hold (null) and what editors do not need (Rust integer
-/// formats) taken out.
-fn generate<T: JsonSchema>() -> Value {
-    let schema = SchemaSettings::draft07()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    let mut value = serde_json::to_value(schema).expect("schemas are JSON");
-    tidy(&mut value);
-    value
 }
 
 /// Removes `null` from types and alternatives, `"default": null`, and

@@ -3,16 +3,18 @@
 use std::path::Path;
 
 use warcrunch::engine::{self, RunSettings};
-use warcrunch::scenario::{self, Battle};
+use warcrunch::scenario;
 use warcrunch::stats::{Metric, wilson, z_for_confidence};
+use warcrunch::systems::BattleSystem;
 use warcrunch::systems::war_cards::WarCards;
 
 use crate::util::scenario as bundled;
 
 fn war_cards(path: &Path) -> WarCards {
-    match scenario::load(path).unwrap().battle {
-        Battle::WarCards(w) => *w,
-        other => panic!("{} is not a war-cards scenario", other.system()),
+    let battle = scenario::load(path).unwrap().battle;
+    match battle.downcast::<WarCards>() {
+        Some(system) => system.clone(),
+        None => panic!("{} is not a war-cards scenario", battle.system()),
     }
 }
 

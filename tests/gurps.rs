@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 use warcrunch::engine::{self, RunSettings};
-use warcrunch::scenario::{self, Battle};
+use warcrunch::scenario;
 use warcrunch::systems::gurps::Gurps;
 
 use crate::util::{
@@ -17,9 +17,10 @@ fn bundled(name: &str) -> PathBuf {
 }
 
 fn gurps(path: &std::path::Path) -> Gurps {
-    match scenario::load(path).unwrap().battle {
-        Battle::Gurps(g) => *g,
-        other => panic!("{} is not a GURPS scenario", other.system()),
+    let battle = scenario::load(path).unwrap().battle;
+    match battle.downcast::<Gurps>() {
+        Some(system) => system.clone(),
+        None => panic!("{} is not a GURPS scenario", battle.system()),
     }
 }
 

@@ -5,8 +5,11 @@
 use rand::SeedableRng;
 use warcrunch::engine::{BattleRng, System, Tally};
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
-use warcrunch::scenario::{self, Battle, Edit, Scenario};
+use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::Metric;
+use warcrunch::systems::gurps::Gurps;
+use warcrunch::systems::seventh_sea::SeventhSea;
+use warcrunch::systems::war_cards::WarCards;
 
 use crate::util::{bundled_scenarios, repo};
 
@@ -101,10 +104,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
     });
     let gurps: Vec<_> = ambush
         .iter()
-        .map(|s| match &s.battle {
-            Battle::Gurps(g) => g.as_ref(),
-            _ => unreachable!(),
-        })
+        .map(|s| s.battle.downcast::<Gurps>().expect("one system"))
         .collect();
     check(gurps, &|g, t| g.metrics(t), 300);
 
@@ -118,10 +118,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
     });
     let sea: Vec<_> = field
         .iter()
-        .map(|s| match &s.battle {
-            Battle::SeventhSea(g) => g.as_ref(),
-            _ => unreachable!(),
-        })
+        .map(|s| s.battle.downcast::<SeventhSea>().expect("one system"))
         .collect();
     check(sea, &|g, t| g.metrics(t), 300);
 
@@ -134,10 +131,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
     });
     let cards: Vec<_> = clash
         .iter()
-        .map(|s| match &s.battle {
-            Battle::WarCards(w) => w.as_ref(),
-            _ => unreachable!(),
-        })
+        .map(|s| s.battle.downcast::<WarCards>().expect("one system"))
         .collect();
     check(cards, &|w, t| w.metrics(t), 1000);
 }

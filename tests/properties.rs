@@ -12,9 +12,10 @@ use crate::util::garble;
 
 fn knights() -> WarCards {
     let path = crate::util::scenario("knights_vs_pikes.toml");
-    match scenario::load(&path).unwrap().battle {
-        scenario::Battle::WarCards(w) => *w,
-        other => panic!("{} is not war cards", other.system()),
+    let battle = scenario::load(&path).unwrap().battle;
+    match battle.downcast::<WarCards>() {
+        Some(system) => system.clone(),
+        None => panic!("{} is not war cards", battle.system()),
     }
 }
 

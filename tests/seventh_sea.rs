@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use predicates::prelude::*;
 use warcrunch::engine::{self, RunSettings};
-use warcrunch::scenario::{self, Battle};
+use warcrunch::scenario;
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::seventh_sea::exact::{exact_metrics, round_win_probability};
 
@@ -16,9 +16,10 @@ fn bundled(name: &str) -> PathBuf {
 }
 
 fn load(path: &std::path::Path) -> SeventhSea {
-    match scenario::load(path).unwrap().battle {
-        Battle::SeventhSea(g) => *g,
-        other => panic!("{} is not a 7th Sea scenario", other.system()),
+    let battle = scenario::load(path).unwrap().battle;
+    match battle.downcast::<SeventhSea>() {
+        Some(system) => system.clone(),
+        None => panic!("{} is not a 7th Sea scenario", battle.system()),
     }
 }
 

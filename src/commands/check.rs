@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::report::console::say;
 
 use crate::cli::CheckArgs;
-use crate::scenario::{self, Battle};
+use crate::scenario;
 
 /// Loads the scenario and prints the resolved settings.
 pub fn run(args: &CheckArgs) -> Result<()> {
@@ -20,11 +20,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         s.trials,
         s.seed
     );
-    match &s.battle {
-        Battle::WarCards(w) => out.push_str(&w.describe()),
-        Battle::Gurps(g) => out.push_str(&g.describe()),
-        Battle::SeventhSea(g) => out.push_str(&g.describe()),
-    }
+    out.push_str(&s.battle.describe());
     for t in s.battle.tables() {
         let stand_ins = if t.stand_ins.is_empty() {
             "none".to_owned()

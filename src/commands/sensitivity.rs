@@ -14,10 +14,12 @@ use crate::runner::{
     Plan, exact_metrics, metric_layout, nothing_written, override_settings, question_out_dir,
     run_info, simulate_paired, table_overrides,
 };
-use crate::scenario::{self, Battle, Edit, Scenario};
+use crate::scenario::{self, Edit, Scenario};
 use crate::sensitivity::{Knob, Method, Move, Refused, knobs, rank};
 use crate::stats::{paired_difference, unpaired_difference};
 use crate::sweep::apply;
+use crate::systems::Battle;
+use crate::systems::war_cards::WarCards;
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
 use crate::target::Target;
 
@@ -187,7 +189,7 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
 /// Every cell of every card that this engagement reads, moved one result
 /// toward harm and one away (in the order `- F H R D`).
 fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
-    let Battle::WarCards(w) = &base.battle else {
+    let Some(w) = base.battle.downcast::<WarCards>() else {
         bail!(
             "--cells: the Combat Card table belongs to war cards; this scenario is {}",
             base.battle.system()
@@ -204,7 +206,7 @@ fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
             ];
             for to in neighbours.into_iter().flatten().map(|j| CardResult::ALL[j]) {
                 let mut scenario = base.clone();
-                scenario.battle = Battle::WarCards(Box::new(w.with_cell(card, row, column, to)?));
+                scenario.battle = Battle::from(w.with_cell(card, row, column, to)?);
                 variants.push(Variant {
                     knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
                     from: now.symbol().to_owned(),

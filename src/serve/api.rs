@@ -21,7 +21,7 @@ use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
 use super::reply::{Rejected, crashed, error, refused, unreadable};
 use super::runs::{Run, Runs};
-use crate::scenario::{self, Battle, Scenario};
+use crate::scenario::{self, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
 pub const MAX_BODY: usize = 1 << 20;
@@ -295,7 +295,7 @@ async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) ->
                 "system": s.battle.system(),
                 "trials": s.trials,
                 "seed": s.seed,
-                "description": describe(&s),
+                "description": s.battle.describe(),
                 "stand_in_rules": s.battle.stand_in_rules(),
                 "tables": s.battle.tables(),
             })
@@ -348,15 +348,6 @@ async fn edit_document(Json(posted): Json<Edits>) -> Response {
     match edit::apply(&posted.toml, &posted.edits) {
         Ok(text) => form_of(&text),
         Err(message) => unreadable(message, &posted.toml),
-    }
-}
-
-/// The battle as `warcrunch check` prints it.
-fn describe(s: &Scenario) -> String {
-    match &s.battle {
-        Battle::WarCards(w) => w.describe(),
-        Battle::Gurps(g) => g.describe(),
-        Battle::SeventhSea(g) => g.describe(),
     }
 }
 

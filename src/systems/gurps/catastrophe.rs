@@ -177,6 +177,7 @@ pub fn strike_leaders_fast<R: Rng>(
 
 #[cfg(test)]
 mod tests {
+    use crate::systems::contract::BattleSystem;
     use std::collections::BTreeMap;
 
     use rand::SeedableRng;

@@ -32,6 +32,7 @@ use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
@@ -48,13 +49,6 @@ pub struct Gurps {
 }
 
 impl Gurps {
-    /// Parses and validates a GURPS scenario.
-    pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {
-        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
-        let header = parsed.header.clone();
-        Ok((header, Gurps::new(parsed, tables)))
-    }
-
     /// Resolves the battle for simulation.
     pub fn new(parsed: Parsed, tables: GurpsTables) -> Gurps {
         let st = &tables.strategy;
@@ -120,11 +114,6 @@ impl Gurps {
             rules,
             laws,
         }
-    }
-
-    /// Provenance of the tables.
-    pub fn tables(&self) -> &[TableUse] {
-        &self.rules.tables.uses
     }
 
     /// The sides' names.
@@ -232,142 +221,6 @@ impl Gurps {
             );
         }
         out.extend(tally.party.metrics("down_or_dead", "down or dead"));
-        out
-    }
-
-    /// Rules whose published form is unknown.
-    pub fn stand_in_rules(&self) -> Vec<String> {
-        use self::morale::ROUT_MARGIN;
-        use self::scenario::{DEFAULT_MAJOR_UNITS, TACTICS_BELOW_IQ};
-        use self::survival::LOSING_PENALTY_STEP;
-        vec![
-            format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
-            format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
-            format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
-            format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
-            "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),
-            "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
-            "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved".to_owned(),
-            "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
-            format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
-            "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
-            "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
-            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day".to_owned(),
-            "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
-            "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
-            "gurps: DR divided at high TL rounds down".to_owned(),
-            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
-            "gurps: hit location is not modelled (no location multipliers)".to_owned(),
-        ]
-    }
-
-    /// A readable account of the resolved battle for `warcrunch check`.
-    pub fn describe(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "days: {}", self.parsed.days);
-        let st = &self.rules.tables.strategy;
-        for (s, side) in self.parsed.sides.iter().enumerate() {
-            let r = &self.rules.sides[s];
-            let enemy = &self.parsed.sides[1 - s];
-            let _ = writeln!(
-                out,
-                "side {}{}: strategy {}, troop_strength {}, tech_level {}, troop_quality {} (Morale {}), armour {} ({} casualty rows toward less loss), major_units {}",
-                side.file.name,
-                if side.file.attacker {
-                    " (attacker)"
-                } else {
-                    ""
-                },
-                r.strategy,
-                side.file.troop_strength,
-                r.tech_level,
-                as_written(&side.file.troop_quality),
-                r.morale,
-                as_written(&side.file.armour),
-                r.armour_rows,
-                r.major_units
-            );
-            let tl_lead = side.tech_level - enemy.tech_level;
-            let mut parts = Vec::new();
-            if tl_lead > 0 {
-                parts.push(format!(
-                    "TL lead {tl_lead} -> {:+}",
-                    tl_lead + st.tl_bonus_add
-                ));
-            }
-            if side.file.class_superiority {
-                parts.push(format!("class_superiority {:+}", st.class_superiority));
-            }
-            if side.file.gm_modifier != 0 {
-                parts.push(format!("gm_modifier {:+}", side.file.gm_modifier));
-            }
-            if side.file.attacker && enemy.position_modifier != 0 {
-                parts.push(format!(
-                    "defender's position {} -> {:+}",
-                    enemy.file.position.join(" + "),
-                    enemy.position_modifier
-                ));
-            }
-            let _ = writeln!(
-                out,
-                "  fixed Strategy modifiers: {} (total {:+})",
-                if parts.is_empty() {
-                    "none".to_owned()
-                } else {
-                    parts.join(", ")
-                },
-                r.fixed_modifier
-            );
-        }
-        // The first day without a catastrophe: what the ratio adds.
-        let troops = [
-            self.rules.sides[0].troop_strength,
-            self.rules.sides[1].troop_strength,
-        ];
-        let no_catastrophe = &self.rules.tables.catastrophe[0];
-        let calm = strategy::skills(
-            &self.rules,
-            troops,
-            [no_catastrophe; 2],
-            [0, 0],
-            [false, false],
-        );
-        let (large, small) = if troops[0] >= troops[1] {
-            (0, 1)
-        } else {
-            (1, 0)
-        };
-        let tl_lead = self.rules.sides[large].tech_level - self.rules.sides[small].tech_level;
-        let ratio = troops[large] / troops[small];
-        let names = self.side_names();
-        let _ = writeln!(
-            out,
-            "Troop-Strength ratio {ratio:.3}:1 -> {:+} to {} (strategy table: the bonus moves in steps at set ratios)",
-            strategy::ratio_bonus(&self.rules.tables, ratio, tl_lead),
-            names[large]
-        );
-        let _ = writeln!(
-            out,
-            "Strategy skill on a day without catastrophe: {} {}, {} {}",
-            names[0], calm[0], names[1], calm[1]
-        );
-        for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
-            let _ = writeln!(
-                out,
-                "hero {} ({}, {}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
-                h.file.name,
-                h.file.side,
-                as_written(&r.role),
-                r.combat_skill,
-                r.risk,
-                survival::skill(r, 0),
-                glory::skill(r),
-                r.hp,
-                r.ht,
-                r.dr,
-                self.rules.sides[1 - r.side].tech_level
-            );
-        }
         out
     }
 }
@@ -499,6 +352,187 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
             visit(&mut h.reputation);
         }
         self.party.for_each_slice(&mut visit);
+    }
+}
+
+impl BattleSystem for Gurps {
+    const NAME: &'static str = "gurps";
+
+    /// Parses and validates a GURPS scenario.
+    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {
+        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+        let header = parsed.header.clone();
+        Ok((header, Gurps::new(parsed, tables)))
+    }
+
+    /// Provenance of the tables.
+    fn tables(&self) -> &[TableUse] {
+        &self.rules.tables.uses
+    }
+
+    /// Rules whose published form is unknown.
+    fn stand_in_rules(&self) -> Vec<String> {
+        use self::morale::ROUT_MARGIN;
+        use self::scenario::{DEFAULT_MAJOR_UNITS, TACTICS_BELOW_IQ};
+        use self::survival::LOSING_PENALTY_STEP;
+        vec![
+            format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
+            format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
+            format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
+            format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
+            "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),
+            "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
+            "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved".to_owned(),
+            "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
+            format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
+            "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
+            "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
+            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day".to_owned(),
+            "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
+            "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
+            "gurps: DR divided at high TL rounds down".to_owned(),
+            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
+            "gurps: hit location is not modelled (no location multipliers)".to_owned(),
+        ]
+    }
+
+    /// A readable account of the resolved battle for `warcrunch check`.
+    fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "days: {}", self.parsed.days);
+        let st = &self.rules.tables.strategy;
+        for (s, side) in self.parsed.sides.iter().enumerate() {
+            let r = &self.rules.sides[s];
+            let enemy = &self.parsed.sides[1 - s];
+            let _ = writeln!(
+                out,
+                "side {}{}: strategy {}, troop_strength {}, tech_level {}, troop_quality {} (Morale {}), armour {} ({} casualty rows toward less loss), major_units {}",
+                side.file.name,
+                if side.file.attacker {
+                    " (attacker)"
+                } else {
+                    ""
+                },
+                r.strategy,
+                side.file.troop_strength,
+                r.tech_level,
+                as_written(&side.file.troop_quality),
+                r.morale,
+                as_written(&side.file.armour),
+                r.armour_rows,
+                r.major_units
+            );
+            let tl_lead = side.tech_level - enemy.tech_level;
+            let mut parts = Vec::new();
+            if tl_lead > 0 {
+                parts.push(format!(
+                    "TL lead {tl_lead} -> {:+}",
+                    tl_lead + st.tl_bonus_add
+                ));
+            }
+            if side.file.class_superiority {
+                parts.push(format!("class_superiority {:+}", st.class_superiority));
+            }
+            if side.file.gm_modifier != 0 {
+                parts.push(format!("gm_modifier {:+}", side.file.gm_modifier));
+            }
+            if side.file.attacker && enemy.position_modifier != 0 {
+                parts.push(format!(
+                    "defender's position {} -> {:+}",
+                    enemy.file.position.join(" + "),
+                    enemy.position_modifier
+                ));
+            }
+            let _ = writeln!(
+                out,
+                "  fixed Strategy modifiers: {} (total {:+})",
+                if parts.is_empty() {
+                    "none".to_owned()
+                } else {
+                    parts.join(", ")
+                },
+                r.fixed_modifier
+            );
+        }
+        // The first day without a catastrophe: what the ratio adds.
+        let troops = [
+            self.rules.sides[0].troop_strength,
+            self.rules.sides[1].troop_strength,
+        ];
+        let no_catastrophe = &self.rules.tables.catastrophe[0];
+        let calm = strategy::skills(
+            &self.rules,
+            troops,
+            [no_catastrophe; 2],
+            [0, 0],
+            [false, false],
+        );
+        let (large, small) = if troops[0] >= troops[1] {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        let tl_lead = self.rules.sides[large].tech_level - self.rules.sides[small].tech_level;
+        let ratio = troops[large] / troops[small];
+        let names = self.side_names();
+        let _ = writeln!(
+            out,
+            "Troop-Strength ratio {ratio:.3}:1 -> {:+} to {} (strategy table: the bonus moves in steps at set ratios)",
+            strategy::ratio_bonus(&self.rules.tables, ratio, tl_lead),
+            names[large]
+        );
+        let _ = writeln!(
+            out,
+            "Strategy skill on a day without catastrophe: {} {}, {} {}",
+            names[0], calm[0], names[1], calm[1]
+        );
+        for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
+            let _ = writeln!(
+                out,
+                "hero {} ({}, {}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
+                h.file.name,
+                h.file.side,
+                as_written(&r.role),
+                r.combat_skill,
+                r.risk,
+                survival::skill(r, 0),
+                glory::skill(r),
+                r.hp,
+                r.ht,
+                r.dr,
+                self.rules.sides[1 - r.side].tech_level
+            );
+        }
+        out
+    }
+
+    fn metrics_of(&self, tally: &GurpsTally<u64>) -> Vec<Metric<u64>> {
+        self.metrics(tally)
+    }
+
+    fn exact(&self) -> Result<Vec<Metric<f64>>> {
+        exact::exact_metrics(self)
+    }
+
+    fn scenario_layout() -> Layout {
+        Layout::of::<scenario::ScenarioFile>("gurps", "GURPS mass-combat scenario")
+    }
+
+    fn table_layouts() -> Vec<Layout> {
+        use self::tables::{
+            CasualtyTable, CatastropheFile, DamageFile, GloryFile, MoraleTable, ResultsFile,
+            StrategyTable, SurvivalFile,
+        };
+        vec![
+            Layout::of::<CatastropheFile>("catastrophe", "GURPS table: catastrophe"),
+            Layout::of::<StrategyTable>("strategy", "GURPS table: strategy"),
+            Layout::of::<ResultsFile>("battle_results", "GURPS table: battle_results"),
+            Layout::of::<CasualtyTable>("casualties", "GURPS table: casualties"),
+            Layout::of::<SurvivalFile>("survival", "GURPS table: survival"),
+            Layout::of::<DamageFile>("damage", "GURPS table: damage"),
+            Layout::of::<GloryFile>("glory", "GURPS table: glory"),
+            Layout::of::<MoraleTable>("morale", "GURPS table: morale"),
+        ]
     }
 }
 

@@ -148,6 +148,7 @@ impl Laws {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::systems::contract::BattleSystem;
     use crate::systems::gurps::Gurps;
     use crate::systems::gurps::catastrophe::troops_after;
 

@@ -603,6 +603,7 @@ impl Fast<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::systems::contract::BattleSystem;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 

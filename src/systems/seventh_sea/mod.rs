@@ -31,6 +31,7 @@ use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
 use crate::validate::{Header, as_written};
@@ -52,17 +53,6 @@ pub struct SeventhSea {
 }
 
 impl SeventhSea {
-    /// Parses and validates a 7th Sea scenario.
-    pub fn from_scenario(
-        text: &str,
-        origin: &str,
-        base_dir: &Path,
-    ) -> Result<(Header, SeventhSea)> {
-        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
-        let header = parsed.header.clone();
-        Ok((header, SeventhSea::new(parsed, tables)))
-    }
-
     /// Resolves the battle for simulation.
     pub fn new(parsed: Parsed, tables: SeaTables) -> SeventhSea {
         let sides = [0, 1].map(|s| {
@@ -131,11 +121,6 @@ impl SeventhSea {
         }
     }
 
-    /// Provenance of the tables.
-    pub fn tables(&self) -> &[TableUse] {
-        &self.rules.tables.uses
-    }
-
     /// The sides' names.
     pub fn side_names(&self) -> [&str; 2] {
         [&self.parsed.sides[0].name, &self.parsed.sides[1].name]
@@ -198,87 +183,6 @@ impl SeventhSea {
             out.push(Metric::categorical(&subject, "spoils", &spoils, &ht.spoils));
         }
         out.extend(tally.party.metrics("knocked_out", "knocked out"));
-        out
-    }
-
-    /// Rules whose published form is unknown.
-    pub fn stand_in_rules(&self) -> Vec<String> {
-        use self::contest::MAX_REROLLS;
-        use self::preparation::POINTS_PER_FREE_RAISE;
-        use self::round::MISSED_PER_EXTRA_WOUND;
-        use self::rules::CAPTURE_REAR_BONUS;
-        vec![
-            format!(
-                "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of Supply + Speech combined"
-            ),
-            "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
-            format!(
-                "seventh_sea: the contest is rerolled on neither/tie up to {MAX_REROLLS} times, then the round is even (streaks reset)"
-            ),
-            format!(
-                "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full {MISSED_PER_EXTRA_WOUND} missed"
-            ),
-            "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled".to_owned(),
-            "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss".to_owned(),
-            "seventh_sea: Pick up the Banner is held to the end of the battle".to_owned(),
-            "seventh_sea: the banner bearer's own rolls (personal roll, Wound Checks, duel, Line of Fire) roll one die fewer; a pool with no unkept die (Brawn k Brawn, the one-die personal roll) loses a kept die; damage rolled against him is unchanged".to_owned(),
-            format!(
-                "seventh_sea: a captured enemy banner moves one level toward the Rear every round it is carried, starting with the first; +{CAPTURE_REAR_BONUS} Reputation and +{CAPTURE_REAR_BONUS} Strategy on the next roll at the end of the round it reaches the Rear"
-            ),
-            "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
-            "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line, Rescue the Wounded and a carried banner: none advances that round".to_owned(),
-            "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
-            "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
-            "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings, counted as the Spoils table's `duel_belongings` row; he keeps the better of that and his Spoils roll, whichever side won".to_owned(),
-        ]
-    }
-
-    /// A readable account for `warcrunch check`.
-    pub fn describe(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "max_rounds: {}, personal_roll: {}",
-            self.rules.max_rounds,
-            as_written(&self.rules.personal_roll)
-        );
-        for (s, side) in self.parsed.sides.iter().enumerate() {
-            let r = &self.rules.sides[s];
-            let _ = writeln!(
-                out,
-                "side {}: commander rolls {} against TN {}; supply {}, speech {}",
-                side.name,
-                Pool::new(r.strategy_dice, r.wits),
-                5 * self.rules.sides[1 - s].wits,
-                r.supply.map_or("none".to_owned(), |p| p.to_string()),
-                r.speech.map_or("none".to_owned(), |p| p.to_string()),
-            );
-        }
-        for ((h, _), r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
-            let _ = writeln!(
-                out,
-                "hero {} ({}): policy {}, personal roll {}, soak {}, Resolve {} (crippled at {}, knocked out at {}){}",
-                h.name,
-                h.side,
-                as_written(&r.policy),
-                match self.rules.personal_roll {
-                    PersonalRoll::OneDie => format!("d10 + {}", r.personal),
-                    PersonalRoll::Keep => Pool::new(r.personal, r.wits).to_string(),
-                },
-                r.soak,
-                r.resolve,
-                r.resolve,
-                2 * r.resolve,
-                if r.officer {
-                    format!(
-                        ", officer (+{} dice to the commander, -2 personal)",
-                        r.leadership
-                    )
-                } else {
-                    String::new()
-                }
-            );
-        }
         out
     }
 }
@@ -391,6 +295,124 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
             visit(&mut h.spoils);
         }
         self.party.for_each_slice(&mut visit);
+    }
+}
+
+impl BattleSystem for SeventhSea {
+    const NAME: &'static str = "seventh_sea";
+
+    /// Parses and validates a 7th Sea scenario.
+    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, SeventhSea)> {
+        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+        let header = parsed.header.clone();
+        Ok((header, SeventhSea::new(parsed, tables)))
+    }
+
+    /// Provenance of the tables.
+    fn tables(&self) -> &[TableUse] {
+        &self.rules.tables.uses
+    }
+
+    /// Rules whose published form is unknown.
+    fn stand_in_rules(&self) -> Vec<String> {
+        use self::contest::MAX_REROLLS;
+        use self::preparation::POINTS_PER_FREE_RAISE;
+        use self::round::MISSED_PER_EXTRA_WOUND;
+        use self::rules::CAPTURE_REAR_BONUS;
+        vec![
+            format!(
+                "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of Supply + Speech combined"
+            ),
+            "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
+            format!(
+                "seventh_sea: the contest is rerolled on neither/tie up to {MAX_REROLLS} times, then the round is even (streaks reset)"
+            ),
+            format!(
+                "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full {MISSED_PER_EXTRA_WOUND} missed"
+            ),
+            "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled".to_owned(),
+            "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss".to_owned(),
+            "seventh_sea: Pick up the Banner is held to the end of the battle".to_owned(),
+            "seventh_sea: the banner bearer's own rolls (personal roll, Wound Checks, duel, Line of Fire) roll one die fewer; a pool with no unkept die (Brawn k Brawn, the one-die personal roll) loses a kept die; damage rolled against him is unchanged".to_owned(),
+            format!(
+                "seventh_sea: a captured enemy banner moves one level toward the Rear every round it is carried, starting with the first; +{CAPTURE_REAR_BONUS} Reputation and +{CAPTURE_REAR_BONUS} Strategy on the next roll at the end of the round it reaches the Rear"
+            ),
+            "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
+            "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line, Rescue the Wounded and a carried banner: none advances that round".to_owned(),
+            "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
+            "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
+            "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings, counted as the Spoils table's `duel_belongings` row; he keeps the better of that and his Spoils roll, whichever side won".to_owned(),
+        ]
+    }
+
+    /// A readable account for `warcrunch check`.
+    fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "max_rounds: {}, personal_roll: {}",
+            self.rules.max_rounds,
+            as_written(&self.rules.personal_roll)
+        );
+        for (s, side) in self.parsed.sides.iter().enumerate() {
+            let r = &self.rules.sides[s];
+            let _ = writeln!(
+                out,
+                "side {}: commander rolls {} against TN {}; supply {}, speech {}",
+                side.name,
+                Pool::new(r.strategy_dice, r.wits),
+                5 * self.rules.sides[1 - s].wits,
+                r.supply.map_or("none".to_owned(), |p| p.to_string()),
+                r.speech.map_or("none".to_owned(), |p| p.to_string()),
+            );
+        }
+        for ((h, _), r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
+            let _ = writeln!(
+                out,
+                "hero {} ({}): policy {}, personal roll {}, soak {}, Resolve {} (crippled at {}, knocked out at {}){}",
+                h.name,
+                h.side,
+                as_written(&r.policy),
+                match self.rules.personal_roll {
+                    PersonalRoll::OneDie => format!("d10 + {}", r.personal),
+                    PersonalRoll::Keep => Pool::new(r.personal, r.wits).to_string(),
+                },
+                r.soak,
+                r.resolve,
+                r.resolve,
+                2 * r.resolve,
+                if r.officer {
+                    format!(
+                        ", officer (+{} dice to the commander, -2 personal)",
+                        r.leadership
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        out
+    }
+
+    fn metrics_of(&self, tally: &SeaTally<u64>) -> Vec<Metric<u64>> {
+        self.metrics(tally)
+    }
+
+    fn exact(&self) -> Result<Vec<Metric<f64>>> {
+        exact::exact_metrics(self)
+    }
+
+    fn scenario_layout() -> Layout {
+        Layout::of::<scenario::ScenarioFile>("seventh_sea", "7th Sea mass-battle scenario")
+    }
+
+    fn table_layouts() -> Vec<Layout> {
+        use self::tables::{ChartFile, OpportunityFile, SpoilsFile};
+        vec![
+            Layout::of::<ChartFile>("battle_chart", "7th Sea table: battle_chart"),
+            Layout::of::<OpportunityFile>("opportunities", "7th Sea table: opportunities"),
+            Layout::of::<SpoilsFile>("spoils", "7th Sea table: spoils"),
+        ]
     }
 }
 

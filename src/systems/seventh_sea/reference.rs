@@ -518,6 +518,7 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
 
 #[cfg(test)]
 mod tests {
+    use crate::systems::contract::BattleSystem;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 

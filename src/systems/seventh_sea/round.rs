@@ -246,6 +246,7 @@ mod tests {
 
     use super::*;
     use crate::dice::Digits;
+    use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::rules::BattleRules;
 
     /// The bundled even-field battle.

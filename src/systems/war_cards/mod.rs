@@ -22,6 +22,7 @@ use self::tally::WarTally;
 use crate::dice::chance_threshold;
 use crate::engine::System;
 use crate::stats::Metric;
+use crate::systems::contract::{BattleSystem, Layout};
 use crate::tables::{self, TableUse, sha256_hex};
 use crate::validate::{Header, check_range};
 
@@ -160,38 +161,6 @@ pub struct WarCards {
 }
 
 impl WarCards {
-    /// Parses and validates a war-cards scenario.
-    pub fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
-        let file: ScenarioFile =
-            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
-        let (deck_text, source) = tables::load_text(
-            tables::BUILT_IN_CARDS,
-            file.tables.cards.as_deref(),
-            base_dir,
-        )
-        .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
-        let deck = Deck::parse(&deck_text, &source)?;
-        let table = TableUse {
-            name: "cards".into(),
-            source,
-            sha256: sha256_hex(deck_text.as_bytes()),
-            stand_ins: deck.stand_ins.clone(),
-        };
-        let battle = WarCards::new(
-            [file.attacker, file.defender],
-            file.engagement,
-            deck,
-            vec![table],
-            origin,
-        )?;
-        let header = Header {
-            name: file.name,
-            trials: file.trials,
-            seed: file.seed,
-        };
-        Ok((header, battle))
-    }
-
     /// Validates the units and settings and precomputes the attack tables.
     pub fn new(
         units: [Unit; 2],
@@ -341,15 +310,51 @@ impl WarCards {
     pub fn metrics<W: crate::stats::Weight>(&self, tally: &WarTally<W>) -> Vec<Metric<W>> {
         tally.metrics(self.names())
     }
+}
+
+impl BattleSystem for WarCards {
+    const NAME: &'static str = "war_cards";
+
+    /// Parses and validates a war-cards scenario.
+    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
+        let file: ScenarioFile =
+            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+        let (deck_text, source) = tables::load_text(
+            tables::BUILT_IN_CARDS,
+            file.tables.cards.as_deref(),
+            base_dir,
+        )
+        .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
+        let deck = Deck::parse(&deck_text, &source)?;
+        let table = TableUse {
+            name: "cards".into(),
+            source,
+            sha256: sha256_hex(deck_text.as_bytes()),
+            stand_ins: deck.stand_ins.clone(),
+        };
+        let battle = WarCards::new(
+            [file.attacker, file.defender],
+            file.engagement,
+            deck,
+            vec![table],
+            origin,
+        )?;
+        let header = Header {
+            name: file.name,
+            trials: file.trials,
+            seed: file.seed,
+        };
+        Ok((header, battle))
+    }
 
     /// The exact distribution of every metric (die draw only).
-    pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
+    fn exact(&self) -> Result<Vec<Metric<f64>>> {
         let tally = exact::exact_distribution(&self.rules, self.engagement.rally_chance)?;
         Ok(self.metrics(&tally))
     }
 
     /// Rules of this engagement whose published form is unknown.
-    pub fn stand_in_rules(&self) -> Vec<String> {
+    fn stand_in_rules(&self) -> Vec<String> {
         let mut rules = vec![
             "war_cards: column = clamp(attack - defence + modifier, -3, +3)".to_owned(),
             "war_cards: engagement = volleys, then simultaneous melee exchanges until a unit leaves or max_exchanges".to_owned(),
@@ -368,7 +373,7 @@ impl WarCards {
     }
 
     /// A readable account of the resolved battle for `warcrunch check`.
-    pub fn describe(&self) -> String {
+    fn describe(&self) -> String {
         let mut out = String::new();
         let e = &self.engagement;
         let _ = writeln!(
@@ -431,6 +436,25 @@ impl WarCards {
             }
         }
         out
+    }
+
+    fn metrics_of(&self, tally: &WarTally<u64>) -> Vec<Metric<u64>> {
+        self.metrics(tally)
+    }
+
+    fn tables(&self) -> &[TableUse] {
+        &self.tables
+    }
+
+    fn scenario_layout() -> Layout {
+        Layout::of::<ScenarioFile>("war_cards", "War-cards engagement scenario")
+    }
+
+    fn table_layouts() -> Vec<Layout> {
+        vec![Layout::of::<deck::DeckFile>(
+            "cards",
+            "War cards table: the Combat Card deck",
+        )]
     }
 }
 

@@ -1,0 +1,71 @@
+//! The contract every battle system keeps: what the commands, the runner,
+//! the paired engine, the report and the server may ask of a system. They
+//! reach a system only through this trait and the registry beside it.
+
+use std::path::Path;
+
+use anyhow::Result;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+use crate::engine::System;
+use crate::stats::Metric;
+use crate::tables::TableUse;
+use crate::validate::Header;
+
+/// A battle system: a scenario layout, a battle the engine can fight, the
+/// metrics it counts, its exact method if it has one, and an account of its
+/// resolved rules, stand-ins and tables.
+pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
+    /// The system's name as a scenario's `system` key writes it.
+    const NAME: &'static str;
+
+    /// Parses and validates scenario `text` (read from `origin`; relative
+    /// table paths resolve against `base_dir`).
+    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Self)>;
+
+    /// Every metric of a tally, in report order.
+    fn metrics_of(&self, tally: &Self::Tally) -> Vec<Metric<u64>>;
+
+    /// The exact distribution of every metric, or why the exact method does
+    /// not apply to this battle.
+    fn exact(&self) -> Result<Vec<Metric<f64>>>;
+
+    /// A readable account of the resolved battle (`warcrunch check`).
+    fn describe(&self) -> String;
+
+    /// Rules this battle follows whose published form is unknown.
+    fn stand_in_rules(&self) -> Vec<String>;
+
+    /// The tables this battle read.
+    fn tables(&self) -> &[TableUse];
+
+    /// The layout of the system's scenario files.
+    fn scenario_layout() -> Layout;
+
+    /// The layouts of the table files the system reads, in the order
+    /// `warcrunch schema` lists them.
+    fn table_layouts() -> Vec<Layout>;
+}
+
+/// A file layout a system reads: what `warcrunch schema` writes a JSON
+/// Schema of, from the parser's own type.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// The system's name for its scenarios, the table's kind for a table.
+    pub name: &'static str,
+    /// The schema's title.
+    pub title: &'static str,
+    /// Writes the layout's schema with a generator's settings.
+    pub schema: fn(SchemaGenerator) -> Schema,
+}
+
+impl Layout {
+    /// The layout of files that parse as `T`.
+    pub fn of<T: JsonSchema>(name: &'static str, title: &'static str) -> Layout {
+        Layout {
+            name,
+            title,
+            schema: SchemaGenerator::into_root_schema_for::<T>,
+        }
+    }
+}
