@@ -4,7 +4,7 @@
 
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
-import { examples, words } from "/assets/questions.js";
+import { examples, fill, read, show } from "/assets/questions.js";
 
 const $ = (id) => document.getElementById(id);
 const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
@@ -95,22 +95,22 @@ async function fromToml() {
   await check();
 }
 
-// Each command's example for the battle on the page; an edited line stays.
+// Each question's example for the battle on the page; an edited one stays.
 let asked = {};
 function suggest(doc) {
   const fresh = examples(doc);
-  for (const [command, line] of Object.entries(fresh)) if (!asked[command]) asked[command] = line;
-  $("ask-options").value = asked[$("ask-command").value];
+  for (const [command, request] of Object.entries(fresh)) if (!asked[command]) asked[command] = request;
+  fill(asked[$("ask-command").value]);
+  show($("ask-command").value);
 }
 
 async function ask() {
   const command = $("ask-command").value;
-  asked[command] = $("ask-options").value;
+  asked[command] = read(command);
   const result = await post("/api/analyses", {
     toml: $("toml").value,
     name: scenarioName(),
-    command,
-    options: words($("ask-options").value),
+    ask: { [command]: asked[command] },
   });
   $("ask-files").replaceChildren();
   $("ask-report").hidden = true;
@@ -388,8 +388,12 @@ $("deck-file").addEventListener("change", async () => {
   if (file && (await designer.load(await file.text()))) $("deck-save").disabled = false;
 });
 $("ask").addEventListener("click", ask);
+let asking = $("ask-command").value;
 $("ask-command").addEventListener("change", () => {
-  $("ask-options").value = asked[$("ask-command").value] || "";
+  asked[asking] = read(asking);
+  asking = $("ask-command").value;
+  fill(asked[asking] || {});
+  show(asking);
 });
 // A link can name a scenario and start it: /?scenario=gurps/x.toml&run
 async function start() {

@@ -155,7 +155,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = crate::sweep::DEFAULT_MAX_VARIANTS)]
     pub max_variants: usize,
     /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = crate::recommend::DEFAULT_MAX_RISK_OF_DOWN)]
     pub max_risk_of_down: f64,
     /// Make the recommendation for this PC too (by default it is made only for PCs whose own settings are swept). Repeatable.
     #[arg(long, value_name = "NAME")]

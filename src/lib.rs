@@ -4,6 +4,7 @@
 //! of times in reproducible parallel chunks; the [`report`] module writes
 //! distributions, summaries, provenance and charts.
 
+pub mod analysis;
 pub mod cli;
 pub mod commands;
 pub mod compare;

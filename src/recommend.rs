@@ -4,6 +4,10 @@
 //! where they overlap it says "tied", and the reason it prints is the one
 //! that decided.
 
+/// The cap on a PC's chance of going out of action that a sweep's
+/// recommendation respects unless asked otherwise.
+pub const DEFAULT_MAX_RISK_OF_DOWN: f64 = 0.05;
+
 /// An estimate with its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {

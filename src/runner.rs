@@ -449,37 +449,87 @@ pub fn output_dir(out: Option<&Path>, default: PathBuf, shard: Shard) -> PathBuf
 
 /// Writes a finished report (or a shard's partial result) and prints its summary.
 pub fn finish(kind: ReportKind, report: &RunReport, staging: Staging, shard: Shard) -> Result<()> {
+    let stored = store(kind, report, staging, shard)?;
+    say(&stored.summary(kind, report))
+}
+
+/// The files a report wrote.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The folder, moved into place.
+    pub folder: PathBuf,
+    /// The files in it.
+    pub files: Vec<String>,
+}
+
+/// What [`store`] wrote.
+#[derive(Debug, Clone)]
+pub enum Stored {
+    /// A whole run's report: its folder and files.
+    Report(Written),
+    /// A shard's part, for `warcrunch merge`.
+    Part {
+        /// The part's folder.
+        folder: PathBuf,
+        /// Which shard.
+        shard: Shard,
+    },
+}
+
+/// Writes a finished report, or a shard's partial result, into `staging`
+/// and moves it into place.
+pub fn store(
+    kind: ReportKind,
+    report: &RunReport,
+    staging: Staging,
+    shard: Shard,
+) -> Result<Stored> {
     if shard == Shard::WHOLE {
-        let (dest, written) = write_report(report, staging)?;
-        say(&summary(kind, report))?;
-        return say(&format!(
-            "Wrote {}: {}\n",
-            dest.display(),
-            written.join(", ")
-        ));
+        let (folder, files) = write_report(report, staging)?;
+        return Ok(Stored::Report(Written { folder, files }));
     }
     Partial::new(kind, shard, report).write(staging.path())?;
-    let dest = staging.commit()?;
-    let battles: u64 = report
-        .variants
-        .first()
-        .and_then(|v| v.metrics.first())
-        .map_or(0, Metric::total);
-    say(&format!(
-        "{}: shard {}/{}: {} of {} battles{}, {:.2} s\nWrote {}; when every shard is done: warcrunch merge PARTS... --out DIR\n",
-        report.info.name,
-        shard.index,
-        shard.count,
-        thousands(battles),
-        thousands(report.info.trials.unwrap_or(0)),
-        if report.variants.len() > 1 {
-            " per variant"
-        } else {
-            ""
-        },
-        report.info.elapsed_seconds.unwrap_or(0.0),
-        dest.display()
-    ))
+    Ok(Stored::Part {
+        folder: staging.commit()?,
+        shard,
+    })
+}
+
+impl Stored {
+    /// The console lines: the report's summary and the files, or the
+    /// shard's count and what to do next.
+    pub fn summary(&self, kind: ReportKind, report: &RunReport) -> String {
+        match self {
+            Stored::Report(written) => format!(
+                "{}Wrote {}: {}\n",
+                summary(kind, report),
+                written.folder.display(),
+                written.files.join(", ")
+            ),
+            Stored::Part { folder, shard } => {
+                let battles: u64 = report
+                    .variants
+                    .first()
+                    .and_then(|v| v.metrics.first())
+                    .map_or(0, Metric::total);
+                format!(
+                    "{}: shard {}/{}: {} of {} battles{}, {:.2} s\nWrote {}; when every shard is done: warcrunch merge PARTS... --out DIR\n",
+                    report.info.name,
+                    shard.index,
+                    shard.count,
+                    thousands(battles),
+                    thousands(report.info.trials.unwrap_or(0)),
+                    if report.variants.len() > 1 {
+                        " per variant"
+                    } else {
+                        ""
+                    },
+                    report.info.elapsed_seconds.unwrap_or(0.0),
+                    folder.display()
+                )
+            }
+        }
+    }
 }
 
 /// `reports/<scenario file stem>`.

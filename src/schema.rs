@@ -96,9 +96,13 @@ pub fn entries() -> Vec<Entry> {
                 title: layout.title,
                 schema: layout.schema,
             };
-            self.scenarios.push(entry(Kind::Scenario, S::scenario_layout()));
-            self.tables
-                .extend(S::table_layouts().into_iter().map(|l| entry(Kind::Table, l)));
+            self.scenarios
+                .push(entry(Kind::Scenario, S::scenario_layout()));
+            self.tables.extend(
+                S::table_layouts()
+                    .into_iter()
+                    .map(|l| entry(Kind::Table, l)),
+            );
         }
     }
     let mut all = Collect::default();

@@ -6,13 +6,14 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most battles one probe may take unless `--max-trials` says otherwise.
 pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000;
 
-/// What the user asks of the probability.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What the user asks of the probability (in a request: `{"at_least": 0.5}`).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Goal {
     /// At least this.
     AtLeast(f64),

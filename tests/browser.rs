@@ -356,17 +356,22 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.eval("window.scrollTo(0, 0)");
     page.screenshot("gm_run");
 
-    // A question from the page: the sensitivity example for this battle.
+    // A question from the page: the sensitivity example for this battle,
+    // in the form's own fields (the sweep's hidden).
     page.eval("const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'))");
-    let options = page.eval("document.getElementById('ask-options').value");
+    let target = page.eval("document.getElementById('ask-target').value");
     assert!(
-        options
+        target
             .as_str()
             .unwrap()
             .contains("party/any_down_or_dead=yes"),
-        "{options}"
+        "{target}"
     );
-    page.eval("document.getElementById('ask-options').value += ' --seed 2'; document.getElementById('ask').click()");
+    let shown = page.eval("['ask-set', 'ask-vary', 'ask-target', 'ask-knobs', 'ask-trials'].map(id => !document.getElementById(id).closest('label').hidden)");
+    assert_eq!(shown, json!([false, false, true, true, true]));
+    page.eval(
+        "document.getElementById('ask-seed').value = '2'; document.getElementById('ask').click()",
+    );
     page.wait_for("the sensitivity report", "!document.getElementById('ask-report').hidden && document.getElementById('ask-status').textContent.includes(': done')");
     let files = page.eval("[...document.querySelectorAll('#ask-files a')].map(a => a.textContent)");
     assert!(

@@ -203,6 +203,7 @@ fn lists_and_reads_scenarios_and_refuses_every_way_out() {
         "/assets/designer.js",
         "/assets/questions.js",
         "/assets/report.css",
+        "/assets/workbench.css",
         "/assets/DejaVuSans.ttf",
     ] {
         let (status, body) = server.request("GET", asset, None);
@@ -434,11 +435,11 @@ fn garbled_requests_never_crash_the_server() {
                 6 => ("/api/cards", json!({ "toml": garble(deck, edits) })),
                 7 => (
                     "/api/analyses",
-                    json!({ "toml": toml, "command": "sensitivity", "options": ["--target", word, "--trials", (trials % 2000).to_string()] }),
+                    json!({ "toml": toml, "ask": { "sensitivity": { "target": word, "trials": trials % 2000 } } }),
                 ),
                 _ => (
                     "/api/analyses",
-                    json!({ "toml": toml, "command": "sweep", "options": [word, (seed % 100).to_string()] }),
+                    json!({ "toml": toml, "ask": { "sweep": { "set": [word], "seed": seed % 100 } } }),
                 ),
             };
             let (status, answer) = server.json("POST", path, Some(body));
@@ -656,10 +657,11 @@ fn questions_from_the_page_write_the_commands_files() {
         "--seed",
         "3",
     ];
+    let asked = json!({ "sweep": { "set": ["sides.Raiders.troop_strength=600..1000:200"], "trials": 20000, "seed": 3 } });
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
-        Some(json!({ "toml": ambush(), "name": AMBUSH, "command": "sweep", "options": options })),
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "ask": asked })),
     );
     assert_eq!(status, 200, "{body}");
     let id = body["id"].as_u64().unwrap();
@@ -692,60 +694,64 @@ fn questions_from_the_page_write_the_commands_files() {
             "{name} differs from warcrunch sweep's"
         );
     }
-    // What the page may not ask, and a question the command refuses.
-    for (command, options, code, expect) in [
+    // What the page may not ask, and questions the types refuse, before
+    // anything runs; then a question the analysis itself refuses.
+    for (asked, code, expect) in [
         (
-            "sweep",
-            json!(["--out", "/tmp/elsewhere"]),
+            json!({ "sweep": { "set": ["heroes.Titus.risk=0,1"], "out": "/tmp/elsewhere" } }),
             422,
-            "`--out` is not an option",
+            "unknown field `out`",
         ),
         (
-            "sweep",
-            json!(["--set", "tables.cards=/etc/passwd"]),
+            json!({ "sweep": { "set": ["heroes.Titus.risk=0,1"], "tables": ["cards=/etc/passwd"] } }),
+            422,
+            "unknown field `tables`",
+        ),
+        (
+            json!({ "sweep": { "set": ["tables.cards=/etc/passwd"] } }),
             403,
             "reads no table file",
         ),
         (
-            "solve",
-            json!([
-                "--vary",
-                "sides.Raiders.troop_strength=200..3000",
-                "--target",
-                "side:Megalos/victory=won",
-                "--equals",
-                "0.5",
-                "--max-trials",
-                "5000000"
-            ]),
+            json!({ "sweep": { "set": ["trials=1000,2000000"] } }),
             422,
             "this server's cap",
         ),
         (
-            "sensitivity",
-            json!(["--target"]),
+            json!({ "solve": {
+                "vary": "sides.Raiders.troop_strength=200..3000",
+                "target": "side:Megalos/victory=won",
+                "goal": { "equals": 0.5 },
+                "max_trials": 5000000
+            } }),
             422,
-            "`--target` needs a value",
+            "this server's cap",
         ),
         (
-            "sensitivity",
-            json!(["--target", "party/x=yes", "--trials", "banana"]),
+            json!({ "solve": { "vary": "sides.Raiders.troop_strength=200..3000", "target": "side:Megalos/victory=won" } }),
+            422,
+            "missing field `goal`",
+        ),
+        (json!({ "sensitivity": {} }), 422, "missing field `target`"),
+        (
+            json!({ "sensitivity": { "target": "party/x=yes", "trials": "banana" } }),
             422,
             "banana",
         ),
+        (json!({ "run": {} }), 422, "unknown variant `run`"),
     ] {
         let (status, body) = server.json(
             "POST",
             "/api/analyses",
-            Some(json!({ "toml": ambush(), "command": command, "options": options })),
+            Some(json!({ "toml": ambush(), "ask": asked })),
         );
-        assert_eq!(status, code, "{command} {options}: {body}");
+        assert_eq!(status, code, "{asked}: {body}");
         assert!(body["error"].as_str().unwrap().contains(expect), "{body}");
     }
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
-        Some(json!({ "toml": ambush(), "name": AMBUSH, "command": "sensitivity", "options": ["--target", "party/nothing=yes", "--trials", "1000"] })),
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "ask": { "sensitivity": { "target": "party/nothing=yes", "trials": 1000 } } })),
     );
     assert_eq!(status, 200, "{body}");
     let failed = server.follow(body["id"].as_u64().unwrap());
@@ -880,45 +886,39 @@ fn every_way_to_ask_for_battles_is_capped() {
     let server = Server::start(&["--max-trials", "20000"]);
     let small = ambush().replace("trials = 1_000_000", "trials = 10_000");
     assert_ne!(small, ambush());
-    let ask = |options: Value| {
+    let ask = |asked: Value| {
         server.json(
             "POST",
             "/api/analyses",
-            Some(json!({ "toml": small, "name": AMBUSH, "command": options[0], "options": options[1] })),
+            Some(json!({ "toml": small, "name": AMBUSH, "ask": asked })),
         )
     };
-    for (options, expect) in [
+    for (asked, expect) in [
         (
-            json!(["sweep", ["--set", "trials=50000000,60000000"]]),
+            json!({ "sweep": { "set": ["trials=50000000,60000000"] } }),
             "trials = 50000000 is out of range; allowed: 1 to 20000",
         ),
         (
-            json!(["sweep", ["--set=trials=1000..30000:1000", "--seed", "2"]]),
+            json!({ "sweep": { "set": ["trials=1000..30000:1000"], "seed": 2 } }),
             "allowed: 1 to 20000",
         ),
         (
-            json!([
-                "sweep",
-                ["--set", "heroes.Titus.risk=-1..1", "--trials", "20001"]
-            ]),
-            "`--trials` = 20001 is out of range",
+            json!({ "sweep": { "set": ["heroes.Titus.risk=-1..1"], "trials": 20001 } }),
+            "`trials` = 20001 is out of range",
         ),
         (
-            json!([
-                "sensitivity",
-                ["--target", "party/any_down_or_dead=yes", "--set"]
-            ]),
-            "`--set` is not an option",
+            json!({ "sensitivity": { "target": "party/any_down_or_dead=yes", "set": [] } }),
+            "unknown field `set`",
         ),
     ] {
-        let (status, body) = ask(options.clone());
-        assert_eq!(status, 422, "{options}: {body}");
+        let (status, body) = ask(asked.clone());
+        assert_eq!(status, 422, "{asked}: {body}");
         assert!(
             body["error"].as_str().is_some_and(|e| e.contains(expect)),
-            "{options}: {body}"
+            "{asked}: {body}"
         );
     }
-    // A solve without --max-trials probes with at most the cap: its answer
+    // A solve without `max_trials` probes with at most the cap: its answer
     // equals the command line's with --max-trials 20000.
     let solve = [
         "--vary",
@@ -930,7 +930,12 @@ fn every_way_to_ask_for_battles_is_capped() {
         "--seed",
         "4",
     ];
-    let (status, body) = ask(json!(["solve", solve]));
+    let (status, body) = ask(json!({ "solve": {
+        "vary": "sides.Raiders.troop_strength=600..1000",
+        "target": "side:Megalos/victory=won",
+        "goal": { "equals": 0.5 },
+        "seed": 4
+    } }));
     assert_eq!(status, 200, "{body}");
     let last = server.follow(body["id"].as_u64().unwrap());
     assert_eq!(last["status"], "done", "{last}");
@@ -957,7 +962,9 @@ fn every_way_to_ask_for_battles_is_capped() {
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
-        Some(json!({ "toml": ambush(), "command": "sweep", "options": ["--set", "heroes.Titus.risk=-1..1"] })),
+        Some(
+            json!({ "toml": ambush(), "ask": { "sweep": { "set": ["heroes.Titus.risk=-1..1"] } } }),
+        ),
     );
     assert_eq!(status, 422, "{body}");
     assert!(

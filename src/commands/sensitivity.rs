@@ -1,45 +1,16 @@
-//! `warcrunch sensitivity`: every knob of a scenario moved one step down
-//! and one step up, all fought battle by battle on the same streams, and
-//! ranked by how far each move shifts the target's probability.
+//! `warcrunch sensitivity`: the command line as a [`SensitivityRequest`],
+//! the largest moves printed.
 
-use anyhow::{Context, Result, bail};
-use toml::Value;
+use anyhow::{Result, bail};
 
+use crate::analysis::Destination;
+use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::cli::SensitivityArgs;
-use crate::paired::Event;
 use crate::report::console::say;
-use crate::report::output_dir::Staging;
-use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters, top_lines};
-use crate::runner::{
-    Plan, exact_metrics, metric_layout, nothing_written, override_settings, question_out_dir,
-    run_info, simulate_paired, table_overrides,
-};
-use crate::scenario::{self, Edit, Scenario};
-use crate::sensitivity::{Knob, Method, Move, Refused, knobs, rank};
-use crate::stats::{paired_difference, unpaired_difference};
-use crate::sweep::apply;
-use crate::systems::Battle;
-use crate::systems::war_cards::WarCards;
-use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
-use crate::target::Target;
+use crate::report::sensitivity::top_lines;
+use crate::runner::Plan;
 
-/// One move of one knob, loaded and validated.
-#[derive(Clone)]
-struct Variant {
-    knob: String,
-    from: String,
-    to: String,
-    scenario: Scenario,
-}
-
-fn shown(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// Loads the base scenario and every move, runs them and writes the report.
+/// Runs the analysis the options ask and prints its largest moves.
 pub fn run(args: &SensitivityArgs) -> Result<()> {
     let sim = &args.sim;
     if sim.shard.is_some() {
@@ -47,313 +18,26 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
             "--shard: sensitivity runs in one process (its moves are paired battle by battle); run it without --shard"
         );
     }
-    let target = Target::parse(&args.target)?;
-    let overrides = table_overrides(&sim.tables)?;
-    let tables: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    let text = scenario::read_text(&args.scenario)?;
-    let mut base = scenario::load_edited(&args.scenario, &text, &tables)?;
-    override_settings(&mut base, sim.trials, sim.seed)?;
-    target.event(&metric_layout(&base))?;
-    if args.exact {
-        exact_metrics(&base)?;
-    }
-    let doc: toml::Table = toml::from_str(&text)
-        .with_context(|| format!("{}: not a TOML document", args.scenario.display()))?;
-    let chosen = chosen_knobs(knobs(&doc), &args.knobs, args.cells)?;
-    let (mut variants, refused) = moves(args, &text, &chosen, &overrides, sim)?;
-    if args.cells {
-        variants.extend(cell_moves(&base)?);
-    }
-    if variants.is_empty() {
-        bail!(
-            "no knob could be moved: {}",
-            refused
-                .iter()
-                .map(|r| format!("{} -> {}: {}", r.knob, r.to, r.reason))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
-    let plan = Plan::from_args(sim);
-    let out = args.out.clone().unwrap_or_else(|| {
-        let mut asked = vec![args.target.clone()];
-        asked.extend(args.knobs.iter().cloned());
-        if args.cells {
-            asked.push("cells".to_owned());
-        }
-        question_out_dir(&args.scenario, "sensitivity", &asked)
-    });
-    let staging = Staging::new(&out, sim.force)?;
-    let (mut found, info_threads, elapsed, trials) = if args.exact {
-        exact_moves(&target, &base, &variants, &plan)?
-    } else {
-        sampled_moves(&target, &base, &variants, &plan)?
+    let request = SensitivityRequest {
+        scenario: args.scenario.clone(),
+        target: args.target.clone(),
+        knobs: args.knobs.clone(),
+        cells: args.cells,
+        exact: args.exact,
+        trials: sim.trials,
+        seed: sim.seed,
+        tables: sim.tables.clone(),
     };
-    rank(&mut found);
-    let mut info = run_info(
-        &base,
-        reproduce_command(args, &base, trials.is_some()),
-        info_threads,
-        std::time::Duration::from_secs_f64(elapsed),
-    );
-    info.trials = trials;
-    if trials.is_none() {
-        info.seed = None;
-        info.chunk_size = None;
-    }
-    let report = SensitivityReport {
-        info,
-        target: target.text(),
-        moves: found,
-        refused,
+    let to = Destination {
+        out: args.out.clone(),
+        force: sim.force,
         formats: crate::report::Formats::of(&sim.format),
     };
-    let mut written = Vec::new();
-    for exporter in sensitivity_exporters() {
-        written.extend(exporter.write(&report, staging.path())?);
-    }
-    let dest = staging.commit()?;
-    say(&top_lines(&report, 10))?;
+    let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
+    say(&top_lines(&answer.report, 10))?;
     say(&format!(
         "Wrote {}: {}\n",
-        dest.display(),
-        written.join(", ")
+        answer.written.folder.display(),
+        answer.written.files.join(", ")
     ))
-}
-
-/// Every move fought with the base on the same battles: each difference
-/// from the pairs (Newcombe's paired interval). Returns the moves, the
-/// threads, the seconds spent and the battles per variant.
-fn sampled_moves(
-    target: &Target,
-    base: &Scenario,
-    variants: &[Variant],
-    plan: &Plan,
-) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
-    let all: Vec<&Scenario> = std::iter::once(base)
-        .chain(variants.iter().map(|v| &v.scenario))
-        .collect();
-    let events = all
-        .iter()
-        .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
-        .collect::<Result<Vec<Vec<Event>>>>()?;
-    let done = simulate_paired(&all, events.clone(), plan, None).map_err(nothing_written)?;
-    let count = |v: usize| -> u64 {
-        let e = &events[v][0];
-        e.bins
-            .iter()
-            .map(|&b| done.metrics[v][e.metric].weights[b])
-            .sum()
-    };
-    let n = done.trials;
-    let base_count = count(0);
-    let found = variants
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let x = count(i + 1);
-            Move {
-                knob: v.knob.clone(),
-                from: v.from.clone(),
-                to: v.to.clone(),
-                base_probability: base_count as f64 / n as f64,
-                probability: x as f64 / n as f64,
-                difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
-                unpaired: Some(unpaired_difference(base_count, n, x, n)),
-                method: Method::PairedNewcombe,
-            }
-        })
-        .collect();
-    Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
-}
-
-/// The knobs to move: those named with `--knobs`; else every one, or none
-/// with `--cells` (which moves the card table's cells instead).
-fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
-    if named.is_empty() {
-        return Ok(if cells { Vec::new() } else { all });
-    }
-    named
-        .iter()
-        .map(|n| {
-            all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--knobs {n}: the scenario sets no number at `{n}`; allowed: {}",
-                    all.iter().map(Knob::name).collect::<Vec<_>>().join(", ")
-                )
-            })
-        })
-        .collect()
-}
-
-/// Every cell of every card that this engagement reads, moved one result
-/// toward harm and one away (in the order `- F H R D`).
-fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
-    let Some(w) = base.battle.downcast::<WarCards>() else {
-        bail!(
-            "--cells: the Combat Card table belongs to war cards; this scenario is {}",
-            base.battle.system()
-        );
-    };
-    let mut variants = Vec::new();
-    for (row, column) in w.cells_read() {
-        for (card, grid) in w.deck.cards.iter().enumerate() {
-            let now = grid[row][column];
-            let i = now.index();
-            let neighbours = [
-                i.checked_sub(1),
-                Some(i + 1).filter(|&j| j < CardResult::ALL.len()),
-            ];
-            for to in neighbours.into_iter().flatten().map(|j| CardResult::ALL[j]) {
-                let mut scenario = base.clone();
-                scenario.battle = Battle::from(w.with_cell(card, row, column, to)?);
-                variants.push(Variant {
-                    knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
-                    from: now.symbol().to_owned(),
-                    to: to.symbol().to_owned(),
-                    scenario,
-                });
-            }
-        }
-    }
-    Ok(variants)
-}
-
-/// Every move that validates, and those refused with the reason.
-fn moves(
-    args: &SensitivityArgs,
-    text: &str,
-    chosen: &[Knob],
-    overrides: &[(String, String)],
-    sim: &crate::cli::SimulationArgs,
-) -> Result<(Vec<Variant>, Vec<Refused>)> {
-    let mut variants = Vec::new();
-    let mut refused = Vec::new();
-    for knob in chosen {
-        for to in knob.moves() {
-            let path = knob.path.clone();
-            let value = to.clone();
-            let mut edits = vec![Edit {
-                option: format!("{} = {}", knob.name(), shown(&to)),
-                apply: Box::new(move |doc| apply(doc, &path, value.clone())),
-            }];
-            edits.extend(overrides.iter().map(Edit::table));
-            match scenario::load_edited(&args.scenario, text, &edits) {
-                Ok(mut s) => {
-                    override_settings(&mut s, sim.trials, sim.seed)?;
-                    variants.push(Variant {
-                        knob: knob.name(),
-                        from: shown(&knob.value),
-                        to: shown(&to),
-                        scenario: s,
-                    });
-                }
-                Err(e) => refused.push(Refused {
-                    knob: knob.name(),
-                    to: shown(&to),
-                    reason: format!("{e:#}"),
-                }),
-            }
-        }
-    }
-    Ok((variants, refused))
-}
-
-/// Exact differences for every move the system's exact method reaches (the
-/// base must be in reach); a move that leaves its reach (one day to two) is
-/// fought paired with the base instead, and its row says so. Returns the
-/// moves and, when any was simulated, the threads, seconds and battles.
-fn exact_moves(
-    target: &Target,
-    base: &Scenario,
-    variants: &[Variant],
-    plan: &Plan,
-) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
-    let base_p = target.exact_probability(&exact_metrics(base)?)?;
-    let mut found: Vec<Option<Move>> = Vec::with_capacity(variants.len());
-    let mut beyond = Vec::new();
-    for v in variants {
-        let Ok(metrics) = exact_metrics(&v.scenario) else {
-            found.push(None);
-            beyond.push(v.clone());
-            continue;
-        };
-        let p = target.exact_probability(&metrics)?;
-        let d = p - base_p;
-        found.push(Some(Move {
-            knob: v.knob.clone(),
-            from: v.from.clone(),
-            to: v.to.clone(),
-            base_probability: base_p,
-            probability: p,
-            difference: crate::stats::DifferenceInterval {
-                difference: d,
-                low: d,
-                high: d,
-            },
-            unpaired: None,
-            method: Method::Exact,
-        }));
-    }
-    if beyond.is_empty() {
-        return Ok((found.into_iter().flatten().collect(), 1, 0.0, None));
-    }
-    let (sampled, threads, elapsed, trials) = sampled_moves(target, base, &beyond, plan)?;
-    let mut sampled = sampled.into_iter();
-    let all = found
-        .into_iter()
-        .map(|m| {
-            m.or_else(|| sampled.next())
-                .expect("one sampled move per gap")
-        })
-        .collect();
-    Ok((all, threads, elapsed, trials))
-}
-
-/// The command that reproduces the analysis; `sampled` when any move was
-/// simulated (so the battles and seed matter).
-fn reproduce_command(args: &SensitivityArgs, base: &Scenario, sampled: bool) -> String {
-    let mut command = format!(
-        "warcrunch sensitivity {} --target \"{}\"",
-        args.scenario.display(),
-        args.target
-    );
-    if !args.knobs.is_empty() {
-        command.push_str(&format!(" --knobs {}", args.knobs.join(",")));
-    }
-    if args.exact {
-        command.push_str(" --exact");
-    }
-    if sampled {
-        command.push_str(&format!(" --trials {} --seed {}", base.trials, base.seed));
-    }
-    for t in &args.sim.tables {
-        command.push_str(&format!(" --table {t}"));
-    }
-    command
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_knobs_list_the_known_ones() {
-        let all = vec![Knob {
-            path: vec!["days".into()],
-            value: Value::Integer(1),
-        }];
-        let err = chosen_knobs(all.clone(), &["dayz".into()], false)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("--knobs dayz") && err.contains("allowed: days"),
-            "{err}"
-        );
-        assert_eq!(chosen_knobs(all.clone(), &[], false).unwrap().len(), 1);
-        assert!(
-            chosen_knobs(all, &[], true).unwrap().is_empty(),
-            "--cells alone moves cells only"
-        );
-    }
 }

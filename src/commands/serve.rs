@@ -44,7 +44,6 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         max_trials: args.max_trials,
         max_runs,
         token: token.clone(),
-        command: super::dispatch,
     };
     let open = args.open;
     serve(options, |address| {

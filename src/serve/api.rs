@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use axum::Router;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -16,7 +17,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::ServeOptions;
-use super::analyses::{self, Kind};
+use super::analyses::{Ask, Asked};
 use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
 use super::reply::{Rejected, crashed, error, refused, unreadable};
@@ -32,6 +33,7 @@ const POSTED: &str = "workbench.toml";
 const PAGE: &str = include_str!("../../assets/workbench.html");
 const SCRIPT: &str = include_str!("../../assets/workbench.js");
 const STYLES: &str = include_str!("../../assets/report.css");
+const PAGE_STYLES: &str = include_str!("../../assets/workbench.css");
 const FORM: &str = include_str!("../../assets/form.js");
 const DESIGNER: &str = include_str!("../../assets/designer.js");
 const QUESTIONS: &str = include_str!("../../assets/questions.js");
@@ -43,7 +45,6 @@ pub struct State {
     scenarios: ScenarioFolder,
     runs: Runs,
     max_trials: u64,
-    command: fn(crate::cli::Cli) -> anyhow::Result<()>,
 }
 
 impl State {
@@ -59,13 +60,12 @@ impl State {
             scenarios: ScenarioFolder::new(&options.scenarios),
             runs: Runs::new(options.max_runs, files),
             max_trials: options.max_trials,
-            command: options.command,
         })
     }
 }
 
 /// The page's files, compiled in: path, content, media type.
-const ASSETS: [(&str, &[u8], &str); 6] = [
+const ASSETS: [(&str, &[u8], &str); 7] = [
     ("/assets/workbench.js", SCRIPT.as_bytes(), "text/javascript"),
     ("/assets/form.js", FORM.as_bytes(), "text/javascript"),
     (
@@ -79,6 +79,7 @@ const ASSETS: [(&str, &[u8], &str); 6] = [
         "text/javascript",
     ),
     ("/assets/report.css", STYLES.as_bytes(), "text/css"),
+    ("/assets/workbench.css", PAGE_STYLES.as_bytes(), "text/css"),
     ("/assets/DejaVuSans.ttf", FONT, "font/ttf"),
 ];
 
@@ -375,16 +376,14 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
 }
 
 /// A sweep, solve or sensitivity asked from the page: the scenario and the
-/// command's options as on the command line (`["--set", "sides.A.strategy=10..14"]`).
+/// typed question (`"ask": {"sweep": {"set": ["sides.A.strategy=10..14"]}}`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     toml: String,
     #[serde(default)]
     name: Option<String>,
-    command: Kind,
-    #[serde(default)]
-    options: Vec<String>,
+    ask: Ask,
 }
 
 /// Posted scenarios of questions are written under `input-N`.
@@ -392,7 +391,16 @@ static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(
 
 /// Checks the scenario as a run's, writes it (with its table paths made
 /// absolute) for the command, and queues the command.
-async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Question>) -> Response {
+async fn start_analysis(
+    Shared(state): Shared<Arc<State>>,
+    question: Result<Json<Question>, JsonRejection>,
+) -> Response {
+    // A question the types refuse (an unknown field, a word for a number)
+    // is answered like any other refusal, naming the field.
+    let q = match question {
+        Ok(Json(q)) => q,
+        Err(rejection) => return error(rejection.status(), rejection.body_text()),
+    };
     let for_load = state.clone();
     let prepared = tokio::task::spawn_blocking(move || {
         let posted = Posted {
@@ -410,25 +418,21 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Json(q): Json<Questio
             .files()
             .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
         let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
-        // The options are checked now (a 4xx), the command runs later.
-        analyses::command_line(q.command, &q.options, &file, &input, state.max_trials)
-            .map_err(Rejected::Refused)?;
+        // The question is checked now (a 4xx), answered later.
+        let ask = q.ask.within(state.max_trials).map_err(Rejected::Refused)?;
         std::fs::create_dir_all(&input)
             .and_then(|()| std::fs::write(&file, written))
             .map_err(|e| {
                 Rejected::Refused(Refusal {
                     status: 500,
-                    message: format!("cannot write the scenario for the command: {e}"),
+                    message: format!("cannot write the scenario for the question: {e}"),
                 })
             })?;
-        let asked = analyses::Asked {
-            kind: q.command,
-            options: q.options,
+        let asked = Asked {
+            ask,
             input,
             file,
             name: name.to_owned(),
-            max_trials: state.max_trials,
-            command: state.command,
         };
         Ok::<_, Rejected>(asked)
     })

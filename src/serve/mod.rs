@@ -45,10 +45,6 @@ pub struct ServeOptions {
     pub max_runs: usize,
     /// The secret every API call must carry, if any.
     pub token: Option<String>,
-    /// Runs a parsed command line: the CLI's own dispatch, handed in by
-    /// `warcrunch serve` so the page's sweeps, solves and sensitivity
-    /// analyses are the commands themselves.
-    pub command: fn(crate::cli::Cli) -> Result<()>,
 }
 
 pub use guard::new_token;

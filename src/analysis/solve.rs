@@ -1,0 +1,335 @@
+//! A solve: the value of one setting at which a target's probability
+//! reaches a threshold, found by bisection with every probe on the same
+//! battle streams and decided only beyond its interval.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+use toml::Value;
+
+use super::Destination;
+use crate::report::output_dir::Staging;
+use crate::report::solve::{SolveReport, solve_exporters};
+use crate::runner::{
+    Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
+    question_out_dir, run_info, simulate_paired, table_overrides,
+};
+use crate::scenario::{self, Edit, Scenario};
+use crate::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
+use crate::stats::{wilson, z95};
+use crate::target::{Target, check_probability};
+
+/// A solve asked: the setting and its range, the event and the goal.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolveRequest {
+    /// The scenario file (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub scenario: PathBuf,
+    /// The setting and its range: `PATH=LO..HI`.
+    pub vary: String,
+    /// The event: `SUBJECT/METRIC=VALUE[|VALUE...]`.
+    pub target: String,
+    /// What the probability should be.
+    pub goal: Goal,
+    /// Exact probabilities for every probe, where the exact method applies.
+    #[serde(default)]
+    pub exact: bool,
+    /// Also stop a probe once its 95% interval is at most ± this wide.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    /// The most battles one probe may take (1,000,000 when absent).
+    #[serde(default)]
+    pub max_trials: Option<u64>,
+    /// For a real setting: stop once the bracket is this narrow.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// Seed of the streams (the scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+impl SolveRequest {
+    /// The most battles one probe may take.
+    pub fn max_trials(&self) -> u64 {
+        self.max_trials.unwrap_or(DEFAULT_MAX_TRIALS)
+    }
+}
+
+/// What a solve found and wrote.
+#[derive(Debug)]
+pub struct SolveAnswer {
+    /// The probes, the answer and its provenance.
+    pub report: SolveReport,
+    /// Battles simulated in all (0 for an exact solve).
+    pub battles: u64,
+    /// Where it was written.
+    pub written: Written,
+}
+
+/// One probe, as it is decided: its number (from 1), the setting's path,
+/// the range searched and the probe.
+pub type ProbeSeen<'a> = dyn FnMut(usize, &str, Domain, &Probe) -> Result<()> + 'a;
+
+/// Validates everything, searches (showing `seen` each probe as it is
+/// decided) and writes the report.
+pub fn solve(
+    request: &SolveRequest,
+    plan: &Plan,
+    to: &Destination,
+    seen: &mut ProbeSeen,
+) -> Result<SolveAnswer> {
+    if let Some(h) = request.precision {
+        crate::validate::check_precision(h).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
+    }
+    let goal = match request.goal {
+        Goal::AtLeast(p) => Goal::AtLeast(check_probability("--at-least", p)?),
+        Goal::AtMost(p) => Goal::AtMost(check_probability("--at-most", p)?),
+        Goal::Equals(p) => Goal::Equals(check_probability("--equals", p)?),
+    };
+    let target = Target::parse(&request.target)?;
+    let (loader, domain, first) = prepare(request, &target)?;
+    let plan = Plan {
+        progress: false,
+        ..*plan
+    };
+    let threshold = goal.threshold();
+    let out = to.out.clone().unwrap_or_else(|| {
+        let varied = request
+            .vary
+            .split_once('=')
+            .map_or(&*request.vary, |(path, _)| path);
+        question_out_dir(
+            &request.scenario,
+            "solve",
+            &[varied.to_owned(), request.target.clone()],
+        )
+    });
+    let staging = Staging::new(&out, to.force)?;
+    let setting = loader.path.join(".");
+    let started = std::time::Instant::now();
+    let mut threads = 1;
+    let mut count = 0;
+    let probe = |v: f64| -> Result<Probe> {
+        let s = loader.load(v)?;
+        let probe = if request.exact {
+            exact_probe(&target, &s, v, threshold)?
+        } else {
+            let (probe, used) = sampled_probe(&target, &s, v, threshold, &plan, request.precision)?;
+            threads = used;
+            probe
+        };
+        count += 1;
+        seen(count, &setting, domain, &probe)?;
+        Ok(probe)
+    };
+    let (probes, solution) = search(domain, goal, (&setting, &target.text()), probe)?;
+    let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
+    let mut info = run_info(
+        &first,
+        reproduce_command(request),
+        threads,
+        started.elapsed(),
+    );
+    info.trials = (!request.exact).then_some(battles);
+    if request.exact {
+        info.seed = None;
+        info.chunk_size = None;
+    }
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(loader.text.as_bytes()));
+    let report = SolveReport {
+        info,
+        target: target.text(),
+        goal,
+        setting,
+        domain,
+        probes,
+        solution,
+        formats: to.formats,
+    };
+    let mut files = Vec::new();
+    for exporter in solve_exporters() {
+        files.extend(exporter.write(&report, staging.path())?);
+    }
+    let folder = staging.commit()?;
+    Ok(SolveAnswer {
+        report,
+        battles,
+        written: Written { folder, files },
+    })
+}
+
+/// Loads the scenario with the varied setting at one value.
+struct Loader<'a> {
+    request: &'a SolveRequest,
+    text: String,
+    path: Vec<String>,
+    overrides: Vec<(String, String)>,
+    real: bool,
+}
+
+impl Loader<'_> {
+    fn value(&self, v: f64) -> Value {
+        if self.real {
+            Value::Float(v)
+        } else {
+            Value::Integer(v as i64)
+        }
+    }
+
+    fn load(&self, v: f64) -> Result<Scenario> {
+        let value = self.value(v);
+        let path = self.path.clone();
+        let mut edits = vec![Edit {
+            option: format!("--vary {} (value {value})", self.request.vary),
+            apply: Box::new(move |doc| crate::sweep::apply(doc, &path, value.clone())),
+        }];
+        edits.extend(self.overrides.iter().map(Edit::table));
+        let mut s = scenario::load_edited(&self.request.scenario, &self.text, &edits)?;
+        override_settings(&mut s, Some(self.request.max_trials()), self.request.seed)?;
+        Ok(s)
+    }
+}
+
+/// Whether the setting takes reals: a whole-number setting refuses any
+/// TOML float, even `1.0`; a real one takes its lower end written as one.
+fn takes_reals(loader: &Loader, at: f64) -> bool {
+    let path = loader.path.clone();
+    let edit = Edit {
+        option: String::new(),
+        apply: Box::new(move |doc| crate::sweep::apply(doc, &path, Value::Float(at))),
+    };
+    scenario::load_edited(&loader.request.scenario, &loader.text, &[edit]).is_ok()
+}
+
+/// The loader of the varied scenario, the range searched, and the scenario
+/// at the range's low end, after checking before anything runs that both
+/// ends are allowed values, that the target exists and that the exact
+/// method applies when asked.
+fn prepare<'a>(
+    request: &'a SolveRequest,
+    target: &Target,
+) -> Result<(Loader<'a>, Domain, Scenario)> {
+    let Some((path, range)) = request.vary.split_once('=') else {
+        bail!(
+            "--vary {}: expected PATH=LO..HI, e.g. sides.Raiders.troop_strength=200..3000",
+            request.vary
+        );
+    };
+    let mut loader = Loader {
+        request,
+        text: scenario::read_text(&request.scenario)?,
+        path: path.trim().split('.').map(str::to_owned).collect(),
+        overrides: table_overrides(&request.tables)?,
+        real: false,
+    };
+    let lo_text = range.split_once("..").map_or(range, |(a, _)| a).trim();
+    loader.real = lo_text
+        .parse::<f64>()
+        .is_ok_and(|lo| takes_reals(&loader, lo));
+    let option = format!("--vary {}", request.vary);
+    let domain = Domain::parse(&option, range, loader.real, request.tolerance)?;
+    let (lo, hi) = match domain {
+        Domain::Integers { lo, hi } => (lo as f64, hi as f64),
+        Domain::Reals { lo, hi, .. } => (lo, hi),
+    };
+    let first = loader.load(lo)?;
+    loader.load(hi)?;
+    target.event(&metric_layout(&first))?;
+    if request.exact {
+        exact_metrics(&first).map_err(|e| anyhow::anyhow!("--exact: {e:#}"))?;
+    }
+    Ok((loader, domain, first))
+}
+
+/// A probe by the exact method: no sampling, no interval.
+fn exact_probe(target: &Target, s: &Scenario, v: f64, threshold: f64) -> Result<Probe> {
+    let p = target.exact_probability(&exact_metrics(s)?)?;
+    Ok(Probe {
+        point: Point {
+            value: v,
+            probability: p,
+            ci_low: p,
+            ci_high: p,
+        },
+        trials: None,
+        decision: Decision::of(p, p, threshold),
+    })
+}
+
+/// A probe by simulation: battles until the 95% interval leaves the
+/// threshold out, reaches `precision`, or the plan's cap. Returns the probe
+/// and the threads used.
+fn sampled_probe(
+    target: &Target,
+    s: &Scenario,
+    v: f64,
+    threshold: f64,
+    plan: &Plan,
+    precision: Option<f64>,
+) -> Result<(Probe, usize)> {
+    let event = target.event(&metric_layout(s))?;
+    let precise = |x: u64, n: u64| {
+        let (low, high) = wilson(x, n, z95());
+        Decision::of(low, high, threshold) != Decision::Undecided
+            || precision.is_some_and(|h| (high - low) / 2.0 <= h)
+    };
+    let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], n);
+    let done = simulate_paired(&[s], vec![vec![event.clone()]], plan, Some(&stop))
+        .map_err(nothing_written)?;
+    let x: u64 = event
+        .bins
+        .iter()
+        .map(|&b| done.metrics[0][event.metric].weights[b])
+        .sum();
+    let n = done.trials;
+    let (low, high) = wilson(x, n, z95());
+    let probe = Probe {
+        point: Point {
+            value: v,
+            probability: x as f64 / n as f64,
+            ci_low: low,
+            ci_high: high,
+        },
+        trials: Some(n),
+        decision: Decision::of(low, high, threshold),
+    };
+    Ok((probe, done.threads))
+}
+
+/// The command line that asks this solve again.
+fn reproduce_command(request: &SolveRequest) -> String {
+    let goal = match request.goal {
+        Goal::AtLeast(p) => format!("--at-least {p}"),
+        Goal::AtMost(p) => format!("--at-most {p}"),
+        Goal::Equals(p) => format!("--equals {p}"),
+    };
+    let mut command = format!(
+        "warcrunch solve {} --vary {} --target \"{}\" {goal}",
+        request.scenario.display(),
+        request.vary,
+        request.target
+    );
+    if request.exact {
+        command.push_str(" --exact");
+    } else {
+        command.push_str(&format!(" --max-trials {}", request.max_trials()));
+        if let Some(seed) = request.seed {
+            command.push_str(&format!(" --seed {seed}"));
+        }
+        if let Some(h) = request.precision {
+            command.push_str(&format!(" --precision {h}"));
+        }
+    }
+    if let Some(t) = request.tolerance {
+        command.push_str(&format!(" --tolerance {t}"));
+    }
+    for t in &request.tables {
+        command.push_str(&format!(" --table {t}"));
+    }
+    command
+}

@@ -1,0 +1,261 @@
+//! A sweep: one variant per value of each swept setting (a grid for
+//! several), every variant fought battle by battle on the same streams
+//! (unless they differ in seed or trials), written side by side.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+use super::Destination;
+use crate::engine::Shard;
+use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
+use crate::report::output_dir::Staging;
+use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::runner::{
+    Plan, Stored, output_dir, override_settings, question_out_dir, run_info, simulate,
+    simulate_variants, store,
+};
+use crate::scenario::{self, Edit, Scenario};
+use crate::sweep::{DEFAULT_MAX_VARIANTS, apply, grid, parse_setting};
+
+/// A sweep asked: the scenario, the settings swept and the recommendation's terms.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepRequest {
+    /// The scenario file (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub scenario: PathBuf,
+    /// `PATH=a..b`, `PATH=a..b:step` or `PATH=v1,v2,...`; several make a grid.
+    pub set: Vec<String>,
+    /// Most variants the sweep may run.
+    #[serde(default = "default_max_variants")]
+    pub max_variants: usize,
+    /// Cap on a PC's chance of going out of action for the recommended variant.
+    #[serde(default = "default_max_risk_of_down")]
+    pub max_risk_of_down: f64,
+    /// PCs to recommend for besides those whose own settings are swept.
+    #[serde(default)]
+    pub recommend_for: Vec<String>,
+    /// Battles per variant (the scenario's `trials` when absent).
+    #[serde(default)]
+    pub trials: Option<u64>,
+    /// Seed of the streams (the scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+fn default_max_variants() -> usize {
+    DEFAULT_MAX_VARIANTS
+}
+
+fn default_max_risk_of_down() -> f64 {
+    DEFAULT_MAX_RISK_OF_DOWN
+}
+
+/// What a sweep found and wrote.
+#[derive(Debug)]
+pub struct SweepAnswer {
+    /// Every variant's results, paired with the first.
+    pub report: RunReport,
+    /// Where it was written.
+    pub stored: Stored,
+    /// Why a sweep of variants run one by one stopped early; the report
+    /// then holds those that finished.
+    pub failure: Option<anyhow::Error>,
+}
+
+/// Builds every variant, runs them and writes one report.
+pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<SweepAnswer> {
+    if request.set.is_empty() {
+        bail!("sweep needs at least one --set PATH=VALUES, e.g. --set heroes.Titus.risk=-6..6");
+    }
+    if !(0.0..=1.0).contains(&request.max_risk_of_down) {
+        bail!(
+            "--max-risk-of-down = {} is out of range; allowed: 0 to 1",
+            request.max_risk_of_down
+        );
+    }
+    let settings = request
+        .set
+        .iter()
+        .map(|s| parse_setting(s))
+        .collect::<Result<Vec<_>>>()?;
+    let variants = grid(&settings, request.max_variants)?;
+    let overrides = crate::runner::table_overrides(&request.tables)?;
+    let text = scenario::read_text(&request.scenario)?;
+    check_recommend_for(request, &text)?;
+    // Validate every variant before simulating any.
+    let mut scenarios: Vec<(String, Scenario)> = Vec::new();
+    for v in &variants {
+        let mut edits: Vec<Edit> = settings
+            .iter()
+            .zip(&v.values)
+            .zip(&request.set)
+            .map(|((setting, value), typed)| {
+                let shown = match value {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                Edit {
+                    option: format!("--set {typed} (value {shown})"),
+                    apply: Box::new(move |doc| apply(doc, &setting.path, value.clone())),
+                }
+            })
+            .collect();
+        edits.extend(overrides.iter().map(Edit::table));
+        let mut s = scenario::load_edited(&request.scenario, &text, &edits)?;
+        override_settings(&mut s, request.trials, request.seed)?;
+        scenarios.push((v.name.clone(), s));
+    }
+    let out = output_dir(
+        to.out.as_deref(),
+        question_out_dir(
+            &request.scenario,
+            "sweep",
+            &settings
+                .iter()
+                .map(|s| s.path.join("."))
+                .collect::<Vec<_>>(),
+        ),
+        plan.shard,
+    );
+    let staging = Staging::new(&out, to.force)?;
+    // Variants of one seed and size are fought battle by battle on the same
+    // streams; a sweep of `seed` or `trials` runs each on its own.
+    let pairable = scenarios
+        .iter()
+        .all(|(_, s)| (s.seed, s.trials) == (scenarios[0].1.seed, scenarios[0].1.trials));
+    let (results, threads, elapsed, failure) = if pairable {
+        let named: Vec<(String, &Scenario)> =
+            scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
+        let done = simulate_variants(&named, plan).map_err(crate::runner::nothing_written)?;
+        (done.variants, done.threads, done.elapsed, None)
+    } else {
+        one_by_one(&scenarios, plan)?
+    };
+    let base = &scenarios[0].1;
+    let mut info = run_info(base, reproduce_command(request, base), threads, elapsed);
+    info.variants = results.iter().map(|v| v.variant.clone()).collect();
+    info.max_risk_of_down = Some(request.max_risk_of_down);
+    info.swept_heroes = settings
+        .iter()
+        .filter(|s| s.path.len() > 2 && s.path[0] == "heroes")
+        .map(|s| s.path[1].clone())
+        .chain(request.recommend_for.iter().cloned())
+        .collect();
+    info.swept_heroes.sort();
+    info.swept_heroes.dedup();
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    if let Some(failure) = &failure {
+        info.stop_reason = Some(format!(
+            "the sweep stopped early ({failure:#}); the results hold the {} of {} variants that finished",
+            results.len(),
+            scenarios.len()
+        ));
+    }
+    let report = RunReport {
+        info,
+        variants: results,
+        formats: to.formats,
+    };
+    let stored = store(ReportKind::Sweep, &report, staging, plan.shard)?;
+    Ok(SweepAnswer {
+        report,
+        stored,
+        failure,
+    })
+}
+
+/// Refuses a `--recommend-for` name that is no PC of the scenario (its
+/// frontier would silently be missing), naming the PCs there are.
+fn check_recommend_for(request: &SweepRequest, text: &str) -> Result<()> {
+    if request.recommend_for.is_empty() {
+        return Ok(());
+    }
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", request.scenario.display()))?;
+    let names: Vec<&str> = doc
+        .get("heroes")
+        .and_then(|h| h.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h.get("name").and_then(|n| n.as_str()))
+        .collect();
+    for wanted in &request.recommend_for {
+        if !names.contains(&wanted.as_str()) {
+            if names.is_empty() {
+                bail!(
+                    "--recommend-for {wanted}: {} has no PCs to recommend for",
+                    request.scenario.display()
+                );
+            }
+            bail!(
+                "--recommend-for {wanted}: no PC of {} is called that; allowed: {}",
+                request.scenario.display(),
+                names.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Variants that differ in seed or trials, each run on its own streams
+/// (unpaired). An interrupted whole sweep keeps the variants that
+/// finished, and the error that stopped it.
+type OneByOne = (Vec<VariantResult>, usize, Duration, Option<anyhow::Error>);
+
+fn one_by_one(scenarios: &[(String, Scenario)], plan: &Plan) -> Result<OneByOne> {
+    let mut results = Vec::new();
+    let mut elapsed = Duration::ZERO;
+    let mut threads = 0;
+    let mut failure = None;
+    for (i, (name, s)) in scenarios.iter().enumerate() {
+        match simulate(s, plan) {
+            Ok(done) => {
+                threads = done.threads;
+                elapsed += done.elapsed;
+                results.push(VariantResult {
+                    variant: name.clone(),
+                    metrics: done.metrics,
+                    exact: None,
+                    shared: Vec::new(),
+                });
+                if plan.progress {
+                    eprintln!("variant {name} done ({} of {})", i + 1, scenarios.len());
+                }
+            }
+            Err(e) => {
+                failure = Some(e.context(format!("variant {name} failed")));
+                break;
+            }
+        }
+    }
+    // A partial result must hold every variant.
+    if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
+        return Err(crate::runner::nothing_written(failure));
+    }
+    Ok((results, threads, elapsed, failure))
+}
+
+/// The command line that asks this sweep again.
+fn reproduce_command(request: &SweepRequest, base: &Scenario) -> String {
+    let sets: String = request
+        .set
+        .iter()
+        .map(|s| format!(" --set {s}"))
+        .chain(request.tables.iter().map(|t| format!(" --table {t}")))
+        .collect();
+    format!(
+        "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",
+        request.scenario.display(),
+        base.trials,
+        base.seed,
+        request.max_risk_of_down
+    )
+}
