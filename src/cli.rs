@@ -104,7 +104,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "HALF_WIDTH", conflicts_with_all = ["trials", "shard"])]
     pub precision: Option<f64>,
     /// The most battles a --precision run may take.
-    #[arg(long, requires = "precision", default_value_t = 1_000_000_000)]
+    #[arg(long, requires = "precision", default_value_t = crate::engine::DEFAULT_PRECISION_MAX_TRIALS)]
     pub max_trials: u64,
     /// Options shared with sweep and compare.
     #[command(flatten)]

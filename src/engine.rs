@@ -32,6 +32,9 @@ const BATCH_CHUNKS: u64 = 256;
 /// The largest run accepted: well inside u64 counts for every metric.
 pub const MAX_TRIALS: u64 = 1_000_000_000_000_000;
 
+/// The most battles a precision run takes unless asked otherwise.
+pub const DEFAULT_PRECISION_MAX_TRIALS: u64 = 1_000_000_000;
+
 /// Set by the Ctrl-C handler; runs stop at the next chunk and report it.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 

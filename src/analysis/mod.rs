@@ -4,6 +4,8 @@
 //! wrote. `commands/` maps the command line to these requests and prints
 //! the answers; `serve/` maps the page's JSON to the same requests.
 
+pub mod compare;
+pub mod run;
 pub mod sensitivity;
 pub mod solve;
 pub mod sweep;

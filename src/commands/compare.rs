@@ -1,109 +1,29 @@
-//! `warcrunch compare`: scenarios run with the same seed and trials, every
-//! metric tested against the first scenario.
+//! `warcrunch compare`: the command line as a [`CompareRequest`], what
+//! changed printed.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
+use crate::analysis::Destination;
+use crate::analysis::compare::{CompareRequest, compare};
 use crate::cli::CompareArgs;
-use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, ScenarioUse};
-use crate::runner::{
-    Plan, finish, output_dir, override_settings, run_info, simulate_variants, table_overrides,
-};
-use crate::scenario::{self, Scenario};
-
-/// Each scenario's `--table N:NAME=FILE` options (N counts scenarios
-/// from 1). A `--table` without `N:` is refused: it would give every
-/// scenario the same table, and the comparison would then find nothing.
-fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<(String, String)>>> {
-    let mut per_scenario = vec![Vec::new(); count];
-    for option in options {
-        let numbered = option
-            .split_once(':')
-            .and_then(|(n, rest)| Some((n.trim().parse::<usize>().ok()?, rest)));
-        let Some((n, rest)) = numbered else {
-            bail!(
-                "--table {option}: compare would give every scenario this table, so the tables would not differ; give it to one scenario as --table N:{option} (N = 1 to {count}, in the order the scenarios are listed)"
-            );
-        };
-        if !(1..=count).contains(&n) {
-            bail!("--table {option}: there is no scenario {n}; allowed: 1 to {count}");
-        }
-        per_scenario[n - 1].extend(table_overrides(&[rest.to_owned()])?);
-    }
-    Ok(per_scenario)
-}
+use crate::report::ReportKind;
+use crate::report::console::say;
+use crate::runner::Plan;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
-    let formats = crate::report::Formats::of(&sim.format);
-    let overrides = scenario_tables(&sim.tables, args.scenarios.len())?;
-    let plan = Plan::from_args(sim);
-    let mut scenarios = Vec::new();
-    for (i, path) in args.scenarios.iter().enumerate() {
-        scenarios.push(scenario::load_with_tables(path, &overrides[i])?);
-    }
-    let trials = sim.trials.unwrap_or(scenarios[0].trials);
-    let seed = sim.seed.unwrap_or(scenarios[0].seed);
-    for s in &mut scenarios {
-        override_settings(s, Some(trials), Some(seed))?;
-    }
-    let mut names: Vec<String> = Vec::new();
-    for (i, path) in args.scenarios.iter().enumerate() {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| format!("scenario{i}"));
-        let name = if names.contains(&stem) {
-            format!("{stem}#{}", i + 1)
-        } else {
-            stem
-        };
-        names.push(name);
-    }
-    let systems: Vec<&str> = scenarios.iter().map(|s| s.battle.system()).collect();
-    if systems.iter().any(|s| *s != systems[0]) {
-        bail!(
-            "compare needs scenarios of one system; got {}",
-            systems.join(", ")
-        );
-    }
-    let out = output_dir(
-        args.out.as_deref(),
-        std::path::PathBuf::from("reports/compare"),
-        plan.shard,
-    );
-    let staging = Staging::new(&out, sim.force)?;
-    let named: Vec<(String, &Scenario)> = names.iter().cloned().zip(&scenarios).collect();
-    let done = simulate_variants(&named, &plan).map_err(crate::runner::nothing_written)?;
-    let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
-    let paths: Vec<String> = args
-        .scenarios
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let tables: String = sim.tables.iter().map(|t| format!(" --table {t}")).collect();
-    let command = format!(
-        "warcrunch compare {} --trials {trials} --seed {seed}{tables}",
-        paths.join(" ")
-    );
-    let mut info = run_info(&scenarios[0], command, threads, elapsed);
-    info.name = format!("Comparison: {}", names.join(" vs "));
-    info.variants = names.clone();
-    info.scenarios = names
-        .iter()
-        .zip(&scenarios)
-        .map(|(name, s)| ScenarioUse {
-            variant: name.clone(),
-            path: s.path.display().to_string(),
-            sha256: s.sha256.clone(),
-            tables: s.battle.tables().to_vec(),
-        })
-        .collect();
-    let report = RunReport {
-        info,
-        variants: results,
-        formats,
+    let request = CompareRequest {
+        scenarios: args.scenarios.clone(),
+        trials: sim.trials,
+        seed: sim.seed,
+        tables: sim.tables.clone(),
     };
-    finish(ReportKind::Compare, &report, staging, plan.shard)
+    let to = Destination {
+        out: args.out.clone(),
+        force: sim.force,
+        formats: crate::report::Formats::of(&sim.format),
+    };
+    let answer = compare(&request, &Plan::from_args(sim), &to)?;
+    say(&answer.stored.summary(ReportKind::Compare, &answer.report))
 }

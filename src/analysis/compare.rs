@@ -1,0 +1,147 @@
+//! A comparison: scenarios of one system run with the same seed and
+//! trials, battle by battle on the same streams, every metric tested
+//! against the first scenario.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+use super::Destination;
+use crate::report::output_dir::Staging;
+use crate::report::{ReportKind, RunReport, ScenarioUse};
+use crate::runner::{
+    Plan, Stored, output_dir, override_settings, run_info, simulate_variants, store,
+    table_overrides,
+};
+use crate::scenario::{self, Scenario};
+
+/// A comparison asked: the scenarios (the first is the baseline) and their battles.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareRequest {
+    /// The scenario files, two or more (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub scenarios: Vec<PathBuf>,
+    /// Battles per scenario (the first scenario's `trials` when absent).
+    #[serde(default)]
+    pub trials: Option<u64>,
+    /// Seed of the streams (the first scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `N:NAME=FILE` table overrides, for the Nth scenario (set by the
+    /// caller, never by a posted request).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+/// What a comparison found and wrote.
+#[derive(Debug)]
+pub struct CompareAnswer {
+    /// Every scenario's results, paired with the first.
+    pub report: RunReport,
+    /// Where it was written.
+    pub stored: Stored,
+}
+
+/// Loads every scenario, runs them alike and writes the report.
+pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Result<CompareAnswer> {
+    if request.scenarios.len() < 2 {
+        bail!("compare needs two or more scenario files; the first is the baseline");
+    }
+    let overrides = scenario_tables(&request.tables, request.scenarios.len())?;
+    let mut scenarios = Vec::new();
+    for (i, path) in request.scenarios.iter().enumerate() {
+        scenarios.push(scenario::load_with_tables(path, &overrides[i])?);
+    }
+    let trials = request.trials.unwrap_or(scenarios[0].trials);
+    let seed = request.seed.unwrap_or(scenarios[0].seed);
+    for s in &mut scenarios {
+        override_settings(s, Some(trials), Some(seed))?;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (i, path) in request.scenarios.iter().enumerate() {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| format!("scenario{i}"));
+        let name = if names.contains(&stem) {
+            format!("{stem}#{}", i + 1)
+        } else {
+            stem
+        };
+        names.push(name);
+    }
+    let systems: Vec<&str> = scenarios.iter().map(|s| s.battle.system()).collect();
+    if systems.iter().any(|s| *s != systems[0]) {
+        bail!(
+            "compare needs scenarios of one system; got {}",
+            systems.join(", ")
+        );
+    }
+    let out = output_dir(
+        to.out.as_deref(),
+        PathBuf::from("reports/compare"),
+        plan.shard,
+    );
+    let staging = Staging::new(&out, to.force)?;
+    let named: Vec<(String, &Scenario)> = names.iter().cloned().zip(&scenarios).collect();
+    let done = simulate_variants(&named, plan).map_err(crate::runner::nothing_written)?;
+    let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
+    let paths: Vec<String> = request
+        .scenarios
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let tables: String = request
+        .tables
+        .iter()
+        .map(|t| format!(" --table {t}"))
+        .collect();
+    let command = format!(
+        "warcrunch compare {} --trials {trials} --seed {seed}{tables}",
+        paths.join(" ")
+    );
+    let mut info = run_info(&scenarios[0], command, threads, elapsed);
+    info.name = format!("Comparison: {}", names.join(" vs "));
+    info.variants = names.clone();
+    info.scenarios = names
+        .iter()
+        .zip(&scenarios)
+        .map(|(name, s)| ScenarioUse {
+            variant: name.clone(),
+            path: s.path.display().to_string(),
+            sha256: s.sha256.clone(),
+            tables: s.battle.tables().to_vec(),
+        })
+        .collect();
+    let report = RunReport {
+        info,
+        variants: results,
+        formats: to.formats,
+    };
+    let stored = store(ReportKind::Compare, &report, staging, plan.shard)?;
+    Ok(CompareAnswer { report, stored })
+}
+
+/// Each scenario's `--table N:NAME=FILE` options (N counts scenarios
+/// from 1). A `--table` without `N:` is refused: it would give every
+/// scenario the same table, and the comparison would then find nothing.
+fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<(String, String)>>> {
+    let mut per_scenario = vec![Vec::new(); count];
+    for option in options {
+        let numbered = option
+            .split_once(':')
+            .and_then(|(n, rest)| Some((n.trim().parse::<usize>().ok()?, rest)));
+        let Some((n, rest)) = numbered else {
+            bail!(
+                "--table {option}: compare would give every scenario this table, so the tables would not differ; give it to one scenario as --table N:{option} (N = 1 to {count}, in the order the scenarios are listed)"
+            );
+        };
+        if !(1..=count).contains(&n) {
+            bail!("--table {option}: there is no scenario {n}; allowed: 1 to {count}");
+        }
+        per_scenario[n - 1].extend(table_overrides(&[rest.to_owned()])?);
+    }
+    Ok(per_scenario)
+}

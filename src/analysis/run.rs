@@ -1,0 +1,136 @@
+//! A run: one scenario simulated (to a number of battles or a precision),
+//! with its exact odds beside when asked, written as a report.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+use super::Destination;
+use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
+use crate::report::output_dir::Staging;
+use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::runner::{
+    Plan, Stored, default_out_dir, exact_metrics, nothing_written, output_dir, override_settings,
+    run_info, simulate, store, table_overrides,
+};
+use crate::scenario::{self, Scenario};
+
+/// A run asked: the scenario, its size and whether to add the exact odds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    /// The scenario file (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub scenario: PathBuf,
+    /// Also compute the exact distribution.
+    #[serde(default)]
+    pub exact: bool,
+    /// Run until every probability's 95% interval is at most ± this wide.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    /// The most battles a precision run may take (1,000,000,000 when absent).
+    #[serde(default)]
+    pub max_trials: Option<u64>,
+    /// Battles (the scenario's `trials` when absent).
+    #[serde(default)]
+    pub trials: Option<u64>,
+    /// Seed of the streams (the scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+/// What a run found and wrote.
+#[derive(Debug)]
+pub struct RunAnswer {
+    /// The counts, exact odds if asked, and provenance.
+    pub report: RunReport,
+    /// Where it was written.
+    pub stored: Stored,
+}
+
+/// Loads, simulates and writes the report (or a shard's part).
+pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAnswer> {
+    let overrides = table_overrides(&request.tables)?;
+    let mut plan = *plan;
+    if let Some(p) = request.precision {
+        crate::validate::check_precision(p).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
+        plan.precision = Some(p);
+    }
+    if request.exact && plan.shard != Shard::WHOLE {
+        bail!(
+            "--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard"
+        );
+    }
+    let mut s = scenario::load_with_tables(&request.scenario, &overrides)?;
+    let trials = match request.precision {
+        Some(_) => Some(request.max_trials()),
+        None => request.trials,
+    };
+    override_settings(&mut s, trials, request.seed)?;
+    let out = output_dir(
+        to.out.as_deref(),
+        default_out_dir(&request.scenario),
+        plan.shard,
+    );
+    let exact = if request.exact {
+        Some(exact_metrics(&s)?)
+    } else {
+        None
+    };
+    let staging = Staging::new(&out, to.force)?;
+    let done = simulate(&s, &plan).map_err(nothing_written)?;
+    let mut info = run_info(
+        &s,
+        reproduce_command(&s, request),
+        done.threads,
+        done.elapsed,
+    );
+    info.trials = Some(if plan.shard == Shard::WHOLE {
+        done.trials
+    } else {
+        s.trials
+    });
+    info.stop_reason = done.stop_reason;
+    let report = RunReport {
+        info,
+        variants: vec![VariantResult {
+            variant: String::new(),
+            metrics: done.metrics,
+            exact,
+            shared: Vec::new(),
+        }],
+        formats: to.formats,
+    };
+    let stored = store(ReportKind::Run, &report, staging, plan.shard)?;
+    Ok(RunAnswer { report, stored })
+}
+
+impl RunRequest {
+    /// The most battles a precision run may take.
+    pub fn max_trials(&self) -> u64 {
+        self.max_trials.unwrap_or(DEFAULT_PRECISION_MAX_TRIALS)
+    }
+}
+
+/// The command line that asks this run again.
+fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
+    let tables: String = request
+        .tables
+        .iter()
+        .map(|t| format!(" --table {t}"))
+        .collect();
+    let size = match request.precision {
+        Some(p) => format!("--precision {p} --max-trials {}", request.max_trials()),
+        None => format!("--trials {}", s.trials),
+    };
+    format!(
+        "warcrunch run {} {size} --seed {}{}{tables}",
+        s.path.display(),
+        s.seed,
+        if request.exact { " --exact" } else { "" }
+    )
+}
