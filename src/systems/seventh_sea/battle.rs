@@ -10,13 +10,14 @@ use rand::Rng;
 use super::banner::minus_banner;
 use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
 use super::duel::{DuelEnds, exchange_odds};
-use super::outcome::{BattleOutcome, HeroOutcome, HeroState};
+use super::opportunities::{Duel, Held, Hero, take};
+use super::outcome::{BattleOutcome, HeroOutcome};
 use super::roll_keep::Pool;
 use super::round::{PENALTY_STEPS, ROUND_SLOTS, RoundDraws};
-use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, HeroRules, REAR, SideRules};
-use super::scenario::{MAX_HEROES, Policy, Spending};
+use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HeroRules, REAR, SideRules};
+use super::scenario::{MAX_HEROES, Spending};
 use super::tables::Opportunity;
-use crate::dice::{Digits, chance};
+use crate::dice::Digits;
 
 /// The battle's fast laws, each built on first use.
 #[derive(Debug, Clone)]
@@ -120,77 +121,6 @@ pub fn duel_slots(heroes: &[HeroRules]) -> Vec<Box<[OnceLock<DuelEnds>]>> {
         .iter()
         .map(|h| (0..4 * h.resolve).map(|_| OnceLock::new()).collect())
         .collect()
-}
-
-/// Per-Hero state during a battle (small: sixteen of them are set up per
-/// battle).
-#[derive(Debug, Clone, Copy, Default)]
-struct Hero {
-    flesh: i64,
-    wounds: i64,
-    reputation: i64,
-    taken: u16,
-    /// Engagement level this round.
-    level: u8,
-    out: bool,
-    /// Holds his own side's banner (to the end of the battle).
-    banner: bool,
-    /// Spends his next round with the surgeon.
-    surgeon: bool,
-    /// Charged: −2 on his next personal result.
-    charge: bool,
-    /// Held at a level by an opportunity (never while carrying a banner).
-    forced: Option<Forced>,
-    /// Carries the enemy's banner toward the Rear: the level it is at
-    /// (never while held at a level).
-    carrying: Option<u8>,
-    /// Won a duel: takes the opponent's belongings.
-    won_duel: bool,
-}
-
-/// Which opportunity holds a Hero at a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Held {
-    /// Hold the Line, with the rounds held so far.
-    TheLine { rounds_held: u8 },
-    /// Lure: Heavily Engaged for one round.
-    Lure,
-    /// Rescue the Wounded: Heavily Engaged for two rounds.
-    Rescue,
-}
-
-/// A Hero held at a level by an opportunity.
-#[derive(Debug, Clone, Copy)]
-struct Forced {
-    by: Held,
-    level: u8,
-    /// Rounds still to fight there.
-    rounds_left: u8,
-    /// Reputation each of those rounds.
-    reputation: i64,
-}
-
-impl Hero {
-    /// Held by `by` at `level` for `rounds` rounds, earning `reputation` each.
-    #[inline(always)]
-    fn force(&mut self, by: Held, level: u8, rounds: u8, reputation: i64) {
-        self.forced = Some(Forced {
-            by,
-            level,
-            rounds_left: rounds,
-            reputation,
-        });
-    }
-
-    fn state(&self, resolve: i64) -> HeroState {
-        if self.wounds >= 2 * resolve {
-            HeroState::KnockedOut
-        } else if self.wounds >= resolve {
-            HeroState::Crippled
-        } else {
-            HeroState::Fine
-        }
-    }
 }
 
 /// The value in the `OnceLock` `$slot`, built by `$init` the first time.
@@ -494,8 +424,8 @@ impl Fast<'_> {
         settle(winner, need, raises)
     }
 
-    /// A Hero's response to an opportunity, by his policy: one dispatch on
-    /// the kind, each arm deciding whether he takes it.
+    /// A Hero's response to an opportunity ([`super::opportunities::take`]),
+    /// his duels drawn whole from their laws.
     #[inline(always)]
     fn take<R: Rng>(
         self,
@@ -505,74 +435,15 @@ impl Fast<'_> {
         opportunity: Opportunity,
         next_modifier: &mut [i64; 2],
     ) {
-        let r = &self.rules.heroes[hero];
-        // Crippled or knocked out ([`HeroState`]).
-        let crippled = h.wounds >= r.resolve;
-        let refuses_duels = r.policy == Policy::Adaptive && crippled;
-        let busy = h.forced.is_some() || h.carrying.is_some();
-        let side = r.side;
-        let taken = match opportunity {
-            Opportunity::Surgeon => {
-                h.surgeon = true;
-                true
-            }
-            Opportunity::PickUpBanner => {
-                h.banner = true;
-                true
-            }
-            Opportunity::HoldTheLine if !busy => {
-                let reputation = match h.level {
-                    3 => 2,
-                    2 => 1,
-                    _ => 0,
-                };
-                h.force(Held::TheLine { rounds_held: 1 }, h.level, 2, reputation);
-                true
-            }
-            Opportunity::Charge => {
-                h.charge = true;
-                h.reputation += 2;
-                true
-            }
-            Opportunity::LineOfFire => {
-                if chance(dice.rng(), r.line_of_fire_hit[usize::from(h.banner)]) {
-                    h.reputation += 3;
-                    next_modifier[1 - side] -= 3;
-                }
-                true
-            }
-            Opportunity::Lure if !busy => {
-                h.force(Held::Lure, HEAVILY_ENGAGED as u8, 1, 2);
-                true
-            }
-            Opportunity::RescueTheWounded if !busy => {
-                h.force(Held::Rescue, HEAVILY_ENGAGED as u8, 2, 2);
-                true
-            }
-            Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
-                if self.duel(dice, hero, h) {
-                    h.carrying = Some(h.level);
-                    h.won_duel = true;
-                }
-                true
-            }
-            Opportunity::Duel if refuses_duels => {
-                h.reputation += self.rules.tables.refuse_duel_reputation;
-                false
-            }
-            Opportunity::Duel => {
-                if self.duel(dice, hero, h) {
-                    next_modifier[1 - side] -= 3;
-                    h.won_duel = true;
-                } else {
-                    next_modifier[side] -= 3;
-                }
-                true
-            }
-            // Busy, or refusing a capture once crippled.
-            _ => false,
-        };
-        h.taken += u16::from(taken);
+        take(
+            self.rules,
+            hero,
+            dice,
+            h,
+            opportunity,
+            next_modifier,
+            Duelist { fast: self, hero },
+        );
     }
 
     /// A duel to the knock-out: each exchange both roll (Finesse + Attack)k
@@ -600,10 +471,25 @@ impl Fast<'_> {
     }
 }
 
+/// Hero `hero`'s duels, drawn whole from their laws.
+struct Duelist<'a> {
+    fast: Fast<'a>,
+    hero: usize,
+}
+
+impl<R: Rng> Duel<R> for Duelist<'_> {
+    #[inline(always)]
+    fn fight(self, dice: &mut Digits<R>, h: &mut Hero) -> bool {
+        self.fast.duel(dice, self.hero, h)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::systems::contract::BattleSystem;
+    use crate::systems::seventh_sea::rules::HEAVILY_ENGAGED;
+    use crate::systems::seventh_sea::scenario::Policy;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 

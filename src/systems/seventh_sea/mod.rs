@@ -7,6 +7,7 @@ pub mod battle;
 pub mod contest;
 pub mod duel;
 pub mod exact;
+pub mod opportunities;
 pub mod outcome;
 pub mod preparation;
 pub mod reference;
