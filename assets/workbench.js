@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
 
 let current = null; // the run being followed: { id, source }
-let previous = null; // the last finished run's metrics, for comparison
+let previous = null; // the last finished run's id: the next run is shown beside it
 let latest = null; // the followed run's last snapshot
 const schemas = new Map(); // schema name -> JSON Schema
 
@@ -214,8 +214,9 @@ function request() {
 }
 
 async function run() {
-  if (latest && latest.status === "done") previous = latest.metrics;
+  if (latest && latest.status === "done") previous = latest.id;
   const data = request();
+  if (previous !== null) data.baseline = previous;
   const result = await post("/api/runs", data);
   if (!result.ok) {
     showErrors(rejection(result));
@@ -281,12 +282,6 @@ function draw(snapshot) {
   }
 }
 
-function find(metrics, m, value) {
-  if (!metrics) return null;
-  const same = metrics.find((x) => x.subject === m.subject && x.metric === m.metric);
-  return same ? same.shares.find((s) => s.value === value) || { probability: 0, ci_low: 0, ci_high: 0 } : null;
-}
-
 function bar(share) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("viewBox", "0 0 100 14");
@@ -309,15 +304,6 @@ function bar(share) {
   return svg;
 }
 
-// The difference of two independent proportions with a 95% interval from
-// their Wilson half-widths (a cautious combination).
-function difference(now, before) {
-  const d = now.probability - before.probability;
-  const half = (s) => (s.ci_high - s.ci_low) / 2;
-  const h = Math.sqrt(half(now) ** 2 + half(before) ** 2);
-  return { d, low: d - h, high: d + h };
-}
-
 function drawMetrics(metrics) {
   const box = $("metrics");
   box.replaceChildren();
@@ -337,13 +323,13 @@ function drawMetrics(metrics) {
       const numbers = document.createElement("span");
       numbers.className = "n";
       numbers.textContent = `${pct(s.probability)} (${pct(s.ci_low)}–${pct(s.ci_high)})`;
-      const before = find(previous, m, s.value);
+      // The difference and its interval come from the server (stats.rs).
+      const before = s.before;
       if (before) {
-        const diff = difference(s, before);
         const prev = document.createElement("div");
         prev.className = "prev";
-        const tied = diff.low <= 0 && diff.high >= 0;
-        prev.textContent = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * diff.d).toFixed(2)} pt (${(100 * diff.low).toFixed(2)} to ${(100 * diff.high).toFixed(2)})`;
+        const tied = before.low <= 0 && before.high >= 0;
+        prev.textContent = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
         numbers.append(prev);
       }
       row.append(value, bar(s), numbers);

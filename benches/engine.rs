@@ -377,7 +377,7 @@ fn streaming(c: &mut Criterion) {
             b.iter(|| {
                 let mut published = 0;
                 let mut watch = |metrics: &[warcrunch::stats::Metric<u64>], done: u64| {
-                    let (verdict, shown) = warcrunch::serve::view(metrics, done);
+                    let (verdict, shown) = warcrunch::serve::view(metrics, done, None);
                     published += serde_json::to_string(&(verdict, shown))
                         .expect("json")
                         .len();

@@ -343,6 +343,10 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     // A second run beside the first: every outcome shows the difference.
     page.type_into(r#"["sides",1,"troop_strength"]"#, "1600");
     page.wait_for(
+        "the edit in the text",
+        "document.getElementById('toml').value.includes('troop_strength = 1600')",
+    );
+    page.wait_for(
         "the check",
         "document.getElementById('checked').textContent.startsWith('valid')",
     );
@@ -353,6 +357,11 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         .as_u64()
         .unwrap();
     assert!(compared > 10, "{compared} outcomes show the previous run");
+    // Twice the Raiders: Megalos wins less often, beyond both runs' noise,
+    // and the page says so with the server's interval.
+    let won = page.eval("[...document.querySelectorAll('#metrics .metric')].find(m => m.querySelector('h4').textContent === 'side:Megalos · victory').querySelector('.prev').textContent");
+    let won = won.as_str().unwrap();
+    assert!(won.contains("Δ -") && !won.contains("tied"), "{won}");
     page.eval("window.scrollTo(0, 0)");
     page.screenshot("gm_run");
 

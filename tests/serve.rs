@@ -1021,3 +1021,76 @@ fn a_table_of_the_wrong_kind_is_refused_from_the_page_too() {
         );
     }
 }
+
+#[test]
+fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
+    let server = Server::start(&[]);
+    let start = |body: Value| {
+        let (status, answer) = server.json("POST", "/api/runs", Some(body));
+        assert_eq!(status, 200, "{answer}");
+        answer["id"].as_u64().unwrap()
+    };
+    let first = start(json!({ "toml": ambush(), "trials": 20000, "seed": 1 }));
+    let before = server.follow(first);
+    assert_eq!(before["status"], "done", "{before}");
+    let second = start(json!({ "toml": ambush(), "trials": 30000, "seed": 2, "baseline": first }));
+    let after = server.follow(second);
+    assert_eq!(after["status"], "done", "{after}");
+    // Every outcome of every metric the two share carries the earlier share
+    // and the interval stats.rs gives for two independent proportions.
+    let count =
+        |share: &Value, n: u64| (share["probability"].as_f64().unwrap() * n as f64).round() as u64;
+    let mut checked = 0;
+    for metric in after["metrics"].as_array().unwrap() {
+        let earlier = before["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["subject"] == metric["subject"] && m["metric"] == metric["metric"])
+            .expect("the same battle has the same metrics");
+        for share in metric["shares"].as_array().unwrap() {
+            let was = earlier["shares"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["value"] == share["value"]);
+            let x1 = was.map_or(0, |s| count(s, 20000));
+            let x2 = count(share, 30000);
+            let d = warcrunch::stats::unpaired_difference(x1, 20000, x2, 30000);
+            let shown = &share["before"];
+            assert_eq!(
+                shown["probability"].as_f64().unwrap(),
+                x1 as f64 / 20000.0,
+                "{share}"
+            );
+            for (key, want) in [
+                ("difference", d.difference),
+                ("low", d.low),
+                ("high", d.high),
+            ] {
+                let got = shown[key].as_f64().unwrap();
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "{key}: {got} against {want}: {share}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} outcomes compared");
+    assert!(
+        before["metrics"][0]["shares"][0].get("before").is_none(),
+        "a run with no baseline shows none"
+    );
+    // A baseline the server does not hold (or that has not finished) is refused.
+    let (status, answer) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": ambush(), "trials": 1000, "baseline": 999 })),
+    );
+    assert_eq!(status, 422, "{answer}");
+    assert!(
+        answer.to_string().contains("no finished run 999"),
+        "{answer}"
+    );
+}

@@ -151,6 +151,9 @@ pub struct Posted {
     seed: Option<u64>,
     #[serde(default)]
     precision: Option<f64>,
+    /// A finished run whose outcomes each of this run's are shown beside.
+    #[serde(default)]
+    baseline: Option<u64>,
 }
 
 /// One error as the page shows it: the key and line the CLI's message
@@ -356,18 +359,36 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
     let for_load = state.clone();
     let loaded = tokio::task::spawn_blocking(move || {
         let (s, _) = load(&for_load, &posted)?;
-        Ok::<_, Rejected>((s, posted.precision, posted.name))
+        let baseline = match posted.baseline {
+            None => None,
+            Some(id) => Some(
+                for_load
+                    .runs
+                    .get(id)
+                    .and_then(|run| run.counts.get().cloned())
+                    .ok_or_else(|| {
+                        Rejected::Refused(Refusal {
+                            status: 422,
+                            message: format!(
+                                "`baseline` = {id}: no finished run {id} to compare with (a run is kept until {} newer ones have ended)",
+                                super::runs::KEPT
+                            ),
+                        })
+                    })?,
+            ),
+        };
+        Ok::<_, Rejected>((s, posted.precision, posted.name, baseline))
     })
     .await;
     match loaded {
-        Ok(Ok((s, precision, name))) => {
+        Ok(Ok((s, precision, name, baseline))) => {
             let command = format!(
                 "warcrunch serve: {} with --trials {} --seed {}",
                 name.as_deref().unwrap_or("a posted scenario"),
                 s.trials,
                 s.seed
             );
-            let id = state.runs.start(s, precision, command);
+            let id = state.runs.start(s, precision, command, baseline);
             Json(json!({ "id": id })).into_response()
         }
         Ok(Err(rejected)) => rejected.into_response(),
@@ -409,6 +430,7 @@ async fn start_analysis(
             trials: None,
             seed: None,
             precision: None,
+            baseline: None,
         };
         let state = for_load;
         let (_, tables) = load(&state, &posted)?;

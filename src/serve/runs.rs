@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use tokio::sync::{Semaphore, watch};
@@ -15,7 +15,7 @@ use crate::report::output_dir::Staging;
 use crate::report::{Formats, RunReport, VariantResult};
 use crate::runner::{Plan, run_info, simulate_watched, write_report};
 use crate::scenario::Scenario;
-use crate::stats::{Metric, wilson, z95};
+use crate::stats::{Metric, unpaired_difference, wilson, z95};
 
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -51,6 +51,24 @@ pub struct Share {
     pub ci_low: f64,
     /// Upper end.
     pub ci_high: f64,
+    /// The same outcome in the run this one is compared with, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Before>,
+}
+
+/// An outcome in an earlier run, and how far this run's share is from it:
+/// the 95% interval of the difference of two independent proportions
+/// (Newcombe's method, as `warcrunch compare` computes it for unpaired runs).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Before {
+    /// Its share in the earlier run.
+    pub probability: f64,
+    /// This run's share minus the earlier one's.
+    pub difference: f64,
+    /// Lower end of the difference's 95% interval.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
 }
 
 /// A metric as the page draws it: its outcomes seen so far.
@@ -93,6 +111,8 @@ pub struct Run {
     pub state: watch::Sender<Snapshot>,
     /// Where its files are written.
     pub dir: PathBuf,
+    /// Its final counts, once it is done (what a later run is compared with).
+    pub counts: OnceLock<Vec<Metric<u64>>>,
 }
 
 /// Ended runs kept (state and files) when a new run starts; older ones are
@@ -131,10 +151,18 @@ impl Runs {
 
     /// Queues a run of a loaded scenario (trials and seed already set) and
     /// returns its id at once.
-    pub fn start(&self, scenario: Scenario, precision: Option<f64>, command: String) -> u64 {
+    /// Each outcome is shown beside its share in `baseline`, the final
+    /// counts of an earlier run.
+    pub fn start(
+        &self,
+        scenario: Scenario,
+        precision: Option<f64>,
+        command: String,
+        baseline: Option<Vec<Metric<u64>>>,
+    ) -> u64 {
         let planned = scenario.trials;
         self.start_with(planned, move |run| {
-            simulate(run, &scenario, precision, command)
+            simulate(run, &scenario, precision, command, baseline.as_deref())
         })
     }
 
@@ -156,6 +184,7 @@ impl Runs {
             cancel: AtomicBool::new(false),
             state: watch::channel(snapshot).0,
             dir: self.files.join(format!("run-{id}")),
+            counts: OnceLock::new(),
         });
         {
             let mut runs = self.runs.lock().expect("runs lock");
@@ -224,7 +253,13 @@ fn forget_old(runs: &mut HashMap<u64, Arc<Run>>) {
 
 /// Simulates on this (blocking) thread, publishing a snapshot at every
 /// checkpoint, then writes the run's files as `warcrunch run` would.
-fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: String) {
+fn simulate(
+    run: &Run,
+    scenario: &Scenario,
+    precision: Option<f64>,
+    command: String,
+    baseline: Option<&[Metric<u64>]>,
+) {
     let plan = Plan {
         threads: 0,
         progress: false,
@@ -232,7 +267,7 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
         precision,
     };
     let mut watch = |metrics: &[Metric<u64>], done: u64| {
-        let (verdict, metrics) = view(metrics, done);
+        let (verdict, metrics) = view(metrics, done, baseline);
         run.state.send_modify(|s| {
             s.done = done;
             s.verdict = verdict;
@@ -271,11 +306,12 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
     run.state.send_modify(|s| {
         s.done = finished.trials;
         s.verdict = crate::report::findings::headline(metrics, finished.trials);
-        s.metrics = shown(metrics);
+        s.metrics = shown(metrics, baseline);
         s.note = finished.stop_reason.clone();
         match &written {
             Ok((_, files)) => {
                 s.files = files.clone();
+                let _ = run.counts.set(metrics.clone());
                 s.status = Status::Done;
             }
             Err(e) => {
@@ -287,20 +323,32 @@ fn simulate(run: &Run, scenario: &Scenario, precision: Option<f64>, command: Str
 }
 
 /// What a checkpoint publishes: the verdict in words and every metric's
-/// outcomes with their intervals (benches/engine.rs times it).
-pub fn view(metrics: &[Metric<u64>], done: u64) -> (Vec<String>, Vec<Shown>) {
+/// outcomes with their intervals, beside `baseline`'s if given
+/// (benches/engine.rs times it).
+pub fn view(
+    metrics: &[Metric<u64>],
+    done: u64,
+    baseline: Option<&[Metric<u64>]>,
+) -> (Vec<String>, Vec<Shown>) {
     (
         crate::report::findings::headline(metrics, done),
-        shown(metrics),
+        shown(metrics, baseline),
     )
 }
 
-/// The metrics as the page draws them: each outcome seen, with its interval.
-fn shown(metrics: &[Metric<u64>]) -> Vec<Shown> {
+/// The metrics as the page draws them: each outcome seen, with its
+/// interval, and beside it the same outcome in `baseline` (0 battles where
+/// the baseline never saw it) with the difference's interval, for every
+/// metric the baseline has too.
+fn shown(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
     metrics
         .iter()
         .map(|m| {
             let total = m.total();
+            let earlier = baseline.and_then(|b| {
+                b.iter()
+                    .find(|e| e.subject == m.subject && e.name == m.name)
+            });
             let shares = m
                 .weights
                 .iter()
@@ -308,11 +356,26 @@ fn shown(metrics: &[Metric<u64>]) -> Vec<Shown> {
                 .filter(|(_, w)| **w > 0)
                 .map(|(i, &w)| {
                     let (ci_low, ci_high) = wilson(w, total, z95());
+                    let value = m.label(i);
+                    let before = earlier.map(|e| {
+                        let n = e.total();
+                        let x = (0..e.weights.len())
+                            .find(|&j| e.label(j) == value)
+                            .map_or(0, |j| e.weights[j]);
+                        let d = unpaired_difference(x, n, w, total);
+                        Before {
+                            probability: x as f64 / n.max(1) as f64,
+                            difference: d.difference,
+                            low: d.low,
+                            high: d.high,
+                        }
+                    });
                     Share {
-                        value: m.label(i),
+                        value,
                         probability: w as f64 / total.max(1) as f64,
                         ci_low,
                         ci_high,
+                        before,
                     }
                 })
                 .collect();
