@@ -3,6 +3,8 @@
 // which answers with the exact skew analysis and the heatmap that
 // `warcrunch cards` draws. Plain ES module.
 
+import { download } from "/assets/dom.js";
+
 const RESULTS = ["-", "F", "H", "R", "D"];
 
 export class Designer {
@@ -93,11 +95,6 @@ export class Designer {
   }
 
   save() {
-    if (!this.deck) return;
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([this.deck.toml], { type: "application/toml" }));
-    a.download = "my_deck.toml";
-    a.click();
-    URL.revokeObjectURL(a.href);
+    if (this.deck) download("my_deck.toml", this.deck.toml);
   }
 }

@@ -3,16 +3,7 @@
 // server applies to the TOML text, so comments and layout survive and the
 // TOML view and the form stay the same file. Plain ES module.
 
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  node.append(...children);
-  return node;
-};
+import { el } from "/assets/dom.js";
 
 /// `sides[1].troop_strength`, the way the CLI's messages name a key.
 export const shown = (path) =>

@@ -3,7 +3,7 @@
 // library calls as the commands; the answer is the command's report and
 // files. Plain ES module.
 
-const $ = (id) => document.getElementById(id);
+import { $ } from "/assets/dom.js";
 
 /// A first question for the battle on the page, for each command.
 export function examples(doc) {

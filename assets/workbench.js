@@ -2,11 +2,11 @@
 // TOML, check it, run it, and draw the counts the server streams; and the
 // deck designer. Plain ES modules, no build step.
 
+import { $, download, el, fileLinks } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { examples, fill, read, show } from "/assets/questions.js";
 
-const $ = (id) => document.getElementById(id);
 const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
 
 let current = null; // the run being followed: { id, source }
@@ -33,10 +33,7 @@ async function listScenarios() {
   const { ok, body } = await api("/api/scenarios");
   if (!ok) return;
   for (const s of body.scenarios) {
-    const option = document.createElement("option");
-    option.value = s.name;
-    option.textContent = s.system ? `${s.name} (${s.system})` : s.name;
-    $("pick").append(option);
+    $("pick").append(el("option", { value: s.name, text: s.system ? `${s.name} (${s.system})` : s.name }));
   }
 }
 
@@ -65,10 +62,7 @@ function showErrors(errors) {
   const box = $("errors");
   box.replaceChildren();
   for (const e of errors) {
-    const div = document.createElement("div");
-    div.className = "flag";
-    div.textContent = (e.line ? `line ${e.line}: ` : "") + e.message;
-    box.append(div);
+    box.append(el("div", { class: "flag", text: (e.line ? `line ${e.line}: ` : "") + e.message }));
     if (e.line && !$("toml").hidden) selectLine(e.line);
   }
 }
@@ -133,13 +127,7 @@ async function ask() {
     $("ask").disabled = false;
     const s = shown(event);
     if (s.status !== "done") return;
-    for (const name of s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f))) {
-      const a = document.createElement("a");
-      a.href = `/api/runs/${id}/files/${encodeURIComponent(name)}`;
-      a.textContent = name;
-      a.download = name;
-      $("ask-files").append(a);
-    }
+    fileLinks($("ask-files"), id, s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f)));
     if (s.files.includes("report.html")) {
       $("ask-report").src = `/api/runs/${id}/files/report.html`;
       $("ask-report").hidden = false;
@@ -260,25 +248,11 @@ function draw(snapshot) {
   } else {
     $("progress").value = snapshot.status === "done" ? 1 : snapshot.planned ? snapshot.done / snapshot.planned : 0;
   }
-  const verdict = $("verdict");
-  verdict.replaceChildren();
-  for (const line of snapshot.verdict) {
-    const p = document.createElement("p");
-    p.textContent = line + ".";
-    verdict.append(p);
-  }
+  $("verdict").replaceChildren(...snapshot.verdict.map((line) => el("p", { text: line + "." })));
   drawMetrics(snapshot.metrics);
   if (snapshot.status === "done") {
-    const files = $("files");
-    files.replaceChildren();
     // The tables, the provenance and the report; its charts are inside the report.
-    for (const name of snapshot.files.filter((f) => /\.(csv|json|html|parquet)$/.test(f))) {
-      const a = document.createElement("a");
-      a.href = `/api/runs/${snapshot.id}/files/${encodeURIComponent(name)}`;
-      a.textContent = name;
-      a.download = name;
-      files.append(a);
-    }
+    fileLinks($("files"), snapshot.id, snapshot.files.filter((f) => /\.(csv|json|html|parquet)$/.test(f)));
   }
 }
 
@@ -308,51 +282,29 @@ function drawMetrics(metrics) {
   const box = $("metrics");
   box.replaceChildren();
   for (const m of metrics) {
-    const section = document.createElement("div");
-    section.className = "metric";
-    const title = document.createElement("h4");
-    title.textContent = `${m.subject} · ${m.metric}`;
-    section.append(title);
+    const section = el("div", { class: "metric" }, el("h4", { text: `${m.subject} · ${m.metric}` }));
     const shares = m.shares.length > 24 ? [...m.shares].sort((a, b) => b.probability - a.probability).slice(0, 24) : m.shares;
     for (const s of shares) {
-      const row = document.createElement("div");
-      row.className = "bar";
-      const value = document.createElement("span");
-      value.className = "v";
-      value.textContent = s.value;
-      const numbers = document.createElement("span");
-      numbers.className = "n";
-      numbers.textContent = `${pct(s.probability)} (${pct(s.ci_low)}–${pct(s.ci_high)})`;
+      const numbers = el("span", { class: "n", text: `${pct(s.probability)} (${pct(s.ci_low)}–${pct(s.ci_high)})` });
       // The difference and its interval come from the server (stats.rs).
       const before = s.before;
       if (before) {
-        const prev = document.createElement("div");
-        prev.className = "prev";
         const tied = before.low <= 0 && before.high >= 0;
-        prev.textContent = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
-        numbers.append(prev);
+        const text = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
+        numbers.append(el("div", { class: "prev", text }));
       }
-      row.append(value, bar(s), numbers);
-      section.append(row);
+      section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value }), bar(s), numbers));
     }
     if (shares.length < m.shares.length) {
-      const more = document.createElement("p");
-      more.className = "muted";
-      more.textContent = `the 24 likeliest of ${m.shares.length} values; every value is in distributions.csv`;
-      section.append(more);
+      const text = `the 24 likeliest of ${m.shares.length} values; every value is in distributions.csv`;
+      section.append(el("p", { class: "muted", text }));
     }
     box.append(section);
   }
 }
 
 function save() {
-  const name = (scenarioName() || "my_battle.toml").split("/").pop();
-  const blob = new Blob([$("toml").value], { type: "application/toml" });
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  a.click();
-  URL.revokeObjectURL(a.href);
+  download((scenarioName() || "my_battle.toml").split("/").pop(), $("toml").value);
 }
 
 $("load").addEventListener("click", loadScenario);

@@ -19,6 +19,9 @@ pub fn die<R: Rng + ?Sized>(rng: &mut R, n: u32) -> u32 {
 }
 
 /// True with probability `threshold / 2^64`; see [`chance_threshold`].
+/// It draws its number even when the answer is certain (rand's `Bernoulli`
+/// draws none at p = 1), so variants on the same streams read the same
+/// numbers in the same places whatever their probabilities.
 #[inline(always)]
 pub fn chance<R: Rng + ?Sized>(rng: &mut R, threshold: u64) -> bool {
     rng.next_u64() < threshold

@@ -200,6 +200,7 @@ fn lists_and_reads_scenarios_and_refuses_every_way_out() {
     // Every asset the page names is served by the binary itself (no CDN).
     for asset in [
         "/assets/form.js",
+        "/assets/dom.js",
         "/assets/designer.js",
         "/assets/questions.js",
         "/assets/report.css",

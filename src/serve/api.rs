@@ -37,6 +37,7 @@ const PAGE_STYLES: &str = include_str!("../../assets/workbench.css");
 const FORM: &str = include_str!("../../assets/form.js");
 const DESIGNER: &str = include_str!("../../assets/designer.js");
 const QUESTIONS: &str = include_str!("../../assets/questions.js");
+const DOM: &str = include_str!("../../assets/dom.js");
 /// The charts' font, so the page looks the same with no font installed.
 const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
@@ -65,9 +66,10 @@ impl State {
 }
 
 /// The page's files, compiled in: path, content, media type.
-const ASSETS: [(&str, &[u8], &str); 7] = [
+const ASSETS: [(&str, &[u8], &str); 8] = [
     ("/assets/workbench.js", SCRIPT.as_bytes(), "text/javascript"),
     ("/assets/form.js", FORM.as_bytes(), "text/javascript"),
+    ("/assets/dom.js", DOM.as_bytes(), "text/javascript"),
     (
         "/assets/designer.js",
         DESIGNER.as_bytes(),

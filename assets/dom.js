@@ -1,0 +1,34 @@
+// What every script of the page shares: finding and making elements, the
+// links to a run's files, and saving a text as a download. Plain ES module.
+
+/// The element with this id.
+export const $ = (id) => document.getElementById(id);
+
+/// A new element: `attrs` sets `class`, `text` (its text) or any attribute;
+/// `children` are appended.
+export const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  node.append(...children);
+  return node;
+};
+
+/// Fills `box` with a download link for each of run `id`'s files in `names`.
+export function fileLinks(box, id, names) {
+  box.replaceChildren(
+    ...names.map((name) =>
+      el("a", { href: `/api/runs/${id}/files/${encodeURIComponent(name)}`, download: name, text: name }),
+    ),
+  );
+}
+
+/// Saves `text` as a file called `name`.
+export function download(name, text, type = "application/toml") {
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
