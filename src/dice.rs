@@ -5,6 +5,7 @@
 //! a run of any length can detect.
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 /// A uniform integer in `0..n` (n ≥ 1) from one 64-bit draw.
 #[inline(always)]
@@ -302,20 +303,6 @@ impl AliasTable {
         }
     }
 
-    /// Draws a label: one random number, a second in the rare tail.
-    #[inline(always)]
-    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        let label = self.head.pick(rng.next_u64());
-        // The label first: the tail's pointer is read only on the rare
-        // draw that needs it (a head never holds IN_TAIL without a tail).
-        if label == IN_TAIL
-            && let Some(tail) = &self.tail
-        {
-            return tail.pick(rng.next_u64()) as usize;
-        }
-        label as usize
-    }
-
     /// Each label's probability of being drawn, read back from the table
     /// (exact to rounding): to check a table against the law it was built from.
     pub fn probabilities(&self) -> std::collections::BTreeMap<u32, f64> {
@@ -327,6 +314,22 @@ impl AliasTable {
         }
         law.retain(|_, p| *p > 0.0);
         law
+    }
+}
+
+impl Distribution<usize> for AliasTable {
+    /// Draws a label: one random number, a second in the rare tail.
+    #[inline(always)]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+        let label = self.head.pick(rng.next_u64());
+        // The label first: the tail's pointer is read only on the rare
+        // draw that needs it (a head never holds IN_TAIL without a tail).
+        if label == IN_TAIL
+            && let Some(tail) = &self.tail
+        {
+            return tail.pick(rng.next_u64()) as usize;
+        }
+        label as usize
     }
 }
 
@@ -405,7 +408,7 @@ mod tests {
         let n = 2_000_000u64;
         let mut counts = vec![0u64; 400];
         for _ in 0..n {
-            counts[table.draw(&mut rng) - 1000] += 1;
+            counts[table.sample(&mut rng) - 1000] += 1;
         }
         // (observed, expected) per cell, consecutive outcomes pooled.
         let mut cells: Vec<(f64, f64)> = vec![(0.0, 0.0)];

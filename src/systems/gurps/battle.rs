@@ -3,6 +3,7 @@
 //! fast law. [`super::reference`] plays the same order die by die.
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 use super::casualties::{self, casualty_percent};
 use super::catastrophe::{self, Effect};
@@ -196,12 +197,12 @@ impl Laws {
         let h = &rules.heroes[i];
         let draws = &self.survival[i];
         let row = if *lost == 0 && outcome.state == State::Unhurt {
-            let (row, damage, state) = draws.draw_unhurt(penalty, dice.rng());
+            let (row, damage, state) = draws.unhurt_at(penalty).sample(dice.rng());
             *lost = damage;
             outcome.state = state;
             row
         } else {
-            let (row, damage) = draws.draw(penalty, dice.rng());
+            let (row, damage) = draws.at(penalty).sample(dice.rng());
             let (l, st) = injure_fast(dice, h.hp, h.ht, *lost, damage, outcome.state);
             *lost = l;
             outcome.state = st;

@@ -8,6 +8,7 @@
 //! report with [`casualty_percent`].
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 use super::catastrophe::Effect;
 use super::damage::damage_distribution;
@@ -121,7 +122,7 @@ impl Laws {
         if signed <= -ROUT_MARGIN && routs_fast(dice, side.morale, effect) {
             row -= dice.sum_d6(t.casualties.rout_dice as u32);
         }
-        PERCENT[self.percent[row.clamp(0, rows - 1) as usize].draw(dice.rng())]
+        PERCENT[self.percent[row.clamp(0, rows - 1) as usize].sample(dice.rng())]
     }
 }
 

@@ -10,6 +10,7 @@
 //! exact joint law.
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 use super::damage::{self, column_damage};
 use super::outcome::State;
@@ -271,19 +272,41 @@ impl SurvivalDraws {
         draws
     }
 
-    /// Draws (Survival row, HP lost) for a losing-side penalty.
+    /// The law of (Survival row, HP lost) at a losing-side penalty.
     #[inline(always)]
-    pub fn draw<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64) {
-        let table = &self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
-        let label = table.draw(rng);
-        (label & 0xFF, (label >> 8) as i64)
+    pub fn at(&self, penalty: usize) -> SurvivalLaw<'_> {
+        SurvivalLaw(&self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize])
     }
 
-    /// Draws (Survival row, HP lost, state after) for an unhurt PC.
+    /// The law of (Survival row, HP lost, state after) of an unhurt PC at a
+    /// losing-side penalty.
     #[inline(always)]
-    pub fn draw_unhurt<R: Rng + ?Sized>(&self, penalty: usize, rng: &mut R) -> (usize, i64, State) {
-        let table = &self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
-        let label = table.draw(rng);
+    pub fn unhurt_at(&self, penalty: usize) -> UnhurtLaw<'_> {
+        UnhurtLaw(&self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize])
+    }
+}
+
+/// (Survival row, HP lost) at one penalty ([`SurvivalDraws::at`]).
+#[derive(Clone, Copy)]
+pub struct SurvivalLaw<'a>(&'a AliasTable);
+
+impl Distribution<(usize, i64)> for SurvivalLaw<'_> {
+    #[inline(always)]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (usize, i64) {
+        let label = self.0.sample(rng);
+        (label & 0xFF, (label >> 8) as i64)
+    }
+}
+
+/// (Survival row, HP lost, state after) of an unhurt PC at one penalty
+/// ([`SurvivalDraws::unhurt_at`]).
+#[derive(Clone, Copy)]
+pub struct UnhurtLaw<'a>(&'a AliasTable);
+
+impl Distribution<(usize, i64, State)> for UnhurtLaw<'_> {
+    #[inline(always)]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (usize, i64, State) {
+        let label = self.0.sample(rng);
         let state = State::ALL[label >> 24];
         (label & 0xFF, (label >> 8 & 0xFFFF) as i64, state)
     }

@@ -3,6 +3,7 @@
 //! [`super::contest`]), built on first use. [`super::reference`] plays the
 //! same rules die by die.
 
+use rand::distr::Distribution;
 use std::sync::OnceLock;
 
 use rand::Rng;
@@ -170,9 +171,9 @@ impl Fast<'_> {
         // Written out: a closure taking the generator would be called out
         // of line, and the generator's state would leave the registers.
         let mut raises = [
-            self.rules.sides[0].free_raises.draw(dice.rng()) as i64
+            self.rules.sides[0].free_raises.sample(dice.rng()) as i64
                 * self.rules.sides[0].spendable(),
-            self.rules.sides[1].free_raises.draw(dice.rng()) as i64
+            self.rules.sides[1].free_raises.sample(dice.rng()) as i64
                 * self.rules.sides[1].spendable(),
         ];
         let mut next_modifier = [0i64; 2];
@@ -266,7 +267,7 @@ impl Fast<'_> {
                 (level, 2 * steps as i64, h.banner)
             )
         );
-        let round = draws.draw(h.flesh, dice.rng());
+        let round = draws.with_flesh(h.flesh).sample(dice.rng());
         h.reputation += round.reputation
             + h.forced.map_or(0, |f| f.reputation)
             + i64::from(h.banner)
@@ -310,7 +311,7 @@ impl Fast<'_> {
         }
         // A Heroic Opportunity.
         if round.opportunity && !h.out {
-            let opportunity = Opportunity::ALL[t.opportunities.draw(dice.rng())];
+            let opportunity = Opportunity::ALL[t.opportunities.sample(dice.rng())];
             self.take(dice, i, h, opportunity, next_modifier);
         }
     }
@@ -382,7 +383,7 @@ impl Fast<'_> {
                 slot,
                 ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
             );
-            return match law.draw(dice.rng()) {
+            return match law.sample(dice.rng()) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => {
                     Some(self.settle::<SPEND_ALL>(winner, need, raises))
@@ -462,7 +463,7 @@ impl Fast<'_> {
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
         });
-        let (won, wounds) = ends.draw(dice.rng());
+        let (won, wounds) = ends.sample(dice.rng());
         h.wounds = wounds;
         if wounds >= limit {
             h.out = true;

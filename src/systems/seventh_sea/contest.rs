@@ -5,6 +5,7 @@
 //! one round's end, so a round costs one random number however many
 //! rerolls it takes.
 
+use rand::distr::Distribution;
 use std::hint::select_unpredictable;
 
 use crate::dice::AliasTable;
@@ -191,12 +192,6 @@ impl ContestLaw {
         }
     }
 
-    /// Draws the end of a round.
-    #[inline]
-    pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> RoundEnd {
-        RoundEnd::from_label(self.table.draw(rng))
-    }
-
     /// Each end's probability, read back from the draw table.
     pub fn probabilities(&self) -> std::collections::BTreeMap<RoundEnd, f64> {
         let mut law = std::collections::BTreeMap::new();
@@ -204,6 +199,14 @@ impl ContestLaw {
             *law.entry(RoundEnd::from_label(label as usize)).or_default() += p;
         }
         law
+    }
+}
+
+impl Distribution<RoundEnd> for ContestLaw {
+    /// Draws the end of a round.
+    #[inline]
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> RoundEnd {
+        RoundEnd::from_label(self.table.sample(rng))
     }
 }
 

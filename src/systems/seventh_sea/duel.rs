@@ -6,6 +6,7 @@
 //! is this file's test and `reference.rs`'s `duel`.
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 use crate::dice::AliasTable;
 
@@ -63,11 +64,13 @@ impl DuelEnds {
             ends,
         }
     }
+}
 
+impl Distribution<(bool, i64)> for DuelEnds {
     /// Draws (the Hero won, his Dramatic Wounds at the end).
     #[inline]
-    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> (bool, i64) {
-        self.ends[self.table.draw(rng)]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (bool, i64) {
+        self.ends[self.table.sample(rng)]
     }
 }
 

@@ -6,6 +6,7 @@
 //! is tabulated ahead.
 
 use rand::Rng;
+use rand::distr::Distribution;
 
 use super::banner::minus_banner;
 use super::contest::MAX_REROLLS;
@@ -509,7 +510,7 @@ fn duel<R: Rng>(rules: &BattleRules, i: usize, h: &mut BookHero, rng: &mut R) ->
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
     let mut battle = BookBattle::new(rules, rng);
     let mut draw =
-        |_: usize, rng: &mut R| Some(Opportunity::ALL[rules.tables.opportunities.draw(rng)]);
+        |_: usize, rng: &mut R| Some(Opportunity::ALL[rules.tables.opportunities.sample(rng)]);
     while battle.winner.is_none() && battle.rounds < rules.max_rounds {
         battle.round(rng, &mut draw);
     }

@@ -3,6 +3,7 @@
 //! ten-dice rule turns rolled dice above 10 into kept dice one for one, and
 //! each die beyond 10k10 into +10.
 
+use rand::distr::Distribution;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -42,11 +43,11 @@ pub struct Sampler {
     bonus: i64,
 }
 
-impl Sampler {
+impl Distribution<i64> for Sampler {
     /// Draws a total.
     #[inline]
-    pub fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> i64 {
-        self.bonus + self.table.draw(rng) as i64
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> i64 {
+        self.bonus + self.table.sample(rng) as i64
     }
 }
 
@@ -81,16 +82,6 @@ impl Pool {
             kept: kept.min(rolled) as u32,
             bonus,
         }
-    }
-
-    /// Draws a total from the pool's exact distribution ([`Pool::distribution`])
-    /// by the alias method: one random number whatever the pool, where
-    /// rolling takes one digit per die and more per explosion. Same law as
-    /// [`Pool::roll`] up to the cut tails (below 1e-12 per die, below 1e-13
-    /// for the total).
-    #[inline]
-    pub fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> i64 {
-        self.sampler().sample(rng)
     }
 
     /// The pool's alias table, built the first time any battle asks for it:
@@ -210,6 +201,18 @@ impl Pool {
         let totals = &state[n];
         let last = totals.iter().rposition(|&p| p > 0.0).unwrap_or(0);
         (self.bonus, totals[..=last].to_vec())
+    }
+}
+
+impl Distribution<i64> for Pool {
+    /// Draws a total from the pool's exact distribution ([`Pool::distribution`])
+    /// by the alias method: one random number whatever the pool, where
+    /// rolling takes one digit per die and more per explosion. Same law as
+    /// [`Pool::roll`] up to the cut tails (below 1e-12 per die, below 1e-13
+    /// for the total).
+    #[inline]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> i64 {
+        self.sampler().sample(rng)
     }
 }
 

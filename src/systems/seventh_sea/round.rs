@@ -7,6 +7,7 @@
 //! Fast: [`RoundDraws`], the round from its exact joint law. The round rolled
 //! die by die is this file's test and `reference.rs`'s `hero_round`.
 
+use rand::distr::Distribution;
 use std::hint::select_unpredictable;
 
 use rand::Rng;
@@ -202,16 +203,31 @@ impl RoundDraws {
         }
     }
 
-    /// Draws a round of a Hero with `flesh` Flesh Wounds: one random number
-    /// from none, two from some.
+    /// The law of a round of a Hero with `flesh` Flesh Wounds.
     #[inline(always)]
-    pub fn draw<R: Rng + ?Sized>(&self, flesh: i64, rng: &mut R) -> Round {
-        if flesh == 0 {
-            return Round::from_label(self.fresh.draw(rng));
+    pub fn with_flesh(&self, flesh: i64) -> RoundLaw<'_> {
+        RoundLaw { draws: self, flesh }
+    }
+}
+
+/// The law of one Hero's round, given his Flesh Wounds.
+#[derive(Clone, Copy)]
+pub struct RoundLaw<'a> {
+    draws: &'a RoundDraws,
+    flesh: i64,
+}
+
+impl Distribution<Round> for RoundLaw<'_> {
+    /// Draws the round: one random number from no Flesh Wounds, two from some.
+    #[inline(always)]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Round {
+        let draws = self.draws;
+        if self.flesh == 0 {
+            return Round::from_label(draws.fresh.sample(rng));
         }
-        let before = Round::from_label(self.carried.draw(rng));
-        let check = self.brawn_check.sample(rng);
-        let (flesh, wounds) = wound_check(flesh + before.flesh, before.flesh, check);
+        let before = Round::from_label(draws.carried.sample(rng));
+        let check = draws.brawn_check.sample(rng);
+        let (flesh, wounds) = wound_check(self.flesh + before.flesh, before.flesh, check);
         Round {
             flesh,
             wounds,
@@ -402,7 +418,9 @@ mod tests {
             for _ in 0..n {
                 let round = round_rolled(&mut dice, (&rules, h, mode), key, flesh);
                 *rolled.entry(round).or_default() += 1;
-                *drawn.entry(draws.draw(flesh, dice.rng())).or_default() += 1;
+                *drawn
+                    .entry(draws.with_flesh(flesh).sample(dice.rng()))
+                    .or_default() += 1;
             }
             let what = format!("hero {hero} {mode:?} {key:?} from {flesh} Flesh Wounds");
             crate::stats::assert_counts_follow(&exact, &rolled, n, &format!("{what}, rolled"));
