@@ -3,7 +3,6 @@
 
 use anyhow::Result;
 
-use crate::analysis::Destination;
 use crate::analysis::compare::{CompareRequest, compare};
 use crate::cli::CompareArgs;
 use crate::report::ReportKind;
@@ -19,11 +18,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let to = Destination {
-        out: args.out.clone(),
-        force: sim.force,
-        formats: crate::report::Formats::of(&sim.format),
-    };
+    let to = super::destination(&args.out, &args.sim);
     let answer = compare(&request, &Plan::from_args(sim), &to)?;
     say(&answer.stored.summary(ReportKind::Compare, &answer.report))
 }

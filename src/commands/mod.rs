@@ -14,9 +14,12 @@ pub mod solve;
 pub mod sweep;
 pub mod tables;
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 
-use crate::cli::{Cli, Command};
+use crate::analysis::Destination;
+use crate::cli::{Cli, Command, SimulationArgs};
 
 /// Runs the command the user asked for.
 pub fn dispatch(cli: Cli) -> Result<()> {
@@ -51,5 +54,14 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Serve(args) => serve::run(&args),
         Command::Completions(args) => shell::completions(&args),
         Command::Man => shell::man(),
+    }
+}
+
+/// Where a simulating command writes: `--out`, `--force` and `--format`.
+fn destination(out: &Option<PathBuf>, sim: &SimulationArgs) -> Destination {
+    Destination {
+        out: out.clone(),
+        force: sim.force,
+        formats: crate::report::Formats::of(&sim.format),
     }
 }

@@ -3,7 +3,6 @@
 
 use anyhow::Result;
 
-use crate::analysis::Destination;
 use crate::analysis::run::{RunRequest, run as run_scenario};
 use crate::cli::RunArgs;
 use crate::report::ReportKind;
@@ -22,11 +21,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let to = Destination {
-        out: args.out.clone(),
-        force: sim.force,
-        formats: crate::report::Formats::of(&sim.format),
-    };
+    let to = super::destination(&args.out, &args.sim);
     let answer = run_scenario(&request, &Plan::from_args(sim), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
 }

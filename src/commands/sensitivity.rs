@@ -3,7 +3,6 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::Destination;
 use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::cli::SensitivityArgs;
 use crate::report::console::say;
@@ -28,11 +27,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let to = Destination {
-        out: args.out.clone(),
-        force: sim.force,
-        formats: crate::report::Formats::of(&sim.format),
-    };
+    let to = super::destination(&args.out, &args.sim);
     let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
     say(&top_lines(&answer.report, 10))?;
     say(&format!(

@@ -3,7 +3,6 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::Destination;
 use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
 use crate::format::thousands;
@@ -40,11 +39,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let to = Destination {
-        out: args.out.clone(),
-        force: sim.force,
-        formats: crate::report::Formats::of(&sim.format),
-    };
+    let to = super::destination(&args.out, &args.sim);
     let mut seen = |count: usize, setting: &str, domain: Domain, probe: &Probe| {
         say(&probe_line(count, setting, domain, probe))
     };

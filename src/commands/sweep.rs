@@ -3,7 +3,6 @@
 
 use anyhow::Result;
 
-use crate::analysis::Destination;
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::cli::SweepArgs;
 use crate::report::ReportKind;
@@ -22,11 +21,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         seed: args.sim.seed,
         tables: args.sim.tables.clone(),
     };
-    let to = Destination {
-        out: args.out.clone(),
-        force: args.sim.force,
-        formats: crate::report::Formats::of(&args.sim.format),
-    };
+    let to = super::destination(&args.out, &args.sim);
     let answer = sweep(&request, &Plan::from_args(&args.sim), &to)?;
     say(&answer.stored.summary(ReportKind::Sweep, &answer.report))?;
     match answer.failure {
