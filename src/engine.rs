@@ -98,8 +98,14 @@ pub trait System: Sync {
 /// are integers, so merging is exact and the same in any grouping or
 /// order: a run's tally does not depend on which thread ran which chunk.
 pub trait Tally<O>: Send {
-    /// Counts one outcome.
-    fn record(&mut self, outcome: &O);
+    /// Counts one outcome: [`record_weighted`] with weight 1, unless a
+    /// tally counts single outcomes another way.
+    ///
+    /// [`record_weighted`]: Tally::record_weighted
+    #[inline]
+    fn record(&mut self, outcome: &O) {
+        self.record_weighted(outcome, 1);
+    }
     /// Adds `weight` to every bin the outcome falls in, where [`record`]
     /// adds 1 (paired runs give battle *j* of a block the weight `1 << j`).
     ///

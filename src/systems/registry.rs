@@ -69,6 +69,13 @@ macro_rules! systems {
                 unreachable!("{} is not listed in `systems!`", std::any::type_name_of_val(&*any))
             }
 
+            /// The battle's account of itself, whichever its system.
+            fn account(&self) -> &dyn Account {
+                match self {
+                    $(Battle::$variant(system) => system.as_ref(),)+
+                }
+            }
+
             /// This battle as system `S`, if it is one.
             pub fn downcast<S: BattleSystem>(&self) -> Option<&S> {
                 match self {
@@ -131,74 +138,64 @@ impl Battle {
 
     /// The system's name as written in scenario files.
     pub fn system(&self) -> &'static str {
-        struct Name;
-        impl Visit<'_> for Name {
-            type Output = &'static str;
-            fn visit<S: BattleSystem>(self, _: &S) -> &'static str {
-                S::NAME
-            }
-        }
-        self.visit(Name)
+        self.account().name()
     }
 
     /// The tables this battle read.
     pub fn tables(&self) -> &[TableUse] {
-        struct Tables;
-        impl<'a> Visit<'a> for Tables {
-            type Output = &'a [TableUse];
-            fn visit<S: BattleSystem>(self, system: &'a S) -> &'a [TableUse] {
-                system.tables()
-            }
-        }
-        self.visit(Tables)
+        self.account().tables()
     }
 
     /// Rules this battle follows whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
-        struct StandIns;
-        impl Visit<'_> for StandIns {
-            type Output = Vec<String>;
-            fn visit<S: BattleSystem>(self, system: &S) -> Vec<String> {
-                system.stand_in_rules()
-            }
-        }
-        self.visit(StandIns)
+        self.account().stand_in_rules()
     }
 
     /// A readable account of the resolved battle.
     pub fn describe(&self) -> String {
-        struct Describe;
-        impl Visit<'_> for Describe {
-            type Output = String;
-            fn visit<S: BattleSystem>(self, system: &S) -> String {
-                system.describe()
-            }
-        }
-        self.visit(Describe)
+        self.account().describe()
     }
 
     /// The metrics this battle reports, with every count zero.
     pub fn metric_layout(&self) -> Vec<Metric<u64>> {
-        struct Layout;
-        impl Visit<'_> for Layout {
-            type Output = Vec<Metric<u64>>;
-            fn visit<S: BattleSystem>(self, system: &S) -> Vec<Metric<u64>> {
-                system.metrics_of(&system.new_tally())
-            }
-        }
-        self.visit(Layout)
+        self.account().metric_layout()
     }
 
     /// The exact distribution of every metric, where the system's exact
     /// method applies to this battle.
     pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
-        struct Exact;
-        impl Visit<'_> for Exact {
-            type Output = Result<Vec<Metric<f64>>>;
-            fn visit<S: BattleSystem>(self, system: &S) -> Result<Vec<Metric<f64>>> {
-                system.exact()
-            }
-        }
-        self.visit(Exact)
+        self.account().exact()
+    }
+}
+
+/// The part of the contract that needs no generic work: what the battle is
+/// and what it read, callable through a `&dyn` (every [`BattleSystem`] has it).
+trait Account {
+    fn name(&self) -> &'static str;
+    fn tables(&self) -> &[TableUse];
+    fn stand_in_rules(&self) -> Vec<String>;
+    fn describe(&self) -> String;
+    fn metric_layout(&self) -> Vec<Metric<u64>>;
+    fn exact(&self) -> Result<Vec<Metric<f64>>>;
+}
+
+impl<S: BattleSystem> Account for S {
+    fn name(&self) -> &'static str {
+        S::NAME
+    }
+    fn tables(&self) -> &[TableUse] {
+        BattleSystem::tables(self)
+    }
+    fn stand_in_rules(&self) -> Vec<String> {
+        BattleSystem::stand_in_rules(self)
+    }
+    fn describe(&self) -> String {
+        BattleSystem::describe(self)
+    }
+    fn metric_layout(&self) -> Vec<Metric<u64>> {
+        self.metrics_of(&self.new_tally())
+    }
+    fn exact(&self) -> Result<Vec<Metric<f64>>> {
+        BattleSystem::exact(self)
     }
 }

@@ -324,11 +324,6 @@ impl<W: Weight> GurpsTally<W> {
 
 impl Tally<BattleOutcome> for GurpsTally<u64> {
     #[inline]
-    fn record(&mut self, outcome: &BattleOutcome) {
-        self.add(outcome, 1);
-    }
-
-    #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
     }

@@ -271,11 +271,6 @@ impl<W: Weight> SeaTally<W> {
 
 impl Tally<BattleOutcome> for SeaTally<u64> {
     #[inline]
-    fn record(&mut self, outcome: &BattleOutcome) {
-        self.add(outcome, 1);
-    }
-
-    #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
     }

@@ -88,11 +88,6 @@ impl<W: Weight> WarTally<W> {
 
 impl Tally<EngagementOutcome> for WarTally<u64> {
     #[inline]
-    fn record(&mut self, outcome: &EngagementOutcome) {
-        self.add(outcome, 1);
-    }
-
-    #[inline]
     fn record_weighted(&mut self, outcome: &EngagementOutcome, weight: u64) {
         self.add(outcome, weight);
     }
