@@ -496,6 +496,14 @@ pub fn store(
 }
 
 impl Stored {
+    /// The files of a whole run's report (a shard's part has none to show).
+    pub fn files(&self) -> &[String] {
+        match self {
+            Stored::Report(written) => &written.files,
+            Stored::Part { .. } => &[],
+        }
+    }
+
     /// The console lines: the report's summary and the files, or the
     /// shard's count and what to do next.
     pub fn summary(&self, kind: ReportKind, report: &RunReport) -> String {

@@ -104,7 +104,7 @@ fn the_cards_report_ranks_what_is_out_of_line() {
     for part in [
         "<h2>Heatmaps</h2>",
         "<h2>Cards ranked by impact</h2>",
-        "Cell sword_banner at &gt;=+3",
+        "Cell sword_banner at &#62;=+3",
         "Impacts average to zero over the cards.",
         "a random deck as uneven",
     ] {
@@ -296,4 +296,46 @@ fn two_decks_are_compared_scenario_by_scenario_and_swept() {
         won.split(',').nth(9),
         "same difference as compare"
     );
+}
+
+/// Names come from users' files: every page escapes them, and no text a
+/// user wrote becomes markup (the pages are templates escaped by default).
+#[test]
+fn names_with_markup_are_shown_as_text_on_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = read(&scenario("knights_vs_pikes.toml"))
+        .replace(
+            "name = \"Knights charge the pike square\"",
+            "name = \"Knights <b>&</b> \\\"pikes\\\"\"",
+        )
+        .replace("name = \"Pikes\"", "name = \"<i>Pikes</i>\"");
+    let file = dir.path().join("marked.toml");
+    std::fs::write(&file, text).unwrap();
+    let run = dir.path().join("run");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "2000", "--out"])
+        .arg(&run)
+        .arg(&file)
+        .assert()
+        .success();
+    let sweep = dir.path().join("sweep");
+    warcrunch()
+        .args(["sweep", "--quiet", "--trials", "2000", "--set"])
+        .arg("attacker.melee=3,4")
+        .arg("--out")
+        .arg(&sweep)
+        .arg(&file)
+        .assert()
+        .success();
+    for page in [run.join("report.html"), sweep.join("report.html")] {
+        let html = read(&page);
+        for raw in ["<b>", "</b>", "<i>", "</i>", "\"pikes\""] {
+            assert!(!html.contains(raw), "{page:?} shows {raw:?} unescaped");
+        }
+        assert!(
+            html.contains("<h1>Knights &#60;b&#62;&#38;&#60;/b&#62; &#34;pikes&#34;</h1>"),
+            "{page:?} lacks the escaped title"
+        );
+        assert!(html.contains("&#60;i&#62;Pikes&#60;/i&#62;"), "{page:?}");
+    }
 }

@@ -9,12 +9,13 @@ use serde::Deserialize;
 use super::Destination;
 use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::report::{Formats, ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, Stored, default_out_dir, exact_metrics, nothing_written, output_dir, override_settings,
-    run_info, simulate, store, table_overrides,
+    Plan, Stored, Watch, default_out_dir, exact_metrics, nothing_written, output_dir,
+    override_settings, run_info, simulate_watched, store, table_overrides,
 };
 use crate::scenario::{self, Scenario};
+use crate::stats::Metric;
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
 #[derive(Debug, Clone, Deserialize)]
@@ -82,13 +83,28 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         None
     };
     let staging = Staging::new(&out, to.force)?;
-    let done = simulate(&s, &plan).map_err(nothing_written)?;
-    let mut info = run_info(
-        &s,
-        reproduce_command(&s, request),
-        done.threads,
-        done.elapsed,
-    );
+    let command = reproduce_command(&s, request);
+    simulate_and_store(&s, command, exact, &plan, staging, to.formats, None)?
+        .ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
+}
+
+/// A loaded scenario simulated and stored: what [`run`] does once the file
+/// is read, and what the workbench does with the scenario edited in its
+/// page, showing `watch` the counts at every checkpoint. `None` when
+/// `watch` stopped the run (nothing is written then).
+pub fn simulate_and_store(
+    s: &Scenario,
+    command: String,
+    exact: Option<Vec<Metric<f64>>>,
+    plan: &Plan,
+    staging: Staging,
+    formats: Formats,
+    watch: Option<&mut Watch>,
+) -> Result<Option<RunAnswer>> {
+    let Some(done) = simulate_watched(s, plan, watch).map_err(nothing_written)? else {
+        return Ok(None);
+    };
+    let mut info = run_info(s, command, done.threads, done.elapsed);
     info.trials = Some(if plan.shard == Shard::WHOLE {
         done.trials
     } else {
@@ -103,10 +119,10 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
             exact,
             shared: Vec::new(),
         }],
-        formats: to.formats,
+        formats,
     };
     let stored = store(ReportKind::Run, &report, staging, plan.shard)?;
-    Ok(RunAnswer { report, stored })
+    Ok(Some(RunAnswer { report, stored }))
 }
 
 impl RunRequest {

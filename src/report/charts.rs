@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{FONT, PALETTE, draw_both, ensure_font, file_safe, plot_err};
+use super::draw::{FONT, PALETTE, draw_both, file_safe, plot_err};
 use super::{Export, RunReport};
 use crate::stats::{Metric, wilson, z95};
 
@@ -201,26 +201,29 @@ fn bar_chart<DB: DrawingBackend>(
     Ok(())
 }
 
-/// One metric as an SVG string for the HTML report: bars with 95% whiskers,
-/// and for numeric metrics the at-most and at-least curves below.
-pub fn metric_svg(title: &str, metric: &Metric<u64>) -> Result<String> {
-    ensure_font()?;
-    let mut svg = String::new();
-    let height = if metric.is_numeric() { 560 } else { 330 };
-    {
-        let root = SVGBackend::with_string(&mut svg, (820, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let caption = format!("{title}: {} / {}", metric.subject, metric.name);
-        if metric.is_numeric() {
-            let (top, bottom) = root.split_vertically(300);
-            bar_chart(&top, &caption, &bars(metric), PALETTE[0])?;
-            cumulative_chart(&bottom, metric)?;
-        } else {
-            bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
-        }
-        root.present().map_err(plot_err)?;
+/// The size of one metric's picture in the HTML report.
+pub fn metric_size(metric: &Metric<u64>) -> (u32, u32) {
+    (820, if metric.is_numeric() { 560 } else { 330 })
+}
+
+/// One metric's picture for the HTML report: bars with 95% whiskers, and
+/// for numeric metrics the at-most and at-least curves below.
+pub fn metric_picture<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    metric: &Metric<u64>,
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let caption = format!("{title}: {} / {}", metric.subject, metric.name);
+    if metric.is_numeric() {
+        let (top, bottom) = root.split_vertically(300);
+        bar_chart(&top, &caption, &bars(metric), PALETTE[0])?;
+        cumulative_chart(&bottom, metric)?;
+    } else {
+        bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
     }
-    Ok(svg)
+    root.present().map_err(plot_err)?;
+    Ok(())
 }
 
 /// P(value ≤ x) and P(value ≥ x) over the reported range.

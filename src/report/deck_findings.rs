@@ -5,7 +5,9 @@
 
 use std::fmt::Write as _;
 
-use super::skew::IMPACT_FLAG;
+use super::findings::Flag;
+use super::skew::{IMPACT_FLAG, SkewReport};
+use crate::format::percent;
 use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
 
@@ -145,4 +147,120 @@ fn shares(g: &GroupSkew) -> String {
         .map(|&r| format!("{} {:.1}%", r.symbol(), 100.0 * g.probability(r)))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The card skew's verdict, sentence by sentence.
+pub struct DeckVerdict {
+    /// The card that matters most, and how many cards matter.
+    pub lead: Option<String>,
+    /// The engagement the impacts are measured on.
+    pub reference: String,
+    /// How many cells and columns are out of line.
+    pub counts: String,
+}
+
+/// The verdict of the skew report.
+pub fn deck_verdict(a: &SkewAnalysis) -> DeckVerdict {
+    let ranked = a.cards_by_impact();
+    let flagged = ranked
+        .iter()
+        .filter(|g| g.impact.is_some_and(|i| i.abs() >= IMPACT_FLAG))
+        .count();
+    let lead = ranked.first().map(|top| {
+        let impact = top.impact.expect("cards carry an impact");
+        format!(
+            "Card {} matters most: drawing it instead of a random card in the first exchange {} \
+             the drawer's chance to win by {:.2} points. {flagged} of {} cards move it by {:.0} \
+             point or more.",
+            top.key,
+            if impact >= 0.0 { "raises" } else { "lowers" },
+            100.0 * impact.abs(),
+            ranked.len(),
+            100.0 * IMPACT_FLAG
+        )
+    });
+    DeckVerdict {
+        lead,
+        reference: format!(
+            "Impact is exact, on a reference engagement: {}. Impacts average to zero over the cards.",
+            impact_reference()
+        ),
+        counts: format!(
+            "{}; {}.",
+            count(
+                a.anomalies.len(),
+                "cell breaks its column's pattern",
+                "cells break their column's pattern"
+            ),
+            count(
+                a.breaks.len(),
+                "column step goes the wrong way",
+                "column steps go the wrong way"
+            )
+        ),
+    }
+}
+
+/// The skew report's flags: cards of large impact, cells off their
+/// column's pattern, columns stepping the wrong way, stand-ins in use.
+pub fn skew_flags(report: &SkewReport) -> Vec<Flag> {
+    let a = &report.analysis;
+    let warning = |text: String| Flag { ok: false, text };
+    let mut flags: Vec<Flag> = a
+        .cards_by_impact()
+        .into_iter()
+        .filter_map(|g| {
+            let impact = g.impact.filter(|i| i.abs() >= IMPACT_FLAG)?;
+            Some(warning(format!(
+                "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
+                g.key,
+                100.0 * impact,
+                percent(g.p_hurt()),
+                percent(g.p_decisive()),
+                percent(g.p_retreat())
+            )))
+        })
+        .collect();
+    flags.extend(
+        a.anomalies
+            .iter()
+            .map(|x| warning(format!("Cell {}.", x.sentence()))),
+    );
+    flags.extend(a.breaks.iter().map(|x| {
+        warning(format!(
+            "Non-monotone column: {} {}: {} {} from {} at {} to {} at {}.",
+            x.scope,
+            x.key,
+            x.measure,
+            x.direction(),
+            percent(x.from_value),
+            COLUMNS[x.from_column],
+            percent(x.to_value),
+            COLUMNS[x.from_column + 1]
+        ))
+    }));
+    flags.extend(
+        report
+            .info
+            .tables
+            .iter()
+            .filter(|t| !t.stand_ins.is_empty())
+            .map(|t| {
+                warning(format!(
+                    "Stand-in values in use: table `{}`: {}.",
+                    t.name,
+                    t.stand_ins.join(", ")
+                ))
+            }),
+    );
+    flags
+}
+
+/// `n` and the words that go with it: `1 cell breaks`, `3 cells break`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }

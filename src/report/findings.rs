@@ -131,6 +131,15 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     lines
 }
 
+/// `text` with its first letter in upper case.
+pub fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// A balance warning, or a confirmation that a check passed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flag {

@@ -11,6 +11,7 @@ pub mod findings;
 pub mod html;
 pub mod json;
 pub mod output_dir;
+pub mod page;
 pub mod partial;
 pub mod sensitivity;
 pub mod skew;

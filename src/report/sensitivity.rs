@@ -4,15 +4,16 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use askama::Template;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::csv::{numbers, text, write_table};
 use super::draw::{FONT, PALETTE, draw_both, plot_err};
-use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
+use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, thousands};
 use crate::sensitivity::{Method, Move, Refused};
@@ -351,54 +352,65 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
     out
 }
 
+/// The page of a sensitivity analysis (`templates/report/sensitivity.html`).
+#[derive(Template)]
+#[template(path = "report/sensitivity.html")]
+struct SensitivityPage<'a> {
+    title: &'a str,
+    target: &'a str,
+    /// The largest moves, one sentence each.
+    lines: Vec<String>,
+    chart: String,
+    moves: Vec<MoveRow>,
+    refused: &'a [Refused],
+    provenance: Provenance,
+}
+
+struct MoveRow {
+    knob: String,
+    from: String,
+    to: String,
+    probability: String,
+    change: String,
+    interval: String,
+    method: &'static str,
+}
+
 impl Export<SensitivityReport> for SensitivityHtml {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let mut b = format!(
-            "<h1>{}</h1>\n<h2>What moves P({}) most</h2>\n<div class=\"verdict\">\n",
-            esc(&report.info.name),
-            esc(&report.target)
-        );
-        for line in top_lines(report, 3).lines().skip(2) {
-            let _ = writeln!(b, "<p>{}</p>", esc(line.trim()));
-        }
-        b.push_str("</div>\n");
         let size = (
             1000,
             120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
         );
-        b.push_str(&inline(&svg_string(size, |a| tornado(&a, report))?));
-        b.push_str("\n<h2>Every move</h2>\n<table>\n<tr><th class=\"l\">knob</th><th>from</th><th>to</th><th>probability</th><th>change (pt)</th><th>95% interval (pt)</th><th class=\"l\">method</th></tr>\n");
-        for m in &report.moves {
-            let _ = writeln!(
-                b,
-                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.2}</td><td>{:+.2} to {:+.2}</td><td class=\"l\">{}</td></tr>",
-                esc(&m.knob),
-                esc(&m.from),
-                esc(&m.to),
-                percent(m.probability),
-                100.0 * m.difference.difference,
-                100.0 * m.difference.low,
-                100.0 * m.difference.high,
-                m.method.name()
-            );
-        }
-        b.push_str("</table>\n");
-        if !report.refused.is_empty() {
-            b.push_str("<h3>Moves left out</h3>\n<ul>\n");
-            for r in &report.refused {
-                let _ = writeln!(
-                    b,
-                    "<li>{} = {}: {}</li>",
-                    esc(&r.knob),
-                    esc(&r.to),
-                    esc(&r.reason)
-                );
-            }
-            b.push_str("</ul>\n");
-        }
-        b.push_str(&provenance(&report.info));
-        std::fs::write(dir.join("report.html"), page(&report.info.name, &b))
-            .context("cannot write report.html")?;
-        Ok(vec!["report.html".into()])
+        let page = SensitivityPage {
+            title: &report.info.name,
+            target: &report.target,
+            lines: top_lines(report, 3)
+                .lines()
+                .skip(2)
+                .map(|line| line.trim().to_owned())
+                .collect(),
+            chart: svg_string(size, |a| tornado(&a, report))?,
+            moves: report
+                .moves
+                .iter()
+                .map(|m| MoveRow {
+                    knob: m.knob.clone(),
+                    from: m.from.clone(),
+                    to: m.to.clone(),
+                    probability: percent(m.probability),
+                    change: format!("{:+.2}", 100.0 * m.difference.difference),
+                    interval: format!(
+                        "{:+.2} to {:+.2}",
+                        100.0 * m.difference.low,
+                        100.0 * m.difference.high
+                    ),
+                    method: m.method.name(),
+                })
+                .collect(),
+            refused: &report.refused,
+            provenance: Provenance::of(&report.info),
+        };
+        write_report(&page, dir)
     }
 }

@@ -1,18 +1,18 @@
 //! Outputs of `warcrunch solve`: `solve.csv`, `run.json` with the
 //! `solution`, the curve chart and `report.html` leading with the answer.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use askama::Template;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{numbers, text, write_table};
 use super::draw::{FONT, PALETTE, draw_both, plot_err};
-use super::html::{esc, inline, page, provenance, svg_string};
 use super::json::write_info_with;
+use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, percent_bound, thousands};
 use crate::solve::{Domain, Goal, Probe, Solution, shown};
@@ -230,53 +230,68 @@ impl Export<SolveReport> for Curve {
     }
 }
 
+/// The page of a search (`templates/report/solve.html`).
+#[derive(Template)]
+#[template(path = "report/solve.html")]
+struct SolvePage<'a> {
+    title: &'a str,
+    /// The answer in words, without its full stop.
+    sentence: &'a str,
+    warning: Option<&'a str>,
+    setting: &'a str,
+    target: &'a str,
+    goal: String,
+    /// How many battles the probes fought, or that they were exact.
+    battles: String,
+    chart: String,
+    probes: Vec<ProbeRow>,
+    provenance: Provenance,
+}
+
+struct ProbeRow {
+    value: String,
+    battles: String,
+    probability: String,
+    interval: String,
+    decision: &'static str,
+}
+
 impl Export<SolveReport> for SolveHtml {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
-        let s = &report.solution;
         let battles: u64 = report.probes.iter().filter_map(|p| p.trials).sum();
-        let mut b = format!(
-            "<h1>{}</h1>\n<h2>Answer</h2>\n<div class=\"verdict\">\n<p>{}.</p>\n",
-            esc(&report.info.name),
-            esc(&s.sentence)
-        );
-        if let Some(w) = &s.warning {
-            let _ = writeln!(b, "<p><strong>Warning:</strong> {}.</p>", esc(w));
-        }
-        let _ = writeln!(
-            b,
-            "<p class=\"muted\">Asked: the value of <code>{}</code> where P({}) is {}. {} probes{}.</p>\n</div>",
-            esc(&report.setting),
-            esc(&report.target),
-            goal_words(report.goal),
-            report.probes.len(),
-            if battles > 0 {
+        let page = SolvePage {
+            title: &report.info.name,
+            sentence: &report.solution.sentence,
+            warning: report.solution.warning.as_deref(),
+            setting: &report.setting,
+            target: &report.target,
+            goal: goal_words(report.goal),
+            battles: if battles > 0 {
                 format!(
                     ", {} battles in all, every probe on the same battle streams",
                     thousands(battles)
                 )
             } else {
                 ", every one exact".to_owned()
-            }
-        );
-        b.push_str(&inline(&svg_string(SIZE, |a| curve(&a, report))?));
-        b.push_str("\n<h2>Probes</h2>\n<table>\n<tr><th>probe</th><th>value</th><th>battles</th><th>probability</th><th>95% interval</th><th class=\"l\">against the target</th></tr>\n");
-        for (i, p) in report.probes.iter().enumerate() {
-            let _ = writeln!(
-                b,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}–{}</td><td class=\"l\">{}</td></tr>",
-                i + 1,
-                esc(&shown(report.domain, p.point.value)),
-                p.trials.map_or("exact".to_owned(), thousands),
-                percent(p.point.probability),
-                percent_bound(p.point.ci_low),
-                percent_bound(p.point.ci_high),
-                p.decision.name()
-            );
-        }
-        b.push_str("</table>\n");
-        b.push_str(&provenance(&report.info));
-        std::fs::write(dir.join("report.html"), page(&report.info.name, &b))
-            .context("cannot write report.html")?;
-        Ok(vec!["report.html".into()])
+            },
+            chart: svg_string(SIZE, |a| curve(&a, report))?,
+            probes: report
+                .probes
+                .iter()
+                .map(|p| ProbeRow {
+                    value: shown(report.domain, p.point.value),
+                    battles: p.trials.map_or("exact".to_owned(), thousands),
+                    probability: percent(p.point.probability),
+                    interval: format!(
+                        "{}–{}",
+                        percent_bound(p.point.ci_low),
+                        percent_bound(p.point.ci_high)
+                    ),
+                    decision: p.decision.name(),
+                })
+                .collect(),
+            provenance: Provenance::of(&report.info),
+        };
+        write_report(&page, dir)
     }
 }

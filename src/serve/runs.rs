@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use tokio::sync::{Semaphore, watch};
 
+use crate::analysis::run::simulate_and_store;
+use crate::report::Formats;
 use crate::report::output_dir::Staging;
-use crate::report::{Formats, RunReport, VariantResult};
-use crate::runner::{Plan, run_info, simulate_watched, write_report};
+use crate::runner::Plan;
 use crate::scenario::Scenario;
 use crate::stats::{Metric, unpaired_difference, wilson, z95};
 
@@ -275,12 +276,20 @@ fn simulate(
         });
         run.cancel.load(Ordering::SeqCst) || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
     };
-    let finished = match simulate_watched(scenario, &plan, Some(&mut watch)) {
-        Ok(Some(done)) => done,
-        Ok(None) => {
-            run.state.send_modify(|s| s.status = Status::Stopped);
-            return;
-        }
+    let stored = Staging::new(&run.dir, true).and_then(|staging| {
+        simulate_and_store(
+            scenario,
+            command,
+            None,
+            &plan,
+            staging,
+            Formats::default(),
+            Some(&mut watch),
+        )
+    });
+    let answer = match stored {
+        Ok(Some(answer)) => answer,
+        Ok(None) => return run.state.send_modify(|s| s.status = Status::Stopped),
         Err(e) => {
             return run.state.send_modify(|s| {
                 s.status = Status::Failed;
@@ -288,37 +297,17 @@ fn simulate(
             });
         }
     };
-    let mut info = run_info(scenario, command, finished.threads, finished.elapsed);
-    info.trials = Some(finished.trials);
-    info.stop_reason = finished.stop_reason.clone();
-    let report = RunReport {
-        info,
-        variants: vec![VariantResult {
-            variant: String::new(),
-            metrics: finished.metrics,
-            exact: None,
-            shared: Vec::new(),
-        }],
-        formats: Formats::default(),
-    };
-    let written = Staging::new(&run.dir, true).and_then(|staging| write_report(&report, staging));
+    let report = &answer.report;
     let metrics = &report.variants[0].metrics;
+    let trials = report.info.trials.unwrap_or(0);
     run.state.send_modify(|s| {
-        s.done = finished.trials;
-        s.verdict = crate::report::findings::headline(metrics, finished.trials);
+        s.done = trials;
+        s.verdict = crate::report::findings::headline(metrics, trials);
         s.metrics = shown(metrics, baseline);
-        s.note = finished.stop_reason.clone();
-        match &written {
-            Ok((_, files)) => {
-                s.files = files.clone();
-                let _ = run.counts.set(metrics.clone());
-                s.status = Status::Done;
-            }
-            Err(e) => {
-                s.status = Status::Failed;
-                s.note = Some(format!("cannot write the run's files: {e:#}"));
-            }
-        }
+        s.note = report.info.stop_reason.clone();
+        s.files = answer.stored.files().to_vec();
+        let _ = run.counts.set(metrics.clone());
+        s.status = Status::Done;
     });
 }
 

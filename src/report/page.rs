@@ -1,0 +1,105 @@
+//! What every HTML page of warcrunch shares: the stylesheet, the
+//! provenance table, charts drawn inline and the writing of a page.
+//!
+//! Pages are askama templates under `templates/report/`: checked when the
+//! crate compiles (a misspelt field is a build error, not a broken report)
+//! and escaped by default, so no text reaches a page unescaped unless a
+//! template marks it `safe` (only the SVG charts warcrunch draws itself).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use askama::Template;
+use plotters::prelude::*;
+
+use super::RunInfo;
+use super::draw::ensure_font;
+use crate::format::thousands;
+
+/// The stylesheet every HTML page of warcrunch shares.
+pub const CSS: &str = include_str!("../../assets/report.css");
+
+/// The provenance of a page: how to reproduce it and what it read.
+pub struct Provenance {
+    /// Label and value of each line.
+    pub rows: Vec<(&'static str, String)>,
+    /// Every table used.
+    pub tables: Vec<TableLine>,
+    /// Rules in use whose published form is unknown.
+    pub stand_in_rules: Vec<String>,
+}
+
+/// One table of the provenance.
+pub struct TableLine {
+    /// Table name.
+    pub name: String,
+    /// `built-in` or the file read.
+    pub source: String,
+    /// Its stand-in values, listed (empty: none).
+    pub stand_ins: String,
+    /// The first 16 hex digits of its SHA-256.
+    pub sha256: String,
+}
+
+impl Provenance {
+    /// The provenance of a run, as every page shows it.
+    pub fn of(info: &RunInfo) -> Self {
+        let mut rows = vec![
+            ("tool", format!("warcrunch {}", info.tool_version)),
+            ("system", info.system.clone()),
+        ];
+        let mut add = |label, value: Option<String>| {
+            if let Some(value) = value {
+                rows.push((label, value));
+            }
+        };
+        add("scenario", info.scenario_path.clone());
+        add("scenario SHA-256", info.scenario_sha256.clone());
+        add("seed", info.seed.map(|s| s.to_string()));
+        add("trials", info.trials.map(thousands));
+        add("chunk size", info.chunk_size.map(|c| c.to_string()));
+        add("threads", info.threads.map(|t| t.to_string()));
+        add("elapsed", info.elapsed_seconds.map(|e| format!("{e:.3} s")));
+        add("shards merged", info.shards.map(|n| n.to_string()));
+        add("why it stopped", info.stop_reason.clone());
+        rows.push(("reproduce with", info.command.clone()));
+        Provenance {
+            rows,
+            tables: info
+                .tables
+                .iter()
+                .map(|t| TableLine {
+                    name: t.name.clone(),
+                    source: t.source.clone(),
+                    stand_ins: t.stand_ins.join(", "),
+                    sha256: t.sha256[..16].to_owned(),
+                })
+                .collect(),
+            stand_in_rules: info.stand_in_rules.clone(),
+        }
+    }
+}
+
+/// A chart drawn into a string, ready to sit inside a page.
+pub fn svg_string(
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<String> {
+    ensure_font()?;
+    let mut s = String::new();
+    draw(SVGBackend::with_string(&mut s, size).into_drawing_area())?;
+    Ok(inline(&s))
+}
+
+/// An SVG without its XML declaration and namespace (HTML5 needs neither).
+fn inline(svg: &str) -> String {
+    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
+        .replace("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "")
+}
+
+/// Renders `page` to `report.html` in `dir`.
+pub fn write_report(page: &impl Template, dir: &Path) -> Result<Vec<String>> {
+    let html = page.render().context("cannot render report.html")?;
+    std::fs::write(dir.join("report.html"), html).context("cannot write report.html")?;
+    Ok(vec!["report.html".into()])
+}
