@@ -25,4 +25,5 @@ pub mod sweep;
 pub mod systems;
 pub mod tables;
 pub mod target;
+pub mod toml_path;
 pub mod validate;

@@ -261,6 +261,34 @@ end), which a schema cannot express.
 ";
 
 const MARKDOWN_TAIL: &str = "
+## Table cells
+
+A scenario's `[tables]` entry is a file (`survival = \"my_survival.toml\"`,
+relative to the scenario), or the table with some cells set:
+
+```toml
+[tables.survival]
+file = \"builtin\"                 # the default; or a file
+set = { \"rows.D.column\" = \"C\" }  # cell path = value
+```
+
+A cell's path walks the table file as written: sections and keys by name,
+and a list of rows (`[[rows]]`, `rows = [{ … }]`, `[[bands]]`) by a row's
+`label` (or `name`) where its rows have one, else by position counted from
+0 (the first `[[rows]]` of the file is `rows.0`); a list of numbers by
+position from 0. Examples: `rows.D.column` (Survival: the row labelled `D`),
+`rows.2.engaged.damage` (Battle Chart: the third row), `rows.0.margins.1`
+(Casualties: the upper margin of the first row), `weights.charge`
+(Opportunities), `cards.3.sword_shield` (the deck: a row's seven results
+of the fourth card, e.g. `\"- F H H F H R\"`).
+
+The same path after `tables.NAME.` is a setting for `sweep --set`,
+`solve --vary` and `sensitivity --knobs`:
+`--set tables.survival.rows.D.column=C,D`,
+`--set tables.battle_chart.rows.2.engaged.reputation=1..3`. The table is
+checked with the cell set as a file would be, and run.json records the
+cells beside the table's source.
+
 ## Rules a schema cannot check
 
 `warcrunch check` (and every command that loads a scenario) also refuses:
@@ -411,7 +439,15 @@ fn type_of(property: &Value, definitions: &Value) -> String {
         },
         Some("object") => "section".to_owned(),
         Some(t) => t.to_owned(),
-        None => "value".to_owned(),
+        // One of several shapes: `string or section`.
+        None => match property.get("anyOf").and_then(Value::as_array) {
+            Some(shapes) => shapes
+                .iter()
+                .map(|shape| type_of(shape, definitions))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            None => "value".to_owned(),
+        },
     }
 }
 

@@ -5,6 +5,9 @@
 use anyhow::{Result, anyhow, bail};
 use toml::Value;
 
+use crate::tables::BUILT_IN;
+use crate::toml_path;
+
 /// One `--set` option: a dotted path and the values it takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
@@ -110,10 +113,14 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
             "the --set options make {total} variants; at most {max} run unless --max-variants allows more (e.g. --max-variants {total})"
         );
     }
-    // Name each setting by its last path part, or the full path if that clashes.
+    // Name each setting by its last path part, or the full path if that
+    // clashes; a table's cell by its table and its path in the table.
     let labels: Vec<String> = settings
         .iter()
         .map(|s| {
+            if s.path.len() > 2 && s.path[0] == "tables" {
+                return s.path[1..].join(".");
+            }
             let last = s.path.last().expect("non-empty path");
             let clashes = settings
                 .iter()
@@ -155,98 +162,86 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
 }
 
 /// Sets `path` to `value` in a scenario document (errors leave naming
-/// the option to the caller). Arrays of tables are
-/// indexed by the `name` of an element (or its position from 0). A table,
+/// the option to the caller); paths are [`toml_path`]'s. A table,
 /// `tables.NAME`, is `builtin` or a file (relative to the working folder,
-/// as `--table` takes it); the section is made if the file has none.
+/// as `--table` takes it); a cell of a table, `tables.NAME.CELL…`, is set
+/// in the table the scenario uses (`[tables.NAME] set`); the section is
+/// made if the file has none.
 pub fn apply(doc: &mut toml::Table, path: &[String], value: Value) -> Result<()> {
-    if let [section, name] = path
-        && section == "tables"
-    {
-        return set_table(doc, name, value);
+    match path {
+        [section, name] if section == "tables" => set_table(doc, name, value),
+        [section, name, cell @ ..] if section == "tables" => set_cell(doc, name, cell, value),
+        _ => toml_path::set(doc, path, value),
     }
-    set_in(doc, path, value, &path.join("."), &mut Vec::new())
 }
 
-/// The value of a table in a sweep: the built-in table, or a file.
-pub const BUILT_IN_TABLE: &str = "builtin";
+/// The scenario's `[tables]` section, made if absent.
+fn tables_section(doc: &mut toml::Table) -> Result<&mut toml::Table> {
+    match doc
+        .entry("tables")
+        .or_insert_with(|| Value::Table(toml::Table::new()))
+    {
+        Value::Table(section) => Ok(section),
+        _ => bail!("`tables` in the scenario is not a section"),
+    }
+}
 
 fn set_table(doc: &mut toml::Table, name: &str, value: Value) -> Result<()> {
     let Value::String(file) = value else {
         bail!(
-            "a table is `{BUILT_IN_TABLE}` or a file, not {value}; e.g. tables.{name}={BUILT_IN_TABLE},my_{name}.toml"
+            "a table is `{BUILT_IN}` or a file, not {value}; e.g. tables.{name}={BUILT_IN},my_{name}.toml"
         );
     };
-    let section = doc
-        .entry("tables")
-        .or_insert_with(|| Value::Table(toml::Table::new()));
-    let Value::Table(section) = section else {
-        bail!("`tables` in the scenario is not a section");
-    };
-    if file == BUILT_IN_TABLE {
-        section.remove(name);
+    let file = if file == BUILT_IN {
+        None
     } else {
         let path = std::path::absolute(&file)
             .map_err(|e| anyhow!("cannot resolve the table file {file}: {e}"))?;
-        section.insert(name.to_owned(), Value::String(path.display().to_string()));
+        Some(Value::String(path.display().to_string()))
+    };
+    let section = tables_section(doc)?;
+    match (section.get_mut(name), file) {
+        // Cells set stay set in the other table.
+        (Some(Value::Table(edited)), file) => {
+            match file {
+                Some(file) => edited.insert("file".to_owned(), file),
+                None => edited.remove("file"),
+            };
+        }
+        (_, Some(file)) => {
+            section.insert(name.to_owned(), file);
+        }
+        (_, None) => {
+            section.remove(name);
+        }
     }
     Ok(())
 }
 
-fn set_in(
-    table: &mut toml::Table,
-    path: &[String],
-    value: Value,
-    shown: &str,
-    walked: &mut Vec<String>,
-) -> Result<()> {
-    let (head, rest) = path.split_first().expect("non-empty path");
-    if rest.is_empty() {
-        table.insert(head.clone(), value);
-        return Ok(());
-    }
-    walked.push(head.clone());
-    match table.get_mut(head) {
-        None => bail!("the scenario has no `{}` (in `{shown}`)", walked.join(".")),
-        Some(Value::Table(inner)) => set_in(inner, rest, value, shown, walked),
-        Some(Value::Array(items)) => {
-            let names: Vec<String> = items
-                .iter()
-                .filter_map(|i| i.get("name").and_then(Value::as_str).map(str::to_owned))
-                .collect();
-            let (selector, rest) = rest.split_first().expect("checked non-empty");
-            let listed = || {
-                names
-                    .iter()
-                    .map(|n| format!("{}.{n}", walked.join(".")))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            if rest.is_empty() {
-                bail!(
-                    "`{shown}` names an element, not a key inside it, e.g. {}.<key>",
-                    listed()
-                );
-            }
-            let index = names
-                .iter()
-                .position(|n| n == selector)
-                .or_else(|| selector.parse::<usize>().ok().filter(|&i| i < items.len()));
-            let Some(Value::Table(element)) = index.and_then(|i| items.get_mut(i)) else {
-                bail!(
-                    "`{}` has no element named `{selector}`; allowed: {}",
-                    walked.join("."),
-                    listed()
-                );
-            };
-            walked.push(selector.clone());
-            set_in(element, rest, value, shown, walked)
+/// Sets cell `cell` of table `name` to `value`, in the table the scenario
+/// uses (its file, or the built-in table).
+fn set_cell(doc: &mut toml::Table, name: &str, cell: &[String], value: Value) -> Result<()> {
+    let section = tables_section(doc)?;
+    let edited = match section.remove(name) {
+        None => toml::Table::new(),
+        Some(Value::String(file)) => {
+            toml::Table::from_iter([("file".to_owned(), Value::String(file))])
         }
-        Some(_) => bail!(
-            "`{}` is a value, not a section (in `{shown}`)",
-            walked.join(".")
-        ),
-    }
+        Some(Value::Table(edited)) => edited,
+        Some(other) => bail!("`tables.{name}` in the scenario is {other}, not a file or a section"),
+    };
+    let edited = section.entry(name).or_insert(Value::Table(edited));
+    let Value::Table(edited) = edited else {
+        unreachable!("inserted as a section")
+    };
+    let set = edited
+        .entry("set")
+        .or_insert_with(|| Value::Table(toml::Table::new()));
+    let Value::Table(set) = set else {
+        bail!("`tables.{name}.set` in the scenario is not a section");
+    };
+    set.insert(cell.join("."), value);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -300,7 +295,7 @@ mod tests {
         apply(&mut doc, &path, Value::String("my_deck.toml".into())).unwrap();
         let file = doc["tables"]["cards"].as_str().unwrap();
         assert!(std::path::Path::new(file).is_absolute() && file.ends_with("my_deck.toml"));
-        apply(&mut doc, &path, Value::String(BUILT_IN_TABLE.into())).unwrap();
+        apply(&mut doc, &path, Value::String(BUILT_IN.into())).unwrap();
         assert!(doc["tables"].get("cards").is_none());
         assert!(apply(&mut doc, &path, Value::Integer(3)).is_err());
     }

@@ -1,10 +1,14 @@
 //! The built-in rule tables, embedded from `scenarios/tables/`, and the
 //! record of which table a run used.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::toml_path;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The shipped Combat Card deck (`scenarios/tables/war_cards.toml`).
@@ -129,21 +133,110 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// A table's text: the built-in one, or the file at `path` (relative paths
-/// resolve against `base_dir`). Returns the text and its source label.
+/// Where a scenario takes a table from: `NAME = "file.toml"`, or
+/// `[tables.NAME]` with `file` (a file, or `builtin`, the default) and
+/// `set`, cells changed by their path in the table
+/// (`set = { "rows.C.column" = "D" }`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TableSource {
+    /// A table file, relative to the scenario.
+    File(String),
+    /// A table with some of its cells set.
+    Edited(EditedTable),
+}
+
+/// A table with some of its cells set.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditedTable {
+    /// The table whose cells are set: a file relative to the scenario, or
+    /// `builtin` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Each cell's path in the table (`rows.C.column`) and its value.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+}
+
+impl<'de> Deserialize<'de> for TableSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match toml::Value::deserialize(deserializer)? {
+            toml::Value::String(file) => Ok(TableSource::File(file)),
+            toml::Value::Table(t) => toml::Value::Table(t)
+                .try_into()
+                .map(TableSource::Edited)
+                .map_err(|e| D::Error::custom(e.to_string().trim())),
+            other => Err(D::Error::custom(format!(
+                "a table is a file path, or {{ file = \"…\", set = {{ \"rows.C.column\" = \"D\" }} }}; found {other}"
+            ))),
+        }
+    }
+}
+
+/// The value that names the shipped table, where a file could be named.
+pub const BUILT_IN: &str = "builtin";
+
+/// A table's text: the built-in one, the file `source` names (relative
+/// paths resolve against `base_dir`), or either with cells set. Returns
+/// the text and where it came from: `built-in`, the file's path, each
+/// followed by the cells set (`built-in, with rows.C.column = "D"`).
 pub fn load_text(
     builtin: &'static str,
-    path: Option<&str>,
+    source: Option<&TableSource>,
     base_dir: &Path,
 ) -> Result<(String, String)> {
-    match path {
-        None => Ok((builtin.to_owned(), "built-in".to_owned())),
-        Some(p) => {
-            let full = base_dir.join(p);
-            let text = std::fs::read_to_string(&full)
-                .with_context(|| format!("cannot read table file {}", full.display()))?;
-            Ok((text, full.display().to_string()))
+    let read = |file: Option<&str>| -> Result<(String, String)> {
+        match file {
+            None | Some(BUILT_IN) => Ok((builtin.to_owned(), "built-in".to_owned())),
+            Some(p) => {
+                let full = base_dir.join(p);
+                let text = std::fs::read_to_string(&full)
+                    .with_context(|| format!("cannot read table file {}", full.display()))?;
+                Ok((text, full.display().to_string()))
+            }
         }
+    };
+    match source {
+        None => read(None),
+        Some(TableSource::File(file)) => read(Some(file)),
+        Some(TableSource::Edited(edited)) => {
+            let (text, origin) = read(edited.file.as_deref())?;
+            if edited.set.is_empty() {
+                return Ok((text, origin));
+            }
+            let mut table: toml::Table = text
+                .parse()
+                .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
+            for (path, value) in &edited.set {
+                let parts: Vec<String> = path.split('.').map(str::to_owned).collect();
+                toml_path::set(&mut table, &parts, value.clone()).map_err(|e| {
+                    let table = if origin == "built-in" {
+                        "the built-in table"
+                    } else {
+                        &origin
+                    };
+                    anyhow!("{table}, cell {path}: {e:#}")
+                })?;
+            }
+            let cells: Vec<String> = edited
+                .set
+                .iter()
+                .map(|(path, value)| format!("{path} = {value}"))
+                .collect();
+            let text = toml::to_string(&table).map_err(|e| anyhow!("{origin}: {e}"))?;
+            Ok((text, format!("{origin}, with {}", cells.join(", "))))
+        }
+    }
+}
+
+/// Where a table came from, for messages and provenance: a built-in
+/// table's file under `scenarios/tables/` (`file`), else `source` as
+/// [`load_text`] gave it.
+pub fn origin(source: &str, file: &str) -> String {
+    match source.strip_prefix("built-in") {
+        Some(edits) => format!("built-in scenarios/tables/{file}{edits}"),
+        None => source.to_owned(),
     }
 }
 

@@ -141,22 +141,50 @@ pub fn check_range<T: PartialOrd + Display>(
     }
 }
 
-/// The schema of a scenario's `[tables]` section: for each table name, an
-/// optional path (relative to the scenario) of a tuned copy.
-pub fn table_paths_schema(_: &mut schemars::SchemaGenerator, names: &[&str]) -> schemars::Schema {
+/// The schema of a scenario's `[tables]` section: for each table name, a
+/// tuned copy ([`table_source_schema`]).
+pub fn table_paths_schema(
+    generator: &mut schemars::SchemaGenerator,
+    names: &[&str],
+) -> schemars::Schema {
     let properties: serde_json::Map<String, serde_json::Value> = names
         .iter()
         .map(|name| {
-            let about = format!("Path of a tuned `{name}` table, relative to the scenario file.");
-            (
-                (*name).to_owned(),
-                serde_json::json!({ "type": "string", "description": about }),
-            )
+            let mut one = table_source_schema(generator).to_value();
+            one["description"] = serde_json::json!(format!(
+                "A tuned `{name}` table: a file relative to the scenario file, or the table with cells set."
+            ));
+            ((*name).to_owned(), one)
         })
         .collect();
     schemars::json_schema!({
         "type": "object",
         "properties": properties,
         "additionalProperties": false,
+    })
+}
+
+/// The schema of one `[tables]` entry: a file path, or `file` (a path or
+/// `builtin`) with `set`, cells by their path in the table.
+pub fn table_source_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            { "type": "string", "description": "A table file, relative to the scenario file." },
+            {
+                "type": "object",
+                "properties": {
+                    "file": {
+                        "type": "string",
+                        "description": "The table whose cells are set: a file relative to the scenario file, or `builtin` (the default)."
+                    },
+                    "set": {
+                        "type": "object",
+                        "description": "Cells set, by their path in the table: `rows.C.column`, `rows.2.engaged.damage` (a list's entries by `name` or `label`, or position from 0).",
+                        "additionalProperties": true
+                    }
+                },
+                "additionalProperties": false
+            }
+        ]
     })
 }

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use warcrunch::engine::{self, BattleRng, CHUNK_SIZE, RunSettings, Shard, System, Tally};
 use warcrunch::scenario;
 use warcrunch::systems::war_cards::WarCards;
+use warcrunch::tables::TableSource;
 
 use crate::util::garble;
 
@@ -173,7 +174,7 @@ proptest! {
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("t.toml"), lines.join("\n")).unwrap();
-        let overrides = BTreeMap::from([(name.to_owned(), "t.toml".to_owned())]);
+        let overrides = BTreeMap::from([(name.to_owned(), TableSource::File("t.toml".to_owned()))]);
         if which < 8 {
             let _ = gurps::tables::GurpsTables::load(&overrides, dir.path());
         } else {

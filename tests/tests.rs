@@ -16,6 +16,7 @@ mod scale;
 mod schema;
 mod serve;
 mod seventh_sea;
+mod table_cells;
 mod table_kinds;
 mod truth;
 mod util;

@@ -51,15 +51,20 @@ impl Ask {
             Ask::Sweep(r) => {
                 over("trials", r.trials)?;
                 for typed in &r.set {
-                    if typed.trim_start().starts_with("tables.") {
+                    let setting = crate::sweep::parse_setting(typed).ok();
+                    // A table's cells may be set; a table file may not be named.
+                    if setting
+                        .as_ref()
+                        .is_some_and(|s| s.path.len() == 2 && s.path[0] == "tables")
+                    {
                         return Err(Refusal {
                             status: 403,
                             message: format!(
-                                "`set` {typed}: the workbench reads no table file named in a request; compare decks or tables with `warcrunch sweep`"
+                                "`set` {typed}: the workbench reads no table file named in a request; set a table's cells instead (tables.NAME.CELL=…), or compare table files with `warcrunch sweep`"
                             ),
                         });
                     }
-                    if let Ok(setting) = crate::sweep::parse_setting(typed)
+                    if let Some(setting) = setting
                         && setting.path == ["trials"]
                         && let Some(too_many) = setting
                             .values

@@ -188,7 +188,7 @@ fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected 
 /// Loads a posted scenario the way the CLI loads a file, under its name in
 /// the scenarios folder, with trials and seed from the request.
 /// Also returns the table files its `[tables]` names, as found.
-fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<(String, PathBuf)>), Rejected> {
+fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Rejected> {
     let name = posted.name.as_deref().unwrap_or(POSTED);
     let plain = Path::new(name)
         .components()
@@ -248,22 +248,41 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<(String, PathBu
     Ok((s, tables))
 }
 
-/// A posted scenario's `[tables]` paths must stay in the scenarios folder:
-/// resolved from the scenario's folder, never climbing out of the tree.
-/// Returns each table's file as found there.
+/// A table file a posted scenario names, as found in the scenarios folder.
+struct TableFile {
+    /// The table's name.
+    table: String,
+    /// Where the file is.
+    path: PathBuf,
+    /// Named as `[tables.NAME] file`, the table whose cells are set.
+    edited: bool,
+}
+
+/// A posted scenario's `[tables]` files (`NAME = "file"` or `[tables.NAME]
+/// file = "file"`) must stay in the scenarios folder: resolved from the
+/// scenario's folder, never climbing out of the tree. Returns each table's
+/// file as found there.
 fn check_table_paths(
     state: &State,
     doc: &toml::Table,
     name: &str,
-) -> Result<Vec<(String, PathBuf)>, Refusal> {
+) -> Result<Vec<TableFile>, Refusal> {
     let Some(toml::Value::Table(tables)) = doc.get("tables") else {
         return Ok(Vec::new());
     };
     let folder = Path::new(name).parent().unwrap_or(Path::new(""));
     let mut found = Vec::new();
     for (table, value) in tables {
-        let toml::Value::String(path) = value else {
-            continue;
+        let (path, edited, shown) = match value {
+            toml::Value::String(path) => (path, false, format!("[tables] {table}")),
+            toml::Value::Table(edited) => match edited.get("file") {
+                Some(toml::Value::String(path)) if path != crate::tables::BUILT_IN => {
+                    (path, true, format!("[tables.{table}] file"))
+                }
+                _ => continue,
+            },
+            // The loader refuses any other value, naming what is allowed.
+            _ => continue,
         };
         let mut inside = PathBuf::new();
         for part in folder.join(path).components() {
@@ -275,7 +294,7 @@ fn check_table_paths(
                     return Err(Refusal {
                         status: 403,
                         message: format!(
-                            "[tables] {table} = \"{path}\": only table files inside the scenarios folder can be read"
+                            "{shown} = \"{path}\": only table files inside the scenarios folder can be read"
                         ),
                     });
                 }
@@ -286,9 +305,13 @@ fn check_table_paths(
             .resolve(&inside.to_string_lossy())
             .map_err(|r| Refusal {
                 status: r.status,
-                message: format!("[tables] {table} = \"{path}\": {}", r.message),
+                message: format!("{shown} = \"{path}\": {}", r.message),
             })?;
-        found.push((table.clone(), real));
+        found.push(TableFile {
+            table: table.clone(),
+            path: real,
+            edited,
+        });
     }
     Ok(found)
 }
@@ -474,18 +497,24 @@ async fn start_analysis(
 /// The scenario's text with each `[tables]` path replaced by the file found
 /// in the scenarios folder, so the command reads the same tables from
 /// wherever the text is written.
-fn absolute_tables(text: &str, tables: &[(String, PathBuf)]) -> String {
+fn absolute_tables(text: &str, tables: &[TableFile]) -> String {
     if tables.is_empty() {
         return text.to_owned();
     }
     let edits: Vec<Edit> = tables
         .iter()
-        .map(|(table, path)| Edit::Set {
-            path: vec![
+        .map(|found| {
+            let mut path = vec![
                 edit::Step::Key("tables".into()),
-                edit::Step::Key(table.clone()),
-            ],
-            value: json!(path.display().to_string()),
+                edit::Step::Key(found.table.clone()),
+            ];
+            if found.edited {
+                path.push(edit::Step::Key("file".into()));
+            }
+            Edit::Set {
+                path,
+                value: json!(found.path.display().to_string()),
+            }
         })
         .collect();
     edit::apply(text, &edits).unwrap_or_else(|_| text.to_owned())

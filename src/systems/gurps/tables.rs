@@ -8,7 +8,10 @@ use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tables::{GURPS_BUILT_IN, TableUse, load_text, parse_table as parse, sha256_hex};
+use crate::tables::{
+    GURPS_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table as parse,
+    sha256_hex,
+};
 
 /// What happens to a leader on a catastrophe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -419,18 +422,13 @@ pub struct DamageTable {
 impl GurpsTables {
     /// Loads every table: the built-in one unless `overrides` names a file
     /// (relative to `base_dir`).
-    pub fn load(overrides: &BTreeMap<String, String>, base_dir: &Path) -> Result<GurpsTables> {
+    pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<GurpsTables> {
         let mut texts = BTreeMap::new();
         let mut uses = Vec::new();
         for (name, file, builtin) in GURPS_BUILT_IN {
-            let (text, source) =
-                load_text(builtin, overrides.get(name).map(String::as_str), base_dir)
-                    .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
-            let origin = if source == "built-in" {
-                format!("built-in scenarios/tables/{file}")
-            } else {
-                source
-            };
+            let (text, source) = load_text(builtin, overrides.get(name), base_dir)
+                .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
+            let origin = table_origin(&source, file);
             texts.insert(name, (text, origin));
         }
         let get = |name: &str| &texts[name];

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
+use crate::tables::TableSource;
 use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
 /// A commander: Wits + Strategy.
@@ -208,10 +209,11 @@ pub struct ScenarioFile {
     #[serde(default)]
     #[schemars(length(max = MAX_HEROES))]
     heroes: Vec<HeroFile>,
-    /// Tuned tables replacing the built-in ones: table name = file path, relative to the scenario.
+    /// Tuned tables replacing the built-in ones: table name = file path (relative to the
+    /// scenario), or a table with cells set (`file`, `set`).
     #[serde(default)]
     #[schemars(schema_with = "table_paths")]
-    tables: BTreeMap<String, String>,
+    tables: BTreeMap<String, TableSource>,
 }
 
 /// The `[tables]` section's schema: one optional path per table name.

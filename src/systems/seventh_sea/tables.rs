@@ -9,7 +9,10 @@ use serde::Deserialize;
 
 use super::roll_keep::Pool;
 use crate::dice::AliasTable;
-use crate::tables::{SEVENTH_SEA_BUILT_IN, TableUse, load_text, parse_table, sha256_hex};
+use crate::tables::{
+    SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table,
+    sha256_hex,
+};
 
 /// One cell of the battle chart.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -232,18 +235,13 @@ pub fn parse_pool(text: &str, origin: &str, key: &str) -> Result<Option<Pool>> {
 
 impl SeaTables {
     /// Loads the tables, built-in unless `overrides` names a file.
-    pub fn load(overrides: &BTreeMap<String, String>, base_dir: &Path) -> Result<SeaTables> {
+    pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<SeaTables> {
         let mut uses = Vec::new();
         let mut text_of =
             |name: &str, file: &str, builtin: &'static str| -> Result<(String, String)> {
-                let (text, source) =
-                    load_text(builtin, overrides.get(name).map(String::as_str), base_dir)
-                        .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
-                let origin = if source == "built-in" {
-                    format!("built-in scenarios/tables/{file}")
-                } else {
-                    source.clone()
-                };
+                let (text, source) = load_text(builtin, overrides.get(name), base_dir)
+                    .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
+                let origin = table_origin(&source, file);
                 uses.push((name.to_owned(), source, sha256_hex(text.as_bytes())));
                 Ok((text, origin))
             };

@@ -23,7 +23,7 @@ use crate::dice::chance_threshold;
 use crate::engine::System;
 use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, Layout};
-use crate::tables::{self, TableUse, sha256_hex};
+use crate::tables::{self, TableSource, TableUse, sha256_hex};
 use crate::validate::{Header, check_range};
 
 /// Allowed range of melee, missile, defence and modifier values.
@@ -109,12 +109,16 @@ impl Default for Engagement {
     }
 }
 
-/// The `[tables]` section: paths of tuned tables, relative to the scenario.
+/// The `[tables]` section: tuned tables, by file (relative to the
+/// scenario) or with cells set.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TablesSection {
-    /// Path of a tuned Combat Card deck, relative to the scenario file.
-    cards: Option<String>,
+    /// A tuned Combat Card deck: a file relative to the scenario file, or
+    /// the deck with cells set (`file`, `set`).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::validate::table_source_schema")]
+    cards: Option<TableSource>,
 }
 
 /// A war-cards scenario file, as written.
@@ -319,12 +323,9 @@ impl BattleSystem for WarCards {
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
         let file: ScenarioFile =
             toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
-        let (deck_text, source) = tables::load_text(
-            tables::BUILT_IN_CARDS,
-            file.tables.cards.as_deref(),
-            base_dir,
-        )
-        .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
+        let (deck_text, source) =
+            tables::load_text(tables::BUILT_IN_CARDS, file.tables.cards.as_ref(), base_dir)
+                .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
         let deck = Deck::parse(&deck_text, &source)?;
         let table = TableUse {
             name: "cards".into(),
