@@ -253,6 +253,32 @@ fn lists_and_reads_scenarios_and_refuses_every_way_out() {
         Some(json!({ "toml": outside, "name": AMBUSH })),
     );
     assert_eq!(status, 403, "{body}");
+    // So do those of a table with cells set; the built-in table's cells
+    // need no file and are answered.
+    let edited_outside = format!(
+        "{}\n[tables.catastrophe]\nfile = \"../../Cargo.toml\"\nset = {{ \"rows.none.strategy\" = 1 }}\n",
+        ambush()
+    );
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": edited_outside, "name": AMBUSH })),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.to_string().contains("[tables.catastrophe] file"),
+        "{body}"
+    );
+    let edited_built_in = format!(
+        "{}\n[tables.survival]\nset = {{ \"rows.D.column\" = \"C\" }}\n",
+        ambush()
+    );
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": edited_built_in, "name": AMBUSH })),
+    );
+    assert_eq!(status, 200, "{body}");
 }
 
 #[test]
