@@ -236,9 +236,15 @@ pub struct SensitivityArgs {
     /// Only these knobs (sweep paths, comma-separated), e.g. heroes.Titus.risk,sides.Raiders.troop_strength.
     #[arg(long, value_delimiter = ',')]
     pub knobs: Vec<String>,
-    /// War cards: move every cell of the Combat Card table one result toward harm and one away.
+    /// Move every cell of the scenario's tables one step each way (numbers by 1, a damage column
+    /// or a card result to its neighbours, dice by one die, yes/no toggled); war cards: every cell
+    /// of the Combat Card table the engagement reads.
     #[arg(long)]
     pub cells: bool,
+    /// With --cells: only these tables (comma-separated), e.g. survival,glory; every table the
+    /// scenario reads by default.
+    #[arg(long, value_delimiter = ',', requires = "cells")]
+    pub tables: Vec<String>,
     /// Exact differences (war cards with die draw, one-day GURPS): no sampling.
     #[arg(long)]
     pub exact: bool,

@@ -21,6 +21,21 @@ pub struct Knob {
     pub path: Vec<String>,
     /// Its value in the file.
     pub value: Value,
+    /// The table cell it is, if it is one.
+    pub cell: Option<Cell>,
+}
+
+/// Where a table cell is: its table, its row as the file names it, and
+/// the key within the row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// The table's name: `survival`, `battle_chart`, `cards`.
+    pub table: String,
+    /// The row: `rows.D`, `rows.2`, `card4.sword_banner` (empty for a key
+    /// outside any list of rows).
+    pub row: String,
+    /// The key within the row: `column`, `engaged.damage`, `>=+3`.
+    pub column: String,
 }
 
 impl Knob {
@@ -29,26 +44,130 @@ impl Knob {
         self.path.join(".")
     }
 
-    /// One step down and one step up: ±1 for integers below
-    /// [`SMALL_INTEGER`], ±10% (rounded, at least 1) for larger ones, ±10%
-    /// for reals (±0.05 at 0).
-    pub fn moves(&self) -> [Value; 2] {
-        match self.value {
-            Value::Integer(v) => {
+    /// One step down and one step up (in the value's own order): ±1 for
+    /// integers below [`SMALL_INTEGER`], ±10% (rounded, at least 1) for
+    /// larger ones, ±10% for reals (±0.05 at 0); a yes/no toggled; a damage
+    /// column to its neighbours (A, B, C, D); dice `XkY` to one die fewer
+    /// and one more rolled (`-`, no damage, below `1k1`).
+    pub fn moves(&self) -> Vec<Value> {
+        match &self.value {
+            &Value::Integer(v) => {
                 let step = if v.abs() < SMALL_INTEGER {
                     1
                 } else {
                     ((v.abs() as f64 * 0.1).round() as i64).max(1)
                 };
-                [Value::Integer(v - step), Value::Integer(v + step)]
+                vec![Value::Integer(v - step), Value::Integer(v + step)]
             }
-            Value::Float(v) => {
+            &Value::Float(v) => {
                 let step = if v == 0.0 { 0.05 } else { 0.1 * v.abs() };
                 let round = |x: f64| (x * 1e9).round() / 1e9;
-                [Value::Float(round(v - step)), Value::Float(round(v + step))]
+                vec![Value::Float(round(v - step)), Value::Float(round(v + step))]
             }
-            _ => unreachable!("knobs are numbers"),
+            &Value::Boolean(b) => vec![Value::Boolean(!b)],
+            Value::String(text) => neighbours(text).into_iter().map(Value::String).collect(),
+            _ => Vec::new(),
         }
+    }
+}
+
+/// Damage columns, in the table's order.
+const COLUMNS: [&str; 4] = ["A", "B", "C", "D"];
+
+/// The values beside a word in its own order: a damage column's
+/// neighbours, or dice `XkY` one die fewer and one more rolled.
+fn neighbours(text: &str) -> Vec<String> {
+    if let Some(i) = COLUMNS.iter().position(|c| *c == text) {
+        return [i.checked_sub(1), Some(i + 1).filter(|&j| j < COLUMNS.len())]
+            .into_iter()
+            .flatten()
+            .map(|j| COLUMNS[j].to_owned())
+            .collect();
+    }
+    if text == NO_DICE {
+        return vec!["1k1".to_owned()];
+    }
+    let Some((x, y)) = text
+        .split_once('k')
+        .and_then(|(x, y)| Some((x.parse::<i64>().ok()?, y.parse::<i64>().ok()?)))
+    else {
+        return Vec::new();
+    };
+    let fewer = if x == 1 {
+        NO_DICE.to_owned()
+    } else {
+        format!("{}k{}", x - 1, y.min(x - 1))
+    };
+    vec![fewer, format!("{}k{y}", x + 1)]
+}
+
+/// Dice text for no damage.
+const NO_DICE: &str = "-";
+
+/// Keys of a table file that are not cells: what the file is, its
+/// stand-ins, and the names its rows go by.
+const NOT_CELLS: [&str; 4] = ["kind", "stand_ins", "label", "name"];
+
+/// Every cell of a table a one-step move can change: numbers, yes/no,
+/// damage columns and dice, named by their path after `tables.NAME.` (rows
+/// by label, else by position from 0). A list of numbers (a range's
+/// bounds, `roll = [3, 7]`) is left out: one bound moved alone leaves a
+/// gap or an overlap the table refuses; move it with `--set`.
+pub fn table_cells(name: &str, table: &toml::Table) -> Vec<Knob> {
+    let mut found = Vec::new();
+    cells_in(
+        table,
+        &mut vec!["tables".to_owned(), name.to_owned()],
+        None,
+        &mut found,
+    );
+    found
+}
+
+fn cells_in(
+    table: &toml::Table,
+    path: &mut Vec<String>,
+    row_end: Option<usize>,
+    out: &mut Vec<Knob>,
+) {
+    for (key, value) in table {
+        if NOT_CELLS.contains(&key.as_str()) {
+            continue;
+        }
+        path.push(key.clone());
+        match value {
+            Value::Table(inner) => cells_in(inner, path, row_end, out),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Value::Table(row) = item {
+                        path.push(
+                            crate::toml_path::entry_name(item)
+                                .map_or_else(|| i.to_string(), str::to_owned),
+                        );
+                        cells_in(row, path, row_end.or(Some(path.len())), out);
+                        path.pop();
+                    }
+                }
+            }
+            other => {
+                // The row ends at the first list's entry; a key outside any
+                // list is its own column, in the row of its section.
+                let end = row_end.unwrap_or(path.len() - 1).max(2);
+                let knob = Knob {
+                    path: path.clone(),
+                    value: other.clone(),
+                    cell: Some(Cell {
+                        table: path[1].clone(),
+                        row: path[2..end].join("."),
+                        column: path[end..].join("."),
+                    }),
+                };
+                if !knob.moves().is_empty() {
+                    out.push(knob);
+                }
+            }
+        }
+        path.pop();
     }
 }
 
@@ -70,6 +189,7 @@ fn walk(table: &toml::Table, path: &mut Vec<String>, out: &mut Vec<Knob>) {
             Value::Integer(_) | Value::Float(_) => out.push(Knob {
                 path: path.clone(),
                 value: value.clone(),
+                cell: None,
             }),
             Value::Table(inner) => walk(inner, path, out),
             Value::Array(items) => {
@@ -117,6 +237,8 @@ impl Method {
 pub struct Move {
     /// The knob's path.
     pub knob: String,
+    /// The table cell the knob is, if it is one.
+    pub cell: Option<Cell>,
     /// Its value in the scenario.
     pub from: String,
     /// The value it was moved to.
@@ -178,9 +300,71 @@ mod tests {
                 "sides.A.troop_strength",
             ]
         );
-        let moves: Vec<[Value; 2]> = knobs(&doc).iter().map(Knob::moves).collect();
+        let moves: Vec<Vec<Value>> = knobs(&doc).iter().map(Knob::moves).collect();
         assert_eq!(moves[3], [Value::Integer(11), Value::Integer(13)]);
         assert_eq!(moves[4], [Value::Integer(720), Value::Integer(880)]);
         assert_eq!(moves[1], [Value::Float(0.45), Value::Float(0.55)]);
+    }
+
+    #[test]
+    fn a_tables_cells_move_in_their_own_order() {
+        let table: toml::Table = toml::from_str(
+            "kind = \"x\"\nstand_ins = [\"rows\"]\n[[rows]]\nlabel = \"A\"\nmin_margin = -2\ncolumn = \"A\"\nroll = [3, 7]\n\
+             [[rows]]\nlabel = \"D\"\ncolumn = \"D\"\n[[chart]]\nengaged = { damage = \"4k3\", opportunity = true }\n\
+             rear = { damage = \"-\" }\nfront = { damage = \"1k1\" }\n",
+        )
+        .unwrap();
+        let cells: Vec<(String, Vec<Value>)> = table_cells("t", &table)
+            .iter()
+            .map(|k| (k.name(), k.moves()))
+            .collect();
+        let s = |x: &str| Value::String(x.to_owned());
+        assert_eq!(
+            cells,
+            [
+                (
+                    "tables.t.chart.0.engaged.damage".into(),
+                    vec![s("3k3"), s("5k3")]
+                ),
+                (
+                    "tables.t.chart.0.engaged.opportunity".into(),
+                    vec![Value::Boolean(false)]
+                ),
+                (
+                    "tables.t.chart.0.front.damage".into(),
+                    vec![s("-"), s("2k1")]
+                ),
+                ("tables.t.chart.0.rear.damage".into(), vec![s("1k1")]),
+                ("tables.t.rows.A.column".into(), vec![s("B")]),
+                (
+                    "tables.t.rows.A.min_margin".into(),
+                    vec![Value::Integer(-3), Value::Integer(-1)]
+                ),
+                ("tables.t.rows.D.column".into(), vec![s("C")]),
+            ]
+        );
+        let where_: Vec<(String, String, String)> = table_cells("t", &table)
+            .into_iter()
+            .map(|k| k.cell.unwrap())
+            .map(|c| (c.table, c.row, c.column))
+            .collect();
+        assert_eq!(
+            where_[0],
+            ("t".into(), "chart.0".into(), "engaged.damage".into())
+        );
+        assert_eq!(where_[6], ("t".into(), "rows.D".into(), "column".into()));
+        let flat: toml::Table = toml::from_str("green = 10\n[weights]\ncharge = 1\n").unwrap();
+        let flat: Vec<Cell> = table_cells("m", &flat)
+            .into_iter()
+            .map(|k| k.cell.unwrap())
+            .collect();
+        assert_eq!(
+            (flat[0].row.as_str(), flat[0].column.as_str()),
+            ("", "green")
+        );
+        assert_eq!(
+            (flat[1].row.as_str(), flat[1].column.as_str()),
+            ("weights", "charge")
+        );
     }
 }

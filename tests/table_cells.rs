@@ -175,3 +175,203 @@ fn a_wrong_cell_names_the_table_the_row_and_what_is_allowed() {
         ],
     );
 }
+
+/// The exact probability of `subject,metric,value` in a run's `exact.csv`.
+fn exact_probability(dir: &Path, key: &str) -> f64 {
+    read(&dir.join("exact.csv"))
+        .lines()
+        .find(|l| l.contains(key))
+        .unwrap_or_else(|| panic!("no {key} in exact.csv"))
+        .split(',')
+        .nth(4)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The row of `knob` moved `from -> to` in a `sensitivity.csv`, as fields.
+fn move_row(csv: &str, knob: &str, to: &str) -> Vec<String> {
+    csv.lines()
+        .map(|l| l.split(',').map(str::to_owned).collect::<Vec<_>>())
+        .find(|f| f[0] == knob && f[5] == to)
+        .unwrap_or_else(|| panic!("no move {knob} -> {to} in:\n{csv}"))
+}
+
+/// `--cells --exact` on one-day GURPS: each Survival cell's exact
+/// difference equals the difference of two exact runs, the scenario as
+/// written and one whose table is a hand-edited copy.
+#[test]
+fn exact_cell_differences_equal_two_exact_runs_of_edited_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let out = dir.path().join("cells");
+    warcrunch()
+        .args([
+            "sensitivity",
+            "--quiet",
+            "--cells",
+            "--tables",
+            "survival",
+            "--exact",
+        ])
+        .args(["--target", "party/any_down_or_dead=yes", "--out"])
+        .arg(&out)
+        .arg(&ambush)
+        .assert()
+        .success();
+    let csv = read(&out.join("sensitivity.csv"));
+    assert!(csv.starts_with("knob,table,row,column,from,to,"), "{csv}");
+    let exact_run = |name: &str, table: Option<&Path>| {
+        let out = dir.path().join(name);
+        let mut cmd = warcrunch();
+        cmd.args(["run", "--quiet", "--exact", "--trials", "1000", "--out"])
+            .arg(&out)
+            .arg(&ambush);
+        if let Some(table) = table {
+            cmd.arg("--table")
+                .arg(format!("survival={}", table.display()));
+        }
+        cmd.assert().success();
+        exact_probability(&out, "party,any_down_or_dead,yes")
+    };
+    let base = exact_run("base", None);
+    let survival = read(&repo().join("scenarios/tables/gurps/survival.toml"));
+    for (label, from, to) in [("D", "D", "C"), ("B", "B", "C"), ("A", "A", "B")] {
+        let old = format!("label = \"{label}\"\ncolumn = \"{from}\"");
+        assert!(survival.contains(&old), "the table has {old}");
+        let copy = dir.path().join(format!("survival_{label}{to}.toml"));
+        std::fs::write(
+            &copy,
+            survival.replace(&old, &format!("label = \"{label}\"\ncolumn = \"{to}\"")),
+        )
+        .unwrap();
+        let edited = exact_run(&format!("edited_{label}{to}"), Some(&copy));
+        let row = move_row(&csv, &format!("tables.survival.rows.{label}.column"), to);
+        assert_eq!(
+            &row[1..5],
+            ["survival", &format!("rows.{label}"), "column", from]
+        );
+        let difference: f64 = row[10].parse().unwrap();
+        assert!(
+            (difference - (edited - base)).abs() < 1e-12,
+            "rows.{label}.column {from}->{to}: {difference} against {}",
+            edited - base
+        );
+        assert_eq!(row[13], "exact");
+    }
+}
+
+/// A paired cell difference (a 7th Sea Battle Chart cell) agrees with two
+/// separate runs, the second with a hand-edited chart, within their
+/// intervals.
+#[test]
+fn a_paired_cell_difference_agrees_with_two_separate_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let even = repo().join("scenarios/seventh_sea/even_field_battle.toml");
+    let out = dir.path().join("cells");
+    warcrunch()
+        .args([
+            "sensitivity",
+            "--quiet",
+            "--cells",
+            "--tables",
+            "battle_chart",
+        ])
+        .args([
+            "--target",
+            "hero:Isabeau/state=knocked_out",
+            "--trials",
+            "20000",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&even)
+        .assert()
+        .success();
+    let csv = read(&out.join("sensitivity.csv"));
+    let row = move_row(
+        &csv,
+        "tables.battle_chart.rows.1.engaged.opportunity",
+        "false",
+    );
+    let (paired, low, high): (f64, f64, f64) = (
+        row[10].parse().unwrap(),
+        row[11].parse().unwrap(),
+        row[12].parse().unwrap(),
+    );
+    assert!(high < 0.0, "the flag matters: {paired} ({low} to {high})");
+    // The second row of the chart (rows.1) with no opportunity when engaged.
+    let chart = read(&repo().join("scenarios/tables/seventh_sea/battle_chart.toml"));
+    let old = "engaged         = { damage = \"4k2\", reputation = 1, opportunity = true }";
+    assert_eq!(
+        chart.matches(old).count(),
+        1,
+        "the chart's rows.1 engaged cell"
+    );
+    let copy = dir.path().join("chart.toml");
+    std::fs::write(
+        &copy,
+        chart.replace(
+            old,
+            "engaged         = { damage = \"4k2\", reputation = 1 }",
+        ),
+    )
+    .unwrap();
+    let knocked_out = |name: &str, table: Option<&Path>| -> (f64, f64) {
+        let out = dir.path().join(name);
+        let mut cmd = warcrunch();
+        cmd.args([
+            "run", "--quiet", "--trials", "200000", "--seed", "11", "--out",
+        ])
+        .arg(&out)
+        .arg(&even);
+        if let Some(table) = table {
+            cmd.arg("--table")
+                .arg(format!("battle_chart={}", table.display()));
+        }
+        cmd.assert().success();
+        let line = read(&out.join("distributions.csv"))
+            .lines()
+            .find(|l| l.contains("hero:Isabeau,state,knocked_out"))
+            .unwrap()
+            .to_owned();
+        let f: Vec<f64> = line
+            .split(',')
+            .skip(4)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        // probability and its half-width
+        (f[1], (f[3] - f[2]) / 2.0)
+    };
+    let (p0, w0) = knocked_out("base", None);
+    let (p1, w1) = knocked_out("edited", Some(&copy));
+    let separate = p1 - p0;
+    let slack = (w0 * w0 + w1 * w1).sqrt() + (high - low) / 2.0;
+    assert!(
+        (separate - paired).abs() <= slack,
+        "separate runs {separate:.4} against paired {paired:.4} ({low:.4} to {high:.4})"
+    );
+}
+
+#[test]
+fn cells_of_an_unknown_table_are_refused_naming_the_tables_read() {
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    refused(
+        &[
+            "sensitivity",
+            ambush.to_str().unwrap(),
+            "--target",
+            "party/any_down_or_dead=yes",
+            "--cells",
+            "--tables",
+            "survivl",
+        ],
+        &[
+            "--tables survivl",
+            "allowed:",
+            "survival",
+            "glory",
+            "catastrophe",
+        ],
+    );
+}

@@ -17,12 +17,13 @@ use crate::runner::{
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Edit, Scenario};
-use crate::sensitivity::{Knob, Method, Move, Refused, knobs, rank};
+use crate::sensitivity::{Cell, Knob, Method, Move, Refused, knobs, rank, table_cells};
 use crate::stats::{paired_difference, unpaired_difference};
 use crate::sweep::apply;
 use crate::systems::Battle;
 use crate::systems::war_cards::WarCards;
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
+use crate::tables::{TableSource, built_ins, load_text};
 use crate::target::Target;
 
 /// A sensitivity analysis asked: the event, and which knobs or cells move.
@@ -37,9 +38,14 @@ pub struct SensitivityRequest {
     /// Only these knobs (sweep paths); every knob when empty.
     #[serde(default)]
     pub knobs: Vec<String>,
-    /// War cards: move every cell of the Combat Card table the battle reads.
+    /// Move every cell of the scenario's tables (war cards: every cell of
+    /// the Combat Card table the battle reads).
     #[serde(default)]
     pub cells: bool,
+    /// With `cells`: only these tables (every table the scenario reads when
+    /// empty).
+    #[serde(default)]
+    pub cell_tables: Vec<String>,
     /// Exact differences where the exact method applies: no sampling.
     #[serde(default)]
     pub exact: bool,
@@ -67,6 +73,7 @@ pub struct SensitivityAnswer {
 #[derive(Clone)]
 struct Variant {
     knob: String,
+    cell: Option<Cell>,
     from: String,
     to: String,
     scenario: Scenario,
@@ -97,10 +104,14 @@ pub fn sensitivity(
     }
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
-    let chosen = chosen_knobs(knobs(&doc), &request.knobs, request.cells)?;
+    let mut chosen = chosen_knobs(knobs(&doc), &request.knobs, request.cells)?;
+    let war_cards = base.battle.downcast::<WarCards>();
+    if request.cells && war_cards.is_none() {
+        chosen.extend(table_cell_knobs(request, &doc, &base, &overrides)?);
+    }
     let (mut variants, refused) = moves(request, &text, &chosen, &overrides)?;
-    if request.cells {
-        variants.extend(cell_moves(&base)?);
+    if let (true, Some(w)) = (request.cells, war_cards) {
+        variants.extend(deck_cell_moves(&base, w)?);
     }
     if variants.is_empty() {
         bail!(
@@ -189,6 +200,7 @@ fn sampled_moves(
             let x = count(i + 1);
             Move {
                 knob: v.knob.clone(),
+                cell: v.cell.clone(),
                 from: v.from.clone(),
                 to: v.to.clone(),
                 base_probability: base_count as f64 / n as f64,
@@ -221,15 +233,9 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
         .collect()
 }
 
-/// Every cell of every card that this engagement reads, moved one result
-/// toward harm and one away (in the order `- F H R D`).
-fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
-    let Some(w) = base.battle.downcast::<WarCards>() else {
-        bail!(
-            "--cells: the Combat Card table belongs to war cards; this scenario is {}",
-            base.battle.system()
-        );
-    };
+/// Every cell of every card that this engagement reads, moved to each
+/// neighbouring result (in the order `- F H R D`).
+fn deck_cell_moves(base: &Scenario, w: &WarCards) -> Result<Vec<Variant>> {
     let mut variants = Vec::new();
     for (row, column) in w.cells_read() {
         for (card, grid) in w.deck.cards.iter().enumerate() {
@@ -244,6 +250,11 @@ fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
                 scenario.battle = Battle::from(w.with_cell(card, row, column, to)?);
                 variants.push(Variant {
                     knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
+                    cell: Some(Cell {
+                        table: "cards".to_owned(),
+                        row: format!("card{}.{}", card + 1, row_key(row)),
+                        column: COLUMNS[column].to_owned(),
+                    }),
                     from: now.symbol().to_owned(),
                     to: to.symbol().to_owned(),
                     scenario,
@@ -252,6 +263,60 @@ fn cell_moves(base: &Scenario) -> Result<Vec<Variant>> {
         }
     }
     Ok(variants)
+}
+
+/// Every cell of the tables the scenario reads (or those `--tables`
+/// names), as knobs: `tables.survival.rows.D.column`. Each table is read as
+/// the scenario reads it: its file, the built-in table, with any cells the
+/// scenario sets.
+fn table_cell_knobs(
+    request: &SensitivityRequest,
+    doc: &toml::Table,
+    base: &Scenario,
+    overrides: &[(String, String)],
+) -> Result<Vec<Knob>> {
+    let read: Vec<&str> = base
+        .battle
+        .tables()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    for name in &request.cell_tables {
+        if !read.contains(&name.as_str()) {
+            bail!(
+                "--tables {name}: this scenario reads no such table; allowed: {}",
+                read.join(", ")
+            );
+        }
+    }
+    let mut doc = doc.clone();
+    scenario::override_tables(&mut doc, overrides)?;
+    let base_dir = request
+        .scenario
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    let mut found = Vec::new();
+    for name in read {
+        if !request.cell_tables.is_empty() && !request.cell_tables.iter().any(|t| t == name) {
+            continue;
+        }
+        let builtin = built_ins()
+            .into_iter()
+            .find(|t| t.name == name)
+            .expect("every table a system reads is built in");
+        let source: Option<TableSource> = match doc.get("tables").and_then(|t| t.get(name)) {
+            Some(entry) => Some(entry.clone().try_into().map_err(|e: toml::de::Error| {
+                anyhow::anyhow!("[tables] {name}: {}", e.to_string().trim())
+            })?),
+            None => None,
+        };
+        let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
+        found.extend(table_cells(name, &table));
+    }
+    Ok(found)
 }
 
 /// Every move that validates, and those refused with the reason.
@@ -277,6 +342,7 @@ fn moves(
                     override_settings(&mut s, request.trials, request.seed)?;
                     variants.push(Variant {
                         knob: knob.name(),
+                        cell: knob.cell.clone(),
                         from: shown(&knob.value),
                         to: shown(&to),
                         scenario: s,
@@ -316,6 +382,7 @@ fn exact_moves(
         let d = p - base_p;
         found.push(Some(Move {
             knob: v.knob.clone(),
+            cell: v.cell.clone(),
             from: v.from.clone(),
             to: v.to.clone(),
             base_probability: base_p,
@@ -376,6 +443,7 @@ mod tests {
         let all = vec![Knob {
             path: vec!["days".into()],
             value: Value::Integer(1),
+            cell: None,
         }];
         let err = chosen_knobs(all.clone(), &["dayz".into()], false)
             .unwrap_err()

@@ -16,7 +16,7 @@ use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, thousands};
-use crate::sensitivity::{Method, Move, Refused};
+use crate::sensitivity::{Cell, Method, Move, Refused};
 
 /// A finished sensitivity analysis.
 #[derive(Debug, Clone)]
@@ -68,6 +68,9 @@ impl Export<SensitivityReport> for SensitivityCsv {
             &report.formats,
             vec![
                 text("knob", m.iter().map(|x| x.knob.clone()).collect()),
+                text("table", cell_part(m, |c| &c.table)),
+                text("row", cell_part(m, |c| &c.row)),
+                text("column", cell_part(m, |c| &c.column)),
                 text("from", m.iter().map(|x| x.from.clone()).collect()),
                 text("to", m.iter().map(|x| x.to.clone()).collect()),
                 text("metric", vec![subject_metric.to_owned(); m.len()]),
@@ -86,6 +89,18 @@ impl Export<SensitivityReport> for SensitivityCsv {
     }
 }
 
+/// One part of each move's cell (empty for a knob that is no cell).
+fn cell_part(moves: &[Move], part: impl Fn(&Cell) -> &String) -> Vec<String> {
+    moves
+        .iter()
+        .map(|m| {
+            m.cell
+                .as_ref()
+                .map_or_else(String::new, |c| part(c).clone())
+        })
+        .collect()
+}
+
 impl Export<SensitivityReport> for SensitivityJson {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
         let fields = [
@@ -96,13 +111,32 @@ impl Export<SensitivityReport> for SensitivityJson {
     }
 }
 
-/// Whether a move lowers its knob (a card cell: moves it away from harm,
-/// in the order `- F H R D`).
+/// Whether a move lowers its knob: a smaller number, `false` from `true`,
+/// a result earlier in `- F H R D`, a column earlier in A–D, fewer dice.
 fn is_down(m: &Move) -> bool {
-    let harm = |s: &str| "-FHRD".find(s);
-    match (m.from.parse::<f64>(), m.to.parse::<f64>()) {
-        (Ok(from), Ok(to)) => to < from,
-        _ => harm(&m.to) < harm(&m.from),
+    order(&m.to) < order(&m.from)
+}
+
+/// Where a value stands in its own order.
+fn order(value: &str) -> f64 {
+    if let Ok(x) = value.parse::<f64>() {
+        return x;
+    }
+    if let Some((x, y)) = value
+        .split_once('k')
+        .and_then(|(x, y)| Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?)))
+    {
+        return 100.0 * x + y;
+    }
+    match value {
+        "false" => 0.0,
+        "true" => 1.0,
+        // A card result in `- F H R D`, else a damage column in A–D (`D`,
+        // found first as a result, still ranks after `C`).
+        _ => "-FHRD"
+            .find(value)
+            .or_else(|| "ABCD".find(value))
+            .map_or(0.0, |i| i as f64),
     }
 }
 
@@ -137,7 +171,7 @@ fn tornado<DB: DrawingBackend>(
             (FONT, 18),
         )
         .margin(12)
-        .margin_left(290)
+        .margin_left(label_room(&knobs, &shown))
         .x_label_area_size(44)
         .build_cartesian_2d(-reach..reach, -legend_rows..rows)
         .map_err(plot_err)?;
@@ -195,11 +229,34 @@ fn tornado<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         )))
         .map_err(plot_err)?;
+    // A word's move says what changed, beyond the end of its bar.
+    for m in shown.iter().filter(|m| !is_number(m)) {
+        // Past the bar and its whisker.
+        let d = m.difference.difference;
+        let end = if d >= 0.0 {
+            d.max(m.difference.high)
+        } else {
+            d.min(m.difference.low)
+        };
+        let (x, y) = chart.backend_coord(&(100.0 * end, top(m) - 0.19));
+        let (anchor, dx) = if d >= 0.0 {
+            (HPos::Left, 4)
+        } else {
+            (HPos::Right, -4)
+        };
+        let style = TextStyle::from((FONT, 11).into_font()).pos(Pos::new(anchor, VPos::Center));
+        area.draw(&Text::new(
+            format!("{}→{}", m.from, m.to),
+            (x + dx, y),
+            style,
+        ))
+        .map_err(plot_err)?;
+    }
     // Each row's knob and its value, left of the axis.
     let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (r, knob) in knobs.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(-reach, rows - r as f64 - 0.5));
-        let text = format!("{knob} ({})", value_of(&shown, knob));
+        let text = row_label(knob, &shown);
         area.draw(&Text::new(text, (x - 8, y), style.clone()))
             .map_err(plot_err)?;
     }
@@ -212,6 +269,24 @@ fn tornado<DB: DrawingBackend>(
         .draw()
         .map_err(plot_err)?;
     Ok(())
+}
+
+/// Pixels left of the axis for the longest row label (about 7 a
+/// character at 13 px), within a third to a half of the chart.
+fn label_room(knobs: &[&str], shown: &[&Move]) -> u32 {
+    let longest = knobs
+        .iter()
+        .map(|k| row_label(k, shown).chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    (20 + 7 * longest).clamp(290, 480)
+}
+
+/// A row's label: the knob (a table cell without `tables.`) and the
+/// value it moves from.
+fn row_label(knob: &str, shown: &[&Move]) -> String {
+    let name = knob.strip_prefix("tables.").unwrap_or(knob);
+    format!("{name} ({})", value_of(shown, knob))
 }
 
 /// The knobs the chart shows (the first [`CHART_KNOBS`] by rank), their
@@ -236,21 +311,23 @@ fn charted_moves(report: &SensitivityReport) -> (Vec<&str>, Vec<&Move>, f64) {
     (knobs, shown, reach)
 }
 
-/// The legend of the two bars: card cells move toward or away from harm,
-/// settings down or up.
+/// The legend of the two bars: settings down or up; a word (a result, a
+/// column, dice, yes/no) to the value before or after it in its order,
+/// each such bar labelled with what changed (`F→H`).
 fn bar_names(shown: &[&Move]) -> [&'static str; 2] {
-    let numeric = shown
-        .iter()
-        .filter(|m| m.from.parse::<f64>().is_ok())
-        .count();
-    match numeric {
-        0 => ["one result away from harm", "one result toward harm"],
-        n if n == shown.len() => ["one step down", "one step up"],
-        _ => [
-            "one step down, or away from harm",
-            "one step up, or toward harm",
-        ],
+    if shown.iter().all(|m| is_number(m)) {
+        ["one step down", "one step up"]
+    } else {
+        [
+            "one step down, or the value before it",
+            "one step up, or the value after it",
+        ]
     }
+}
+
+/// Whether a move sets a number (its bar needs no label of its own).
+fn is_number(m: &Move) -> bool {
+    m.from.parse::<f64>().is_ok()
 }
 
 /// The value a knob moves from.
