@@ -192,7 +192,8 @@ pub struct SolveArgs {
     /// or engagement.rally_chance=0..1.
     #[arg(long, value_name = "PATH=LO..HI")]
     pub vary: String,
-    /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won".
+    /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won", or a threshold
+    /// on a numeric metric, e.g. "hero:Isabeau/reputation>=10" (also <=, >, <).
     #[arg(long)]
     pub target: String,
     /// Find where the probability is at least P.
@@ -230,7 +231,8 @@ pub struct SensitivityArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
     /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won"
-    /// or "party/any_down_or_dead=yes".
+    /// or "party/any_down_or_dead=yes", or a threshold on a numeric metric, e.g.
+    /// "hero:Isabeau/reputation>=10" (also <=, >, <).
     #[arg(long)]
     pub target: String,
     /// Only these knobs (sweep paths, comma-separated), e.g. heroes.Titus.risk,sides.Raiders.troop_strength.
@@ -293,8 +295,13 @@ pub struct CardsArgs {
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The scenario file (TOML).
-    pub scenario: PathBuf,
+    /// The scenario file (TOML); optional when --table checks tables on their own.
+    #[arg(required_unless_present = "table")]
+    pub scenario: Option<PathBuf>,
+    /// A table file to check, as NAME=FILE (repeatable): with a scenario, the scenario with
+    /// that table; alone, the table on its own, e.g. --table survival=my_survival.toml.
+    #[arg(long, value_name = "NAME=FILE")]
+    pub table: Vec<String>,
 }
 
 /// Arguments of `serve`.

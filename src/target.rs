@@ -1,5 +1,7 @@
-//! `--target "SUBJECT/METRIC=VALUE[|VALUE…]"`: the event a question is
-//! about, e.g. `side:Megalos/victory=won` or `party/any_down_or_dead=yes`.
+//! `--target "SUBJECT/METRIC=VALUE[|VALUE…]"`, or a threshold on a
+//! numeric metric (`SUBJECT/METRIC>=N`, also `<=`, `>`, `<`): the event a
+//! question is about, e.g. `side:Megalos/victory=won`,
+//! `party/any_down_or_dead=yes` or `hero:Isabeau/reputation>=10`.
 
 use anyhow::{Result, bail};
 
@@ -13,38 +15,126 @@ pub struct Target {
     pub subject: String,
     /// The metric: `victory`, `state`, `any_down_or_dead`.
     pub metric: String,
-    /// The values that make the event.
-    pub values: Vec<String>,
+    /// What makes the event.
+    pub condition: Condition,
 }
 
-const USAGE: &str = "expected SUBJECT/METRIC=VALUE[|VALUE...], e.g. \"side:Megalos/victory=won\" or \"hero:Titus/state=down|dead\"";
+/// What makes a target's event: one of some values, or a numeric metric
+/// against a threshold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// `=VALUE|VALUE…`.
+    OneOf(Vec<String>),
+    /// `>=N`, `<=N`, `>N`, `<N`.
+    Threshold(Comparison, i64),
+}
+
+/// How a value compares with a threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparison {
+    /// `>=`
+    AtLeast,
+    /// `<=`
+    AtMost,
+    /// `>`
+    Above,
+    /// `<`
+    Below,
+}
+
+impl Comparison {
+    const ALL: [(&'static str, Comparison); 4] = [
+        (">=", Comparison::AtLeast),
+        ("<=", Comparison::AtMost),
+        (">", Comparison::Above),
+        ("<", Comparison::Below),
+    ];
+
+    fn symbol(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, c)| *c == self)
+            .expect("every comparison has a symbol")
+            .0
+    }
+
+    fn holds(self, value: i64, threshold: i64) -> bool {
+        match self {
+            Comparison::AtLeast => value >= threshold,
+            Comparison::AtMost => value <= threshold,
+            Comparison::Above => value > threshold,
+            Comparison::Below => value < threshold,
+        }
+    }
+}
+
+const USAGE: &str = "expected SUBJECT/METRIC=VALUE[|VALUE...] or, for a numeric metric, SUBJECT/METRIC>=N (also <=, >, <), e.g. \"side:Megalos/victory=won\", \"hero:Titus/state=down|dead\" or \"hero:Isabeau/reputation>=10\"";
+
+/// A target's text split into the metric (`hero:Titus/state`) and the
+/// condition as written (`down|dead`, `>=10`).
+pub fn split_text(text: &str) -> (&str, &str) {
+    match text.find(['<', '>', '=']) {
+        Some(i) => {
+            let condition = &text[i..];
+            (&text[..i], condition.strip_prefix('=').unwrap_or(condition))
+        }
+        None => (text, ""),
+    }
+}
 
 impl Target {
     /// Parses the text of `--target`.
     pub fn parse(text: &str) -> Result<Target> {
-        let Some((name, values)) = text.split_once('=') else {
+        let Some(at) = text.find(['<', '>', '=']) else {
             bail!("--target {text}: {USAGE}");
         };
+        let (name, rest) = text.split_at(at);
         let Some((subject, metric)) = name.trim().rsplit_once('/') else {
             bail!("--target {text}: {USAGE}");
         };
-        let values: Vec<String> = values.split('|').map(|v| v.trim().to_owned()).collect();
-        if subject.trim().is_empty()
-            || metric.trim().is_empty()
-            || values.iter().any(String::is_empty)
+        let condition = match Comparison::ALL
+            .iter()
+            .find(|(symbol, _)| rest.starts_with(symbol))
         {
+            Some(&(symbol, comparison)) => {
+                let number = rest[symbol.len()..].trim();
+                let threshold = number.parse::<i64>().map_err(|_| {
+                    anyhow::anyhow!(
+                        "--target {text}: `{number}` is not a whole number; a threshold compares a numeric metric with one, e.g. \"hero:Isabeau/reputation>=10\""
+                    )
+                })?;
+                Condition::Threshold(comparison, threshold)
+            }
+            None => {
+                let values: Vec<String> =
+                    rest[1..].split('|').map(|v| v.trim().to_owned()).collect();
+                if values.iter().any(String::is_empty) {
+                    bail!("--target {text}: {USAGE}");
+                }
+                Condition::OneOf(values)
+            }
+        };
+        if subject.trim().is_empty() || metric.trim().is_empty() {
             bail!("--target {text}: {USAGE}");
         }
         Ok(Target {
             subject: subject.trim().to_owned(),
             metric: metric.trim().to_owned(),
-            values,
+            condition,
         })
     }
 
-    /// The event as written: `side:Megalos/victory=won`.
+    /// The event as written: `side:Megalos/victory=won`,
+    /// `hero:Isabeau/reputation>=10`.
     pub fn text(&self) -> String {
-        format!("{}/{}={}", self.subject, self.metric, self.values.join("|"))
+        match &self.condition {
+            Condition::OneOf(values) => {
+                format!("{}/{}={}", self.subject, self.metric, values.join("|"))
+            }
+            Condition::Threshold(comparison, n) => {
+                format!("{}/{}{}{n}", self.subject, self.metric, comparison.symbol())
+            }
+        }
     }
 
     /// The event in `metrics`, or an error listing what there is.
@@ -76,8 +166,28 @@ impl Target {
             );
         };
         let m = &metrics[metric];
+        let values = match &self.condition {
+            Condition::OneOf(values) => values,
+            &Condition::Threshold(comparison, threshold) => {
+                let Values::Integers { first } = m.values else {
+                    let Values::Categories(labels) = &m.values else {
+                        unreachable!("a metric is categorical or numeric")
+                    };
+                    bail!(
+                        "--target {shown}: `{}/{}` is not a number, so it takes no threshold; name its values instead: =VALUE[|VALUE...], allowed: {}",
+                        self.subject,
+                        self.metric,
+                        labels.join(", ")
+                    );
+                };
+                let bins = (0..m.weights.len())
+                    .filter(|&b| comparison.holds(first + b as i64, threshold))
+                    .collect();
+                return Ok(Event { metric, bins });
+            }
+        };
         let mut bins = Vec::new();
-        for value in &self.values {
+        for value in values {
             let bin = match &m.values {
                 Values::Categories(labels) => labels.iter().position(|l| l == value),
                 Values::Integers { first } => value
@@ -161,6 +271,29 @@ mod tests {
     }
 
     #[test]
+    fn a_threshold_takes_every_value_on_its_side() {
+        // `party/down_or_dead` counts 0, 1 and 2.
+        let bins = |text: &str| {
+            let t = Target::parse(text).unwrap();
+            assert_eq!(t.text(), text.replace(' ', ""));
+            t.event(&metrics()).unwrap().bins
+        };
+        assert_eq!(bins("party/down_or_dead>=1"), [1, 2]);
+        assert_eq!(bins("party/down_or_dead> 1"), [2]);
+        assert_eq!(bins("party/down_or_dead<=1"), [0, 1]);
+        assert_eq!(bins("party/down_or_dead<1"), [0]);
+        assert!(bins("party/down_or_dead>=5").is_empty(), "never reached");
+        assert_eq!(
+            split_text("hero:Ann/reputation>=10"),
+            ("hero:Ann/reputation", ">=10")
+        );
+        assert_eq!(
+            split_text("hero:Ann/state=down|dead"),
+            ("hero:Ann/state", "down|dead")
+        );
+    }
+
+    #[test]
     fn a_wrong_target_says_what_is_allowed() {
         let err = |text: &str| {
             Target::parse(text)
@@ -173,6 +306,9 @@ mod tests {
         assert!(err("hero:Titus/state=hurt").contains("allowed: fine, down, dead"));
         assert!(err("party/down_or_dead=3").contains("integers 0 to 2"));
         assert!(err("party=3").contains("SUBJECT/METRIC=VALUE"));
+        assert!(err("hero:Titus/state>=1").contains("takes no threshold"));
+        assert!(err("hero:Titus/state>=1").contains("allowed: fine, down, dead"));
+        assert!(err("party/down_or_dead>=x").contains("not a whole number"));
         assert!(check_probability("--equals", 1.0).is_err());
         assert!(check_probability("--equals", 0.5).is_ok());
     }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{failure_stderr, read, refused_writing_nothing, repo, warcrunch};
 
 /// `distributions.csv` rows of `variant`, without the variant column.
 fn variant_rows(csv: &str, variant: &str) -> Vec<String> {
@@ -108,20 +108,7 @@ fn a_battle_chart_cell_sweeps_like_a_setting() {
 fn refused(args: &[&str], expect: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let assert = warcrunch()
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure();
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    for fragment in expect {
-        assert!(
-            stderr.contains(fragment),
-            "expected {fragment:?} in: {stderr}"
-        );
-    }
-    assert!(!out.exists(), "no output after a refused question");
+    refused_writing_nothing(warcrunch().args(args).arg("--out").arg(&out), &out, expect);
 }
 
 #[test]
@@ -197,6 +184,21 @@ fn move_row(csv: &str, knob: &str, to: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no move {knob} -> {to} in:\n{csv}"))
 }
 
+/// `sensitivity --cells --tables TABLE` of `scenario` into `out`; its
+/// `sensitivity.csv`.
+fn cells_of(scenario: &Path, table: &str, target: &str, extra: &[&str], out: &Path) -> String {
+    warcrunch()
+        .args(["sensitivity", "--quiet", "--cells", "--tables", table])
+        .args(["--target", target])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .arg(scenario)
+        .assert()
+        .success();
+    read(&out.join("sensitivity.csv"))
+}
+
 /// `--cells --exact` on one-day GURPS: each Survival cell's exact
 /// difference equals the difference of two exact runs, the scenario as
 /// written and one whose table is a hand-edited copy.
@@ -204,22 +206,13 @@ fn move_row(csv: &str, knob: &str, to: &str) -> Vec<String> {
 fn exact_cell_differences_equal_two_exact_runs_of_edited_tables() {
     let dir = tempfile::tempdir().unwrap();
     let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
-    let out = dir.path().join("cells");
-    warcrunch()
-        .args([
-            "sensitivity",
-            "--quiet",
-            "--cells",
-            "--tables",
-            "survival",
-            "--exact",
-        ])
-        .args(["--target", "party/any_down_or_dead=yes", "--out"])
-        .arg(&out)
-        .arg(&ambush)
-        .assert()
-        .success();
-    let csv = read(&out.join("sensitivity.csv"));
+    let csv = cells_of(
+        &ambush,
+        "survival",
+        "party/any_down_or_dead=yes",
+        &["--exact"],
+        &dir.path().join("cells"),
+    );
     assert!(csv.starts_with("knob,table,row,column,from,to,"), "{csv}");
     let exact_run = |name: &str, table: Option<&Path>| {
         let out = dir.path().join(name);
@@ -268,27 +261,13 @@ fn exact_cell_differences_equal_two_exact_runs_of_edited_tables() {
 fn a_paired_cell_difference_agrees_with_two_separate_runs() {
     let dir = tempfile::tempdir().unwrap();
     let even = repo().join("scenarios/seventh_sea/even_field_battle.toml");
-    let out = dir.path().join("cells");
-    warcrunch()
-        .args([
-            "sensitivity",
-            "--quiet",
-            "--cells",
-            "--tables",
-            "battle_chart",
-        ])
-        .args([
-            "--target",
-            "hero:Isabeau/state=knocked_out",
-            "--trials",
-            "20000",
-            "--out",
-        ])
-        .arg(&out)
-        .arg(&even)
-        .assert()
-        .success();
-    let csv = read(&out.join("sensitivity.csv"));
+    let csv = cells_of(
+        &even,
+        "battle_chart",
+        "hero:Isabeau/state=knocked_out",
+        &["--trials", "20000"],
+        &dir.path().join("cells"),
+    );
     let row = move_row(
         &csv,
         "tables.battle_chart.rows.1.engaged.opportunity",
@@ -374,4 +353,129 @@ fn cells_of_an_unknown_table_are_refused_naming_the_tables_read() {
             "catastrophe",
         ],
     );
+}
+
+/// A threshold on a numeric metric is the sum of its values on that side:
+/// `party/down_or_dead>=2` in an exact sensitivity analysis equals the
+/// exact run's distribution summed from 2 up, and `<2` is the rest.
+#[test]
+fn a_threshold_target_sums_the_values_on_its_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let run = dir.path().join("run");
+    warcrunch()
+        .args(["run", "--quiet", "--exact", "--trials", "1000", "--out"])
+        .arg(&run)
+        .arg(&ambush)
+        .assert()
+        .success();
+    let mut at_least_two = 0.0;
+    let mut below_two = 0.0;
+    for line in read(&run.join("exact.csv")).lines() {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[1] == "party" && f[2] == "down_or_dead" {
+            let p: f64 = f[4].parse().unwrap();
+            if f[3].parse::<i64>().unwrap() >= 2 {
+                at_least_two += p;
+            } else {
+                below_two += p;
+            }
+        }
+    }
+    assert!(at_least_two > 0.0 && below_two > 0.0);
+    for (target, expected) in [
+        ("party/down_or_dead>=2", at_least_two),
+        ("party/down_or_dead<2", below_two),
+    ] {
+        let out = dir.path().join(target.replace(['/', '<', '>', '='], "_"));
+        warcrunch()
+            .args([
+                "sensitivity",
+                "--quiet",
+                "--exact",
+                "--knobs",
+                "heroes.Titus.risk",
+            ])
+            .args(["--target", target, "--out"])
+            .arg(&out)
+            .arg(&ambush)
+            .assert()
+            .success();
+        let csv = read(&out.join("sensitivity.csv"));
+        let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+        assert_eq!((row[6], row[7]), ("party/down_or_dead", &target[18..]));
+        let base: f64 = row[8].parse().unwrap();
+        assert!(
+            (base - expected).abs() < 1e-12,
+            "{target}: {base} against {expected}"
+        );
+    }
+    // A threshold on a metric that is not a number is refused, naming its values.
+    refused(
+        &[
+            "sensitivity",
+            ambush.to_str().unwrap(),
+            "--target",
+            "hero:Titus/state>=1",
+        ],
+        &["takes no threshold", "allowed:"],
+    );
+}
+
+/// `check --table NAME=FILE` checks a table file on its own, with every
+/// check a scenario's table gets.
+#[test]
+fn a_table_is_checked_on_its_own() {
+    let table = |file: &str| repo().join("scenarios/tables").join(file);
+    let out = warcrunch()
+        .args(["check", "--table"])
+        .arg(format!(
+            "survival={}",
+            table("gurps/survival.toml").display()
+        ))
+        .arg("--table")
+        .arg(format!(
+            "battle_chart={}",
+            table("seventh_sea/battle_chart.toml").display()
+        ))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("a valid `survival` table (stand-ins: none)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("a valid `battle_chart` table (stand-ins: rows)"),
+        "{stdout}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("survival.toml");
+    std::fs::write(
+        &bad,
+        read(&table("gurps/survival.toml")).replace("column = \"D\"", "column = \"E\""),
+    )
+    .unwrap();
+    for (given, expect) in [
+        (
+            format!("survival={}", bad.display()),
+            vec!["`E`", "`A`, `B`, `C`, `D`"],
+        ),
+        (
+            format!("survival={}", table("gurps/glory.toml").display()),
+            vec!["this is a `glory` table", "given as the `survival` table"],
+        ),
+        (
+            format!("survivl={}", bad.display()),
+            vec!["no table is named `survivl`", "allowed:", "battle_chart"],
+        ),
+    ] {
+        let stderr = failure_stderr(warcrunch().args(["check", "--table", &given]));
+        for fragment in expect {
+            assert!(
+                stderr.contains(fragment),
+                "{given}: expected {fragment:?} in {stderr}"
+            );
+        }
+    }
 }

@@ -133,8 +133,21 @@ pub fn check_refused(path: &Path, expect: &[&str]) {
     }
 }
 
+/// Runs a command that must fail with every fragment of `expect` in its
+/// error and write nothing at `out`.
+pub fn refused_writing_nothing(command: &mut Command, out: &Path, expect: &[&str]) {
+    let stderr = failure_stderr(command);
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "expected {fragment:?} in: {stderr}"
+        );
+    }
+    assert!(!out.exists(), "no output after a refused command");
+}
+
 /// Runs a command that must fail; its standard error.
-fn failure_stderr(command: &mut Command) -> String {
+pub fn failure_stderr(command: &mut Command) -> String {
     let assert = command.assert().failure();
     String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
 }

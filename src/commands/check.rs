@@ -1,20 +1,35 @@
-//! `warcrunch check`: validate a scenario and print it as it will run.
+//! `warcrunch check`: validate a scenario and print it as it will run, or
+//! check table files on their own.
 
 use std::fmt::Write as _;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
+use clap::ValueEnum;
 
+use crate::cli::{CheckArgs, SystemName};
 use crate::report::console::say;
+use crate::scenario::{self, Edit, parse_table_override};
+use crate::tables::built_ins;
 
-use crate::cli::CheckArgs;
-use crate::scenario;
-
-/// Loads the scenario and prints the resolved settings.
+/// Loads the scenario (with any `--table`) and prints the resolved
+/// settings; or, with no scenario, checks each `--table` on its own.
 pub fn run(args: &CheckArgs) -> Result<()> {
-    let s = scenario::load(&args.scenario)?;
+    let overrides = args
+        .table
+        .iter()
+        .map(|t| parse_table_override(t))
+        .collect::<Result<Vec<_>>>()?;
+    let Some(path) = &args.scenario else {
+        let mut out = String::new();
+        for table in &overrides {
+            out.push_str(&check_table(table)?);
+        }
+        return say(&out);
+    };
+    let s = scenario::load_with_tables(path, &overrides)?;
     let mut out = format!(
         "{}: valid\nname: {}\nsystem: {}\ntrials: {}\nseed: {}\n",
-        args.scenario.display(),
+        path.display(),
         s.name,
         s.battle.system(),
         s.trials,
@@ -37,4 +52,39 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         let _ = writeln!(out, "stand-in rule: {rule}");
     }
     say(&out)
+}
+
+/// Checks one table file on its own: read as its system's starter battle
+/// would read it, with every check a scenario's table gets.
+fn check_table((name, file): &(String, String)) -> Result<String> {
+    let all = built_ins();
+    let builtin = all.iter().find(|t| t.name == *name).ok_or_else(|| {
+        anyhow!(
+            "--table {name}={file}: no table is named `{name}`; allowed: {}",
+            all.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    let system = SystemName::from_str(builtin.system, false)
+        .map_err(|e| anyhow!("the system of table `{name}`: {e}"))?;
+    let starter = super::new::starter(system);
+    let battle = std::path::Path::new(file).with_file_name("starter.toml");
+    let s = scenario::load_edited(
+        &battle,
+        starter,
+        &[Edit::table(&(name.clone(), file.clone()))],
+    )?;
+    let used = s
+        .battle
+        .tables()
+        .iter()
+        .find(|t| t.name == *name)
+        .expect("the battle reads the table it was given");
+    let stand_ins = if used.stand_ins.is_empty() {
+        "none".to_owned()
+    } else {
+        used.stand_ins.join(", ")
+    };
+    Ok(format!(
+        "{file}: a valid `{name}` table (stand-ins: {stand_ins})\n"
+    ))
 }

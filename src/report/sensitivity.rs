@@ -17,6 +17,7 @@ use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
 use crate::format::{percent, thousands};
 use crate::sensitivity::{Cell, Method, Move, Refused};
+use crate::target::split_text;
 
 /// A finished sensitivity analysis.
 #[derive(Debug, Clone)]
@@ -58,10 +59,7 @@ pub struct SensitivityHtml;
 impl Export<SensitivityReport> for SensitivityCsv {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
         let m = &report.moves;
-        let (subject_metric, value) = report
-            .target
-            .split_once('=')
-            .expect("a parsed target has `=`");
+        let (subject_metric, value) = split_text(&report.target);
         write_table(
             dir,
             "sensitivity",
