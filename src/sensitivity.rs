@@ -71,6 +71,33 @@ impl Knob {
     }
 }
 
+impl Knob {
+    /// Whether moving to `to` lowers the knob in its own order (a smaller
+    /// number, `false` from `true`, an earlier column, fewer dice): the
+    /// tornado draws such a move as the lower bar.
+    pub fn lowers(&self, to: &Value) -> bool {
+        place(to) < place(&self.value)
+    }
+}
+
+/// Where a value stands in the order [`Knob::moves`] steps through.
+fn place(value: &Value) -> f64 {
+    match value {
+        &Value::Integer(v) => v as f64,
+        &Value::Float(v) => v,
+        &Value::Boolean(b) => f64::from(u8::from(b)),
+        Value::String(text) => {
+            if let Some(i) = COLUMNS.iter().position(|c| c == text) {
+                return i as f64;
+            }
+            text.split_once('k')
+                .and_then(|(x, y)| Some(100.0 * x.parse::<f64>().ok()? + y.parse::<f64>().ok()?))
+                .unwrap_or(0.0)
+        }
+        _ => 0.0,
+    }
+}
+
 /// Damage columns, in the table's order.
 const COLUMNS: [&str; 4] = ["A", "B", "C", "D"];
 
@@ -237,6 +264,9 @@ impl Method {
 pub struct Move {
     /// The knob's path.
     pub knob: String,
+    /// Whether the move lowers the knob in its own order.
+    #[serde(skip)]
+    pub lowers: bool,
     /// The table cell the knob is, if it is one.
     pub cell: Option<Cell>,
     /// Its value in the scenario.
@@ -304,6 +334,8 @@ mod tests {
         assert_eq!(moves[3], [Value::Integer(11), Value::Integer(13)]);
         assert_eq!(moves[4], [Value::Integer(720), Value::Integer(880)]);
         assert_eq!(moves[1], [Value::Float(0.45), Value::Float(0.55)]);
+        let risk = &knobs(&doc)[3];
+        assert!(risk.lowers(&moves[3][0]) && !risk.lowers(&moves[3][1]));
     }
 
     #[test]

@@ -222,17 +222,13 @@ fn set_table(doc: &mut toml::Table, name: &str, value: Value) -> Result<()> {
 /// uses (its file, or the built-in table).
 fn set_cell(doc: &mut toml::Table, name: &str, cell: &[String], value: Value) -> Result<()> {
     let section = tables_section(doc)?;
-    let edited = match section.remove(name) {
+    let mut edited = match section.remove(name) {
         None => toml::Table::new(),
         Some(Value::String(file)) => {
             toml::Table::from_iter([("file".to_owned(), Value::String(file))])
         }
         Some(Value::Table(edited)) => edited,
         Some(other) => bail!("`tables.{name}` in the scenario is {other}, not a file or a section"),
-    };
-    let edited = section.entry(name).or_insert(Value::Table(edited));
-    let Value::Table(edited) = edited else {
-        unreachable!("inserted as a section")
     };
     let set = edited
         .entry("set")
@@ -241,6 +237,7 @@ fn set_cell(doc: &mut toml::Table, name: &str, cell: &[String], value: Value) ->
         bail!("`tables.{name}.set` in the scenario is not a section");
     };
     set.insert(cell.join("."), value);
+    section.insert(name.to_owned(), Value::Table(edited));
     Ok(())
 }
 

@@ -73,6 +73,7 @@ pub struct SensitivityAnswer {
 #[derive(Clone)]
 struct Variant {
     knob: String,
+    lowers: bool,
     cell: Option<Cell>,
     from: String,
     to: String,
@@ -200,6 +201,7 @@ fn sampled_moves(
             let x = count(i + 1);
             Move {
                 knob: v.knob.clone(),
+                lowers: v.lowers,
                 cell: v.cell.clone(),
                 from: v.from.clone(),
                 to: v.to.clone(),
@@ -245,11 +247,13 @@ fn deck_cell_moves(base: &Scenario, w: &WarCards) -> Result<Vec<Variant>> {
                 i.checked_sub(1),
                 Some(i + 1).filter(|&j| j < CardResult::ALL.len()),
             ];
-            for to in neighbours.into_iter().flatten().map(|j| CardResult::ALL[j]) {
+            for j in neighbours.into_iter().flatten() {
+                let to = CardResult::ALL[j];
                 let mut scenario = base.clone();
                 scenario.battle = Battle::from(w.with_cell(card, row, column, to)?);
                 variants.push(Variant {
                     knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
+                    lowers: j < i,
                     cell: Some(Cell {
                         table: "cards".to_owned(),
                         row: format!("card{}.{}", card + 1, row_key(row)),
@@ -342,6 +346,7 @@ fn moves(
                     override_settings(&mut s, request.trials, request.seed)?;
                     variants.push(Variant {
                         knob: knob.name(),
+                        lowers: knob.lowers(&to),
                         cell: knob.cell.clone(),
                         from: shown(&knob.value),
                         to: shown(&to),
@@ -382,6 +387,7 @@ fn exact_moves(
         let d = p - base_p;
         found.push(Some(Move {
             knob: v.knob.clone(),
+            lowers: v.lowers,
             cell: v.cell.clone(),
             from: v.from.clone(),
             to: v.to.clone(),

@@ -109,33 +109,9 @@ impl Export<SensitivityReport> for SensitivityJson {
     }
 }
 
-/// Whether a move lowers its knob: a smaller number, `false` from `true`,
-/// a result earlier in `- F H R D`, a column earlier in A–D, fewer dice.
+/// Whether a move lowers its knob (drawn as the lower bar).
 fn is_down(m: &Move) -> bool {
-    order(&m.to) < order(&m.from)
-}
-
-/// Where a value stands in its own order.
-fn order(value: &str) -> f64 {
-    if let Ok(x) = value.parse::<f64>() {
-        return x;
-    }
-    if let Some((x, y)) = value
-        .split_once('k')
-        .and_then(|(x, y)| Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?)))
-    {
-        return 100.0 * x + y;
-    }
-    match value {
-        "false" => 0.0,
-        "true" => 1.0,
-        // A card result in `- F H R D`, else a damage column in A–D (`D`,
-        // found first as a result, still ranks after `C`).
-        _ => "-FHRD"
-            .find(value)
-            .or_else(|| "ABCD".find(value))
-            .map_or(0.0, |i| i as f64),
-    }
+    m.lowers
 }
 
 /// The knobs in ranking order (by their largest shift), each once.
