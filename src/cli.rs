@@ -103,6 +103,11 @@ pub struct RunArgs {
     /// (checked at fixed chunk counts, so the stop depends only on the seed).
     #[arg(long, value_name = "HALF_WIDTH", conflicts_with_all = ["trials", "shard"])]
     pub precision: Option<f64>,
+    /// Also report an event as a yes/no outcome of its own, with its interval (and, in a
+    /// comparison or sweep, its paired difference): SUBJECT/METRIC=VALUE[|VALUE...] or
+    /// SUBJECT/METRIC>=N (also <=, >, <), e.g. "hero:Isabeau/reputation>=10". Repeatable.
+    #[arg(long = "target", value_name = "EVENT")]
+    pub targets: Vec<String>,
     /// The most battles a --precision run may take.
     #[arg(long, requires = "precision", default_value_t = crate::engine::DEFAULT_PRECISION_MAX_TRIALS)]
     pub max_trials: u64,
@@ -160,6 +165,11 @@ pub struct SweepArgs {
     /// Make the recommendation for this PC too (by default it is made only for PCs whose own settings are swept). Repeatable.
     #[arg(long, value_name = "NAME")]
     pub recommend_for: Vec<String>,
+    /// Also report an event as a yes/no outcome of its own, with its interval (and, in a
+    /// comparison or sweep, its paired difference): SUBJECT/METRIC=VALUE[|VALUE...] or
+    /// SUBJECT/METRIC>=N (also <=, >, <), e.g. "hero:Isabeau/reputation>=10". Repeatable.
+    #[arg(long = "target", value_name = "EVENT")]
+    pub targets: Vec<String>,
     /// Output folder [default: reports/<scenario file stem>.sweep.<swept paths>].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -174,6 +184,11 @@ pub struct CompareArgs {
     /// Two or more scenario files; the first is the baseline (its `trials` and `seed` are used for all).
     #[arg(required = true, num_args = 2..)]
     pub scenarios: Vec<PathBuf>,
+    /// Also report an event as a yes/no outcome of its own, with its interval (and, in a
+    /// comparison or sweep, its paired difference): SUBJECT/METRIC=VALUE[|VALUE...] or
+    /// SUBJECT/METRIC>=N (also <=, >, <), e.g. "hero:Isabeau/reputation>=10". Repeatable.
+    #[arg(long = "target", value_name = "EVENT")]
+    pub targets: Vec<String>,
     /// Output folder [default: reports/compare].
     #[arg(long)]
     pub out: Option<PathBuf>,

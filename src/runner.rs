@@ -11,6 +11,7 @@ use anyhow::Result;
 use crate::cli::SimulationArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::format::thousands;
+use crate::target::{Target, YES_NO, add_outcomes};
 use crate::paired::{Event, Lockstep, MetricsOf};
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
@@ -306,7 +307,11 @@ fn run_lockstep<S: System>(
 /// counts, and the battles it shared with the first in each category of
 /// every categorical metric the two have in common (what pairs them in a
 /// comparison).
-pub fn simulate_variants(named: &[(String, &Scenario)], plan: &Plan) -> Result<SimulatedVariants> {
+pub fn simulate_variants(
+    named: &[(String, &Scenario)],
+    targets: &[Target],
+    plan: &Plan,
+) -> Result<SimulatedVariants> {
     let first = named.first().expect("at least one variant").1;
     if let Some((name, _)) = named
         .iter()
@@ -325,7 +330,7 @@ pub fn simulate_variants(named: &[(String, &Scenario)], plan: &Plan) -> Result<S
         .filter(|(_, m)| !m.is_numeric())
         .flat_map(|(i, m)| (0..m.weights.len()).map(move |b| (i, b)))
         .collect();
-    let events: Vec<Vec<Event>> = layouts
+    let mut events: Vec<Vec<Event>> = layouts
         .iter()
         .map(|layout| {
             categories
@@ -346,33 +351,64 @@ pub fn simulate_variants(named: &[(String, &Scenario)], plan: &Plan) -> Result<S
                 .collect()
         })
         .collect();
+    // Each target's `no` and `yes` in every variant, checked before any battle.
+    for ((layout, events), (name, _)) in layouts.iter().zip(&mut events).zip(named) {
+        for t in targets {
+            let yes = t
+                .event(layout)
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            let no = Event {
+                metric: yes.metric,
+                bins: (0..layout[yes.metric].weights.len())
+                    .filter(|b| !yes.bins.contains(b))
+                    .collect(),
+            };
+            events.extend([no, yes]);
+        }
+    }
     let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
     let done = simulate_paired(&scenarios, events.clone(), plan, None)?;
-    let results = named
+    let asked = targets.iter().flat_map(|t| {
+        YES_NO.map(|value| (t.subject.clone(), t.outcome_name(), value.to_owned()))
+    });
+    let shared_names: Vec<(String, String, String)> = categories
         .iter()
-        .enumerate()
-        .map(|(v, (name, _))| VariantResult {
-            variant: name.clone(),
-            metrics: done.metrics[v].clone(),
-            exact: None,
-            shared: if v == 0 {
-                Vec::new()
-            } else {
-                categories
-                    .iter()
-                    .zip(&events[v])
-                    .zip(&done.both[v])
-                    .filter(|((_, e), _)| !e.bins.is_empty())
-                    .map(|((&(i, b), _), &battles)| SharedCount {
-                        subject: layouts[0][i].subject.clone(),
-                        metric: layouts[0][i].name.clone(),
-                        value: layouts[0][i].label(b),
-                        battles,
-                    })
-                    .collect()
-            },
+        .map(|&(i, b)| {
+            let m = &layouts[0][i];
+            (m.subject.clone(), m.name.clone(), m.label(b))
         })
+        .chain(asked)
         .collect();
+    let mut results = Vec::new();
+    for (v, (name, _)) in named.iter().enumerate() {
+        let mut metrics = done.metrics[v].clone();
+        add_outcomes(&mut metrics, targets)?;
+        let shared = if v == 0 {
+            Vec::new()
+        } else {
+            // A category the variant lacks has no pairs; a target's
+            // side that no value reaches has none in common, truly.
+            shared_names
+                .iter()
+                .zip(&events[v])
+                .zip(&done.both[v])
+                .enumerate()
+                .filter(|(k, ((_, e), _))| *k >= categories.len() || !e.bins.is_empty())
+                .map(|(_, (((subject, metric, value), _), &battles))| SharedCount {
+                    subject: subject.clone(),
+                    metric: metric.clone(),
+                    value: value.clone(),
+                    battles,
+                })
+                .collect()
+        };
+        results.push(VariantResult {
+            variant: name.clone(),
+            metrics,
+            exact: None,
+            shared,
+        });
+    }
     Ok(SimulatedVariants {
         variants: results,
         threads: done.threads,

@@ -79,6 +79,8 @@ pub enum MetricRole {
         /// The PC's name.
         pc: String,
     },
+    /// An event the user asked about with `--target` (bins: no, yes).
+    Target,
 }
 
 /// One metric of one subject: a histogram of weights (counts or exact

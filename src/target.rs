@@ -6,7 +6,7 @@
 use anyhow::{Result, bail};
 
 use crate::paired::Event;
-use crate::stats::{Metric, Values};
+use crate::stats::{Metric, MetricRole, Values, Weight};
 
 /// An event named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,8 +150,12 @@ impl Target {
                 .map(|m| m.name.as_str())
                 .collect();
             if same_subject.is_empty() {
-                let mut subjects: Vec<&str> = metrics.iter().map(|m| m.subject.as_str()).collect();
-                subjects.dedup();
+                let mut subjects: Vec<&str> = Vec::new();
+                for m in metrics {
+                    if !subjects.contains(&m.subject.as_str()) {
+                        subjects.push(&m.subject);
+                    }
+                }
                 bail!(
                     "--target {shown}: no subject `{}`; allowed: {}",
                     self.subject,
@@ -216,6 +220,32 @@ impl Target {
         Ok(Event { metric, bins })
     }
 
+    /// The name of the yes/no outcome the target adds to a run's results:
+    /// the metric with its condition, `reputation>=10`, `state=down|dead`.
+    pub fn outcome_name(&self) -> String {
+        let text = self.text();
+        text[self.subject.len() + 1..].to_owned()
+    }
+
+    /// The event as an outcome of its own (bins `no`, `yes`), read off
+    /// `metrics`: what `--target` adds to a run's, a sweep's or a
+    /// comparison's results.
+    pub fn outcome<W: Weight>(&self, metrics: &[Metric<W>]) -> Result<Metric<W>> {
+        let event = self.event(metrics)?;
+        let (mut no, mut yes) = (W::default(), W::default());
+        for (bin, &w) in metrics[event.metric].weights.iter().enumerate() {
+            if event.bins.contains(&bin) {
+                yes += w;
+            } else {
+                no += w;
+            }
+        }
+        Ok(
+            Metric::categorical(&self.subject, &self.outcome_name(), &YES_NO, &[no, yes])
+                .with_role(MetricRole::Target),
+        )
+    }
+
     /// The event's probability in exact distributions.
     pub fn exact_probability(&self, metrics: &[Metric<f64>]) -> Result<f64> {
         let event = self.event(metrics)?;
@@ -225,6 +255,37 @@ impl Target {
             .map(|&b| metrics[event.metric].weights[b])
             .sum())
     }
+}
+
+/// The bins of a target's outcome.
+pub const YES_NO: [&str; 2] = ["no", "yes"];
+
+/// Parses every `--target` of a run, a sweep or a comparison.
+pub fn parse_all(texts: &[String]) -> Result<Vec<Target>> {
+    let targets = texts
+        .iter()
+        .map(|t| Target::parse(t))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, t) in targets.iter().enumerate() {
+        if targets[..i].contains(t) {
+            bail!("--target {}: given twice", t.text());
+        }
+    }
+    Ok(targets)
+}
+
+/// The `--target` options that ask `texts` again, each quoted.
+pub fn target_options(texts: &[String]) -> String {
+    texts.iter().map(|t| format!(" --target \"{t}\"")).collect()
+}
+
+/// `metrics` with each target's yes/no outcome appended.
+pub fn add_outcomes<W: Weight>(metrics: &mut Vec<Metric<W>>, targets: &[Target]) -> Result<()> {
+    for t in targets {
+        let outcome = t.outcome(metrics)?;
+        metrics.push(outcome);
+    }
+    Ok(())
 }
 
 /// Checks a probability given to `option`: strictly between 0 and 1.

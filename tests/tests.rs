@@ -18,5 +18,6 @@ mod serve;
 mod seventh_sea;
 mod table_cells;
 mod table_kinds;
+mod targets;
 mod truth;
 mod util;

@@ -15,6 +15,7 @@ use crate::runner::{
     table_overrides,
 };
 use crate::scenario::{self, Scenario};
+use crate::target::{parse_all, target_options};
 
 /// A comparison asked: the scenarios (the first is the baseline) and their battles.
 #[derive(Debug, Clone, Deserialize)]
@@ -26,6 +27,10 @@ pub struct CompareRequest {
     /// Battles per scenario (the first scenario's `trials` when absent).
     #[serde(default)]
     pub trials: Option<u64>,
+    /// `--target` events, each reported as a yes/no outcome of its own
+    /// (`hero:Isabeau/reputation>=10`).
+    #[serde(default)]
+    pub targets: Vec<String>,
     /// Seed of the streams (the first scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
@@ -50,6 +55,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         bail!("compare needs two or more scenario files; the first is the baseline");
     }
     let overrides = scenario_tables(&request.tables, request.scenarios.len())?;
+    let targets = parse_all(&request.targets)?;
     let mut scenarios = Vec::new();
     for (i, path) in request.scenarios.iter().enumerate() {
         scenarios.push(scenario::load_with_tables(path, &overrides[i])?);
@@ -86,7 +92,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
     );
     let staging = Staging::new(&out, to.force)?;
     let named: Vec<(String, &Scenario)> = names.iter().cloned().zip(&scenarios).collect();
-    let done = simulate_variants(&named, plan).map_err(crate::runner::nothing_written)?;
+    let done = simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
     let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
     let paths: Vec<String> = request
         .scenarios
@@ -99,8 +105,9 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         .map(|t| format!(" --table {t}"))
         .collect();
     let command = format!(
-        "warcrunch compare {} --trials {trials} --seed {seed}{tables}",
-        paths.join(" ")
+        "warcrunch compare {} --trials {trials} --seed {seed}{tables}{}",
+        paths.join(" "),
+        target_options(&request.targets)
     );
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));

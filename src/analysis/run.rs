@@ -16,6 +16,7 @@ use crate::runner::{
 };
 use crate::scenario::{self, Scenario};
 use crate::stats::Metric;
+use crate::target::{Target, add_outcomes, parse_all, target_options};
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
 #[derive(Debug, Clone, Deserialize)]
@@ -36,6 +37,10 @@ pub struct RunRequest {
     /// Battles (the scenario's `trials` when absent).
     #[serde(default)]
     pub trials: Option<u64>,
+    /// `--target` events, each reported as a yes/no outcome of its own
+    /// (`hero:Isabeau/reputation>=10`).
+    #[serde(default)]
+    pub targets: Vec<String>,
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
@@ -66,7 +71,9 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
             "--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard"
         );
     }
+    let targets = parse_all(&request.targets)?;
     let mut s = scenario::load_with_tables(&request.scenario, &overrides)?;
+    add_outcomes(&mut crate::runner::metric_layout(&s), &targets)?;
     let trials = match request.precision {
         Some(_) => Some(request.max_trials()),
         None => request.trials,
@@ -78,14 +85,32 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         plan.shard,
     );
     let exact = if request.exact {
-        Some(exact_metrics(&s)?)
+        let mut exact = exact_metrics(&s)?;
+        add_outcomes(&mut exact, &targets)?;
+        Some(exact)
     } else {
         None
     };
     let staging = Staging::new(&out, to.force)?;
     let command = reproduce_command(&s, request);
-    simulate_and_store(&s, command, exact, &plan, staging, to.formats, None)?
+    let asked = Asked {
+        command,
+        targets: &targets,
+        exact,
+    };
+    simulate_and_store(&s, asked, &plan, staging, to.formats, None)?
         .ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
+}
+
+/// What a run reports beside the battles' counts.
+#[derive(Debug)]
+pub struct Asked<'a> {
+    /// The command line that asks the run again.
+    pub command: String,
+    /// Events reported as outcomes of their own.
+    pub targets: &'a [Target],
+    /// The exact distributions (with the targets' outcomes), when asked.
+    pub exact: Option<Vec<Metric<f64>>>,
 }
 
 /// A loaded scenario simulated and stored: what [`run`] does once the file
@@ -94,8 +119,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
 /// `watch` stopped the run (nothing is written then).
 pub fn simulate_and_store(
     s: &Scenario,
-    command: String,
-    exact: Option<Vec<Metric<f64>>>,
+    asked: Asked<'_>,
     plan: &Plan,
     staging: Staging,
     formats: Formats,
@@ -104,7 +128,9 @@ pub fn simulate_and_store(
     let Some(done) = simulate_watched(s, plan, watch).map_err(nothing_written)? else {
         return Ok(None);
     };
-    let mut info = run_info(s, command, done.threads, done.elapsed);
+    let mut metrics = done.metrics;
+    add_outcomes(&mut metrics, asked.targets)?;
+    let mut info = run_info(s, asked.command, done.threads, done.elapsed);
     info.trials = Some(if plan.shard == Shard::WHOLE {
         done.trials
     } else {
@@ -115,8 +141,8 @@ pub fn simulate_and_store(
         info,
         variants: vec![VariantResult {
             variant: String::new(),
-            metrics: done.metrics,
-            exact,
+            metrics,
+            exact: asked.exact,
             shared: Vec::new(),
         }],
         formats,
@@ -144,9 +170,10 @@ fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
         None => format!("--trials {}", s.trials),
     };
     format!(
-        "warcrunch run {} {size} --seed {}{}{tables}",
+        "warcrunch run {} {size} --seed {}{}{tables}{}",
         s.path.display(),
         s.seed,
-        if request.exact { " --exact" } else { "" }
+        if request.exact { " --exact" } else { "" },
+        target_options(&request.targets)
     )
 }

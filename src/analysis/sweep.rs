@@ -14,10 +14,11 @@ use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, Stored, output_dir, override_settings, question_out_dir, run_info, simulate,
+    Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info, simulate,
     simulate_variants, store,
 };
 use crate::scenario::{self, Edit, Scenario};
+use crate::target::{Target, add_outcomes, parse_all, target_options};
 use crate::sweep::{DEFAULT_MAX_VARIANTS, apply, grid, parse_setting};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
@@ -41,6 +42,10 @@ pub struct SweepRequest {
     /// Battles per variant (the scenario's `trials` when absent).
     #[serde(default)]
     pub trials: Option<u64>,
+    /// `--target` events, each reported as a yes/no outcome of its own
+    /// (`hero:Isabeau/reputation>=10`).
+    #[serde(default)]
+    pub targets: Vec<String>,
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
@@ -86,6 +91,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings, request.max_variants)?;
+    let targets = parse_all(&request.targets)?;
     let overrides = crate::runner::table_overrides(&request.tables)?;
     let text = scenario::read_text(&request.scenario)?;
     check_recommend_for(request, &text)?;
@@ -110,6 +116,8 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         edits.extend(overrides.iter().map(Edit::table));
         let mut s = scenario::load_edited(&request.scenario, &text, &edits)?;
         override_settings(&mut s, request.trials, request.seed)?;
+        add_outcomes(&mut metric_layout(&s), &targets)
+            .map_err(|e| anyhow::anyhow!("variant {}: {e}", v.name))?;
         scenarios.push((v.name.clone(), s));
     }
     let out = output_dir(
@@ -133,10 +141,10 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     let (results, threads, elapsed, failure) = if pairable {
         let named: Vec<(String, &Scenario)> =
             scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
-        let done = simulate_variants(&named, plan).map_err(crate::runner::nothing_written)?;
+        let done = simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
         (done.variants, done.threads, done.elapsed, None)
     } else {
-        one_by_one(&scenarios, plan)?
+        one_by_one(&scenarios, &targets, plan)?
     };
     let base = &scenarios[0].1;
     let mut info = run_info(base, reproduce_command(request, base), threads, elapsed);
@@ -210,7 +218,11 @@ fn check_recommend_for(request: &SweepRequest, text: &str) -> Result<()> {
 /// finished, and the error that stopped it.
 type OneByOne = (Vec<VariantResult>, usize, Duration, Option<anyhow::Error>);
 
-fn one_by_one(scenarios: &[(String, Scenario)], plan: &Plan) -> Result<OneByOne> {
+fn one_by_one(
+    scenarios: &[(String, Scenario)],
+    targets: &[Target],
+    plan: &Plan,
+) -> Result<OneByOne> {
     let mut results = Vec::new();
     let mut elapsed = Duration::ZERO;
     let mut threads = 0;
@@ -220,9 +232,11 @@ fn one_by_one(scenarios: &[(String, Scenario)], plan: &Plan) -> Result<OneByOne>
             Ok(done) => {
                 threads = done.threads;
                 elapsed += done.elapsed;
+                let mut metrics = done.metrics;
+                add_outcomes(&mut metrics, targets)?;
                 results.push(VariantResult {
                     variant: name.clone(),
-                    metrics: done.metrics,
+                    metrics,
                     exact: None,
                     shared: Vec::new(),
                 });
@@ -251,6 +265,7 @@ fn reproduce_command(request: &SweepRequest, base: &Scenario) -> String {
         .map(|s| format!(" --set {s}"))
         .chain(request.tables.iter().map(|t| format!(" --table {t}")))
         .collect();
+    let sets = sets + &target_options(&request.targets);
     format!(
         "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",
         request.scenario.display(),

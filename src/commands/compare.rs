@@ -15,6 +15,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let request = CompareRequest {
         scenarios: args.scenarios.clone(),
         trials: sim.trials,
+        targets: args.targets.clone(),
         seed: sim.seed,
         tables: sim.tables.clone(),
     };

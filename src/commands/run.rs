@@ -18,6 +18,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         precision: args.precision,
         max_trials: Some(args.max_trials),
         trials: sim.trials,
+        targets: args.targets.clone(),
         seed: sim.seed,
         tables: sim.tables.clone(),
     };

@@ -18,6 +18,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         max_risk_of_down: args.max_risk_of_down,
         recommend_for: args.recommend_for.clone(),
         trials: args.sim.trials,
+        targets: args.targets.clone(),
         seed: args.sim.seed,
         tables: args.sim.tables.clone(),
     };

@@ -63,6 +63,13 @@ pub fn draw_both(
 /// A name reduced to letters, digits and underscores.
 pub fn file_safe(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .map(|c| match c {
+            c if c.is_ascii_alphanumeric() => c.to_string(),
+            '<' => "_lt".to_owned(),
+            '>' => "_gt".to_owned(),
+            '=' => "_eq".to_owned(),
+            '|' => "_or_".to_owned(),
+            _ => "_".to_owned(),
+        })
         .collect()
 }

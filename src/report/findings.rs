@@ -128,6 +128,17 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         }
         lines.push(line);
     }
+    for m in metrics.iter().filter(|m| m.role == MetricRole::Target) {
+        let (p, lo, hi) = share(m, 1);
+        lines.push(format!(
+            "{}/{} in {} ({}–{}) of {n} battles",
+            m.subject,
+            m.name,
+            pct(p),
+            bound(lo),
+            bound(hi)
+        ));
+    }
     lines
 }
 

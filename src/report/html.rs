@@ -248,6 +248,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                     | MetricRole::Victory { .. }
                     | MetricRole::Survival { .. }
                     | MetricRole::Fate { .. }
+                    | MetricRole::Target
             )
     };
     first

@@ -55,7 +55,8 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
             MetricRole::Victory { side } => Some(side) == first_side.as_ref(),
             MetricRole::Survival { .. }
             | MetricRole::Fate { .. }
-            | MetricRole::PartyRisk { .. } => true,
+            | MetricRole::PartyRisk { .. }
+            | MetricRole::Target => true,
             MetricRole::Detail | MetricRole::Fame { .. } => false,
         };
         if !wanted {

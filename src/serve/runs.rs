@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use tokio::sync::{Semaphore, watch};
 
-use crate::analysis::run::simulate_and_store;
+use crate::analysis::run::{Asked, simulate_and_store};
 use crate::report::Formats;
 use crate::report::output_dir::Staging;
 use crate::runner::Plan;
@@ -279,8 +279,11 @@ fn simulate(
     let stored = Staging::new(&run.dir, true).and_then(|staging| {
         simulate_and_store(
             scenario,
-            command,
-            None,
+            Asked {
+                command,
+                targets: &[],
+                exact: None,
+            },
             &plan,
             staging,
             Formats::default(),

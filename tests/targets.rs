@@ -1,0 +1,207 @@
+//! `--target` in a run, a sweep and a comparison: the event becomes a
+//! yes/no outcome of its own, whose counts are those of the values it
+//! names, whose exact probability is theirs, and which a comparison tests
+//! battle by battle.
+
+use std::path::Path;
+
+use crate::util::{read, refused_writing_nothing, repo, warcrunch};
+
+/// (variant, subject, metric, value, count or probability) of a CSV whose
+/// first five columns are those.
+fn rows(csv: &str) -> Vec<(String, String, String, String, f64)> {
+    csv.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let unquote = |s: &str| s.trim_matches('"').to_owned();
+            (
+                unquote(f[0]),
+                unquote(f[1]),
+                unquote(f[2]),
+                unquote(f[3]),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The weight of `subject/metric` values for which `keep` holds.
+fn weight_of(
+    rows: &[(String, String, String, String, f64)],
+    variant: &str,
+    subject: &str,
+    metric: &str,
+    keep: impl Fn(&str) -> bool,
+) -> f64 {
+    rows.iter()
+        .filter(|r| r.0 == variant && r.1 == subject && r.2 == metric && keep(&r.3))
+        .map(|r| r.4)
+        .sum()
+}
+
+fn at_least(threshold: i64) -> impl Fn(&str) -> bool {
+    move |v: &str| v.parse::<i64>().unwrap() >= threshold
+}
+
+#[test]
+fn a_target_counts_the_battles_of_the_values_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "20000", "--seed", "3"])
+        .arg(repo().join("scenarios/seventh_sea/even_field_battle.toml"))
+        .args(["--target", "hero:Isabeau/reputation>=10"])
+        .args(["--target", "hero:Isabeau/state=crippled|knocked_out"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let rows = rows(&read(&out.join("distributions.csv")));
+    let yes = |metric: &str| weight_of(&rows, "", "hero:Isabeau", metric, |v| v == "yes");
+    let no = |metric: &str| weight_of(&rows, "", "hero:Isabeau", metric, |v| v == "no");
+    let high = weight_of(&rows, "", "hero:Isabeau", "reputation", at_least(10));
+    assert!(high > 0.0 && high < 20000.0, "a threshold inside the range");
+    assert_eq!(yes("reputation>=10"), high);
+    assert_eq!(no("reputation>=10"), 20000.0 - high);
+    let out_of_action = weight_of(&rows, "", "hero:Isabeau", "state", |v| v != "fine");
+    assert_eq!(yes("state=crippled|knocked_out"), out_of_action);
+    assert_eq!(no("state=crippled|knocked_out"), 20000.0 - out_of_action);
+    let run_json = read(&out.join("run.json"));
+    assert!(
+        run_json.contains(r#"--target \"hero:Isabeau/reputation>=10\""#),
+        "the command asks the targets again: {run_json}"
+    );
+}
+
+#[test]
+fn a_target_has_the_exact_probability_of_its_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("exact");
+    warcrunch()
+        .args(["run", "--quiet", "--exact", "--trials", "20000"])
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .args(["--target", "party/down_or_dead>=1"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let exact = rows(&read(&out.join("exact.csv")));
+    let any = weight_of(&exact, "", "party", "down_or_dead", at_least(1));
+    let yes = weight_of(&exact, "", "party", "down_or_dead>=1", |v| v == "yes");
+    assert!(any > 0.01, "someone is hurt in the ambush: {any}");
+    assert!((yes - any).abs() < 1e-12, "{yes} against {any}");
+    let agrees = read(&out.join("exact.csv"))
+        .lines()
+        .filter(|l| l.contains("down_or_dead>=1"))
+        .all(|l| l.ends_with(",true"));
+    assert!(agrees, "the simulated target inside its exact interval");
+}
+
+/// A scenario compared with an identical copy shares every battle: the
+/// target's paired difference is zero. Against a bolder Isabeau it moves,
+/// and its `yes` and `no` move by opposite amounts.
+#[test]
+fn a_comparison_tests_a_target_battle_by_battle() {
+    let dir = tempfile::tempdir().unwrap();
+    let even = repo().join("scenarios/seventh_sea/even_field_battle.toml");
+    let text = read(&even);
+    let same = dir.path().join("same.toml");
+    std::fs::write(&same, &text).unwrap();
+    let bold = dir.path().join("bold.toml");
+    let bolder = text.replacen("policy = \"engaged\"", "policy = \"heavily_engaged\"", 1);
+    assert_ne!(bolder, text);
+    std::fs::write(&bold, bolder).unwrap();
+    let compare = |other: &Path, out: &Path| {
+        warcrunch()
+            .args(["compare", "--quiet", "--trials", "20000", "--seed", "9"])
+            .arg(&even)
+            .arg(other)
+            .args(["--target", "hero:Isabeau/reputation>=3"])
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+        read(&out.join("comparison.csv"))
+    };
+    let tests_of = |csv: &str, value: &str| -> Vec<String> {
+        csv.lines()
+            .find(|l| l.contains(&format!(",hero:Isabeau,reputation>=3,{value},")))
+            .unwrap_or_else(|| panic!("no {value} test in {csv}"))
+            .split(',')
+            .map(str::to_owned)
+            .collect()
+    };
+    let identical = compare(&same, &dir.path().join("same"));
+    let yes = tests_of(&identical, "yes");
+    assert_eq!(yes[5], "mcnemar", "tested on its pairs: {yes:?}");
+    assert_eq!(yes[7], yes[8], "same battles, same estimate");
+    assert_eq!(yes[9].parse::<f64>().unwrap(), 0.0);
+    assert_eq!(yes[14], "false");
+
+    let moved = compare(&bold, &dir.path().join("bold"));
+    let (yes, no) = (tests_of(&moved, "yes"), tests_of(&moved, "no"));
+    assert_eq!(yes[6], "paired_newcombe");
+    let diff = |t: &[String]| t[9].parse::<f64>().unwrap();
+    assert!(diff(&yes) > 0.0, "bolder, more famous: {yes:?}");
+    assert!((diff(&yes) + diff(&no)).abs() < 1e-12);
+    assert_eq!(yes[14], "true");
+}
+
+#[test]
+fn a_sweep_reports_a_target_for_every_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    warcrunch()
+        .args(["sweep", "--quiet", "--trials", "5000"])
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .args(["--set", "heroes.Titus.risk=-2,0,2"])
+        .args(["--target", "hero:Titus/reputation>=1"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let rows = rows(&read(&out.join("distributions.csv")));
+    for variant in ["risk=-2", "risk=0", "risk=2"] {
+        let yes = weight_of(&rows, variant, "hero:Titus", "reputation>=1", |v| v == "yes");
+        let famous = weight_of(&rows, variant, "hero:Titus", "reputation", at_least(1));
+        assert!(famous > 0.0, "{variant}: Titus earns Reputation");
+        assert_eq!(yes, famous, "{variant}");
+    }
+}
+
+#[test]
+fn a_target_the_battle_cannot_report_is_refused_before_any_battle() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let even = repo().join("scenarios/seventh_sea/even_field_battle.toml");
+    refused_writing_nothing(
+        warcrunch()
+            .arg("run")
+            .arg(&even)
+            .args(["--target", "hero:Isabeau/state>=1", "--out"])
+            .arg(&out),
+        &out,
+        &["takes no threshold", "fine, crippled, knocked_out"],
+    );
+    refused_writing_nothing(
+        warcrunch()
+            .arg("compare")
+            .arg(&even)
+            .arg(repo().join("scenarios/seventh_sea/officer_tips_the_balance.toml"))
+            .args(["--target", "hero:Isabeau/reputation>=3", "--out"])
+            .arg(&out),
+        &out,
+        &["officer_tips_the_balance", "no subject `hero:Isabeau`", "allowed:"],
+    );
+    refused_writing_nothing(
+        warcrunch()
+            .arg("run")
+            .arg(&even)
+            .args(["--target", "party/knocked_out>=1"])
+            .args(["--target", "party/knocked_out>=1", "--out"])
+            .arg(&out),
+        &out,
+        &["given twice"],
+    );
+}
