@@ -199,7 +199,7 @@ pub struct CompareArgs {
 
 /// Arguments of `solve`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("goal").required(true).args(["at_least", "at_most", "equals"])))]
+#[command(group(clap::ArgGroup::new("goal").required(true).args(["at_least", "at_most", "equals", "balance"])))]
 pub struct SolveArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -209,8 +209,12 @@ pub struct SolveArgs {
     pub vary: String,
     /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won", or a threshold
     /// on a numeric metric, e.g. "hero:Isabeau/reputation>=10" (also <=, >, <).
-    #[arg(long)]
-    pub target: String,
+    #[arg(long, required_unless_present = "balance")]
+    pub target: Option<String>,
+    /// Find where a side wins as often as it loses (draws count for neither), e.g.
+    /// side:Megalos; war cards: battle (the attacker wins as often as the defender).
+    #[arg(long, value_name = "SUBJECT", conflicts_with = "target")]
+    pub balance: Option<String>,
     /// Find where the probability is at least P.
     #[arg(long, value_name = "P")]
     pub at_least: Option<f64>,

@@ -257,6 +257,84 @@ impl Target {
     }
 }
 
+/// `--balance SUBJECT`: a side's battles won against those it lost
+/// (`side:Megalos`), or a war-cards battle's attacker against its defender
+/// (`battle`). Draws count for neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Balance {
+    /// The subject whose victory (or winner) metric is balanced.
+    pub subject: String,
+}
+
+/// What a balance compares, found in a battle's metrics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceEvents {
+    /// Battles the first party won.
+    pub won: Event,
+    /// Battles either party won (the first won or lost).
+    pub decided: Event,
+    /// The event in words: `side:Megalos won, of the battles it won or lost`.
+    pub text: String,
+}
+
+impl Balance {
+    /// The won and decided events in `metrics`, or an error listing the
+    /// subjects that can be balanced.
+    pub fn events<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<BalanceEvents> {
+        for (i, m) in metrics.iter().enumerate() {
+            if m.subject != self.subject {
+                continue;
+            }
+            let text = match &m.role {
+                MetricRole::Victory { .. } => {
+                    format!("{} won, of the battles it won or lost", self.subject)
+                }
+                MetricRole::Winner { units } => format!(
+                    "{} (attacker) won, of the battles {} or {} won",
+                    units[0], units[0], units[1]
+                ),
+                _ => continue,
+            };
+            return Ok(BalanceEvents {
+                won: Event {
+                    metric: i,
+                    bins: vec![0],
+                },
+                decided: Event {
+                    metric: i,
+                    bins: vec![0, 1],
+                },
+                text,
+            });
+        }
+        let allowed: Vec<&str> = metrics
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m.role,
+                    MetricRole::Victory { .. } | MetricRole::Winner { .. }
+                )
+            })
+            .map(|m| m.subject.as_str())
+            .collect();
+        bail!(
+            "--balance {}: no side or battle of that name wins or loses here; allowed: {}",
+            self.subject,
+            allowed.join(", ")
+        )
+    }
+}
+
+impl BalanceEvents {
+    /// P(won | won or lost) in exact distributions; `None` when no
+    /// battle is won or lost.
+    pub fn exact_share(&self, metrics: &[Metric<f64>]) -> Option<f64> {
+        let sum = |e: &Event| -> f64 { e.bins.iter().map(|&b| metrics[e.metric].weights[b]).sum() };
+        let decided = sum(&self.decided);
+        (decided > 0.0).then(|| sum(&self.won) / decided)
+    }
+}
+
 /// The bins of a target's outcome.
 pub const YES_NO: [&str; 2] = ["no", "yes"];
 

@@ -205,3 +205,68 @@ fn a_target_the_battle_cannot_report_is_refused_before_any_battle() {
         &["given twice"],
     );
 }
+
+/// `solve --balance`: the share of decided battles the attacker wins, at
+/// each probe, is P(attacker won) / (P(attacker won) + P(defender won))
+/// of that variant's exact distribution; the answer brackets one half.
+#[test]
+fn a_balance_is_the_share_of_decided_battles_won() {
+    let dir = tempfile::tempdir().unwrap();
+    let knights = repo().join("scenarios/war_cards/knights_vs_pikes.toml");
+    let out = dir.path().join("balance");
+    warcrunch()
+        .args(["solve", "--exact", "--vary", "attacker.melee=1..6", "--balance", "battle"])
+        .arg(&knights)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let probes: Vec<(i64, f64)> = read(&out.join("solve.csv"))
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].parse().unwrap(), f[3].parse().unwrap())
+        })
+        .collect();
+    assert!(probes.len() >= 3, "{probes:?}");
+    let text = read(&knights);
+    for &(melee, share) in &probes {
+        let edited = dir.path().join(format!("melee{melee}.toml"));
+        std::fs::write(
+            &edited,
+            text.replacen("melee = 3", &format!("melee = {melee}"), 1),
+        )
+        .unwrap();
+        let exact_out = dir.path().join(format!("exact{melee}"));
+        warcrunch()
+            .args(["run", "--quiet", "--exact", "--trials", "1000"])
+            .arg(&edited)
+            .arg("--out")
+            .arg(&exact_out)
+            .assert()
+            .success();
+        let exact = rows(&read(&exact_out.join("exact.csv")));
+        let p = |who: &str| weight_of(&exact, "", "battle", "winner", |v| v == who);
+        let expected = p("attacker") / (p("attacker") + p("defender"));
+        assert!(
+            (share - expected).abs() < 1e-12,
+            "melee {melee}: {share} against {expected}"
+        );
+    }
+    let below = probes.iter().filter(|p| p.1 < 0.5).map(|p| p.0).max().unwrap();
+    let above = probes.iter().filter(|p| p.1 > 0.5).map(|p| p.0).min().unwrap();
+    assert_eq!(above - below, 1, "adjacent values bracket the balance: {probes:?}");
+    let answer = read(&out.join("report.html"));
+    let bracket = format!("lies between attacker.melee = {below}");
+    assert!(answer.contains(&bracket), "{answer}");
+    refused_writing_nothing(
+        warcrunch()
+            .args(["solve", "--vary", "attacker.melee=1..6", "--balance", "side:Knights"])
+            .arg(&knights)
+            .arg("--out")
+            .arg(dir.path().join("wrong")),
+        &dir.path().join("wrong"),
+        &["--balance side:Knights", "allowed: battle"],
+    );
+}

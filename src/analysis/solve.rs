@@ -18,7 +18,10 @@ use crate::runner::{
 use crate::scenario::{self, Edit, Scenario};
 use crate::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
 use crate::stats::{wilson, z95};
-use crate::target::{Target, check_probability};
+use crate::format::thousands;
+use crate::paired::Event;
+use crate::stats::Metric;
+use crate::target::{Balance, Target, check_probability};
 
 /// A solve asked: the setting and its range, the event and the goal.
 #[derive(Debug, Clone, Deserialize)]
@@ -29,10 +32,16 @@ pub struct SolveRequest {
     pub scenario: PathBuf,
     /// The setting and its range: `PATH=LO..HI`.
     pub vary: String,
-    /// The event: `SUBJECT/METRIC=VALUE[|VALUE...]`.
-    pub target: String,
-    /// What the probability should be.
-    pub goal: Goal,
+    /// The event: `SUBJECT/METRIC=VALUE[|VALUE...]` (or a threshold).
+    #[serde(default)]
+    pub target: Option<String>,
+    /// What the probability should be (absent with `balance`).
+    #[serde(default)]
+    pub goal: Option<Goal>,
+    /// Instead of a target and a goal: the side (or a war-cards `battle`)
+    /// whose battles won should equal those lost.
+    #[serde(default)]
+    pub balance: Option<String>,
     /// Exact probabilities for every probe, where the exact method applies.
     #[serde(default)]
     pub exact: bool,
@@ -86,13 +95,8 @@ pub fn solve(
     if let Some(h) = request.precision {
         crate::validate::check_precision(h).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
     }
-    let goal = match request.goal {
-        Goal::AtLeast(p) => Goal::AtLeast(check_probability("--at-least", p)?),
-        Goal::AtMost(p) => Goal::AtMost(check_probability("--at-most", p)?),
-        Goal::Equals(p) => Goal::Equals(check_probability("--equals", p)?),
-    };
-    let target = Target::parse(&request.target)?;
-    let (loader, domain, first) = prepare(request, &target)?;
+    let (question, goal) = Question::asked(request)?;
+    let (loader, domain, first) = prepare(request, &question)?;
     let plan = Plan {
         progress: false,
         ..*plan
@@ -106,7 +110,7 @@ pub fn solve(
         question_out_dir(
             &request.scenario,
             "solve",
-            &[varied.to_owned(), request.target.clone()],
+            &[varied.to_owned(), question.name()],
         )
     });
     let staging = Staging::new(&out, to.force)?;
@@ -117,9 +121,10 @@ pub fn solve(
     let probe = |v: f64| -> Result<Probe> {
         let s = loader.load(v)?;
         let probe = if request.exact {
-            exact_probe(&target, &s, v, threshold)?
+            exact_probe(&question, &s, v, threshold)?
         } else {
-            let (probe, used) = sampled_probe(&target, &s, v, threshold, &plan, request.precision)?;
+            let (probe, used) =
+                sampled_probe(&question, &s, v, threshold, &plan, request.precision)?;
             threads = used;
             probe
         };
@@ -127,7 +132,8 @@ pub fn solve(
         seen(count, &setting, domain, &probe)?;
         Ok(probe)
     };
-    let (probes, solution) = search(domain, goal, (&setting, &target.text()), probe)?;
+    let event = question.text(&metric_layout(&first))?;
+    let (probes, solution) = search(domain, goal, (&setting, &event), probe)?;
     let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
     let mut info = run_info(
         &first,
@@ -143,7 +149,7 @@ pub fn solve(
     info.scenario_sha256 = Some(crate::tables::sha256_hex(loader.text.as_bytes()));
     let report = SolveReport {
         info,
-        target: target.text(),
+        target: event,
         goal,
         setting,
         domain,
@@ -161,6 +167,84 @@ pub fn solve(
         battles,
         written: Written { folder, files },
     })
+}
+
+/// What each probe measures.
+#[derive(Debug, Clone)]
+enum Question {
+    /// A target's probability.
+    Reach(Target),
+    /// A side's share of the battles it won or lost.
+    Balance(Balance),
+}
+
+impl Question {
+    /// The question a request asks, and the goal of its probability.
+    fn asked(request: &SolveRequest) -> Result<(Question, Goal)> {
+        match (&request.balance, &request.target, request.goal) {
+            (Some(subject), None, None) => Ok((
+                Question::Balance(Balance {
+                    subject: subject.trim().to_owned(),
+                }),
+                Goal::Equals(0.5),
+            )),
+            (Some(_), _, _) => bail!(
+                "--balance asks where battles won equal battles lost; it takes no --target and no --at-least, --at-most or --equals"
+            ),
+            (None, Some(target), Some(goal)) => {
+                let goal = match goal {
+                    Goal::AtLeast(p) => Goal::AtLeast(check_probability("--at-least", p)?),
+                    Goal::AtMost(p) => Goal::AtMost(check_probability("--at-most", p)?),
+                    Goal::Equals(p) => Goal::Equals(check_probability("--equals", p)?),
+                };
+                Ok((Question::Reach(Target::parse(target)?), goal))
+            }
+            (None, None, _) => bail!(
+                "name what to solve for: --target EVENT with --at-least, --at-most or --equals, or --balance SIDE"
+            ),
+            (None, Some(_), None) => {
+                bail!("name one goal: --at-least P, --at-most P or --equals P")
+            }
+        }
+    }
+
+    /// The question in a folder name: the target as written, or `balance.SIDE`.
+    fn name(&self) -> String {
+        match self {
+            Question::Reach(t) => t.text(),
+            Question::Balance(b) => format!("balance.{}", b.subject),
+        }
+    }
+
+    /// The event in words, as the answer's sentences name it.
+    fn text<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<String> {
+        Ok(match self {
+            Question::Reach(t) => t.text(),
+            Question::Balance(b) => b.events(metrics)?.text,
+        })
+    }
+
+    /// The events counted: the one measured, and the battles it is a
+    /// share of (`None`: every battle).
+    fn events<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<(Event, Option<Event>)> {
+        Ok(match self {
+            Question::Reach(t) => (t.event(metrics)?, None),
+            Question::Balance(b) => {
+                let e = b.events(metrics)?;
+                (e.won, Some(e.decided))
+            }
+        })
+    }
+
+    /// The probability in exact distributions.
+    fn exact(&self, metrics: &[Metric<f64>]) -> Result<f64> {
+        match self {
+            Question::Reach(t) => t.exact_probability(metrics),
+            Question::Balance(b) => b.events(metrics)?.exact_share(metrics).ok_or_else(|| {
+                anyhow::anyhow!("--balance {}: no battle is won or lost", b.subject)
+            }),
+        }
+    }
 }
 
 /// Loads the scenario with the varied setting at one value.
@@ -212,7 +296,7 @@ fn takes_reals(loader: &Loader, at: f64) -> bool {
 /// method applies when asked.
 fn prepare<'a>(
     request: &'a SolveRequest,
-    target: &Target,
+    question: &Question,
 ) -> Result<(Loader<'a>, Domain, Scenario)> {
     let Some((path, range)) = request.vary.split_once('=') else {
         bail!(
@@ -239,7 +323,7 @@ fn prepare<'a>(
     };
     let first = loader.load(lo)?;
     loader.load(hi)?;
-    target.event(&metric_layout(&first))?;
+    question.events(&metric_layout(&first))?;
     if request.exact {
         exact_metrics(&first).map_err(|e| anyhow::anyhow!("--exact: {e:#}"))?;
     }
@@ -247,8 +331,8 @@ fn prepare<'a>(
 }
 
 /// A probe by the exact method: no sampling, no interval.
-fn exact_probe(target: &Target, s: &Scenario, v: f64, threshold: f64) -> Result<Probe> {
-    let p = target.exact_probability(&exact_metrics(s)?)?;
+fn exact_probe(question: &Question, s: &Scenario, v: f64, threshold: f64) -> Result<Probe> {
+    let p = question.exact(&exact_metrics(s)?)?;
     Ok(Probe {
         point: Point {
             value: v,
@@ -265,28 +349,40 @@ fn exact_probe(target: &Target, s: &Scenario, v: f64, threshold: f64) -> Result<
 /// threshold out, reaches `precision`, or the plan's cap. Returns the probe
 /// and the threads used.
 fn sampled_probe(
-    target: &Target,
+    question: &Question,
     s: &Scenario,
     v: f64,
     threshold: f64,
     plan: &Plan,
     precision: Option<f64>,
 ) -> Result<(Probe, usize)> {
-    let event = target.event(&metric_layout(s))?;
+    let (event, out_of) = question.events(&metric_layout(s))?;
     let precise = |x: u64, n: u64| {
         let (low, high) = wilson(x, n, z95());
-        Decision::of(low, high, threshold) != Decision::Undecided
-            || precision.is_some_and(|h| (high - low) / 2.0 <= h)
+        n > 0
+            && (Decision::of(low, high, threshold) != Decision::Undecided
+                || precision.is_some_and(|h| (high - low) / 2.0 <= h))
     };
-    let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], n);
-    let done = simulate_paired(&[s], vec![vec![event.clone()]], plan, Some(&stop))
-        .map_err(nothing_written)?;
-    let x: u64 = event
-        .bins
-        .iter()
-        .map(|&b| done.metrics[0][event.metric].weights[b])
-        .sum();
-    let n = done.trials;
+    // A share of some battles counts them as its trials.
+    let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], counts[0].get(1).map_or(n, |&d| d));
+    let events: Vec<Event> = std::iter::once(event.clone()).chain(out_of.clone()).collect();
+    let done =
+        simulate_paired(&[s], vec![events], plan, Some(&stop)).map_err(nothing_written)?;
+    let count = |e: &Event| -> u64 {
+        e.bins
+            .iter()
+            .map(|&b| done.metrics[0][e.metric].weights[b])
+            .sum()
+    };
+    let x = count(&event);
+    let n = out_of.as_ref().map_or(done.trials, count);
+    if n == 0 {
+        bail!(
+            "{}: no battle of {} was won or lost",
+            question.name(),
+            thousands(done.trials)
+        );
+    }
     let (low, high) = wilson(x, n, z95());
     let probe = Probe {
         point: Point {
@@ -295,7 +391,7 @@ fn sampled_probe(
             ci_low: low,
             ci_high: high,
         },
-        trials: Some(n),
+        trials: Some(done.trials),
         decision: Decision::of(low, high, threshold),
     };
     Ok((probe, done.threads))
@@ -303,16 +399,22 @@ fn sampled_probe(
 
 /// The command line that asks this solve again.
 fn reproduce_command(request: &SolveRequest) -> String {
-    let goal = match request.goal {
-        Goal::AtLeast(p) => format!("--at-least {p}"),
-        Goal::AtMost(p) => format!("--at-most {p}"),
-        Goal::Equals(p) => format!("--equals {p}"),
+    let question = match (&request.balance, &request.target, request.goal) {
+        (Some(subject), _, _) => format!("--balance {subject}"),
+        (None, target, goal) => {
+            let goal = match goal {
+                Some(Goal::AtLeast(p)) => format!(" --at-least {p}"),
+                Some(Goal::AtMost(p)) => format!(" --at-most {p}"),
+                Some(Goal::Equals(p)) => format!(" --equals {p}"),
+                None => String::new(),
+            };
+            format!("--target \"{}\"{goal}", target.as_deref().unwrap_or(""))
+        }
     };
     let mut command = format!(
-        "warcrunch solve {} --vary {} --target \"{}\" {goal}",
+        "warcrunch solve {} --vary {} {question}",
         request.scenario.display(),
         request.vary,
-        request.target
     );
     if request.exact {
         command.push_str(" --exact");

@@ -21,17 +21,19 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "--trials: solve sizes each probe itself; give the most battles a probe may take with --max-trials"
         );
     }
-    let goal = match (args.at_least, args.at_most, args.equals) {
-        (Some(p), None, None) => Goal::AtLeast(p),
-        (None, Some(p), None) => Goal::AtMost(p),
-        (None, None, Some(p)) => Goal::Equals(p),
-        _ => bail!("name one goal: --at-least P, --at-most P or --equals P"),
+    let goal = match (args.at_least, args.at_most, args.equals, &args.balance) {
+        (Some(p), None, None, None) => Some(Goal::AtLeast(p)),
+        (None, Some(p), None, None) => Some(Goal::AtMost(p)),
+        (None, None, Some(p), None) => Some(Goal::Equals(p)),
+        (None, None, None, Some(_)) => None,
+        _ => bail!("name one goal: --at-least P, --at-most P, --equals P or --balance SIDE"),
     };
     let request = SolveRequest {
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
         target: args.target.clone(),
         goal,
+        balance: args.balance.clone(),
         exact: args.exact,
         precision: args.precision,
         max_trials: Some(args.max_trials),
