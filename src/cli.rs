@@ -135,7 +135,8 @@ pub struct SimulationArgs {
     #[arg(long)]
     pub force: bool,
     /// Use another table file without editing the scenario: NAME=FILE (repeatable);
-    /// compare takes N:NAME=FILE, for its Nth scenario.
+    /// compare takes N:NAME=FILE, for its Nth scenario, or NAME=A,B to compare two tables
+    /// (each `builtin` or a file) across every scenario listed.
     #[arg(long = "table", value_name = "NAME=FILE")]
     pub tables: Vec<String>,
     /// Tabular outputs, comma-separated.
@@ -182,7 +183,8 @@ pub struct SweepArgs {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Two or more scenario files; the first is the baseline (its `trials` and `seed` are used for all).
-    #[arg(required = true, num_args = 2..)]
+    /// With --table NAME=A,B: one or more scenarios, each fought with table A and with table B.
+    #[arg(required = true, num_args = 1..)]
     pub scenarios: Vec<PathBuf>,
     /// Also report an event as a yes/no outcome of its own, with its interval (and, in a
     /// comparison or sweep, its paired difference): SUBJECT/METRIC=VALUE[|VALUE...] or

@@ -11,7 +11,6 @@ use anyhow::Result;
 use crate::cli::SimulationArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::format::thousands;
-use crate::target::{Target, YES_NO, add_outcomes};
 use crate::paired::{Event, Lockstep, MetricsOf};
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
@@ -20,6 +19,7 @@ use crate::report::{ReportKind, RunInfo, RunReport, SharedCount, VariantResult, 
 use crate::scenario::{self, Scenario};
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
+use crate::target::{Target, YES_NO, add_outcomes};
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -368,9 +368,9 @@ pub fn simulate_variants(
     }
     let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
     let done = simulate_paired(&scenarios, events.clone(), plan, None)?;
-    let asked = targets.iter().flat_map(|t| {
-        YES_NO.map(|value| (t.subject.clone(), t.outcome_name(), value.to_owned()))
-    });
+    let asked = targets
+        .iter()
+        .flat_map(|t| YES_NO.map(|value| (t.subject.clone(), t.outcome_name(), value.to_owned())));
     let shared_names: Vec<(String, String, String)> = categories
         .iter()
         .map(|&(i, b)| {
@@ -394,12 +394,14 @@ pub fn simulate_variants(
                 .zip(&done.both[v])
                 .enumerate()
                 .filter(|(k, ((_, e), _))| *k >= categories.len() || !e.bins.is_empty())
-                .map(|(_, (((subject, metric, value), _), &battles))| SharedCount {
-                    subject: subject.clone(),
-                    metric: metric.clone(),
-                    value: value.clone(),
-                    battles,
-                })
+                .map(
+                    |(_, (((subject, metric, value), _), &battles))| SharedCount {
+                        subject: subject.clone(),
+                        metric: metric.clone(),
+                        value: value.clone(),
+                        battles,
+                    },
+                )
                 .collect()
         };
         results.push(VariantResult {

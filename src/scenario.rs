@@ -45,7 +45,11 @@ pub fn parse_table_override(text: &str) -> Result<(String, String)> {
     let (name, file) = text
         .split_once('=')
         .ok_or_else(|| anyhow!("--table {text}: expected NAME=FILE, e.g. cards=my_deck.toml"))?;
-    let path = std::path::absolute(file.trim())
+    let file = file.trim();
+    if file == crate::tables::BUILT_IN {
+        return Ok((name.trim().to_owned(), file.to_owned()));
+    }
+    let path = std::path::absolute(file)
         .with_context(|| format!("--table {text}: cannot resolve {file}"))?;
     Ok((name.trim().to_owned(), path.display().to_string()))
 }

@@ -163,7 +163,9 @@ fn a_sweep_reports_a_target_for_every_variant() {
         .success();
     let rows = rows(&read(&out.join("distributions.csv")));
     for variant in ["risk=-2", "risk=0", "risk=2"] {
-        let yes = weight_of(&rows, variant, "hero:Titus", "reputation>=1", |v| v == "yes");
+        let yes = weight_of(&rows, variant, "hero:Titus", "reputation>=1", |v| {
+            v == "yes"
+        });
         let famous = weight_of(&rows, variant, "hero:Titus", "reputation", at_least(1));
         assert!(famous > 0.0, "{variant}: Titus earns Reputation");
         assert_eq!(yes, famous, "{variant}");
@@ -192,7 +194,11 @@ fn a_target_the_battle_cannot_report_is_refused_before_any_battle() {
             .args(["--target", "hero:Isabeau/reputation>=3", "--out"])
             .arg(&out),
         &out,
-        &["officer_tips_the_balance", "no subject `hero:Isabeau`", "allowed:"],
+        &[
+            "officer_tips_the_balance",
+            "no subject `hero:Isabeau`",
+            "allowed:",
+        ],
     );
     refused_writing_nothing(
         warcrunch()
@@ -215,7 +221,14 @@ fn a_balance_is_the_share_of_decided_battles_won() {
     let knights = repo().join("scenarios/war_cards/knights_vs_pikes.toml");
     let out = dir.path().join("balance");
     warcrunch()
-        .args(["solve", "--exact", "--vary", "attacker.melee=1..6", "--balance", "battle"])
+        .args([
+            "solve",
+            "--exact",
+            "--vary",
+            "attacker.melee=1..6",
+            "--balance",
+            "battle",
+        ])
         .arg(&knights)
         .arg("--out")
         .arg(&out)
@@ -254,15 +267,35 @@ fn a_balance_is_the_share_of_decided_battles_won() {
             "melee {melee}: {share} against {expected}"
         );
     }
-    let below = probes.iter().filter(|p| p.1 < 0.5).map(|p| p.0).max().unwrap();
-    let above = probes.iter().filter(|p| p.1 > 0.5).map(|p| p.0).min().unwrap();
-    assert_eq!(above - below, 1, "adjacent values bracket the balance: {probes:?}");
+    let below = probes
+        .iter()
+        .filter(|p| p.1 < 0.5)
+        .map(|p| p.0)
+        .max()
+        .unwrap();
+    let above = probes
+        .iter()
+        .filter(|p| p.1 > 0.5)
+        .map(|p| p.0)
+        .min()
+        .unwrap();
+    assert_eq!(
+        above - below,
+        1,
+        "adjacent values bracket the balance: {probes:?}"
+    );
     let answer = read(&out.join("report.html"));
     let bracket = format!("lies between attacker.melee = {below}");
     assert!(answer.contains(&bracket), "{answer}");
     refused_writing_nothing(
         warcrunch()
-            .args(["solve", "--vary", "attacker.melee=1..6", "--balance", "side:Knights"])
+            .args([
+                "solve",
+                "--vary",
+                "attacker.melee=1..6",
+                "--balance",
+                "side:Knights",
+            ])
             .arg(&knights)
             .arg("--out")
             .arg(dir.path().join("wrong")),

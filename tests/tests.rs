@@ -17,6 +17,7 @@ mod schema;
 mod serve;
 mod seventh_sea;
 mod table_cells;
+mod table_compare;
 mod table_kinds;
 mod targets;
 mod truth;

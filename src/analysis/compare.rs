@@ -34,6 +34,10 @@ pub struct CompareRequest {
     /// Seed of the streams (the first scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The scenarios' names in the report (their file stems when empty;
+    /// set by the caller, never by a posted request).
+    #[serde(skip)]
+    pub names: Vec<String>,
     /// `N:NAME=FILE` table overrides, for the Nth scenario (set by the
     /// caller, never by a posted request).
     #[serde(skip)]
@@ -65,8 +69,11 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
     for s in &mut scenarios {
         override_settings(s, Some(trials), Some(seed))?;
     }
-    let mut names: Vec<String> = Vec::new();
-    for (i, path) in request.scenarios.iter().enumerate() {
+    let mut names: Vec<String> = request.names.clone();
+    if !names.is_empty() && names.len() != request.scenarios.len() {
+        bail!("compare: one name per scenario");
+    }
+    for (i, path) in request.scenarios.iter().enumerate().skip(names.len()) {
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -9,6 +9,7 @@ pub mod run;
 pub mod sensitivity;
 pub mod solve;
 pub mod sweep;
+pub mod table_compare;
 
 use std::path::PathBuf;
 

@@ -9,6 +9,8 @@ use serde::Deserialize;
 use toml::Value;
 
 use super::Destination;
+use crate::format::thousands;
+use crate::paired::Event;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
 use crate::runner::{
@@ -17,10 +19,8 @@ use crate::runner::{
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
-use crate::stats::{wilson, z95};
-use crate::format::thousands;
-use crate::paired::Event;
 use crate::stats::Metric;
+use crate::stats::{wilson, z95};
 use crate::target::{Balance, Target, check_probability};
 
 /// A solve asked: the setting and its range, the event and the goal.
@@ -364,10 +364,12 @@ fn sampled_probe(
                 || precision.is_some_and(|h| (high - low) / 2.0 <= h))
     };
     // A share of some battles counts them as its trials.
-    let stop = |counts: &[Vec<u64>], n: u64| precise(counts[0][0], counts[0].get(1).map_or(n, |&d| d));
-    let events: Vec<Event> = std::iter::once(event.clone()).chain(out_of.clone()).collect();
-    let done =
-        simulate_paired(&[s], vec![events], plan, Some(&stop)).map_err(nothing_written)?;
+    let stop =
+        |counts: &[Vec<u64>], n: u64| precise(counts[0][0], counts[0].get(1).map_or(n, |&d| d));
+    let events: Vec<Event> = std::iter::once(event.clone())
+        .chain(out_of.clone())
+        .collect();
+    let done = simulate_paired(&[s], vec![events], plan, Some(&stop)).map_err(nothing_written)?;
     let count = |e: &Event| -> u64 {
         e.bins
             .iter()

@@ -14,12 +14,12 @@ use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info, simulate,
-    simulate_variants, store,
+    Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info,
+    simulate, simulate_variants, store,
 };
 use crate::scenario::{self, Edit, Scenario};
-use crate::target::{Target, add_outcomes, parse_all, target_options};
 use crate::sweep::{DEFAULT_MAX_VARIANTS, apply, grid, parse_setting};
+use crate::target::{Target, add_outcomes, parse_all, target_options};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
 #[derive(Debug, Clone, Deserialize)]
@@ -141,7 +141,8 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     let (results, threads, elapsed, failure) = if pairable {
         let named: Vec<(String, &Scenario)> =
             scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
-        let done = simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
+        let done =
+            simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
         (done.variants, done.threads, done.elapsed, None)
     } else {
         one_by_one(&scenarios, &targets, plan)?

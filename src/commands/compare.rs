@@ -1,9 +1,10 @@
-//! `warcrunch compare`: the command line as a [`CompareRequest`], what
-//! changed printed.
+//! `warcrunch compare`: the command line as a [`CompareRequest`] (or, with
+//! `--table NAME=A,B`, a [`TableCompareRequest`]), what changed printed.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::analysis::compare::{CompareRequest, compare};
+use crate::analysis::table_compare::{TableCompareRequest, compare_tables};
 use crate::cli::CompareArgs;
 use crate::report::ReportKind;
 use crate::report::console::say;
@@ -12,14 +13,48 @@ use crate::runner::Plan;
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
+    let to = super::destination(&args.out, &args.sim);
+    let pairs: Vec<_> = sim
+        .tables
+        .iter()
+        .filter_map(|t| TableCompareRequest::parse_pair(t))
+        .collect();
+    if let Some((table, files)) = pairs.first() {
+        if sim.tables.len() > 1 {
+            bail!(
+                "--table {table}={},{}: a comparison of two tables takes that one --table only",
+                files[0],
+                files[1]
+            );
+        }
+        if sim.shard.is_some() {
+            bail!("--shard: a comparison of two tables runs whole; run it without --shard");
+        }
+        let request = TableCompareRequest {
+            scenarios: args.scenarios.clone(),
+            table: table.clone(),
+            files: files.clone(),
+            trials: sim.trials,
+            seed: sim.seed,
+            targets: args.targets.clone(),
+        };
+        let answer = compare_tables(&request, &Plan::from_args(sim), &to)?;
+        let mut text = crate::report::table_compare::console(&answer.comparison);
+        text.push_str(&format!(
+            "Wrote {}: {}\n",
+            answer.written.folder.display(),
+            answer.written.files.join(", ")
+        ));
+        return say(&text);
+    }
     let request = CompareRequest {
         scenarios: args.scenarios.clone(),
         trials: sim.trials,
         targets: args.targets.clone(),
+        names: Vec::new(),
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let to = super::destination(&args.out, &args.sim);
     let answer = compare(&request, &Plan::from_args(sim), &to)?;
     say(&answer.stored.summary(ReportKind::Compare, &answer.report))
 }

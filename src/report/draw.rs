@@ -65,9 +65,9 @@ pub fn file_safe(name: &str) -> String {
     name.chars()
         .map(|c| match c {
             c if c.is_ascii_alphanumeric() => c.to_string(),
-            '<' => "_lt".to_owned(),
-            '>' => "_gt".to_owned(),
-            '=' => "_eq".to_owned(),
+            '<' => "_lt_".to_owned(),
+            '>' => "_gt_".to_owned(),
+            '=' => "_eq_".to_owned(),
             '|' => "_or_".to_owned(),
             _ => "_".to_owned(),
         })

@@ -17,6 +17,7 @@ pub mod sensitivity;
 pub mod skew;
 pub mod solve;
 pub mod sweep;
+pub mod table_compare;
 
 use std::path::Path;
 

@@ -1,0 +1,291 @@
+//! A table against another across battles: for every scenario, the same
+//! battles fought with table A and with table B (a paired comparison, as
+//! `compare` makes), and one summary of each scenario's key outcomes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::Destination;
+use super::compare::{CompareRequest, compare};
+use crate::report::output_dir::Staging;
+use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
+use crate::report::{RunReport, ScenarioUse};
+use crate::runner::{Plan, Written, metric_layout, run_info};
+use crate::scenario;
+use crate::stats::MetricRole;
+use crate::tables::BUILT_IN;
+use crate::target::{Condition, Target, target_options};
+
+/// A table comparison asked: `--table NAME=A,B` over some scenarios.
+#[derive(Debug, Clone)]
+pub struct TableCompareRequest {
+    /// The scenario files.
+    pub scenarios: Vec<PathBuf>,
+    /// The table's name (`spoils`).
+    pub table: String,
+    /// The two tables, each `builtin` or a file: A is the baseline.
+    pub files: [String; 2],
+    /// Battles per scenario and table (each scenario's `trials` when absent).
+    pub trials: Option<u64>,
+    /// Seed of the streams (each scenario's `seed` when absent).
+    pub seed: Option<u64>,
+    /// Events reported besides the key outcomes.
+    pub targets: Vec<String>,
+}
+
+impl TableCompareRequest {
+    /// `NAME=A,B` as `--table` writes it for a table comparison; `None`
+    /// for any other form (`N:NAME=FILE`, `NAME=FILE`).
+    pub fn parse_pair(option: &str) -> Option<(String, [String; 2])> {
+        let (name, files) = option.split_once('=')?;
+        if name.contains(':') {
+            return None;
+        }
+        let (a, b) = files.split_once(',')?;
+        let (a, b) = (a.trim(), b.trim());
+        (!a.is_empty() && !b.is_empty() && !b.contains(','))
+            .then(|| (name.trim().to_owned(), [a.to_owned(), b.to_owned()]))
+    }
+}
+
+/// Runs every scenario with both tables and writes each comparison and the summary.
+pub fn compare_tables(
+    request: &TableCompareRequest,
+    plan: &Plan,
+    to: &Destination,
+) -> Result<TableCompareAnswer> {
+    let table = &request.table;
+    let labels = table_labels(&request.files)?;
+    let files: Vec<String> = request
+        .files
+        .iter()
+        .map(|f| absolute_table(f))
+        .collect::<Result<_>>()?;
+    // Which scenarios read the table; every scenario and both tables
+    // checked before any battle.
+    let mut reading = Vec::new();
+    let mut not_read = Vec::new();
+    for path in &request.scenarios {
+        let plain = scenario::load(path)?;
+        if !plain.battle.tables().iter().any(|t| &t.name == table) {
+            let read: Vec<String> = plain
+                .battle
+                .tables()
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
+            not_read.push((scenario_name(path), read.join(", ")));
+            continue;
+        }
+        for file in &files {
+            scenario::load_with_tables(path, &[(table.clone(), file.clone())])?;
+        }
+        reading.push(path.clone());
+    }
+    if reading.is_empty() {
+        bail!(
+            "--table {table}=…: none of the scenarios reads a table `{table}`; they read: {}",
+            not_read
+                .iter()
+                .map(|(name, read)| format!("{name}: {read}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let out = to
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("reports/compare.table.{table}")));
+    let staging = Staging::new(&out, to.force)?;
+    let mut scenarios = Vec::new();
+    let mut infos = Vec::new();
+    for path in &reading {
+        let name = unique_name(path, &scenarios);
+        let targets = outcome_targets(path, &request.targets)?;
+        let single = CompareRequest {
+            scenarios: vec![path.clone(), path.clone()],
+            names: labels.to_vec(),
+            trials: request.trials,
+            seed: request.seed,
+            targets: targets.clone(),
+            tables: files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("{}:{table}={f}", i + 1))
+                .collect(),
+        };
+        let folder = Destination {
+            out: Some(staging.path().join(&name)),
+            force: true,
+            formats: to.formats,
+        };
+        let answer = compare(&single, plan, &folder)?;
+        let report: &RunReport = &answer.report;
+        infos.push(report.info.clone());
+        scenarios.push(ScenarioOutcomes {
+            scenario: name.clone(),
+            path: path.display().to_string(),
+            folder: name,
+            command: report.info.command.clone(),
+            trials: report.info.trials.unwrap_or(0),
+            seed: report.info.seed.unwrap_or(0),
+            rows: key_outcomes(&report.variants[0], &report.variants[1]),
+        });
+    }
+    let first = scenario::load(&reading[0])?;
+    let command = reproduce_command(request);
+    let elapsed = infos.iter().filter_map(|i| i.elapsed_seconds).sum::<f64>();
+    let mut info = run_info(
+        &first,
+        command,
+        infos.first().and_then(|i| i.threads).unwrap_or(1),
+        std::time::Duration::from_secs_f64(elapsed),
+    );
+    info.name = format!("Table {table}: {} against {}", labels[1], labels[0]);
+    info.scenario_path = None;
+    info.scenario_sha256 = None;
+    info.variants = labels.to_vec();
+    info.scenarios = infos
+        .iter()
+        .zip(&scenarios)
+        .flat_map(|(i, s)| {
+            i.scenarios.iter().map(|u| ScenarioUse {
+                variant: format!("{} / {}", s.scenario, u.variant),
+                ..u.clone()
+            })
+        })
+        .collect();
+    info.trials = request.trials;
+    info.seed = request.seed;
+    let comparison = TableComparison {
+        info,
+        table: table.clone(),
+        labels,
+        scenarios,
+        not_read,
+        formats: to.formats,
+    };
+    let files = crate::report::table_compare::write(&comparison, staging.path())?;
+    let folder = staging.commit()?;
+    Ok(TableCompareAnswer {
+        comparison,
+        written: Written { folder, files },
+    })
+}
+
+/// What a table comparison found and wrote.
+#[derive(Debug)]
+pub struct TableCompareAnswer {
+    /// Each scenario's key outcomes with both tables.
+    pub comparison: TableComparison,
+    /// Where it was written (each scenario's comparison in a folder of its own).
+    pub written: Written,
+}
+
+/// The two tables' names in the report: `builtin` or the file's stem
+/// (the whole path where both stems agree).
+fn table_labels(files: &[String; 2]) -> Result<[String; 2]> {
+    let stem = |f: &str| {
+        if f == BUILT_IN {
+            BUILT_IN.to_owned()
+        } else {
+            Path::new(f)
+                .file_stem()
+                .map_or_else(|| f.to_owned(), |s| s.to_string_lossy().into_owned())
+        }
+    };
+    if files[0] == files[1] {
+        bail!(
+            "--table …={},{}: the two tables are one file, so nothing would differ",
+            files[0],
+            files[1]
+        );
+    }
+    let (a, b) = (stem(&files[0]), stem(&files[1]));
+    Ok(if a == b { files.clone() } else { [a, b] })
+}
+
+/// A table file as every scenario reads it, whatever its folder: an
+/// absolute path, or `builtin`.
+fn absolute_table(file: &str) -> Result<String> {
+    if file == BUILT_IN {
+        return Ok(file.to_owned());
+    }
+    let path = std::path::absolute(file)
+        .map_err(|e| anyhow::anyhow!("--table: cannot resolve {file}: {e}"))?;
+    if !path.is_file() {
+        bail!("--table: no table file {}", path.display());
+    }
+    Ok(path.display().to_string())
+}
+
+fn scenario_name(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// A scenario's folder name: its stem, numbered when another has it.
+fn unique_name(path: &Path, so_far: &[ScenarioOutcomes]) -> String {
+    let stem = scenario_name(path);
+    let taken = |n: &str| so_far.iter().any(|s| s.scenario == n);
+    if !taken(&stem) {
+        return stem;
+    }
+    (2..)
+        .map(|i| format!("{stem}#{i}"))
+        .find(|n| !taken(n))
+        .expect("a free name")
+}
+
+/// The events each scenario's comparison reports as outcomes of their own:
+/// every PC out of action where that is more than one state (down or
+/// dead), then the user's.
+fn outcome_targets(path: &Path, asked: &[String]) -> Result<Vec<String>> {
+    let layout = metric_layout(&scenario::load(path)?);
+    let mut targets: Vec<String> = layout
+        .iter()
+        .filter_map(|m| match &m.role {
+            MetricRole::Fate { out, .. } if out.len() > 1 => Some(
+                Target {
+                    subject: m.subject.clone(),
+                    metric: m.name.clone(),
+                    condition: Condition::OneOf(out.iter().map(|&b| m.label(b)).collect()),
+                }
+                .text(),
+            ),
+            _ => None,
+        })
+        .collect();
+    for t in asked {
+        if !targets.contains(t) {
+            targets.push(t.clone());
+        }
+    }
+    Ok(targets)
+}
+
+/// The command line that asks this comparison again.
+fn reproduce_command(request: &TableCompareRequest) -> String {
+    let paths: Vec<String> = request
+        .scenarios
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut command = format!(
+        "warcrunch compare {} --table {}={},{}",
+        paths.join(" "),
+        request.table,
+        request.files[0],
+        request.files[1]
+    );
+    if let Some(t) = request.trials {
+        command.push_str(&format!(" --trials {t}"));
+    }
+    if let Some(s) = request.seed {
+        command.push_str(&format!(" --seed {s}"));
+    }
+    command + &target_options(&request.targets)
+}

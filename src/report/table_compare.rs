@@ -1,0 +1,506 @@
+//! A table against another across battles: the key outcomes of every
+//! scenario with each table, their paired differences, as `tables.csv`,
+//! `tables.md`, `run.json`, a chart and `report.html`. Each scenario's
+//! whole comparison sits in a folder of its own beside them.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use askama::Template;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use polars::prelude::Column;
+
+use super::csv::{numbers, text, write_table};
+use super::draw::{FONT, PALETTE, draw_both, plot_err};
+use super::json::write_info_with;
+use super::page::{Provenance, svg_string, write_report};
+use super::{Formats, RunInfo, VariantResult};
+use crate::compare::{Tests, format_p};
+use crate::format::{percent, thousands};
+use crate::stats::MetricRole;
+
+/// Every scenario's key outcomes with table A and table B.
+#[derive(Debug, Clone)]
+pub struct TableComparison {
+    /// Provenance: the command, the tables, every scenario's files.
+    pub info: RunInfo,
+    /// The table compared.
+    pub table: String,
+    /// The two tables' names: the baseline first.
+    pub labels: [String; 2],
+    /// The scenarios that read the table.
+    pub scenarios: Vec<ScenarioOutcomes>,
+    /// The scenarios that do not read it, each with the tables it reads.
+    pub not_read: Vec<(String, String)>,
+    /// Tabular output formats.
+    pub formats: Formats,
+}
+
+/// One scenario's key outcomes with both tables.
+#[derive(Debug, Clone)]
+pub struct ScenarioOutcomes {
+    /// Its name in the summary.
+    pub scenario: String,
+    /// Its file.
+    pub path: String,
+    /// The folder holding its whole comparison.
+    pub folder: String,
+    /// The command that asks its comparison alone.
+    pub command: String,
+    /// Battles with each table.
+    pub trials: u64,
+    /// Seed of the streams.
+    pub seed: u64,
+    /// Its key outcomes.
+    pub rows: Vec<KeyOutcome>,
+}
+
+/// One key outcome with both tables, and the difference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyOutcome {
+    /// Subject, metric and value, as `comparison.csv` names them.
+    pub subject: String,
+    /// The metric.
+    pub metric: String,
+    /// The value (`mean` for a mean).
+    pub value: String,
+    /// The outcome in words: `Montaigne won`.
+    pub words: String,
+    /// A probability (else a mean).
+    pub is_probability: bool,
+    /// With the baseline table.
+    pub baseline: f64,
+    /// With the other table.
+    pub estimate: f64,
+    /// estimate − baseline, with its 95% interval.
+    pub difference: (f64, f64, f64),
+    /// Two-sided p-value.
+    pub p_value: f64,
+    /// Significant at the scenario comparison's family-wise level.
+    pub significant: bool,
+}
+
+impl KeyOutcome {
+    /// `higher` or `lower` when the family-wise test finds a difference;
+    /// `tied` when the 95% interval holds zero; `unclear` between (the
+    /// interval leaves zero out, but not at the family-wise level).
+    pub fn verdict(&self) -> &'static str {
+        let (d, lo, hi) = self.difference;
+        match (self.significant, d > 0.0) {
+            (true, true) => "higher",
+            (true, false) => "lower",
+            (false, _) if lo <= 0.0 && hi >= 0.0 => "tied",
+            (false, _) => "unclear",
+        }
+    }
+
+    /// A value as the summary prints it.
+    fn shown(&self, v: f64) -> String {
+        if self.is_probability {
+            percent(v)
+        } else {
+            format!("{v:.3}")
+        }
+    }
+
+    /// The difference and its interval: points for a probability.
+    fn difference_text(&self) -> String {
+        let (d, lo, hi) = self.difference;
+        // Rounded to what is printed first, so a tiny negative is `+0.00`.
+        let signed = |v: f64, places: i32| {
+            let scale = 10f64.powi(places);
+            let v = (v * scale).round() / scale + 0.0;
+            format!("{v:+.*}", places as usize)
+        };
+        if self.is_probability {
+            format!(
+                "{} pt ({} to {})",
+                signed(100.0 * d, 2),
+                signed(100.0 * lo, 2),
+                signed(100.0 * hi, 2)
+            )
+        } else {
+            format!("{} ({} to {})", signed(d, 3), signed(lo, 3), signed(hi, 3))
+        }
+    }
+}
+
+/// The outcomes a designer weighs, tested as the comparison tests them:
+/// each side's victory (an engagement's winners), each party's risk, each
+/// event asked or added as an outcome (a PC out of action), each PC's mean
+/// Reputation.
+pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOutcome> {
+    let tests = Tests::new(&base.metrics, &variant.metrics, &variant.shared);
+    let mut rows = Vec::new();
+    for m in &base.metrics {
+        let wanted: Vec<(String, String)> = match &m.role {
+            MetricRole::Victory { side } => vec![("won".into(), format!("{side} won"))],
+            MetricRole::Winner { units } => vec![
+                (m.label(0), format!("{} (attacker) won", units[0])),
+                (m.label(1), format!("{} (defender) won", units[1])),
+            ],
+            MetricRole::PartyRisk { side, whole, words } => {
+                let who = if *whole {
+                    "Someone in the party".to_owned()
+                } else {
+                    format!("Some PC on the {side} side")
+                };
+                vec![("yes".into(), format!("{who} ends {words}"))]
+            }
+            MetricRole::Target => vec![("yes".into(), format!("{}/{}", m.subject, m.name))],
+            MetricRole::Fame { pc } => vec![("mean".into(), format!("{pc}: mean Reputation"))],
+            // Out of action in one state; several are asked as a target.
+            MetricRole::Fate { pc, out, .. } if out.len() == 1 => {
+                let state = m.label(out[0]);
+                vec![(
+                    state.clone(),
+                    format!("{pc} ends {}", state.replace('_', " ")),
+                )]
+            }
+            _ => Vec::new(),
+        };
+        for (value, words) in wanted {
+            let Some(d) = tests.all.iter().find(|d| {
+                d.subject == m.subject
+                    && d.metric == m.name
+                    && d.value == value
+                    && d.test != "chi_square"
+            }) else {
+                continue;
+            };
+            rows.push(KeyOutcome {
+                subject: d.subject.clone(),
+                metric: d.metric.clone(),
+                value,
+                words,
+                is_probability: d.scale().1 == "%",
+                baseline: d.baseline,
+                estimate: d.estimate,
+                difference: d.difference,
+                p_value: d.p_value,
+                significant: tests.is_significant(d),
+            });
+        }
+    }
+    rows
+}
+
+/// Writes every file of the summary into `dir`; the names written.
+pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
+    let mut files = summary_table(c, dir)?;
+    std::fs::write(dir.join("tables.md"), markdown(c)).context("cannot write tables.md")?;
+    files.push("tables.md".into());
+    let scenarios: Vec<serde_json::Value> = c
+        .scenarios
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "scenario": s.scenario,
+                "path": s.path,
+                "folder": s.folder,
+                "command": s.command,
+                "trials": s.trials,
+                "seed": s.seed,
+            })
+        })
+        .collect();
+    let not_read: Vec<serde_json::Value> = c
+        .not_read
+        .iter()
+        .map(|(s, reads)| serde_json::json!({ "scenario": s, "reads": reads }))
+        .collect();
+    files.extend(write_info_with(
+        &c.info,
+        dir,
+        [
+            ("table", c.table.clone().into()),
+            ("compared", serde_json::json!(c.labels)),
+            ("scenario_comparisons", scenarios.into()),
+            ("not_read_by", not_read.into()),
+        ],
+    )?);
+    if charted(c).next().is_some() {
+        files.extend(draw_both(
+            dir,
+            "tables",
+            chart_size(c),
+            |a| forest(&a, c),
+            |a| forest(&a, c),
+        )?);
+    }
+    files.extend(html(c, dir)?);
+    Ok(files)
+}
+
+/// `tables.csv` (and the other formats asked): one row per scenario and outcome.
+fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
+    let rows: Vec<(&ScenarioOutcomes, &KeyOutcome)> = c
+        .scenarios
+        .iter()
+        .flat_map(|s| s.rows.iter().map(move |r| (s, r)))
+        .collect();
+    let each = |f: &dyn Fn(&ScenarioOutcomes, &KeyOutcome) -> String| -> Vec<String> {
+        rows.iter().map(|(s, r)| f(s, r)).collect()
+    };
+    let number = |name: &str, f: &dyn Fn(&KeyOutcome) -> f64| -> Column {
+        let values: Vec<&KeyOutcome> = rows.iter().map(|(_, r)| *r).collect();
+        numbers(name, &values, |r| f(r))
+    };
+    let columns = vec![
+        text("scenario", each(&|s, _| s.scenario.clone())),
+        text("subject", each(&|_, r| r.subject.clone())),
+        text("metric", each(&|_, r| r.metric.clone())),
+        text("value", each(&|_, r| r.value.clone())),
+        text("outcome", each(&|_, r| r.words.clone())),
+        text("baseline_table", each(&|_, _| c.labels[0].clone())),
+        text("table", each(&|_, _| c.labels[1].clone())),
+        number("baseline_estimate", &|r| r.baseline),
+        number("estimate", &|r| r.estimate),
+        number("difference", &|r| r.difference.0),
+        number("ci_low", &|r| r.difference.1),
+        number("ci_high", &|r| r.difference.2),
+        number("p_value", &|r| r.p_value),
+        Column::new(
+            "significant".into(),
+            rows.iter()
+                .map(|(_, r)| r.significant)
+                .collect::<Vec<bool>>(),
+        ),
+        text("verdict", each(&|_, r| r.verdict().to_owned())),
+    ];
+    write_table(dir, "tables", &c.formats, columns)
+}
+
+/// The summary printed on the console: every scenario's key outcomes.
+pub fn console(c: &TableComparison) -> String {
+    let mut out = format!("{}\n", c.info.name);
+    for s in &c.scenarios {
+        let _ = writeln!(
+            out,
+            "{}: {} battles with each table, seed {}",
+            s.scenario,
+            thousands(s.trials),
+            s.seed
+        );
+        for r in &s.rows {
+            let _ = writeln!(
+                out,
+                "  {:<40} {:>8} -> {:>8}  {:<32} {}",
+                r.words,
+                r.shown(r.baseline),
+                r.shown(r.estimate),
+                r.difference_text(),
+                r.verdict()
+            );
+        }
+    }
+    for (s, reads) in &c.not_read {
+        let _ = writeln!(
+            out,
+            "{s}: not compared, it does not read `{}` (reads {reads})",
+            c.table
+        );
+    }
+    out
+}
+
+/// `tables.md`: the summary as a Markdown table, for a design document.
+fn markdown(c: &TableComparison) -> String {
+    let mut md = format!("# {}\n\n", c.info.name);
+    let _ = writeln!(
+        md,
+        "Each scenario's battles fought with both tables on the same battle streams; differences with their 95% interval. \"higher\" and \"lower\" where the scenario's family-wise test (5% over all its tests) finds a difference, \"tied\" where the interval holds zero, \"unclear\" between.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| Scenario | Outcome | {} | {} | Difference (95% interval) | |",
+        c.labels[0], c.labels[1]
+    );
+    md.push_str("|---|---|---:|---:|---:|---|\n");
+    for s in &c.scenarios {
+        for r in &s.rows {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                s.scenario,
+                r.words,
+                r.shown(r.baseline),
+                r.shown(r.estimate),
+                r.difference_text(),
+                r.verdict()
+            );
+        }
+    }
+    for s in &c.scenarios {
+        let _ = write!(
+            md,
+            "\n{}: {} battles with each table, seed {}.",
+            s.scenario,
+            thousands(s.trials),
+            s.seed
+        );
+    }
+    md.push('\n');
+    if !c.not_read.is_empty() {
+        md.push_str("\nNot compared (they do not read the table):\n");
+        for (s, reads) in &c.not_read {
+            let _ = writeln!(md, "- {s} (reads {reads})");
+        }
+    }
+    md
+}
+
+/// The probability rows the chart draws (means are on another scale).
+fn charted(c: &TableComparison) -> impl Iterator<Item = (&ScenarioOutcomes, &KeyOutcome)> {
+    c.scenarios
+        .iter()
+        .flat_map(|s| s.rows.iter().map(move |r| (s, r)))
+        .filter(|(_, r)| r.is_probability)
+}
+
+fn chart_size(c: &TableComparison) -> (u32, u32) {
+    (1000, 130 + 26 * charted(c).count() as u32)
+}
+
+/// Each probability's difference with its interval, one row per scenario
+/// and outcome, a line at zero.
+fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison) -> Result<()> {
+    area.fill(&WHITE).map_err(plot_err)?;
+    let rows: Vec<(&ScenarioOutcomes, &KeyOutcome)> = charted(c).collect();
+    let n = rows.len().max(1) as f64;
+    let reach = rows
+        .iter()
+        .flat_map(|(_, r)| [r.difference.1.abs(), r.difference.2.abs()])
+        .fold(0.0_f64, f64::max)
+        .max(1e-4)
+        * 100.0
+        * 1.15;
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|(s, r)| format!("{} · {}", s.scenario, r.words))
+        .collect();
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("{}: {} against {}", c.table, c.labels[1], c.labels[0]),
+            (FONT, 18),
+        )
+        .margin(12)
+        .margin_left((20 + 7 * longest).clamp(200, 520))
+        .x_label_area_size(44)
+        .build_cartesian_2d(-reach..reach, 0.0..n)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc("difference in probability (percentage points), with 95% interval")
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    let y = |i: usize| n - i as f64 - 0.5;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, 0.0), (0.0, n)],
+            BLACK.stroke_width(1),
+        )))
+        .map_err(plot_err)?;
+    for (i, (_, r)) in rows.iter().enumerate() {
+        let colour = if r.significant {
+            PALETTE[5]
+        } else {
+            PALETTE[0]
+        };
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![
+                    (100.0 * r.difference.1, y(i)),
+                    (100.0 * r.difference.2, y(i)),
+                ],
+                colour.stroke_width(2),
+            )))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (100.0 * r.difference.0, y(i)),
+                4,
+                colour.filled(),
+            )))
+            .map_err(plot_err)?;
+    }
+    let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    for (i, label) in labels.iter().enumerate() {
+        let (x, yy) = chart.backend_coord(&(-reach, y(i)));
+        area.draw(&Text::new(label.clone(), (x - 8, yy), style.clone()))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+/// The summary page (`templates/report/table_compare.html`).
+#[derive(Template)]
+#[template(path = "report/table_compare.html")]
+struct TablePage<'a> {
+    title: &'a str,
+    table: &'a str,
+    labels: &'a [String; 2],
+    chart: Option<String>,
+    scenarios: Vec<ScenarioSection<'a>>,
+    not_read: &'a [(String, String)],
+    provenance: Provenance,
+}
+
+struct ScenarioSection<'a> {
+    name: &'a str,
+    folder: &'a str,
+    battles: String,
+    command: &'a str,
+    rows: Vec<[String; 5]>,
+}
+
+fn html(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
+    let chart = if charted(c).next().is_some() {
+        Some(svg_string(chart_size(c), |a| forest(&a, c))?)
+    } else {
+        None
+    };
+    let page = TablePage {
+        title: &c.info.name,
+        table: &c.table,
+        labels: &c.labels,
+        chart,
+        scenarios: c
+            .scenarios
+            .iter()
+            .map(|s| ScenarioSection {
+                name: &s.scenario,
+                folder: &s.folder,
+                battles: format!(
+                    "{} battles with each table, seed {}",
+                    thousands(s.trials),
+                    s.seed
+                ),
+                command: &s.command,
+                rows: s
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        [
+                            r.words.clone(),
+                            r.shown(r.baseline),
+                            r.shown(r.estimate),
+                            r.difference_text(),
+                            format!("{}, p {}", r.verdict(), format_p(r.p_value)),
+                        ]
+                    })
+                    .collect(),
+            })
+            .collect(),
+        not_read: &c.not_read,
+        provenance: Provenance::of(&c.info),
+    };
+    write_report(&page, dir)
+}

@@ -1,0 +1,184 @@
+//! `compare --table NAME=A,B SCENARIOS…`: one table against another across
+//! battles. Each scenario's summary rows are the very tests of the single
+//! comparison of that scenario with each table; scenarios that do not read
+//! the table are named, not shown as zeros.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::util::{read, refused_writing_nothing, repo, warcrunch};
+
+/// A CSV as rows of named fields.
+fn records(csv: &str) -> Vec<HashMap<String, String>> {
+    let mut lines = csv.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(|f| f.trim_matches('"').to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The Survival table with the catch-all row (fail by 7+) one column milder.
+fn milder_survival(dir: &Path) -> String {
+    let edited = read(&repo().join("scenarios/tables/gurps/survival.toml")).replace(
+        "label = \"D\"\ncolumn = \"D\"",
+        "label = \"D\"\ncolumn = \"C\"",
+    );
+    assert!(edited.contains("label = \"D\"\ncolumn = \"C\""));
+    let path = dir.join("milder_survival.toml");
+    std::fs::write(&path, edited).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn each_scenario_row_is_the_single_comparison_it_summarises() {
+    let dir = tempfile::tempdir().unwrap();
+    let milder = milder_survival(dir.path());
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let siege = repo().join("scenarios/gurps/siege_assault.toml");
+    let knights = repo().join("scenarios/war_cards/knights_vs_pikes.toml");
+    let out = dir.path().join("tables");
+    warcrunch()
+        .args(["compare", "--quiet", "--trials", "30000", "--seed", "4"])
+        .args(["--table", &format!("survival=builtin,{milder}")])
+        .arg(&ambush)
+        .arg(&siege)
+        .arg(&knights)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let summary = records(&read(&out.join("tables.csv")));
+    let scenarios: Vec<&str> = summary.iter().map(|r| r["scenario"].as_str()).collect();
+    assert!(scenarios.contains(&"ambush_at_the_ford") && scenarios.contains(&"siege_assault"));
+    assert!(
+        !scenarios.contains(&"knights_vs_pikes"),
+        "war cards read no Survival table"
+    );
+    let run_json = read(&out.join("run.json"));
+    assert!(
+        run_json.contains("\"scenario\": \"knights_vs_pikes\""),
+        "{run_json}"
+    );
+    assert!(read(&out.join("tables.md")).contains("- knights_vs_pikes (reads cards)"));
+
+    // The ambush alone, with each table, on the same seed and battles.
+    let single = dir.path().join("single");
+    warcrunch()
+        .args(["compare", "--quiet", "--trials", "30000", "--seed", "4"])
+        .arg(&ambush)
+        .arg(&ambush)
+        .args(["--table", "1:survival=builtin"])
+        .args(["--table", &format!("2:survival={milder}")])
+        .args(["--target", "hero:Titus/state=down|dead"])
+        .args(["--target", "hero:Varro/state=down|dead"])
+        .args(["--target", "hero:Ilsa/state=down|dead"])
+        .args(["--target", "hero:Brother Anselm/state=down|dead"])
+        .arg("--out")
+        .arg(&single)
+        .assert()
+        .success();
+    let tests = records(&read(&single.join("comparison.csv")));
+    let ambush_rows: Vec<&HashMap<String, String>> = summary
+        .iter()
+        .filter(|r| r["scenario"] == "ambush_at_the_ford")
+        .collect();
+    assert!(ambush_rows.len() >= 10, "{ambush_rows:?}");
+    assert!(
+        ambush_rows
+            .iter()
+            .any(|r| r["metric"] == "state=down|dead" && r["subject"] == "hero:Titus"),
+        "a PC's down-or-dead is a key outcome"
+    );
+    for row in &ambush_rows {
+        let test = tests
+            .iter()
+            .find(|t| {
+                t["subject"] == row["subject"]
+                    && t["metric"] == row["metric"]
+                    && t["value"] == row["value"]
+                    && t["test"] != "chi_square"
+            })
+            .unwrap_or_else(|| panic!("no single test for {row:?}"));
+        for field in [
+            "baseline_estimate",
+            "estimate",
+            "difference",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "significant",
+        ] {
+            assert_eq!(row[field], test[field], "{field} of {row:?}");
+        }
+    }
+    // The catch-all row one column milder: fewer PCs dead.
+    let dead_less = ambush_rows
+        .iter()
+        .filter(|r| r["metric"] == "state=down|dead")
+        .all(|r| r["difference"].parse::<f64>().unwrap() <= 0.0);
+    assert!(dead_less, "{ambush_rows:?}");
+    // The scenario's folder holds that very comparison (variant names aside).
+    let folder = records(&read(&out.join("ambush_at_the_ford/comparison.csv")));
+    assert_eq!(folder.len(), tests.len());
+    for (a, b) in folder.iter().zip(&tests) {
+        for field in [
+            "subject", "metric", "value", "estimate", "ci_low", "p_value",
+        ] {
+            assert_eq!(a[field], b[field]);
+        }
+    }
+}
+
+#[test]
+fn a_table_no_scenario_reads_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    refused_writing_nothing(
+        warcrunch()
+            .arg("compare")
+            .arg("--table")
+            .arg(format!(
+                "spoils=builtin,{}",
+                repo()
+                    .join("scenarios/tables/seventh_sea/spoils.toml")
+                    .display()
+            ))
+            .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .arg("--out")
+            .arg(&out),
+        &out,
+        &[
+            "none of the scenarios reads a table `spoils`",
+            "ambush_at_the_ford: catastrophe",
+        ],
+    );
+    refused_writing_nothing(
+        warcrunch()
+            .args(["compare", "--table", "survival=builtin,builtin"])
+            .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .arg("--out")
+            .arg(&out),
+        &out,
+        &["the two tables are one file"],
+    );
+    refused_writing_nothing(
+        warcrunch()
+            .args(["compare", "--table", "survival=builtin,no_such_table.toml"])
+            .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .arg("--out")
+            .arg(&out),
+        &out,
+        &["no table file", "no_such_table.toml"],
+    );
+}
