@@ -157,7 +157,7 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
         if locate {
             with_location(e, text)
         } else {
-            without_generated_lines(e)
+            without_generated_lines(e, origin)
         }
     };
     let origin = origin.to_owned();
@@ -204,13 +204,17 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
 }
 
 /// A parse error in a document warcrunch generated (the scenario with
-/// options applied) without the generated lines it quotes: the user never
-/// saw them; the message names the option and the allowed keys.
-fn without_generated_lines(error: anyhow::Error) -> anyhow::Error {
+/// options applied, named `origin`) without the generated lines it quotes:
+/// the user never saw them; the message names the option and the allowed
+/// keys. An error in a file the user wrote (a table) keeps its lines.
+fn without_generated_lines(error: anyhow::Error, origin: &str) -> anyhow::Error {
     let message = format!("{error:#}");
     let Some((before, quoted)) = message.split_once("TOML parse error at line ") else {
         return error;
     };
+    if !before.ends_with(&format!("{origin}: ")) {
+        return error;
+    }
     let rest: Vec<&str> = quoted
         .lines()
         .skip(1)

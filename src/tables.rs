@@ -278,5 +278,81 @@ pub fn parse_table<T: serde::de::DeserializeOwned>(
     kind: &str,
 ) -> Result<T> {
     check_kind(text, origin, kind)?;
-    toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))
+    let parsed = toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+    check_labels(text, origin, kind)?;
+    Ok(parsed)
+}
+
+/// Row labels an outcome already uses for something else: a row so
+/// labelled could not be told from it in any result.
+const RESERVED_LABELS: [(&str, &str, &str); 3] = [
+    ("spoils", "none", "a Hero who took no Spoils (he did not win)"),
+    ("survival", "no_roll", "a PC who rolled no Survival that day"),
+    ("glory", "no_roll", "a PC who rolled no Glory that day"),
+];
+
+/// Refuses a list whose entries share a label (or name): a cell path
+/// names a row by it, and the results would show one label for two rows;
+/// and a label an outcome reserves. Errors give the line of the entry.
+fn check_labels(text: &str, origin: &str, kind: &str) -> Result<()> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(());
+    };
+    let mut lists = Vec::new();
+    lists_in(&table, &mut Vec::new(), &mut lists);
+    for (path, items) in lists {
+        let labels: Vec<Option<&str>> = items.iter().map(crate::toml_path::entry_name).collect();
+        for (i, label) in labels.iter().enumerate() {
+            let Some(label) = label else { continue };
+            let line = line_of_label(text, label, 1 + labels[..i].iter().filter(|l| **l == Some(label)).count());
+            if let Some(first) = labels[..i].iter().position(|l| *l == Some(label)) {
+                bail!(
+                    "{origin}{line}: `{path}` has two rows labelled `{label}` (rows {first} and {i}, counting from 0); a table cell is named by its row's label, so each label must differ"
+                );
+            }
+            if let Some((_, _, meaning)) = RESERVED_LABELS
+                .iter()
+                .find(|(k, reserved, _)| *k == kind && reserved == label)
+            {
+                bail!(
+                    "{origin}{line}: `{path}` row {i} is labelled `{label}`, which the results already use for {meaning}; choose another label"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every list of tables in `table`, with its dotted path.
+fn lists_in<'a>(table: &'a toml::Table, path: &mut Vec<String>, out: &mut Vec<(String, &'a [toml::Value])>) {
+    for (key, value) in table {
+        path.push(key.clone());
+        match value {
+            toml::Value::Array(items) if items.iter().all(toml::Value::is_table) => {
+                out.push((path.join("."), items));
+                for item in items {
+                    if let toml::Value::Table(inner) = item {
+                        lists_in(inner, path, out);
+                    }
+                }
+            }
+            toml::Value::Table(inner) => lists_in(inner, path, out),
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+/// `:LINE` of the `nth` (from 1) `label = "…"` or `name = "…"` line with
+/// this label, or nothing when the file writes it otherwise.
+fn line_of_label(text: &str, label: &str, nth: usize) -> String {
+    let quoted = format!("\"{label}\"");
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split('#').next().unwrap_or("");
+            code.contains(&quoted) && (code.contains("label") || code.contains("name"))
+        })
+        .nth(nth - 1)
+        .map_or_else(String::new, |(i, _)| format!(":{}", i + 1))
 }

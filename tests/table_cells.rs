@@ -479,3 +479,74 @@ fn a_table_is_checked_on_its_own() {
         }
     }
 }
+
+/// A table checked on its own is refused, with the file's line, when a
+/// value has the wrong type, two rows share a label (a cell path could not
+/// tell them apart), a row takes a label the results already use, or a row
+/// can never be rolled.
+#[test]
+fn a_table_with_an_ambiguous_or_unreachable_row_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |file: &str| read(&repo().join("scenarios/tables").join(file));
+    let survival = table("gurps/survival.toml");
+    let spoils = table("seventh_sea/spoils.toml");
+    let line_of = |text: &str, needle: &str, nth: usize| {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .nth(nth)
+            .map(|(i, _)| i + 1)
+            .unwrap()
+    };
+    let mistyped = survival.replacen("min_margin = 1\n", "min_margin = \"x\"\n", 1);
+    let twice = survival.replacen("label = \"1hp\"", "label = \"unhurt\"", 1);
+    let reserved = spoils.replacen("label = \"purse\"", "label = \"none\"", 1);
+    let unreachable = spoils.replacen("min_roll = 11", "min_roll = 25", 1);
+    for (name, text, expect) in [
+        (
+            "survival",
+            &mistyped,
+            vec![
+                format!("line {}", line_of(&mistyped, "\"x\"", 0)),
+                "expected i64".to_owned(),
+            ],
+        ),
+        (
+            "survival",
+            &twice,
+            vec![
+                format!(":{}:", line_of(&twice, "label = \"unhurt\"", 1)),
+                "two rows labelled `unhurt` (rows 0 and 1".to_owned(),
+            ],
+        ),
+        (
+            "spoils",
+            &reserved,
+            vec![
+                format!(":{}:", line_of(&reserved, "label = \"none\"", 0)),
+                "labelled `none`, which the results already use".to_owned(),
+            ],
+        ),
+        (
+            "spoils",
+            &unreachable,
+            vec![
+                "(`noble_prisoner`, min_roll = 25) can never be rolled".to_owned(),
+                "at most 20".to_owned(),
+            ],
+        ),
+    ] {
+        assert_ne!(text, &survival);
+        assert_ne!(text, &spoils);
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let given = format!("{name}={}", file.display());
+        let stderr = failure_stderr(warcrunch().args(["check", "--table", &given]));
+        for fragment in expect {
+            assert!(
+                stderr.contains(&fragment),
+                "{given}: expected {fragment:?} in {stderr}"
+            );
+        }
+    }
+}

@@ -39,9 +39,11 @@ pub struct CatastropheRow {
     pub strategy: i64,
     /// Percent added to the enemy's Troop Strength.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 100))]
     pub enemy_ts_pct: i64,
     /// Percent of this side's Troop Strength lost.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 100))]
     pub own_ts_pct: i64,
     /// Morale modifier to all units.
     #[serde(default)]
@@ -256,15 +258,18 @@ pub enum Column {
 pub struct HitDice {
     /// Numerator of the TL multiple.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 10))]
     pub tl_num: i64,
     /// Denominator of the TL multiple.
     #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 100))]
     pub tl_den: i64,
-    /// Dice added to the TL multiple.
+    /// Dice added to the TL multiple (the dice of a hit, at every TL, 0 to 64).
     #[serde(default)]
     pub dice: i64,
     /// Adds to the roll.
     #[serde(default)]
+    #[schemars(range(min = -50, max = 50))]
     pub add: i64,
 }
 
@@ -284,6 +289,7 @@ pub struct DamageBand {
     pub c: HitDice,
     /// DR is divided by this.
     #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 100))]
     pub dr_divisor: i64,
 }
 
@@ -293,12 +299,16 @@ pub struct DamageBand {
 #[allow(non_snake_case)]
 pub struct HitsPerColumn {
     /// Hits of column A.
+    #[schemars(range(min = 0, max = 10))]
     pub A: i64,
     /// Hits of column B.
+    #[schemars(range(min = 0, max = 10))]
     pub B: i64,
     /// Hits of column C.
+    #[schemars(range(min = 0, max = 10))]
     pub C: i64,
     /// Hits of column D.
+    #[schemars(range(min = 0, max = 10))]
     pub D: i64,
 }
 
@@ -326,8 +336,10 @@ pub struct CasualtyRow {
     /// Inclusive margin range.
     pub margins: [i64; 2],
     /// d6 rolled.
+    #[schemars(range(min = 0, max = 40))]
     pub dice: i64,
     /// Added percent.
+    #[schemars(range(min = 0, max = 100))]
     pub add: i64,
 }
 

@@ -233,7 +233,7 @@ const MAX_ROUNDS: RangeInclusive<i64> = 3..=1000;
 /// Traits (Wits, Brawn, Resolve, Finesse): rolled and kept, so at least 1.
 const TRAIT: RangeInclusive<i64> = 1..=10;
 /// Knacks and Commission rank.
-const KNACK: RangeInclusive<i64> = 0..=10;
+pub(super) const KNACK: RangeInclusive<i64> = 0..=10;
 const DRACHENEISEN: RangeInclusive<i64> = 0..=40;
 
 /// The validated scenario.

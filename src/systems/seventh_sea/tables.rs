@@ -32,6 +32,7 @@ struct CellFile {
     /// Damage dice as "XkY", or "-" for none.
     damage: String,
     /// Reputation gained.
+    #[schemars(range(min = 0, max = 10))]
     reputation: i64,
     /// Whether a Heroic Opportunity arises.
     #[serde(default)]
@@ -43,6 +44,7 @@ struct CellFile {
 #[serde(deny_unknown_fields)]
 struct RowFile {
     /// Lowest personal result of the row (the first row applies to any result).
+    #[schemars(range(min = -999, max = 999))]
     min_result: i64,
     /// The Hero stays in the rear.
     rear: CellFile,
@@ -112,22 +114,31 @@ impl Opportunity {
 #[serde(deny_unknown_fields)]
 struct Weights {
     /// Weight of Surgeon.
+    #[schemars(range(max = 1_000_000))]
     surgeon: u32,
     /// Weight of Pick up Banner.
+    #[schemars(range(max = 1_000_000))]
     pick_up_banner: u32,
     /// Weight of Hold the Line.
+    #[schemars(range(max = 1_000_000))]
     hold_the_line: u32,
     /// Weight of Charge.
+    #[schemars(range(max = 1_000_000))]
     charge: u32,
     /// Weight of Line Of Fire.
+    #[schemars(range(max = 1_000_000))]
     line_of_fire: u32,
     /// Weight of Lure.
+    #[schemars(range(max = 1_000_000))]
     lure: u32,
     /// Weight of Rescue the Wounded.
+    #[schemars(range(max = 1_000_000))]
     rescue_the_wounded: u32,
     /// Weight of Capture Enemy Banner.
+    #[schemars(range(max = 1_000_000))]
     capture_enemy_banner: u32,
     /// Weight of Duel.
+    #[schemars(range(max = 1_000_000))]
     duel: u32,
 }
 
@@ -136,10 +147,13 @@ struct Weights {
 #[serde(deny_unknown_fields)]
 pub struct Opponent {
     /// Finesse.
+    #[schemars(range(min = 1, max = 10))]
     pub finesse: i64,
     /// Attack knack.
+    #[schemars(range(min = 0, max = 10))]
     pub attack: i64,
     /// Resolve.
+    #[schemars(range(min = 1, max = 10))]
     pub resolve: i64,
 }
 
@@ -157,8 +171,10 @@ pub struct OpportunityFile {
     /// How often each opportunity is drawn when the chart offers one.
     weights: Weights,
     /// Reputation change for refusing a duel.
+    #[schemars(range(min = -10, max = 0))]
     refuse_duel_reputation: i64,
     /// Target number of the Line of Fire shot.
+    #[schemars(range(min = 1, max = 200))]
     line_of_fire_tn: i64,
     /// The enemy met in a duel.
     duel_opponent: Opponent,
@@ -168,7 +184,8 @@ pub struct OpportunityFile {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SpoilsRow {
-    /// Lowest 1d10 + Commission roll of the row.
+    /// Lowest 1d10 + Commission roll of the row (a winner rolls 1 to 20).
+    #[schemars(range(max = 20))]
     min_roll: i64,
     /// What the winner gains.
     label: String,
@@ -274,6 +291,20 @@ impl SeaTables {
         {
             bail!("{origin}: `rows` must be non-empty with increasing min_roll");
         }
+        // A winner rolls 1d10 + his Commission rank.
+        let highest = 10 + super::scenario::KNACK.end();
+        if let Some((i, row)) = spoils_file
+            .rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.min_roll > highest)
+        {
+            bail!(
+                "{origin}: `rows` row {i} (`{}`, min_roll = {}) can never be rolled: 1d10 + Commission reaches at most {highest}",
+                row.label,
+                row.min_roll
+            );
+        }
         let duel_belongings = spoils_file
             .rows
             .iter()
@@ -345,7 +376,8 @@ impl SeaTables {
 }
 
 /// The chart's cells, checked: rows non-empty with increasing
-/// `min_result` (−999 to 999 after the first), at most 200, Reputation 0
+/// `min_result` (−999 to 999, the first row's too, though it applies to
+/// any result), at most 200, Reputation 0
 /// to 10, damage written `XkY` or `-`.
 fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4])>> {
     if rows.is_empty() || rows.windows(2).any(|w| w[0].min_result >= w[1].min_result) {
@@ -354,7 +386,6 @@ fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4
     if let Some((i, r)) = rows
         .iter()
         .enumerate()
-        .skip(1)
         .find(|(_, r)| !(-999..=999).contains(&r.min_result))
     {
         bail!(
