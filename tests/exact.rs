@@ -278,3 +278,93 @@ fn the_direct_path_without_the_melee_table_also_agrees_with_exact() {
     w.rules.melee_table = None;
     assert_agreement(&w, 1_000_000, 8);
 }
+
+/// The one-exchange battle's P(A wins), by hand from the 81 card pairs of
+/// `deck` (`[card][row][column]` symbols): A strikes on row sword_shield
+/// (0) column +1 (4), B on row shield_sword (5) column 0 (3).
+fn one_exchange_attacker_wins(deck: &[Vec<Vec<String>>]) -> f64 {
+    let mut wins = 0;
+    for a in deck {
+        for b in deck {
+            let (ra, rb) = (a[0][4].as_str(), b[5][3].as_str());
+            let b_out = matches!(ra, "H" | "R" | "D") || rb == "F";
+            let a_out = matches!(rb, "H" | "R" | "D") || ra == "F";
+            wins += u32::from(b_out && !a_out);
+        }
+    }
+    f64::from(wins) / 81.0
+}
+
+/// `sensitivity --cells --exact` on war cards: every cell move's exact
+/// difference equals the hand enumeration of the 81 card pairs with that
+/// one cell changed, from a deck read without the tool.
+#[test]
+fn each_deck_cell_move_matches_a_hand_enumeration() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("one.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+system = "war_cards"
+name = "One exchange"
+[attacker]
+name = "A"
+sign = "sword"
+melee = 2
+defence = 1
+hits = 0
+[defender]
+name = "B"
+sign = "shield"
+melee = 1
+defence = 1
+hits = 0
+[engagement]
+max_exchanges = 1
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("cells");
+    crate::util::warcrunch()
+        .args(["sensitivity", "--quiet", "--cells", "--exact"])
+        .args(["--target", "battle/winner=attacker", "--out"])
+        .arg(&out)
+        .arg(&scenario)
+        .assert()
+        .success();
+    let deck = crate::util::independent_deck();
+    let base = one_exchange_attacker_wins(&deck);
+    let rows = ["sword_shield", "shield_sword"];
+    let columns = ["<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"];
+    let csv = crate::util::read(&out.join("sensitivity.csv"));
+    let mut checked = 0;
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (card, row) = f[2].split_once('.').unwrap();
+        let card: usize = card.strip_prefix("card").unwrap().parse().unwrap();
+        let row_index = [0, 5][rows.iter().position(|r| *r == row).unwrap()];
+        let column = columns.iter().position(|c| *c == f[3]).unwrap();
+        assert_eq!(deck[card - 1][row_index][column], f[4], "{line}");
+        let mut moved = deck.clone();
+        moved[card - 1][row_index][column] = f[5].to_owned();
+        let expected = one_exchange_attacker_wins(&moved) - base;
+        let difference: f64 = f[10].parse().unwrap();
+        assert!(
+            (difference - expected).abs() < 1e-12,
+            "{line}: by hand {expected}"
+        );
+        assert_eq!(f[13], "exact");
+        checked += 1;
+    }
+    // Each card's two cells, moved to each neighbour in the order - F H R D.
+    let order = ["-", "F", "H", "R", "D"];
+    let moves: usize = deck
+        .iter()
+        .flat_map(|card| [&card[0][4], &card[5][3]])
+        .map(|symbol| match order.iter().position(|o| o == symbol).unwrap() {
+            0 | 4 => 1,
+            _ => 2,
+        })
+        .sum();
+    assert_eq!(checked, moves, "every cell the exchange reads, moved each way it can");
+}
