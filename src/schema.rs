@@ -217,6 +217,71 @@ fn tidy(value: &mut Value) {
     }
 }
 
+/// The words a key of a file may take, in the schema's order (`none`,
+/// `light`, … for a side's `armour`), found by its path in a document
+/// (elements of a list by any name: `sides.Raiders.armour`); for a list of
+/// words, the words an entry may take. Empty when the key takes any word
+/// or is not in the schema.
+pub fn choices_at(schema: &Value, path: &[String]) -> Vec<String> {
+    let mut node = resolve(schema, schema);
+    for segment in path {
+        if let Some(items) = node
+            .get("items")
+            .filter(|_| node.get("properties").is_none())
+        {
+            // An element of a list, named by its `name`: the segment is that name.
+            node = resolve(schema, items);
+            continue;
+        }
+        let next = match node.get("properties").and_then(|p| p.get(segment)) {
+            Some(found) => found.clone(),
+            None => match node.get("additionalProperties") {
+                Some(extra @ Value::Object(_)) => extra.clone(),
+                _ => return Vec::new(),
+            },
+        };
+        node = resolve(schema, &next);
+    }
+    if let Some(items) = node.get("items") {
+        node = resolve(schema, items);
+    }
+    let words = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.get("const").or(Some(v)).and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect()
+    };
+    match (node.get("oneOf"), node.get("enum")) {
+        (Some(alternatives), _) => words(alternatives),
+        (None, Some(list)) => words(list),
+        _ => Vec::new(),
+    }
+}
+
+/// A schema node with its `$ref` (and a lone `allOf` wrapping one) followed.
+fn resolve(schema: &Value, node: &Value) -> Value {
+    let mut node = node.clone();
+    loop {
+        let next = if let Some(Value::String(r)) = node.get("$ref") {
+            let name = r.rsplit('/').next().unwrap_or("");
+            schema.get("definitions").and_then(|d| d.get(name)).cloned()
+        } else {
+            match node.get("allOf") {
+                Some(Value::Array(all)) if all.len() == 1 && node.get("properties").is_none() => {
+                    Some(all[0].clone())
+                }
+                _ => None,
+            }
+        };
+        match next {
+            Some(n) => node = n,
+            None => return node,
+        }
+    }
+}
+
 /// The key reference of every scenario and table file, as Markdown
 /// (`docs/scenarios.md` is this text).
 pub fn markdown() -> String {
@@ -572,6 +637,35 @@ mod tests {
         assert!(
             error.contains("`gurp`") && error.contains("gurps, seventh_sea"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn the_words_a_setting_may_take_come_from_its_schema() {
+        let path = |p: &str| p.split('.').map(str::to_owned).collect::<Vec<_>>();
+        let gurps = find("gurps").unwrap().schema();
+        assert_eq!(
+            choices_at(&gurps, &path("sides.Raiders.armour")),
+            ["none", "light", "spearmen", "medium", "heavy"]
+        );
+        assert_eq!(
+            choices_at(&gurps, &path("heroes.Titus.role")),
+            ["soldier", "unit_commander", "army_commander"]
+        );
+        // Any word: a name, or a position the Strategy table names.
+        assert!(choices_at(&gurps, &path("sides.Raiders.name")).is_empty());
+        assert!(choices_at(&gurps, &path("sides.Raiders.position")).is_empty());
+        assert!(choices_at(&gurps, &path("no.such.key")).is_empty());
+        let sea = find("seventh_sea").unwrap().schema();
+        assert_eq!(
+            choices_at(&sea, &path("heroes.Isabeau.policy")),
+            [
+                "rear",
+                "not_engaged",
+                "engaged",
+                "heavily_engaged",
+                "adaptive"
+            ]
         );
     }
 }

@@ -1,7 +1,8 @@
 //! The knobs of a scenario and their one-step moves, for
-//! `warcrunch sensitivity`: every number the file sets (each side's,
-//! unit's, PC's and Hero's, and the battle's), moved one step down and one
-//! step up.
+//! `warcrunch sensitivity`: every setting the file sets (each side's,
+//! unit's, PC's and Hero's, and the battle's): a number moved one step down
+//! and one step up, a yes/no toggled, a word to each other word it may be,
+//! a list with each entry removed and each missing one added.
 
 use serde::Serialize;
 use toml::Value;
@@ -9,7 +10,7 @@ use toml::Value;
 use crate::stats::DifferenceInterval;
 
 /// Settings that are not rules of the battle.
-const NOT_KNOBS: [&str; 2] = ["trials", "seed"];
+const NOT_KNOBS: [&str; 4] = ["trials", "seed", "system", "name"];
 
 /// Integers up to this size move by 1; larger ones by a tenth.
 const SMALL_INTEGER: i64 = 20;
@@ -23,6 +24,9 @@ pub struct Knob {
     pub value: Value,
     /// The table cell it is, if it is one.
     pub cell: Option<Cell>,
+    /// The words a word may be, in their order; the entries a list may
+    /// hold. Empty for a number or a yes/no.
+    pub choices: Vec<String>,
 }
 
 /// Where a table cell is: its table, its row as the file names it, and
@@ -65,7 +69,30 @@ impl Knob {
                 vec![Value::Float(round(v - step)), Value::Float(round(v + step))]
             }
             &Value::Boolean(b) => vec![Value::Boolean(!b)],
+            Value::String(text) if !self.choices.is_empty() => self
+                .choices
+                .iter()
+                .filter(|c| *c != text)
+                .map(|c| Value::String(c.clone()))
+                .collect(),
             Value::String(text) => neighbours(text).into_iter().map(Value::String).collect(),
+            Value::Array(entries) => {
+                let without = (0..entries.len()).map(|i| {
+                    let mut fewer = entries.clone();
+                    fewer.remove(i);
+                    Value::Array(fewer)
+                });
+                let with = self
+                    .choices
+                    .iter()
+                    .filter(|c| !entries.iter().any(|e| e.as_str() == Some(c.as_str())))
+                    .map(|c| {
+                        let mut more = entries.clone();
+                        more.push(Value::String(c.clone()));
+                        Value::Array(more)
+                    });
+                without.chain(with).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -76,7 +103,14 @@ impl Knob {
     /// number, `false` from `true`, an earlier column, fewer dice): the
     /// tornado draws such a move as the lower bar.
     pub fn lowers(&self, to: &Value) -> bool {
-        place(to) < place(&self.value)
+        match (&self.value, to) {
+            (Value::String(from), Value::String(to)) if !self.choices.is_empty() => {
+                let at = |w: &String| self.choices.iter().position(|c| c == w);
+                at(to) < at(from)
+            }
+            (Value::Array(from), Value::Array(to)) => to.len() < from.len(),
+            _ => place(to) < place(&self.value),
+        }
     }
 }
 
@@ -183,6 +217,7 @@ fn cells_in(
                 let knob = Knob {
                     path: path.clone(),
                     value: other.clone(),
+                    choices: Vec::new(),
                     cell: Some(Cell {
                         table: path[1].clone(),
                         row: path[2..end].join("."),
@@ -198,27 +233,48 @@ fn cells_in(
     }
 }
 
-/// Every number a scenario document sets, keys in alphabetical order, with sweep paths
-/// (elements of arrays of tables by their `name`).
-pub fn knobs(doc: &toml::Table) -> Vec<Knob> {
+/// What a word or a list of words at a path may hold (see
+/// [`Knob::choices`]); empty when anything goes.
+pub type ChoicesOf<'a> = dyn Fn(&[String]) -> Vec<String> + 'a;
+
+/// Every setting a scenario document sets, keys in alphabetical order,
+/// with sweep paths (elements of arrays of tables by their `name`): numbers
+/// and yes/no, words that `choices` lists two or more values for, and lists
+/// of words (each entry can be removed; `choices` names those that can be
+/// added).
+pub fn knobs(doc: &toml::Table, choices: &ChoicesOf) -> Vec<Knob> {
     let mut out = Vec::new();
-    walk(doc, &mut Vec::new(), &mut out);
+    walk(doc, &mut Vec::new(), choices, &mut out);
     out
 }
 
-fn walk(table: &toml::Table, path: &mut Vec<String>, out: &mut Vec<Knob>) {
+fn walk(table: &toml::Table, path: &mut Vec<String>, choices: &ChoicesOf, out: &mut Vec<Knob>) {
     for (key, value) in table {
         if path.is_empty() && (NOT_KNOBS.contains(&key.as_str()) || key == "tables") {
             continue;
         }
         path.push(key.clone());
+        let knob = |choices: Vec<String>| Knob {
+            path: path.clone(),
+            value: value.clone(),
+            cell: None,
+            choices,
+        };
         match value {
-            Value::Integer(_) | Value::Float(_) => out.push(Knob {
-                path: path.clone(),
-                value: value.clone(),
-                cell: None,
-            }),
-            Value::Table(inner) => walk(inner, path, out),
+            Value::Integer(_) | Value::Float(_) | Value::Boolean(_) => out.push(knob(Vec::new())),
+            Value::String(_) => {
+                let words = choices(path);
+                if words.len() > 1 {
+                    out.push(knob(words));
+                }
+            }
+            Value::Array(items) if items.iter().all(Value::is_str) => {
+                let words = choices(path);
+                if !items.is_empty() || !words.is_empty() {
+                    out.push(knob(words));
+                }
+            }
+            Value::Table(inner) => walk(inner, path, choices, out),
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if let Value::Table(element) = item {
@@ -227,7 +283,7 @@ fn walk(table: &toml::Table, path: &mut Vec<String>, out: &mut Vec<Knob>) {
                             .and_then(Value::as_str)
                             .map_or_else(|| i.to_string(), str::to_owned);
                         path.push(name);
-                        walk(element, path, out);
+                        walk(element, path, choices, out);
                         path.pop();
                     }
                 }
@@ -314,12 +370,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn words_yes_no_and_lists_are_knobs_too() {
+        let doc: toml::Table = toml::from_str(
+            "name = \"x\"\nsystem = \"gurps\"\n[[sides]]\nname = \"A\"\narmour = \"light\"\nluck = true\nposition = [\"hill\"]\nmotto = \"onward\"\n",
+        )
+        .unwrap();
+        let choices = |path: &[String]| match path.last().map(String::as_str) {
+            Some("armour") => vec!["none".into(), "light".into(), "heavy".into()],
+            Some("position") => vec!["hill".into(), "river".into()],
+            _ => Vec::new(),
+        };
+        let found = knobs(&doc, &choices);
+        let names: Vec<String> = found.iter().map(Knob::name).collect();
+        // `motto` takes any word: not a knob; `name` and `system` never are.
+        assert_eq!(
+            names,
+            ["sides.A.armour", "sides.A.luck", "sides.A.position"]
+        );
+        let word = |s: &str| Value::String(s.into());
+        let armour = &found[0];
+        assert_eq!(armour.moves(), [word("none"), word("heavy")]);
+        assert!(armour.lowers(&word("none")) && !armour.lowers(&word("heavy")));
+        assert_eq!(found[1].moves(), [Value::Boolean(false)]);
+        let position = &found[2];
+        let list = |w: &[&str]| Value::Array(w.iter().map(|s| word(s)).collect());
+        assert_eq!(position.moves(), [list(&[]), list(&["hill", "river"])]);
+        assert!(position.lowers(&list(&[])) && !position.lowers(&list(&["hill", "river"])));
+    }
+
+    #[test]
     fn knobs_are_the_numbers_the_file_sets() {
         let doc: toml::Table = toml::from_str(
             "seed = 1\ntrials = 5\ndays = 1\n[[sides]]\nname = \"A\"\nstrategy = 12\ntroop_strength = 800\ncommander = { wits = 3 }\n[engagement]\nrally_chance = 0.5\ndraw = \"die\"\n",
         )
         .unwrap();
-        let names: Vec<String> = knobs(&doc).iter().map(Knob::name).collect();
+        let names: Vec<String> = knobs(&doc, &|_| Vec::new())
+            .iter()
+            .map(Knob::name)
+            .collect();
         assert_eq!(
             names,
             [
@@ -330,11 +418,14 @@ mod tests {
                 "sides.A.troop_strength",
             ]
         );
-        let moves: Vec<Vec<Value>> = knobs(&doc).iter().map(Knob::moves).collect();
+        let moves: Vec<Vec<Value>> = knobs(&doc, &|_| Vec::new())
+            .iter()
+            .map(Knob::moves)
+            .collect();
         assert_eq!(moves[3], [Value::Integer(11), Value::Integer(13)]);
         assert_eq!(moves[4], [Value::Integer(720), Value::Integer(880)]);
         assert_eq!(moves[1], [Value::Float(0.45), Value::Float(0.55)]);
-        let risk = &knobs(&doc)[3];
+        let risk = &knobs(&doc, &|_| Vec::new())[3];
         assert!(risk.lowers(&moves[3][0]) && !risk.lowers(&moves[3][1]));
     }
 

@@ -286,8 +286,16 @@ pub fn parse_table<T: serde::de::DeserializeOwned>(
 /// Row labels an outcome already uses for something else: a row so
 /// labelled could not be told from it in any result.
 const RESERVED_LABELS: [(&str, &str, &str); 3] = [
-    ("spoils", "none", "a Hero who took no Spoils (he did not win)"),
-    ("survival", "no_roll", "a PC who rolled no Survival that day"),
+    (
+        "spoils",
+        "none",
+        "a Hero who took no Spoils (he did not win)",
+    ),
+    (
+        "survival",
+        "no_roll",
+        "a PC who rolled no Survival that day",
+    ),
     ("glory", "no_roll", "a PC who rolled no Glory that day"),
 ];
 
@@ -304,7 +312,11 @@ fn check_labels(text: &str, origin: &str, kind: &str) -> Result<()> {
         let labels: Vec<Option<&str>> = items.iter().map(crate::toml_path::entry_name).collect();
         for (i, label) in labels.iter().enumerate() {
             let Some(label) = label else { continue };
-            let line = line_of_label(text, label, 1 + labels[..i].iter().filter(|l| **l == Some(label)).count());
+            let line = line_of_label(
+                text,
+                label,
+                1 + labels[..i].iter().filter(|l| **l == Some(label)).count(),
+            );
             if let Some(first) = labels[..i].iter().position(|l| *l == Some(label)) {
                 bail!(
                     "{origin}{line}: `{path}` has two rows labelled `{label}` (rows {first} and {i}, counting from 0); a table cell is named by its row's label, so each label must differ"
@@ -324,7 +336,11 @@ fn check_labels(text: &str, origin: &str, kind: &str) -> Result<()> {
 }
 
 /// Every list of tables in `table`, with its dotted path.
-fn lists_in<'a>(table: &'a toml::Table, path: &mut Vec<String>, out: &mut Vec<(String, &'a [toml::Value])>) {
+fn lists_in<'a>(
+    table: &'a toml::Table,
+    path: &mut Vec<String>,
+    out: &mut Vec<(String, &'a [toml::Value])>,
+) {
     for (key, value) in table {
         path.push(key.clone());
         match value {

@@ -361,10 +361,15 @@ max_exchanges = 1
     let moves: usize = deck
         .iter()
         .flat_map(|card| [&card[0][4], &card[5][3]])
-        .map(|symbol| match order.iter().position(|o| o == symbol).unwrap() {
-            0 | 4 => 1,
-            _ => 2,
-        })
+        .map(
+            |symbol| match order.iter().position(|o| o == symbol).unwrap() {
+                0 | 4 => 1,
+                _ => 2,
+            },
+        )
         .sum();
-    assert_eq!(checked, moves, "every cell the exchange reads, moved each way it can");
+    assert_eq!(
+        checked, moves,
+        "every cell the exchange reads, moved each way it can"
+    );
 }

@@ -7,6 +7,7 @@ mod cli;
 mod deck_seed;
 mod exact;
 mod gurps;
+mod knobs;
 mod nothing_wrong;
 mod paired;
 mod properties;

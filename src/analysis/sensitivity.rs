@@ -83,6 +83,15 @@ struct Variant {
 fn shown(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
+        // A list of words: its entries joined (`none` when empty).
+        Value::Array(items) if items.iter().all(Value::is_str) => {
+            let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+            if words.is_empty() {
+                "none".to_owned()
+            } else {
+                words.join("+")
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -105,7 +114,8 @@ pub fn sensitivity(
     }
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
-    let mut chosen = chosen_knobs(knobs(&doc), &request.knobs, request.cells)?;
+    let choices = setting_choices(request, &doc, &base, &overrides)?;
+    let mut chosen = chosen_knobs(knobs(&doc, &choices), &request.knobs, request.cells)?;
     let war_cards = base.battle.downcast::<WarCards>();
     if request.cells && war_cards.is_none() {
         chosen.extend(table_cell_knobs(request, &doc, &base, &overrides)?);
@@ -227,7 +237,7 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
         .map(|n| {
             all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
                 anyhow::anyhow!(
-                    "--knobs {n}: the scenario sets no number at `{n}`; allowed: {}",
+                    "--knobs {n}: the scenario sets no setting at `{n}` that can move; allowed: {}",
                     all.iter().map(Knob::name).collect::<Vec<_>>().join(", ")
                 )
             })
@@ -293,34 +303,86 @@ fn table_cell_knobs(
             );
         }
     }
+    let mut found = Vec::new();
+    for name in read {
+        if !request.cell_tables.is_empty() && !request.cell_tables.iter().any(|t| t == name) {
+            continue;
+        }
+        found.extend(table_cells(
+            name,
+            &table_as_read(request, doc, overrides, name)?,
+        ));
+    }
+    Ok(found)
+}
+
+/// Table `name` as the scenario reads it: its file or the built-in table,
+/// with any cells the scenario sets.
+fn table_as_read(
+    request: &SensitivityRequest,
+    doc: &toml::Table,
+    overrides: &[(String, String)],
+    name: &str,
+) -> Result<toml::Table> {
     let mut doc = doc.clone();
     scenario::override_tables(&mut doc, overrides)?;
     let base_dir = request
         .scenario
         .parent()
         .unwrap_or(std::path::Path::new("."));
-    let mut found = Vec::new();
-    for name in read {
-        if !request.cell_tables.is_empty() && !request.cell_tables.iter().any(|t| t == name) {
-            continue;
+    let builtin = built_ins()
+        .into_iter()
+        .find(|t| t.name == name)
+        .expect("every table a system reads is built in");
+    let source: Option<TableSource> = match doc.get("tables").and_then(|t| t.get(name)) {
+        Some(entry) => Some(entry.clone().try_into().map_err(|e: toml::de::Error| {
+            anyhow::anyhow!("[tables] {name}: {}", e.to_string().trim())
+        })?),
+        None => None,
+    };
+    let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
+    text.parse()
+        .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))
+}
+
+/// Lists of words whose allowed entries a table names, not the schema:
+/// (the list's key, the table, the section whose keys are the entries).
+const LISTS_FROM_TABLES: [(&str, &str, &str); 1] = [("position", "strategy", "position")];
+
+/// What each word and list of words of the scenario may hold: the words
+/// its system's schema allows, or for a list a table names (a side's
+/// positions: the Strategy table's), that table's entries as the scenario
+/// reads it.
+fn setting_choices(
+    request: &SensitivityRequest,
+    doc: &toml::Table,
+    base: &Scenario,
+    overrides: &[(String, String)],
+) -> Result<impl Fn(&[String]) -> Vec<String>> {
+    let schema = crate::schema::find(base.battle.system())?.schema();
+    let mut from_tables = Vec::new();
+    for (key, table, section) in LISTS_FROM_TABLES {
+        if base.battle.tables().iter().any(|t| t.name == table) {
+            let read = table_as_read(request, doc, overrides, table)?;
+            let entries: Vec<String> = read
+                .get(section)
+                .and_then(toml::Value::as_table)
+                .map(|s| s.keys().cloned().collect())
+                .unwrap_or_default();
+            from_tables.push((key, entries));
         }
-        let builtin = built_ins()
-            .into_iter()
-            .find(|t| t.name == name)
-            .expect("every table a system reads is built in");
-        let source: Option<TableSource> = match doc.get("tables").and_then(|t| t.get(name)) {
-            Some(entry) => Some(entry.clone().try_into().map_err(|e: toml::de::Error| {
-                anyhow::anyhow!("[tables] {name}: {}", e.to_string().trim())
-            })?),
-            None => None,
-        };
-        let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
-        found.extend(table_cells(name, &table));
     }
-    Ok(found)
+    Ok(move |path: &[String]| {
+        let words = crate::schema::choices_at(&schema, path);
+        if !words.is_empty() {
+            return words;
+        }
+        from_tables
+            .iter()
+            .find(|(key, _)| path.last().is_some_and(|last| last == key))
+            .map(|(_, entries)| entries.clone())
+            .unwrap_or_default()
+    })
 }
 
 /// Every move that validates, and those refused with the reason.
@@ -450,6 +512,7 @@ mod tests {
             path: vec!["days".into()],
             value: Value::Integer(1),
             cell: None,
+            choices: Vec::new(),
         }];
         let err = chosen_knobs(all.clone(), &["dayz".into()], false)
             .unwrap_err()
