@@ -99,6 +99,10 @@ pub struct RunArgs {
     /// Also compute the exact distribution and compare the simulation with it.
     #[arg(long)]
     pub exact: bool,
+    /// Also count how often the battles read each cell of each table (usage.csv and a heat
+    /// map per table), over as many battles fought by the book, die by die.
+    #[arg(long, conflicts_with_all = ["precision", "shard"])]
+    pub usage: bool,
     /// Run until every probability's 95% interval is at most ± this wide
     /// (checked at fixed chunk counts, so the stop depends only on the seed).
     #[arg(long, value_name = "HALF_WIDTH", conflicts_with_all = ["trials", "shard"])]

@@ -26,4 +26,5 @@ pub mod systems;
 pub mod tables;
 pub mod target;
 pub mod toml_path;
+pub mod usage;
 pub mod validate;

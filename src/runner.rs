@@ -20,6 +20,7 @@ use crate::scenario::{self, Scenario};
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
 use crate::target::{Target, YES_NO, add_outcomes};
+use crate::usage::{ByTheBook, UsageTally};
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -416,6 +417,30 @@ pub fn simulate_variants(
         threads: done.threads,
         elapsed: done.elapsed,
     })
+}
+
+/// Every table cell the scenario's battles read, counted over its battles
+/// fought by the book (the same seed, battles and chunks as its run).
+pub fn count_usage(s: &Scenario, plan: &Plan) -> Result<UsageTally> {
+    let settings = RunSettings {
+        seed: s.seed,
+        trials: s.trials,
+        threads: plan.threads,
+        progress: plan.progress,
+        shard: plan.shard,
+    };
+    s.battle.visit(CountUsage(settings))
+}
+
+/// [`count_usage`] on the battle's own system.
+struct CountUsage(RunSettings);
+
+impl Visit<'_> for CountUsage {
+    type Output = Result<UsageTally>;
+
+    fn visit<S: BattleSystem>(self, system: &S) -> Self::Output {
+        Ok(engine::run(&ByTheBook(system), self.0)?.tally)
+    }
 }
 
 /// What [`simulate_variants`] produced.

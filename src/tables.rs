@@ -283,6 +283,50 @@ pub fn parse_table<T: serde::de::DeserializeOwned>(
     Ok(parsed)
 }
 
+/// Table `name` as a scenario (document `doc`, read from `scenario`, with
+/// `--table` `overrides`) reads it: its file or the built-in table, with
+/// any cells the scenario sets.
+pub fn as_read(
+    doc: &toml::Table,
+    scenario: &Path,
+    overrides: &[(String, String)],
+    name: &str,
+) -> Result<toml::Table> {
+    Ok(text_as_read(doc, scenario, overrides, name)?.1)
+}
+
+/// [`as_read`], with the table's text (cells a scenario sets are applied
+/// to the table, not the text).
+pub fn text_as_read(
+    doc: &toml::Table,
+    scenario: &Path,
+    overrides: &[(String, String)],
+    name: &str,
+) -> Result<(String, toml::Table)> {
+    let base_dir = scenario.parent().unwrap_or(Path::new("."));
+    let builtin = built_ins()
+        .into_iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| anyhow::anyhow!("no built-in table `{name}`"))?;
+    let overridden = overrides
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, file)| toml::Value::String(file.clone()));
+    let entry = overridden.or_else(|| doc.get("tables").and_then(|t| t.get(name)).cloned());
+    let source: Option<TableSource> = match entry {
+        Some(entry) => Some(entry.try_into().map_err(|e: toml::de::Error| {
+            anyhow::anyhow!("[tables] {name}: {}", e.to_string().trim())
+        })?),
+        None => None,
+    };
+    let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
+    let table = text
+        .parse()
+        .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
+    Ok((text, table))
+}
+
 /// Row labels an outcome already uses for something else: a row so
 /// labelled could not be told from it in any result.
 const RESERVED_LABELS: [(&str, &str, &str); 3] = [

@@ -22,4 +22,5 @@ mod table_compare;
 mod table_kinds;
 mod targets;
 mod truth;
+mod usage;
 mod util;

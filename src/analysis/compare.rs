@@ -133,6 +133,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         info,
         variants: results,
         formats: to.formats,
+        usage: None,
     };
     let stored = store(ReportKind::Compare, &report, staging, plan.shard)?;
     Ok(CompareAnswer { report, stored })

@@ -11,12 +11,14 @@ use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::report::output_dir::Staging;
 use crate::report::{Formats, ReportKind, RunReport, VariantResult};
 use crate::runner::{
-    Plan, Stored, Watch, default_out_dir, exact_metrics, nothing_written, output_dir,
+    Plan, Stored, Watch, count_usage, default_out_dir, exact_metrics, nothing_written, output_dir,
     override_settings, run_info, simulate_watched, store, table_overrides,
 };
 use crate::scenario::{self, Scenario};
 use crate::stats::Metric;
+use crate::tables::text_as_read;
 use crate::target::{Target, add_outcomes, parse_all, target_options};
+use crate::usage::Usage;
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
 #[derive(Debug, Clone, Deserialize)]
@@ -28,6 +30,9 @@ pub struct RunRequest {
     /// Also compute the exact distribution.
     #[serde(default)]
     pub exact: bool,
+    /// Also count how often the battles read each table cell.
+    #[serde(default)]
+    pub usage: bool,
     /// Run until every probability's 95% interval is at most ± this wide.
     #[serde(default)]
     pub precision: Option<f64>,
@@ -66,6 +71,11 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         crate::validate::check_precision(p).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
         plan.precision = Some(p);
     }
+    if request.usage && (plan.shard != Shard::WHOLE || request.precision.is_some()) {
+        bail!(
+            "--usage counts a run of a fixed number of battles in one process; run it without --shard and --precision"
+        );
+    }
     if request.exact && plan.shard != Shard::WHOLE {
         bail!(
             "--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard"
@@ -93,10 +103,16 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     };
     let staging = Staging::new(&out, to.force)?;
     let command = reproduce_command(&s, request);
+    let usage = if request.usage {
+        Some(usage_of(&s, request, &plan, &overrides)?)
+    } else {
+        None
+    };
     let asked = Asked {
         command,
         targets: &targets,
         exact,
+        usage,
     };
     simulate_and_store(&s, asked, &plan, staging, to.formats, None)?
         .ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
@@ -111,6 +127,8 @@ pub struct Asked<'a> {
     pub targets: &'a [Target],
     /// The exact distributions (with the targets' outcomes), when asked.
     pub exact: Option<Vec<Metric<f64>>>,
+    /// The table cells' reads, when asked.
+    pub usage: Option<Usage>,
 }
 
 /// A loaded scenario simulated and stored: what [`run`] does once the file
@@ -146,9 +164,33 @@ pub fn simulate_and_store(
             shared: Vec::new(),
         }],
         formats,
+        usage: asked.usage,
     };
     let stored = store(ReportKind::Run, &report, staging, plan.shard)?;
     Ok(Some(RunAnswer { report, stored }))
+}
+
+/// How often the scenario's battles read each cell of each table it reads,
+/// counted over as many battles fought by the book.
+fn usage_of(
+    s: &Scenario,
+    request: &RunRequest,
+    plan: &Plan,
+    overrides: &[(String, String)],
+) -> Result<Usage> {
+    let tally = count_usage(s, plan)?;
+    let doc: toml::Table = toml::from_str(&scenario::read_text(&request.scenario)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", request.scenario.display()))?;
+    let tables = s
+        .battle
+        .tables()
+        .iter()
+        .map(|t| {
+            let (text, table) = text_as_read(&doc, &request.scenario, overrides, &t.name)?;
+            Ok((t.name.clone(), text, table))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Usage::of(&tally, s.trials, &tables))
 }
 
 impl RunRequest {
@@ -170,10 +212,11 @@ fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
         None => format!("--trials {}", s.trials),
     };
     format!(
-        "warcrunch run {} {size} --seed {}{}{tables}{}",
+        "warcrunch run {} {size} --seed {}{}{}{tables}{}",
         s.path.display(),
         s.seed,
         if request.exact { " --exact" } else { "" },
+        if request.usage { " --usage" } else { "" },
         target_options(&request.targets)
     )
 }

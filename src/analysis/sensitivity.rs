@@ -23,7 +23,7 @@ use crate::sweep::apply;
 use crate::systems::Battle;
 use crate::systems::war_cards::WarCards;
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
-use crate::tables::{TableSource, built_ins, load_text};
+use crate::tables::as_read;
 use crate::target::Target;
 
 /// A sensitivity analysis asked: the event, and which knobs or cells move.
@@ -310,39 +310,10 @@ fn table_cell_knobs(
         }
         found.extend(table_cells(
             name,
-            &table_as_read(request, doc, overrides, name)?,
+            &as_read(doc, &request.scenario, overrides, name)?,
         ));
     }
     Ok(found)
-}
-
-/// Table `name` as the scenario reads it: its file or the built-in table,
-/// with any cells the scenario sets.
-fn table_as_read(
-    request: &SensitivityRequest,
-    doc: &toml::Table,
-    overrides: &[(String, String)],
-    name: &str,
-) -> Result<toml::Table> {
-    let mut doc = doc.clone();
-    scenario::override_tables(&mut doc, overrides)?;
-    let base_dir = request
-        .scenario
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
-    let builtin = built_ins()
-        .into_iter()
-        .find(|t| t.name == name)
-        .expect("every table a system reads is built in");
-    let source: Option<TableSource> = match doc.get("tables").and_then(|t| t.get(name)) {
-        Some(entry) => Some(entry.clone().try_into().map_err(|e: toml::de::Error| {
-            anyhow::anyhow!("[tables] {name}: {}", e.to_string().trim())
-        })?),
-        None => None,
-    };
-    let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
-    text.parse()
-        .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))
 }
 
 /// Lists of words whose allowed entries a table names, not the schema:
@@ -363,7 +334,7 @@ fn setting_choices(
     let mut from_tables = Vec::new();
     for (key, table, section) in LISTS_FROM_TABLES {
         if base.battle.tables().iter().any(|t| t.name == table) {
-            let read = table_as_read(request, doc, overrides, table)?;
+            let read = as_read(doc, &request.scenario, overrides, table)?;
             let entries: Vec<String> = read
                 .get(section)
                 .and_then(toml::Value::as_table)

@@ -171,6 +171,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         info,
         variants: results,
         formats: to.formats,
+        usage: None,
     };
     let stored = store(ReportKind::Sweep, &report, staging, plan.shard)?;
     Ok(SweepAnswer {

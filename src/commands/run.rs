@@ -15,6 +15,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let request = RunRequest {
         scenario: args.scenario.clone(),
         exact: args.exact,
+        usage: args.usage,
         precision: args.precision,
         max_trials: Some(args.max_trials),
         trials: sim.trials,

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 pub const PALETTE: [RGBColor; 7] = [
@@ -72,4 +73,94 @@ pub fn file_safe(name: &str) -> String {
             _ => "_".to_owned(),
         })
         .collect()
+}
+
+/// A grid of coloured cells with labels.
+pub struct Grid {
+    /// Title above the grid.
+    pub title: String,
+    /// Row labels, flagged ones in colour.
+    pub row_labels: Vec<(String, bool)>,
+    /// Column labels.
+    pub column_labels: Vec<String>,
+    /// `[row][column]`: cell text, fill colour, outlined.
+    pub cells: Vec<Vec<(String, RGBColor, bool)>>,
+}
+
+/// A colour `t` (0 to 1) of the way from `a` to `b`.
+pub fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
+    let t = t.clamp(0.0, 1.0);
+    let ch = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
+    RGBColor(ch(a.0, b.0), ch(a.1, b.1), ch(a.2, b.2))
+}
+
+/// White at 0 to blue at 1.
+pub fn sequential(p: f64) -> RGBColor {
+    mix(WHITE, PALETTE[0], p)
+}
+
+/// Draws `grid` filling `area`: labels left and above, one coloured cell
+/// per value.
+pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid) -> Result<()> {
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (w as i32, h as i32);
+    let label_width = 220;
+    let top = 70;
+    let n_rows = grid.cells.len().max(1) as i32;
+    let n_cols = grid.column_labels.len().max(1) as i32;
+    let cell_w = (w - label_width - 20) / n_cols;
+    let cell_h = (h - top - 20) / n_rows;
+    let centred = |size: u32| {
+        TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Center, VPos::Center))
+    };
+    let left = |size: u32, colour: &'static RGBColor| {
+        TextStyle::from((FONT, size).into_font())
+            .color(colour)
+            .pos(Pos::new(HPos::Left, VPos::Center))
+    };
+    area.draw(&Text::new(grid.title.clone(), (10, 20), left(17, &BLACK)))
+        .map_err(plot_err)?;
+    for (c, label) in grid.column_labels.iter().enumerate() {
+        let x = label_width + c as i32 * cell_w + cell_w / 2;
+        area.draw(&Text::new(label.clone(), (x, top - 15), centred(15)))
+            .map_err(plot_err)?;
+    }
+    for (r, row) in grid.cells.iter().enumerate() {
+        let y = top + r as i32 * cell_h;
+        let (label, flagged) = &grid.row_labels[r];
+        let colour = if *flagged { &PALETTE[5] } else { &BLACK };
+        area.draw(&Text::new(
+            label.clone(),
+            (10, y + cell_h / 2),
+            left(14, colour),
+        ))
+        .map_err(plot_err)?;
+        for (c, (cell_text, fill, outlined)) in row.iter().enumerate() {
+            let x = label_width + c as i32 * cell_w;
+            area.draw(&Rectangle::new(
+                [(x, y), (x + cell_w, y + cell_h)],
+                fill.filled(),
+            ))
+            .map_err(plot_err)?;
+            area.draw(&Rectangle::new(
+                [(x, y), (x + cell_w, y + cell_h)],
+                RGBColor(200, 200, 200).stroke_width(1),
+            ))
+            .map_err(plot_err)?;
+            if *outlined {
+                area.draw(&Rectangle::new(
+                    [(x + 2, y + 2), (x + cell_w - 2, y + cell_h - 2)],
+                    BLACK.stroke_width(4),
+                ))
+                .map_err(plot_err)?;
+            }
+            area.draw(&Text::new(
+                cell_text.clone(),
+                (x + cell_w / 2, y + cell_h / 2),
+                centred(14),
+            ))
+            .map_err(plot_err)?;
+        }
+    }
+    Ok(())
 }

@@ -47,7 +47,17 @@ struct RunPage<'a> {
     sweep: Option<SweepSection>,
     /// A plain run's outcomes, by subject.
     outcomes: Vec<SubjectOutcomes>,
+    /// Table usage, when counted.
+    usage: Option<UsageSection>,
     provenance: Provenance,
+}
+
+/// Each table's usage map.
+struct UsageSection {
+    /// Battles counted.
+    battles: String,
+    /// (table, its map as SVG).
+    maps: Vec<(String, String)>,
 }
 
 /// A sweep's comparison of variants.
@@ -347,8 +357,26 @@ impl Export<RunReport> for HtmlReport {
             flags: flags(report),
             sweep: None,
             outcomes: Vec::new(),
+            usage: None,
             provenance: Provenance::of(info),
         };
+        if let Some(usage) = &report.usage {
+            let maps = usage
+                .tables
+                .iter()
+                .filter(|t| !t.columns.is_empty())
+                .map(|t| {
+                    let svg = svg_string(super::usage::map_size(t), |a| {
+                        super::usage::heat_map(&a, usage, t)
+                    })?;
+                    Ok((t.table.clone(), svg))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            page.usage = Some(UsageSection {
+                battles: thousands(usage.battles),
+                maps,
+            });
+        }
         if is_sweep {
             let all = frontiers(report);
             let advice = advice(report, &all);

@@ -18,6 +18,7 @@ pub mod skew;
 pub mod solve;
 pub mod sweep;
 pub mod table_compare;
+pub mod usage;
 
 use std::path::Path;
 
@@ -171,6 +172,8 @@ pub struct RunReport {
     pub variants: Vec<VariantResult>,
     /// Tabular output formats.
     pub formats: Formats,
+    /// How often the battles read each table cell, when asked (`run --usage`).
+    pub usage: Option<crate::usage::Usage>,
 }
 
 /// Writes one or more output files for a report of type `R`.
@@ -189,6 +192,8 @@ pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
         Box::new(json::RunJson),
         Box::new(json::ResultsJson),
         Box::new(charts::Charts),
+        Box::new(usage::UsageCsv),
+        Box::new(usage::UsageMaps),
         Box::new(html::HtmlReport),
     ]
 }

@@ -211,6 +211,7 @@ pub fn merge(parts: &[(PathBuf, Partial)]) -> Result<(ReportKind, RunReport)> {
             info,
             variants,
             formats: first.formats,
+            usage: None,
         },
     ))
 }

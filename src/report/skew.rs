@@ -5,11 +5,10 @@ use std::path::Path;
 use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
 use super::csv::{text, write_csv};
-use super::draw::{FONT, PALETTE, draw_both, plot_err};
+use super::draw::{FONT, Grid, PALETTE, draw_both, draw_grid, mix, plot_err, sequential};
 use super::{Export, RunInfo};
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
@@ -195,21 +194,6 @@ impl Export<SkewReport> for Heatmaps {
 /// Width and height of the skew heatmaps, in pixels.
 const HEATMAP_SIZE: (u32, u32) = (1500, 1180);
 
-/// A grid of coloured cells with labels.
-struct Grid {
-    title: String,
-    row_labels: Vec<(String, bool)>,
-    column_labels: Vec<String>,
-    /// `[row][column]`: cell text, fill colour, outlined.
-    cells: Vec<Vec<(String, RGBColor, bool)>>,
-}
-
-fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
-    let t = t.clamp(0.0, 1.0);
-    let ch = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
-    RGBColor(ch(a.0, b.0), ch(a.1, b.1), ch(a.2, b.2))
-}
-
 /// Blue below the deck mean, white at it, vermillion above.
 fn diverging(delta: f64, scale: f64) -> RGBColor {
     let t = if scale > 0.0 { delta / scale } else { 0.0 };
@@ -218,11 +202,6 @@ fn diverging(delta: f64, scale: f64) -> RGBColor {
     } else {
         mix(WHITE, PALETTE[5], t)
     }
-}
-
-/// White at 0 to blue at 1.
-fn sequential(p: f64) -> RGBColor {
-    mix(WHITE, PALETTE[0], p)
 }
 
 fn result_grid(
@@ -342,68 +321,4 @@ pub(crate) fn heatmaps<DB: DrawingBackend>(
         draw_grid(area, grid)?;
     }
     root.present().map_err(plot_err)
-}
-
-fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid) -> Result<()> {
-    let (w, h) = area.dim_in_pixel();
-    let (w, h) = (w as i32, h as i32);
-    let label_width = 220;
-    let top = 70;
-    let n_rows = grid.cells.len().max(1) as i32;
-    let n_cols = grid.column_labels.len().max(1) as i32;
-    let cell_w = (w - label_width - 20) / n_cols;
-    let cell_h = (h - top - 20) / n_rows;
-    let centred = |size: u32| {
-        TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Center, VPos::Center))
-    };
-    let left = |size: u32, colour: &'static RGBColor| {
-        TextStyle::from((FONT, size).into_font())
-            .color(colour)
-            .pos(Pos::new(HPos::Left, VPos::Center))
-    };
-    area.draw(&Text::new(grid.title.clone(), (10, 20), left(17, &BLACK)))
-        .map_err(plot_err)?;
-    for (c, label) in grid.column_labels.iter().enumerate() {
-        let x = label_width + c as i32 * cell_w + cell_w / 2;
-        area.draw(&Text::new(label.clone(), (x, top - 15), centred(15)))
-            .map_err(plot_err)?;
-    }
-    for (r, row) in grid.cells.iter().enumerate() {
-        let y = top + r as i32 * cell_h;
-        let (label, flagged) = &grid.row_labels[r];
-        let colour = if *flagged { &PALETTE[5] } else { &BLACK };
-        area.draw(&Text::new(
-            label.clone(),
-            (10, y + cell_h / 2),
-            left(14, colour),
-        ))
-        .map_err(plot_err)?;
-        for (c, (cell_text, fill, outlined)) in row.iter().enumerate() {
-            let x = label_width + c as i32 * cell_w;
-            area.draw(&Rectangle::new(
-                [(x, y), (x + cell_w, y + cell_h)],
-                fill.filled(),
-            ))
-            .map_err(plot_err)?;
-            area.draw(&Rectangle::new(
-                [(x, y), (x + cell_w, y + cell_h)],
-                RGBColor(200, 200, 200).stroke_width(1),
-            ))
-            .map_err(plot_err)?;
-            if *outlined {
-                area.draw(&Rectangle::new(
-                    [(x + 2, y + 2), (x + cell_w - 2, y + cell_h - 2)],
-                    BLACK.stroke_width(4),
-                ))
-                .map_err(plot_err)?;
-            }
-            area.draw(&Text::new(
-                cell_text.clone(),
-                (x + cell_w / 2, y + cell_h / 2),
-                centred(14),
-            ))
-            .map_err(plot_err)?;
-        }
-    }
-    Ok(())
 }

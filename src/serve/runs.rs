@@ -283,6 +283,7 @@ fn simulate(
                 command,
                 targets: &[],
                 exact: None,
+                usage: None,
             },
             &plan,
             staging,

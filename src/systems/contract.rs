@@ -10,6 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use crate::engine::System;
 use crate::stats::Metric;
 use crate::tables::TableUse;
+use crate::usage::CellReads;
 use crate::validate::Header;
 
 /// A battle system: a scenario layout, a battle the engine can fight, the
@@ -38,6 +39,10 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
 
     /// The tables this battle read.
     fn tables(&self) -> &[TableUse];
+
+    /// Fights one battle by the book (the plain reference, die by die),
+    /// noting in `reads` every table cell it reads.
+    fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads);
 
     /// The layout of the system's scenario files.
     fn scenario_layout() -> Layout;

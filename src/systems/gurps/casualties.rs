@@ -7,6 +7,7 @@
 //! margin, each row's percent as an alias table) and [`Laws::draw`]. Both
 //! report with [`casualty_percent`].
 
+use crate::usage::CellReads;
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -41,12 +42,20 @@ pub fn roll<R: Rng>(
     side: &SideRules,
     signed: i64,
     catastrophe: &CatastropheRow,
+    reads: &mut CellReads,
 ) -> i64 {
+    reads.note("casualties", || "armour_rows".into(), side.armour);
     let mut row = t.casualty_row(signed) as i64 + side.armour_rows;
-    if signed <= -ROUT_MARGIN && routs(rng, side.morale, catastrophe) {
-        row -= d6_sum(rng, t.casualties.rout_dice);
+    if signed <= -ROUT_MARGIN {
+        reads.note("morale", String::new, side.quality);
+        if routs(rng, side.morale, catastrophe) {
+            reads.note("casualties", String::new, "rout_dice");
+            row -= d6_sum(rng, t.casualties.rout_dice);
+        }
     }
-    let r = &t.casualties.rows[row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize];
+    let row = row.clamp(0, t.casualties.rows.len() as i64 - 1) as usize;
+    reads.note("casualties", || format!("rows.{row}"), "");
+    let r = &t.casualties.rows[row];
     (d6_sum(rng, r.dice) + r.add).clamp(0, 100)
 }
 
@@ -190,7 +199,9 @@ mod tests {
                 commander_luck: false,
                 catastrophe_modifier: 0,
                 armour_rows: armour_rows(&t, armour),
+                armour: armour.key(),
                 morale: 10,
+                quality: "green",
                 major_units: 3,
             };
             for signed in [3, -3, -15, -200] {
@@ -219,7 +230,14 @@ mod tests {
                 law.retain(|_, p| *p > 0.0);
                 for _ in 0..n {
                     *plain
-                        .entry(roll(&mut rng, &t, &side, signed, &atrocity))
+                        .entry(roll(
+                            &mut rng,
+                            &t,
+                            &side,
+                            signed,
+                            &atrocity,
+                            &mut CellReads::default(),
+                        ))
                         .or_default() += 1;
                     let share = laws.draw(&mut dice, &t, &side, signed, &effect);
                     *fast.entry((share * 100.0).round() as i64).or_default() += 1;

@@ -35,6 +35,7 @@ use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
+use crate::usage::CellReads;
 use crate::validate::{Header, as_written};
 
 /// A validated GURPS battle.
@@ -75,7 +76,9 @@ impl Gurps {
                 commander_luck: side.file.commander_luck,
                 catastrophe_modifier: side.file.catastrophe_modifier,
                 armour_rows: armour_rows(&tables, side.file.armour),
+                armour: side.file.armour.key(),
                 morale: base_morale(&tables, side.file.troop_quality),
+                quality: side.file.troop_quality.key(),
                 major_units: side.file.major_units as u32,
             }
         });
@@ -363,6 +366,28 @@ impl BattleSystem for Gurps {
     /// Provenance of the tables.
     fn tables(&self) -> &[TableUse] {
         &self.rules.tables.uses
+    }
+
+    fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {
+        reference::fight_noting_reads(&self.rules, rng, reads);
+        // Fixed modifiers, read every day.
+        let st = &self.parsed.sides;
+        for _ in 0..self.rules.days {
+            for s in 0..2 {
+                let (side, enemy) = (&st[s], &st[1 - s]);
+                if side.tech_level > enemy.tech_level {
+                    reads.note("strategy", String::new, "tl_bonus_add");
+                }
+                if side.file.class_superiority {
+                    reads.note("strategy", String::new, "class_superiority");
+                }
+                if side.file.attacker {
+                    for entry in &enemy.file.position {
+                        reads.note("strategy", || "position".into(), entry);
+                    }
+                }
+            }
+        }
     }
 
     /// Rules whose published form is unknown.

@@ -6,13 +6,14 @@
 //! function of its rule's file. Read this to learn the order of a day; read
 //! a rule's file to learn the rule.
 
+use crate::usage::CellReads;
 use rand::Rng;
 
 use super::casualties::{self, casualty_percent};
 use super::catastrophe;
 use super::glory;
 use super::outcome::{BattleOutcome, HeroOutcome, State};
-use super::rules::BattleRules;
+use super::rules::{BattleRules, HeroRules};
 use super::scenario::{MAX_HEROES, Role};
 use super::strategy;
 use super::success::{quick_contest, roll_3d6};
@@ -21,6 +22,18 @@ use super::tables::LeaderHarm;
 
 /// Fights one battle, day after day, rolling every die.
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
+    fight_noting_reads(rules, rng, &mut CellReads::default())
+}
+
+/// [`fight_by_the_book`], noting in `reads` every table cell the battle
+/// reads: each day's Catastrophe rows, the Strategy ratio row, the battle
+/// result, each PC's Survival row (its damage column and dice) and Glory
+/// row, and each side's casualties row (armour shift, Morale and rout dice).
+pub fn fight_noting_reads<R: Rng>(
+    rules: &BattleRules,
+    rng: &mut R,
+    reads: &mut CellReads,
+) -> BattleOutcome {
     let t = &rules.tables;
     let mut pcs = [HeroOutcome::default(); MAX_HEROES];
     let mut lost = vec![0i64; rules.heroes.len()];
@@ -39,12 +52,23 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
             first_catastrophe = rolls.map(|r| r as u8);
         }
         let rows = rolls.map(|r| &t.catastrophe[(r - 3) as usize]);
+        for row in rows {
+            reads.note("catastrophe", || format!("rows.{}", row.label), "");
+        }
         troops = catastrophe::troops_after(rows, troops);
         // PCs down or dead before today sit it out.
         let mut sits_out: Vec<bool> = pcs.iter().map(|p| p.state >= State::Down).collect();
         catastrophe::strike_leaders(rules, rng, rows, (&mut pcs, &mut lost), &mut sits_out);
         // 2. The Strategy contest.
         let skill = strategy::skills(rules, troops, rows, carry, commander_out);
+        let large = usize::from(troops[1] > troops[0]);
+        match strategy::ratio_row(t, troops[large] / troops[1 - large]) {
+            Some(i) => reads.note("strategy", || format!("ts_ratio.{i}"), "bonus"),
+            None => {
+                reads.note("strategy", String::new, "ts_ratio_beyond");
+                reads.note("strategy", String::new, "uncapped_tl_lead");
+            }
+        }
         let margins = skill.map(|k| k - roll_3d6(rng, false));
         let victory = quick_contest(margins[0], margins[1]);
         let winner = match victory.signum() {
@@ -55,6 +79,8 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
         days_won[winner] += 1;
         margin_sum += victory;
         result = t.result_row(victory.abs()) as u8;
+        let result_label = &t.battle_results[result as usize].label;
+        reads.note("battle_results", || format!("rows.{result_label}"), "");
         // An overwhelming victory captures the loser's commander.
         let captured = winner != 2 && t.battle_results[result as usize].captures_commander;
         // 3. Each PC's Survival, then Glory (rolled even if he died).
@@ -67,8 +93,11 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
             let pc = &mut pcs[i];
             let row;
             (row, lost[i], pc.state) = survival::roll(rng, t, h, penalty, (lost[i], pc.state));
+            note_survival(reads, rules, h, row);
             pc.survival = pc.survival.max(row as u8 + 1);
             let gain = glory::roll(rng, t, h);
+            let glory_label = &t.glory[usize::from(gain.row)].label;
+            reads.note("glory", || format!("rows.{glory_label}"), "");
             pc.glory = gain.row + 1;
             pc.reputation += gain.reputation;
             next_carry[h.side] += gain.strategy;
@@ -76,7 +105,7 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
         // 4. Casualties, after a Morale roll for a side beaten badly.
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
-            let percent = casualties::roll(rng, t, &rules.sides[s], signed, rows[s]);
+            let percent = casualties::roll(rng, t, &rules.sides[s], signed, rows[s], reads);
             let loss = troops[s] * percent as f64 / 100.0;
             troops[s] -= loss;
             casualties[s] += loss;
@@ -115,6 +144,28 @@ pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutc
             .map(|s| casualty_percent(casualties[s], rules.sides[s].percent_per_troop)),
         catastrophe: first_catastrophe,
         heroes: pcs,
+    }
+}
+
+/// A Survival roll's reads: its row and, where the row names a damage
+/// column, the column's hits and the dice of the enemy's Tech Level band.
+fn note_survival(reads: &mut CellReads, rules: &BattleRules, h: &HeroRules, row: usize) {
+    let t = &rules.tables;
+    let r = &t.survival[row];
+    reads.note("survival", || format!("rows.{}", r.label), "");
+    if let Some(column) = r.column {
+        let key = column.key();
+        reads.note("damage", || "hits".into(), key);
+        let tl = rules.sides[1 - h.side].tech_level;
+        if let Some(band) = t
+            .damage
+            .bands
+            .iter()
+            .position(|b| (b.tl[0]..=b.tl[1]).contains(&tl))
+        {
+            let dice = if matches!(key, "A" | "B") { "a" } else { "c" };
+            reads.note("damage", || format!("bands.{band}"), dice);
+        }
     }
 }
 

@@ -27,8 +27,12 @@ pub struct SideRules {
     pub catastrophe_modifier: i64,
     /// Casualty rows toward less loss.
     pub armour_rows: i64,
+    /// The armour's key in the casualties table's `armour_rows`.
+    pub armour: &'static str,
     /// Base Morale.
     pub morale: i64,
+    /// The troop quality's key in the morale table.
+    pub quality: &'static str,
     /// Major units a catastrophe can strike.
     pub major_units: u32,
 }

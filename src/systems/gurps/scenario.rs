@@ -88,6 +88,19 @@ pub enum Armour {
     Heavy,
 }
 
+impl Armour {
+    /// The armour as files write it: `medium`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Armour::None => "none",
+            Armour::Light => "light",
+            Armour::Spearmen => "spearmen",
+            Armour::Medium => "medium",
+            Armour::Heavy => "heavy",
+        }
+    }
+}
+
 /// Troop quality.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -103,6 +116,19 @@ pub enum Quality {
     Veteran,
     /// Elite.
     Elite,
+}
+
+impl Quality {
+    /// The quality as files write it: `seasoned`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Quality::Green => "green",
+            Quality::Average => "average",
+            Quality::Seasoned => "seasoned",
+            Quality::Veteran => "veteran",
+            Quality::Elite => "elite",
+        }
+    }
 }
 
 /// A PC's role.

@@ -16,14 +16,19 @@ use super::tables::{CatastropheRow, GurpsTables, LeaderHarm};
 /// (2100 × 0.7 / (700 × 0.7) = 3.0000000000000004).
 const RATIO_SLACK: f64 = 1e-12;
 
+/// The `ts_ratio` row of a Troop Strength ratio; `None` beyond the last.
+pub fn ratio_row(tables: &GurpsTables, ratio: f64) -> Option<usize> {
+    tables
+        .strategy
+        .ts_ratio
+        .iter()
+        .position(|r| ratio <= r.max_ratio * (1.0 + RATIO_SLACK))
+}
+
 /// The Troop Strength ratio bonus of the larger side.
 pub fn ratio_bonus(tables: &GurpsTables, ratio: f64, tl_lead: i64) -> i64 {
     let s = &tables.strategy;
-    match s
-        .ts_ratio
-        .iter()
-        .find(|r| ratio <= r.max_ratio * (1.0 + RATIO_SLACK))
-    {
+    match ratio_row(tables, ratio).map(|i| &s.ts_ratio[i]) {
         Some(row) => row.bonus,
         None => {
             let last = s.ts_ratio.last().expect("rows checked").max_ratio;

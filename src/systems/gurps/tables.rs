@@ -252,6 +252,18 @@ pub enum Column {
     D,
 }
 
+impl Column {
+    /// The column as files write it: `C`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Column::A => "A",
+            Column::B => "B",
+            Column::C => "C",
+            Column::D => "D",
+        }
+    }
+}
+
 /// Dice of one hit: floor(TL · tl_num / tl_den) + dice, plus add.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

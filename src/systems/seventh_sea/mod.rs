@@ -35,6 +35,7 @@ use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
 use crate::tables::TableUse;
+use crate::usage::CellReads;
 use crate::validate::{Header, as_written};
 
 /// Largest Reputation change one round can bring, for histogram bounds.
@@ -307,6 +308,10 @@ impl BattleSystem for SeventhSea {
     /// Provenance of the tables.
     fn tables(&self) -> &[TableUse] {
         &self.rules.tables.uses
+    }
+
+    fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {
+        reference::fight_noting_reads(&self.rules, rng, reads);
     }
 
     /// Rules whose published form is unknown.

@@ -5,6 +5,7 @@
 //! here rolls its exploding d10s, sorts them and keeps the highest; nothing
 //! is tabulated ahead.
 
+use crate::usage::CellReads;
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -108,11 +109,16 @@ pub struct HeroRound {
     pub opportunity: bool,
 }
 
+/// The engagement levels' keys in a battle chart row, by level.
+const LEVEL_KEYS: [&str; 4] = ["rear", "not_engaged", "engaged", "heavily_engaged"];
+
 /// A battle in progress.
 #[derive(Debug, Clone)]
 pub struct BookBattle<'a> {
     /// The rules.
     pub rules: &'a BattleRules,
+    /// The table cells read (counted only when switched on).
+    pub reads: CellReads,
     /// The Heroes, in scenario order.
     pub heroes: Vec<BookHero>,
     /// Free Raises left to each side.
@@ -142,6 +148,7 @@ impl<'a> BookBattle<'a> {
         });
         BookBattle {
             rules,
+            reads: CellReads::default(),
             heroes: vec![BookHero::default(); rules.heroes.len()],
             raises,
             next_modifier: [0; 2],
@@ -288,7 +295,13 @@ impl<'a> BookBattle<'a> {
             PersonalRoll::Keep => roll(minus_banner(Pool::new(r.personal, r.wits), h.banner), rng),
         };
         let t = &rules.tables;
-        let cell = &t.chart[t.chart_row(personal - penalty)].1[h.level];
+        let row = t.chart_row(personal - penalty);
+        let cell = &t.chart[row].1[h.level];
+        self.reads.note(
+            "battle_chart",
+            || format!("rows.{row}"),
+            LEVEL_KEYS[h.level],
+        );
         // Damage through Brawn and the defence knack, then a Wound Check.
         if let Some(pool) = cell.damage {
             let damage = roll(
@@ -358,6 +371,8 @@ impl<'a> BookBattle<'a> {
         let rules = self.rules;
         let r = &rules.heroes[i];
         let side = r.side;
+        self.reads
+            .note("opportunities", || "weights".into(), o.key());
         let h = &mut self.heroes[i];
         let busy = h.forced.is_some() || h.carrying.is_some();
         let refuses_duels = r.policy == Policy::Adaptive && h.wounds >= r.resolve;
@@ -394,6 +409,8 @@ impl<'a> BookBattle<'a> {
                 true
             }
             Opportunity::LineOfFire => {
+                self.reads
+                    .note("opportunities", String::new, "line_of_fire_tn");
                 let shot = Pool::new(r.finesse + r.firearms, r.finesse);
                 if roll(minus_banner(shot, h.banner), rng) >= rules.tables.line_of_fire_tn {
                     h.reputation += 3;
@@ -410,6 +427,7 @@ impl<'a> BookBattle<'a> {
                 true
             }
             Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
+                note_opponent(&mut self.reads);
                 if duel(rules, i, h, rng) {
                     h.carrying = Some(h.level);
                     h.won_duel = true;
@@ -417,10 +435,13 @@ impl<'a> BookBattle<'a> {
                 true
             }
             Opportunity::Duel if refuses_duels => {
+                self.reads
+                    .note("opportunities", String::new, "refuse_duel_reputation");
                 h.reputation += rules.tables.refuse_duel_reputation;
                 false
             }
             Opportunity::Duel => {
+                note_opponent(&mut self.reads);
                 if duel(rules, i, h, rng) {
                     self.next_modifier[1 - side] -= 3;
                     h.won_duel = true;
@@ -436,7 +457,8 @@ impl<'a> BookBattle<'a> {
 
     /// The battle's end: Reputation kept whole by the winners and halved
     /// (rounded down) for the others; Spoils for the winners.
-    pub fn outcome<R: Rng>(&self, rng: &mut R) -> BattleOutcome {
+    pub fn outcome<R: Rng>(&mut self, rng: &mut R) -> BattleOutcome {
+        let spoils = &self.rules.tables.spoils;
         let mut heroes = [HeroOutcome::default(); MAX_HEROES];
         for ((slot, h), r) in heroes.iter_mut().zip(&self.heroes).zip(&self.rules.heroes) {
             let won = self.winner == Some(r.side);
@@ -461,11 +483,18 @@ impl<'a> BookBattle<'a> {
                 // row: he keeps the better of the two.
                 spoils: {
                     let rolled = if won {
-                        1 + r.spoils_by_face[dice::die(rng, 10) as usize - 1]
+                        let row = r.spoils_by_face[dice::die(rng, 10) as usize - 1];
+                        self.reads.note(
+                            "spoils",
+                            || format!("rows.{}", spoils[row as usize].1),
+                            "",
+                        );
+                        1 + row
                     } else {
                         0
                     };
                     let belongings = if h.won_duel {
+                        self.reads.note("spoils", String::new, "duel_belongings");
                         1 + self.rules.tables.duel_belongings as u8
                     } else {
                         0
@@ -479,6 +508,13 @@ impl<'a> BookBattle<'a> {
             rounds: self.rounds as u16,
             heroes,
         }
+    }
+}
+
+/// A duel reads the opponent's three figures.
+fn note_opponent(reads: &mut CellReads) {
+    for figure in ["attack", "finesse", "resolve"] {
+        reads.note("opportunities", || "duel_opponent".into(), figure);
     }
 }
 
@@ -508,13 +544,25 @@ fn duel<R: Rng>(rules: &BattleRules, i: usize, h: &mut BookHero, rng: &mut R) ->
 
 /// Fights one battle by the book, opportunities drawn from the table.
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
+    fight_noting_reads(rules, rng, &mut CellReads::default())
+}
+
+/// [`fight_by_the_book`], noting in `reads` every table cell the battle reads.
+pub fn fight_noting_reads<R: Rng>(
+    rules: &BattleRules,
+    rng: &mut R,
+    reads: &mut CellReads,
+) -> BattleOutcome {
     let mut battle = BookBattle::new(rules, rng);
+    battle.reads = std::mem::take(reads);
     let mut draw =
         |_: usize, rng: &mut R| Some(Opportunity::ALL[rules.tables.opportunities.sample(rng)]);
     while battle.winner.is_none() && battle.rounds < rules.max_rounds {
         battle.round(rng, &mut draw);
     }
-    battle.outcome(rng)
+    let outcome = battle.outcome(rng);
+    *reads = battle.reads;
+    outcome
 }
 
 #[cfg(test)]

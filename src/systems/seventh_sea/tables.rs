@@ -107,6 +107,28 @@ impl Opportunity {
         Opportunity::CaptureEnemyBanner,
         Opportunity::Duel,
     ];
+
+    /// Its key in the table's `weights`: `pick_up_banner`.
+    pub const KEYS: [&'static str; 9] = [
+        "surgeon",
+        "pick_up_banner",
+        "hold_the_line",
+        "charge",
+        "line_of_fire",
+        "lure",
+        "rescue_the_wounded",
+        "capture_enemy_banner",
+        "duel",
+    ];
+
+    /// Its key in the table's `weights`.
+    pub fn key(self) -> &'static str {
+        let i = Self::ALL
+            .iter()
+            .position(|o| *o == self)
+            .expect("every opportunity is in ALL");
+        Self::KEYS[i]
+    }
 }
 
 /// Relative weights of the nine Heroic Opportunities.

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
 use self::rules::{
-    ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, MeleeTable,
+    ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, MeleeTable, Picks,
 };
 use self::tally::WarTally;
 use crate::dice::chance_threshold;
@@ -24,6 +24,7 @@ use crate::engine::System;
 use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::tables::{self, TableSource, TableUse, sha256_hex};
+use crate::usage::CellReads;
 use crate::validate::{Header, check_range};
 
 /// Allowed range of melee, missile, defence and modifier values.
@@ -445,6 +446,38 @@ impl BattleSystem for WarCards {
 
     fn tables(&self) -> &[TableUse] {
         &self.tables
+    }
+
+    fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {
+        /// Each draw noted as the card's cell the side reads.
+        struct Noting<'a> {
+            reads: &'a mut CellReads,
+            /// Per side: its row key, and the columns of its melee and missile values.
+            cells: [(String, &'static str, &'static str); 2],
+        }
+        impl Picks for Noting<'_> {
+            fn picked(&mut self, side: usize, card: usize, missile: bool) {
+                let (row, melee, shot) = &self.cells[side];
+                let column = if missile { shot } else { melee };
+                self.reads
+                    .note("cards", || format!("card{}.{row}", card + 1), column);
+            }
+        }
+        let [a, d] = &self.units;
+        let cells = [(a, d), (d, a)].map(|(me, them)| {
+            let row = self.deck.row_for(me.sign, them.sign);
+            let column = |value: i64| COLUMNS[column_index(value - them.defence + me.modifier)];
+            (
+                row_key(row),
+                column(me.melee),
+                me.missile.map_or("", column),
+            )
+        });
+        let direct = EngagementRules {
+            melee_table: None,
+            ..self.rules.clone()
+        };
+        direct.fight_telling(rng, &mut Noting { reads, cells });
     }
 
     fn scenario_layout() -> Layout {

@@ -235,10 +235,34 @@ pub struct EngagementRules {
     pub melee_table: Option<MeleeTable>,
 }
 
+/// Told every card a side draws (war-cards usage counts them); the
+/// engagement's own fight tells [`NoPicks`], which compiles to nothing.
+pub trait Picks {
+    /// Side `side` drew card `card` for a missile volley (`missile`) or a
+    /// melee exchange.
+    fn picked(&mut self, side: usize, card: usize, missile: bool);
+}
+
+/// Draws nobody watches.
+pub struct NoPicks;
+
+impl Picks for NoPicks {
+    #[inline(always)]
+    fn picked(&mut self, _: usize, _: usize, _: bool) {}
+}
+
 impl EngagementRules {
     /// Fights one engagement.
     #[inline(always)]
     pub fn fight<R: Rng>(&self, rng: &mut R) -> EngagementOutcome {
+        self.fight_telling(rng, &mut NoPicks)
+    }
+
+    /// Fights one engagement, telling `picks` every card drawn. With the
+    /// melee table, melee draws are not told: a watched fight must be built
+    /// without it (the direct path, the same law).
+    #[inline(always)]
+    pub fn fight_telling<R: Rng>(&self, rng: &mut R, picks: &mut impl Picks) -> EngagementOutcome {
         let cards = self.melee[ATTACKER].len();
         let mut deck = match self.draw {
             Draw::Die => None,
@@ -253,7 +277,9 @@ impl EngagementRules {
             let mut attacks = [CardResult::Miss; 2];
             for (side, attack) in attacks.iter_mut().enumerate() {
                 if let Some(results) = &self.missile[side] {
-                    *attack = results[pick(rng)];
+                    let card = pick(rng);
+                    picks.picked(side, card, true);
+                    *attack = results[card];
                 }
             }
             let (new_damage, fate) = resolve_exchange(self.units, damage, attacks);
@@ -274,10 +300,10 @@ impl EngagementRules {
             return table.fight(rng, damage, self.max_exchanges, self.missile_volleys);
         }
         for exchange in 1..=self.max_exchanges {
-            let attacks = [
-                self.melee[ATTACKER][pick(rng)],
-                self.melee[DEFENDER][pick(rng)],
-            ];
+            let (a, d) = (pick(rng), pick(rng));
+            picks.picked(ATTACKER, a, false);
+            picks.picked(DEFENDER, d, false);
+            let attacks = [self.melee[ATTACKER][a], self.melee[DEFENDER][d]];
             let (new_damage, fate) = resolve_exchange(self.units, damage, attacks);
             damage = new_damage;
             let fate = self.rally(rng, fate);

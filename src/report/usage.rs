@@ -1,0 +1,168 @@
+//! Table usage (`run --usage`): `usage.csv`, one row per cell of each
+//! table (every row of a list the battles read, read or not), and a heat
+//! map per table, `usage_<table>.{svg,png}`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use polars::prelude::Column;
+
+use super::csv::{text, write_table};
+use super::draw::{Grid, draw_both, draw_grid, file_safe, sequential};
+use super::{Export, RunReport};
+use crate::usage::{TableUsage, Usage};
+
+/// `usage.csv`.
+pub struct UsageCsv;
+
+/// `usage_<table>.{svg,png}`.
+pub struct UsageMaps;
+
+/// A row's name in the grid: `(keys outside any row)` for the empty row.
+fn row_name(row: &str) -> String {
+    if row.is_empty() {
+        "(settings)".to_owned()
+    } else {
+        row.to_owned()
+    }
+}
+
+/// A column's name in the grid: `(row)` for a row read as a whole.
+fn column_name(column: &str) -> String {
+    if column.is_empty() {
+        "(row)".to_owned()
+    } else {
+        column.to_owned()
+    }
+}
+
+impl Export<RunReport> for UsageCsv {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        let Some(usage) = &report.usage else {
+            return Ok(Vec::new());
+        };
+        let cells: Vec<(&TableUsage, usize, usize)> = usage
+            .tables
+            .iter()
+            .flat_map(|t| {
+                (0..t.rows.len()).flat_map(move |r| (0..t.columns.len()).map(move |c| (t, r, c)))
+            })
+            .filter(|&(t, r, c)| t.exists[r][c])
+            .collect();
+        let n = usage.battles.max(1) as f64;
+        let counts = |name: &str, f: &dyn Fn(&TableUsage, usize, usize) -> u64| {
+            Column::new(
+                name.into(),
+                cells
+                    .iter()
+                    .map(|&(t, r, c)| f(t, r, c))
+                    .collect::<Vec<u64>>(),
+            )
+        };
+        let share = |name: &str, f: &dyn Fn(&TableUsage, usize, usize) -> u64| {
+            Column::new(
+                name.into(),
+                cells
+                    .iter()
+                    .map(|&(t, r, c)| f(t, r, c) as f64 / n)
+                    .collect::<Vec<f64>>(),
+            )
+        };
+        write_table(
+            dir,
+            "usage",
+            &report.formats,
+            vec![
+                text(
+                    "table",
+                    cells.iter().map(|(t, _, _)| t.table.clone()).collect(),
+                ),
+                text(
+                    "row",
+                    cells.iter().map(|(t, r, _)| t.rows[*r].clone()).collect(),
+                ),
+                text(
+                    "column",
+                    cells
+                        .iter()
+                        .map(|(t, _, c)| t.columns[*c].clone())
+                        .collect(),
+                ),
+                counts("reads", &|t, r, c| t.reads[r][c]),
+                counts("battles_reading", &|t, r, c| t.battles[r][c]),
+                share("reads_per_battle", &|t, r, c| t.reads[r][c]),
+                share("share_of_battles", &|t, r, c| t.battles[r][c]),
+            ],
+        )
+    }
+}
+
+impl Export<RunReport> for UsageMaps {
+    fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
+        let Some(usage) = &report.usage else {
+            return Ok(Vec::new());
+        };
+        let mut written = Vec::new();
+        for t in usage.tables.iter().filter(|t| !t.columns.is_empty()) {
+            written.extend(draw_both(
+                dir,
+                &format!("usage_{}", file_safe(&t.table)),
+                map_size(t),
+                |a| heat_map(&a, usage, t),
+                |a| heat_map(&a, usage, t),
+            )?);
+        }
+        Ok(written)
+    }
+}
+
+/// A table's map: wide enough for its columns, tall enough for its rows.
+pub fn map_size(t: &TableUsage) -> (u32, u32) {
+    let width = 300 + 110 * t.columns.len().max(1) as u32;
+    (
+        width.clamp(520, 1400),
+        110 + 28 * t.rows.len().max(1) as u32,
+    )
+}
+
+/// One table's cells, coloured by the share of battles that read them
+/// (white: never), each with its reads per battle; grey where a row has
+/// no such cell.
+pub fn heat_map<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    usage: &Usage,
+    t: &TableUsage,
+) -> Result<()> {
+    area.fill(&WHITE).map_err(super::draw::plot_err)?;
+    let n = usage.battles.max(1) as f64;
+    let grid = Grid {
+        title: format!(
+            "{}: reads per battle over {} battles (colour: share of battles reading the cell)",
+            t.table,
+            crate::format::thousands(usage.battles)
+        ),
+        row_labels: t.rows.iter().map(|r| (row_name(r), false)).collect(),
+        column_labels: t.columns.iter().map(|c| column_name(c)).collect(),
+        cells: (0..t.rows.len())
+            .map(|r| {
+                (0..t.columns.len())
+                    .map(|c| {
+                        if !t.exists[r][c] {
+                            return (String::new(), RGBColor(235, 235, 235), false);
+                        }
+                        let per_battle = t.reads[r][c] as f64 / n;
+                        let text = match t.reads[r][c] {
+                            0 => "never".to_owned(),
+                            _ if per_battle < 0.001 => format!("{} reads", t.reads[r][c]),
+                            _ => format!("{per_battle:.3}"),
+                        };
+                        (text, sequential(t.battles[r][c] as f64 / n), false)
+                    })
+                    .collect()
+            })
+            .collect(),
+    };
+    draw_grid(area, &grid)
+}
