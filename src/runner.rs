@@ -20,7 +20,7 @@ use crate::scenario::{self, Scenario};
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
 use crate::target::{Target, YES_NO, add_outcomes};
-use crate::usage::{ByTheBook, UsageTally};
+use crate::usage::{CellReads, UsageTally};
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -417,6 +417,26 @@ pub fn simulate_variants(
         threads: done.threads,
         elapsed: done.elapsed,
     })
+}
+
+/// A system's battles fought by the book for their table reads: what
+/// [`crate::engine::run`] fights when usage is asked, on the run's own
+/// seed, battle count and chunks (so the counts do not depend on threads).
+pub struct ByTheBook<'a, S>(pub &'a S);
+
+impl<S: BattleSystem> System for ByTheBook<'_, S> {
+    type Outcome = CellReads;
+    type Tally = UsageTally;
+
+    fn new_tally(&self) -> UsageTally {
+        UsageTally::default()
+    }
+
+    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> CellReads {
+        let mut reads = CellReads::counting();
+        self.0.read_cells(rng, &mut reads);
+        reads
+    }
 }
 
 /// Every table cell the scenario's battles read, counted over its battles

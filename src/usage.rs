@@ -1,13 +1,13 @@
 //! Table usage: how often battles read each cell of each table, counted
 //! by fighting battles by the book (each system's plain reference, the
-//! rules die by die) with a [`CellReads`] switched on. A run that does not
+//! rules die by die) with a [`CellReads`] switched on (the runner's
+//! `ByTheBook`). A run that does not
 //! ask for usage never fights these battles; the reference's own tests
 //! leave the counter off, where noting a read is one test of a flag.
 
 use std::collections::BTreeMap;
 
-use crate::engine::{System, Tally};
-use crate::systems::BattleSystem;
+use crate::engine::Tally;
 
 /// A table cell as the file names it: the table, its row (`rows.D`,
 /// `rows.2`, `weights`, or empty for a key outside any row) and the key
@@ -55,26 +55,6 @@ impl CellReads {
     /// The counts, cell by cell in table, row and column order.
     pub fn counts(&self) -> &BTreeMap<CellName, u64> {
         &self.counts
-    }
-}
-
-/// A system's battles fought by the book for their table reads: what
-/// [`crate::engine::run`] fights when usage is asked, on the run's own
-/// seed, battle count and chunks (so the counts do not depend on threads).
-pub struct ByTheBook<'a, S>(pub &'a S);
-
-impl<S: BattleSystem> System for ByTheBook<'_, S> {
-    type Outcome = CellReads;
-    type Tally = UsageTally;
-
-    fn new_tally(&self) -> UsageTally {
-        UsageTally::default()
-    }
-
-    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> CellReads {
-        let mut reads = CellReads::counting();
-        self.0.read_cells(rng, &mut reads);
-        reads
     }
 }
 

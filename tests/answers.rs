@@ -201,6 +201,11 @@ fn sensitivity_against_exact(extra: &[&str]) -> Vec<Vec<String>> {
             .iter()
             .find(|e| e[0] == row[0] && e[2] == row[2])
             .unwrap();
+        if row[0] == "engagement.draw" {
+            // Deck draw leaves the exact method's reach: fought paired.
+            assert_eq!(twin[10], "paired_newcombe");
+            continue;
+        }
         assert_eq!(twin[10], "exact");
         let truth = number(twin, 7);
         assert_eq!(number(twin, 8), truth, "an exact difference has no width");

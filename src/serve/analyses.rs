@@ -78,6 +78,16 @@ impl Ask {
                 }
             }
             Ask::Solve(r) => {
+                let missing = match (&r.balance, &r.target, &r.goal) {
+                    (None, None, _) => Some("target"),
+                    (None, Some(_), None) => Some("goal"),
+                    _ => None,
+                };
+                if let Some(field) = missing {
+                    return Err(refuse(format!(
+                        "missing field `{field}`: `solve` needs `target` and `goal` ({{\"at_least\"|\"at_most\"|\"equals\": P}}), or `balance` (a side)"
+                    )));
+                }
                 over("max_trials", r.max_trials)?;
                 if r.max_trials.is_none()
                     && !r.exact

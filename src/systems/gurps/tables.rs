@@ -629,10 +629,22 @@ fn check_strategy(strategy: &StrategyTable, origin: &str) -> Result<()> {
 
 /// Battle-result rows start at margin 0 and increase.
 fn check_ascending(rows: &[ResultRow], origin: &str) -> Result<()> {
-    if rows.first().map(|r| r.min_margin) != Some(0)
-        || rows.windows(2).any(|w| w[0].min_margin >= w[1].min_margin)
-    {
+    if rows.first().map(|r| r.min_margin) != Some(0) {
         bail!("{origin}: `rows` must start at min_margin = 0 and increase");
+    }
+    if let Some(i) = rows
+        .windows(2)
+        .position(|w| w[0].min_margin >= w[1].min_margin)
+    {
+        let (a, b) = (&rows[i], &rows[i + 1]);
+        bail!(
+            "{origin}: `rows` must start at min_margin = 0 and increase; row {} (`{}`, min_margin = {}) comes after row {i} (`{}`, min_margin = {})",
+            i + 1,
+            b.label,
+            b.min_margin,
+            a.label,
+            a.min_margin
+        );
     }
     Ok(())
 }
@@ -735,13 +747,23 @@ fn check_damage(damage: &DamageFile, origin: &str) -> Result<()> {
 
 /// Survival and Glory rows run from the best margin down.
 fn check_descending(rows: &[impl MarginBand], origin: &str) -> Result<()> {
-    if rows.len() < 2
-        || rows
-            .windows(2)
-            .any(|w| w[0].min_margin() <= w[1].min_margin())
-    {
+    if rows.len() < 2 {
         bail!(
             "{origin}: `rows` must list at least two rows with decreasing min_margin, best first"
+        );
+    }
+    if let Some(i) = rows
+        .windows(2)
+        .position(|w| w[0].min_margin() <= w[1].min_margin())
+    {
+        let (a, b) = (&rows[i], &rows[i + 1]);
+        bail!(
+            "{origin}: `rows` must list at least two rows with decreasing min_margin, best first; row {} (`{}`, min_margin = {}) does not fall below row {i} (`{}`, min_margin = {})",
+            i + 1,
+            b.label(),
+            b.min_margin(),
+            a.label(),
+            a.min_margin()
         );
     }
     if rows.len() > 100 {

@@ -233,7 +233,7 @@ const MAX_ROUNDS: RangeInclusive<i64> = 3..=1000;
 /// Traits (Wits, Brawn, Resolve, Finesse): rolled and kept, so at least 1.
 const TRAIT: RangeInclusive<i64> = 1..=10;
 /// Knacks and Commission rank.
-pub(super) const KNACK: RangeInclusive<i64> = 0..=10;
+const KNACK: RangeInclusive<i64> = 0..=10;
 const DRACHENEISEN: RangeInclusive<i64> = 0..=40;
 
 /// The validated scenario.
@@ -260,6 +260,10 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
         toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
+    // A winner rolls 1d10 + his Commission rank (a knack).
+    tables
+        .check_spoils_reach(10 + KNACK.end())
+        .map_err(|e| anyhow!("{origin}: {e:#}"))?;
     check_range(origin, "max_rounds", file.max_rounds, MAX_ROUNDS)?;
     let side_names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
     check_two_sides(origin, &side_names)?;

@@ -305,26 +305,22 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[2].2,
         )?;
         let spoils_file: SpoilsFile = parse_table(&text, &origin, "spoils")?;
-        if spoils_file.rows.is_empty()
-            || spoils_file
-                .rows
-                .windows(2)
-                .any(|w| w[0].min_roll >= w[1].min_roll)
-        {
+        if spoils_file.rows.is_empty() {
             bail!("{origin}: `rows` must be non-empty with increasing min_roll");
         }
-        // A winner rolls 1d10 + his Commission rank.
-        let highest = 10 + super::scenario::KNACK.end();
-        if let Some((i, row)) = spoils_file
+        if let Some(i) = spoils_file
             .rows
-            .iter()
-            .enumerate()
-            .find(|(_, r)| r.min_roll > highest)
+            .windows(2)
+            .position(|w| w[0].min_roll >= w[1].min_roll)
         {
+            let (a, b) = (&spoils_file.rows[i], &spoils_file.rows[i + 1]);
             bail!(
-                "{origin}: `rows` row {i} (`{}`, min_roll = {}) can never be rolled: 1d10 + Commission reaches at most {highest}",
-                row.label,
-                row.min_roll
+                "{origin}: `rows` must be non-empty with increasing min_roll; row {} (`{}`, min_roll = {}) comes after row {i} (`{}`, min_roll = {})",
+                i + 1,
+                b.label,
+                b.min_roll,
+                a.label,
+                a.min_roll
             );
         }
         let duel_belongings = spoils_file
@@ -388,6 +384,27 @@ impl SeaTables {
         usize::from(self.row_lookup[at])
     }
 
+    /// Refuses a Spoils row no roll reaches, when a winner rolls at most
+    /// `highest` (1d10 + the highest Commission rank).
+    pub fn check_spoils_reach(&self, highest: i64) -> Result<()> {
+        let origin = self
+            .uses
+            .iter()
+            .find(|t| t.name == "spoils")
+            .map_or("spoils", |t| t.source.as_str());
+        if let Some((i, (min_roll, label))) = self
+            .spoils
+            .iter()
+            .enumerate()
+            .find(|(_, (min_roll, _))| *min_roll > highest)
+        {
+            bail!(
+                "{origin}: `rows` row {i} (`{label}`, min_roll = {min_roll}) can never be rolled: 1d10 + Commission reaches at most {highest}"
+            );
+        }
+        Ok(())
+    }
+
     /// The spoils row of a roll.
     pub fn spoils_row(&self, roll: i64) -> usize {
         self.spoils
@@ -402,8 +419,19 @@ impl SeaTables {
 /// any result), at most 200, Reputation 0
 /// to 10, damage written `XkY` or `-`.
 fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4])>> {
-    if rows.is_empty() || rows.windows(2).any(|w| w[0].min_result >= w[1].min_result) {
+    if rows.is_empty() {
         bail!("{origin}: `rows` must be non-empty with increasing min_result");
+    }
+    if let Some(i) = rows
+        .windows(2)
+        .position(|w| w[0].min_result >= w[1].min_result)
+    {
+        bail!(
+            "{origin}: `rows` must be non-empty with increasing min_result; row {} (min_result = {}) comes after row {i} (min_result = {})",
+            i + 1,
+            rows[i + 1].min_result,
+            rows[i].min_result
+        );
     }
     if let Some((i, r)) = rows
         .iter()
