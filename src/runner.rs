@@ -56,6 +56,17 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The engine's settings for scenario `s` under this plan.
+    pub fn settings(&self, s: &Scenario) -> RunSettings {
+        RunSettings {
+            seed: s.seed,
+            trials: s.trials,
+            threads: self.threads,
+            progress: self.progress,
+            shard: self.shard,
+        }
+    }
+
     /// The plan the shared command-line options describe.
     pub fn from_args(sim: &SimulationArgs) -> Plan {
         Plan {
@@ -102,13 +113,7 @@ pub fn simulate_watched(
     plan: &Plan,
     watch: Option<&mut Watch>,
 ) -> Result<Option<Simulated>> {
-    let settings = RunSettings {
-        seed: s.seed,
-        trials: s.trials,
-        threads: plan.threads,
-        progress: plan.progress,
-        shard: plan.shard,
-    };
+    let settings = plan.settings(s);
     s.battle.visit(SimulateOne {
         settings,
         plan,
@@ -225,13 +230,7 @@ pub fn simulate_paired(
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
     let base = scenarios.first().expect("at least one variant");
-    let settings = RunSettings {
-        seed: base.seed,
-        trials: base.trials,
-        threads: plan.threads,
-        progress: plan.progress,
-        shard: plan.shard,
-    };
+    let settings = plan.settings(base);
     base.battle.visit(Paired {
         scenarios,
         events,
@@ -442,14 +441,7 @@ impl<S: BattleSystem> System for ByTheBook<'_, S> {
 /// Every table cell the scenario's battles read, counted over its battles
 /// fought by the book (the same seed, battles and chunks as its run).
 pub fn count_usage(s: &Scenario, plan: &Plan) -> Result<UsageTally> {
-    let settings = RunSettings {
-        seed: s.seed,
-        trials: s.trials,
-        threads: plan.threads,
-        progress: plan.progress,
-        shard: plan.shard,
-    };
-    s.battle.visit(CountUsage(settings))
+    s.battle.visit(CountUsage(plan.settings(s)))
 }
 
 /// [`count_usage`] on the battle's own system.

@@ -8,7 +8,7 @@ use warcrunch::stats::{Metric, wilson, z_for_confidence};
 use warcrunch::systems::BattleSystem;
 use warcrunch::systems::war_cards::WarCards;
 
-use crate::util::scenario as bundled;
+use crate::util::{ONE_EXCHANGE, scenario as bundled};
 
 fn war_cards(path: &Path) -> WarCards {
     let battle = scenario::load(path).unwrap().battle;
@@ -134,26 +134,7 @@ cards = "deck.toml"
 fn one_exchange_matches_a_hand_enumeration_of_the_81_card_pairs() {
     // One melee exchange, units that die at the first damage: every outcome
     // follows from the pair of cards drawn, so enumerate the 81 pairs.
-    let w = from_text(
-        r#"
-system = "war_cards"
-name = "One exchange"
-[attacker]
-name = "A"
-sign = "sword"
-melee = 2
-defence = 1
-hits = 0
-[defender]
-name = "B"
-sign = "shield"
-melee = 1
-defence = 1
-hits = 0
-[engagement]
-max_exchanges = 1
-"#,
-    );
+    let w = from_text(ONE_EXCHANGE);
     let deck = &w.deck;
     // A on B: row sword_shield (0), column 2 − 1 = +1 (4).
     // B on A: row shield_sword (5), column 1 − 1 = 0 (3).
@@ -302,28 +283,7 @@ fn one_exchange_attacker_wins(deck: &[Vec<Vec<String>>]) -> f64 {
 fn each_deck_cell_move_matches_a_hand_enumeration() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("one.toml");
-    std::fs::write(
-        &scenario,
-        r#"
-system = "war_cards"
-name = "One exchange"
-[attacker]
-name = "A"
-sign = "sword"
-melee = 2
-defence = 1
-hits = 0
-[defender]
-name = "B"
-sign = "shield"
-melee = 1
-defence = 1
-hits = 0
-[engagement]
-max_exchanges = 1
-"#,
-    )
-    .unwrap();
+    std::fs::write(&scenario, ONE_EXCHANGE).unwrap();
     let out = dir.path().join("cells");
     crate::util::warcrunch()
         .args(["sensitivity", "--quiet", "--cells", "--exact"])

@@ -85,3 +85,43 @@ fn words_yes_no_and_lists_move_like_a_sweep_of_them() {
     assert_eq!(luck.3, yes("commander_luck=false"));
     assert_ne!(yes("commander_luck=false"), yes("commander_luck=true"));
 }
+
+/// A table cell named with `--knobs` moves as `--cells` moves it.
+#[test]
+fn a_cell_is_a_knob_by_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let sensitivity = |extra: &[&str], out: &str| -> String {
+        let out = dir.path().join(out);
+        warcrunch()
+            .args(["sensitivity", "--quiet", "--exact"])
+            .args(["--target", "party/any_down_or_dead=yes"])
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .arg(&ambush)
+            .assert()
+            .success();
+        read(&out.join("sensitivity.csv"))
+    };
+    let row = |csv: &str| -> String {
+        csv.lines()
+            .find(|l| l.starts_with("tables.survival.rows.D.column,"))
+            .unwrap_or_else(|| panic!("no row in {csv}"))
+            .to_owned()
+    };
+    let named = sensitivity(&["--knobs", "tables.survival.rows.D.column"], "named");
+    let cells = sensitivity(&["--cells", "--tables", "survival"], "cells");
+    assert_eq!(named.lines().count(), 2, "one move: D to C");
+    assert_eq!(row(&named), row(&cells));
+    let wrong = crate::util::failure_stderr(
+        warcrunch()
+            .args(["sensitivity", "--target", "party/any_down_or_dead=yes"])
+            .args(["--knobs", "tables.survival.rows.Q.column"])
+            .arg(&ambush),
+    );
+    assert!(
+        wrong.contains("table `survival` has no cell there") && wrong.contains("rows.D.column"),
+        "{wrong}"
+    );
+}

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{ONE_EXCHANGE, read, repo, warcrunch};
 
 /// `usage.csv` as (table, row, column) -> reads.
 fn usage(
@@ -54,11 +54,7 @@ fn total(reads: &HashMap<(String, String, String), u64>, table: &str, row_prefix
 fn a_one_exchange_battle_reads_two_cells() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("one.toml");
-    std::fs::write(
-        &scenario,
-        "system = \"war_cards\"\nname = \"One exchange\"\n[attacker]\nname = \"A\"\nsign = \"sword\"\nmelee = 2\ndefence = 1\nhits = 0\n[defender]\nname = \"B\"\nsign = \"shield\"\nmelee = 1\ndefence = 1\nhits = 0\n[engagement]\nmax_exchanges = 1\n",
-    )
-    .unwrap();
+    std::fs::write(&scenario, ONE_EXCHANGE).unwrap();
     let reads = usage(&scenario, "9000", "0", &dir.path().join("out"));
     let read_at = |row: &str, column: &str| -> u64 {
         reads

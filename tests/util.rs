@@ -250,3 +250,25 @@ pub fn garble(text: &str, edits: Vec<(usize, u8, String)>) -> String {
     }
     lines.join("\n")
 }
+
+/// A war-cards battle of one melee exchange between units that fall at the
+/// first damage: the attacker (sword, melee 2) strikes at row sword_shield,
+/// column +1; the defender (shield, melee 1) at shield_sword, column 0.
+pub const ONE_EXCHANGE: &str = r#"
+system = "war_cards"
+name = "One exchange"
+[attacker]
+name = "A"
+sign = "sword"
+melee = 2
+defence = 1
+hits = 0
+[defender]
+name = "B"
+sign = "shield"
+melee = 1
+defence = 1
+hits = 0
+[engagement]
+max_exchanges = 1
+"#;

@@ -115,8 +115,17 @@ pub fn sensitivity(
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
     let choices = setting_choices(request, &doc, &base, &overrides)?;
-    let mut chosen = chosen_knobs(knobs(&doc, &choices), &request.knobs, request.cells)?;
     let war_cards = base.battle.downcast::<WarCards>();
+    let mut all = knobs(&doc, &choices);
+    // Cells named with --knobs, in any table the scenario reads.
+    if war_cards.is_none() && request.knobs.iter().any(|k| k.starts_with("tables.")) {
+        let every_table = SensitivityRequest {
+            cell_tables: Vec::new(),
+            ..request.clone()
+        };
+        all.extend(table_cell_knobs(&every_table, &doc, &base, &overrides)?);
+    }
+    let mut chosen = chosen_knobs(all, &request.knobs, request.cells)?;
     if request.cells && war_cards.is_none() {
         chosen.extend(table_cell_knobs(request, &doc, &base, &overrides)?);
     }
@@ -236,10 +245,29 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
         .iter()
         .map(|n| {
             all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--knobs {n}: the scenario sets no setting at `{n}` that can move; allowed: {}",
-                    all.iter().map(Knob::name).collect::<Vec<_>>().join(", ")
-                )
+                // A cell is listed among its own table's cells; a setting
+                // among the settings.
+                let table = n
+                    .strip_prefix("tables.")
+                    .map(|rest| rest.split('.').next().unwrap_or(rest));
+                let allowed: Vec<String> = all
+                    .iter()
+                    .filter(|k| k.cell.as_ref().map(|c| c.table.as_str()) == table)
+                    .map(Knob::name)
+                    .collect();
+                match (table, allowed.is_empty()) {
+                    (Some(t), true) => anyhow::anyhow!(
+                        "--knobs {n}: this scenario reads no table `{t}`, or none of its cells can move"
+                    ),
+                    (Some(t), false) => anyhow::anyhow!(
+                        "--knobs {n}: table `{t}` has no cell there that can move; allowed: {}",
+                        allowed.join(", ")
+                    ),
+                    (None, _) => anyhow::anyhow!(
+                        "--knobs {n}: the scenario sets no setting at `{n}` that can move; allowed: {}",
+                        allowed.join(", ")
+                    ),
+                }
             })
         })
         .collect()

@@ -58,6 +58,18 @@ pub struct ScenarioOutcomes {
     pub rows: Vec<KeyOutcome>,
 }
 
+impl ScenarioOutcomes {
+    /// `ambush: 30,000 battles with each table, seed 5`.
+    fn battles(&self) -> String {
+        format!(
+            "{}: {} battles with each table, seed {}",
+            self.scenario,
+            thousands(self.trials),
+            self.seed
+        )
+    }
+}
+
 /// One key outcome with both tables, and the difference.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyOutcome {
@@ -278,13 +290,7 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
 pub fn console(c: &TableComparison) -> String {
     let mut out = format!("{}\n", c.info.name);
     for s in &c.scenarios {
-        let _ = writeln!(
-            out,
-            "{}: {} battles with each table, seed {}",
-            s.scenario,
-            thousands(s.trials),
-            s.seed
-        );
+        let _ = writeln!(out, "{}", s.battles());
         for r in &s.rows {
             let _ = writeln!(
                 out,
@@ -335,13 +341,7 @@ fn markdown(c: &TableComparison) -> String {
         }
     }
     for s in &c.scenarios {
-        let _ = write!(
-            md,
-            "\n{}: {} battles with each table, seed {}.",
-            s.scenario,
-            thousands(s.trials),
-            s.seed
-        );
+        let _ = write!(md, "\n{}.", s.battles());
     }
     md.push('\n');
     if !c.not_read.is_empty() {

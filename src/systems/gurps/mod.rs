@@ -359,12 +359,15 @@ impl BattleSystem for Gurps {
     /// Parses and validates a GURPS scenario.
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {
         let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
-        let source = tables
-            .uses
-            .iter()
-            .find(|t| t.name == "survival")
-            .map_or("survival", |t| t.source.as_str());
-        survival::check_reachable(&tables.survival, source)
+        let source = |name: &'static str| {
+            tables
+                .uses
+                .iter()
+                .find(|t| t.name == name)
+                .map_or(name, |t| t.source.as_str())
+        };
+        success::check_reachable(&tables.survival, source("survival"))
+            .and_then(|()| success::check_reachable(&tables.glory, source("glory")))
             .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
         let header = parsed.header.clone();
         Ok((header, Gurps::new(parsed, tables)))

@@ -7,8 +7,24 @@
 
 use rand::Rng;
 
+use super::rules::COMBAT_CAP;
 use super::tables::{GurpsTables, MarginBand};
 use crate::dice::{self, Digits, THREE_D6_WAYS};
+
+/// Refuses a Survival or Glory row no roll can reach: the skill rolled
+/// against is capped at [`COMBAT_CAP`], and 3d6 rolls 3 at best. `origin`
+/// names the table's file.
+pub fn check_reachable(rows: &[impl MarginBand], origin: &str) -> anyhow::Result<()> {
+    let best = COMBAT_CAP - 3;
+    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.min_margin() > best) {
+        anyhow::bail!(
+            "{origin}: `rows` row {i} (`{}`, min_margin = {}) can never be rolled: with the skill capped at {COMBAT_CAP}, a roll succeeds by at most {best}",
+            r.label(),
+            r.min_margin()
+        );
+    }
+    Ok(())
+}
 
 /// The outcome of a success roll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

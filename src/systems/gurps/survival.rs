@@ -16,7 +16,7 @@ use super::damage::{self, column_damage};
 use super::outcome::State;
 use super::rules::{COMBAT_CAP, HeroRules};
 use super::success::{check, roll_3d6, row_of, rows_by_roll, three_d6_distribution};
-use super::tables::{Column, GurpsTables, SurvivalRow};
+use super::tables::{Column, GurpsTables};
 use crate::dice::{AliasTable, Digits};
 
 /// The losing side's PCs take −1 on Survival per this many points of the
@@ -35,21 +35,6 @@ pub fn penalty(winner: usize, side: usize, margin: i64) -> i64 {
     } else {
         0
     }
-}
-
-/// Refuses a Survival row no roll can reach: effective Combat skill is
-/// capped at [`COMBAT_CAP`], and 3d6 rolls 3 at best. `origin` names the
-/// table's file.
-pub fn check_reachable(rows: &[SurvivalRow], origin: &str) -> anyhow::Result<()> {
-    let best = COMBAT_CAP - 3;
-    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.min_margin > best) {
-        anyhow::bail!(
-            "{origin}: `rows` row {i} (`{}`, min_margin = {}) can never be rolled: with Combat skill capped at {COMBAT_CAP}, a Survival roll succeeds by at most {best}",
-            r.label,
-            r.min_margin
-        );
-    }
-    Ok(())
 }
 
 /// The skill a PC rolls Survival against: Combat skill + Risk − penalty,

@@ -136,7 +136,9 @@ pub struct ResultRow {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SurvivalRow {
-    /// Smallest margin of the row.
+    /// Smallest margin of the row (at most 13: the best a capped skill of
+    /// 16 rolls on 3d6).
+    #[schemars(range(max = 13))]
     pub min_margin: i64,
     /// Category name.
     pub label: String,
@@ -161,7 +163,9 @@ impl SurvivalRow {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GloryRow {
-    /// Smallest margin of the row.
+    /// Smallest margin of the row (at most 13: the best a capped skill of
+    /// 16 rolls on 3d6).
+    #[schemars(range(max = 13))]
     pub min_margin: i64,
     /// Category name.
     pub label: String,
