@@ -550,3 +550,103 @@ fn a_table_with_an_ambiguous_or_unreachable_row_is_refused_at_its_line() {
         }
     }
 }
+
+/// Ways three dice make each sum 3..=18.
+fn three_d6() -> [u32; 19] {
+    let mut ways = [0; 19];
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for c in 1..=6 {
+                ways[a + b + c] += 1;
+            }
+        }
+    }
+    ways
+}
+
+/// The law of the HP `hits` hits of 2d+2 through DR 3 take: each hit at
+/// least 0 (the TL 3 damage of columns C and D).
+fn hits_law(hits: usize) -> Vec<f64> {
+    let mut law = vec![1.0];
+    for _ in 0..hits {
+        let mut next = vec![0.0; law.len() + 13];
+        for (so_far, p) in law.iter().enumerate() {
+            for a in 1..=6 {
+                for b in 1..=6 {
+                    let hit = (a + b + 2 - 3).max(0) as usize;
+                    next[so_far + hit] += p / 36.0;
+                }
+            }
+        }
+        law = next;
+    }
+    law
+}
+
+/// `sensitivity --knobs tables.survival.rows.D.column --exact` against the
+/// rules worked by hand. Varro (Survival against 9, HP 12, HT 12, DR 3)
+/// fights one day on a side that cannot lose (Strategy 30 against 0), so
+/// no losing-side penalty: he lands on row D (failed by 7+, or a critical
+/// failure: 16, 17 or 18 on 3d6) 10 times in 216. Column D is three hits
+/// of 2d+2 - DR, column C two. At 0 HP or below he rolls HT to stay
+/// conscious, and at -HT one more to live; he is out (down or dead) unless
+/// every roll is made (3d6 <= 12).
+#[test]
+fn a_survival_column_moved_matches_the_rules_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("sure.toml");
+    std::fs::write(
+        &scenario,
+        "system = \"gurps\"\nname = \"A sure win\"\ndays = 1\ntech_level = 3\n\n[[sides]]\nname = \"Megalos\"\nstrategy = 30\ntroop_strength = 2000\nattacker = true\n\n[[sides]]\nname = \"Raiders\"\nstrategy = 0\ntroop_strength = 1000\n\n[[heroes]]\nname = \"Varro\"\nside = \"Megalos\"\nrole = \"soldier\"\ntactics = 10\nweapon_skill = 14\nhp = 12\nht = 12\ndr = 3\nrisk = -3\n",
+    )
+    .unwrap();
+    let ways = three_d6();
+    let p_row_d: f64 = (16..=18).map(|r| f64::from(ways[r])).sum::<f64>() / 216.0;
+    let p_ht: f64 = (3..=12).map(|r| f64::from(ways[r])).sum::<f64>() / 216.0;
+    let (hp, ht) = (12i64, 12i64);
+    let p_out = |hits: usize| -> f64 {
+        hits_law(hits)
+            .iter()
+            .enumerate()
+            .map(|(damage, p)| {
+                let after = hp - damage as i64;
+                if after > 0 {
+                    return 0.0;
+                }
+                let rolls = 1 + (-after / ht) as i32;
+                p * (1.0 - p_ht.powi(rolls))
+            })
+            .sum()
+    };
+    let by_hand = p_row_d * (p_out(2) - p_out(3));
+    let out = dir.path().join("cells");
+    warcrunch()
+        .args(["sensitivity", "--quiet", "--exact"])
+        .args(["--target", "hero:Varro/state=down|dead"])
+        .args(["--knobs", "tables.survival.rows.D.column"])
+        .arg("--out")
+        .arg(&out)
+        .arg(&scenario)
+        .assert()
+        .success();
+    let csv = read(&out.join("sensitivity.csv"));
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        &row[..6],
+        [
+            "tables.survival.rows.D.column",
+            "survival",
+            "rows.D",
+            "column",
+            "D",
+            "C"
+        ]
+    );
+    assert_eq!(row[13], "exact");
+    let difference: f64 = row[10].parse().unwrap();
+    assert!(by_hand < -0.005, "a milder column saves Varro: {by_hand}");
+    assert!(
+        (difference - by_hand).abs() < 1e-12,
+        "D -> C: {difference} against {by_hand} by hand"
+    );
+}
