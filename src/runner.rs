@@ -95,7 +95,7 @@ pub struct Simulated {
 
 /// Simulates a scenario (up to `s.trials` battles, or its shard of them).
 pub fn simulate(s: &Scenario, plan: &Plan) -> Result<Simulated> {
-    simulate_watched(s, plan, None)?.ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
+    simulate_watched(s, plan, None, &[])?.ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
 }
 
 /// Asked at each checkpoint of a watched run ([`engine::next_checkpoint`]
@@ -112,12 +112,14 @@ pub fn simulate_watched(
     s: &Scenario,
     plan: &Plan,
     watch: Option<&mut Watch>,
+    targets: &[Target],
 ) -> Result<Option<Simulated>> {
     let settings = plan.settings(s);
     s.battle.visit(SimulateOne {
         settings,
         plan,
         watch,
+        targets,
     })
 }
 
@@ -126,13 +128,14 @@ struct SimulateOne<'p, 'w, 'f> {
     settings: RunSettings,
     plan: &'p Plan,
     watch: Option<&'w mut Watch<'f>>,
+    targets: &'p [Target],
 }
 
 impl Visit<'_> for SimulateOne<'_, '_, '_> {
     type Output = Result<Option<Simulated>>;
 
     fn visit<S: BattleSystem>(self, system: &S) -> Self::Output {
-        simulate_system(system, self.settings, self.plan, self.watch)
+        simulate_system(system, self.settings, self.plan, self.watch, self.targets)
     }
 }
 
@@ -141,8 +144,15 @@ fn simulate_system<S: BattleSystem>(
     settings: RunSettings,
     plan: &Plan,
     watch: Option<&mut Watch>,
+    targets: &[Target],
 ) -> Result<Option<Simulated>> {
-    let metrics = |tally: &S::Tally| system.metrics_of(tally);
+    // Every metric, with each target's outcome: a precision run holds
+    // their intervals to the precision too.
+    let metrics = |tally: &S::Tally| {
+        let mut metrics = system.metrics_of(tally);
+        add_outcomes(&mut metrics, targets).expect("targets checked before the run");
+        metrics
+    };
     let precise_enough = |m: &[Metric<u64>], target: f64| {
         widest_half_width(m).is_none_or(|(width, _)| width <= target)
     };

@@ -303,3 +303,56 @@ fn a_balance_is_the_share_of_decided_battles_won() {
         &["--balance side:Knights", "allowed: battle"],
     );
 }
+
+/// A `--precision` run holds a target's interval to the precision too. A
+/// Hero on the side that always wins rolls Spoils: no single value comes
+/// near one half, but "purse or better horse" does, so the target's
+/// interval is the widest and decides where the run stops.
+#[test]
+fn a_precision_run_holds_a_targets_interval_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("spoils.toml");
+    std::fs::write(
+        &scenario,
+        "system = \"seventh_sea\"\nname = \"Spoils of a rout\"\nmax_rounds = 50\n\n[[sides]]\nname = \"Eisen\"\ncommander = { wits = 4, strategy = 4 }\n\n[[sides]]\nname = \"Rebels\"\ncommander = { wits = 2, strategy = 1 }\n\n[[heroes]]\nname = \"Karl\"\nside = \"Eisen\"\nwits = 3\ntactics = 2\nbrawn = 2\nresolve = 3\nfinesse = 3\nattack = 3\ndefence_knack = 2\npolicy = \"rear\"\n",
+    )
+    .unwrap();
+    let precision = 0.0036;
+    let run = |target: Option<&str>, out: &str| -> (u64, String) {
+        let out = dir.path().join(out);
+        let mut command = warcrunch();
+        command
+            .args(["run", "--quiet", "--precision", &precision.to_string()])
+            .arg(&scenario)
+            .arg("--out")
+            .arg(&out);
+        if let Some(t) = target {
+            command.args(["--target", t]);
+        }
+        command.assert().success();
+        let json: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+        (
+            json["trials"].as_u64().unwrap(),
+            read(&out.join("distributions.csv")),
+        )
+    };
+    let (plain, _) = run(None, "plain");
+    let (with_target, csv) = run(
+        Some("hero:Karl/spoils=purse|fine_weapon_or_horse"),
+        "target",
+    );
+    let row: Vec<f64> = csv
+        .lines()
+        .find(|l| l.contains(",hero:Karl,spoils=purse|fine_weapon_or_horse,yes,"))
+        .unwrap_or_else(|| panic!("no target row in {csv}"))
+        .split(',')
+        .skip(5)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    assert!((row[0] - 0.5).abs() < 0.05, "near one half: {row:?}");
+    assert!((row[2] - row[1]) / 2.0 <= precision, "{row:?}");
+    assert!(
+        with_target > plain,
+        "the target's interval kept the run going: {with_target} against {plain} battles"
+    );
+}

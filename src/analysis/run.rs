@@ -143,11 +143,11 @@ pub fn simulate_and_store(
     formats: Formats,
     watch: Option<&mut Watch>,
 ) -> Result<Option<RunAnswer>> {
-    let Some(done) = simulate_watched(s, plan, watch).map_err(nothing_written)? else {
+    let Some(done) = simulate_watched(s, plan, watch, asked.targets).map_err(nothing_written)?
+    else {
         return Ok(None);
     };
-    let mut metrics = done.metrics;
-    add_outcomes(&mut metrics, asked.targets)?;
+    let metrics = done.metrics;
     let mut info = run_info(s, asked.command, done.threads, done.elapsed);
     info.trials = Some(if plan.shard == Shard::WHOLE {
         done.trials
