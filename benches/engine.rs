@@ -383,7 +383,7 @@ fn streaming(c: &mut Criterion) {
                         .len();
                     false
                 };
-                let done = simulate_watched(&s, &plan, Some(&mut watch)).expect("run");
+                let done = simulate_watched(&s, &plan, Some(&mut watch), &[]).expect("run");
                 black_box((done, published))
             })
         });
