@@ -339,3 +339,48 @@ fn names_with_markup_are_shown_as_text_on_every_page() {
         assert!(html.contains("&#60;i&#62;Pikes&#60;/i&#62;"), "{page:?}");
     }
 }
+
+/// A metric with a single value (nobody in the siege's party goes down)
+/// draws one proper bar, and so does a comparison chart only one scenario
+/// can fill (the ambush's Megalos are not in the siege): no SVG holds a
+/// shape of negative width.
+#[test]
+fn a_single_value_draws_a_proper_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let siege = repo().join("scenarios/gurps/siege_assault.toml");
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let run = dir.path().join("run");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "5000", "--out"])
+        .arg(&run)
+        .arg(&siege)
+        .assert()
+        .success();
+    let single = read(&run.join("hist_party_down_or_dead.svg"));
+    assert!(
+        read(&run.join("distributions.csv")).contains(",party,down_or_dead,0,5000,1.0,"),
+        "the party's count has one value"
+    );
+    assert!(single.contains("fill=\"#0072B2\""), "a bar is drawn");
+    let compare = dir.path().join("compare");
+    warcrunch()
+        .args(["compare", "--quiet", "--trials", "5000", "--out"])
+        .arg(&compare)
+        .arg(&ambush)
+        .arg(&siege)
+        .assert()
+        .success();
+    for folder in [&run, &compare] {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "svg") {
+                let svg = read(&path);
+                assert!(
+                    !svg.contains("width=\"-"),
+                    "{}: a negative width",
+                    path.display()
+                );
+            }
+        }
+    }
+}

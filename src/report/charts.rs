@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{FONT, PALETTE, draw_both, file_safe, plot_err};
+use super::draw::{FONT, PALETTE, bar_range, draw_both, file_safe, plot_err};
 use super::{Export, RunReport};
 use crate::stats::{Metric, wilson, z95};
 
@@ -146,13 +146,13 @@ fn bar_chart<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..y_max)
+        .build_cartesian_2d(bar_range(n).into_segmented(), 0.0..y_max)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .max_light_lines(0)
-        .x_labels(bars.len().max(1))
+        .x_labels(bar_range(n).len() + 1)
         .x_label_formatter(&|v| match v {
             // Every label up to 20 bars; beyond, every step-th one.
             SegmentValue::CenterOf(i) if (*i as usize).is_multiple_of(label_step) => bars

@@ -61,6 +61,13 @@ pub fn draw_both(
     Ok(vec![svg, png])
 }
 
+/// The x range of `n` bars on a segmented axis, one segment each: a lone
+/// bar gets an empty segment on either side (a range of one value has no
+/// width to draw in).
+pub fn bar_range(n: i32) -> std::ops::Range<i32> {
+    if n <= 1 { -1..1 } else { 0..n - 1 }
+}
+
 /// A name reduced to letters, digits and underscores.
 pub fn file_safe(name: &str) -> String {
     name.chars()

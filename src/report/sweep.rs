@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::RunReport;
-use super::draw::{FONT, PALETTE, draw_both, file_safe, plot_err};
+use super::draw::{FONT, PALETTE, bar_range, draw_both, file_safe, plot_err};
 use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
 use crate::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
@@ -447,13 +447,13 @@ pub(crate) fn stacked<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(axis.area)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..100.0)
+        .build_cartesian_2d(bar_range(n).into_segmented(), 0.0..100.0)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .max_light_lines(0)
-        .x_labels(variants.len())
+        .x_labels(bar_range(n).len() + 1)
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) if !axis.rotated => axis.label(&names, *i as usize),
             _ => String::new(),
