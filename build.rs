@@ -9,8 +9,13 @@
 //!
 //! Under `CI=true` (or `WARCRUNCH_REQUIRE_SEEDS` for the seeds) neither is
 //! set: the tests run and a missing seed or browser fails them.
+//!
+//! It also records the git commit the binary is built from as
+//! `WARCRUNCH_COMMIT` (`run.json`'s `tool_commit`): the short hash, with
+//! `-modified` when tracked files differ from it, or `unknown` outside git.
 
 use std::path::Path;
+use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(seeds_absent)");
@@ -35,5 +40,38 @@ fn main() {
             .any(|name| on_path(name));
     if !browser && !ci {
         println!("cargo::rustc-cfg=browser_absent");
+    }
+    println!("cargo::rustc-env=WARCRUNCH_COMMIT={}", commit());
+}
+
+/// The commit of the work tree, or `unknown`; watched so that a new
+/// commit, or an edit to what the binary is built from, records it anew.
+fn commit() -> String {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").args(args).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let Some(hash) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".to_owned();
+    };
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        for file in ["HEAD", "index"] {
+            let path = Path::new(&dir).join(file);
+            if path.exists() {
+                println!("cargo::rerun-if-changed={}", path.display());
+            }
+        }
+    }
+    for watched in ["src", "templates", "assets", "scenarios", "Cargo.toml"] {
+        println!("cargo::rerun-if-changed={watched}");
+    }
+    let modified = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|changes| !changes.is_empty());
+    if modified {
+        format!("{hash}-modified")
+    } else {
+        hash
     }
 }

@@ -91,9 +91,18 @@ pub struct CompletionsArgs {
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The scenario file (TOML).
-    pub scenario: PathBuf,
-    /// Output folder [default: reports/<scenario file stem>].
+    /// The scenario file (TOML); or several files or folders (subfolders too), each scenario
+    /// run into a folder of its own, with every battle's numbers in one table beside them
+    /// (files that are no scenario, such as table files, are left out with a note).
+    #[arg(required_unless_present = "from", num_args = 1.., value_name = "SCENARIO")]
+    pub scenarios: Vec<PathBuf>,
+    /// Run again what a run.json records, from the scenario and tables it holds (no other
+    /// file needed): the same battles, the same numbers.
+    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = [
+        "scenarios", "exact", "usage", "precision", "targets", "trials", "seed", "tables", "shard",
+    ])]
+    pub from: Option<PathBuf>,
+    /// Output folder [default: reports/<scenario file stem>; several scenarios: reports/runs].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also compute the exact distribution and compare the simulation with it.

@@ -397,15 +397,26 @@ impl Difference {
     }
 }
 
-/// A p-value as printed: `< 1e-16` below what a double distinguishes from
-/// zero here, else three significant digits (`4.68e-3`).
+/// A p-value as printed: three significant digits (`4.68e-3`), the same
+/// number `comparison.csv` holds; below [`P_FLOOR`] (a tail the normal and
+/// chi-square survival functions underflow in), `< 1e-300`, the bound the
+/// CSV writes.
 pub fn format_p(p: f64) -> String {
-    if p < 1e-16 {
-        "< 1e-16".to_owned()
+    if p < P_FLOOR {
+        format!("< {P_FLOOR:e}")
     } else {
         format!("{p:.2e}")
     }
 }
+
+/// A p-value as the tables write it: never 0, which no finite number of
+/// battles can show; one below [`P_FLOOR`] is written as that bound.
+pub fn reported_p(p: f64) -> f64 {
+    p.max(P_FLOOR)
+}
+
+/// The smallest p-value printed or written: below it, the bound.
+pub const P_FLOOR: f64 = 1e-300;
 
 /// The tests between two samples that fail at the family-wise level
 /// `family_alpha` (Bonferroni over every test): empty when the samples
@@ -453,8 +464,11 @@ mod tests {
 
     #[test]
     fn tiny_p_values_are_not_printed_as_zero() {
-        assert_eq!(format_p(0.0), "< 1e-16");
-        assert_eq!(format_p(1e-300), "< 1e-16");
+        assert_eq!(format_p(0.0), "< 1e-300");
+        assert_eq!(format_p(1e-301), "< 1e-300");
+        assert_eq!(format_p(3.2e-45), "3.20e-45");
+        assert_eq!(reported_p(0.0), 1e-300);
+        assert_eq!(reported_p(3.2e-45), 3.2e-45);
         assert_eq!(format_p(0.004_678), "4.68e-3");
     }
 

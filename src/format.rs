@@ -14,30 +14,74 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A probability as a percentage with two decimals (`56.80%`). A positive
-/// probability too small to show is `< 0.01%`, and one short of certain
-/// is `> 99.99%`, so an outcome seen 12 times never reads as `0.00%`.
+/// The most decimals a percentage is written with; a probability nearer 0
+/// or 1 than that shows is written as a bound (`< 0.000000000001%`).
+const MAX_DECIMALS: usize = 12;
+
+/// A probability as a percentage: two decimals (`56.80%`), more where it
+/// lies within 0.1 point of 0% or of 100%, enough for two significant
+/// digits of its distance from there (`0.0084%`, `99.9916%`), so a seen
+/// outcome never reads as 0 or as certain. Exactly 0 and 1 are `0.00%`
+/// and `100.00%`. The one rule of every console line, page and report.
 pub fn percent(p: f64) -> String {
-    let shown = 100.0 * p;
-    if p > 0.0 && shown < 0.005 {
-        "< 0.01%".to_owned()
-    } else if p < 1.0 && shown >= 99.995 {
-        "> 99.99%".to_owned()
-    } else {
-        format!("{shown:.2}%")
+    percent_with(p, decimals(p))
+}
+
+/// A probability and its interval's ends, written alike: with the most
+/// decimals [`percent`] gives any of them, and more while two that differ
+/// would read the same (`0.0084% (0.0071%–0.0099%)`).
+pub fn percent_interval(p: f64, low: f64, high: f64) -> [String; 3] {
+    let values = [p, low, high];
+    let mut places = values.into_iter().map(decimals).max().unwrap_or(2);
+    loop {
+        let shown = values.map(|v| percent_with(v, places));
+        let alike =
+            (0..3).any(|i| (i + 1..3).any(|j| values[i] != values[j] && shown[i] == shown[j]));
+        if !alike || places >= MAX_DECIMALS {
+            return shown;
+        }
+        places += 1;
     }
 }
 
-/// An interval's end as a percentage: like [`percent`], but a small
-/// positive end keeps two significant digits (`0.0019%`) instead of
-/// reading as a bound of its own.
-pub fn percent_bound(p: f64) -> String {
+/// Decimals [`percent`] writes `p` with.
+fn decimals(p: f64) -> usize {
     let shown = 100.0 * p;
-    if p > 0.0 && shown < 0.005 {
-        let decimals = ((-shown.log10()).ceil() as usize + 1).min(8);
-        format!("{shown:.decimals$}%")
+    let distance = shown.min(100.0 - shown);
+    if distance <= 0.0 || distance >= 0.1 {
+        2
     } else {
-        percent(p)
+        ((-distance.log10()).ceil() as usize + 1).clamp(2, MAX_DECIMALS)
+    }
+}
+
+/// `p` as a percentage with `places` decimals, as a bound where that
+/// would read as 0% or 100% though it is neither.
+fn percent_with(p: f64, places: usize) -> String {
+    let shown = 100.0 * p;
+    let text = format!("{shown:.places$}");
+    let zero = format!("{:.places$}", 0.0);
+    let whole = format!("{:.places$}", 100.0);
+    if p > 0.0 && text == zero {
+        format!("< {:.places$}%", 10f64.powi(-(places as i32)))
+    } else if p < 1.0 && text == whole {
+        format!("> {:.places$}%", 100.0 - 10f64.powi(-(places as i32)))
+    } else {
+        format!("{text}%")
+    }
+}
+
+/// A word of a command line as a shell reads it back: as it is when it
+/// holds nothing a shell treats specially, else quoted.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,@+%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        shlex::try_quote(word).map_or_else(|_| word.to_owned(), |q| q.into_owned())
     }
 }
 
@@ -65,6 +109,13 @@ mod tests {
     }
 
     #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("cards=/tmp/deck.toml"), "cards=/tmp/deck.toml");
+        assert_eq!(shell_word("my deck.toml"), "'my deck.toml'");
+        assert_eq!(shlex::split(&shell_word("it's")).unwrap(), ["it's"]);
+    }
+
+    #[test]
     fn thousands_separators() {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
@@ -72,15 +123,37 @@ mod tests {
     }
 
     #[test]
-    fn a_seen_outcome_is_never_zero_percent() {
-        assert_eq!(percent(12.0 / 1_000_000.0), "< 0.01%");
+    fn a_seen_outcome_is_never_zero_percent_nor_certain() {
         assert_eq!(percent(0.0), "0.00%");
         assert_eq!(percent(1.0), "100.00%");
-        assert_eq!(percent(1.0 - 12.0 / 1_000_000.0), "> 99.99%");
         assert_eq!(percent(0.568), "56.80%");
-        assert_eq!(percent(0.00005), "0.01%");
-        assert_eq!(percent_bound(1.9e-5), "0.0019%");
-        assert_eq!(percent_bound(1.2e-6), "0.00012%");
-        assert_eq!(percent_bound(0.5), "50.00%");
+        assert_eq!(percent(0.00005), "0.0050%");
+        assert_eq!(percent(12.0 / 1_000_000.0), "0.0012%");
+        assert_eq!(percent(1.0 - 12.0 / 1_000_000.0), "99.9988%");
+        assert_eq!(percent(8.4e-5), "0.0084%");
+        assert_eq!(percent(1.0 - 8.4e-5), "99.9916%");
+        assert_eq!(percent(0.0015), "0.15%");
+        assert_eq!(percent(0.0005), "0.050%");
+        assert_eq!(percent(1e-16), "< 0.000000000001%");
+        assert_eq!(percent(1.0 - 1e-16), "> 99.999999999999%");
+    }
+
+    #[test]
+    fn an_interval_never_prints_two_different_ends_alike() {
+        assert_eq!(
+            percent_interval(0.9999, 0.99985, 0.99994),
+            ["99.9900%", "99.9850%", "99.9940%"]
+        );
+        assert_eq!(
+            percent_interval(0.5, 0.49999, 0.50001),
+            ["50.000%", "49.999%", "50.001%"]
+        );
+        assert_eq!(
+            percent_interval(0.5, 0.49, 0.51),
+            ["50.00%", "49.00%", "51.00%"]
+        );
+        let [p, lo, hi] = percent_interval(0.0, 0.0, 3e-6);
+        assert_eq!((p.as_str(), lo.as_str()), ("0.00000%", "0.00000%"));
+        assert_eq!(hi, "0.00030%");
     }
 }

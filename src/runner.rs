@@ -488,9 +488,11 @@ pub fn exact_metrics(s: &Scenario) -> Result<Vec<Metric<f64>>> {
 pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration) -> RunInfo {
     RunInfo {
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        tool_commit: crate::report::TOOL_COMMIT.to_owned(),
         command,
         scenario_path: Some(s.path.display().to_string()),
         scenario_sha256: Some(s.sha256.clone()),
+        scenario_text: Some(s.text.clone()),
         name: s.name.clone(),
         system: s.battle.system().to_owned(),
         seed: Some(s.seed),
@@ -505,6 +507,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         variants: Vec::new(),
         max_risk_of_down: None,
         swept_heroes: Vec::new(),
+        parameters: Vec::new(),
         scenarios: Vec::new(),
     }
 }

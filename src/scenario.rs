@@ -25,6 +25,8 @@ pub struct Scenario {
     pub path: PathBuf,
     /// SHA-256 of the file's bytes.
     pub sha256: String,
+    /// The file's text, as read (before any command-line edit).
+    pub text: String,
     /// The battle's display name.
     pub name: String,
     /// Battles to run.
@@ -125,6 +127,7 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
     match load_as(path, &all, &origins.join(", "), false) {
         Ok(mut s) => {
             s.sha256 = sha256_hex(text.as_bytes());
+            s.text = text.to_owned();
             Ok(s)
         }
         Err(error) => {
@@ -196,6 +199,7 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
     Ok(Scenario {
         path: path.to_path_buf(),
         sha256: sha256_hex(text.as_bytes()),
+        text: text.to_owned(),
         name: header.name,
         trials,
         seed: header.seed.unwrap_or(DEFAULT_SEED),

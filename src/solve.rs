@@ -192,12 +192,8 @@ fn at(p: &Point) -> String {
     if p.ci_low == p.ci_high {
         format!("{} (exact)", crate::format::percent(p.probability))
     } else {
-        format!(
-            "{} ({}–{})",
-            crate::format::percent(p.probability),
-            crate::format::percent_bound(p.ci_low),
-            crate::format::percent_bound(p.ci_high)
-        )
+        let [p, lo, hi] = crate::format::percent_interval(p.probability, p.ci_low, p.ci_high);
+        format!("{p} ({lo}–{hi})")
     }
 }
 

@@ -95,27 +95,22 @@ fn parse_value(v: &str) -> Value {
     }
 }
 
-/// One point of the grid: its name and (setting index, value) pairs.
+/// One point of the grid: its name and the value of each setting.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variant {
     /// `risk=-3`, or `risk=-3,strategy=12` for a grid.
     pub name: String,
     /// The value of each setting.
     pub values: Vec<Value>,
+    /// The value of each setting as the name shows it (`-3`, `elite`).
+    pub shown: Vec<String>,
 }
 
-/// Every combination of the settings' values, first setting slowest; at
-/// most `max` of them.
-pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
-    let total: usize = settings.iter().map(|s| s.values.len()).product();
-    if total > max {
-        bail!(
-            "the --set options make {total} variants; at most {max} run unless --max-variants allows more (e.g. --max-variants {total})"
-        );
-    }
-    // Name each setting by its last path part, or the full path if that
-    // clashes; a table's cell by its table and its path in the table.
-    let labels: Vec<String> = settings
+/// Each setting's name in a variant's name and in a table's column: its
+/// last path part, or the full path if that clashes; a table's cell by its
+/// table and its path in the table.
+pub fn labels(settings: &[Setting]) -> Vec<String> {
+    settings
         .iter()
         .map(|s| {
             if s.path.len() > 2 && s.path[0] == "tables" {
@@ -133,10 +128,23 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
                 last.clone()
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Every combination of the settings' values, first setting slowest; at
+/// most `max` of them.
+pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
+    let total: usize = settings.iter().map(|s| s.values.len()).product();
+    if total > max {
+        bail!(
+            "the --set options make {total} variants; at most {max} run unless --max-variants allows more (e.g. --max-variants {total})"
+        );
+    }
+    let labels = labels(settings);
     let mut variants = vec![Variant {
         name: String::new(),
         values: Vec::new(),
+        shown: Vec::new(),
     }];
     for (setting, label) in settings.iter().zip(&labels) {
         variants = variants
@@ -153,6 +161,7 @@ pub fn grid(settings: &[Setting], max: usize) -> Result<Vec<Variant>> {
                     }
                     next.name.push_str(&format!("{label}={shown}"));
                     next.values.push(value.clone());
+                    next.shown.push(shown);
                     next
                 })
             })

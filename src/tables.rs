@@ -123,6 +123,26 @@ pub struct TableUse {
     pub sha256: String,
     /// Settings in the table that are stand-ins for unknown published values.
     pub stand_ins: Vec<String>,
+    /// The table's text as the run used it, unless it is the built-in table
+    /// unchanged: with the scenario's text, what reruns the run from its
+    /// `run.json` alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl TableUse {
+    /// The use of a table `name` read from `source` (as [`load_text`] or
+    /// [`origin`] gives it) as `text`.
+    pub fn new(name: &str, source: String, text: &str, stand_ins: Vec<String>) -> TableUse {
+        let built_in = source.starts_with("built-in") && !source.contains(", with ");
+        TableUse {
+            name: name.to_owned(),
+            sha256: sha256_hex(text.as_bytes()),
+            text: (!built_in).then(|| text.to_owned()),
+            source,
+            stand_ins,
+        }
+    }
 }
 
 /// SHA-256 of a text, in hex.

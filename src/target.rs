@@ -366,6 +366,53 @@ pub fn add_outcomes<W: Weight>(metrics: &mut Vec<Metric<W>>, targets: &[Target])
     Ok(())
 }
 
+/// The outcomes the verdict combines from several values, as targets:
+/// each PC out of action where that is more than one state
+/// (`hero:Titus/state=down|dead`).
+pub fn combined_targets<W: Copy>(metrics: &[Metric<W>]) -> Vec<Target> {
+    metrics
+        .iter()
+        .filter_map(|m| match &m.role {
+            MetricRole::Fate { out, .. } if out.len() > 1 => Some(Target {
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                condition: Condition::OneOf(out.iter().map(|&b| m.label(b)).collect()),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `metrics` with the verdict's combined outcomes ([`combined_targets`])
+/// appended as yes/no outcomes, those a `--target` already added left
+/// out: what the tables list, so each number the verdict states is a row.
+pub fn with_combined<W: Weight>(metrics: &[Metric<W>]) -> Vec<Metric<W>> {
+    with_combined_as(metrics, metrics)
+}
+
+/// [`with_combined`] of `metrics` (exact odds, which carry no roles) with
+/// the outcomes `layout` (the simulation's metrics of the same battle)
+/// combines; one whose values `metrics` lack is left out.
+pub fn with_combined_as<W: Weight, L: Copy>(
+    layout: &[Metric<L>],
+    metrics: &[Metric<W>],
+) -> Vec<Metric<W>> {
+    let mut all = metrics.to_vec();
+    for t in combined_targets(layout) {
+        let name = t.outcome_name();
+        if metrics
+            .iter()
+            .any(|m| m.subject == t.subject && m.name == name)
+        {
+            continue;
+        }
+        if let Ok(outcome) = t.outcome(metrics) {
+            all.push(outcome);
+        }
+    }
+    all
+}
+
 /// Checks a probability given to `option`: strictly between 0 and 1.
 pub fn check_probability(option: &str, p: f64) -> Result<f64> {
     if p > 0.0 && p < 1.0 {

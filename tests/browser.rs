@@ -474,3 +474,104 @@ fn every_bundled_scenario_puts_a_first_result_on_screen() {
         page.wait_for("the run to end", "!document.getElementById('run').disabled");
     }
 }
+
+/// A report as its readers see it: on a 390-pixel phone every chart's text
+/// is at least 10 px and no number breaks across lines; printed on A4 and
+/// Letter, every table is there (folded ones unfolded), headings keep to
+/// what follows them, and the pages hold the report without large blanks.
+/// Screenshots and the PDFs land in `target/browser/`.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_report_reads_on_a_phone_and_prints_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ambush");
+    crate::util::warcrunch()
+        .args(["run", "--quiet", "--trials", "200000", "--out"])
+        .arg(&out)
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .assert()
+        .success();
+    let url = format!("file://{}", out.join("report.html").display());
+    let Some(mut page) = browser(&url) else {
+        return;
+    };
+    // The report folds its long tables (here: hundreds of rows).
+    page.wait_for(
+        "the report's folded tables",
+        "document.readyState === 'complete' && document.querySelectorAll('details tr').length > 50",
+    );
+
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
+    );
+    page.wait_for("the phone layout", "window.innerWidth === 390");
+    let smallest = page.eval(
+        "Math.min(...[...document.querySelectorAll('figure svg')].flatMap(svg => {
+           const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+           return [...svg.querySelectorAll('text')]
+             .map(t => parseFloat(t.getAttribute('font-size')) * scale);
+         }))",
+    );
+    let smallest = smallest.as_f64().unwrap();
+    assert!(smallest >= 10.0, "chart text {smallest:.1} px on a phone");
+    let broken = page.eval(
+        "[...document.querySelectorAll('td:not(.l)')].filter(td => {
+           const range = document.createRange(); range.selectNodeContents(td);
+           return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+         }).map(td => td.textContent)",
+    );
+    assert_eq!(broken, json!([]), "numbers broken across lines on a phone");
+    page.screenshot("report_phone");
+
+    // Printed: the printable width of A4 with the page's margins.
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 680, "height": 1000, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    page.call("Emulation.setEmulatedMedia", json!({ "media": "print" }));
+    let hidden = page.eval(
+        "[...document.querySelectorAll('table tr')].filter(tr => tr.getClientRects().length === 0).length",
+    );
+    assert_eq!(hidden, json!(0), "every table row is printed");
+    let loose = page.eval(
+        "[...document.querySelectorAll('h2, h3')].filter(h => getComputedStyle(h).breakAfter !== 'avoid').length",
+    );
+    assert_eq!(loose, json!(0), "headings keep to what follows them");
+    let height = page
+        .eval("document.documentElement.scrollHeight")
+        .as_f64()
+        .unwrap();
+    for (paper, (width, tall)) in [("a4", (8.27, 11.69)), ("letter", (8.5, 11.0))] {
+        let margin = 1.5 / 2.54;
+        let pdf = page.call(
+            "Page.printToPDF",
+            json!({
+                "paperWidth": width, "paperHeight": tall,
+                "marginTop": margin, "marginBottom": margin,
+                "marginLeft": margin, "marginRight": margin,
+                "printBackground": true,
+            }),
+        );
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(pdf["data"].as_str().unwrap())
+            .unwrap();
+        let dir = repo().join("target").join("browser");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("report_{paper}.pdf")), &bytes).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let pages = text.matches("/Type /Page").count() - text.matches("/Type /Pages").count();
+        let page_height = (tall - 2.0 * margin) * 96.0;
+        // The content's height, at a print width near the paper's, over
+        // what the pages hold: blanks at page ends stay under a third.
+        let fill = height / (pages as f64 * page_height);
+        assert!(
+            fill > 0.67,
+            "{paper}: {pages} pages hold {height:.0} px of report ({:.0}% filled)",
+            100.0 * fill
+        );
+    }
+}

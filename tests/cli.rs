@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::util::{read, refused, repo, run_refused, scenario, setup, warcrunch};
+use crate::util::{csv_rows, number, read, refused, repo, run_refused, scenario, setup, warcrunch};
 
 const GOOD: &str = r#"
 system = "war_cards"
@@ -134,7 +134,12 @@ fn run_writes_every_output_and_a_summary() {
     );
     assert!(stdout.contains("battle/winner: attacker"), "{stdout}");
     assert!(
-        stdout.contains("stand-in tables in use: cards (row_order)"),
+        stdout.contains("Knights (attacker) won 5") && stdout.contains("engagements †"),
+        "the verdict carries the stand-in mark: {stdout}"
+    );
+    assert!(
+        stdout.contains("† Rests on stand-in table values")
+            && stdout.contains("table cards: row_order"),
         "{stdout}"
     );
     for file in [
@@ -142,23 +147,25 @@ fn run_writes_every_output_and_a_summary() {
         "summary.csv",
         "exact.csv",
         "run.json",
-        "outcomes.svg",
-        "outcomes.png",
+        "outcome_battle_winner.svg",
+        "outcome_battle_winner.png",
+        "outcome_battle_winner@2x.png",
         "hist_battle_exchanges.svg",
         "hist_battle_exchanges.png",
+        "hist_battle_exchanges@2x.png",
     ] {
         assert!(out.join(file).is_file(), "{file} written");
     }
     let distributions = read(&out.join("distributions.csv"));
     assert_eq!(
         distributions.lines().next().unwrap(),
-        "variant,subject,metric,value,count,probability,ci_low,ci_high"
+        "subject,subject_kind,subject_name,metric,value,count,probability,ci_low,ci_high,uses_stand_ins"
     );
-    assert!(distributions.contains(",unit:Knights,fate,holds,"));
-    assert!(distributions.contains(",battle,end,max_exchanges,"));
+    assert!(distributions.contains("unit:Knights,unit,Knights,fate,holds,"));
+    assert!(distributions.contains("battle,battle,,end,max_exchanges,"));
     assert_eq!(
         read(&out.join("summary.csv")).lines().next().unwrap(),
-        "variant,subject,metric,trials,mean,std_dev,ci_low,ci_high,p05,p50,p95"
+        "subject,subject_kind,subject_name,metric,trials,mean,std_dev,ci_low,ci_high,p05,p50,p95,uses_stand_ins"
     );
     let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
     assert_eq!(run["trials"], 50000);
@@ -166,8 +173,8 @@ fn run_writes_every_output_and_a_summary() {
     assert_eq!(run["chunk_size"], warcrunch::engine::CHUNK_SIZE);
     assert_eq!(run["tables"][0]["stand_ins"][0], "row_order");
     assert_eq!(run["scenario_sha256"].as_str().unwrap().len(), 64);
-    assert!(read(&out.join("outcomes.svg")).contains("<svg"));
-    let png = std::fs::read(out.join("outcomes.png")).unwrap();
+    assert!(read(&out.join("outcome_battle_winner.svg")).contains("<svg"));
+    let png = std::fs::read(out.join("outcome_battle_winner.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
 }
 
@@ -181,12 +188,13 @@ fn probabilities_of_each_metric_sum_to_one() {
         .assert()
         .success();
     let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
-    for line in read(&out.join("distributions.csv")).lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let p: f64 = f[5].parse().unwrap();
-        let (lo, hi): (f64, f64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
-        assert!(0.0 <= lo && lo <= p && p <= hi && hi <= 1.0, "{line}");
-        *sums.entry(format!("{}/{}", f[1], f[2])).or_default() += p;
+    for row in csv_rows(&out.join("distributions.csv")) {
+        let p = number(&row, "probability");
+        let (lo, hi) = (number(&row, "ci_low"), number(&row, "ci_high"));
+        assert!(0.0 <= lo && lo <= p && p <= hi && hi <= 1.0, "{row:?}");
+        *sums
+            .entry(format!("{}/{}", row["subject"], row["metric"]))
+            .or_default() += p;
     }
     assert!(sums.len() >= 7);
     for (metric, sum) in sums {

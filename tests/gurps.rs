@@ -9,7 +9,7 @@ use warcrunch::scenario;
 use warcrunch::systems::gurps::Gurps;
 
 use crate::util::{
-    assert_within_family, check_refused, read, refused, repo, run_refused, warcrunch,
+    assert_within_family, check_refused, csv_rows, read, refused, repo, run_refused, warcrunch,
 };
 
 fn bundled(name: &str) -> PathBuf {
@@ -259,8 +259,8 @@ fn multi_day_battles_run_and_refuse_exact_with_the_reason() {
         .success()
         .stdout(predicate::str::contains("hero:Red Tam/state"));
     let d = read(&out.join("distributions.csv"));
-    assert!(d.contains(",side:Kingdom,victory,won,"));
-    assert!(d.contains(",hero:Sir Gawen,reputation,"));
+    assert!(d.contains("side:Kingdom,side,Kingdom,victory,won,"));
+    assert!(d.contains("hero:Sir Gawen,hero,Sir Gawen,reputation,"));
 }
 
 #[test]
@@ -285,11 +285,20 @@ fn the_risk_sweep_writes_variants_the_frontier_and_a_recommendation() {
                 .and(predicate::str::contains("hero:Titus: P(down or dead)"))
                 .and(predicate::str::contains("For Titus (cap 5.0%):")),
         );
-    let d = read(&out.join("distributions.csv"));
+    let d = csv_rows(&out.join("distributions.csv"));
     for risk in -2..=2 {
+        let rows: Vec<_> = d
+            .iter()
+            .filter(|r| r["variant"] == format!("risk={risk}"))
+            .collect();
         assert!(
-            d.contains(&format!("\nrisk={risk},hero:Titus,state,")),
+            rows.iter()
+                .any(|r| r["subject"] == "hero:Titus" && r["metric"] == "state"),
             "variant risk={risk}"
+        );
+        assert!(
+            rows.iter().all(|r| r["risk"] == risk.to_string()),
+            "the swept setting has a column of its own"
         );
     }
     for file in [

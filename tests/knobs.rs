@@ -3,7 +3,7 @@
 //! entry removed and each entry its table names added; each such move fights
 //! the battles a sweep of that setting fights.
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{csv_rows, number, read, repo, warcrunch};
 
 #[test]
 fn words_yes_no_and_lists_move_like_a_sweep_of_them() {
@@ -70,13 +70,18 @@ fn words_yes_no_and_lists_move_like_a_sweep_of_them() {
         .arg(&ambush)
         .assert()
         .success();
-    let distributions = read(&sweep.join("distributions.csv"));
+    let distributions = csv_rows(&sweep.join("distributions.csv"));
     let yes = |variant: &str| -> f64 {
         let row = distributions
-            .lines()
-            .find(|l| l.starts_with(&format!("{variant},party,any_down_or_dead,yes,")))
+            .iter()
+            .find(|r| {
+                r["variant"] == variant
+                    && r["subject"] == "party"
+                    && r["metric"] == "any_down_or_dead"
+                    && r["value"] == "yes"
+            })
             .unwrap_or_else(|| panic!("no {variant} row"));
-        row.split(',').nth(4).unwrap().parse::<f64>().unwrap() / 20000.0
+        number(row, "count") / 20000.0
     };
     let luck = moves
         .iter()

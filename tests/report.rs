@@ -1,6 +1,6 @@
 //! The HTML report: structure, self-containment and agreement with the CSV.
 
-use crate::util::{read, repo, scenario, warcrunch};
+use crate::util::{csv_rows, number, read, repo, scenario, warcrunch};
 
 fn no_network(html: &str) {
     for needle in ["http://", "https://", "<script", "src=\"//", "url("] {
@@ -29,7 +29,7 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
         "<h2>Verdict</h2>",
         "<h2>Balance flags</h2>",
         "<h2>Outcomes</h2>",
-        "<h2>Provenance</h2>",
+        "<h2 id=\"provenance\">Provenance</h2>",
     ] {
         assert!(html.contains(heading), "missing {heading}");
     }
@@ -37,26 +37,32 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
     assert!(html.contains("Stand-in values in use: table `cards`"));
     assert!(html.contains("Exact check:"));
     assert!(html.contains("warcrunch run"));
-    // One chart and one table per metric.
-    let distributions = read(&out.join("distributions.csv"));
+    // One chart, with its caption and description, and one table per metric.
+    let distributions = csv_rows(&out.join("distributions.csv"));
     let metrics: std::collections::BTreeSet<String> = distributions
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').skip(1).take(2).collect::<Vec<_>>().join("/"))
+        .iter()
+        .map(|r| format!("{}/{}", r["subject"], r["metric"]))
         .collect();
-    assert_eq!(html.matches("<figure><svg").count(), metrics.len());
+    assert_eq!(
+        html.matches("<figure role=\"group\" aria-label=\"").count(),
+        metrics.len()
+    );
+    assert_eq!(html.matches("<figcaption>").count(), metrics.len());
+    assert_eq!(
+        html.matches("<svg").count(),
+        html.matches("<title>").count() - 1
+    );
     assert!(html.matches("<table>").count() > metrics.len());
     // Every count in the CSV appears in the report's tables.
-    for line in distributions.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let cell = format!("<td class=\"l\">{}</td><td>{}</td>", f[3], f[4]);
+    for r in &distributions {
+        let cell = format!("<td class=\"l\">{}</td><td>{}</td>", r["value"], r["count"]);
         assert!(
             html.contains(&cell),
             "report lacks {}/{} = {} count {}",
-            f[1],
-            f[2],
-            f[3],
-            f[4]
+            r["subject"],
+            r["metric"],
+            r["value"],
+            r["count"]
         );
     }
 }
@@ -87,7 +93,7 @@ fn a_sweep_report_has_its_comparison_and_recommendation() {
         html.contains("<p>For Titus: "),
         "the verdict names whom it advises"
     );
-    assert!(html.contains("<h2>Provenance</h2>"));
+    assert!(html.contains("<h2 id=\"provenance\">Provenance</h2>"));
 }
 
 #[test]
@@ -138,17 +144,35 @@ fn compare_tests_every_difference_and_flags_what_changed() {
             "better_general against ambush_at_the_ford",
         ));
     let csv = read(&out.join("comparison.csv"));
-    assert!(csv.starts_with("variant,baseline,subject,metric,value,test,"));
-    let won = csv
-        .lines()
-        .find(|l| l.contains(",side:Megalos,victory,won,mcnemar,paired_newcombe,"))
-        .expect("a row for Megalos winning");
     assert!(
-        won.ends_with(",true"),
-        "three more Strategy is a significant change: {won}"
+        csv.starts_with("variant,baseline,subject,subject_kind,subject_name,metric,value,test,")
     );
-    assert!(csv.contains(",chi_square,"));
-    assert!(csv.contains(",mean,welch_t,"));
+    let rows = csv_rows(&out.join("comparison.csv"));
+    let won = rows
+        .iter()
+        .find(|r| {
+            (
+                r["subject"].as_str(),
+                r["metric"].as_str(),
+                r["value"].as_str(),
+            ) == ("side:Megalos", "victory", "won")
+                && (r["test"].as_str(), r["method"].as_str()) == ("mcnemar", "paired_newcombe")
+        })
+        .expect("a row for Megalos winning");
+    assert_eq!(
+        won["significant"], "true",
+        "three more Strategy is a significant change: {won:?}"
+    );
+    assert!(rows.iter().any(|r| r["test"] == "chi_square"));
+    assert!(
+        rows.iter()
+            .any(|r| r["value"] == "mean" && r["test"] == "welch_t")
+    );
+    assert!(
+        rows.iter()
+            .all(|r| number(r, "p_value") > 0.0 || r["p_value"] == "NaN"),
+        "no p-value is written as 0"
+    );
     let html = read(&out.join("report.html"));
     no_network(&html);
     assert!(html.contains("<h2>Significant differences</h2>"));
@@ -203,8 +227,11 @@ fn table_overrides_and_formats() {
     assert!(run["command"].as_str().unwrap().contains("--table cards="));
     let results: serde_json::Value =
         serde_json::from_str(&read(&out.join("results.json"))).unwrap();
-    let csv_rows = read(&out.join("distributions.csv")).lines().count() - 1;
-    assert_eq!(results["distributions"].as_array().unwrap().len(), csv_rows);
+    let csv_lines = read(&out.join("distributions.csv")).lines().count() - 1;
+    assert_eq!(
+        results["distributions"].as_array().unwrap().len(),
+        csv_lines
+    );
     assert_eq!(results["run"]["trials"], 20000);
     let parquet = std::fs::read(out.join("distributions.parquet")).unwrap();
     assert_eq!(&parquet[..4], b"PAR1");
@@ -263,12 +290,21 @@ fn two_decks_are_compared_scenario_by_scenario_and_swept() {
         .arg(format!("2:cards={}", deck.display()))
         .assert()
         .success();
-    let csv = read(&out.join("comparison.csv"));
-    let won = csv
-        .lines()
-        .find(|l| l.contains(",battle,winner,attacker,mcnemar,paired_newcombe,"))
+    let attacker_won = |r: &&std::collections::BTreeMap<String, String>| {
+        (
+            r["subject"].as_str(),
+            r["metric"].as_str(),
+            r["value"].as_str(),
+        ) == ("battle", "winner", "attacker")
+            && r["test"] == "mcnemar"
+    };
+    let compared = csv_rows(&out.join("comparison.csv"));
+    let won = compared
+        .iter()
+        .find(attacker_won)
         .expect("a paired row for the attacker winning");
-    assert!(won.ends_with(",true"), "{won}");
+    assert_eq!(won["method"], "paired_newcombe");
+    assert_eq!(won["significant"], "true", "{won:?}");
     let json: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
     assert_eq!(json["scenarios"][0]["tables"][0]["source"], "built-in");
     assert_eq!(
@@ -285,15 +321,11 @@ fn two_decks_are_compared_scenario_by_scenario_and_swept() {
         .arg(format!("tables.cards=builtin,{}", deck.display()))
         .assert()
         .success();
-    let rows: Vec<String> = read(&sweep.join("comparison.csv"))
-        .lines()
-        .filter(|l| l.contains(",battle,winner,attacker,mcnemar,"))
-        .map(str::to_owned)
-        .collect();
+    let swept = csv_rows(&sweep.join("comparison.csv"));
+    let rows: Vec<_> = swept.iter().filter(attacker_won).collect();
     assert_eq!(rows.len(), 1);
     assert_eq!(
-        rows[0].split(',').nth(9),
-        won.split(',').nth(9),
+        rows[0]["difference"], won["difference"],
         "same difference as compare"
     );
 }
@@ -358,9 +390,10 @@ fn a_single_value_draws_a_proper_bar() {
         .success();
     let single = read(&run.join("hist_party_down_or_dead.svg"));
     assert!(
-        read(&run.join("distributions.csv")).contains(",party,down_or_dead,0,5000,1.0,"),
+        read(&run.join("distributions.csv")).contains("party,party,,down_or_dead,0,5000,1.0,"),
         "the party's count has one value"
     );
+    assert!(single.contains("<title>The party — PCs down or dead, PCs</title>"));
     assert!(single.contains("fill=\"#0072B2\""), "a bar is drawn");
     let compare = dir.path().join("compare");
     warcrunch()

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use predicates::prelude::*;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{csv_rows, number, read, repo, warcrunch};
 
 const CSVS: [&str; 2] = ["distributions.csv", "summary.csv"];
 
@@ -236,14 +236,9 @@ fn precision_stops_at_the_same_battle_whatever_the_threads_and_says_why() {
     assert!(run_json.contains("\"trials\": 131072"), "{run_json}");
     assert!(run_json.contains("\"stop_reason\""), "{run_json}");
     assert!(read(&one.join("report.html")).contains("why it stopped"));
-    let widest: f64 = read(&one.join("distributions.csv"))
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let cols: Vec<&str> = line.split(',').collect();
-            let (lo, hi) = (cols[cols.len() - 2], cols[cols.len() - 1]);
-            (hi.parse::<f64>().unwrap() - lo.parse::<f64>().unwrap()) / 2.0
-        })
+    let widest: f64 = csv_rows(&one.join("distributions.csv"))
+        .iter()
+        .map(|r| (number(r, "ci_high") - number(r, "ci_low")) / 2.0)
         .fold(0.0, f64::max);
     assert!(widest <= 0.003, "widest half-width {widest}");
 }

@@ -159,7 +159,7 @@ fn the_policy_sweep_compares_fame_against_knock_outs() {
                 .and(predicate::str::contains("recommended: policy=")),
         );
     let d = read(&out.join("distributions.csv"));
-    assert!(d.contains("\npolicy=adaptive,hero:Isabeau,state,knocked_out,"));
-    assert!(d.contains("\npolicy=rear,side:Montaigne,victory,won,"));
+    assert!(d.contains("\npolicy=adaptive,adaptive,hero:Isabeau,hero,Isabeau,state,knocked_out,"));
+    assert!(d.contains("\npolicy=rear,rear,side:Montaigne,side,Montaigne,victory,won,"));
     assert!(out.join("frontier.svg").is_file());
 }

@@ -5,14 +5,21 @@
 
 use std::path::Path;
 
-use crate::util::{failure_stderr, read, refused_writing_nothing, repo, warcrunch};
+use crate::util::{
+    csv_rows, failure_stderr, number, read, refused_writing_nothing, repo, warcrunch,
+};
 
-/// `distributions.csv` rows of `variant`, without the variant column.
+/// `distributions.csv` rows of `variant`, from the subject on (without
+/// the variant and the swept settings' columns).
 fn variant_rows(csv: &str, variant: &str) -> Vec<String> {
-    csv.lines()
-        .skip(1)
-        .filter(|l| l.starts_with(&format!("{variant},")))
-        .map(|l| l.split_once(',').unwrap().1.to_owned())
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let subject = header.iter().position(|h| h == "subject").unwrap();
+    reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[0] == variant)
+        .map(|r| r.iter().skip(subject).collect::<Vec<_>>().join(","))
         .collect()
 }
 
@@ -165,15 +172,11 @@ fn a_wrong_cell_names_the_table_the_row_and_what_is_allowed() {
 
 /// The exact probability of `subject,metric,value` in a run's `exact.csv`.
 fn exact_probability(dir: &Path, key: &str) -> f64 {
-    read(&dir.join("exact.csv"))
-        .lines()
-        .find(|l| l.contains(key))
-        .unwrap_or_else(|| panic!("no {key} in exact.csv"))
-        .split(',')
-        .nth(4)
-        .unwrap()
-        .parse()
-        .unwrap()
+    let row = csv_rows(&dir.join("exact.csv"))
+        .into_iter()
+        .find(|r| format!("{},{},{}", r["subject"], r["metric"], r["value"]) == key)
+        .unwrap_or_else(|| panic!("no {key} in exact.csv"));
+    number(&row, "exact_probability")
 }
 
 /// The row of `knob` moved `from -> to` in a `sensitivity.csv`, as fields.
@@ -309,18 +312,21 @@ fn a_paired_cell_difference_agrees_with_two_separate_runs() {
                 .arg(format!("battle_chart={}", table.display()));
         }
         cmd.assert().success();
-        let line = read(&out.join("distributions.csv"))
-            .lines()
-            .find(|l| l.contains("hero:Isabeau,state,knocked_out"))
-            .unwrap()
-            .to_owned();
-        let f: Vec<f64> = line
-            .split(',')
-            .skip(4)
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let row = csv_rows(&out.join("distributions.csv"))
+            .into_iter()
+            .find(|r| {
+                (
+                    r["subject"].as_str(),
+                    r["metric"].as_str(),
+                    r["value"].as_str(),
+                ) == ("hero:Isabeau", "state", "knocked_out")
+            })
+            .unwrap();
         // probability and its half-width
-        (f[1], (f[3] - f[2]) / 2.0)
+        (
+            number(&row, "probability"),
+            (number(&row, "ci_high") - number(&row, "ci_low")) / 2.0,
+        )
     };
     let (p0, w0) = knocked_out("base", None);
     let (p1, w1) = knocked_out("edited", Some(&copy));
@@ -371,11 +377,10 @@ fn a_threshold_target_sums_the_values_on_its_side() {
         .success();
     let mut at_least_two = 0.0;
     let mut below_two = 0.0;
-    for line in read(&run.join("exact.csv")).lines() {
-        let f: Vec<&str> = line.split(',').collect();
-        if f[1] == "party" && f[2] == "down_or_dead" {
-            let p: f64 = f[4].parse().unwrap();
-            if f[3].parse::<i64>().unwrap() >= 2 {
+    for r in csv_rows(&run.join("exact.csv")) {
+        if r["subject"] == "party" && r["metric"] == "down_or_dead" {
+            let p = number(&r, "exact_probability");
+            if r["value"].parse::<i64>().unwrap() >= 2 {
                 at_least_two += p;
             } else {
                 below_two += p;

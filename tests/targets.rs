@@ -5,22 +5,25 @@
 
 use std::path::Path;
 
-use crate::util::{read, refused_writing_nothing, repo, warcrunch};
+use crate::util::{csv_rows, number, read, refused_writing_nothing, repo, warcrunch};
 
-/// (variant, subject, metric, value, count or probability) of a CSV whose
-/// first five columns are those.
-fn rows(csv: &str) -> Vec<(String, String, String, String, f64)> {
-    csv.lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            let unquote = |s: &str| s.trim_matches('"').to_owned();
+/// (variant, subject, metric, value, count or exact probability) of each
+/// row of `distributions.csv` or `exact.csv` (variant empty in a plain run).
+fn rows(path: &Path) -> Vec<(String, String, String, String, f64)> {
+    csv_rows(path)
+        .into_iter()
+        .map(|r| {
+            let weight = if r.contains_key("count") {
+                number(&r, "count")
+            } else {
+                number(&r, "exact_probability")
+            };
             (
-                unquote(f[0]),
-                unquote(f[1]),
-                unquote(f[2]),
-                unquote(f[3]),
-                f[4].parse().unwrap(),
+                r.get("variant").cloned().unwrap_or_default(),
+                r["subject"].clone(),
+                r["metric"].clone(),
+                r["value"].clone(),
+                weight,
             )
         })
         .collect()
@@ -57,7 +60,7 @@ fn a_target_counts_the_battles_of_the_values_it_names() {
         .arg(&out)
         .assert()
         .success();
-    let rows = rows(&read(&out.join("distributions.csv")));
+    let rows = rows(&out.join("distributions.csv"));
     let yes = |metric: &str| weight_of(&rows, "", "hero:Isabeau", metric, |v| v == "yes");
     let no = |metric: &str| weight_of(&rows, "", "hero:Isabeau", metric, |v| v == "no");
     let high = weight_of(&rows, "", "hero:Isabeau", "reputation", at_least(10));
@@ -86,7 +89,7 @@ fn a_target_has_the_exact_probability_of_its_values() {
         .arg(&out)
         .assert()
         .success();
-    let exact = rows(&read(&out.join("exact.csv")));
+    let exact = rows(&out.join("exact.csv"));
     let any = weight_of(&exact, "", "party", "down_or_dead", at_least(1));
     let yes = weight_of(&exact, "", "party", "down_or_dead>=1", |v| v == "yes");
     assert!(any > 0.01, "someone is hurt in the ambush: {any}");
@@ -122,30 +125,37 @@ fn a_comparison_tests_a_target_battle_by_battle() {
             .arg(out)
             .assert()
             .success();
-        read(&out.join("comparison.csv"))
+        csv_rows(&out.join("comparison.csv"))
     };
-    let tests_of = |csv: &str, value: &str| -> Vec<String> {
-        csv.lines()
-            .find(|l| l.contains(&format!(",hero:Isabeau,reputation>=3,{value},")))
-            .unwrap_or_else(|| panic!("no {value} test in {csv}"))
-            .split(',')
-            .map(str::to_owned)
-            .collect()
+    let tests_of = |csv: &[std::collections::BTreeMap<String, String>], value: &str| {
+        csv.iter()
+            .find(|r| {
+                (
+                    r["subject"].as_str(),
+                    r["metric"].as_str(),
+                    r["value"].as_str(),
+                ) == ("hero:Isabeau", "reputation>=3", value)
+            })
+            .unwrap_or_else(|| panic!("no {value} test in {csv:?}"))
+            .clone()
     };
     let identical = compare(&same, &dir.path().join("same"));
     let yes = tests_of(&identical, "yes");
-    assert_eq!(yes[5], "mcnemar", "tested on its pairs: {yes:?}");
-    assert_eq!(yes[7], yes[8], "same battles, same estimate");
-    assert_eq!(yes[9].parse::<f64>().unwrap(), 0.0);
-    assert_eq!(yes[14], "false");
+    assert_eq!(yes["test"], "mcnemar", "tested on its pairs: {yes:?}");
+    assert_eq!(
+        yes["baseline_estimate"], yes["estimate"],
+        "same battles, same estimate"
+    );
+    assert_eq!(number(&yes, "difference"), 0.0);
+    assert_eq!(yes["significant"], "false");
 
     let moved = compare(&bold, &dir.path().join("bold"));
     let (yes, no) = (tests_of(&moved, "yes"), tests_of(&moved, "no"));
-    assert_eq!(yes[6], "paired_newcombe");
-    let diff = |t: &[String]| t[9].parse::<f64>().unwrap();
+    assert_eq!(yes["method"], "paired_newcombe");
+    let diff = |t: &std::collections::BTreeMap<String, String>| number(t, "difference");
     assert!(diff(&yes) > 0.0, "bolder, more famous: {yes:?}");
     assert!((diff(&yes) + diff(&no)).abs() < 1e-12);
-    assert_eq!(yes[14], "true");
+    assert_eq!(yes["significant"], "true");
 }
 
 #[test]
@@ -161,7 +171,7 @@ fn a_sweep_reports_a_target_for_every_variant() {
         .arg(&out)
         .assert()
         .success();
-    let rows = rows(&read(&out.join("distributions.csv")));
+    let rows = rows(&out.join("distributions.csv"));
     for variant in ["risk=-2", "risk=0", "risk=2"] {
         let yes = weight_of(&rows, variant, "hero:Titus", "reputation>=1", |v| {
             v == "yes"
@@ -259,7 +269,7 @@ fn a_balance_is_the_share_of_decided_battles_won() {
             .arg(&exact_out)
             .assert()
             .success();
-        let exact = rows(&read(&exact_out.join("exact.csv")));
+        let exact = rows(&exact_out.join("exact.csv"));
         let p = |who: &str| weight_of(&exact, "", "battle", "winner", |v| v == who);
         let expected = p("attacker") / (p("attacker") + p("defender"));
         assert!(
@@ -341,12 +351,14 @@ fn a_precision_run_holds_a_targets_interval_to_it() {
         Some("hero:Karl/spoils=purse|fine_weapon_or_horse"),
         "target",
     );
-    let row: Vec<f64> = csv
+    let line = csv
         .lines()
-        .find(|l| l.contains(",hero:Karl,spoils=purse|fine_weapon_or_horse,yes,"))
-        .unwrap_or_else(|| panic!("no target row in {csv}"))
+        .find(|l| l.contains(",hero,Karl,spoils=purse|fine_weapon_or_horse,yes,"))
+        .unwrap_or_else(|| panic!("no target row in {csv}"));
+    let row: Vec<f64> = line
         .split(',')
-        .skip(5)
+        .skip(6)
+        .take(3)
         .map(|f| f.parse().unwrap())
         .collect();
     assert!((row[0] - 0.5).abs() < 0.05, "near one half: {row:?}");

@@ -11,6 +11,7 @@ mod knobs;
 mod nothing_wrong;
 mod paired;
 mod properties;
+mod publish;
 mod report;
 mod reproducibility;
 mod scale;

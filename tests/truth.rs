@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::util::{check_refused, read, repo, setup, warcrunch};
+use crate::util::{check_refused, csv_rows, read, repo, setup, warcrunch};
 
 fn ambush() -> String {
     read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
@@ -85,9 +85,8 @@ fn compare_counts_agree_across_console_report_and_csv() {
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    let csv = read(&out.join("comparison.csv"));
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
-    let significant = rows.iter().filter(|l| l.ends_with(",true")).count();
+    let rows = csv_rows(&out.join("comparison.csv"));
+    let significant = rows.iter().filter(|r| r["significant"] == "true").count();
     assert!(significant > 0);
     let said = format!("{significant} of {} tests significant", rows.len());
     assert!(stdout.contains(&said), "console says {said}: {stdout}");

@@ -55,6 +55,24 @@ pub fn war_cards_seed() -> Option<String> {
     text
 }
 
+/// A CSV table's rows, each a map from column name to the cell's text.
+pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    reader
+        .deserialize()
+        .map(|row| row.unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .collect()
+}
+
+/// A CSV cell as a number, panicking with the column's name.
+pub fn number(row: &std::collections::BTreeMap<String, String>, column: &str) -> f64 {
+    row.get(column)
+        .unwrap_or_else(|| panic!("no column {column} in {row:?}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{column} in {row:?}: {e}"))
+}
+
 /// Reads a file to a string, panicking with its path.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -126,6 +126,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
             variant: name.clone(),
             path: s.path.display().to_string(),
             sha256: s.sha256.clone(),
+            text: Some(s.text.clone()),
             tables: s.battle.tables().to_vec(),
         })
         .collect();

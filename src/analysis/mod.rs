@@ -4,6 +4,7 @@
 //! wrote. `commands/` maps the command line to these requests and prints
 //! the answers; `serve/` maps the page's JSON to the same requests.
 
+pub mod batch;
 pub mod compare;
 pub mod run;
 pub mod sensitivity;
@@ -11,7 +12,7 @@ pub mod solve;
 pub mod sweep;
 pub mod table_compare;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::report::Formats;
 
@@ -24,4 +25,26 @@ pub struct Destination {
     pub force: bool,
     /// Which tabular files to write.
     pub formats: Formats,
+}
+
+/// A scenario's name in a question over several: its file's stem.
+pub fn scenario_name(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// A scenario's folder name among others: its stem, numbered
+/// (`stem#2`) when one of `taken` has it.
+pub fn unique_name(path: &Path, taken: &[String]) -> String {
+    let stem = scenario_name(path);
+    let free = |n: &str| !taken.iter().any(|t| t == n);
+    if free(&stem) {
+        return stem;
+    }
+    (2..)
+        .map(|i| format!("{stem}#{i}"))
+        .find(|n| free(n))
+        .expect("a free name")
 }

@@ -14,7 +14,7 @@ use crate::runner::{
     Plan, Stored, Watch, count_usage, default_out_dir, exact_metrics, nothing_written, output_dir,
     override_settings, run_info, simulate_watched, store, table_overrides,
 };
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Edit, Scenario};
 use crate::stats::Metric;
 use crate::tables::text_as_read;
 use crate::target::{Target, add_outcomes, parse_all, target_options};
@@ -30,6 +30,11 @@ pub struct RunRequest {
     /// Also compute the exact distribution.
     #[serde(default)]
     pub exact: bool,
+    /// With `exact`: a battle no exact method covers runs without its
+    /// exact odds (the reason in the answer) instead of being refused, as a
+    /// run of several scenarios asks (set by the caller).
+    #[serde(skip)]
+    pub exact_where_covered: bool,
     /// Also count how often the battles read each table cell.
     #[serde(default)]
     pub usage: bool,
@@ -52,6 +57,19 @@ pub struct RunRequest {
     /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
     #[serde(skip)]
     pub tables: Vec<String>,
+    /// The scenario's text, when given rather than read from `scenario`
+    /// (which still names it): a rerun from `run.json`.
+    #[serde(skip)]
+    pub text: Option<String>,
+    /// The command line to record, when not this request's own: a rerun
+    /// from `run.json` records the command it reran.
+    #[serde(skip)]
+    pub command: Option<String>,
+    /// Where each table named here came from, recorded instead of the file
+    /// read: a rerun from `run.json` reads the tables it holds from files
+    /// of its own, and records their first sources.
+    #[serde(skip)]
+    pub table_sources: Vec<(String, String)>,
 }
 
 /// What a run found and wrote.
@@ -61,6 +79,8 @@ pub struct RunAnswer {
     pub report: RunReport,
     /// Where it was written.
     pub stored: Stored,
+    /// Why the exact odds asked are missing (`exact_where_covered`).
+    pub no_exact: Option<String>,
 }
 
 /// Loads, simulates and writes the report (or a shard's part).
@@ -82,7 +102,13 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         );
     }
     let targets = parse_all(&request.targets)?;
-    let mut s = scenario::load_with_tables(&request.scenario, &overrides)?;
+    let mut s = match &request.text {
+        Some(text) => {
+            let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+            scenario::load_edited(&request.scenario, text, &edits)?
+        }
+        None => scenario::load_with_tables(&request.scenario, &overrides)?,
+    };
     add_outcomes(&mut crate::runner::metric_layout(&s), &targets)?;
     let trials = match request.precision {
         Some(_) => Some(request.max_trials()),
@@ -94,17 +120,26 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         default_out_dir(&request.scenario),
         plan.shard,
     );
-    let exact = if request.exact {
-        let mut exact = exact_metrics(&s)?;
-        add_outcomes(&mut exact, &targets)?;
-        Some(exact)
-    } else {
-        None
+    let mut no_exact = None;
+    let exact = match request.exact.then(|| exact_metrics(&s)) {
+        Some(Ok(mut exact)) => {
+            add_outcomes(&mut exact, &targets)?;
+            Some(exact)
+        }
+        Some(Err(e)) if request.exact_where_covered => {
+            no_exact = Some(format!("{e:#}"));
+            None
+        }
+        Some(Err(e)) => return Err(e),
+        None => None,
     };
     let staging = Staging::new(&out, to.force)?;
-    let command = reproduce_command(&s, request);
+    let command = request
+        .command
+        .clone()
+        .unwrap_or_else(|| reproduce_command(&s, request));
     let usage = if request.usage {
-        Some(usage_of(&s, request, &plan, &overrides)?)
+        Some(usage_of(&s, &plan, &overrides)?)
     } else {
         None
     };
@@ -113,9 +148,12 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         targets: &targets,
         exact,
         usage,
+        table_sources: &request.table_sources,
     };
-    simulate_and_store(&s, asked, &plan, staging, to.formats, None)?
-        .ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))
+    let mut answer = simulate_and_store(&s, asked, &plan, staging, to.formats, None)?
+        .ok_or_else(|| anyhow::anyhow!("an unwatched run stopped"))?;
+    answer.no_exact = no_exact;
+    Ok(answer)
 }
 
 /// What a run reports beside the battles' counts.
@@ -129,6 +167,9 @@ pub struct Asked<'a> {
     pub exact: Option<Vec<Metric<f64>>>,
     /// The table cells' reads, when asked.
     pub usage: Option<Usage>,
+    /// Where each table named here came from, recorded instead of the file
+    /// read ([`RunRequest::table_sources`]).
+    pub table_sources: &'a [(String, String)],
 }
 
 /// A loaded scenario simulated and stored: what [`run`] does once the file
@@ -155,6 +196,11 @@ pub fn simulate_and_store(
         s.trials
     });
     info.stop_reason = done.stop_reason;
+    for t in &mut info.tables {
+        if let Some((_, source)) = asked.table_sources.iter().find(|(n, _)| *n == t.name) {
+            t.source = source.clone();
+        }
+    }
     let report = RunReport {
         info,
         variants: vec![VariantResult {
@@ -167,26 +213,25 @@ pub fn simulate_and_store(
         usage: asked.usage,
     };
     let stored = store(ReportKind::Run, &report, staging, plan.shard)?;
-    Ok(Some(RunAnswer { report, stored }))
+    Ok(Some(RunAnswer {
+        report,
+        stored,
+        no_exact: None,
+    }))
 }
 
 /// How often the scenario's battles read each cell of each table it reads,
 /// counted over as many battles fought by the book.
-fn usage_of(
-    s: &Scenario,
-    request: &RunRequest,
-    plan: &Plan,
-    overrides: &[(String, String)],
-) -> Result<Usage> {
+fn usage_of(s: &Scenario, plan: &Plan, overrides: &[(String, String)]) -> Result<Usage> {
     let tally = count_usage(s, plan)?;
-    let doc: toml::Table = toml::from_str(&scenario::read_text(&request.scenario)?)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", request.scenario.display()))?;
+    let doc: toml::Table =
+        toml::from_str(&s.text).map_err(|e| anyhow::anyhow!("{}: {e}", s.path.display()))?;
     let tables = s
         .battle
         .tables()
         .iter()
         .map(|t| {
-            let (text, table) = text_as_read(&doc, &request.scenario, overrides, &t.name)?;
+            let (text, table) = text_as_read(&doc, &s.path, overrides, &t.name)?;
             Ok((t.name.clone(), text, table))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -202,10 +247,11 @@ impl RunRequest {
 
 /// The command line that asks this run again.
 fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
+    let quoted = crate::format::shell_word;
     let tables: String = request
         .tables
         .iter()
-        .map(|t| format!(" --table {t}"))
+        .map(|t| format!(" --table {}", quoted(t)))
         .collect();
     let size = match request.precision {
         Some(p) => format!("--precision {p} --max-trials {}", request.max_trials()),
@@ -213,7 +259,7 @@ fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
     };
     format!(
         "warcrunch run {} {size} --seed {}{}{}{tables}{}",
-        s.path.display(),
+        quoted(&s.path.display().to_string()),
         s.seed,
         if request.exact { " --exact" } else { "" },
         if request.usage { " --usage" } else { "" },

@@ -12,13 +12,13 @@ use super::Destination;
 use crate::engine::Shard;
 use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, VariantResult};
+use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
 use crate::runner::{
     Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info,
     simulate, simulate_variants, store,
 };
 use crate::scenario::{self, Edit, Scenario};
-use crate::sweep::{DEFAULT_MAX_VARIANTS, apply, grid, parse_setting};
+use crate::sweep::{DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting};
 use crate::target::{Target, add_outcomes, parse_all, target_options};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
@@ -160,6 +160,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     info.swept_heroes.sort();
     info.swept_heroes.dedup();
     info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    info.parameters = parameters(&settings, &variants, &info.variants);
     if let Some(failure) = &failure {
         info.stop_reason = Some(format!(
             "the sweep stopped early ({failure:#}); the results hold the {} of {} variants that finished",
@@ -179,6 +180,24 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         stored,
         failure,
     })
+}
+
+/// Each swept setting with its value in each variant that ran.
+fn parameters(settings: &[Setting], grid: &[Variant], ran: &[String]) -> Vec<Parameter> {
+    labels(settings)
+        .into_iter()
+        .zip(settings)
+        .enumerate()
+        .map(|(k, (name, setting))| Parameter {
+            name,
+            path: setting.path.join("."),
+            values: ran
+                .iter()
+                .filter_map(|r| grid.iter().find(|v| &v.name == r))
+                .map(|v| v.shown[k].clone())
+                .collect(),
+        })
+        .collect()
 }
 
 /// Refuses a `--recommend-for` name that is no PC of the scenario (its

@@ -6,16 +6,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::Destination;
 use super::compare::{CompareRequest, compare};
+use super::{Destination, scenario_name, unique_name};
 use crate::report::output_dir::Staging;
 use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
 use crate::runner::{Plan, Written, metric_layout, run_info};
 use crate::scenario;
-use crate::stats::MetricRole;
 use crate::tables::BUILT_IN;
-use crate::target::{Condition, Target, target_options};
+use crate::target::{Target, combined_targets, target_options};
 
 /// A table comparison asked: `--table NAME=A,B` over some scenarios.
 #[derive(Debug, Clone)]
@@ -101,7 +100,11 @@ pub fn compare_tables(
     let mut scenarios = Vec::new();
     let mut infos = Vec::new();
     for path in &reading {
-        let name = unique_name(path, &scenarios);
+        let taken: Vec<String> = scenarios
+            .iter()
+            .map(|s: &ScenarioOutcomes| s.scenario.clone())
+            .collect();
+        let name = unique_name(path, &taken);
         let targets = outcome_targets(path, &request.targets)?;
         let single = CompareRequest {
             scenarios: vec![path.clone(), path.clone()],
@@ -145,6 +148,7 @@ pub fn compare_tables(
     info.name = format!("Table {table}: {} against {}", labels[1], labels[0]);
     info.scenario_path = None;
     info.scenario_sha256 = None;
+    info.scenario_text = None;
     info.variants = labels.to_vec();
     info.scenarios = infos
         .iter()
@@ -220,45 +224,12 @@ fn absolute_table(file: &str) -> Result<String> {
     Ok(path.display().to_string())
 }
 
-fn scenario_name(path: &Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
-/// A scenario's folder name: its stem, numbered when another has it.
-fn unique_name(path: &Path, so_far: &[ScenarioOutcomes]) -> String {
-    let stem = scenario_name(path);
-    let taken = |n: &str| so_far.iter().any(|s| s.scenario == n);
-    if !taken(&stem) {
-        return stem;
-    }
-    (2..)
-        .map(|i| format!("{stem}#{i}"))
-        .find(|n| !taken(n))
-        .expect("a free name")
-}
-
 /// The events each scenario's comparison reports as outcomes of their own:
 /// every PC out of action where that is more than one state (down or
 /// dead), then the user's.
 fn outcome_targets(path: &Path, asked: &[String]) -> Result<Vec<String>> {
     let layout = metric_layout(&scenario::load(path)?);
-    let mut targets: Vec<String> = layout
-        .iter()
-        .filter_map(|m| match &m.role {
-            MetricRole::Fate { out, .. } if out.len() > 1 => Some(
-                Target {
-                    subject: m.subject.clone(),
-                    metric: m.name.clone(),
-                    condition: Condition::OneOf(out.iter().map(|&b| m.label(b)).collect()),
-                }
-                .text(),
-            ),
-            _ => None,
-        })
-        .collect();
+    let mut targets: Vec<String> = combined_targets(&layout).iter().map(Target::text).collect();
     for t in asked {
         if !targets.contains(t) {
             targets.push(t.clone());

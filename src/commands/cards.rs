@@ -11,7 +11,7 @@ use crate::report::skew::SkewReport;
 use crate::report::skew_exporters;
 use crate::systems::war_cards::deck::Deck;
 use crate::systems::war_cards::skew::analyse;
-use crate::tables::{BUILT_IN_CARDS, TableUse, sha256_hex};
+use crate::tables::{BUILT_IN_CARDS, TableUse};
 
 /// Analyses the deck, writes the tables and heatmaps, prints the findings.
 pub fn run(args: &CardsArgs) -> Result<()> {
@@ -29,12 +29,14 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     let report = SkewReport {
         info: RunInfo {
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            tool_commit: crate::report::TOOL_COMMIT.to_owned(),
             command: match &args.table {
                 None => "warcrunch cards".to_owned(),
                 Some(p) => format!("warcrunch cards --table {}", p.display()),
             },
             scenario_path: None,
             scenario_sha256: None,
+            scenario_text: None,
             name: "Combat Card skew".to_owned(),
             system: "war_cards".to_owned(),
             seed: None,
@@ -44,16 +46,17 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             elapsed_seconds: None,
             shards: None,
             stop_reason: None,
-            tables: vec![TableUse {
-                name: "cards".into(),
-                source: source.clone(),
-                sha256: sha256_hex(text.as_bytes()),
-                stand_ins: deck.stand_ins.clone(),
-            }],
+            tables: vec![TableUse::new(
+                "cards",
+                source.clone(),
+                &text,
+                deck.stand_ins.clone(),
+            )],
             stand_in_rules: Vec::new(),
             variants: Vec::new(),
             max_risk_of_down: None,
             swept_heroes: Vec::new(),
+            parameters: Vec::new(),
             scenarios: Vec::new(),
         },
         analysis,

@@ -1,20 +1,52 @@
-//! `warcrunch run`: the command line as a [`RunRequest`], its summary
-//! printed.
+//! `warcrunch run`: the command line as a [`RunRequest`] (one scenario) or
+//! a [`BatchRequest`] (several, or folders), its summary printed; and
+//! `run --from run.json`, a run asked again from what its record holds.
 
-use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+
+use crate::analysis::batch::{BatchAnswer, BatchRequest, run_batch};
 use crate::analysis::run::{RunRequest, run as run_scenario};
-use crate::cli::RunArgs;
-use crate::report::ReportKind;
+use crate::cli::{Cli, Command, RunArgs};
 use crate::report::console::say;
+use crate::report::{ReportKind, RunInfo};
 use crate::runner::Plan;
+use crate::scenario::Edit;
 
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
+    if let Some(from) = &args.from {
+        return rerun(from, args);
+    }
+    let request = request(args, args.scenarios[0].clone());
+    let plan = Plan::from_args(&args.sim);
+    let to = super::destination(&args.out, &args.sim);
+    match args.scenarios.as_slice() {
+        [one] if !one.is_dir() => {
+            let answer = run_scenario(&request, &plan, &to)?;
+            say(&answer.stored.summary(ReportKind::Run, &answer.report))
+        }
+        inputs => {
+            let batch = BatchRequest {
+                inputs: inputs.to_vec(),
+                command: batch_command(args),
+                run: request,
+            };
+            say(&batch_summary(&run_batch(&batch, &plan, &to)?))
+        }
+    }
+}
+
+/// The run each scenario of `args` gets.
+fn request(args: &RunArgs, scenario: PathBuf) -> RunRequest {
     let sim = &args.sim;
-    let request = RunRequest {
-        scenario: args.scenario.clone(),
+    RunRequest {
+        scenario,
         exact: args.exact,
+        exact_where_covered: false,
         usage: args.usage,
         precision: args.precision,
         max_trials: Some(args.max_trials),
@@ -22,8 +54,216 @@ pub fn run(args: &RunArgs) -> Result<()> {
         targets: args.targets.clone(),
         seed: sim.seed,
         tables: sim.tables.clone(),
+        text: None,
+        command: None,
+        table_sources: Vec::new(),
+    }
+}
+
+/// The command line that asks a batch again.
+fn batch_command(args: &RunArgs) -> String {
+    let sim = &args.sim;
+    let mut words = vec!["warcrunch".to_owned(), "run".to_owned()];
+    words.extend(args.scenarios.iter().map(|p| p.display().to_string()));
+    let mut option = |name: &str, value: Option<String>| {
+        words.push(format!("--{name}"));
+        words.extend(value);
     };
-    let to = super::destination(&args.out, &args.sim);
-    let answer = run_scenario(&request, &Plan::from_args(sim), &to)?;
+    if let Some(t) = sim.trials {
+        option("trials", Some(t.to_string()));
+    }
+    if let Some(s) = sim.seed {
+        option("seed", Some(s.to_string()));
+    }
+    if let Some(p) = args.precision {
+        option("precision", Some(p.to_string()));
+        option("max-trials", Some(args.max_trials.to_string()));
+    }
+    if args.exact {
+        option("exact", None);
+    }
+    if args.usage {
+        option("usage", None);
+    }
+    for t in &args.targets {
+        option("target", Some(t.clone()));
+    }
+    for t in &sim.tables {
+        option("table", Some(t.clone()));
+    }
+    words
+        .iter()
+        .map(|w| crate::format::shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a batch prints: each battle's key odds, then where the tables are.
+fn batch_summary(answer: &BatchAnswer) -> String {
+    let mut out = String::new();
+    for r in &answer.runs {
+        let report = &r.answer.report;
+        let info = &report.info;
+        let mark = if info.uses_stand_ins() { " †" } else { "" };
+        let _ = writeln!(
+            out,
+            "{} ({}): {} battles",
+            info.name,
+            r.name,
+            crate::format::thousands(info.trials.unwrap_or(0))
+        );
+        if let Some(v) = report.variants.first() {
+            for line in crate::report::findings::key_odds(&v.metrics, info.trials.unwrap_or(0)) {
+                let _ = writeln!(out, "  {line}{mark}");
+            }
+        }
+        if let Some(reason) = &r.answer.no_exact {
+            let _ = writeln!(out, "  no exact odds: {reason}");
+        }
+    }
+    if answer
+        .runs
+        .iter()
+        .any(|r| r.answer.report.info.uses_stand_ins())
+    {
+        let _ = writeln!(
+            out,
+            "† rests on stand-in table values (listed in each battle's report and in report.html)"
+        );
+    }
+    let tables = answer
+        .skipped
+        .iter()
+        .filter(|s| s.reason.starts_with("a table file"))
+        .count();
+    if tables > 0 {
+        let _ = writeln!(
+            out,
+            "left out {tables} table file{} (listed in run.json)",
+            if tables == 1 { "" } else { "s" }
+        );
+    }
+    for s in answer
+        .skipped
+        .iter()
+        .filter(|s| !s.reason.starts_with("a table file"))
+    {
+        let _ = writeln!(out, "left out {}: {}", s.path.display(), s.reason);
+    }
+    let _ = writeln!(
+        out,
+        "{} battles' tables in {}: {}",
+        answer.runs.len(),
+        answer.folder.display(),
+        answer.files.join(", ")
+    );
+    out
+}
+
+/// `run --from run.json`: the recorded command run again on the recorded
+/// scenario and tables, each written to a private folder that is removed
+/// afterwards; the hashes checked before and after.
+fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
+    let text = std::fs::read_to_string(from)
+        .with_context(|| format!("--from: cannot read {}", from.display()))?;
+    let info: RunInfo = serde_json::from_str(&text)
+        .with_context(|| format!("--from {}: not a run.json warcrunch wrote", from.display()))?;
+    let words = shlex::split(&info.command).filter(|w| w.get(1).is_some_and(|c| c == "run"));
+    let Some(words) = words else {
+        bail!(
+            "--from {}: it records `{}`, not a run; only a run's record can be run again",
+            from.display(),
+            info.command
+        );
+    };
+    let (Some(scenario_text), Some(path)) = (&info.scenario_text, &info.scenario_path) else {
+        bail!(
+            "--from {}: it holds no scenario text (written by warcrunch {} before runs recorded it); run its command instead: {}",
+            from.display(),
+            info.tool_version,
+            info.command
+        );
+    };
+    if info.scenario_sha256.as_deref() != Some(&crate::tables::sha256_hex(scenario_text.as_bytes()))
+    {
+        bail!(
+            "--from {}: the scenario text does not match its recorded SHA-256; the file was edited",
+            from.display()
+        );
+    }
+    let Command::Run(recorded) = Cli::try_parse_from(&words)
+        .with_context(|| format!("--from {}: cannot read its command", from.display()))?
+        .command
+    else {
+        unreachable!("the command was checked to be a run")
+    };
+    let private = PrivateFolder::new()?;
+    let mut request = request(&recorded, PathBuf::from(path));
+    request.text = Some(scenario_text.clone());
+    request.command = Some(info.command.clone());
+    for table in info.tables.iter().filter(|t| t.text.is_some()) {
+        let file = private.0.join(format!("{}.toml", table.name));
+        std::fs::write(&file, table.text.as_deref().unwrap_or_default())
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        request
+            .tables
+            .retain(|t| t.split_once('=').is_none_or(|(name, _)| name != table.name));
+        request
+            .tables
+            .push(format!("{}={}", table.name, file.display()));
+        request
+            .table_sources
+            .push((table.name.clone(), table.source.clone()));
+    }
+    // Every table as read now must be the one recorded (a built-in table
+    // may have changed since), checked before any battle.
+    let overrides = crate::runner::table_overrides(&request.tables)?;
+    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+    let now = crate::scenario::load_edited(Path::new(path), scenario_text, &edits)?;
+    for was in &info.tables {
+        let same = now
+            .battle
+            .tables()
+            .iter()
+            .find(|t| t.name == was.name)
+            .is_some_and(|t| t.sha256 == was.sha256);
+        if !same {
+            bail!(
+                "--from {}: table {} ({}) is not the one this warcrunch reads: its SHA-256 differs; rerun with the warcrunch that wrote it ({} {})",
+                from.display(),
+                was.name,
+                was.source,
+                info.tool_version,
+                info.tool_commit
+            );
+        }
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::runner::default_out_dir(Path::new(path)));
+    let to = super::destination(&Some(out), &args.sim);
+    let answer = run_scenario(&request, &Plan::from_args(&args.sim), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
+}
+
+/// A folder of this process's own, removed when dropped.
+struct PrivateFolder(PathBuf);
+
+impl PrivateFolder {
+    fn new() -> Result<PrivateFolder> {
+        let dir = std::env::temp_dir().join(format!("warcrunch-from-{}", std::process::id()));
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).ok();
+        }
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create folder {}", dir.display()))?;
+        Ok(PrivateFolder(dir))
+    }
+}
+
+impl Drop for PrivateFolder {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
 }

@@ -51,12 +51,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
 
 /// The console line of one probe.
 fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> String {
+    let [p, lo, hi] = crate::format::percent_interval(
+        probe.point.probability,
+        probe.point.ci_low,
+        probe.point.ci_high,
+    );
     format!(
-        "probe {count}: {setting} = {} -> {} ({}-{}){}, {}\n",
+        "probe {count}: {setting} = {} -> {p} ({lo}-{hi}){}, {}\n",
         shown(domain, probe.point.value),
-        crate::format::percent(probe.point.probability),
-        crate::format::percent_bound(probe.point.ci_low),
-        crate::format::percent_bound(probe.point.ci_high),
         probe.trials.map_or(" exact".to_owned(), |n| format!(
             ", {} battles",
             thousands(n)

@@ -1,5 +1,8 @@
-//! Charts as SVG and PNG, drawn with plotters and an embedded DejaVu Sans so
-//! they render the same on a machine with no fonts installed.
+//! A run's charts, one file per metric and fit to publish: a title and
+//! axes in words with units, bars with 95% whiskers, a numeric metric's
+//! rare tail left off the axis and said in words, SVG with its title and
+//! description, PNG at 1× and 2×. Drawn with plotters and an embedded
+//! DejaVu Sans, so they render the same on a machine with no fonts.
 
 use std::path::Path;
 
@@ -8,13 +11,23 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{FONT, PALETTE, bar_range, draw_both, file_safe, plot_err};
-use super::{Export, RunReport};
-use crate::stats::{Metric, wilson, z95};
+use super::draw::{FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
+use super::{Export, RunReport, words};
+use crate::format::{percent, thousands};
+use crate::stats::{Metric, Values, wilson, z95};
 
-/// Writes `outcomes.{svg,png}` (every categorical metric with 95% whiskers)
-/// and `hist_<subject>_<metric>.{svg,png}` for each numeric metric.
+/// Writes `outcome_<subject>_<metric>` for each categorical metric and
+/// `hist_<subject>_<metric>` for each numeric one: `.svg`, `.png` and
+/// `@2x.png`.
 pub struct Charts;
+
+/// The share of battles a numeric chart may leave off each end of its
+/// axis (said in words under the title): its axis spans the 0.01% to
+/// 99.99% quantiles, or more.
+const TAIL: f64 = 0.0001;
+
+/// A numeric metric keeps its whole range up to this many values.
+const FULL_RANGE_VALUES: usize = 20;
 
 impl Export<RunReport> for Charts {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
@@ -24,266 +37,452 @@ impl Export<RunReport> for Charts {
         let Some(first) = report.variants.first() else {
             return Ok(Vec::new());
         };
-        let title = &report.info.name;
-        let trials = report.info.trials.unwrap_or(0);
-        let categorical: Vec<&Metric<u64>> =
-            first.metrics.iter().filter(|m| !m.is_numeric()).collect();
         let mut written = Vec::new();
-        if !categorical.is_empty() {
-            let size = (900, 300 * categorical.len() as u32 + 60);
-            written.extend(draw_both(
-                dir,
-                "outcomes",
-                size,
-                |root| outcome_panels(root, title, trials, &categorical),
-                |root| outcome_panels(root, title, trials, &categorical),
-            )?);
-        }
-        for m in first.metrics.iter().filter(|m| m.is_numeric()) {
-            let stem = format!("hist_{}_{}", file_safe(&m.subject), file_safe(&m.name));
-            written.extend(draw_both(
+        for m in &first.metrics {
+            let picture = Picture::of(m, &report.info.name);
+            let kind = if m.is_numeric() { "hist" } else { "outcome" };
+            let stem = format!("{kind}_{}_{}", file_safe(&m.subject), file_safe(&m.name));
+            written.extend(draw_publication(
                 dir,
                 &stem,
-                (900, 420),
-                |root| histogram(root, title, m),
-                |root| histogram(root, title, m),
+                picture.size(),
+                (&picture.title, &picture.description),
+                |root, s| picture.draw(root, s),
+                |root, s| picture.draw(root, s),
             )?);
         }
         Ok(written)
     }
 }
 
-/// One bar per value: its probability in percent and a 95% interval.
+/// One bar: a value's share of the battles in percent, with its 95% interval.
 struct Bar {
     label: String,
+    /// The value, for a numeric metric.
+    value: Option<i64>,
     percent: f64,
     low: f64,
     high: f64,
 }
 
-fn bars(metric: &Metric<u64>) -> Vec<Bar> {
-    let total = metric.total();
-    metric
-        .reported_bins(|w| w == 0)
-        .map(|bin| {
-            let count = metric.weights[bin];
-            let (lo, hi) = wilson(count, total, z95());
-            Bar {
-                label: metric.label(bin),
-                percent: 100.0 * count as f64 / total.max(1) as f64,
-                low: 100.0 * lo,
-                high: 100.0 * hi,
+/// A numeric metric's share of battles at or below each value and at or
+/// above it: (value, %) each.
+struct Steps {
+    at_most: Vec<(i64, f64)>,
+    at_least: Vec<(i64, f64)>,
+}
+
+/// One metric as a reader sees it: what the chart says, what it draws and
+/// what it leaves out.
+pub struct Picture {
+    /// `Megalos — casualties, % of Troop Strength`.
+    pub title: String,
+    /// The battle, its size and what the whiskers are.
+    subtitle: String,
+    /// What the values are, with their unit.
+    x_label: String,
+    bars: Vec<Bar>,
+    /// Numeric: the at-most and at-least steps over the drawn values.
+    steps: Option<Steps>,
+    /// What the axis leaves off, in words.
+    pub tail: Option<String>,
+    /// The chart in a few sentences: SVG `<desc>`, the report's alt text.
+    pub description: String,
+}
+
+impl Picture {
+    /// The picture of `metric` from the battle called `battle`.
+    pub fn of(metric: &Metric<u64>, battle: &str) -> Picture {
+        let total = metric.total();
+        let reported = metric.reported_bins(|w| w == 0);
+        let drawn = match metric.values {
+            Values::Integers { .. } if reported.len() > FULL_RANGE_VALUES => {
+                central(metric, reported.clone())
             }
-        })
-        .collect()
-}
-
-fn outcome_panels<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    title: &str,
-    trials: u64,
-    metrics: &[&Metric<u64>],
-) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
-    let root = root
-        .titled(
-            &format!(
-                "{title}: outcome probabilities ({} battles, 95% intervals)",
-                crate::format::thousands(trials)
+            _ => reported.clone(),
+        };
+        let first = match metric.values {
+            Values::Integers { first } => Some(first),
+            Values::Categories(_) => None,
+        };
+        let bars: Vec<Bar> = drawn
+            .clone()
+            .map(|bin| {
+                let count = metric.weights[bin];
+                let (lo, hi) = wilson(count, total, z95());
+                Bar {
+                    label: metric.label(bin),
+                    value: first.map(|f| f + bin as i64),
+                    percent: 100.0 * count as f64 / total.max(1) as f64,
+                    low: 100.0 * lo,
+                    high: 100.0 * hi,
+                }
+            })
+            .collect();
+        let tail = tail_words(metric, reported, drawn.clone(), total);
+        let steps = first.map(|f| {
+            let below: u64 = metric.weights[..drawn.start].iter().sum();
+            let mut seen = below;
+            let mut at_most = Vec::new();
+            let mut at_least = Vec::new();
+            for bin in drawn.clone() {
+                let share = |c: u64| 100.0 * c as f64 / total.max(1) as f64;
+                at_least.push((f + bin as i64, share(total - seen)));
+                seen += metric.weights[bin];
+                at_most.push((f + bin as i64, share(seen)));
+            }
+            Steps { at_most, at_least }
+        });
+        let title = words::title(&metric.subject, &metric.name);
+        let description = describe(metric, &title, &bars, total, tail.as_deref());
+        Picture {
+            subtitle: format!(
+                "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
+                thousands(total)
             ),
-            (FONT, 22),
-        )
-        .map_err(plot_err)?;
-    let panels = root.split_evenly((metrics.len(), 1));
-    for (i, (panel, metric)) in panels.iter().zip(metrics).enumerate() {
-        bar_chart(
-            panel,
-            &format!("{} / {}", metric.subject, metric.name),
-            &bars(metric),
-            PALETTE[i % PALETTE.len()],
-        )?;
+            x_label: if first.is_some() {
+                words::axis(&metric.name)
+            } else {
+                words::metric(&metric.name).0
+            },
+            title,
+            bars,
+            steps,
+            tail,
+            description,
+        }
     }
-    root.present().map_err(plot_err)
-}
 
-fn histogram<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    title: &str,
-    metric: &Metric<u64>,
-) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
-    let caption = match metric.summary() {
-        Some(s) => format!(
-            "{title}: {} / {} (mean {:.3}, median {}, 95th percentile {})",
-            metric.subject, metric.name, s.mean, s.p50, s.p95
-        ),
-        None => format!("{title}: {} / {}", metric.subject, metric.name),
-    };
-    bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
-    root.present().map_err(plot_err)
-}
+    /// The picture's size at 1×.
+    pub fn size(&self) -> (u32, u32) {
+        (720, if self.steps.is_some() { 620 } else { 400 })
+    }
 
-/// A vertical bar chart of percentages with interval whiskers; numbers are
-/// printed on the bars when there is room.
-fn bar_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    caption: &str,
-    bars: &[Bar],
-    colour: RGBColor,
-) -> Result<()> {
-    let n = bars.len().max(1) as i32;
-    let label_step = bars.len().div_ceil(20).max(1);
-    // Gaps between bars shrink as bars multiply, so a hundred stay visible.
-    let gap = match bars.len() {
-        0..=16 => 6,
-        17..=40 => 2,
-        _ => 0,
-    };
-    let top = bars.iter().map(|b| b.high).fold(0.0, f64::max);
-    let y_max = (top * 1.2 + 2.0).min(105.0);
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, (FONT, 17))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(60)
-        .build_cartesian_2d(bar_range(n).into_segmented(), 0.0..y_max)
+    /// Draws the picture at `s` times its size.
+    pub fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>, s: u32) -> Result<()> {
+        root.fill(&WHITE).map_err(plot_err)?;
+        let heading = 28 * s;
+        let sub = 20 * s;
+        let tail_line = if self.tail.is_some() { 20 * s } else { 0 };
+        let (head, body) = root.split_vertically(heading + sub + tail_line + 14 * s);
+        let left = |px: u32| {
+            TextStyle::from((FONT, px * s).into_font()).pos(Pos::new(HPos::Left, VPos::Top))
+        };
+        let x0 = (14 * s) as i32;
+        head.draw(&Text::new(
+            self.title.clone(),
+            (x0, (8 * s) as i32),
+            left(22),
+        ))
         .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .max_light_lines(0)
-        .x_labels(bar_range(n).len() + 1)
-        .x_label_formatter(&|v| match v {
-            // Every label up to 20 bars; beyond, every step-th one.
-            SegmentValue::CenterOf(i) if (*i as usize).is_multiple_of(label_step) => bars
-                .get(*i as usize)
-                .map(|b| b.label.clone())
-                .unwrap_or_default(),
-            _ => String::new(),
-        })
-        .y_desc("probability (%)")
-        .label_style((FONT, 13))
-        .draw()
+        head.draw(&Text::new(
+            self.subtitle.clone(),
+            (x0, (8 * s + heading) as i32),
+            left(15).color(&RGBColor(90, 90, 90)),
+        ))
         .map_err(plot_err)?;
-    chart
-        .draw_series(bars.iter().enumerate().map(|(i, b)| {
-            let i = i as i32;
-            let mut rect = Rectangle::new(
-                [
-                    (SegmentValue::Exact(i), 0.0),
-                    (SegmentValue::Exact(i + 1), b.percent),
-                ],
-                colour.filled(),
-            );
-            rect.set_margin(0, 0, gap, gap);
-            rect
-        }))
-        .map_err(plot_err)?;
-    chart
-        .draw_series(bars.iter().enumerate().map(|(i, b)| {
-            let x = || SegmentValue::CenterOf(i as i32);
-            PathElement::new(vec![(x(), b.low), (x(), b.high)], BLACK.stroke_width(2))
-        }))
-        .map_err(plot_err)?;
-    if bars.len() <= 16 {
-        let style =
-            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        if let Some(tail) = &self.tail {
+            head.draw(&Text::new(
+                tail.clone(),
+                (x0, (8 * s + heading + sub) as i32),
+                left(15).color(&PALETTE[5]),
+            ))
+            .map_err(plot_err)?;
+        }
+        match &self.steps {
+            Some(steps) => {
+                let (top, bottom) = body.split_vertically(body.dim_in_pixel().1 * 11 / 20);
+                self.bar_chart(&top, s)?;
+                self.step_chart(&bottom, steps, s)?;
+            }
+            None => self.bar_chart(&body, s)?,
+        }
+        root.present().map_err(plot_err)
+    }
+
+    /// Bars with whiskers; each bar's share printed on it when there is room.
+    fn bar_chart<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, s: u32) -> Result<()> {
+        let bars = &self.bars;
+        let n = bars.len().max(1) as i32;
+        let every = label_every(bars);
+        let gap = match bars.len() {
+            0..=16 => 6 * s,
+            17..=40 => 2 * s,
+            _ => 0,
+        };
+        let top = bars.iter().map(|b| b.high).fold(0.0, f64::max);
+        let y_max = (top * 1.15 + 1.0).min(105.0);
+        let mut chart = ChartBuilder::on(area)
+            .margin(12 * s)
+            .x_label_area_size(52 * s)
+            .y_label_area_size(64 * s)
+            .build_cartesian_2d(bar_range(n).into_segmented(), 0.0..y_max)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(0)
+            .x_labels(bar_range(n).len() + 1)
+            .x_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(i) => bars
+                    .get(*i as usize)
+                    .filter(|b| every(b, *i as usize))
+                    .map(|b| b.label.clone())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            })
+            .x_desc(self.x_label.clone())
+            .y_desc("share of battles (%)")
+            .axis_desc_style((FONT, 16 * s))
+            .label_style((FONT, 15 * s))
+            .axis_style(BLACK.stroke_width(s))
+            .draw()
+            .map_err(plot_err)?;
         chart
             .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                Text::new(
-                    format!("{:.1}%", b.percent),
-                    (SegmentValue::CenterOf(i as i32), b.high + y_max * 0.01),
-                    style.clone(),
-                )
+                let i = i as i32;
+                let mut rect = Rectangle::new(
+                    [
+                        (SegmentValue::Exact(i), 0.0),
+                        (SegmentValue::Exact(i + 1), b.percent),
+                    ],
+                    PALETTE[0].filled(),
+                );
+                rect.set_margin(0, 0, gap, gap);
+                rect
             }))
             .map_err(plot_err)?;
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                let x = || SegmentValue::CenterOf(i as i32);
+                PathElement::new(vec![(x(), b.low), (x(), b.high)], BLACK.stroke_width(2 * s))
+            }))
+            .map_err(plot_err)?;
+        if bars.len() <= 16 {
+            let style = TextStyle::from((FONT, 15 * s).into_font())
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            chart
+                .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                    Text::new(
+                        percent(b.percent / 100.0),
+                        (SegmentValue::CenterOf(i as i32), b.high + y_max * 0.01),
+                        style.clone(),
+                    )
+                }))
+                .map_err(plot_err)?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// P(value ≤ x) and P(value ≥ x) as steps, one flat stretch per value,
+    /// under the bars they sum.
+    fn step_chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        Steps { at_most, at_least }: &Steps,
+        s: u32,
+    ) -> Result<()> {
+        let (lo, hi) = match (at_most.first(), at_most.last()) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => return Ok(()),
+        };
+        let values = (hi - lo + 1) as usize;
+        let x_range = lo as f64 - 0.5..hi as f64 + 0.5;
+        let mut chart = ChartBuilder::on(area)
+            .margin(12 * s)
+            .x_label_area_size(52 * s)
+            .y_label_area_size(64 * s)
+            .build_cartesian_2d(x_range, 0.0..101.0)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .max_light_lines(0)
+            // At most one label per whole value, and only on whole values.
+            .x_labels(values.min(20))
+            .x_label_formatter(&|v| {
+                if v.fract() == 0.0 {
+                    format!("{}", *v as i64)
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(self.x_label.clone())
+            .y_desc("share of battles (%)")
+            .axis_desc_style((FONT, 16 * s))
+            .label_style((FONT, 15 * s))
+            .axis_style(BLACK.stroke_width(s))
+            .draw()
+            .map_err(plot_err)?;
+        let stairs = |points: &[(i64, f64)]| -> Vec<(f64, f64)> {
+            points
+                .iter()
+                .flat_map(|&(v, p)| [(v as f64 - 0.5, p), (v as f64 + 0.5, p)])
+                .collect()
+        };
+        for (points, colour, label) in [
+            (
+                at_most.as_slice(),
+                PALETTE[0],
+                "share at or below the value",
+            ),
+            (
+                at_least.as_slice(),
+                PALETTE[5],
+                "share at or above the value",
+            ),
+        ] {
+            chart
+                .draw_series(LineSeries::new(stairs(points), colour.stroke_width(2 * s)))
+                .map_err(plot_err)?
+                .label(label)
+                .legend(move |(x, y)| {
+                    PathElement::new(
+                        vec![(x, y), (x + 18 * s as i32, y)],
+                        colour.stroke_width(2 * s),
+                    )
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::MiddleRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .label_font((FONT, 15 * s))
+            .draw()
+            .map_err(plot_err)?;
+        Ok(())
+    }
+}
+
+/// Which bars get a label on the axis: every one up to 20; beyond, the
+/// values that are multiples of a round step (2, 5, 10, 20, …) for a
+/// numeric metric, every k-th for words.
+fn label_every(bars: &[Bar]) -> impl Fn(&Bar, usize) -> bool + use<> {
+    let n = bars.len();
+    let step = [1i64, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]
+        .into_iter()
+        .find(|&k| n as i64 / k <= 20)
+        .unwrap_or(1000);
+    move |bar: &Bar, i: usize| match bar.value {
+        Some(v) => v.rem_euclid(step) == 0,
+        None => (i as i64).rem_euclid(step) == 0,
+    }
+}
+
+/// The bins of `reported` a numeric chart draws: without the least values
+/// and the greatest that together hold at most [`TAIL`] of the battles at
+/// each end, keeping at least [`FULL_RANGE_VALUES`] values; an end is cut
+/// only where that leaves off at least a tenth of the values.
+fn central(metric: &Metric<u64>, reported: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let allowed = (TAIL * metric.total() as f64).floor() as u64;
+    let (mut lo, mut hi) = (reported.start, reported.end);
+    let mut cut = 0;
+    while hi - lo > FULL_RANGE_VALUES && cut + metric.weights[lo] <= allowed {
+        cut += metric.weights[lo];
+        lo += 1;
+    }
+    cut = 0;
+    while hi - lo > FULL_RANGE_VALUES && cut + metric.weights[hi - 1] <= allowed {
+        cut += metric.weights[hi - 1];
+        hi -= 1;
+    }
+    // An end is left off only where that shortens the axis by a tenth.
+    let worth = |kept: usize| kept * 10 >= reported.len();
+    let lo = if worth(lo - reported.start) {
+        lo
+    } else {
+        reported.start
+    };
+    let hi = if worth(reported.end - hi) {
+        hi
+    } else {
+        reported.end
+    };
+    lo..hi
+}
+
+/// What the axis leaves off, in words: `Not drawn: 6 battles in
+/// 1,000,000 above 61 (up to 100)`.
+fn tail_words(
+    metric: &Metric<u64>,
+    reported: std::ops::Range<usize>,
+    drawn: std::ops::Range<usize>,
+    total: u64,
+) -> Option<String> {
+    let mut parts = Vec::new();
+    if drawn.start > reported.start {
+        let n: u64 = metric.weights[reported.start..drawn.start].iter().sum();
+        parts.push(format!(
+            "{} below {} (down to {})",
+            battles(n),
+            metric.label(drawn.start),
+            metric.label(reported.start)
+        ));
+    }
+    if drawn.end < reported.end {
+        let n: u64 = metric.weights[drawn.end..reported.end].iter().sum();
+        parts.push(format!(
+            "{} above {} (up to {})",
+            battles(n),
+            metric.label(drawn.end - 1),
+            metric.label(reported.end - 1)
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("Not drawn: {} in {}", parts.join("; "), thousands(total)))
+}
+
+fn battles(n: u64) -> String {
+    match n {
+        1 => "1 battle".to_owned(),
+        n => format!("{} battles", thousands(n)),
+    }
+}
+
+/// The chart in words, for a reader who cannot see it.
+fn describe(
+    metric: &Metric<u64>,
+    title: &str,
+    bars: &[Bar],
+    total: u64,
+    tail: Option<&str>,
+) -> String {
+    let mut text = match metric.summary() {
+        Some(s) => format!(
+            "Histogram of {title} over {} battles: mean {:.3}, median {}, 95th percentile {}",
+            thousands(total),
+            s.mean,
+            s.p50,
+            s.p95
+        ),
+        None => {
+            let mut shares: Vec<String> = bars
+                .iter()
+                .take(8)
+                .map(|b| format!("{} {}", b.label, percent(b.percent / 100.0)))
+                .collect();
+            if bars.len() > 8 {
+                shares.push(format!("and {} more values", bars.len() - 8));
+            }
+            format!(
+                "Bar chart of {title} over {} battles: {}",
+                thousands(total),
+                shares.join(", ")
+            )
+        }
+    };
+    if let (Some(first), Some(last)) = (bars.first(), bars.last())
+        && metric.is_numeric()
+    {
+        text.push_str(&format!("; drawn from {} to {}", first.label, last.label));
+    }
+    if let Some(tail) = tail {
+        text.push_str(&format!(". {tail}"));
+    }
+    text.push('.');
+    text
 }
 
 /// The size of one metric's picture in the HTML report.
 pub fn metric_size(metric: &Metric<u64>) -> (u32, u32) {
-    (820, if metric.is_numeric() { 560 } else { 330 })
-}
-
-/// One metric's picture for the HTML report: bars with 95% whiskers, and
-/// for numeric metrics the at-most and at-least curves below.
-pub fn metric_picture<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    title: &str,
-    metric: &Metric<u64>,
-) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
-    let caption = format!("{title}: {} / {}", metric.subject, metric.name);
-    if metric.is_numeric() {
-        let (top, bottom) = root.split_vertically(300);
-        bar_chart(&top, &caption, &bars(metric), PALETTE[0])?;
-        cumulative_chart(&bottom, metric)?;
-    } else {
-        bar_chart(&root, &caption, &bars(metric), PALETTE[0])?;
-    }
-    root.present().map_err(plot_err)?;
-    Ok(())
-}
-
-/// P(value ≤ x) and P(value ≥ x) over the reported range.
-fn cumulative_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    metric: &Metric<u64>,
-) -> Result<()> {
-    let range = metric.reported_bins(|w| w == 0);
-    let total = metric.total().max(1) as f64;
-    let first = match metric.values {
-        crate::stats::Values::Integers { first } => first,
-        crate::stats::Values::Categories(_) => 0,
-    };
-    let xs: Vec<i64> = range.clone().map(|b| first + b as i64).collect();
-    let (x_lo, x_hi) = (
-        *xs.first().unwrap_or(&0) as f64 - 0.5,
-        *xs.last().unwrap_or(&0) as f64 + 0.5,
-    );
-    let mut below = 0u64;
-    let mut at_most = Vec::new();
-    let mut at_least = Vec::new();
-    for b in range.clone() {
-        at_least.push((
-            first as f64 + b as f64,
-            100.0 * (total - below as f64) / total,
-        ));
-        below += metric.weights[b];
-        at_most.push((first as f64 + b as f64, 100.0 * below as f64 / total));
-    }
-    let mut chart = ChartBuilder::on(area)
-        .caption("at most / at least", (FONT, 15))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x_lo..x_hi, 0.0..101.0)
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .max_light_lines(0)
-        .x_desc(metric.name.clone())
-        .y_desc("probability (%)")
-        .label_style((FONT, 13))
-        .draw()
-        .map_err(plot_err)?;
-    chart
-        .draw_series(LineSeries::new(at_most, PALETTE[0].stroke_width(2)))
-        .map_err(plot_err)?
-        .label("P(value ≤ x)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[0].stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(at_least, PALETTE[5].stroke_width(2)))
-        .map_err(plot_err)?
-        .label("P(value ≥ x)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[5].stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FONT, 13))
-        .draw()
-        .map_err(plot_err)?;
-    Ok(())
+    Picture::of(metric, "").size()
 }

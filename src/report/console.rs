@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
-use super::findings::{advice, frontiers};
+use super::findings::{STAND_IN_MARK, advice, frontiers, headline, stand_in_mark, stand_ins_note};
 use super::{ReportKind, RunReport};
 use crate::compare::{Difference, Tests, format_p};
-use crate::format::{percent, thousands};
+use crate::format::{percent_interval, thousands};
 use crate::stats::{MetricRole, wilson, z95};
 
 /// Set once, by the command line's `--quiet`: then [`say`] prints nothing
@@ -63,7 +63,11 @@ fn run_summary(report: &RunReport) -> String {
         },
         info.elapsed_seconds.unwrap_or(0.0)
     );
+    let mark = stand_in_mark(info);
     for v in &report.variants {
+        for line in headline(&v.metrics, info.trials.unwrap_or(0)) {
+            let _ = writeln!(out, "{line}{mark}");
+        }
         for m in &v.metrics {
             let total = m.total();
             let line = match m.summary() {
@@ -76,13 +80,9 @@ fn run_summary(report: &RunReport) -> String {
                     .filter(|&b| m.weights[b] > 0)
                     .map(|b| {
                         let (lo, hi) = wilson(m.weights[b], total, z95());
-                        format!(
-                            "{} {} ({}–{})",
-                            m.label(b),
-                            percent(m.weights[b] as f64 / total as f64),
-                            percent(lo),
-                            percent(hi)
-                        )
+                        let p = m.weights[b] as f64 / total as f64;
+                        let [p, lo, hi] = percent_interval(p, lo, hi);
+                        format!("{} {p} ({lo}–{hi})", m.label(b))
                     })
                     .collect::<Vec<_>>()
                     .join(", "),
@@ -90,7 +90,10 @@ fn run_summary(report: &RunReport) -> String {
             let _ = writeln!(out, "  {}/{}: {line}", m.subject, m.name);
         }
     }
-    let checks = agreements(report);
+    let checks: Vec<_> = agreements(report)
+        .into_iter()
+        .filter(|a| a.reached())
+        .collect();
     if !checks.is_empty() {
         let disagreeing: Vec<_> = checks.iter().filter(|a| !a.agrees()).collect();
         let _ = writeln!(
@@ -117,14 +120,9 @@ fn run_summary(report: &RunReport) -> String {
     if let Some(reason) = &info.stop_reason {
         let _ = writeln!(out, "  {reason}");
     }
-    let stand_ins: Vec<String> = info
-        .tables
-        .iter()
-        .filter(|t| !t.stand_ins.is_empty())
-        .map(|t| format!("{} ({})", t.name, t.stand_ins.join(", ")))
-        .collect();
+    let stand_ins = info.stand_ins();
     if !stand_ins.is_empty() {
-        let _ = writeln!(out, "  stand-in tables in use: {}", stand_ins.join("; "));
+        let _ = writeln!(out, "{STAND_IN_MARK} {}", stand_ins_note(&stand_ins));
     }
     out
 }

@@ -6,9 +6,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use polars::prelude::*;
+use polars_parquet::write::schema_to_metadata_key;
 
 use super::{Export, Formats, RunReport};
+use crate::compare::reported_p;
 use crate::stats::{clopper_pearson, wilson, z95};
+use crate::target::{with_combined, with_combined_as};
 
 /// Confidence of the Monte Carlo-versus-exact agreement check.
 pub const AGREEMENT_CONFIDENCE: f64 = 0.999;
@@ -38,63 +41,85 @@ impl Export<RunReport> for Comparison {
         for v in report.variants.iter().skip(1) {
             let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
             let alpha = tests.alpha;
-            rows.extend(tests.all.into_iter().map(|d| (v.variant.clone(), alpha, d)));
+            rows.extend(
+                tests
+                    .all
+                    .into_iter()
+                    .map(|d| (v.variant.as_str(), alpha, d)),
+            );
         }
         let col = |f: &dyn Fn(&crate::compare::Difference) -> f64| {
             rows.iter().map(|(_, _, d)| f(d)).collect::<Vec<f64>>()
         };
-        write_table(
-            dir,
-            "comparison",
-            &report.formats,
-            vec![
-                text("variant", rows.iter().map(|(v, _, _)| v.clone()).collect()),
-                text(
-                    "baseline",
-                    rows.iter().map(|_| base.variant.clone()).collect(),
-                ),
-                text(
-                    "subject",
-                    rows.iter().map(|(_, _, d)| d.subject.clone()).collect(),
-                ),
-                text(
-                    "metric",
-                    rows.iter().map(|(_, _, d)| d.metric.clone()).collect(),
-                ),
-                text(
-                    "value",
-                    rows.iter().map(|(_, _, d)| d.value.clone()).collect(),
-                ),
-                text(
-                    "test",
-                    rows.iter().map(|(_, _, d)| d.test.to_owned()).collect(),
-                ),
-                text(
-                    "method",
-                    rows.iter().map(|(_, _, d)| d.method.to_owned()).collect(),
-                ),
-                Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
-                Column::new("estimate".into(), col(&|d| d.estimate)),
-                Column::new("difference".into(), col(&|d| d.difference.0)),
-                Column::new("ci_low".into(), col(&|d| d.difference.1)),
-                Column::new("ci_high".into(), col(&|d| d.difference.2)),
-                Column::new("statistic".into(), col(&|d| d.statistic)),
-                Column::new("p_value".into(), col(&|d| d.p_value)),
-                Column::new(
-                    "significant".into(),
-                    rows.iter()
-                        .map(|(_, alpha, d)| d.p_value < *alpha)
-                        .collect::<Vec<bool>>(),
-                ),
-            ],
-        )
+        let (variants, subjects): (Vec<&str>, Vec<&str>) = rows
+            .iter()
+            .map(|(v, _, d)| (*v, d.subject.as_str()))
+            .unzip();
+        let mut columns = variant_columns(report, &variants, VALUE_COLUMNS);
+        columns.push(text(
+            "baseline",
+            rows.iter().map(|_| base.variant.clone()).collect(),
+        ));
+        columns.extend(subject_columns(&subjects));
+        columns.extend([
+            text(
+                "metric",
+                rows.iter().map(|(_, _, d)| d.metric.clone()).collect(),
+            ),
+            text(
+                "value",
+                rows.iter().map(|(_, _, d)| d.value.clone()).collect(),
+            ),
+            text(
+                "test",
+                rows.iter().map(|(_, _, d)| d.test.to_owned()).collect(),
+            ),
+            text(
+                "method",
+                rows.iter().map(|(_, _, d)| d.method.to_owned()).collect(),
+            ),
+            Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
+            Column::new("estimate".into(), col(&|d| d.estimate)),
+            Column::new("difference".into(), col(&|d| d.difference.0)),
+            Column::new("ci_low".into(), col(&|d| d.difference.1)),
+            Column::new("ci_high".into(), col(&|d| d.difference.2)),
+            Column::new("statistic".into(), col(&|d| d.statistic)),
+            Column::new("p_value".into(), col(&|d| reported_p(d.p_value))),
+            Column::new(
+                "significant".into(),
+                rows.iter()
+                    .map(|(_, alpha, d)| d.p_value < *alpha)
+                    .collect::<Vec<bool>>(),
+            ),
+            Column::new(
+                "uses_stand_ins".into(),
+                variants
+                    .iter()
+                    .map(|v| uses_stand_ins(report, v) || uses_stand_ins(report, &base.variant))
+                    .collect::<Vec<bool>>(),
+            ),
+        ]);
+        write_table(dir, "comparison", &report.formats, columns)
     }
+}
+
+/// The frame of `columns`, counts (unsigned) as signed 64-bit integers: the
+/// type a CSV reader infers, so every format holds the same types.
+fn frame(name: &str, columns: Vec<Column>) -> Result<DataFrame> {
+    let columns = columns
+        .into_iter()
+        .map(|c| match c.dtype() {
+            DataType::UInt64 | DataType::UInt32 => c.cast(&DataType::Int64),
+            _ => Ok(c),
+        })
+        .collect::<PolarsResult<Vec<_>>>()
+        .map_err(|e| anyhow::anyhow!("cannot build {name}: {e}"))?;
+    DataFrame::new_infer_height(columns).map_err(|e| anyhow::anyhow!("cannot build {name}: {e}"))
 }
 
 /// Writes a frame built from `columns` as `dir/name`.
 pub fn write_csv(dir: &Path, name: &str, columns: Vec<Column>) -> Result<Vec<String>> {
-    let mut frame = DataFrame::new_infer_height(columns)
-        .map_err(|e| anyhow::anyhow!("cannot build {name}: {e}"))?;
+    let mut frame = frame(name, columns)?;
     let mut file = File::create(dir.join(name)).with_context(|| format!("cannot create {name}"))?;
     CsvWriter::new(&mut file)
         .include_header(true)
@@ -116,16 +141,109 @@ pub fn write_table(
     }
     if formats.parquet {
         let name = format!("{stem}.parquet");
-        let mut frame = DataFrame::new_infer_height(columns)
-            .map_err(|e| anyhow::anyhow!("cannot build {name}: {e}"))?;
+        let mut frame = frame(&name, columns)?;
         let file =
             File::create(dir.join(&name)).with_context(|| format!("cannot create {name}"))?;
         ParquetWriter::new(file)
+            .with_key_value_metadata(Some(arrow_schema_for_older_readers(&frame)))
             .finish(&mut frame)
             .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
         written.push(name);
     }
     Ok(written)
+}
+
+/// The subject columns: `subject` as the metric names it (`side:Megalos`),
+/// and the same split into its kind (`side`, `hero`, `party`, `battle`) and
+/// its name (missing for the party and the battle: an empty cell, not `""`).
+pub fn subject_columns(subjects: &[&str]) -> Vec<Column> {
+    let (kinds, names): (Vec<&str>, Vec<Option<&str>>) = subjects
+        .iter()
+        .map(|s| match s.split_once(':') {
+            Some((kind, name)) => (kind, Some(name)),
+            None => (*s, None),
+        })
+        .unzip();
+    vec![
+        Column::new("subject".into(), subjects.to_vec()),
+        Column::new("subject_kind".into(), kinds),
+        Column::new("subject_name".into(), names),
+    ]
+}
+
+/// The columns that say which variant a row is about: `variant` (none in
+/// a plain run, which has one unnamed variant), then one column per swept
+/// setting holding its value (numbers as numbers). A setting whose name is
+/// one of `taken` (the table's other columns) is called `set.NAME`.
+pub fn variant_columns(report: &RunReport, variants: &[&str], taken: &[&str]) -> Vec<Column> {
+    if report.is_plain() {
+        return Vec::new();
+    }
+    let mut columns = vec![Column::new("variant".into(), variants.to_vec())];
+    let order = &report.info.variants;
+    for p in &report.info.parameters {
+        let values: Vec<&str> = variants
+            .iter()
+            .map(|v| {
+                order
+                    .iter()
+                    .position(|o| o == v)
+                    .and_then(|i| p.values.get(i))
+                    .map_or("", String::as_str)
+            })
+            .collect();
+        let name = if taken.contains(&p.name.as_str()) || p.name == "variant" {
+            format!("set.{}", p.name)
+        } else {
+            p.name.clone()
+        };
+        columns.push(typed(&name, &values));
+    }
+    columns
+}
+
+/// `uses_stand_ins`: whether each row's battle rests on a stand-in table
+/// value: in a comparison of files, that row's scenario's; else the run's.
+pub fn stand_in_column(report: &RunReport, variants: &[&str]) -> Column {
+    Column::new(
+        "uses_stand_ins".into(),
+        variants
+            .iter()
+            .map(|v| uses_stand_ins(report, v))
+            .collect::<Vec<bool>>(),
+    )
+}
+
+/// Whether `variant`'s battles rest on a stand-in value.
+pub fn uses_stand_ins(report: &RunReport, variant: &str) -> bool {
+    let info = &report.info;
+    match info.scenarios.iter().find(|u| u.variant == variant) {
+        Some(u) => !super::stand_ins_of(&u.tables).is_empty(),
+        None => info.uses_stand_ins(),
+    }
+}
+
+/// A column of values shown as text, typed: whole numbers as integers,
+/// other numbers as floats, anything else as text.
+fn typed(name: &str, values: &[&str]) -> Column {
+    if let Ok(ints) = values.iter().map(|v| v.parse::<i64>()).collect() {
+        let ints: Vec<i64> = ints;
+        return Column::new(name.into(), ints);
+    }
+    if let Ok(floats) = values.iter().map(|v| v.parse::<f64>()).collect() {
+        let floats: Vec<f64> = floats;
+        return Column::new(name.into(), floats);
+    }
+    Column::new(name.into(), values.to_vec())
+}
+
+/// The Arrow schema a Parquet file carries for readers that restore Arrow
+/// types (pyarrow, pandas): strings as plain (large) strings, which every
+/// reader knows, rather than the newer string views polars writes by
+/// default. The pages hold the same UTF-8 bytes either way.
+fn arrow_schema_for_older_readers(frame: &DataFrame) -> KeyValueMetadata {
+    let schema = frame.schema().to_arrow(CompatLevel::oldest());
+    KeyValueMetadata::Static(vec![schema_to_metadata_key(&schema)])
 }
 
 /// A string column.
@@ -177,7 +295,7 @@ pub struct SummaryRow {
 pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
     let mut rows = Vec::new();
     for v in &report.variants {
-        for m in &v.metrics {
+        for m in &with_combined(&v.metrics) {
             let total = m.total();
             for bin in m.reported_bins(|w| w == 0) {
                 let c = m.weights[bin];
@@ -218,60 +336,103 @@ pub fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
 impl Export<RunReport> for Distributions {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = distribution_rows(report);
-        let strings = |f: fn(&DistributionRow) -> &String| {
-            rows.iter().map(|r| f(r).clone()).collect::<Vec<_>>()
-        };
         let floats = |f: fn(&DistributionRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
-        write_table(
-            dir,
-            "distributions",
-            &report.formats,
-            vec![
-                text("variant", strings(|r| &r.variant)),
-                text("subject", strings(|r| &r.subject)),
-                text("metric", strings(|r| &r.metric)),
-                text("value", strings(|r| &r.value)),
-                Column::new(
-                    "count".into(),
-                    rows.iter().map(|r| r.count).collect::<Vec<_>>(),
-                ),
-                Column::new("probability".into(), floats(|r| r.probability)),
-                Column::new("ci_low".into(), floats(|r| r.ci_low)),
-                Column::new("ci_high".into(), floats(|r| r.ci_high)),
-            ],
-        )
+        let mut columns = keys(
+            report,
+            rows.iter()
+                .map(|r| (r.variant.as_str(), r.subject.as_str())),
+        );
+        columns.extend([
+            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+            text("value", rows.iter().map(|r| r.value.clone()).collect()),
+            Column::new(
+                "count".into(),
+                rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+            ),
+            Column::new("probability".into(), floats(|r| r.probability)),
+            Column::new("ci_low".into(), floats(|r| r.ci_low)),
+            Column::new("ci_high".into(), floats(|r| r.ci_high)),
+            stand_in_column(
+                report,
+                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
+            ),
+        ]);
+        write_table(dir, "distributions", &report.formats, columns)
     }
 }
 
 impl Export<RunReport> for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = summary_rows(report);
-        let strings =
-            |f: fn(&SummaryRow) -> &String| rows.iter().map(|r| f(r).clone()).collect::<Vec<_>>();
         let floats = |f: fn(&SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
         let ints = |f: fn(&SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
-        write_table(
-            dir,
-            "summary",
-            &report.formats,
-            vec![
-                text("variant", strings(|r| &r.variant)),
-                text("subject", strings(|r| &r.subject)),
-                text("metric", strings(|r| &r.metric)),
-                Column::new(
-                    "trials".into(),
-                    rows.iter().map(|r| r.summary.trials).collect::<Vec<_>>(),
-                ),
-                Column::new("mean".into(), floats(|r| r.summary.mean)),
-                Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
-                Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
-                Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
-                Column::new("p05".into(), ints(|r| r.summary.p05)),
-                Column::new("p50".into(), ints(|r| r.summary.p50)),
-                Column::new("p95".into(), ints(|r| r.summary.p95)),
-            ],
-        )
+        let mut columns = keys(
+            report,
+            rows.iter()
+                .map(|r| (r.variant.as_str(), r.subject.as_str())),
+        );
+        columns.extend([
+            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+            Column::new(
+                "trials".into(),
+                rows.iter().map(|r| r.summary.trials).collect::<Vec<_>>(),
+            ),
+            Column::new("mean".into(), floats(|r| r.summary.mean)),
+            Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
+            Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
+            Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
+            Column::new("p05".into(), ints(|r| r.summary.p05)),
+            Column::new("p50".into(), ints(|r| r.summary.p50)),
+            Column::new("p95".into(), ints(|r| r.summary.p95)),
+            stand_in_column(
+                report,
+                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
+            ),
+        ]);
+        write_table(dir, "summary", &report.formats, columns)
     }
+}
+
+/// Every column name a run's tables use after their key columns: a swept
+/// setting of one of these names gets another column name.
+const VALUE_COLUMNS: &[&str] = &[
+    "baseline",
+    "metric",
+    "value",
+    "count",
+    "probability",
+    "ci_low",
+    "ci_high",
+    "trials",
+    "mean",
+    "std_dev",
+    "p05",
+    "p50",
+    "p95",
+    "exact_probability",
+    "ci999_low",
+    "ci999_high",
+    "agrees",
+    "test",
+    "method",
+    "baseline_estimate",
+    "estimate",
+    "difference",
+    "statistic",
+    "p_value",
+    "significant",
+    "subject",
+    "subject_kind",
+    "subject_name",
+    "uses_stand_ins",
+];
+
+/// The key columns of rows given as (variant, subject).
+fn keys<'a>(report: &RunReport, rows: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Column> {
+    let (variants, subjects): (Vec<&str>, Vec<&str>) = rows.unzip();
+    let mut columns = variant_columns(report, &variants, VALUE_COLUMNS);
+    columns.extend(subject_columns(&subjects));
+    columns
 }
 
 /// One value's exact probability beside its Monte Carlo estimate.
@@ -296,21 +457,26 @@ pub struct Agreement {
 }
 
 impl Agreement {
+    /// Whether the exact answer or the simulation reached the value.
+    pub fn reached(&self) -> bool {
+        self.exact > 0.0 || self.count > 0
+    }
+
     /// Whether the exact value lies inside the Monte Carlo interval.
     pub fn agrees(&self) -> bool {
         self.interval.0 <= self.exact && self.exact <= self.interval.1
     }
 }
 
-/// Every value that either the exact answer or the simulation reached,
-/// compared at [`AGREEMENT_CONFIDENCE`].
+/// Every value of every metric the exact answer covers (those neither it
+/// nor the simulation reached too), compared at [`AGREEMENT_CONFIDENCE`].
 pub fn agreements(report: &RunReport) -> Vec<Agreement> {
     let mut out = Vec::new();
     for v in &report.variants {
         let Some(exact) = &v.exact else { continue };
-        for ex in exact {
-            let Some(mc) = v
-                .metrics
+        let simulated = with_combined(&v.metrics);
+        for ex in &with_combined_as(&v.metrics, exact) {
+            let Some(mc) = simulated
                 .iter()
                 .find(|m| m.subject == ex.subject && m.name == ex.name)
             else {
@@ -319,9 +485,6 @@ pub fn agreements(report: &RunReport) -> Vec<Agreement> {
             let total = mc.total();
             for bin in 0..mc.weights.len() {
                 let (count, p) = (mc.weights[bin], ex.weights[bin]);
-                if count == 0 && p == 0.0 {
-                    continue;
-                }
                 out.push(Agreement {
                     variant: v.variant.clone(),
                     subject: mc.subject.clone(),
@@ -344,38 +507,31 @@ impl Export<RunReport> for ExactComparison {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        write_table(
-            dir,
-            "exact",
-            &report.formats,
-            vec![
-                text("variant", rows.iter().map(|r| r.variant.clone()).collect()),
-                text("subject", rows.iter().map(|r| r.subject.clone()).collect()),
-                text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-                text("value", rows.iter().map(|r| r.value.clone()).collect()),
-                Column::new(
-                    "exact_probability".into(),
-                    rows.iter().map(|r| r.exact).collect::<Vec<_>>(),
-                ),
-                Column::new(
-                    "probability".into(),
-                    rows.iter()
-                        .map(|r| r.count as f64 / r.trials as f64)
-                        .collect::<Vec<_>>(),
-                ),
-                Column::new(
-                    "ci999_low".into(),
-                    rows.iter().map(|r| r.interval.0).collect::<Vec<_>>(),
-                ),
-                Column::new(
-                    "ci999_high".into(),
-                    rows.iter().map(|r| r.interval.1).collect::<Vec<_>>(),
-                ),
-                Column::new(
-                    "agrees".into(),
-                    rows.iter().map(|r| r.agrees()).collect::<Vec<_>>(),
-                ),
-            ],
-        )
+        let floats = |f: &dyn Fn(&Agreement) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+        let mut columns = keys(
+            report,
+            rows.iter()
+                .map(|r| (r.variant.as_str(), r.subject.as_str())),
+        );
+        columns.extend([
+            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+            text("value", rows.iter().map(|r| r.value.clone()).collect()),
+            Column::new("exact_probability".into(), floats(&|r| r.exact)),
+            Column::new(
+                "probability".into(),
+                floats(&|r| r.count as f64 / r.trials as f64),
+            ),
+            Column::new("ci999_low".into(), floats(&|r| r.interval.0)),
+            Column::new("ci999_high".into(), floats(&|r| r.interval.1)),
+            Column::new(
+                "agrees".into(),
+                rows.iter().map(|r| r.agrees()).collect::<Vec<_>>(),
+            ),
+            stand_in_column(
+                report,
+                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
+            ),
+        ]);
+        write_table(dir, "exact", &report.formats, columns)
     }
 }

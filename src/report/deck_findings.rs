@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::findings::Flag;
-use super::skew::{IMPACT_FLAG, SkewReport};
+use super::skew::{IMPACT_FLAG, SkewReport, impact_flagged};
 use crate::format::percent;
 use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
@@ -55,11 +55,7 @@ fn cards_by_impact(out: &mut String, a: &SkewAnalysis) {
         let _ = writeln!(
             out,
             "  {}card {:<3} impact {:>+6.2} pt   hurt {:>5.1}%  decisive {:>5.1}%  retreat {:>5.1}%   {}",
-            if impact.abs() >= IMPACT_FLAG {
-                "* "
-            } else {
-                "  "
-            },
+            if impact_flagged(impact) { "* " } else { "  " },
             g.key,
             100.0 * impact,
             100.0 * g.p_hurt(),
@@ -164,7 +160,7 @@ pub fn deck_verdict(a: &SkewAnalysis) -> DeckVerdict {
     let ranked = a.cards_by_impact();
     let flagged = ranked
         .iter()
-        .filter(|g| g.impact.is_some_and(|i| i.abs() >= IMPACT_FLAG))
+        .filter(|g| g.impact.is_some_and(impact_flagged))
         .count();
     let lead = ranked.first().map(|top| {
         let impact = top.impact.expect("cards carry an impact");
@@ -210,7 +206,7 @@ pub fn skew_flags(report: &SkewReport) -> Vec<Flag> {
         .cards_by_impact()
         .into_iter()
         .filter_map(|g| {
-            let impact = g.impact.filter(|i| i.abs() >= IMPACT_FLAG)?;
+            let impact = g.impact.filter(|&i| impact_flagged(i))?;
             Some(warning(format!(
                 "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
                 g.key,

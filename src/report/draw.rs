@@ -61,6 +61,74 @@ pub fn draw_both(
     Ok(vec![svg, png])
 }
 
+/// The fonts an SVG names: the embedded font the text was measured with
+/// first, then look-alikes a reader's machine may have.
+pub const FONT_STACK: &str = "'DejaVu Sans', Verdana, 'Bitstream Vera Sans', Arial, sans-serif";
+
+/// An SVG picture made accessible and portable: its `<title>` and `<desc>`
+/// first inside the root (what screen readers and search engines read),
+/// `role="img"`, and the named font stack in place of plotters' family.
+pub fn annotate_svg(svg: &str, title: &str, description: &str) -> String {
+    let escape = |text: &str| {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let fonts = svg.replace(
+        &format!("font-family=\"{FONT}\""),
+        &format!("font-family=\"{FONT_STACK}\""),
+    );
+    let Some(open) = fonts.find("<svg") else {
+        return fonts;
+    };
+    let Some(end) = fonts[open..].find('>') else {
+        return fonts;
+    };
+    let at = open + end;
+    format!(
+        "{} role=\"img\"><title>{}</title><desc>{}</desc>{}",
+        &fonts[..at],
+        escape(title),
+        escape(description),
+        &fonts[at + 1..]
+    )
+}
+
+/// Draws a picture for publication: `<stem>.svg` (with its title and
+/// description, [`annotate_svg`]), `<stem>.png` and `<stem>@2x.png`, the
+/// draw functions taking the scale (1 or 2) every size is multiplied by.
+pub fn draw_publication(
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+    (title, description): (&str, &str),
+    draw_svg: impl Fn(DrawingArea<SVGBackend, Shift>, u32) -> Result<()>,
+    draw_png: impl Fn(DrawingArea<BitMapBackend, Shift>, u32) -> Result<()>,
+) -> Result<Vec<String>> {
+    ensure_font()?;
+    let svg = format!("{stem}.svg");
+    let png = format!("{stem}.png");
+    let png2 = format!("{stem}@2x.png");
+    let mut text = String::new();
+    draw_svg(
+        SVGBackend::with_string(&mut text, size).into_drawing_area(),
+        1,
+    )?;
+    std::fs::write(dir.join(&svg), annotate_svg(&text, title, description))
+        .map_err(|e| anyhow!("cannot write {svg}: {e}"))?;
+    draw_png(
+        BitMapBackend::new(&dir.join(&png), size).into_drawing_area(),
+        1,
+    )?;
+    let double = (size.0 * 2, size.1 * 2);
+    draw_png(
+        BitMapBackend::new(&dir.join(&png2), double).into_drawing_area(),
+        2,
+    )?;
+    Ok(vec![svg, png, png2])
+}
+
 /// The x range of `n` bars on a segmented axis, one segment each: a lone
 /// bar gets an empty segment on either side (a range of one value has no
 /// width to draw in).

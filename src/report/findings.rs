@@ -16,9 +16,11 @@ pub(super) fn pct(p: f64) -> String {
     crate::format::percent(p)
 }
 
-/// An interval's end ([`crate::format::percent_bound`]).
-pub(super) fn bound(p: f64) -> String {
-    crate::format::percent_bound(p)
+/// A probability with its interval: `56.80% (55.10%–58.00%)`, written by
+/// [`crate::format::percent_interval`].
+pub(super) fn with_interval(p: f64, low: f64, high: f64) -> String {
+    let [p, low, high] = crate::format::percent_interval(p, low, high);
+    format!("{p} ({low}–{high})")
 }
 
 pub(super) fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
@@ -56,11 +58,9 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         for (bin, role) in [(0, "attacker"), (1, "defender")] {
             let (p, lo, hi) = share(w, bin);
             lines.push(format!(
-                "{} ({role}) won {} ({}–{}) of {n} engagements",
+                "{} ({role}) won {} of {n} engagements",
                 units[bin],
-                pct(p),
-                bound(lo),
-                bound(hi)
+                with_interval(p, lo, hi)
             ));
         }
         let (p, _, _) = share(w, 2);
@@ -72,12 +72,7 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         _ => None,
     }) {
         let (p, lo, hi) = share(m, 0);
-        let mut line = format!(
-            "{name} won {} ({}–{}) of {n} battles",
-            pct(p),
-            bound(lo),
-            bound(hi)
-        );
+        let mut line = format!("{name} won {} of {n} battles", with_interval(p, lo, hi));
         let (q, _, _) = share(m, 1);
         let _ = write!(line, "; lost {}", pct(q));
         if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
@@ -96,10 +91,8 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
             format!("Some PC on the {side} side")
         };
         lines.push(format!(
-            "{who} ends {words} in {} ({}–{})",
-            pct(p),
-            bound(lo),
-            bound(hi)
+            "{who} ends {words} in {}",
+            with_interval(p, lo, hi)
         ));
     }
     for (m, name, out_bins) in metrics.iter().filter_map(|m| match &m.role {
@@ -110,18 +103,16 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         let out: u64 = out_bins.iter().map(|&b| m.weights[b]).sum();
         let (lo, hi) = wilson(out, total, z95());
         let mut line = format!(
-            "{name} ends {} in {} ({}–{})",
+            "{name} ends {} in {}",
             out_words(m, out_bins),
-            pct(out as f64 / total.max(1) as f64),
-            bound(lo),
-            bound(hi)
+            with_interval(out as f64 / total.max(1) as f64, lo, hi)
         );
         if out_bins.len() > 1 {
             let apart: Vec<String> = out_bins
                 .iter()
                 .map(|&b| {
                     let (p, lo, hi) = share(m, b);
-                    format!("{} {} ({}–{})", m.label(b), pct(p), bound(lo), bound(hi))
+                    format!("{} {}", m.label(b), with_interval(p, lo, hi))
                 })
                 .collect();
             let _ = write!(line, ": {}", apart.join(", "));
@@ -131,15 +122,53 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     for m in metrics.iter().filter(|m| m.role == MetricRole::Target) {
         let (p, lo, hi) = share(m, 1);
         lines.push(format!(
-            "{}/{} in {} ({}–{}) of {n} battles",
+            "{}/{} in {} of {n} battles",
             m.subject,
             m.name,
-            pct(p),
-            bound(lo),
-            bound(hi)
+            with_interval(p, lo, hi)
         ));
     }
     lines
+}
+
+/// The key odds of one variant's results: who wins and the risk to the
+/// party, the first of the headline sentences (an index's one line).
+pub fn key_odds(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
+    let key: Vec<Metric<u64>> = metrics
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.role,
+                MetricRole::Winner { .. }
+                    | MetricRole::Victory { .. }
+                    | MetricRole::PartyRisk { .. }
+            )
+        })
+        .cloned()
+        .collect();
+    headline(&key, trials)
+}
+
+/// The mark a number resting on stand-in values carries, leading to
+/// their list ([`stand_ins_note`]).
+pub const STAND_IN_MARK: &str = "†";
+
+/// What to append to a verdict sentence of a run: ` †` when its battle
+/// rests on stand-in values, else nothing.
+pub fn stand_in_mark(info: &super::RunInfo) -> String {
+    if info.uses_stand_ins() {
+        format!(" {STAND_IN_MARK}")
+    } else {
+        String::new()
+    }
+}
+
+/// The note the mark leads to: which stand-in values the battle rests on.
+pub fn stand_ins_note(stand_ins: &[String]) -> String {
+    format!(
+        "Rests on stand-in table values, our defaults where the published figure is unknown: {}. Replace them with your book's figures before quoting these numbers as the rules' answer.",
+        stand_ins.join("; ")
+    )
 }
 
 /// `text` with its first letter in upper case.
@@ -187,7 +216,10 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
             )));
         }
     }
-    let checks = agreements(report);
+    let checks: Vec<_> = agreements(report)
+        .into_iter()
+        .filter(|a| a.reached())
+        .collect();
     if !checks.is_empty() {
         let bad = checks.iter().filter(|a| !a.agrees()).count();
         out.push(Flag {

@@ -10,17 +10,18 @@ use std::path::Path;
 use anyhow::Result;
 use askama::Template;
 
-use super::charts::{metric_picture, metric_size};
+use super::charts::Picture;
 use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
+use super::draw::annotate_svg;
 use super::findings::{
-    Flag, HeroFrontier, SweepAdvice, advice, bound, find, flags, frontiers, headline, pct, share,
-    upper_first,
+    Flag, HeroFrontier, SweepAdvice, advice, find, flags, frontiers, headline, pct, share,
+    stand_in_mark, stand_ins_note, upper_first,
 };
 use super::page::{Provenance, svg_string, write_report};
 use super::skew::SkewReport;
 use super::{Export, RunReport};
 use crate::compare::{Tests, format_p};
-use crate::format::thousands;
+use crate::format::{percent_interval, thousands};
 use crate::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
 use crate::systems::war_cards::skew::GroupSkew;
@@ -49,6 +50,8 @@ struct RunPage<'a> {
     outcomes: Vec<SubjectOutcomes>,
     /// Table usage, when counted.
     usage: Option<UsageSection>,
+    /// What the verdict's † leads to: the stand-in values the battle rests on.
+    stand_ins: Option<String>,
     provenance: Provenance,
 }
 
@@ -126,6 +129,10 @@ struct SubjectOutcomes {
 /// One metric: its chart and every value with its interval.
 struct OutcomeTable {
     chart: String,
+    /// The chart's title, and what it leaves off the axis.
+    caption: String,
+    /// The chart in words (its alt text).
+    description: String,
     /// Long tables are folded under their chart.
     folded: bool,
     rows: Vec<ValueRow>,
@@ -148,16 +155,24 @@ fn outcome_table(title: &str, m: &Metric<u64>) -> Result<OutcomeTable> {
         .reported_bins(|w| w == 0)
         .map(|bin| {
             let (p, lo, hi) = share(m, bin);
+            let [p, lo, hi] = percent_interval(p, lo, hi);
             ValueRow {
                 label: m.label(bin),
                 count: m.weights[bin],
-                probability: pct(p),
-                interval: format!("{} – {}", bound(lo), bound(hi)),
+                probability: p,
+                interval: format!("{lo} – {hi}"),
             }
         })
         .collect();
+    let picture = Picture::of(m, title);
+    let svg = svg_string(picture.size(), |root| picture.draw(root, 1))?;
     Ok(OutcomeTable {
-        chart: svg_string(metric_size(m), |root| metric_picture(root, title, m))?,
+        chart: annotate_svg(&svg, &picture.title, &picture.description),
+        caption: match &picture.tail {
+            Some(tail) => format!("{}. {tail}.", picture.title),
+            None => format!("{}.", picture.title),
+        },
+        description: picture.description.clone(),
         folded: rows.len() > FOLD_ROWS,
         rows,
         summary: m.summary().map(|s| {
@@ -230,8 +245,11 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
                 }),
                 _ => None,
             },
-            probability: pct(p.p_out),
-            interval: format!("{} – {}", bound(p.p_out_ci.0), bound(p.p_out_ci.1)),
+            probability: percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1)[0].clone(),
+            interval: {
+                let [_, lo, hi] = percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1);
+                format!("{lo} – {hi}")
+            },
             reputation: format!("{:+.4}", p.reputation),
             reputation_interval: format!("{:+.4} – {:+.4}", p.reputation_ci.0, p.reputation_ci.1),
         })
@@ -358,6 +376,10 @@ impl Export<RunReport> for HtmlReport {
             sweep: None,
             outcomes: Vec::new(),
             usage: None,
+            stand_ins: {
+                let all = info.stand_ins();
+                (!all.is_empty()).then(|| stand_ins_note(&all))
+            },
             provenance: Provenance::of(info),
         };
         if let Some(usage) = &report.usage {
@@ -396,7 +418,11 @@ impl Export<RunReport> for HtmlReport {
             page.sweep = Some(sweep_section(report, &all, advice.as_ref())?);
         } else {
             if let Some(v) = report.variants.first() {
-                page.verdict = headline(&v.metrics, trials);
+                let mark = stand_in_mark(info);
+                page.verdict = headline(&v.metrics, trials)
+                    .into_iter()
+                    .map(|line| format!("{line}{mark}"))
+                    .collect();
             }
             page.outcomes = outcomes(report)?;
         }

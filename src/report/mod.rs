@@ -2,6 +2,7 @@
 //! [`Export`] trait, written into a staging folder that replaces the
 //! destination only when every file succeeded.
 
+pub mod batch;
 pub mod charts;
 pub mod console;
 pub mod csv;
@@ -19,6 +20,7 @@ pub mod solve;
 pub mod sweep;
 pub mod table_compare;
 pub mod usage;
+pub mod words;
 
 use std::path::Path;
 
@@ -34,12 +36,20 @@ use crate::tables::TableUse;
 pub struct RunInfo {
     /// warcrunch version.
     pub tool_version: String,
+    /// The git commit warcrunch was built from (`-modified` when the tree
+    /// had changes), or `unknown` for a build outside git.
+    #[serde(default = "unknown")]
+    pub tool_commit: String,
     /// The command line that reproduces the run.
     pub command: String,
     /// Scenario file, if the run had one.
     pub scenario_path: Option<String>,
     /// SHA-256 of the scenario file.
     pub scenario_sha256: Option<String>,
+    /// The scenario file's text: with the tables' texts, what reruns the
+    /// run from `run.json` alone (`warcrunch run --from run.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_text: Option<String>,
     /// Battle name.
     pub name: String,
     /// System name.
@@ -77,7 +87,56 @@ pub struct RunInfo {
     /// A comparison's scenarios, each with its file's hash and its tables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<ScenarioUse>,
+    /// A sweep's settings, each with its value in every variant: one column
+    /// each in the tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<Parameter>,
 }
+
+/// One swept setting, as `run.json` records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Its column in the tables: the setting's last path part (its full
+    /// path if that is ambiguous; a table cell's path in its table).
+    pub name: String,
+    /// The setting's full path, as `--set` names it.
+    pub path: String,
+    /// Its value in each variant, in the order of `variants`.
+    pub values: Vec<String>,
+}
+
+impl RunInfo {
+    /// Every stand-in table value the run's numbers rest on, by table
+    /// (`table glory: rows`). (The stand-in rules, readings of the rules,
+    /// are in every run of a system and listed in its provenance.)
+    pub fn stand_ins(&self) -> Vec<String> {
+        stand_ins_of(&self.tables)
+    }
+
+    /// Whether the run's numbers rest on a stand-in table value: a table it
+    /// loaded holds one. (Per battle, not per number: one outcome feeds
+    /// the next, so none is set apart.)
+    pub fn uses_stand_ins(&self) -> bool {
+        !self.stand_ins().is_empty()
+    }
+}
+
+/// [`RunInfo::stand_ins`] of some tables.
+pub fn stand_ins_of(tables: &[TableUse]) -> Vec<String> {
+    tables
+        .iter()
+        .filter(|t| !t.stand_ins.is_empty())
+        .map(|t| format!("table {}: {}", t.name, t.stand_ins.join(", ")))
+        .collect()
+}
+
+/// The commit recorded when `run.json` predates the field.
+fn unknown() -> String {
+    "unknown".to_owned()
+}
+
+/// The commit this binary was built from (see `build.rs`).
+pub const TOOL_COMMIT: &str = env!("WARCRUNCH_COMMIT");
 
 /// One scenario of a comparison, as `run.json` records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +147,9 @@ pub struct ScenarioUse {
     pub path: String,
     /// SHA-256 of the file.
     pub sha256: String,
+    /// The file's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Every table it used, with its stand-ins.
     pub tables: Vec<TableUse>,
 }
@@ -174,6 +236,13 @@ pub struct RunReport {
     pub formats: Formats,
     /// How often the battles read each table cell, when asked (`run --usage`).
     pub usage: Option<crate::usage::Usage>,
+}
+
+impl RunReport {
+    /// Whether this is a plain run: one variant, unnamed.
+    pub fn is_plain(&self) -> bool {
+        matches!(self.variants.as_slice(), [only] if only.variant.is_empty())
+    }
 }
 
 /// Writes one or more output files for a report of type `R`.

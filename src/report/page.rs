@@ -46,6 +46,7 @@ impl Provenance {
     pub fn of(info: &RunInfo) -> Self {
         let mut rows = vec![
             ("tool", format!("warcrunch {}", info.tool_version)),
+            ("build", info.tool_commit.clone()),
             ("system", info.system.clone()),
         ];
         let mut add = |label, value: Option<String>| {

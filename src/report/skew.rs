@@ -17,6 +17,13 @@ use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
 /// engagement by at least this much (in probability) is flagged.
 pub const IMPACT_FLAG: f64 = 0.01;
 
+/// Whether a card's impact is flagged: judged on the impact as printed, in
+/// points with two decimals, so a card shown as `−1.00 pt` is flagged even
+/// when it is −0.996 points.
+pub fn impact_flagged(impact: f64) -> bool {
+    (impact * 10_000.0).round().abs() >= (IMPACT_FLAG * 10_000.0).round()
+}
+
 /// A finished card-skew analysis.
 #[derive(Debug, Clone)]
 pub struct SkewReport {
@@ -224,8 +231,8 @@ fn result_grid(
             .zip(labels)
             .map(|(g, label)| match g.impact {
                 Some(impact) => (
-                    format!("{label}  impact {:+.1} pt", 100.0 * impact),
-                    impact.abs() >= IMPACT_FLAG,
+                    format!("{label}  impact {:+.2} pt", 100.0 * impact),
+                    impact_flagged(impact),
                 ),
                 None => (label, false),
             })

@@ -14,7 +14,7 @@ use super::draw::{FONT, PALETTE, draw_both, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
-use crate::format::{percent, percent_bound, thousands};
+use crate::format::{percent, percent_interval, thousands};
 use crate::solve::{Domain, Goal, Probe, Solution, shown};
 
 /// A finished search.
@@ -281,12 +281,17 @@ impl Export<SolveReport> for SolveHtml {
                 .map(|p| ProbeRow {
                     value: shown(report.domain, p.point.value),
                     battles: p.trials.map_or("exact".to_owned(), thousands),
-                    probability: percent(p.point.probability),
-                    interval: format!(
-                        "{}–{}",
-                        percent_bound(p.point.ci_low),
-                        percent_bound(p.point.ci_high)
-                    ),
+                    probability: percent_interval(
+                        p.point.probability,
+                        p.point.ci_low,
+                        p.point.ci_high,
+                    )[0]
+                    .clone(),
+                    interval: {
+                        let [_, lo, hi] =
+                            percent_interval(p.point.probability, p.point.ci_low, p.point.ci_high);
+                        format!("{lo}–{hi}")
+                    },
                     decision: p.decision.name(),
                 })
                 .collect(),

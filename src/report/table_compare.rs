@@ -13,12 +13,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{numbers, text, write_table};
+use super::csv::{numbers, subject_columns, text, write_table};
 use super::draw::{FONT, PALETTE, draw_both, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Formats, RunInfo, VariantResult};
-use crate::compare::{Tests, format_p};
+use crate::compare::{Tests, format_p, reported_p};
 use crate::format::{percent, thousands};
 use crate::stats::MetricRole;
 
@@ -261,9 +261,10 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         let values: Vec<&KeyOutcome> = rows.iter().map(|(_, r)| *r).collect();
         numbers(name, &values, |r| f(r))
     };
-    let columns = vec![
-        text("scenario", each(&|s, _| s.scenario.clone())),
-        text("subject", each(&|_, r| r.subject.clone())),
+    let subjects: Vec<&str> = rows.iter().map(|(_, r)| r.subject.as_str()).collect();
+    let mut columns = vec![text("scenario", each(&|s, _| s.scenario.clone()))];
+    columns.extend(subject_columns(&subjects));
+    columns.extend([
         text("metric", each(&|_, r| r.metric.clone())),
         text("value", each(&|_, r| r.value.clone())),
         text("outcome", each(&|_, r| r.words.clone())),
@@ -274,7 +275,7 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         number("difference", &|r| r.difference.0),
         number("ci_low", &|r| r.difference.1),
         number("ci_high", &|r| r.difference.2),
-        number("p_value", &|r| r.p_value),
+        number("p_value", &|r| reported_p(r.p_value)),
         Column::new(
             "significant".into(),
             rows.iter()
@@ -282,7 +283,7 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
                 .collect::<Vec<bool>>(),
         ),
         text("verdict", each(&|_, r| r.verdict().to_owned())),
-    ];
+    ]);
     write_table(dir, "tables", &c.formats, columns)
 }
 

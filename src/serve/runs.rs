@@ -284,6 +284,7 @@ fn simulate(
                 targets: &[],
                 exact: None,
                 usage: None,
+                table_sources: &[],
             },
             &plan,
             staging,

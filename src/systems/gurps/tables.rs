@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::tables::{
     GURPS_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table as parse,
-    sha256_hex,
 };
 
 /// What happens to a leader on a catastrophe.
@@ -462,12 +461,12 @@ impl GurpsTables {
         let get = |name: &str| &texts[name];
         let mut record = |name: &str, stand_ins: &[String]| {
             let (text, source) = get(name);
-            uses.push(TableUse {
-                name: name.to_owned(),
-                source: source.clone(),
-                sha256: sha256_hex(text.as_bytes()),
-                stand_ins: stand_ins.to_vec(),
-            });
+            uses.push(TableUse::new(
+                name,
+                source.clone(),
+                text,
+                stand_ins.to_vec(),
+            ));
         };
 
         let (text, origin) = get("catastrophe");

@@ -11,7 +11,6 @@ use super::roll_keep::Pool;
 use crate::dice::AliasTable;
 use crate::tables::{
     SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table,
-    sha256_hex,
 };
 
 /// One cell of the battle chart.
@@ -281,7 +280,7 @@ impl SeaTables {
                 let (text, source) = load_text(builtin, overrides.get(name), base_dir)
                     .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
                 let origin = table_origin(&source, file);
-                uses.push((name.to_owned(), source, sha256_hex(text.as_bytes())));
+                uses.push((name.to_owned(), source, text.clone()));
                 Ok((text, origin))
             };
         let (chart_text, origin) = text_of(
@@ -367,11 +366,8 @@ impl SeaTables {
             uses: uses
                 .into_iter()
                 .zip(stand_ins)
-                .map(|((name, source, sha256), stand_ins)| TableUse {
-                    name,
-                    source,
-                    sha256,
-                    stand_ins,
+                .map(|((name, source, text), stand_ins)| {
+                    TableUse::new(&name, source, &text, stand_ins)
                 })
                 .collect(),
         })

@@ -23,7 +23,7 @@ use crate::dice::chance_threshold;
 use crate::engine::System;
 use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, Layout};
-use crate::tables::{self, TableSource, TableUse, sha256_hex};
+use crate::tables::{self, TableSource, TableUse};
 use crate::usage::CellReads;
 use crate::validate::{Header, check_range};
 
@@ -328,12 +328,7 @@ impl BattleSystem for WarCards {
             tables::load_text(tables::BUILT_IN_CARDS, file.tables.cards.as_ref(), base_dir)
                 .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
         let deck = Deck::parse(&deck_text, &source)?;
-        let table = TableUse {
-            name: "cards".into(),
-            source,
-            sha256: sha256_hex(deck_text.as_bytes()),
-            stand_ins: deck.stand_ins.clone(),
-        };
+        let table = TableUse::new("cards", source, &deck_text, deck.stand_ins.clone());
         let battle = WarCards::new(
             [file.attacker, file.defender],
             file.engagement,

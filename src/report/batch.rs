@@ -1,0 +1,260 @@
+//! A run of several scenarios: the tables of every battle in one file each
+//! (`distributions.csv`, `summary.csv`, `exact.csv`, a `scenario` column
+//! first), `run.json`, and an index page with one line of key odds per
+//! battle. Each battle's own folder holds its usual report.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use askama::Template;
+use polars::prelude::Column;
+
+use super::csv::{agreements, distribution_rows, subject_columns, summary_rows, text, write_table};
+use super::findings::key_odds;
+use super::page::{Provenance, write_report};
+use super::{Formats, RunReport, TOOL_COMMIT};
+use crate::format::thousands;
+
+/// One battle of the batch, as the combined files show it.
+pub struct Entry<'a> {
+    /// Its name and folder.
+    pub name: &'a str,
+    /// Its scenario file.
+    pub path: &'a Path,
+    /// Its report.
+    pub report: &'a RunReport,
+    /// Why its exact odds are missing, when asked and not covered.
+    pub no_exact: Option<&'a str>,
+}
+
+/// Writes the combined tables, `run.json` and `report.html` into `dir`;
+/// `left_out` names each file a folder held that is no scenario, and why.
+pub fn write(
+    entries: &[Entry],
+    left_out: &[(String, String)],
+    command: &str,
+    dir: &Path,
+    formats: Formats,
+) -> Result<Vec<String>> {
+    let mut files = distributions(entries, dir, &formats)?;
+    files.extend(summaries(entries, dir, &formats)?);
+    files.extend(exact(entries, dir, &formats)?);
+    let json = serde_json::json!({
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "tool_commit": TOOL_COMMIT,
+        "command": command,
+        "scenarios": entries.iter().map(|e| {
+            let info = &e.report.info;
+            serde_json::json!({
+                "scenario": e.name,
+                "folder": e.name,
+                "path": e.path.display().to_string(),
+                "sha256": info.scenario_sha256,
+                "name": info.name,
+                "system": info.system,
+                "trials": info.trials,
+                "seed": info.seed,
+                "uses_stand_ins": info.uses_stand_ins(),
+                "no_exact": e.no_exact,
+            })
+        }).collect::<Vec<_>>(),
+        "left_out": left_out.iter().map(|(path, reason)| {
+            serde_json::json!({ "path": path, "reason": reason })
+        }).collect::<Vec<_>>(),
+    });
+    std::fs::write(
+        dir.join("run.json"),
+        serde_json::to_string_pretty(&json)? + "\n",
+    )
+    .context("cannot write run.json")?;
+    files.push("run.json".into());
+    files.extend(write_report(&index(entries, left_out, command), dir)?);
+    Ok(files)
+}
+
+/// The columns every combined table starts with: the battle's name, its
+/// system and whether its numbers rest on stand-in values, one per row.
+fn battle_columns(entries: &[Entry], rows_of: &[usize]) -> Vec<Column> {
+    let each = |f: &dyn Fn(&Entry) -> String| -> Vec<String> {
+        rows_of.iter().map(|&i| f(&entries[i])).collect()
+    };
+    vec![
+        text("scenario", each(&|e| e.name.to_owned())),
+        text("system", each(&|e| e.report.info.system.clone())),
+        Column::new(
+            "uses_stand_ins".into(),
+            rows_of
+                .iter()
+                .map(|&i| entries[i].report.info.uses_stand_ins())
+                .collect::<Vec<bool>>(),
+        ),
+    ]
+}
+
+/// `distributions.csv`: every battle's.
+fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
+    let mut rows_of = Vec::new();
+    let mut rows = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        for r in distribution_rows(e.report) {
+            rows_of.push(i);
+            rows.push(r);
+        }
+    }
+    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
+    let mut columns = battle_columns(entries, &rows_of);
+    columns.extend(subject_columns(&subjects));
+    columns.extend([
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        text("value", rows.iter().map(|r| r.value.clone()).collect()),
+        Column::new(
+            "count".into(),
+            rows.iter().map(|r| r.count).collect::<Vec<u64>>(),
+        ),
+        Column::new(
+            "probability".into(),
+            rows.iter().map(|r| r.probability).collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "ci_low".into(),
+            rows.iter().map(|r| r.ci_low).collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "ci_high".into(),
+            rows.iter().map(|r| r.ci_high).collect::<Vec<f64>>(),
+        ),
+    ]);
+    write_table(dir, "distributions", formats, columns)
+}
+
+/// `summary.csv`: every battle's.
+fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
+    let mut rows_of = Vec::new();
+    let mut rows = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        for r in summary_rows(e.report) {
+            rows_of.push(i);
+            rows.push(r);
+        }
+    }
+    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
+    let floats = |f: fn(&super::csv::SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+    let ints = |f: fn(&super::csv::SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
+    let mut columns = battle_columns(entries, &rows_of);
+    columns.extend(subject_columns(&subjects));
+    columns.extend([
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        Column::new(
+            "trials".into(),
+            rows.iter().map(|r| r.summary.trials).collect::<Vec<u64>>(),
+        ),
+        Column::new("mean".into(), floats(|r| r.summary.mean)),
+        Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
+        Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
+        Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
+        Column::new("p05".into(), ints(|r| r.summary.p05)),
+        Column::new("p50".into(), ints(|r| r.summary.p50)),
+        Column::new("p95".into(), ints(|r| r.summary.p95)),
+    ]);
+    write_table(dir, "summary", formats, columns)
+}
+
+/// `exact.csv`: every battle's exact odds beside its estimates, when any
+/// battle has them.
+fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
+    let mut rows_of = Vec::new();
+    let mut rows = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        for r in agreements(e.report) {
+            rows_of.push(i);
+            rows.push(r);
+        }
+    }
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
+    let floats = |f: &dyn Fn(&super::csv::Agreement) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+    let mut columns = battle_columns(entries, &rows_of);
+    columns.extend(subject_columns(&subjects));
+    columns.extend([
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        text("value", rows.iter().map(|r| r.value.clone()).collect()),
+        Column::new("exact_probability".into(), floats(&|r| r.exact)),
+        Column::new(
+            "probability".into(),
+            floats(&|r| r.count as f64 / r.trials as f64),
+        ),
+        Column::new("ci999_low".into(), floats(&|r| r.interval.0)),
+        Column::new("ci999_high".into(), floats(&|r| r.interval.1)),
+        Column::new(
+            "agrees".into(),
+            rows.iter().map(|r| r.agrees()).collect::<Vec<bool>>(),
+        ),
+    ]);
+    write_table(dir, "exact", formats, columns)
+}
+
+/// The index page (`templates/report/batch.html`).
+#[derive(Template)]
+#[template(path = "report/batch.html")]
+struct IndexPage {
+    title: String,
+    battles: Vec<BattleLine>,
+    left_out: Vec<(String, String)>,
+    /// Whether any battle's numbers rest on stand-in values.
+    any_stand_ins: bool,
+    provenance: Provenance,
+}
+
+/// One battle's line on the index.
+struct BattleLine {
+    name: String,
+    folder: String,
+    system: String,
+    battles: String,
+    /// Its key odds, each a sentence without its full stop.
+    odds: Vec<String>,
+    /// Its stand-in values, listed (empty: none).
+    stand_ins: Vec<String>,
+    no_exact: Option<String>,
+}
+
+fn index(entries: &[Entry], left_out: &[(String, String)], command: &str) -> IndexPage {
+    let battles: Vec<BattleLine> = entries
+        .iter()
+        .map(|e| {
+            let info = &e.report.info;
+            let trials = info.trials.unwrap_or(0);
+            BattleLine {
+                name: info.name.clone(),
+                folder: e.name.to_owned(),
+                system: info.system.clone(),
+                battles: thousands(trials),
+                odds: e
+                    .report
+                    .variants
+                    .first()
+                    .map(|v| key_odds(&v.metrics, trials))
+                    .unwrap_or_default(),
+                stand_ins: info.stand_ins(),
+                no_exact: e.no_exact.map(str::to_owned),
+            }
+        })
+        .collect();
+    IndexPage {
+        title: format!("{} battles", entries.len()),
+        any_stand_ins: battles.iter().any(|b| !b.stand_ins.is_empty()),
+        battles,
+        left_out: left_out.to_vec(),
+        provenance: Provenance {
+            rows: vec![
+                ("tool", format!("warcrunch {}", env!("CARGO_PKG_VERSION"))),
+                ("build", TOOL_COMMIT.to_owned()),
+                ("reproduce with", command.to_owned()),
+            ],
+            tables: Vec::new(),
+            stand_in_rules: Vec::new(),
+        },
+    }
+}

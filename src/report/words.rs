@@ -1,0 +1,97 @@
+//! Subjects and metrics in words, with their units: what a chart's title,
+//! axis and description say where the tables say `side:Megalos` and
+//! `casualties_pct`.
+
+/// A subject in words: `side:Megalos` → `Megalos`, `party` → `The party`,
+/// `party:Rebels` → `The Rebels' PCs`, `battle` → `The battle`.
+pub fn subject(subject: &str) -> String {
+    match subject.split_once(':') {
+        Some(("party", side)) => format!("The {side} side's PCs"),
+        Some((_, name)) => name.to_owned(),
+        None if subject == "party" => "The party".to_owned(),
+        None if subject == "battle" => "The battle".to_owned(),
+        None => subject.to_owned(),
+    }
+}
+
+/// A metric in words, with its unit where it has one: (`casualties`,
+/// `% of Troop Strength`). A metric this list does not know (an outcome a
+/// `--target` adds, `reputation>=10`) is shown as it is named.
+pub fn metric(metric: &str) -> (String, Option<&'static str>) {
+    let (words, unit): (&str, Option<&'static str>) = match metric {
+        "victory" => ("victory", None),
+        "casualties_pct" => ("casualties", Some("% of Troop Strength")),
+        "catastrophe" => ("first day's Catastrophe roll", Some("3d6")),
+        "result" => ("battle result", None),
+        "survival" => ("worst Survival result", None),
+        "hp_lost" => ("HP lost", Some("HP")),
+        "state" => ("state after the battle", None),
+        "glory" => ("last Glory result", None),
+        "reputation" => ("Reputation gained", Some("points")),
+        "any_down_or_dead" => ("anyone down or dead", None),
+        "any_dead" => ("anyone dead", None),
+        "down_or_dead" => ("PCs down or dead", Some("PCs")),
+        "any_knocked_out" => ("anyone knocked out", None),
+        "knocked_out" => ("PCs knocked out", Some("PCs")),
+        "winner" => ("winner", None),
+        "end" => ("how the engagement ended", None),
+        "exchanges" => ("exchanges fought", Some("exchanges")),
+        "volleys" => ("volleys fired", Some("volleys")),
+        "damage" => ("damage taken", Some("hits")),
+        "fate" => ("fate", None),
+        "rounds" => ("rounds fought", Some("rounds")),
+        "dramatic_wounds" => ("Dramatic Wounds", Some("wounds")),
+        "opportunities_taken" => ("Heroic Opportunities taken", Some("opportunities")),
+        "spoils" => ("Spoils", None),
+        other => return (other.replace('_', " "), None),
+    };
+    (words.to_owned(), unit)
+}
+
+/// A chart's title: `Megalos — casualties, % of Troop Strength`.
+pub fn title(subject_name: &str, metric_name: &str) -> String {
+    let (words, unit) = metric(metric_name);
+    match unit {
+        Some(unit) => format!("{} — {words}, {unit}", subject(subject_name)),
+        None => format!("{} — {words}", subject(subject_name)),
+    }
+}
+
+/// A numeric metric's axis label: `casualties (% of Troop Strength)`.
+pub fn axis(metric_name: &str) -> String {
+    match metric(metric_name) {
+        (words, Some(unit)) => format!("{words} ({unit})"),
+        (words, None) => words,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_read_as_words_with_units() {
+        assert_eq!(
+            title("side:Megalos", "casualties_pct"),
+            "Megalos — casualties, % of Troop Strength"
+        );
+        assert_eq!(
+            title("hero:Titus", "state"),
+            "Titus — state after the battle"
+        );
+        assert_eq!(
+            title("party", "any_down_or_dead"),
+            "The party — anyone down or dead"
+        );
+        assert_eq!(
+            title("party:Rebels", "down_or_dead"),
+            "The Rebels side's PCs — PCs down or dead, PCs"
+        );
+        assert_eq!(
+            title("hero:Isabeau", "reputation>=10"),
+            "Isabeau — reputation>=10"
+        );
+        assert_eq!(axis("hp_lost"), "HP lost (HP)");
+        assert_eq!(axis("victory"), "victory");
+    }
+}
