@@ -5,6 +5,7 @@ mod architecture;
 mod browser;
 mod cli;
 mod deck_seed;
+mod docs;
 mod exact;
 mod gurps;
 mod knobs;

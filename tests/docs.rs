@@ -1,0 +1,184 @@
+//! Docs that cannot go stale: every output README.md and docs/ quote (a
+//! quoted sentence holding a percentage) is printed by a command the docs
+//! give, run here as they give it; every `warcrunch` command in their code
+//! blocks parses, and every bundled file it names exists.
+
+use std::path::Path;
+
+use clap::Parser;
+use warcrunch::cli::Cli;
+
+use crate::util::{read, repo, warcrunch};
+
+/// Each document and the commands whose output it quotes, as it gives them.
+const QUOTED: &[(&str, &[&str])] = &[
+    (
+        "README.md",
+        &[
+            "run scenarios/gurps/ambush_at_the_ford.toml --trials 200000",
+            "sweep scenarios/gurps/ambush_at_the_ford.toml --set heroes.Titus.risk=-6..6",
+            "solve scenarios/gurps/ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=200..3000 --target side:Megalos/victory=won --equals 0.5",
+        ],
+    ),
+    (
+        "docs/usage.md",
+        &[
+            "run scenarios/gurps/ambush_at_the_ford.toml --trials 200000",
+            "solve scenarios/gurps/siege_assault.toml --vary sides.Garrison.troop_strength=100..40000 --balance side:Imperial+army",
+            "solve scenarios/gurps/ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=200..3000 --target side:Megalos/victory=won --equals 0.5",
+        ],
+    ),
+];
+
+/// Every document the test reads.
+fn documents() -> Vec<String> {
+    let mut docs = vec!["README.md".to_owned()];
+    let mut more: Vec<String> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    more.sort();
+    docs.extend(more);
+    docs
+}
+
+/// The quoted sentences of `text` that report a probability: between
+/// straight double quotes, holding a digit and `%`, whitespace folded.
+fn quoted_outputs(text: &str) -> Vec<String> {
+    let prose: String = text.split("```").step_by(2).collect::<Vec<_>>().join(" ");
+    prose
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|q| q.contains('%') && q.chars().any(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// Whether `quote` (`…` standing for anything) is in `output`.
+fn printed(quote: &str, output: &str) -> bool {
+    let mut rest = output;
+    for part in quote.split('…') {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[test]
+fn every_quoted_output_is_what_its_command_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    for document in documents() {
+        let quotes = quoted_outputs(&read(&repo().join(&document)));
+        if quotes.is_empty() {
+            continue;
+        }
+        let commands = QUOTED
+            .iter()
+            .find(|(d, _)| *d == document)
+            .map(|(_, c)| *c)
+            .unwrap_or_else(|| {
+                panic!("{document} quotes outputs {quotes:?}; name the commands that print them")
+            });
+        let mut output = String::new();
+        for (i, command) in commands.iter().enumerate() {
+            let words: Vec<String> = command.split(' ').map(|w| w.replace('+', " ")).collect();
+            let assert = warcrunch()
+                .args(&words)
+                .arg("--out")
+                .arg(
+                    dir.path()
+                        .join(format!("{}-{i}", document.replace('/', "_"))),
+                )
+                .assert()
+                .success();
+            let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+            output.push_str(&stdout.split_whitespace().collect::<Vec<_>>().join(" "));
+            output.push('\n');
+        }
+        for quote in quotes {
+            assert!(
+                output.lines().any(|line| printed(&quote, line)),
+                "{document} quotes \"{quote}\", which none of its commands prints:\n{output}"
+            );
+        }
+    }
+}
+
+/// `word` with each `$NAME` and `{}`/`{N}` replaced by `1`.
+fn placeholders_as_one(word: &str) -> String {
+    let mut out = String::new();
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => {
+                while chars
+                    .peek()
+                    .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '_')
+                {
+                    chars.next();
+                }
+                out.push('1');
+            }
+            '{' => {
+                for n in chars.by_ref() {
+                    if n == '}' {
+                        break;
+                    }
+                }
+                out.push('1');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_in_the_docs_parses_and_names_files_that_exist() {
+    let mut checked = 0;
+    for document in documents() {
+        let text = read(&repo().join(&document));
+        for block in text.split("```").skip(1).step_by(2) {
+            let (language, body) = block.split_once('\n').unwrap_or((block, ""));
+            if !matches!(language.trim(), "sh" | "console" | "") {
+                continue;
+            }
+            // A command continued with `\` is one line.
+            let joined = body.replace("\\\n", " ");
+            for line in joined.lines() {
+                let line = line.trim().trim_start_matches("$ ");
+                let line = line.split(" # ").next().unwrap_or(line);
+                // A synopsis (`[--out DIR]`, `a..b|v1,...`) is no command.
+                let synopsis = line.contains("...") || line.contains('|') || line.contains(" [");
+                if !line.starts_with("warcrunch ") || synopsis {
+                    continue;
+                }
+                let Some(words) = shlex::split(line) else {
+                    panic!("{document}: cannot split `{line}`")
+                };
+                // A job script's variables and placeholders stand for numbers.
+                let words: Vec<String> = words.iter().map(|w| placeholders_as_one(w)).collect();
+                if let Err(e) = Cli::try_parse_from(&words) {
+                    panic!("{document}: `{line}` does not parse:\n{e}");
+                }
+                for word in &words {
+                    if word.starts_with("scenarios/") && !word.contains('*') {
+                        let path = word.split('=').next_back().unwrap_or(word);
+                        assert!(
+                            Path::new(&repo().join(path)).exists(),
+                            "{document}: `{line}` names {path}, which is not in the repository"
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    // The README's tour alone gives more than fifteen: the reader works.
+    assert!(checked > 15, "only {checked} commands found");
+}
