@@ -120,7 +120,8 @@ fn frontier_panel<DB: DrawingBackend>(
         .caption(
             format!(
                 "{}: expected Reputation against P({}){off_chart}",
-                f.subject, f.out_label
+                super::words::subject(&f.subject),
+                f.out_label
             ),
             (FONT, 17),
         )
@@ -441,7 +442,11 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
     let mut chart = ChartBuilder::on(&plot)
         .caption(
-            format!("{}: {subject} / {name} by variant", report.info.name),
+            format!(
+                "{} by variant ({})",
+                super::words::title(subject, name),
+                report.info.name
+            ),
             (FONT, 17),
         )
         .margin(12)
