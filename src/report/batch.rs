@@ -9,7 +9,10 @@ use anyhow::{Context, Result};
 use askama::Template;
 use polars::prelude::Column;
 
-use super::csv::{agreements, distribution_rows, subject_columns, summary_rows, text, write_table};
+use super::csv::{
+    agreement_columns, agreements, distribution_columns, distribution_rows, subject_columns,
+    summary_columns, summary_rows, text, write_table,
+};
 use super::findings::key_odds;
 use super::page::{Provenance, write_report};
 use super::{Formats, RunReport, TOOL_COMMIT};
@@ -93,106 +96,45 @@ fn battle_columns(entries: &[Entry], rows_of: &[usize]) -> Vec<Column> {
 
 /// `distributions.csv`: every battle's.
 fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
-    let mut rows_of = Vec::new();
-    let mut rows = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        for r in distribution_rows(e.report) {
-            rows_of.push(i);
-            rows.push(r);
-        }
-    }
+    let (rows_of, rows) = rows_of_each(entries, |e| distribution_rows(e.report));
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
-    columns.extend([
-        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-        text("value", rows.iter().map(|r| r.value.clone()).collect()),
-        Column::new(
-            "count".into(),
-            rows.iter().map(|r| r.count).collect::<Vec<u64>>(),
-        ),
-        Column::new(
-            "probability".into(),
-            rows.iter().map(|r| r.probability).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "ci_low".into(),
-            rows.iter().map(|r| r.ci_low).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "ci_high".into(),
-            rows.iter().map(|r| r.ci_high).collect::<Vec<f64>>(),
-        ),
-    ]);
+    columns.extend(distribution_columns(&rows));
     write_table(dir, "distributions", formats, columns)
 }
 
 /// `summary.csv`: every battle's.
 fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
-    let mut rows_of = Vec::new();
-    let mut rows = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        for r in summary_rows(e.report) {
-            rows_of.push(i);
-            rows.push(r);
-        }
-    }
+    let (rows_of, rows) = rows_of_each(entries, |e| summary_rows(e.report));
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let floats = |f: fn(&super::csv::SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
-    let ints = |f: fn(&super::csv::SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
-    columns.extend([
-        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-        Column::new(
-            "trials".into(),
-            rows.iter().map(|r| r.summary.trials).collect::<Vec<u64>>(),
-        ),
-        Column::new("mean".into(), floats(|r| r.summary.mean)),
-        Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
-        Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
-        Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
-        Column::new("p05".into(), ints(|r| r.summary.p05)),
-        Column::new("p50".into(), ints(|r| r.summary.p50)),
-        Column::new("p95".into(), ints(|r| r.summary.p95)),
-    ]);
+    columns.extend(summary_columns(&rows));
     write_table(dir, "summary", formats, columns)
 }
 
 /// `exact.csv`: every battle's exact odds beside its estimates, when any
 /// battle has them.
 fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
-    let mut rows_of = Vec::new();
-    let mut rows = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        for r in agreements(e.report) {
-            rows_of.push(i);
-            rows.push(r);
-        }
-    }
+    let (rows_of, rows) = rows_of_each(entries, |e| agreements(e.report));
     if rows.is_empty() {
         return Ok(Vec::new());
     }
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let floats = |f: &dyn Fn(&super::csv::Agreement) -> f64| rows.iter().map(f).collect::<Vec<_>>();
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
-    columns.extend([
-        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-        text("value", rows.iter().map(|r| r.value.clone()).collect()),
-        Column::new("exact_probability".into(), floats(&|r| r.exact)),
-        Column::new(
-            "probability".into(),
-            floats(&|r| r.count as f64 / r.trials as f64),
-        ),
-        Column::new("ci999_low".into(), floats(&|r| r.interval.0)),
-        Column::new("ci999_high".into(), floats(&|r| r.interval.1)),
-        Column::new(
-            "agrees".into(),
-            rows.iter().map(|r| r.agrees()).collect::<Vec<bool>>(),
-        ),
-    ]);
+    columns.extend(agreement_columns(&rows));
     write_table(dir, "exact", formats, columns)
+}
+
+/// Every battle's rows, each with the index of its battle.
+fn rows_of_each<T>(entries: &[Entry], rows: impl Fn(&Entry) -> Vec<T>) -> (Vec<usize>, Vec<T>) {
+    entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| rows(e).into_iter().map(move |r| (i, r)))
+        .unzip()
 }
 
 /// The index page (`templates/report/batch.html`).

@@ -336,27 +336,13 @@ pub fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
 impl Export<RunReport> for Distributions {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = distribution_rows(report);
-        let floats = |f: fn(&DistributionRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
         let mut columns = keys(
             report,
             rows.iter()
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
-        columns.extend([
-            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-            text("value", rows.iter().map(|r| r.value.clone()).collect()),
-            Column::new(
-                "count".into(),
-                rows.iter().map(|r| r.count).collect::<Vec<_>>(),
-            ),
-            Column::new("probability".into(), floats(|r| r.probability)),
-            Column::new("ci_low".into(), floats(|r| r.ci_low)),
-            Column::new("ci_high".into(), floats(|r| r.ci_high)),
-            stand_in_column(
-                report,
-                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
-            ),
-        ]);
+        columns.extend(distribution_columns(&rows));
+        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
         write_table(dir, "distributions", &report.formats, columns)
     }
 }
@@ -364,33 +350,76 @@ impl Export<RunReport> for Distributions {
 impl Export<RunReport> for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = summary_rows(report);
-        let floats = |f: fn(&SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
-        let ints = |f: fn(&SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
         let mut columns = keys(
             report,
             rows.iter()
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
-        columns.extend([
-            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-            Column::new(
-                "trials".into(),
-                rows.iter().map(|r| r.summary.trials).collect::<Vec<_>>(),
-            ),
-            Column::new("mean".into(), floats(|r| r.summary.mean)),
-            Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
-            Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
-            Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
-            Column::new("p05".into(), ints(|r| r.summary.p05)),
-            Column::new("p50".into(), ints(|r| r.summary.p50)),
-            Column::new("p95".into(), ints(|r| r.summary.p95)),
-            stand_in_column(
-                report,
-                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
-            ),
-        ]);
+        columns.extend(summary_columns(&rows));
+        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
         write_table(dir, "summary", &report.formats, columns)
     }
+}
+
+/// Each row's variant.
+fn variants_of<T>(rows: &[T], variant: fn(&T) -> &String) -> Vec<&str> {
+    rows.iter().map(|r| variant(r).as_str()).collect()
+}
+
+/// The columns of `distributions.csv` after the subject's.
+pub fn distribution_columns(rows: &[DistributionRow]) -> Vec<Column> {
+    let floats = |f: fn(&DistributionRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+    vec![
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        text("value", rows.iter().map(|r| r.value.clone()).collect()),
+        Column::new(
+            "count".into(),
+            rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+        ),
+        Column::new("probability".into(), floats(|r| r.probability)),
+        Column::new("ci_low".into(), floats(|r| r.ci_low)),
+        Column::new("ci_high".into(), floats(|r| r.ci_high)),
+    ]
+}
+
+/// The columns of `summary.csv` after the subject's.
+pub fn summary_columns(rows: &[SummaryRow]) -> Vec<Column> {
+    let floats = |f: fn(&SummaryRow) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+    let ints = |f: fn(&SummaryRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
+    vec![
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        Column::new(
+            "trials".into(),
+            rows.iter().map(|r| r.summary.trials).collect::<Vec<_>>(),
+        ),
+        Column::new("mean".into(), floats(|r| r.summary.mean)),
+        Column::new("std_dev".into(), floats(|r| r.summary.std_dev)),
+        Column::new("ci_low".into(), floats(|r| r.summary.ci_low)),
+        Column::new("ci_high".into(), floats(|r| r.summary.ci_high)),
+        Column::new("p05".into(), ints(|r| r.summary.p05)),
+        Column::new("p50".into(), ints(|r| r.summary.p50)),
+        Column::new("p95".into(), ints(|r| r.summary.p95)),
+    ]
+}
+
+/// The columns of `exact.csv` after the subject's.
+pub fn agreement_columns(rows: &[Agreement]) -> Vec<Column> {
+    let floats = |f: &dyn Fn(&Agreement) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+    vec![
+        text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
+        text("value", rows.iter().map(|r| r.value.clone()).collect()),
+        Column::new("exact_probability".into(), floats(&|r| r.exact)),
+        Column::new(
+            "probability".into(),
+            floats(&|r| r.count as f64 / r.trials as f64),
+        ),
+        Column::new("ci999_low".into(), floats(&|r| r.interval.0)),
+        Column::new("ci999_high".into(), floats(&|r| r.interval.1)),
+        Column::new(
+            "agrees".into(),
+            rows.iter().map(|r| r.agrees()).collect::<Vec<_>>(),
+        ),
+    ]
 }
 
 /// Every column name a run's tables use after their key columns: a swept
@@ -507,31 +536,13 @@ impl Export<RunReport> for ExactComparison {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        let floats = |f: &dyn Fn(&Agreement) -> f64| rows.iter().map(f).collect::<Vec<_>>();
         let mut columns = keys(
             report,
             rows.iter()
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
-        columns.extend([
-            text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
-            text("value", rows.iter().map(|r| r.value.clone()).collect()),
-            Column::new("exact_probability".into(), floats(&|r| r.exact)),
-            Column::new(
-                "probability".into(),
-                floats(&|r| r.count as f64 / r.trials as f64),
-            ),
-            Column::new("ci999_low".into(), floats(&|r| r.interval.0)),
-            Column::new("ci999_high".into(), floats(&|r| r.interval.1)),
-            Column::new(
-                "agrees".into(),
-                rows.iter().map(|r| r.agrees()).collect::<Vec<_>>(),
-            ),
-            stand_in_column(
-                report,
-                &rows.iter().map(|r| r.variant.as_str()).collect::<Vec<_>>(),
-            ),
-        ]);
+        columns.extend(agreement_columns(&rows));
+        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
         write_table(dir, "exact", &report.formats, columns)
     }
 }
