@@ -7,8 +7,6 @@ import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { examples, fill, read, show } from "/assets/questions.js";
 
-const pct = (p) => (100 * p).toFixed(p < 0.001 ? 3 : 2) + "%";
-
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
 let latest = null; // the followed run's last snapshot
@@ -285,12 +283,13 @@ function drawMetrics(metrics) {
     const section = el("div", { class: "metric" }, el("h4", { text: `${m.subject} · ${m.metric}` }));
     const shares = m.shares.length > 24 ? [...m.shares].sort((a, b) => b.probability - a.probability).slice(0, 24) : m.shares;
     for (const s of shares) {
-      const numbers = el("span", { class: "n", text: `${pct(s.probability)} (${pct(s.ci_low)}–${pct(s.ci_high)})` });
+      // Written by the server, as the console and the report write it.
+      const numbers = el("span", { class: "n", text: s.shown });
       // The difference and its interval come from the server (stats.rs).
       const before = s.before;
       if (before) {
         const tied = before.low <= 0 && before.high >= 0;
-        const text = `before ${pct(before.probability)}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
+        const text = `before ${before.shown}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
         numbers.append(el("div", { class: "prev", text }));
       }
       section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value }), bar(s), numbers));

@@ -52,6 +52,9 @@ pub struct Share {
     pub ci_low: f64,
     /// Upper end.
     pub ci_high: f64,
+    /// The share and its interval as the console and the report print them
+    /// (`56.62% (56.41%–56.84%)`).
+    pub shown: String,
     /// The same outcome in the run this one is compared with, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<Before>,
@@ -60,10 +63,12 @@ pub struct Share {
 /// An outcome in an earlier run, and how far this run's share is from it:
 /// the 95% interval of the difference of two independent proportions
 /// (Newcombe's method, as `warcrunch compare` computes it for unpaired runs).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Before {
     /// Its share in the earlier run.
     pub probability: f64,
+    /// That share as the console prints it.
+    pub shown: String,
     /// This run's share minus the earlier one's.
     pub difference: f64,
     /// Lower end of the difference's 95% interval.
@@ -359,16 +364,20 @@ fn shown(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown
                         let d = unpaired_difference(x, n, w, total);
                         Before {
                             probability: x as f64 / n.max(1) as f64,
+                            shown: crate::format::percent(x as f64 / n.max(1) as f64),
                             difference: d.difference,
                             low: d.low,
                             high: d.high,
                         }
                     });
+                    let probability = w as f64 / total.max(1) as f64;
+                    let [p, lo, hi] = crate::format::percent_interval(probability, ci_low, ci_high);
                     Share {
                         value,
-                        probability: w as f64 / total.max(1) as f64,
+                        probability,
                         ci_low,
                         ci_high,
+                        shown: format!("{p} ({lo}–{hi})"),
                         before,
                     }
                 })
