@@ -506,7 +506,8 @@ fn charts_say_what_they_show_at_both_extremes() {
         .assert()
         .success();
     let single = read(&siege.join("hist_party_down_or_dead.svg"));
-    assert!(single.contains("<title>The party — PCs down or dead, PCs</title>"));
+    assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));
+    assert!(single.contains("It rests on stand-in table values.</desc>"));
     assert!(
         single.contains("<desc>Histogram of The party — PCs down or dead, PCs over 3,000 battles")
     );
@@ -526,7 +527,7 @@ fn charts_say_what_they_show_at_both_extremes() {
         .assert()
         .success();
     let casualties = read(&ambush_out.join("hist_side_Megalos_casualties_pct.svg"));
-    assert!(casualties.contains("<title>Megalos — casualties, % of Troop Strength</title>"));
+    assert!(casualties.contains("<title>Megalos — casualties, % of Troop Strength †</title>"));
     let tail = casualties
         .split("Not drawn: ")
         .nth(1)

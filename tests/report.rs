@@ -393,7 +393,7 @@ fn a_single_value_draws_a_proper_bar() {
         read(&run.join("distributions.csv")).contains("party,party,,down_or_dead,0,5000,1.0,"),
         "the party's count has one value"
     );
-    assert!(single.contains("<title>The party — PCs down or dead, PCs</title>"));
+    assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));
     assert!(single.contains("fill=\"#0072B2\""), "a bar is drawn");
     let compare = dir.path().join("compare");
     warcrunch()

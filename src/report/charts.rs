@@ -12,6 +12,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
+use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
 use crate::format::{percent, thousands};
 use crate::stats::{Metric, Values, wilson, z95};
@@ -39,7 +40,7 @@ impl Export<RunReport> for Charts {
         };
         let mut written = Vec::new();
         for m in &first.metrics {
-            let picture = Picture::of(m, &report.info.name);
+            let picture = Picture::of(m, &report.info.name, report.info.uses_stand_ins());
             let kind = if m.is_numeric() { "hist" } else { "outcome" };
             let stem = format!("{kind}_{}_{}", file_safe(&m.subject), file_safe(&m.name));
             written.extend(draw_publication(
@@ -91,8 +92,9 @@ pub struct Picture {
 }
 
 impl Picture {
-    /// The picture of `metric` from the battle called `battle`.
-    pub fn of(metric: &Metric<u64>, battle: &str) -> Picture {
+    /// The picture of `metric` from the battle called `battle`; one whose
+    /// battle rests on stand-in table values says so (its title marked †).
+    pub fn of(metric: &Metric<u64>, battle: &str, stand_ins: bool) -> Picture {
         let total = metric.total();
         let reported = metric.reported_bins(|w| w == 0);
         let drawn = match metric.values {
@@ -133,13 +135,21 @@ impl Picture {
             }
             Steps { at_most, at_least }
         });
-        let title = words::title(&metric.subject, &metric.name);
-        let description = describe(metric, &title, &bars, total, tail.as_deref());
+        let mut title = words::title(&metric.subject, &metric.name);
+        let mut description = describe(metric, &title, &bars, total, tail.as_deref());
+        let mut subtitle = format!(
+            "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
+            thousands(total)
+        );
+        if stand_ins {
+            title.push_str(&format!(" {STAND_IN_MARK}"));
+            subtitle.push_str(&format!(
+                " · {STAND_IN_MARK} rests on stand-in table values"
+            ));
+            description.push_str(" It rests on stand-in table values.");
+        }
         Picture {
-            subtitle: format!(
-                "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
-                thousands(total)
-            ),
+            subtitle,
             x_label: if first.is_some() {
                 words::axis(&metric.name)
             } else {
@@ -480,9 +490,4 @@ fn describe(
     }
     text.push('.');
     text
-}
-
-/// The size of one metric's picture in the HTML report.
-pub fn metric_size(metric: &Metric<u64>) -> (u32, u32) {
-    Picture::of(metric, "").size()
 }

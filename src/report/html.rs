@@ -150,7 +150,7 @@ struct ValueRow {
 /// Tables longer than this are folded under their chart.
 const FOLD_ROWS: usize = 12;
 
-fn outcome_table(title: &str, m: &Metric<u64>) -> Result<OutcomeTable> {
+fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<OutcomeTable> {
     let rows: Vec<ValueRow> = m
         .reported_bins(|w| w == 0)
         .map(|bin| {
@@ -164,7 +164,7 @@ fn outcome_table(title: &str, m: &Metric<u64>) -> Result<OutcomeTable> {
             }
         })
         .collect();
-    let picture = Picture::of(m, title);
+    let picture = Picture::of(m, title, stand_ins);
     let svg = svg_string(picture.size(), |root| picture.draw(root, 1))?;
     Ok(OutcomeTable {
         chart: annotate_svg(&svg, &picture.title, &picture.description),
@@ -339,7 +339,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
         return Ok(groups);
     };
     for m in &v.metrics {
-        let table = outcome_table(&report.info.name, m)?;
+        let table = outcome_table(&report.info.name, m, report.info.uses_stand_ins())?;
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {

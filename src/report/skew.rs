@@ -329,3 +329,18 @@ pub(crate) fn heatmaps<DB: DrawingBackend>(
     }
     root.present().map_err(plot_err)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::impact_flagged;
+
+    #[test]
+    fn a_card_is_flagged_as_its_impact_is_printed() {
+        // −0.996 points prints as −1.00 pt: flagged, as the star says.
+        assert!(impact_flagged(-0.00996));
+        assert!(impact_flagged(0.01));
+        // 0.9949 points prints as 0.99 pt: not flagged.
+        assert!(!impact_flagged(0.009949));
+        assert!(!impact_flagged(0.0));
+    }
+}
