@@ -593,6 +593,163 @@ fn charts_say_what_they_show_at_both_extremes() {
     }
 }
 
+/// Every chart file `dir` holds: its SVG names what it shows (`<title>`,
+/// a `<desc>` of some substance, `role="img"`), and its PNG comes at 1×
+/// and 2× the SVG's size. Returns the charts' stems.
+fn charts_fit_to_publish(dir: &Path) -> Vec<String> {
+    let mut stems = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("svg") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
+        let svg = read(&path);
+        let inner = |tag: &str| {
+            svg.split(&format!("<{tag}>"))
+                .nth(1)
+                .and_then(|rest| rest.split(&format!("</{tag}>")).next())
+                .unwrap_or_else(|| panic!("{stem}.svg has no <{tag}>"))
+                .to_owned()
+        };
+        assert!(!inner("title").trim().is_empty(), "{stem}: empty title");
+        let desc = inner("desc");
+        assert!(
+            desc.split_whitespace().count() >= 12,
+            "{stem}: a description of substance, not {desc:?}"
+        );
+        assert!(svg.contains("role=\"img\""), "{stem}");
+        let width: u32 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (w, h) = png_size(&dir.join(format!("{stem}.png")));
+        assert_eq!(w, width, "{stem}.png is the SVG's size");
+        assert_eq!(
+            png_size(&dir.join(format!("{stem}@2x.png"))),
+            (2 * w, 2 * h),
+            "{stem}@2x.png"
+        );
+        stems.push(stem);
+    }
+    stems.sort();
+    stems
+}
+
+/// Every inline chart of a report carries its title and description.
+fn report_charts_are_named(dir: &Path) {
+    let html = read(&dir.join("report.html"));
+    let charts = html.matches("<svg").count();
+    assert!(charts > 0, "{}: no chart", dir.display());
+    assert_eq!(
+        html.matches("role=\"img\"><title>").count(),
+        charts,
+        "{}: a chart without its title",
+        dir.display()
+    );
+}
+
+#[test]
+fn every_commands_charts_are_fit_to_publish() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name);
+    let run = |args: &[&str], at: &Path| {
+        warcrunch()
+            .args(args)
+            .arg("--quiet")
+            .arg("--out")
+            .arg(at)
+            .assert()
+            .success();
+    };
+    let ambush = ambush();
+    let ambush = ambush.to_str().unwrap();
+    let even = repo().join("scenarios/seventh_sea/even_field_battle.toml");
+    let even = even.to_str().unwrap();
+    run(
+        &[
+            "sweep",
+            ambush,
+            "--set",
+            "heroes.Titus.risk=-1..1",
+            "--trials",
+            "3000",
+        ],
+        &out("sweep"),
+    );
+    let stems = charts_fit_to_publish(&out("sweep"));
+    assert!(stems.contains(&"frontier".to_owned()), "{stems:?}");
+    assert!(stems.iter().any(|s| s.starts_with("compare_")), "{stems:?}");
+    report_charts_are_named(&out("sweep"));
+    let frontier = read(&out("sweep").join("frontier.svg"));
+    assert!(
+        frontier.contains("Titus: risk=-1 P(down or dead) "),
+        "the points in words"
+    );
+
+    run(
+        &["run", ambush, "--usage", "--trials", "2000"],
+        &out("usage"),
+    );
+    let stems = charts_fit_to_publish(&out("usage"));
+    assert!(stems.iter().any(|s| s.starts_with("usage_")), "{stems:?}");
+    report_charts_are_named(&out("usage"));
+
+    run(
+        &[
+            "solve",
+            ambush,
+            "--vary",
+            "sides.Raiders.troop_strength=200..3000",
+            "--target",
+            "party/any_down_or_dead=yes",
+            "--at-most",
+            "0.1",
+            "--max-trials",
+            "4000",
+        ],
+        &out("solve"),
+    );
+    assert_eq!(charts_fit_to_publish(&out("solve")), ["solve"]);
+    report_charts_are_named(&out("solve"));
+
+    run(
+        &[
+            "sensitivity",
+            ambush,
+            "--target",
+            "party/any_down_or_dead=yes",
+            "--trials",
+            "2000",
+        ],
+        &out("sensitivity"),
+    );
+    assert_eq!(charts_fit_to_publish(&out("sensitivity")), ["tornado"]);
+    report_charts_are_named(&out("sensitivity"));
+
+    let chart = repo().join("scenarios/tables/seventh_sea/battle_chart.toml");
+    run(
+        &[
+            "compare",
+            even,
+            "--table",
+            &format!("battle_chart=builtin,{}", chart.display()),
+            "--trials",
+            "2000",
+        ],
+        &out("tables"),
+    );
+    assert_eq!(charts_fit_to_publish(&out("tables")), ["tables"]);
+    report_charts_are_named(&out("tables"));
+
+    run(&["cards"], &out("cards"));
+    assert_eq!(charts_fit_to_publish(&out("cards")), ["skew_heatmap"]);
+    report_charts_are_named(&out("cards"));
+}
+
 /// The README's combined table is what its command writes: the command
 /// is run as the README gives it (into a folder of the test's own), and
 /// every row the README shows is a row of the table, to the digits shown.

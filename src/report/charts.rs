@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
+use super::draw::{Caption, FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
 use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
 use crate::format::{percent, thousands};
@@ -47,9 +47,9 @@ impl Export<RunReport> for Charts {
                 dir,
                 &stem,
                 picture.size(),
-                (&picture.title, &picture.description),
-                |root, s| picture.draw(root, s),
-                |root, s| picture.draw(root, s),
+                &picture.caption(),
+                |root| picture.draw(root),
+                |root| picture.draw(root),
             )?);
         }
         Ok(written)
@@ -78,8 +78,9 @@ struct Steps {
 pub struct Picture {
     /// `Megalos — casualties, % of Troop Strength`.
     pub title: String,
-    /// The battle, its size and what the whiskers are.
-    subtitle: String,
+    /// Lines under the title: the battle, its size and what the whiskers
+    /// are; that it rests on stand-in values, when it does.
+    subtitle: Vec<String>,
     /// What the values are, with their unit.
     x_label: String,
     bars: Vec<Bar>,
@@ -137,15 +138,13 @@ impl Picture {
         });
         let mut title = words::title(&metric.subject, &metric.name);
         let mut description = describe(metric, &title, &bars, total, tail.as_deref());
-        let mut subtitle = format!(
+        let mut subtitle = vec![format!(
             "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
             thousands(total)
-        );
+        )];
         if stand_ins {
             title.push_str(&format!(" {STAND_IN_MARK}"));
-            subtitle.push_str(&format!(
-                " · {STAND_IN_MARK} rests on stand-in table values"
-            ));
+            subtitle.push(format!("{STAND_IN_MARK} rests on stand-in table values"));
             description.push_str(" It rests on stand-in table values.");
         }
         Picture {
@@ -168,64 +167,67 @@ impl Picture {
         (720, if self.steps.is_some() { 620 } else { 400 })
     }
 
-    /// Draws the picture at `s` times its size.
-    pub fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>, s: u32) -> Result<()> {
+    /// The picture's title and description.
+    pub fn caption(&self) -> Caption {
+        Caption {
+            title: self.title.clone(),
+            description: self.description.clone(),
+        }
+    }
+
+    /// Draws the picture.
+    pub fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<()> {
         root.fill(&WHITE).map_err(plot_err)?;
-        let heading = 28 * s;
-        let sub = 20 * s;
-        let tail_line = if self.tail.is_some() { 20 * s } else { 0 };
-        let (head, body) = root.split_vertically(heading + sub + tail_line + 14 * s);
-        let left = |px: u32| {
-            TextStyle::from((FONT, px * s).into_font()).pos(Pos::new(HPos::Left, VPos::Top))
-        };
-        let x0 = (14 * s) as i32;
-        head.draw(&Text::new(
-            self.title.clone(),
-            (x0, (8 * s) as i32),
-            left(22),
-        ))
-        .map_err(plot_err)?;
-        head.draw(&Text::new(
-            self.subtitle.clone(),
-            (x0, (8 * s + heading) as i32),
-            left(15).color(&RGBColor(90, 90, 90)),
-        ))
-        .map_err(plot_err)?;
-        if let Some(tail) = &self.tail {
+        const HEADING: u32 = 28;
+        const LINE: u32 = 20;
+        let lines: Vec<(&String, RGBColor)> = self
+            .subtitle
+            .iter()
+            .map(|line| (line, RGBColor(90, 90, 90)))
+            .chain(self.tail.iter().map(|tail| (tail, PALETTE[5])))
+            .collect();
+        let (head, body) = root.split_vertically(HEADING + LINE * lines.len() as u32 + 14);
+        let left =
+            |px: u32| TextStyle::from((FONT, px).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
+        let x0 = 14;
+        head.draw(&Text::new(self.title.clone(), (x0, 8), left(22)))
+            .map_err(plot_err)?;
+        for (i, (line, colour)) in lines.into_iter().enumerate() {
+            let y = 8 + HEADING + LINE * i as u32;
             head.draw(&Text::new(
-                tail.clone(),
-                (x0, (8 * s + heading + sub) as i32),
-                left(15).color(&PALETTE[5]),
+                line.clone(),
+                (x0, y as i32),
+                left(15).color(&colour),
             ))
             .map_err(plot_err)?;
         }
         match &self.steps {
             Some(steps) => {
                 let (top, bottom) = body.split_vertically(body.dim_in_pixel().1 * 11 / 20);
-                self.bar_chart(&top, s)?;
-                self.step_chart(&bottom, steps, s)?;
+                self.bar_chart(&top)?;
+                self.step_chart(&bottom, steps)?;
             }
-            None => self.bar_chart(&body, s)?,
+            None => self.bar_chart(&body)?,
         }
         root.present().map_err(plot_err)
     }
 
     /// Bars with whiskers; each bar's share printed on it when there is room.
-    fn bar_chart<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, s: u32) -> Result<()> {
+    fn bar_chart<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
         let bars = &self.bars;
         let n = bars.len().max(1) as i32;
         let every = label_every(bars);
         let gap = match bars.len() {
-            0..=16 => 6 * s,
-            17..=40 => 2 * s,
+            0..=16 => 6,
+            17..=40 => 2,
             _ => 0,
         };
         let top = bars.iter().map(|b| b.high).fold(0.0, f64::max);
         let y_max = (top * 1.15 + 1.0).min(105.0);
         let mut chart = ChartBuilder::on(area)
-            .margin(12 * s)
-            .x_label_area_size(52 * s)
-            .y_label_area_size(64 * s)
+            .margin(12)
+            .x_label_area_size(52)
+            .y_label_area_size(64)
             .build_cartesian_2d(bar_range(n).into_segmented(), 0.0..y_max)
             .map_err(plot_err)?;
         chart
@@ -243,9 +245,9 @@ impl Picture {
             })
             .x_desc(self.x_label.clone())
             .y_desc("share of battles (%)")
-            .axis_desc_style((FONT, 16 * s))
-            .label_style((FONT, 15 * s))
-            .axis_style(BLACK.stroke_width(s))
+            .axis_desc_style((FONT, 16))
+            .label_style((FONT, 15))
+            .axis_style(BLACK.stroke_width(1))
             .draw()
             .map_err(plot_err)?;
         chart
@@ -265,12 +267,12 @@ impl Picture {
         chart
             .draw_series(bars.iter().enumerate().map(|(i, b)| {
                 let x = || SegmentValue::CenterOf(i as i32);
-                PathElement::new(vec![(x(), b.low), (x(), b.high)], BLACK.stroke_width(2 * s))
+                PathElement::new(vec![(x(), b.low), (x(), b.high)], BLACK.stroke_width(2))
             }))
             .map_err(plot_err)?;
         if bars.len() <= 16 {
-            let style = TextStyle::from((FONT, 15 * s).into_font())
-                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            let style =
+                TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
             chart
                 .draw_series(bars.iter().enumerate().map(|(i, b)| {
                     Text::new(
@@ -290,7 +292,6 @@ impl Picture {
         &self,
         area: &DrawingArea<DB, Shift>,
         Steps { at_most, at_least }: &Steps,
-        s: u32,
     ) -> Result<()> {
         let (lo, hi) = match (at_most.first(), at_most.last()) {
             (Some(a), Some(b)) => (a.0, b.0),
@@ -299,9 +300,9 @@ impl Picture {
         let values = (hi - lo + 1) as usize;
         let x_range = lo as f64 - 0.5..hi as f64 + 0.5;
         let mut chart = ChartBuilder::on(area)
-            .margin(12 * s)
-            .x_label_area_size(52 * s)
-            .y_label_area_size(64 * s)
+            .margin(12)
+            .x_label_area_size(52)
+            .y_label_area_size(64)
             .build_cartesian_2d(x_range, 0.0..101.0)
             .map_err(plot_err)?;
         chart
@@ -318,9 +319,9 @@ impl Picture {
             })
             .x_desc(self.x_label.clone())
             .y_desc("share of battles (%)")
-            .axis_desc_style((FONT, 16 * s))
-            .label_style((FONT, 15 * s))
-            .axis_style(BLACK.stroke_width(s))
+            .axis_desc_style((FONT, 16))
+            .label_style((FONT, 15))
+            .axis_style(BLACK.stroke_width(1))
             .draw()
             .map_err(plot_err)?;
         let stairs = |points: &[(i64, f64)]| -> Vec<(f64, f64)> {
@@ -342,14 +343,11 @@ impl Picture {
             ),
         ] {
             chart
-                .draw_series(LineSeries::new(stairs(points), colour.stroke_width(2 * s)))
+                .draw_series(LineSeries::new(stairs(points), colour.stroke_width(2)))
                 .map_err(plot_err)?
                 .label(label)
                 .legend(move |(x, y)| {
-                    PathElement::new(
-                        vec![(x, y), (x + 18 * s as i32, y)],
-                        colour.stroke_width(2 * s),
-                    )
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
                 });
         }
         chart
@@ -357,7 +355,7 @@ impl Picture {
             .position(SeriesLabelPosition::MiddleRight)
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
-            .label_font((FONT, 15 * s))
+            .label_font((FONT, 15))
             .draw()
             .map_err(plot_err)?;
         Ok(())

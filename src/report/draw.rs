@@ -9,6 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::scaled::Scaled;
+
 /// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
@@ -42,23 +44,6 @@ pub fn ensure_font() -> Result<()> {
 /// Turns a plotters error into an anyhow error.
 pub fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
     anyhow!("chart drawing failed: {e}")
-}
-
-/// Draws the same picture as `<stem>.svg` and `<stem>.png`.
-pub fn draw_both(
-    dir: &Path,
-    stem: &str,
-    size: (u32, u32),
-    draw_svg: impl Fn(DrawingArea<SVGBackend, Shift>) -> Result<()>,
-    draw_png: impl Fn(DrawingArea<BitMapBackend, Shift>) -> Result<()>,
-) -> Result<Vec<String>> {
-    ensure_font()?;
-    let svg = format!("{stem}.svg");
-    let png = format!("{stem}.png");
-    let (svg_path, png_path) = (dir.join(&svg), dir.join(&png));
-    draw_svg(SVGBackend::new(&svg_path, size).into_drawing_area())?;
-    draw_png(BitMapBackend::new(&png_path, size).into_drawing_area())?;
-    Ok(vec![svg, png])
 }
 
 /// The fonts an SVG names: the embedded font the text was measured with
@@ -95,38 +80,44 @@ pub fn annotate_svg(svg: &str, title: &str, description: &str) -> String {
     )
 }
 
+/// What a chart says in words: the title it is drawn under and the
+/// chart described for someone who cannot see it.
+pub struct Caption {
+    /// The chart's title.
+    pub title: String,
+    /// The chart in words.
+    pub description: String,
+}
+
 /// Draws a picture for publication: `<stem>.svg` (with its title and
-/// description, [`annotate_svg`]), `<stem>.png` and `<stem>@2x.png`, the
-/// draw functions taking the scale (1 or 2) every size is multiplied by.
+/// description, [`annotate_svg`]), `<stem>.png` and `<stem>@2x.png` (the
+/// same layout at twice the pixels, [`Scaled`]).
 pub fn draw_publication(
     dir: &Path,
     stem: &str,
     size: (u32, u32),
-    (title, description): (&str, &str),
-    draw_svg: impl Fn(DrawingArea<SVGBackend, Shift>, u32) -> Result<()>,
-    draw_png: impl Fn(DrawingArea<BitMapBackend, Shift>, u32) -> Result<()>,
+    caption: &Caption,
+    draw_svg: impl Fn(DrawingArea<SVGBackend, Shift>) -> Result<()>,
+    draw_png: impl Fn(DrawingArea<Scaled<BitMapBackend>, Shift>) -> Result<()>,
 ) -> Result<Vec<String>> {
     ensure_font()?;
     let svg = format!("{stem}.svg");
-    let png = format!("{stem}.png");
-    let png2 = format!("{stem}@2x.png");
     let mut text = String::new();
-    draw_svg(
-        SVGBackend::with_string(&mut text, size).into_drawing_area(),
-        1,
-    )?;
-    std::fs::write(dir.join(&svg), annotate_svg(&text, title, description))
-        .map_err(|e| anyhow!("cannot write {svg}: {e}"))?;
-    draw_png(
-        BitMapBackend::new(&dir.join(&png), size).into_drawing_area(),
-        1,
-    )?;
-    let double = (size.0 * 2, size.1 * 2);
-    draw_png(
-        BitMapBackend::new(&dir.join(&png2), double).into_drawing_area(),
-        2,
-    )?;
-    Ok(vec![svg, png, png2])
+    draw_svg(SVGBackend::with_string(&mut text, size).into_drawing_area())?;
+    std::fs::write(
+        dir.join(&svg),
+        annotate_svg(&text, &caption.title, &caption.description),
+    )
+    .map_err(|e| anyhow!("cannot write {svg}: {e}"))?;
+    let mut written = vec![svg];
+    for (factor, name) in [(1, format!("{stem}.png")), (2, format!("{stem}@2x.png"))] {
+        let pixels = (size.0 * factor, size.1 * factor);
+        let path = dir.join(&name);
+        let backend = BitMapBackend::new(&path, pixels);
+        draw_png(Scaled::new(backend, factor).into_drawing_area())?;
+        written.push(name);
+    }
+    Ok(written)
 }
 
 /// The x range of `n` bars on a segmented axis, one segment each: a lone

@@ -12,7 +12,6 @@ use askama::Template;
 
 use super::charts::Picture;
 use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
-use super::draw::annotate_svg;
 use super::findings::{
     Flag, HeroFrontier, SweepAdvice, advice, find, flags, frontiers, headline, pct, share,
     stand_in_mark, stand_ins_note, upper_first,
@@ -165,9 +164,10 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         })
         .collect();
     let picture = Picture::of(m, title, stand_ins);
-    let svg = svg_string(picture.size(), |root| picture.draw(root, 1))?;
     Ok(OutcomeTable {
-        chart: annotate_svg(&svg, &picture.title, &picture.description),
+        chart: svg_string(picture.size(), &picture.caption(), |root| {
+            picture.draw(root)
+        })?,
         caption: match &picture.tail {
             Some(tail) => format!("{}. {tail}.", picture.title),
             None => format!("{}.", picture.title),
@@ -298,9 +298,11 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
             Ok(StackedOutcome {
                 subject: m.subject.clone(),
                 name: m.name.clone(),
-                chart: svg_string((1000, 520), |root| {
-                    super::sweep::stacked(root, report, &m.subject, &m.name)
-                })?,
+                chart: svg_string(
+                    super::sweep::STACKED_SIZE,
+                    &super::sweep::stacked_caption(report, &m.subject, &m.name),
+                    |root| super::sweep::stacked(root, report, &m.subject, &m.name),
+                )?,
                 labels: (0..m.weights.len()).map(|bin| m.label(bin)).collect(),
                 rows,
             })
@@ -316,10 +318,11 @@ fn sweep_section(
     let frontier_chart = if all.is_empty() {
         None
     } else {
-        let size = (1000, 480 * all.len() as u32 + 40);
-        Some(svg_string(size, |root| {
-            super::sweep::frontier_panels(root, report, all, advice)
-        })?)
+        Some(svg_string(
+            super::sweep::frontier_size(all),
+            &super::sweep::frontier_caption(report, all),
+            |root| super::sweep::frontier_panels(root, report, all, advice),
+        )?)
     };
     Ok(SweepSection {
         frontier_chart,
@@ -388,9 +391,11 @@ impl Export<RunReport> for HtmlReport {
                 .iter()
                 .filter(|t| !t.columns.is_empty())
                 .map(|t| {
-                    let svg = svg_string(super::usage::map_size(t), |a| {
-                        super::usage::heat_map(&a, usage, t)
-                    })?;
+                    let svg = svg_string(
+                        super::usage::map_size(t),
+                        &super::usage::map_caption(usage, t),
+                        |a| super::usage::heat_map(&a, usage, t),
+                    )?;
                     Ok((t.table.clone(), svg))
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -476,7 +481,7 @@ impl Export<SkewReport> for SkewHtml {
             title: "Combat Card skew",
             verdict: deck_verdict(a),
             flags: skew_flags(report),
-            heatmaps: svg_string((1500, 1180), |root| super::skew::heatmaps(root, a))?,
+            heatmaps: super::skew::heatmap_svg(a)?,
             cards: a.cards_by_impact().into_iter().map(SkewRow::of).collect(),
             rows: a.scope("row").map(SkewRow::of).collect(),
             provenance: Provenance::of(&report.info),

@@ -14,6 +14,7 @@ pub mod json;
 pub mod output_dir;
 pub mod page;
 pub mod partial;
+pub mod scaled;
 pub mod sensitivity;
 pub mod skew;
 pub mod solve;

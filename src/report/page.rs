@@ -13,7 +13,7 @@ use askama::Template;
 use plotters::prelude::*;
 
 use super::RunInfo;
-use super::draw::ensure_font;
+use super::draw::{Caption, annotate_svg, ensure_font};
 use crate::format::thousands;
 
 /// The stylesheet every HTML page of warcrunch shares.
@@ -81,15 +81,21 @@ impl Provenance {
     }
 }
 
-/// A chart drawn into a string, ready to sit inside a page.
+/// A chart drawn into a string with its title and description, ready to
+/// sit inside a page.
 pub fn svg_string(
     size: (u32, u32),
+    caption: &Caption,
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<String> {
     ensure_font()?;
     let mut s = String::new();
     draw(SVGBackend::with_string(&mut s, size).into_drawing_area())?;
-    Ok(inline(&s))
+    Ok(inline(&annotate_svg(
+        &s,
+        &caption.title,
+        &caption.description,
+    )))
 }
 
 /// An SVG without its XML declaration and namespace (HTML5 needs neither).

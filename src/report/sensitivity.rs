@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::csv::{numbers, text, write_table};
-use super::draw::{FONT, PALETTE, draw_both, plot_err};
+use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
@@ -125,6 +125,34 @@ fn ranked_knobs(moves: &[Move]) -> Vec<&str> {
     knobs
 }
 
+/// The tornado's size: a row per charted knob.
+fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
+    (
+        1000,
+        120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
+    )
+}
+
+fn tornado_title(report: &SensitivityReport) -> String {
+    format!(
+        "What moves P({}) most: one step of each knob",
+        report.target
+    )
+}
+
+/// The tornado in words: each charted move, largest first.
+fn tornado_caption(report: &SensitivityReport) -> Caption {
+    let (_, shown, _) = charted_moves(report);
+    let lines: Vec<String> = shown.iter().map(|m| move_line(m)).collect();
+    Caption {
+        title: tornado_title(report),
+        description: format!(
+            "Each knob's one-step moves as bars of the change in percentage points, with 95% intervals, largest first: {}.",
+            lines.join("; ")
+        ),
+    }
+}
+
 fn tornado<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &SensitivityReport,
@@ -137,13 +165,7 @@ fn tornado<DB: DrawingBackend>(
     let plot_px = (area.dim_in_pixel().1 as f64 - 110.0).max(100.0);
     let legend_rows = 56.0 / (plot_px / (rows + 1.0));
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!(
-                "What moves P({}) most: one step of each knob",
-                report.target
-            ),
-            (FONT, 18),
-        )
+        .caption(tornado_title(report), (FONT, 18))
         .margin(12)
         .margin_left(label_room(&knobs, &shown))
         .x_label_area_size(44)
@@ -314,14 +336,11 @@ fn value_of<'a>(shown: &[&'a Move], knob: &str) -> &'a str {
 
 impl Export<SensitivityReport> for Tornado {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let size = (
-            1000,
-            120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
-        );
-        draw_both(
+        draw_publication(
             dir,
             "tornado",
-            size,
+            tornado_size(report),
+            &tornado_caption(report),
             |a| tornado(&a, report),
             |a| tornado(&a, report),
         )
@@ -429,10 +448,6 @@ struct MoveRow {
 
 impl Export<SensitivityReport> for SensitivityHtml {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
-        let size = (
-            1000,
-            120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
-        );
         let page = SensitivityPage {
             title: &report.info.name,
             target: &report.target,
@@ -441,7 +456,9 @@ impl Export<SensitivityReport> for SensitivityHtml {
                 .skip(2)
                 .map(|line| line.trim().to_owned())
                 .collect(),
-            chart: svg_string(size, |a| tornado(&a, report))?,
+            chart: svg_string(tornado_size(report), &tornado_caption(report), |a| {
+                tornado(&a, report)
+            })?,
             moves: report
                 .moves
                 .iter()

@@ -8,7 +8,10 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{text, write_csv};
-use super::draw::{FONT, Grid, PALETTE, draw_both, draw_grid, mix, plot_err, sequential};
+use super::draw::{
+    Caption, FONT, Grid, PALETTE, draw_grid, draw_publication, mix, plot_err, sequential,
+};
+use super::page::svg_string;
 use super::{Export, RunInfo};
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
@@ -188,10 +191,11 @@ impl Export<SkewReport> for SkewJson {
 
 impl Export<SkewReport> for Heatmaps {
     fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
-        draw_both(
+        draw_publication(
             dir,
             "skew_heatmap",
             HEATMAP_SIZE,
+            &heatmap_caption(&report.analysis),
             |root| heatmaps(root, &report.analysis),
             |root| heatmaps(root, &report.analysis),
         )
@@ -257,28 +261,45 @@ fn result_grid(
     }
 }
 
-/// The picture of `skew_heatmap.svg` as a string, for the workbench.
+/// The picture of `skew_heatmap.svg` as a string, for a page.
 pub fn heatmap_svg(a: &SkewAnalysis) -> Result<String> {
-    super::draw::ensure_font()?;
-    let mut svg = String::new();
-    heatmaps(
-        SVGBackend::with_string(&mut svg, HEATMAP_SIZE).into_drawing_area(),
-        a,
-    )?;
-    Ok(svg)
+    svg_string(HEATMAP_SIZE, &heatmap_caption(a), |root| heatmaps(root, a))
 }
 
-pub(crate) fn heatmaps<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    a: &SkewAnalysis,
-) -> Result<()> {
+const HEATMAP_TITLE: &str = "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); red label = impact of 1 point or more";
+
+/// The heat maps in words: each card's impact, largest first, and how
+/// many cells and column steps are out of line.
+fn heatmap_caption(a: &SkewAnalysis) -> Caption {
+    let cards: Vec<String> = a
+        .cards_by_impact()
+        .iter()
+        .filter_map(|g| {
+            let impact = g.impact?;
+            let star = if impact_flagged(impact) {
+                " (flagged)"
+            } else {
+                ""
+            };
+            Some(format!("card {} {:+.2} pt{star}", g.key, 100.0 * impact))
+        })
+        .collect();
+    Caption {
+        title: HEATMAP_TITLE.to_owned(),
+        description: format!(
+            "Grids of each card, row and column's share of every result against the deck's. \
+             Impact of drawing each card on the drawer's chance to win, largest first: {}. \
+             {} cells break their column's pattern; {} column steps go the wrong way.",
+            cards.join(", "),
+            a.anomalies.len(),
+            a.breaks.len()
+        ),
+    }
+}
+
+fn heatmaps<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, a: &SkewAnalysis) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
-    let root = root
-        .titled(
-            "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); red label = impact of 1 point or more",
-            (FONT, 20),
-        )
-        .map_err(plot_err)?;
+    let root = root.titled(HEATMAP_TITLE, (FONT, 20)).map_err(plot_err)?;
     let deck = a.scope("deck").next().expect("deck group");
     let cards: Vec<&GroupSkew> = a.scope("card").collect();
     let rows: Vec<&GroupSkew> = a.scope("row").collect();

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{numbers, text, write_table};
-use super::draw::{FONT, PALETTE, draw_both, plot_err};
+use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
@@ -110,6 +110,41 @@ impl Export<SolveReport> for SolveJson {
     }
 }
 
+fn curve_title(report: &SolveReport) -> String {
+    format!("P({}) against {}", report.target, report.setting)
+}
+
+/// The search's chart in words: the goal, each probe in value order, the answer.
+fn curve_caption(report: &SolveReport) -> Caption {
+    let mut probes: Vec<&Probe> = report.probes.iter().collect();
+    probes.sort_by(|a, b| a.point.value.total_cmp(&b.point.value));
+    let points: Vec<String> = probes
+        .iter()
+        .map(|p| {
+            let [value, lo, hi] =
+                percent_interval(p.point.probability, p.point.ci_low, p.point.ci_high);
+            let interval = if p.trials.is_some() {
+                format!(" ({lo} to {hi})")
+            } else {
+                " (exact)".to_owned()
+            };
+            format!(
+                "at {} {value}{interval}",
+                shown(report.domain, p.point.value)
+            )
+        })
+        .collect();
+    Caption {
+        title: curve_title(report),
+        description: format!(
+            "Each probe of the search with its 95% interval, against the goal {}: {}. {}.",
+            goal_words(report.goal),
+            points.join("; "),
+            report.solution.sentence
+        ),
+    }
+}
+
 fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
     let mut probes: Vec<&Probe> = report.probes.iter().collect();
@@ -130,10 +165,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .fold(threshold, f64::min);
     let margin = ((top - bottom) * 0.08).max(0.5);
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("P({}) against {}", report.target, report.setting),
-            (FONT, 18),
-        )
+        .caption(curve_title(report), (FONT, 18))
         .margin(14)
         .x_label_area_size(44)
         .y_label_area_size(60)
@@ -220,10 +252,11 @@ const SIZE: (u32, u32) = (900, 520);
 
 impl Export<SolveReport> for Curve {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
-        draw_both(
+        draw_publication(
             dir,
             "solve",
             SIZE,
+            &curve_caption(report),
             |a| curve(&a, report),
             |a| curve(&a, report),
         )
@@ -274,7 +307,7 @@ impl Export<SolveReport> for SolveHtml {
             } else {
                 ", every one exact".to_owned()
             },
-            chart: svg_string(SIZE, |a| curve(&a, report))?,
+            chart: svg_string(SIZE, &curve_caption(report), |a| curve(&a, report))?,
             probes: report
                 .probes
                 .iter()

@@ -10,8 +10,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::RunReport;
-use super::draw::{FONT, PALETTE, bar_range, draw_both, file_safe, plot_err};
+use super::draw::{Caption, FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
 use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
+use crate::format::percent;
 use crate::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
 
@@ -31,11 +32,11 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     let all = frontiers(report);
     let advice = advice(report, &all);
     if !all.is_empty() {
-        let size = (1000, 480 * all.len() as u32 + 40);
-        written.extend(draw_both(
+        written.extend(draw_publication(
             dir,
             "frontier",
-            size,
+            frontier_size(&all),
+            &frontier_caption(report, &all),
             |root| frontier_panels(root, report, &all, advice.as_ref()),
             |root| frontier_panels(root, report, &all, advice.as_ref()),
         )?);
@@ -63,15 +64,106 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
             continue;
         }
         let stem = format!("compare_{}_{}", file_safe(&m.subject), file_safe(&m.name));
-        written.extend(draw_both(
+        written.extend(draw_publication(
             dir,
             &stem,
-            (1000, 520),
+            STACKED_SIZE,
+            &stacked_caption(report, &m.subject, &m.name),
             |root| stacked(root, report, &m.subject, &m.name),
             |root| stacked(root, report, &m.subject, &m.name),
         )?);
     }
     Ok(written)
+}
+
+/// The size of a stacked outcome chart.
+pub const STACKED_SIZE: (u32, u32) = (1000, 520);
+
+/// The size of the frontier chart: one panel per PC.
+pub fn frontier_size(all: &[HeroFrontier]) -> (u32, u32) {
+    (1000, 480 * all.len() as u32 + 40)
+}
+
+fn frontier_title(report: &RunReport) -> String {
+    let cap_words = match report.info.max_risk_of_down {
+        Some(cap) => format!(" (cap on the chance of going out = {:.1}%)", 100.0 * cap),
+        None => String::new(),
+    };
+    format!(
+        "{}: safety against glory per variant{cap_words}",
+        report.info.name
+    )
+}
+
+/// The frontier chart's title and, per PC, each variant's point in words.
+pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
+    let panels: Vec<String> = all
+        .iter()
+        .map(|f| {
+            let points: Vec<String> = f
+                .points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} P({}) {}, expected Reputation {:.2}",
+                        p.variant,
+                        f.out_label,
+                        percent(p.p_out),
+                        p.reputation
+                    )
+                })
+                .collect();
+            format!(
+                "{}: {}.",
+                super::words::subject(&f.subject),
+                points.join("; ")
+            )
+        })
+        .collect();
+    Caption {
+        title: frontier_title(report),
+        description: format!(
+            "One panel per PC, each variant a point with its 95% intervals. {}",
+            panels.join(" ")
+        ),
+    }
+}
+
+fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
+    format!(
+        "{} by variant ({})",
+        super::words::title(subject, name),
+        report.info.name
+    )
+}
+
+/// A stacked chart's title and each variant's shares in words.
+pub fn stacked_caption(report: &RunReport, subject: &str, name: &str) -> Caption {
+    let variants: Vec<String> = report
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let m = find(&v.metrics, subject, name)?;
+            let total = m.total().max(1) as f64;
+            let shares: Vec<String> = (0..m.weights.len())
+                .map(|bin| {
+                    format!(
+                        "{} {}",
+                        m.label(bin),
+                        percent(m.weights[bin] as f64 / total)
+                    )
+                })
+                .collect();
+            Some(format!("{}: {}", v.variant, shares.join(", ")))
+        })
+        .collect();
+    Caption {
+        title: stacked_title(report, subject, name),
+        description: format!(
+            "One stacked bar per variant, each outcome's share of the battles. {}.",
+            variants.join("; ")
+        ),
+    }
 }
 
 pub(crate) fn frontier_panels<DB: DrawingBackend>(
@@ -82,18 +174,8 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
 ) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
     let cap = report.info.max_risk_of_down.unwrap_or(1.0);
-    let cap_words = match report.info.max_risk_of_down {
-        Some(cap) => format!(" (cap on the chance of going out = {:.1}%)", 100.0 * cap),
-        None => String::new(),
-    };
     let root = root
-        .titled(
-            &format!(
-                "{}: safety against glory per variant{cap_words}",
-                report.info.name
-            ),
-            (FONT, 20),
-        )
+        .titled(&frontier_title(report), (FONT, 20))
         .map_err(plot_err)?;
     for (area, f) in root.split_evenly((all.len(), 1)).iter().zip(all) {
         frontier_panel(area, f, advice, cap)?;
@@ -441,14 +523,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let names: Vec<&str> = variants.iter().map(|v| v.0).collect();
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
     let mut chart = ChartBuilder::on(&plot)
-        .caption(
-            format!(
-                "{} by variant ({})",
-                super::words::title(subject, name),
-                report.info.name
-            ),
-            (FONT, 17),
-        )
+        .caption(stacked_title(report, subject, name), (FONT, 17))
         .margin(12)
         .x_label_area_size(axis.area)
         .y_label_area_size(60)

@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
 use super::csv::{numbers, subject_columns, text, write_table};
-use super::draw::{FONT, PALETTE, draw_both, plot_err};
+use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Formats, RunInfo, VariantResult};
@@ -235,10 +235,11 @@ pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         ],
     )?);
     if charted(c).next().is_some() {
-        files.extend(draw_both(
+        files.extend(draw_publication(
             dir,
             "tables",
             chart_size(c),
+            &forest_caption(c),
             |a| forest(&a, c),
             |a| forest(&a, c),
         )?);
@@ -366,6 +367,36 @@ fn chart_size(c: &TableComparison) -> (u32, u32) {
     (1000, 130 + 26 * charted(c).count() as u32)
 }
 
+fn forest_title(c: &TableComparison) -> String {
+    format!("{}: {} against {}", c.table, c.labels[1], c.labels[0])
+}
+
+/// The chart in words: each probability's difference with its interval.
+fn forest_caption(c: &TableComparison) -> Caption {
+    let pt = |x: f64| format!("{:+.2}", 100.0 * x);
+    let rows: Vec<String> = charted(c)
+        .map(|(s, r)| {
+            let (difference, low, high) = r.difference;
+            let beyond = if r.significant { "" } else { ", tied" };
+            format!(
+                "{} · {} {} pt ({} to {}){beyond}",
+                s.scenario,
+                r.words,
+                pt(difference),
+                pt(low),
+                pt(high)
+            )
+        })
+        .collect();
+    Caption {
+        title: forest_title(c),
+        description: format!(
+            "Each probability's difference between the tables in percentage points, with its 95% interval: {}.",
+            rows.join("; ")
+        ),
+    }
+}
+
 /// Each probability's difference with its interval, one row per scenario
 /// and outcome, a line at zero.
 fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison) -> Result<()> {
@@ -385,10 +416,7 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("{}: {} against {}", c.table, c.labels[1], c.labels[0]),
-            (FONT, 18),
-        )
+        .caption(forest_title(c), (FONT, 18))
         .margin(12)
         .margin_left((20 + 7 * longest).clamp(200, 520))
         .x_label_area_size(44)
@@ -464,7 +492,9 @@ struct ScenarioSection<'a> {
 
 fn html(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     let chart = if charted(c).next().is_some() {
-        Some(svg_string(chart_size(c), |a| forest(&a, c))?)
+        Some(svg_string(chart_size(c), &forest_caption(c), |a| {
+            forest(&a, c)
+        })?)
     } else {
         None
     };

@@ -10,14 +10,14 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{text, write_table};
-use super::draw::{Grid, draw_both, draw_grid, file_safe, sequential};
+use super::draw::{Caption, Grid, draw_grid, draw_publication, file_safe, sequential};
 use super::{Export, RunReport};
 use crate::usage::{TableUsage, Usage};
 
 /// `usage.csv`.
 pub struct UsageCsv;
 
-/// `usage_<table>.{svg,png}`.
+/// `usage_<table>.svg`, `.png` and `@2x.png`.
 pub struct UsageMaps;
 
 /// A row's name in the grid: `(keys outside any row)` for the empty row.
@@ -106,10 +106,11 @@ impl Export<RunReport> for UsageMaps {
         };
         let mut written = Vec::new();
         for t in usage.tables.iter().filter(|t| !t.columns.is_empty()) {
-            written.extend(draw_both(
+            written.extend(draw_publication(
                 dir,
                 &format!("usage_{}", file_safe(&t.table)),
                 map_size(t),
+                &map_caption(usage, t),
                 |a| heat_map(&a, usage, t),
                 |a| heat_map(&a, usage, t),
             )?);
@@ -127,6 +128,54 @@ pub fn map_size(t: &TableUsage) -> (u32, u32) {
     )
 }
 
+fn map_title(usage: &Usage, t: &TableUsage) -> String {
+    format!(
+        "{}: reads per battle over {} battles (colour: share of battles reading the cell)",
+        t.table,
+        crate::format::thousands(usage.battles)
+    )
+}
+
+/// A table's map in words: how many cells, which are read most, how many
+/// never.
+pub fn map_caption(usage: &Usage, t: &TableUsage) -> Caption {
+    let n = usage.battles.max(1) as f64;
+    let mut cells: Vec<(String, u64)> = Vec::new();
+    for (r, row) in t.rows.iter().enumerate() {
+        for (c, column) in t.columns.iter().enumerate() {
+            if t.exists[r][c] {
+                let name = if column.is_empty() {
+                    row_name(row)
+                } else {
+                    format!("{} {column}", row_name(row))
+                };
+                cells.push((name, t.reads[r][c]));
+            }
+        }
+    }
+    let never = cells.iter().filter(|(_, reads)| *reads == 0).count();
+    cells.sort_by_key(|cell| std::cmp::Reverse(cell.1));
+    let most: Vec<String> = cells
+        .iter()
+        .take(5)
+        .filter(|(_, reads)| *reads > 0)
+        .map(|(name, reads)| format!("{name} {:.3}", *reads as f64 / n))
+        .collect();
+    Caption {
+        title: map_title(usage, t),
+        description: format!(
+            "A grid of the table's {} cells, each with its reads per battle. Most read: {}. \
+             Never read: {never} cells.",
+            cells.len(),
+            if most.is_empty() {
+                "none".to_owned()
+            } else {
+                most.join(", ")
+            }
+        ),
+    }
+}
+
 /// One table's cells, coloured by the share of battles that read them
 /// (white: never), each with its reads per battle; grey where a row has
 /// no such cell.
@@ -138,11 +187,7 @@ pub fn heat_map<DB: DrawingBackend>(
     area.fill(&WHITE).map_err(super::draw::plot_err)?;
     let n = usage.battles.max(1) as f64;
     let grid = Grid {
-        title: format!(
-            "{}: reads per battle over {} battles (colour: share of battles reading the cell)",
-            t.table,
-            crate::format::thousands(usage.battles)
-        ),
+        title: map_title(usage, t),
         row_labels: t.rows.iter().map(|r| (row_name(r), false)).collect(),
         column_labels: t.columns.iter().map(|c| column_name(c)).collect(),
         cells: (0..t.rows.len())
