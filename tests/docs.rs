@@ -182,3 +182,28 @@ fn every_command_in_the_docs_parses_and_names_files_that_exist() {
     // The README's tour alone gives more than fifteen: the reader works.
     assert!(checked > 15, "only {checked} commands found");
 }
+
+/// Every recipe under `docs/recipes/` is quoted whole in docs/usage.md, so
+/// the text a reader copies is the file the tests run.
+#[test]
+fn every_recipe_is_quoted_whole() {
+    let usage = read(&repo().join("docs/usage.md"));
+    let mut quoted = 0;
+    for folder in std::fs::read_dir(repo().join("docs/recipes")).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            let text = read(&path);
+            let name = path.strip_prefix(repo()).unwrap().display().to_string();
+            assert!(
+                usage.contains(&format!("```sh\n{text}```")),
+                "docs/usage.md does not quote {name} as it is"
+            );
+            assert!(
+                usage.contains(&format!("(`{name}`)")),
+                "{name} is not named"
+            );
+            quoted += 1;
+        }
+    }
+    assert!(quoted >= 4, "only {quoted} recipes");
+}

@@ -32,7 +32,6 @@ impl<B: DrawingBackend> Scaled<B> {
     fn point(&self, (x, y): BackendCoord) -> BackendCoord {
         (x * self.k(), y * self.k())
     }
-
 }
 
 /// A style with its stroke widened by the scale.
