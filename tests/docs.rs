@@ -194,8 +194,12 @@ fn every_recipe_is_quoted_whole() {
             let path = file.unwrap().path();
             let text = read(&path);
             let name = path.strip_prefix(repo()).unwrap().display().to_string();
+            let language = match path.extension().and_then(|e| e.to_str()) {
+                Some("yaml") => "yaml",
+                _ => "sh",
+            };
             assert!(
-                usage.contains(&format!("```sh\n{text}```")),
+                usage.contains(&format!("```{language}\n{text}```")),
                 "docs/usage.md does not quote {name} as it is"
             );
             assert!(

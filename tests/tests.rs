@@ -8,6 +8,7 @@ mod deck_seed;
 mod docs;
 mod exact;
 mod gurps;
+mod image;
 mod knobs;
 mod nothing_wrong;
 mod paired;
