@@ -162,7 +162,7 @@ fn the_kubernetes_image_runs_the_jobs_shards_to_the_single_runs_bytes() {
             .iter()
             .map(|a| a.replace("$(JOB_COMPLETION_INDEX)", &index.to_string()))
             .collect();
-        let pod = Command::new(&chroot)
+        let pod = Command::new(chroot)
             .arg(&root)
             .arg("/warcrunch")
             .args(&pod_args)
