@@ -16,7 +16,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::util::{read, repo, warcrunch};
+use crate::util::{is_root, read, repo, skipped, warcrunch};
 
 fn recipe(name: &str) -> PathBuf {
     repo().join("docs/recipes/kubernetes").join(name)
@@ -55,18 +55,12 @@ fn the_kubernetes_image_runs_the_jobs_shards_to_the_single_runs_bytes() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-    if !has_buildah || !is_root {
-        let why = if has_buildah {
-            "image test skipped: chroot into the image needs root"
+    if !has_buildah || !is_root() {
+        skipped(if has_buildah {
+            "image test: chroot into the image needs root"
         } else {
-            "image test skipped: apt-get install buildah"
-        };
-        eprintln!("\n*** {why} ***\n");
-        assert!(std::env::var("CI").is_err(), "{why}");
+            "image test: apt-get install buildah"
+        });
         return;
     }
     let out = tempfile::tempdir().unwrap();

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{read, repo};
+use crate::util::{is_root, path_with_warcrunch, read, repo, skipped};
 
 /// The daemons this test needs, by the package that brings each.
 const DAEMONS: [(&str, &str); 4] = [
@@ -69,24 +69,19 @@ impl Cluster {
             .filter(|(program, _)| !installed(program))
             .map(|(_, package)| *package)
             .collect();
-        let is_root = Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
         let why = if !missing.is_empty() {
             Some(format!(
-                "Slurm test skipped: install {} (apt-get install {})",
+                "Slurm test: install {} (apt-get install {})",
                 missing.join(", "),
                 missing.join(" ")
             ))
-        } else if !is_root {
-            Some("Slurm test skipped: slurmd must run as root".to_owned())
+        } else if !is_root() {
+            Some("Slurm test: slurmd must run as root".to_owned())
         } else {
             None
         };
         if let Some(why) = why {
-            eprintln!("\n*** {why} ***\n");
-            assert!(std::env::var("CI").is_err(), "{why}");
+            skipped(&why);
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -220,13 +215,9 @@ impl Cluster {
     /// warcrunch under test first on its PATH.
     fn command(&self, program: &str) -> Command {
         let mut command = Command::new(program);
-        let bin = Path::new(env!("CARGO_BIN_EXE_warcrunch")).parent().unwrap();
         command
             .env("SLURM_CONF", self.at("slurm.conf"))
-            .env(
-                "PATH",
-                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
-            )
+            .env("PATH", path_with_warcrunch())
             .env_remove("SBATCH_WAIT")
             .env_remove("CPUS_PER_TASK");
         command

@@ -290,3 +290,28 @@ hits = 0
 [engagement]
 max_exchanges = 1
 "#;
+
+/// Says loudly that a test cannot run here and why; under `CI=true`, where
+/// every component is installed, fails instead.
+pub fn skipped(why: &str) {
+    assert!(std::env::var("CI").is_err(), "{why}");
+    eprintln!("\n*** SKIPPED *** {why}\n");
+}
+
+/// Whether the tests run as root (a cluster's daemons, chroot).
+pub fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+/// The PATH with the warcrunch under test first, for scripts that call it.
+pub fn path_with_warcrunch() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_warcrunch")).parent().unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
