@@ -21,6 +21,14 @@ use rayon::prelude::*;
 /// The random stream every system draws from.
 pub type BattleRng = Xoshiro256PlusPlus;
 
+/// The version of how a run reads its random numbers: the chunks'
+/// streams, the battle streams of paired runs and how each system turns
+/// numbers into draws. Any change that moves a result with the same seed
+/// bumps it; `run.json` records it and `merge` joins only parts that agree.
+/// Version 2: paired runs fight battle *n* on its own window of one
+/// SplitMix64 sequence ([`crate::paired`]).
+pub const STREAM_LAYOUT: u32 = 2;
+
 /// Trials per chunk. Part of the reproducibility contract: changing it
 /// changes every result, so it is written into `run.json`.
 pub const CHUNK_SIZE: u64 = 16_384;
@@ -82,13 +90,14 @@ pub trait System: Sync {
     /// battle hands the generator to must then be inlined too.)
     fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
 
-    /// Fights `len` battles on `rng`, counting each into `tally`: the
-    /// engine's inner loop. A system that can count a battle without
+    /// Fights a chunk's battles on its stream, counting each into `tally`:
+    /// the engine's inner loop. A system that can count a battle without
     /// handing its outcome back (variants fought in lockstep) overrides it.
     #[inline]
-    fn fight_into(&self, rng: &mut BattleRng, len: u64, tally: &mut Self::Tally) {
-        for _ in 0..len {
-            let outcome = self.simulate(rng);
+    fn fight_into(&self, chunk: Chunk, tally: &mut Self::Tally) {
+        let mut rng = chunk.rng;
+        for _ in 0..chunk.len {
+            let outcome = self.simulate(&mut rng);
             tally.record(&outcome);
         }
     }
@@ -117,6 +126,20 @@ pub trait Tally<O>: Send {
     /// a time, in a fixed order (paired runs read and clear a block's bit
     /// masks this way, skipping the empty ones a few at a time).
     fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
+}
+
+/// One chunk of a run, as a system fights it: its stream, and where its
+/// battles sit among the run's (paired runs number their battles).
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    /// The chunk's stream.
+    pub rng: BattleRng,
+    /// The run's seed.
+    pub seed: u64,
+    /// The number of the chunk's first battle in the run, from 0.
+    pub first: u64,
+    /// Battles in the chunk.
+    pub len: u64,
 }
 
 /// Which part of a run's chunks to simulate: shard `index` of `count`
@@ -343,7 +366,13 @@ fn run_batches<S: System>(
                     |mut partial, (index, rng)| {
                         if !INTERRUPTED.load(Ordering::Relaxed) {
                             let len = chunk_len(settings.trials, index);
-                            run_chunk(system, rng, len, &mut partial);
+                            let chunk = Chunk {
+                                rng,
+                                seed: settings.seed,
+                                first: index * CHUNK_SIZE,
+                                len,
+                            };
+                            system.fight_into(chunk, &mut partial);
                             progress.inc(len);
                         }
                         partial
@@ -390,11 +419,6 @@ fn run_batches<S: System>(
 /// Number of trials in chunk `index` of a run of `trials`.
 fn chunk_len(trials: u64, index: u64) -> u64 {
     CHUNK_SIZE.min(trials - index * CHUNK_SIZE)
-}
-
-/// Runs `len` battles on one chunk's stream, counting them into `tally`.
-pub fn run_chunk<S: System>(system: &S, mut rng: BattleRng, len: u64, tally: &mut S::Tally) {
-    system.fight_into(&mut rng, len, tally);
 }
 
 #[cfg(test)]

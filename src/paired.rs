@@ -1,11 +1,12 @@
 //! Variants of a battle on common random numbers, battle by battle.
 //!
-//! Battle *i* of every variant fights on the same stream: the chunk's
-//! stream gives battle *i* a seed and each variant fights on its own copy
-//! of the generator seeded with it. A one-step change then moves only the
-//! battles it really changes, and a difference between two variants is
-//! measured on the pairs ([`crate::stats::paired_difference`]) instead of
-//! between two independent samples.
+//! Battle *n* of every variant fights on the same stream: its own window of
+//! one SplitMix64 sequence (the seed's), 2^20 numbers long, so the windows
+//! of a run's battles never overlap and a battle's stream costs nothing to
+//! set up. A one-step change then moves only the battles it really
+//! changes, and a difference between two variants is measured on the pairs
+//! ([`crate::stats::paired_difference`]) instead of between two independent
+//! samples.
 //!
 //! Counting the pairs needs, for each battle, the bins each variant fell
 //! in. Rather than ask every system for that, battles are counted in
@@ -22,25 +23,92 @@
 
 use std::sync::Arc;
 
+use anyhow::{Result, bail};
 use rand::{Rng, SeedableRng};
+use rand_xoshiro::SplitMix64;
 
-use crate::engine::{BattleRng, System, Tally};
+use crate::engine::{Chunk, System, Tally};
 use crate::stats::Metric;
 
-/// The generator of one battle: `BattleRng::seed_from_u64(seed)` (SplitMix64
-/// of the seed, four words), written out, which saves half its cost.
-#[inline(always)]
-pub fn battle_stream(seed: u64) -> BattleRng {
-    let mut x = seed;
-    let mut bytes = [0u8; 32];
-    for word in bytes.chunks_exact_mut(8) {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
+/// The stream a variant fights one battle on: SplitMix64 from a state
+/// set directly (the numbers of `rand_xoshiro::SplitMix64`, checked by the
+/// tests), which a battle builds for nothing: the crate's type is built only
+/// through a call the battle loop cannot inline.
+#[derive(Debug, Clone)]
+pub struct PairedRng {
+    state: u64,
+}
+
+impl PairedRng {
+    /// The stream from `state` on (its first number mixes `state + GOLDEN`).
+    #[inline(always)]
+    pub fn at(state: u64) -> PairedRng {
+        PairedRng { state }
+    }
+}
+
+impl rand::TryRng for PairedRng {
+    type Error = std::convert::Infallible;
+
+    #[inline(always)]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        self.state = self.state.wrapping_add(GOLDEN);
+        let mut z = self.state;
+        z = (z ^ (z >> 33)).wrapping_mul(0x62a9_d9ed_7997_05f5);
+        z = (z ^ (z >> 28)).wrapping_mul(0xcb24_d0a5_c88c_35b3);
+        Ok((z >> 32) as u32)
+    }
+
+    #[inline(always)]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.state = self.state.wrapping_add(GOLDEN);
+        let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        word.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+        Ok(z ^ (z >> 31))
     }
-    BattleRng::from_seed(bytes)
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dest.chunks_mut(8) {
+            let word = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+/// SplitMix64's increment: its state moves by this at every number.
+const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// A battle's window holds 2^this numbers (a battle reading more would run
+/// into the next battle's window; the longest bundled battles read a few
+/// hundred).
+const WINDOW_BITS: u32 = 20;
+
+/// How far apart two battles' windows start, in SplitMix64 states.
+const WINDOW_STEP: u64 = GOLDEN << WINDOW_BITS;
+
+/// The most battles a paired run numbers before its windows would repeat.
+pub const MAX_PAIRED_TRIALS: u64 = 1 << (u64::BITS - WINDOW_BITS);
+
+/// The SplitMix64 state battle `n` of a paired run of `seed` starts from:
+/// number `k` of the battle is the sequence's number `n · 2^20 + k` past
+/// the seed's origin (distinct for every `n < 2^44`, as `GOLDEN` is odd).
+#[inline]
+pub fn battle_start(seed: u64, n: u64) -> u64 {
+    let origin = SplitMix64::seed_from_u64(seed).next_u64();
+    origin.wrapping_add(n.wrapping_mul(WINDOW_STEP))
+}
+
+/// Refuses a paired run of more battles than its windows can number.
+pub fn check_paired_trials(trials: u64) -> Result<()> {
+    if trials > MAX_PAIRED_TRIALS {
+        bail!(
+            "trials = {trials} is more than a comparison battle by battle takes \
+             (at most 2^44 = {MAX_PAIRED_TRIALS} a variant)"
+        );
+    }
+    Ok(())
 }
 
 /// Battles counted per block: the bits of a `u64` weight.
@@ -197,12 +265,27 @@ fn take_nonzero(slice: &mut [u64], first: usize, found: &mut Vec<(u32, u64)>) {
     take(at + narrow.len() * NARROW, rest);
 }
 
+/// Tallies of at most this many counts are read whole at a flush (a copy
+/// and a pass over every count); larger ones, such as 7th Sea's thousands
+/// of mostly empty Reputation bins, skip their empty groups first.
+const DENSE: usize = 256;
+
+/// A block's counts as a flush reads them.
+enum Masks<'b> {
+    /// The nonzero counts only (index, mask of the battles that reached it).
+    Sparse(&'b [(u32, u64)]),
+    /// Every count's mask, by index.
+    Dense(&'b [u64]),
+}
+
 /// One variant's block of bit masks, read off its tally.
 struct Block<'b> {
-    /// The nonzero counts (index, mask of the battles that reached it).
-    found: &'b [(u32, u64)],
+    /// The block's masks.
+    found: Masks<'b>,
     /// The events each count feeds ([`Shared::feeds`]).
     feeds: &'b (Vec<u32>, Vec<u32>),
+    /// The counts each event adds up ([`Shared::events`]).
+    events: &'b [Vec<u32>],
     /// The variant's counts of battles.
     counts: &'b mut [u64],
     /// Out: per event, the mask of the block's battles that had it.
@@ -233,15 +316,33 @@ impl Block<'_> {
     #[inline(always)]
     fn count_portably(self, base: Option<&[u64]>, both: &mut [u64]) {
         let (starts, ids) = self.feeds;
-        for &(k, mask) in self.found {
-            let k = k as usize;
-            self.counts[k] += u64::from(mask.count_ones());
+        /// Count `k`'s battles, and its mask into every event it feeds.
+        #[inline(always)]
+        fn add(block: &mut Block<'_>, starts: &[u32], ids: &[u32], k: usize, mask: u64) {
+            block.counts[k] += u64::from(mask.count_ones());
             for &e in &ids[starts[k] as usize..starts[k + 1] as usize] {
-                self.masks[e as usize] |= mask;
+                block.masks[e as usize] |= mask;
             }
         }
-        let base: &[u64] = base.unwrap_or(self.masks);
-        for ((both, base), mask) in both.iter_mut().zip(base).zip(self.masks.iter()) {
+        let mut block = self;
+        match block.found {
+            Masks::Sparse(found) => {
+                for &(k, mask) in found {
+                    add(&mut block, starts, ids, k as usize, mask);
+                }
+            }
+            Masks::Dense(all) => {
+                for (count, &mask) in block.counts.iter_mut().zip(all) {
+                    *count += u64::from(mask.count_ones());
+                }
+                for (event, sources) in block.masks.iter_mut().zip(block.events) {
+                    *event = sources.iter().fold(0, |m, &k| m | all[k as usize]);
+                }
+            }
+        }
+        let Block { masks, .. } = block;
+        let base: &[u64] = base.unwrap_or(masks);
+        for ((both, base), mask) in both.iter_mut().zip(base).zip(masks.iter()) {
             *both += u64::from((base & mask).count_ones());
         }
     }
@@ -299,8 +400,8 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             both: vec![vec![0; shared.events[0].len()]; self.variants.len()],
             block: self.variants.iter().map(|v| v.new_tally()).collect(),
             filled: 0,
-            streams: Vec::with_capacity(BLOCK as usize),
             found: Vec::new(),
+            dense: Vec::new(),
             masks: Vec::new(),
             base_events: vec![0; shared.events[0].len()],
             variants: self.variants.clone(),
@@ -308,41 +409,41 @@ impl<'a, S: System> System for Lockstep<'a, S> {
         }
     }
 
+    /// Every variant on one stream started at a number of `rng` (the
+    /// engine fights through [`Lockstep::fight_into`], which numbers the
+    /// battles instead).
     fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> Vec<S::Outcome> {
-        let battle = battle_stream(rng.next_u64());
+        let start = rng.next_u64();
         self.variants
             .iter()
-            .map(|v| v.simulate(&mut battle.clone()))
+            .map(|v| v.simulate(&mut PairedRng::at(start)))
             .collect()
     }
 
-    /// [`Lockstep::simulate`]'s battles, counted where they are made (no
-    /// list of outcomes per battle): a block's battle streams are drawn
-    /// first, then each variant fights all of them in one tight loop, as a
-    /// plain run does, battle *j* of the block weighing `1 << j`.
-    fn fight_into(&self, rng: &mut BattleRng, len: u64, tally: &mut PairedTally<'a, S>) {
-        let mut left = len;
+    /// [`Lockstep::simulate`]'s battles on the run's battle windows,
+    /// counted where they are made (no list of outcomes per battle): each
+    /// variant fights a block's battles in one tight loop, as a plain run
+    /// does, battle *j* of the block weighing `1 << j`.
+    fn fight_into(&self, chunk: Chunk, tally: &mut PairedTally<'a, S>) {
+        let mut start = battle_start(chunk.seed, chunk.first);
+        let mut left = chunk.len;
         while left > 0 {
             if tally.filled == BLOCK {
                 tally.flush();
             }
             let first = tally.filled;
-            let battles = u64::from(BLOCK - first).min(left);
-            // On a local copy of the chunk's generator (kept in registers).
-            let mut chunk = rng.clone();
-            tally.streams.clear();
-            for _ in 0..battles {
-                tally.streams.push(battle_stream(chunk.next_u64()));
-            }
-            *rng = chunk;
+            let battles = (BLOCK - first).min(left.min(u64::from(BLOCK)) as u32);
             for (variant, block) in self.variants.iter().zip(tally.block.iter_mut()) {
-                for (j, battle) in (first..).zip(&tally.streams) {
-                    let outcome = variant.simulate(&mut battle.clone());
+                let mut battle = start;
+                for j in first..first + battles {
+                    let outcome = variant.simulate(&mut PairedRng::at(battle));
                     block.record_weighted(&outcome, 1 << j);
+                    battle = battle.wrapping_add(WINDOW_STEP);
                 }
             }
-            tally.filled += battles as u32;
-            left -= battles;
+            start = start.wrapping_add(u64::from(battles).wrapping_mul(WINDOW_STEP));
+            tally.filled += battles;
+            left -= u64::from(battles);
         }
     }
 }
@@ -356,14 +457,14 @@ pub struct PairedTally<'a, S: System> {
     block: Vec<S::Tally>,
     /// Battles in the current block.
     filled: u32,
-    /// The battle streams of the block's battles being fought (reused).
-    streams: Vec<BattleRng>,
     /// Per variant and count of its tally: battles.
     counts: Vec<Vec<u64>>,
     /// Per variant and event: battles in which the base had it too.
     both: Vec<Vec<u64>>,
     /// A block's nonzero counts and their masks (reused).
     found: Vec<(u32, u64)>,
+    /// A small tally's block, every count (reused).
+    dense: Vec<u64>,
     /// A block's event masks (reused).
     masks: Vec<u64>,
     /// The base variant's event masks in the block (reused).
@@ -377,20 +478,31 @@ impl<S: System> PairedTally<'_, S> {
             return;
         }
         for v in 0..self.variants.len() {
-            // Most counts of a block are empty: only the others are read.
-            let found = &mut self.found;
-            found.clear();
-            let mut first = 0;
-            self.block[v].for_each_slice(|slice| {
-                take_nonzero(slice, first, found);
-                first += slice.len();
-            });
+            let found = if self.shared.layouts[v].counts <= DENSE {
+                let dense = &mut self.dense;
+                dense.clear();
+                self.block[v].for_each_slice(|slice| {
+                    dense.extend(slice.iter_mut().map(std::mem::take));
+                });
+                Masks::Dense(dense)
+            } else {
+                // Most counts of a block are empty: only the others are read.
+                let found = &mut self.found;
+                found.clear();
+                let mut first = 0;
+                self.block[v].for_each_slice(|slice| {
+                    take_nonzero(slice, first, found);
+                    first += slice.len();
+                });
+                Masks::Sparse(found)
+            };
             let masks = &mut self.masks;
             masks.clear();
             masks.resize(self.shared.events[v].len(), 0);
             let block = Block {
                 found,
                 feeds: &self.shared.feeds[v],
+                events: &self.shared.events[v],
                 counts: &mut self.counts[v],
                 masks,
             };
@@ -481,13 +593,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_battle_stream_is_the_seeds_splitmix_stream() {
-        for seed in [0, 1, 7, u64::MAX, 0x9e37_79b9_7f4a_7c15, 123_456_789] {
-            let mut mine = battle_stream(seed);
-            let mut theirs = BattleRng::seed_from_u64(seed);
+    fn a_battle_stream_is_rand_xoshiros_splitmix64() {
+        for state in [0, 1, 7, u64::MAX, GOLDEN, 123_456_789] {
+            let mut mine = PairedRng::at(state);
+            let mut theirs = SplitMix64::seed_from_u64(state);
             for _ in 0..4 {
-                assert_eq!(mine.next_u64(), theirs.next_u64(), "seed {seed}");
+                assert_eq!(mine.next_u64(), theirs.next_u64(), "state {state}");
+                assert_eq!(mine.next_u32(), theirs.next_u32(), "state {state}");
             }
+            let (mut a, mut b) = ([0u8; 13], [0u8; 13]);
+            mine.fill_bytes(&mut a);
+            theirs.fill_bytes(&mut b);
+            assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    fn battle_windows_follow_one_splitmix_sequence_without_overlap() {
+        let seed = 17;
+        let mut sequence = PairedRng::at(battle_start(seed, 0));
+        let whole: Vec<u64> = (0..3 << WINDOW_BITS).map(|_| sequence.next_u64()).collect();
+        for n in 0..3u64 {
+            let mut battle = PairedRng::at(battle_start(seed, n));
+            let window = &whole[(n << WINDOW_BITS) as usize..][..8];
+            let drawn: Vec<u64> = (0..8).map(|_| battle.next_u64()).collect();
+            assert_eq!(drawn, window, "battle {n}");
+        }
+        // The last battle a run numbers is the window just before the first.
+        let last = battle_start(seed, MAX_PAIRED_TRIALS - 1);
+        assert_eq!(last.wrapping_add(WINDOW_STEP), battle_start(seed, 0));
+        assert!(check_paired_trials(MAX_PAIRED_TRIALS).is_ok());
+        assert!(check_paired_trials(MAX_PAIRED_TRIALS + 1).is_err());
     }
 }

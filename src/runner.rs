@@ -288,6 +288,7 @@ fn run_lockstep<S: System>(
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
+    crate::paired::check_paired_trials(settings.trials)?;
     let variants = systems.len();
     let lockstep = Lockstep::new(systems, metrics, events.clone());
     let output = match stop {
@@ -498,6 +499,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         seed: Some(s.seed),
         trials: Some(s.trials),
         chunk_size: Some(CHUNK_SIZE),
+        stream_layout: Some(engine::STREAM_LAYOUT),
         threads: Some(threads),
         elapsed_seconds: Some(elapsed.as_secs_f64()),
         shards: None,

@@ -168,6 +168,7 @@ pub fn sensitivity(
     if trials.is_none() {
         info.seed = None;
         info.chunk_size = None;
+        info.stream_layout = None;
     }
     let report = SensitivityReport {
         info,

@@ -145,6 +145,7 @@ pub fn solve(
     if request.exact {
         info.seed = None;
         info.chunk_size = None;
+        info.stream_layout = None;
     }
     info.scenario_sha256 = Some(crate::tables::sha256_hex(loader.text.as_bytes()));
     let report = SolveReport {

@@ -42,6 +42,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             seed: None,
             trials: None,
             chunk_size: None,
+            stream_layout: None,
             threads: None,
             elapsed_seconds: None,
             shards: None,

@@ -61,6 +61,10 @@ pub struct RunInfo {
     pub trials: Option<u64>,
     /// Battles per chunk (part of the reproducibility contract).
     pub chunk_size: Option<u64>,
+    /// How the run read its random numbers ([`crate::engine::STREAM_LAYOUT`]):
+    /// the same seed gives the same numbers only under the same layout.
+    #[serde(default)]
+    pub stream_layout: Option<u32>,
     /// Worker threads used.
     pub threads: Option<usize>,
     /// Wall-clock seconds spent simulating (the slowest shard's, when merged).

@@ -59,6 +59,7 @@ impl Provenance {
         add("seed", info.seed.map(|s| s.to_string()));
         add("trials", info.trials.map(thousands));
         add("chunk size", info.chunk_size.map(|c| c.to_string()));
+        add("stream layout", info.stream_layout.map(|v| v.to_string()));
         add("threads", info.threads.map(|t| t.to_string()));
         add("elapsed", info.elapsed_seconds.map(|e| format!("{e:.3} s")));
         add("shards merged", info.shards.map(|n| n.to_string()));
