@@ -26,7 +26,7 @@ pub type BattleRng = Xoshiro256PlusPlus;
 /// numbers into draws. Any change that moves a result with the same seed
 /// bumps it; `run.json` records it and `merge` joins only parts that agree.
 /// Version 2: paired runs fight battle *n* on its own window of one
-/// SplitMix64 sequence ([`crate::paired`]).
+/// SplitMix64 sequence.
 pub const STREAM_LAYOUT: u32 = 2;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it

@@ -120,6 +120,9 @@ const WIDE: usize = 32;
 /// See [`WIDE`].
 const NARROW: usize = 8;
 
+/// Tallies of random counts that check a variant shares another's layout.
+const CHECKS: usize = 3;
+
 /// Counts probed at once: bits of a weight that a sum of counts cannot
 /// carry past unnoticed.
 const PROBE: usize = 32;
@@ -137,7 +140,7 @@ pub struct Event {
 }
 
 /// How one variant's metrics read off its tally's counts.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Layout {
     /// The metrics, every weight zero.
     metrics: Vec<Metric<u64>>,
@@ -190,6 +193,50 @@ impl Layout {
             sources,
             counts,
         }
+    }
+
+    /// This layout, if it is also `system`'s: the same counts and metric
+    /// shapes, and the same sums on [`CHECKS`] tallies of random counts
+    /// (a bin that summed other counts would match one by chance with
+    /// probability at most 2^-20 each). One reading of the metrics per
+    /// check, where [`Layout::probe`] takes one per 32 counts: the variants
+    /// of a sensitivity mostly share their layout.
+    fn shared_by<S: System>(&self, system: &S, metrics: &MetricsOf<'_, S>) -> Option<Layout> {
+        let mut counts = 0;
+        system.new_tally().for_each_slice(|s| counts += s.len());
+        let zero = metrics(system, &system.new_tally());
+        let shape = |m: &[Metric<u64>]| -> Vec<(String, String, usize)> {
+            m.iter()
+                .map(|m| (m.subject.clone(), m.name.clone(), m.weights.len()))
+                .collect()
+        };
+        if counts != self.counts || shape(&zero) != shape(&self.metrics) {
+            return None;
+        }
+        let mut random = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x5eed);
+        for _ in 0..CHECKS {
+            let values: Vec<u64> = (0..counts).map(|_| random.next_u64() >> 44).collect();
+            let mut tally = system.new_tally();
+            let mut k = 0;
+            tally.for_each_slice(|slice| {
+                for c in slice {
+                    *c = values[k];
+                    k += 1;
+                }
+            });
+            let read = metrics(system, &tally);
+            for (metric, sources) in read.iter().zip(&self.sources) {
+                for (&w, bins) in metric.weights.iter().zip(sources) {
+                    if w != bins.iter().map(|&k| values[k as usize]).sum::<u64>() {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(Layout {
+            metrics: zero,
+            ..self.clone()
+        })
     }
 
     /// The counts an event adds up.
@@ -364,9 +411,16 @@ impl<'a, S: System> Lockstep<'a, S> {
             events.iter().all(|e| e.len() == events[0].len()),
             "the same events for every variant"
         );
+        let base = Layout::probe(variants[0], metrics);
         let layouts: Vec<Layout> = variants
             .iter()
-            .map(|v| Layout::probe(*v, metrics))
+            .enumerate()
+            .map(|(i, v)| match i {
+                0 => base.clone(),
+                _ => base
+                    .shared_by(*v, metrics)
+                    .unwrap_or_else(|| Layout::probe(*v, metrics)),
+            })
             .collect();
         let events: Vec<Vec<Vec<u32>>> = layouts
             .iter()

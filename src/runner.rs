@@ -276,6 +276,11 @@ impl Visit<'_> for Paired<'_, '_, '_> {
             })
             .collect::<Result<Vec<&S>>>()?;
         debug_assert!(std::ptr::eq(systems[0], base));
+        let sharing = S::sharing_laws(&systems);
+        let systems = match &sharing {
+            Some(copies) => copies.iter().collect(),
+            None => systems,
+        };
         let metrics = |system: &S, tally: &S::Tally| system.metrics_of(tally);
         run_lockstep(systems, &metrics, self.events, self.settings, self.stop)
     }

@@ -44,6 +44,13 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// noting in `reads` every table cell it reads.
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads);
 
+    /// Copies of variants fought in lockstep that build each of their laws
+    /// once for all of them, where their rules agree; `None` when the
+    /// system builds nothing per battle worth sharing.
+    fn sharing_laws(_variants: &[&Self]) -> Option<Vec<Self>> {
+        None
+    }
+
     /// The layout of the system's scenario files.
     fn scenario_layout() -> Layout;
 

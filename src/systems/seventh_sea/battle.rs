@@ -4,7 +4,8 @@
 //! same rules die by die.
 
 use rand::distr::Distribution;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rand::Rng;
 
@@ -32,6 +33,63 @@ pub struct Laws {
     round_draws: Box<[OnceLock<RoundDraws>]>,
     /// Contest laws by pools and modifiers.
     contest_laws: ContestLaws,
+    /// Laws built once for several variants of a lockstep run, and this
+    /// variant's tables' number among them.
+    shared: Option<(Arc<SharedLaws>, usize)>,
+}
+
+/// What a contest law is built from: each side's pool, its commander's
+/// Wits (which also set the other side's TN) and its modifier.
+type ContestKey = ([i64; 2], [i64; 2], [i64; 2]);
+
+/// What a Hero's round draws are built from: his variant's tables (by
+/// number), the Hero's resolved rules (written out), and the slot's level,
+/// penalty and banner.
+type RoundKey = (usize, String, usize, i64, bool);
+
+/// Laws built once for every variant of one lockstep run that needs them
+/// (the moves of a sensitivity mostly leave the commanders and Heroes as
+/// they are), keyed by everything a law is built from. It lives as long
+/// as the run's variants, so nothing outlasts one question.
+#[derive(Debug, Default)]
+pub struct SharedLaws {
+    /// The tables of the variants, each written out once.
+    tables: Mutex<Vec<String>>,
+    contests: Mutex<HashMap<ContestKey, ContestLaw>>,
+    rounds: Mutex<HashMap<RoundKey, RoundDraws>>,
+}
+
+impl SharedLaws {
+    /// The number of `rules`' tables and personal roll among the variants'.
+    fn tables_of(&self, rules: &BattleRules) -> usize {
+        let written = format!("{:?}", (&rules.tables, rules.personal_roll));
+        let mut tables = self.tables.lock().expect("shared laws");
+        match tables.iter().position(|t| *t == written) {
+            Some(i) => i,
+            None => {
+                tables.push(written);
+                tables.len() - 1
+            }
+        }
+    }
+}
+
+/// The law under `key` in `map`, built by `build` if no variant has built
+/// it yet (outside the lock: two workers may both build it, and keep one).
+fn shared_or_built<K: std::hash::Hash + Eq, T: Clone>(
+    map: &Mutex<HashMap<K, T>>,
+    key: K,
+    build: impl FnOnce() -> T,
+) -> T {
+    if let Some(law) = map.lock().expect("shared laws").get(&key) {
+        return law.clone();
+    }
+    let law = build();
+    map.lock()
+        .expect("shared laws")
+        .entry(key)
+        .or_insert(law)
+        .clone()
 }
 
 impl Laws {
@@ -47,6 +105,42 @@ impl Laws {
                 .map(|_| OnceLock::new())
                 .collect(),
             contest_laws: ContestLaws::new(&rules.sides, heroes),
+            shared: None,
+        }
+    }
+
+    /// Empty slots for `rules`, built through `shared`: where another
+    /// variant already built a law from the same inputs, this one takes a
+    /// copy of it.
+    pub fn sharing(rules: &BattleRules, shared: Arc<SharedLaws>) -> Laws {
+        let tables = shared.tables_of(rules);
+        Laws {
+            shared: Some((shared, tables)),
+            ..Laws::new(rules)
+        }
+    }
+
+    /// A contest law, from the shared laws when there are some.
+    fn contest(&self, key: ContestKey, build: impl FnOnce() -> ContestLaw) -> ContestLaw {
+        match &self.shared {
+            Some((shared, _)) => shared_or_built(&shared.contests, key, build),
+            None => build(),
+        }
+    }
+
+    /// A Hero's round draws, from the shared laws when there are some.
+    fn round(
+        &self,
+        hero: &HeroRules,
+        slot: (usize, i64, bool),
+        build: impl FnOnce() -> RoundDraws,
+    ) -> RoundDraws {
+        match &self.shared {
+            Some((shared, tables)) => {
+                let key = (*tables, format!("{hero:?}"), slot.0, slot.1, slot.2);
+                shared_or_built(&shared.rounds, key, build)
+            }
+            None => build(),
         }
     }
 
@@ -258,14 +352,15 @@ impl Fast<'_> {
             usize::from(helping) + usize::from(h.charge) + 2 * usize::from(h.carrying.is_some());
         let level = usize::from(h.level);
         let slot = (usize::from(h.banner) * 4 + level) * PENALTY_STEPS + steps;
+        let round_slot = (level, 2 * steps as i64, h.banner);
         let draws = built!(
             &self.laws.round_draws[i * ROUND_SLOTS + slot],
-            RoundDraws::new(
+            self.laws.round(r, round_slot, || RoundDraws::new(
                 t,
                 r,
                 self.rules.personal_roll,
-                (level, 2 * steps as i64, h.banner)
-            )
+                round_slot
+            ))
         );
         let round = draws.with_flesh(h.flesh).sample(dice.rng());
         h.reputation += round.reputation
@@ -379,9 +474,15 @@ impl Fast<'_> {
         let tn = [5 * self.rules.sides[1].wits, 5 * self.rules.sides[0].wits];
         let pool = |s: usize| Pool::new(pools[s], self.rules.sides[s].wits);
         if let Some(slot) = self.laws.contest_laws.slot(pools, modifier) {
+            let wits = [self.rules.sides[0].wits, self.rules.sides[1].wits];
             let law = built!(
                 slot,
-                ContestLaw::new([&pool(0).law(), &pool(1).law()], modifier, tn)
+                self.laws
+                    .contest((pools, wits, modifier), || ContestLaw::new(
+                        [&pool(0).law(), &pool(1).law()],
+                        modifier,
+                        tn
+                    ))
             );
             return match law.sample(dice.rng()) {
                 RoundEnd::Undecided => None,

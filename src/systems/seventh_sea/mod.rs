@@ -403,6 +403,25 @@ impl BattleSystem for SeventhSea {
         exact::exact_metrics(self)
     }
 
+    /// Every variant's contest laws and round draws built once where the
+    /// variants agree on what they are built from.
+    fn sharing_laws(variants: &[&Self]) -> Option<Vec<Self>> {
+        if variants.len() < 2 {
+            return None;
+        }
+        let shared = std::sync::Arc::new(battle::SharedLaws::default());
+        Some(
+            variants
+                .iter()
+                .map(|v| SeventhSea {
+                    parsed: v.parsed.clone(),
+                    rules: v.rules.clone(),
+                    laws: Laws::sharing(&v.rules, std::sync::Arc::clone(&shared)),
+                })
+                .collect(),
+        )
+    }
+
     fn scenario_layout() -> Layout {
         Layout::of::<scenario::ScenarioFile>("seventh_sea", "7th Sea mass-battle scenario")
     }
