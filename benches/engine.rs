@@ -391,6 +391,225 @@ fn streaming(c: &mut Criterion) {
     }
 }
 
+/// Each bundled scenario, a one-step change of it and the event it is
+/// judged on: the change pairing is for (a side's or unit's rating), on an
+/// event the change moves (a unit that always wins is judged on how).
+const PAIRING: [(&str, &str, &str, i64, &str); 10] = [
+    (
+        "war_cards",
+        "knights_vs_pikes.toml",
+        "attacker.melee",
+        4,
+        "battle/winner=attacker",
+    ),
+    (
+        "war_cards",
+        "longbows_vs_men_at_arms.toml",
+        "attacker.melee",
+        4,
+        "battle/winner=attacker",
+    ),
+    (
+        "war_cards",
+        "cavalry_clash_deck.toml",
+        "attacker.melee",
+        3,
+        "battle/winner=attacker",
+    ),
+    (
+        "war_cards",
+        "guard_vs_levy.toml",
+        "defender.melee",
+        1,
+        "battle/end=destroyed",
+    ),
+    (
+        "gurps",
+        "ambush_at_the_ford.toml",
+        "sides.Megalos.strategy",
+        15,
+        "side:Megalos/victory=won",
+    ),
+    (
+        "gurps",
+        "siege_assault.toml",
+        "sides.Imperial army.strategy",
+        14,
+        "side:Imperial army/victory=won",
+    ),
+    (
+        "gurps",
+        "three_days_at_hollin.toml",
+        "sides.Kingdom.strategy",
+        14,
+        "side:Kingdom/victory=won",
+    ),
+    (
+        "seventh_sea",
+        "even_field_battle.toml",
+        "heroes.Isabeau.finesse",
+        4,
+        "side:Montaigne/victory=won",
+    ),
+    (
+        "seventh_sea",
+        "officer_tips_the_balance.toml",
+        "heroes.Captain Ramos.leadership",
+        4,
+        "side:Castille/victory=won",
+    ),
+    (
+        "seventh_sea",
+        "rout_of_a_weaker_army.toml",
+        "sides.Rebels.commander.strategy",
+        2,
+        "side:Eisen/victory=won",
+    ),
+];
+
+/// Per scenario of [`PAIRING`]: the change, the event and how much wider
+/// the unpaired interval of its difference is than the paired one.
+static WIDTH_RATIOS: Mutex<Vec<(String, String, String, f64)>> = Mutex::new(Vec::new());
+
+/// What pairing costs and buys: each [`PAIRING`] change fought as two plain
+/// runs and as one paired run (one thread), with the width ratio of the
+/// difference's interval; the JSON gives the efficiency, (unpaired width /
+/// paired width)² × plain time / paired time.
+fn pairing(c: &mut Criterion) {
+    use warcrunch::runner::{Plan, metric_layout, simulate, simulate_paired};
+    use warcrunch::scenario::Edit;
+    use warcrunch::stats::{paired_difference, unpaired_difference};
+    let plan = Plan {
+        threads: 1,
+        progress: false,
+        shard: engine::Shard::WHOLE,
+        precision: None,
+    };
+    for (folder, file, path, value, event) in PAIRING {
+        let name = file.trim_end_matches(".toml");
+        let file_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(folder)
+            .join(file);
+        let text = scenario::read_text(&file_path).expect("a bundled scenario reads");
+        let keys: Vec<String> = path.split('.').map(str::to_owned).collect();
+        let edit = Edit {
+            option: path.to_owned(),
+            apply: Box::new(move |doc| {
+                warcrunch::sweep::apply(doc, &keys, toml::Value::Integer(value))
+            }),
+        };
+        let mut base = scenario::load(&file_path).expect("a bundled scenario loads");
+        let mut moved = scenario::load_edited(&file_path, &text, &[edit]).expect("the move loads");
+        let trials = match folder {
+            "war_cards" => 1_000_000,
+            "gurps" => 200_000,
+            _ => 50_000,
+        };
+        for s in [&mut base, &mut moved] {
+            s.trials = trials;
+            s.seed = 3;
+        }
+        let target = warcrunch::target::Target::parse(event).expect("an event");
+        let event_of = |s: &scenario::Scenario| target.event(&metric_layout(s)).expect("the event");
+        let events = vec![vec![event_of(&base)], vec![event_of(&moved)]];
+        let done = simulate_paired(&[&base, &moved], events.clone(), &plan, None).expect("paired");
+        let x = |v: usize| -> u64 {
+            let e = &events[v][0];
+            e.bins
+                .iter()
+                .map(|&b| done.metrics[v][e.metric].weights[b])
+                .sum()
+        };
+        let n = done.trials;
+        let paired = paired_difference(n, x(0), x(1), done.both[1][0]);
+        let unpaired = unpaired_difference(x(0), n, x(1), n);
+        let ratio = (unpaired.high - unpaired.low) / (paired.high - paired.low);
+        WIDTH_RATIOS.lock().expect("ratios").push((
+            name.to_owned(),
+            format!("{path} {} -> {value}", value - 1),
+            event.to_owned(),
+            ratio,
+        ));
+        let mut group = c.benchmark_group("pairing");
+        group.sample_size(10);
+        group.measurement_time(std::time::Duration::from_secs(4));
+        for (way, s) in [("plain_base", &base), ("plain_moved", &moved)] {
+            register("pairing", &format!("{name}/{way}"), trials, 1);
+            group.bench_function(BenchmarkId::new(name, way), |b| {
+                b.iter(|| simulate(s, &plan).expect("run"))
+            });
+        }
+        register("pairing", &format!("{name}/paired"), 2 * trials, 1);
+        group.bench_function(BenchmarkId::new(name, "paired"), |b| {
+            b.iter(|| {
+                simulate_paired(&[&base, &moved], events.clone(), &plan, None).expect("paired")
+            })
+        });
+        group.finish();
+    }
+}
+
+/// A question of many variants against a plain run of as many battles (one
+/// thread): a sensitivity of the 7th Sea even field over every knob, its
+/// report written, and `run`'s simulation.
+fn many_variants(c: &mut Criterion) {
+    use warcrunch::analysis::Destination;
+    use warcrunch::analysis::sensitivity::{SensitivityRequest, sensitivity};
+    use warcrunch::runner::{Plan, simulate};
+    let plan = Plan {
+        threads: 1,
+        progress: false,
+        shard: engine::Shard::WHOLE,
+        precision: None,
+    };
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/seventh_sea/even_field_battle.toml");
+    let trials = 30_000;
+    let request = SensitivityRequest {
+        scenario: file.clone(),
+        target: "side:Montaigne/victory=won".to_owned(),
+        knobs: Vec::new(),
+        cells: false,
+        cell_tables: Vec::new(),
+        exact: false,
+        trials: Some(trials),
+        seed: Some(3),
+        tables: Vec::new(),
+    };
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let to = Destination {
+        out: Some(out.path().join("sensitivity")),
+        force: true,
+        formats: warcrunch::report::Formats {
+            csv: true,
+            parquet: false,
+            json: false,
+        },
+    };
+    let moves = sensitivity(&request, &plan, &to)
+        .expect("sensitivity")
+        .report
+        .moves
+        .len() as u64;
+    let battles = (moves + 1) * trials;
+    let mut plain = scenario::load(&file).expect("a bundled scenario loads");
+    plain.trials = battles;
+    plain.seed = 3;
+    let mut group = c.benchmark_group("many_variants");
+    group.sample_size(10);
+    group.measurement_time(std::time::Duration::from_secs(10));
+    register("many_variants", "even_field_battle/sensitivity", battles, 1);
+    group.bench_function(BenchmarkId::new("even_field_battle", "sensitivity"), |b| {
+        b.iter(|| sensitivity(&request, &plan, &to).expect("sensitivity"))
+    });
+    register("many_variants", "even_field_battle/plain", battles, 1);
+    group.bench_function(BenchmarkId::new("even_field_battle", "plain"), |b| {
+        b.iter(|| simulate(&plain, &plan).expect("run"))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     rng_floor,
@@ -400,6 +619,8 @@ criterion_group!(
     engine_scaling,
     engine_overhead,
     streaming,
+    pairing,
+    many_variants,
     startup
 );
 
@@ -464,6 +685,8 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
     let mut startup = Vec::new();
     let mut overhead = Vec::new();
     let mut streamed = Vec::new();
+    let mut pairing = Vec::new();
+    let mut many = Vec::new();
     for r in registered.iter().filter(|r| r.group != "rng_floor") {
         let Some(rate) = measured(r, since) else {
             continue;
@@ -517,6 +740,49 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 // How much longer the same battles take when streamed.
                 "workbench_slowdown": workbench.map(|w| rate / w - 1.0),
             }));
+        } else if r.group == "pairing" {
+            let Some(name) = r.id.strip_suffix("/paired") else {
+                continue;
+            };
+            let rate_of = |w: &str| {
+                registered
+                    .iter()
+                    .find(|o| o.group == r.group && o.id == format!("{name}/{w}"))
+                    .and_then(|o| measured(o, since))
+            };
+            let ratios = WIDTH_RATIOS.lock().expect("ratios");
+            let Some((_, change, event, ratio)) = ratios.iter().find(|w| w.0 == name) else {
+                continue;
+            };
+            // Seconds a battle: the two plain runs' mean, the paired run's.
+            let plain = rate_of("plain_base")
+                .zip(rate_of("plain_moved"))
+                .map(|(a, b)| (1.0 / a + 1.0 / b) / 2.0);
+            pairing.push(serde_json::json!({
+                "scenario": name,
+                "change": change,
+                "event": event,
+                "width_ratio": ratio,
+                "plain_battles_per_second": plain.map(|t| 1.0 / t),
+                "paired_variant_battles_per_second": rate,
+                "efficiency": plain.map(|t| ratio * ratio * t * rate),
+            }));
+        } else if r.group == "many_variants" {
+            let Some(name) = r.id.strip_suffix("/sensitivity") else {
+                continue;
+            };
+            let plain = registered
+                .iter()
+                .find(|o| o.group == r.group && o.id == format!("{name}/plain"))
+                .and_then(|o| measured(o, since));
+            many.push(serde_json::json!({
+                "scenario": name,
+                "question": "sensitivity of every knob, 30,000 battles a move",
+                "battles": r.elements,
+                "sensitivity_battles_per_second": rate,
+                "plain_battles_per_second": plain,
+                "time_against_plain_run": plain.map(|p| p / rate),
+            }));
         } else if r.group == "startup" {
             startup.push(serde_json::json!({
                 "scenario": r.id,
@@ -543,5 +809,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
         "startup": startup,
         "engine_overhead": overhead,
         "streaming": streamed,
+        "pairing": pairing,
+        "many_variants": many,
     })
 }

@@ -15,7 +15,7 @@ use super::duel::{DuelEnds, exchange_odds};
 use super::opportunities::{Duel, Held, Hero, take};
 use super::outcome::{BattleOutcome, HeroOutcome};
 use super::roll_keep::Pool;
-use super::round::{PENALTY_STEPS, ROUND_SLOTS, RoundDraws};
+use super::round::{PENALTY_STEPS, ROUND_SLOTS, RoundDraws, RoundHero};
 use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HeroRules, REAR, SideRules};
 use super::scenario::{MAX_HEROES, Spending};
 use super::tables::Opportunity;
@@ -43,9 +43,9 @@ pub struct Laws {
 type ContestKey = ([i64; 2], [i64; 2], [i64; 2]);
 
 /// What a Hero's round draws are built from: his variant's tables (by
-/// number), the Hero's resolved rules (written out), and the slot's level,
-/// penalty and banner.
-type RoundKey = (usize, String, usize, i64, bool);
+/// number), what the draws read of the Hero, and the slot's level, penalty
+/// and banner.
+type RoundKey = (usize, RoundHero, (usize, i64, bool));
 
 /// Laws built once for every variant of one lockstep run that needs them
 /// (the moves of a sensitivity mostly leave the commanders and Heroes as
@@ -109,14 +109,14 @@ impl Laws {
         }
     }
 
-    /// Empty slots for `rules`, built through `shared`: where another
-    /// variant already built a law from the same inputs, this one takes a
-    /// copy of it.
-    pub fn sharing(rules: &BattleRules, shared: Arc<SharedLaws>) -> Laws {
+    /// These laws (those built so far kept) for `rules`, the others built
+    /// through `shared`: where another variant already built a law from the
+    /// same inputs, this one takes a copy of it.
+    pub fn sharing(&self, rules: &BattleRules, shared: Arc<SharedLaws>) -> Laws {
         let tables = shared.tables_of(rules);
         Laws {
             shared: Some((shared, tables)),
-            ..Laws::new(rules)
+            ..self.clone()
         }
     }
 
@@ -131,15 +131,12 @@ impl Laws {
     /// A Hero's round draws, from the shared laws when there are some.
     fn round(
         &self,
-        hero: &HeroRules,
+        hero: RoundHero,
         slot: (usize, i64, bool),
         build: impl FnOnce() -> RoundDraws,
     ) -> RoundDraws {
         match &self.shared {
-            Some((shared, tables)) => {
-                let key = (*tables, format!("{hero:?}"), slot.0, slot.1, slot.2);
-                shared_or_built(&shared.rounds, key, build)
-            }
+            Some((shared, tables)) => shared_or_built(&shared.rounds, (*tables, hero, slot), build),
             None => build(),
         }
     }
@@ -355,12 +352,13 @@ impl Fast<'_> {
         let round_slot = (level, 2 * steps as i64, h.banner);
         let draws = built!(
             &self.laws.round_draws[i * ROUND_SLOTS + slot],
-            self.laws.round(r, round_slot, || RoundDraws::new(
-                t,
-                r,
-                self.rules.personal_roll,
-                round_slot
-            ))
+            self.laws
+                .round(RoundHero::of(r), round_slot, || RoundDraws::new(
+                    t,
+                    RoundHero::of(r),
+                    self.rules.personal_roll,
+                    round_slot
+                ))
         );
         let round = draws.with_flesh(h.flesh).sample(dice.rng());
         h.reputation += round.reputation

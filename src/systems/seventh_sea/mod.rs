@@ -416,7 +416,7 @@ impl BattleSystem for SeventhSea {
                 .map(|v| SeventhSea {
                     parsed: v.parsed.clone(),
                     rules: v.rules.clone(),
-                    laws: Laws::sharing(&v.rules, std::sync::Arc::clone(&shared)),
+                    laws: v.laws.sharing(&v.rules, std::sync::Arc::clone(&shared)),
                 })
                 .collect(),
         )
