@@ -646,6 +646,64 @@ impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
 mod tests {
     use super::*;
 
+    /// A battle of two counts whose metric reads them in the order `swap`
+    /// says: two variants of it have one shape and different layouts.
+    struct TwoCounts {
+        swap: bool,
+    }
+
+    #[derive(Default)]
+    struct Counts([u64; 2]);
+
+    impl Tally<usize> for Counts {
+        fn record_weighted(&mut self, outcome: &usize, weight: u64) {
+            self.0[*outcome] += weight;
+        }
+        fn merge(&mut self, other: Self) {
+            self.0[0] += other.0[0];
+            self.0[1] += other.0[1];
+        }
+        fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
+            visit(&mut self.0);
+        }
+    }
+
+    impl System for TwoCounts {
+        type Outcome = usize;
+        type Tally = Counts;
+        fn new_tally(&self) -> Counts {
+            Counts::default()
+        }
+        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> usize {
+            (rng.next_u64() >> 63) as usize
+        }
+    }
+
+    fn metrics_of(system: &TwoCounts, tally: &Counts) -> Vec<Metric<u64>> {
+        let [a, b] = tally.0;
+        let weights = if system.swap { [b, a] } else { [a, b] };
+        vec![Metric::categorical("battle", "side", &["x", "y"], &weights)]
+    }
+
+    #[test]
+    fn a_variant_shares_the_bases_layout_only_when_its_sums_agree() {
+        let metrics: &MetricsOf<'_, TwoCounts> = &metrics_of;
+        let base = TwoCounts { swap: false };
+        let layout = Layout::probe(&base, metrics);
+        assert_eq!(layout.sources, vec![vec![vec![0], vec![1]]]);
+        let same = layout.shared_by(&TwoCounts { swap: false }, metrics);
+        assert_eq!(same.map(|l| l.sources), Some(layout.sources.clone()));
+        assert!(
+            layout
+                .shared_by(&TwoCounts { swap: true }, metrics)
+                .is_none()
+        );
+        assert_eq!(
+            Layout::probe(&TwoCounts { swap: true }, metrics).sources,
+            vec![vec![vec![1], vec![0]]]
+        );
+    }
+
     #[test]
     fn a_battle_stream_is_rand_xoshiros_splitmix64() {
         for state in [0, 1, 7, u64::MAX, GOLDEN, 123_456_789] {
