@@ -514,13 +514,7 @@ fn pairing(c: &mut Criterion) {
         let event_of = |s: &scenario::Scenario| target.event(&metric_layout(s)).expect("the event");
         let events = vec![vec![event_of(&base)], vec![event_of(&moved)]];
         let done = simulate_paired(&[&base, &moved], events.clone(), &plan, None).expect("paired");
-        let x = |v: usize| -> u64 {
-            let e = &events[v][0];
-            e.bins
-                .iter()
-                .map(|&b| done.metrics[v][e.metric].weights[b])
-                .sum()
-        };
+        let x = |v: usize| done.event_count(v, &events[v][0]);
         let n = done.trials;
         let paired = paired_difference(n, x(0), x(1), done.both[1][0]);
         let unpaired = unpaired_difference(x(0), n, x(1), n);
@@ -663,6 +657,14 @@ fn measured(r: &Registered, since: SystemTime) -> Option<f64> {
     fresh.then(|| r.elements as f64 / (nanos * 1e-9))
 }
 
+/// The rate of benchmark `id` of `group`, if this run measured it.
+fn rate_of(registered: &[Registered], group: &str, id: &str, since: SystemTime) -> Option<f64> {
+    registered
+        .iter()
+        .find(|o| o.group == group && o.id == id)
+        .and_then(|o| measured(o, since))
+}
+
 /// The numbers of this run: per-core rates beside the RNG floor, scaling.
 fn summary_json(since: SystemTime) -> serde_json::Value {
     let registered = REGISTERED.lock().expect("registry");
@@ -709,12 +711,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
             if way != "simulate" {
                 continue;
             }
-            let rate_of = |w: &str| {
-                registered
-                    .iter()
-                    .find(|o| o.group == r.group && o.id == format!("{name}/{w}"))
-                    .and_then(|o| measured(o, since))
-            };
+            let rate_of = |w: &str| rate_of(&registered, &r.group, &format!("{name}/{w}"), since);
             // The engine's share of a battle's time: 1 - simulate-only time / engine time.
             let share = |w: &str| rate_of(w).map(|engine| 1.0 - engine / rate);
             overhead.push(serde_json::json!({
@@ -729,10 +726,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
             let Some(name) = r.id.strip_suffix("/cli") else {
                 continue;
             };
-            let workbench = registered
-                .iter()
-                .find(|o| o.group == r.group && o.id == format!("{name}/workbench"))
-                .and_then(|o| measured(o, since));
+            let workbench = rate_of(&registered, &r.group, &format!("{name}/workbench"), since);
             streamed.push(serde_json::json!({
                 "scenario": name,
                 "cli_battles_per_second": rate,
@@ -744,12 +738,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
             let Some(name) = r.id.strip_suffix("/paired") else {
                 continue;
             };
-            let rate_of = |w: &str| {
-                registered
-                    .iter()
-                    .find(|o| o.group == r.group && o.id == format!("{name}/{w}"))
-                    .and_then(|o| measured(o, since))
-            };
+            let rate_of = |w: &str| rate_of(&registered, &r.group, &format!("{name}/{w}"), since);
             let ratios = WIDTH_RATIOS.lock().expect("ratios");
             let Some((_, change, event, ratio)) = ratios.iter().find(|w| w.0 == name) else {
                 continue;
@@ -771,10 +760,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
             let Some(name) = r.id.strip_suffix("/sensitivity") else {
                 continue;
             };
-            let plain = registered
-                .iter()
-                .find(|o| o.group == r.group && o.id == format!("{name}/plain"))
-                .and_then(|o| measured(o, since));
+            let plain = rate_of(&registered, &r.group, &format!("{name}/plain"), since);
             many.push(serde_json::json!({
                 "scenario": name,
                 "question": "sensitivity of every knob, 30,000 battles a move",

@@ -222,6 +222,17 @@ pub struct SimulatedPairs {
     pub elapsed: Duration,
 }
 
+impl SimulatedPairs {
+    /// Battles of variant `v` in which `event` happened.
+    pub fn event_count(&self, v: usize, event: &Event) -> u64 {
+        event
+            .bins
+            .iter()
+            .map(|&b| self.metrics[v][event.metric].weights[b])
+            .sum()
+    }
+}
+
 /// The metrics a scenario reports, with every count zero: where events
 /// find their metric and bins.
 pub fn metric_layout(s: &Scenario) -> Vec<Metric<u64>> {

@@ -205,13 +205,7 @@ fn sampled_moves(
         .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
         .collect::<Result<Vec<Vec<Event>>>>()?;
     let done = simulate_paired(&all, events.clone(), plan, None).map_err(nothing_written)?;
-    let count = |v: usize| -> u64 {
-        let e = &events[v][0];
-        e.bins
-            .iter()
-            .map(|&b| done.metrics[v][e.metric].weights[b])
-            .sum()
-    };
+    let count = |v: usize| done.event_count(v, &events[v][0]);
     let n = done.trials;
     let base_count = count(0);
     let found = variants

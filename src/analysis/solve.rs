@@ -371,12 +371,7 @@ fn sampled_probe(
         .chain(out_of.clone())
         .collect();
     let done = simulate_paired(&[s], vec![events], plan, Some(&stop)).map_err(nothing_written)?;
-    let count = |e: &Event| -> u64 {
-        e.bins
-            .iter()
-            .map(|&b| done.metrics[0][e.metric].weights[b])
-            .sum()
-    };
+    let count = |e: &Event| done.event_count(0, e);
     let x = count(&event);
     let n = out_of.as_ref().map_or(done.trials, count);
     if n == 0 {
