@@ -139,6 +139,27 @@ pub struct Event {
     pub bins: Vec<usize>,
 }
 
+/// Counts in `system`'s tally.
+fn counts_of<S: System>(system: &S) -> usize {
+    let mut counts = 0;
+    system.new_tally().for_each_slice(|s| counts += s.len());
+    counts
+}
+
+/// A tally of `system` whose count `k` (in [`Tally::for_each_slice`] order)
+/// is `value(k)`.
+fn filled<S: System>(system: &S, mut value: impl FnMut(usize) -> u64) -> S::Tally {
+    let mut tally = system.new_tally();
+    let mut k = 0;
+    tally.for_each_slice(|slice| {
+        for c in slice {
+            *c = value(k);
+            k += 1;
+        }
+    });
+    tally
+}
+
 /// How one variant's metrics read off its tally's counts.
 #[derive(Debug, Clone)]
 struct Layout {
@@ -153,22 +174,18 @@ struct Layout {
 impl Layout {
     /// Finds the layout by setting `PROBE` counts at a time to distinct bits.
     fn probe<S: System>(system: &S, metrics: &MetricsOf<'_, S>) -> Layout {
-        let mut counts = 0;
-        system.new_tally().for_each_slice(|s| counts += s.len());
+        let counts = counts_of(system);
         let zero = metrics(system, &system.new_tally());
         let mut sources: Vec<Vec<Vec<u32>>> = zero
             .iter()
             .map(|m| vec![Vec::new(); m.weights.len()])
             .collect();
         for start in (0..counts).step_by(PROBE) {
-            let mut tally = system.new_tally();
-            let mut k = 0;
-            tally.for_each_slice(|slice| {
-                for c in slice {
-                    if (start..start + PROBE).contains(&k) {
-                        *c = 1 << (k - start);
-                    }
-                    k += 1;
+            let tally = filled(system, |k| {
+                if (start..start + PROBE).contains(&k) {
+                    1 << (k - start)
+                } else {
+                    0
                 }
             });
             for (m, metric) in metrics(system, &tally).iter().enumerate() {
@@ -202,8 +219,7 @@ impl Layout {
     /// check, where [`Layout::probe`] takes one per 32 counts: the variants
     /// of a sensitivity mostly share their layout.
     fn shared_by<S: System>(&self, system: &S, metrics: &MetricsOf<'_, S>) -> Option<Layout> {
-        let mut counts = 0;
-        system.new_tally().for_each_slice(|s| counts += s.len());
+        let counts = counts_of(system);
         let zero = metrics(system, &system.new_tally());
         let shape = |m: &[Metric<u64>]| -> Vec<(String, String, usize)> {
             m.iter()
@@ -216,15 +232,7 @@ impl Layout {
         let mut random = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x5eed);
         for _ in 0..CHECKS {
             let values: Vec<u64> = (0..counts).map(|_| random.next_u64() >> 44).collect();
-            let mut tally = system.new_tally();
-            let mut k = 0;
-            tally.for_each_slice(|slice| {
-                for c in slice {
-                    *c = values[k];
-                    k += 1;
-                }
-            });
-            let read = metrics(system, &tally);
+            let read = metrics(system, &filled(system, |k| values[k]));
             for (metric, sources) in read.iter().zip(&self.sources) {
                 for (&w, bins) in metric.weights.iter().zip(sources) {
                     if w != bins.iter().map(|&k| values[k as usize]).sum::<u64>() {
