@@ -26,8 +26,10 @@ pub type BattleRng = Xoshiro256PlusPlus;
 /// numbers into draws. Any change that moves a result with the same seed
 /// bumps it; `run.json` records it and `merge` joins only parts that agree.
 /// Version 2: paired runs fight battle *n* on its own window of one
-/// SplitMix64 sequence.
-pub const STREAM_LAYOUT: u32 = 2;
+/// SplitMix64 sequence. Version 3: war-cards volleys, deck draws and
+/// rallies fought by the engagement's table, cards as digits of shared
+/// numbers.
+pub const STREAM_LAYOUT: u32 = 3;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it
 /// changes every result, so it is written into `run.json`.

@@ -37,12 +37,15 @@ fn simulate(w: &WarCards, trials: u64, seed: u64) -> Vec<Metric<u64>> {
     w.metrics(&out.tally)
 }
 
-/// Every value of every metric: the exact probability inside the 99.9%
-/// Wilson interval of the simulation, and exact probabilities summing to 1.
+/// Every value of every metric: the exact probability inside the
+/// simulation's Wilson interval, the intervals family-wise (Bonferroni: a
+/// false alarm on any value 1 time in 1,000), and exact probabilities
+/// summing to 1.
 fn assert_agreement(w: &WarCards, trials: u64, seed: u64) {
     let exact = w.exact().unwrap();
     let simulated = simulate(w, trials, seed);
-    let z = z_for_confidence(0.999);
+    let values: usize = exact.iter().map(|m| m.weights.len()).sum();
+    let z = z_for_confidence(1.0 - 0.001 / values as f64);
     assert_eq!(exact.len(), simulated.len());
     let mut checked = 0;
     for (ex, mc) in exact.iter().zip(&simulated) {
@@ -250,14 +253,65 @@ cards = "deck.toml"
 }
 
 #[test]
-fn the_direct_path_without_the_melee_table_also_agrees_with_exact() {
-    let mut w = war_cards(&bundled("knights_vs_pikes.toml"));
-    assert!(
-        w.rules.melee_table.is_some(),
-        "die draw without rally uses the table"
+fn the_plain_path_without_the_table_also_agrees_with_exact() {
+    for (name, seed) in [
+        ("knights_vs_pikes.toml", 8),
+        ("longbows_vs_men_at_arms.toml", 9),
+        ("guard_vs_levy.toml", 10),
+    ] {
+        let mut w = war_cards(&bundled(name));
+        assert!(w.table.is_some(), "{name} is fought by its table");
+        w.table = None;
+        assert_agreement(&w, 1_000_000, seed);
+    }
+}
+
+/// Two simulations of the same engagement, by its table and by the plain
+/// path, on different streams: every value of every metric within the
+/// family-wise bound of a two-sample test (a false alarm 1 time in 1,000).
+fn assert_table_matches_plain(mut w: WarCards, trials: u64) {
+    assert!(w.table.is_some(), "{} is fought by its table", w.describe());
+    let fast = simulate(&w, trials, 21);
+    w.table = None;
+    let plain = simulate(&w, trials, 22);
+    let values: usize = fast.iter().map(|m| m.weights.len()).sum();
+    let bound = z_for_confidence(1.0 - 0.001 / values as f64);
+    for (f, p) in fast.iter().zip(&plain) {
+        assert_eq!((&f.subject, &f.name), (&p.subject, &p.name));
+        for (bin, (&a, &b)) in f.weights.iter().zip(&p.weights).enumerate() {
+            let pooled = (a + b) as f64 / (2 * trials) as f64;
+            let sd = (pooled * (1.0 - pooled) * 2.0 / trials as f64).sqrt();
+            let z = if sd == 0.0 {
+                0.0
+            } else {
+                (a as f64 - b as f64).abs() / trials as f64 / sd
+            };
+            assert!(
+                z <= bound,
+                "{}/{} = {}: table {a}, plain {b} of {trials} ({z:.2} sd > {bound:.2})",
+                f.subject,
+                f.name,
+                f.label(bin)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_deck_drawn_by_the_table_is_the_plain_deck() {
+    assert_table_matches_plain(war_cards(&bundled("cavalry_clash_deck.toml")), 1_000_000);
+}
+
+#[test]
+fn volleys_rally_and_the_deck_together_by_the_table_are_the_plain_engagement() {
+    let text = std::fs::read_to_string(bundled("longbows_vs_men_at_arms.toml")).unwrap();
+    let text = text.replace("draw = \"die\"", "draw = \"deck\"\nrally_chance = 0.4");
+    let text = text.replace(
+        "melee = 3\ndefence = 2",
+        "melee = 3\nmissile = 1\ndefence = 2",
     );
-    w.rules.melee_table = None;
-    assert_agreement(&w, 1_000_000, 8);
+    assert!(text.contains("rally_chance") && text.contains("missile = 1"));
+    assert_table_matches_plain(from_text(&text), 1_000_000);
 }
 
 /// The one-exchange battle's P(A wins), by hand from the 81 card pairs of
@@ -332,4 +386,61 @@ fn each_deck_cell_move_matches_a_hand_enumeration() {
         checked, moves,
         "every cell the exchange reads, moved each way it can"
     );
+}
+
+/// A generator that counts the 64-bit numbers drawn from it.
+#[derive(Clone)]
+struct Counting {
+    inner: engine::BattleRng,
+    drawn: u64,
+}
+
+impl rand::TryRng for Counting {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        self.drawn += 1;
+        Ok(rand::Rng::next_u32(&mut self.inner))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.drawn += 1;
+        Ok(rand::Rng::next_u64(&mut self.inner))
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
+        self.drawn += dest.len().div_ceil(8) as u64;
+        rand::Rng::fill_bytes(&mut self.inner, dest);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_bundled_engagement_draws_at_most_two_numbers_a_battle() {
+    use engine::System;
+    use rand::SeedableRng;
+    // The plain path draws one number a card (about 3 a battle on the
+    // longbows, the deck and the rally); the table draws the cards of
+    // several exchanges, volleys and deck draws from one number.
+    for name in [
+        "knights_vs_pikes.toml",
+        "longbows_vs_men_at_arms.toml",
+        "cavalry_clash_deck.toml",
+        "guard_vs_levy.toml",
+    ] {
+        let w = war_cards(&bundled(name));
+        let mut rng = Counting {
+            inner: engine::BattleRng::seed_from_u64(3),
+            drawn: 0,
+        };
+        let battles = 100_000;
+        for _ in 0..battles {
+            w.simulate(&mut rng);
+        }
+        let per_battle = rng.drawn as f64 / battles as f64;
+        assert!(
+            (1.0..=2.0).contains(&per_battle),
+            "{name}: {per_battle:.3} numbers a battle"
+        );
+    }
 }

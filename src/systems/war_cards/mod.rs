@@ -4,6 +4,7 @@ pub mod deck;
 pub mod exact;
 pub mod rules;
 pub mod skew;
+pub mod table;
 pub mod tally;
 
 use std::fmt::Write as _;
@@ -15,9 +16,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
-use self::rules::{
-    ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, MeleeTable, Picks,
-};
+use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, Picks};
+use self::table::EngagementTable;
 use self::tally::WarTally;
 use crate::dice::chance_threshold;
 use crate::engine::System;
@@ -161,6 +161,9 @@ pub struct WarCards {
     pub deck: Deck,
     /// Precomputed per-attack results.
     pub rules: EngagementRules,
+    /// The engagement precomputed, which fights it when present (the same
+    /// law as `rules`, faster); `None` for engagements too large for it.
+    pub table: Option<EngagementTable>,
     /// Provenance of the tables.
     pub tables: Vec<TableUse>,
 }
@@ -245,14 +248,22 @@ impl WarCards {
         });
         let melee = [attack_results(a, d, a.melee), attack_results(d, a, d.melee)];
         let rally_threshold = chance_threshold(engagement.rally_chance);
+        let missile = [
+            a.missile.map(|m| attack_results(a, d, m)),
+            d.missile.map(|m| attack_results(d, a, m)),
+        ];
+        let table = EngagementTable::build(
+            combatants,
+            &melee,
+            &missile,
+            engagement.draw,
+            rally_threshold,
+            engagement.missile_volleys as u32,
+        );
         let rules = EngagementRules {
             units: combatants,
-            melee_table: MeleeTable::build(combatants, &melee, engagement.draw, rally_threshold),
             melee,
-            missile: [
-                a.missile.map(|m| attack_results(a, d, m)),
-                d.missile.map(|m| attack_results(d, a, m)),
-            ],
+            missile,
             missile_volleys: engagement.missile_volleys as u32,
             max_exchanges: engagement.max_exchanges as u32,
             draw: engagement.draw,
@@ -263,6 +274,7 @@ impl WarCards {
             engagement,
             deck,
             rules,
+            table,
             tables,
         })
     }
@@ -468,11 +480,7 @@ impl BattleSystem for WarCards {
                 me.missile.map_or("", column),
             )
         });
-        let direct = EngagementRules {
-            melee_table: None,
-            ..self.rules.clone()
-        };
-        direct.fight_telling(rng, &mut Noting { reads, cells });
+        self.rules.fight_telling(rng, &mut Noting { reads, cells });
     }
 
     fn scenario_layout() -> Layout {
@@ -501,6 +509,9 @@ impl System for WarCards {
 
     #[inline]
     fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> EngagementOutcome {
-        self.rules.fight(rng)
+        match &self.table {
+            Some(table) => table.fight(rng, self.rules.max_exchanges),
+            None => self.rules.fight(rng),
+        }
     }
 }

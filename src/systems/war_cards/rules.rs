@@ -1,6 +1,7 @@
 //! The engagement rules of docs/rules.md §1: simultaneous melee, missile volleys,
 //! R/D over F, damage beyond the card maximum, rout with optional rally,
-//! retreat, and the exchange cap.
+//! retreat, and the exchange cap; and the engagement fought by them, one
+//! card drawn per attack (the plain form).
 
 use rand::Rng;
 
@@ -203,10 +204,17 @@ impl CardDeck {
     /// Draws a uniformly random remaining card; reshuffles the whole deck when empty.
     #[inline]
     pub fn draw<R: Rng>(&mut self, rng: &mut R) -> usize {
+        self.draw_with(|left| dice::below(rng, left))
+    }
+
+    /// Draws the remaining card at `pick(left)`, a uniform index below the
+    /// number of cards left; reshuffles the whole deck when empty.
+    #[inline(always)]
+    pub fn draw_with(&mut self, pick: impl FnOnce(u32) -> u32) -> usize {
         if self.left == 0 {
             self.left = self.size;
         }
-        let pick = dice::below(rng, self.left as u32) as usize;
+        let pick = pick(self.left as u32) as usize;
         let card = self.remaining[pick];
         self.left -= 1;
         self.remaining.swap(pick, self.left);
@@ -231,12 +239,10 @@ pub struct EngagementRules {
     pub draw: Draw,
     /// Threshold for [`dice::chance`] that a routed unit rallies (0: never).
     pub rally_threshold: u64,
-    /// Precomputed melee exchanges, when the engagement allows them.
-    pub melee_table: Option<MeleeTable>,
 }
 
-/// Told every card a side draws (war-cards usage counts them); the
-/// engagement's own fight tells [`NoPicks`], which compiles to nothing.
+/// Told every card a side draws (war-cards usage counts them); a fight
+/// nobody watches tells [`NoPicks`], which compiles to nothing.
 pub trait Picks {
     /// Side `side` drew card `card` for a missile volley (`missile`) or a
     /// melee exchange.
@@ -252,15 +258,16 @@ impl Picks for NoPicks {
 }
 
 impl EngagementRules {
-    /// Fights one engagement.
+    /// Fights one engagement as the rules state it, a card drawn from the
+    /// generator for each attack: the plain form of the engagement (the
+    /// fast law is the engagement's table, in `table.rs`).
     #[inline(always)]
     pub fn fight<R: Rng>(&self, rng: &mut R) -> EngagementOutcome {
         self.fight_telling(rng, &mut NoPicks)
     }
 
-    /// Fights one engagement, telling `picks` every card drawn. With the
-    /// melee table, melee draws are not told: a watched fight must be built
-    /// without it (the direct path, the same law).
+    /// Fights one engagement as [`fight`](Self::fight) does, telling
+    /// `picks` every card drawn.
     #[inline(always)]
     pub fn fight_telling<R: Rng>(&self, rng: &mut R, picks: &mut impl Picks) -> EngagementOutcome {
         let cards = self.melee[ATTACKER].len();
@@ -295,9 +302,6 @@ impl EngagementRules {
                     fate,
                 };
             }
-        }
-        if let Some(table) = &self.melee_table {
-            return table.fight(rng, damage, self.max_exchanges, self.missile_volleys);
         }
         for exchange in 1..=self.max_exchanges {
             let (a, d) = (pick(rng), pick(rng));
@@ -339,138 +343,6 @@ impl EngagementRules {
             }
         }
         fate
-    }
-}
-
-/// Every melee exchange precomputed for die draw without rally: for each
-/// damage state and each pair of cards, the next state or the final outcome.
-/// One exchange is then one table lookup, and one 64-bit draw picks the card
-/// pairs of several exchanges.
-#[derive(Debug, Clone)]
-pub struct MeleeTable {
-    /// Card pairs (cards²).
-    pairs: u64,
-    /// Damage states of the defender per attacker damage value.
-    width: u32,
-    /// Exchanges drawn from one 64-bit number.
-    per_draw: u32,
-    /// `[state * pairs + pair]`: the next state, or `TERMINAL | index`.
-    next: Vec<u32>,
-    /// Final outcomes (without exchange and volley counts).
-    terminals: Vec<EngagementOutcome>,
-}
-
-/// Marks a [`MeleeTable`] entry as a final outcome.
-const TERMINAL: u32 = 1 << 31;
-
-/// The largest table built (entries); larger engagements use the direct path.
-const MELEE_TABLE_LIMIT: u64 = 1 << 20;
-
-/// Bits of bias budget: `per_draw` is the largest k with pairs^k ≤ 2^24,
-/// so each k-pair draw is uniform to within 2^-40.
-const DIGIT_BITS: f64 = 24.0;
-
-impl MeleeTable {
-    /// Builds the table, or `None` if the engagement needs the direct path
-    /// (deck draw, rally, or too many states).
-    pub fn build(
-        units: [Combatant; 2],
-        melee: &[Vec<CardResult>; 2],
-        draw: Draw,
-        rally_threshold: u64,
-    ) -> Option<MeleeTable> {
-        let cards = melee[ATTACKER].len() as u64;
-        let pairs = cards * cards;
-        let width = units[DEFENDER].max_damage + 1;
-        let states = (units[ATTACKER].max_damage as u64 + 1) * width as u64;
-        if draw != Draw::Die || rally_threshold != 0 || states * pairs > MELEE_TABLE_LIMIT {
-            return None;
-        }
-        let per_draw = if pairs <= 1 {
-            8
-        } else {
-            ((DIGIT_BITS / (pairs as f64).log2()).floor() as u32).clamp(1, 8)
-        };
-        let mut next = Vec::with_capacity((states * pairs) as usize);
-        let mut terminals: Vec<EngagementOutcome> = Vec::new();
-        for state in 0..states as u32 {
-            let damage = [state / width, state % width];
-            for a in 0..cards as usize {
-                for d in 0..cards as usize {
-                    let attacks = [melee[ATTACKER][a], melee[DEFENDER][d]];
-                    let (new_damage, fate) = resolve_exchange(units, damage, attacks);
-                    match settle(fate) {
-                        None => next.push(new_damage[ATTACKER] * width + new_damage[DEFENDER]),
-                        Some((winner, end)) => {
-                            let outcome = EngagementOutcome {
-                                winner,
-                                end,
-                                exchanges: 0,
-                                volleys: 0,
-                                damage: new_damage,
-                                fate,
-                            };
-                            let index = match terminals.iter().position(|t| *t == outcome) {
-                                Some(i) => i,
-                                None => {
-                                    terminals.push(outcome);
-                                    terminals.len() - 1
-                                }
-                            };
-                            next.push(TERMINAL | index as u32);
-                        }
-                    }
-                }
-            }
-        }
-        Some(MeleeTable {
-            pairs,
-            width,
-            per_draw,
-            next,
-            terminals,
-        })
-    }
-
-    /// Fights the melee from `damage` on.
-    #[inline(always)]
-    fn fight<R: Rng>(
-        &self,
-        rng: &mut R,
-        damage: [u32; 2],
-        max_exchanges: u32,
-        volleys: u32,
-    ) -> EngagementOutcome {
-        let mut state = damage[ATTACKER] * self.width + damage[DEFENDER];
-        let mut bits = 0u64;
-        let mut left = 0;
-        for exchange in 1..=max_exchanges {
-            if left == 0 {
-                bits = rng.next_u64();
-                left = self.per_draw;
-            }
-            // The next base-(cards²) digit of bits / 2^64.
-            let product = bits as u128 * self.pairs as u128;
-            let pair = (product >> 64) as u32;
-            bits = product as u64;
-            left -= 1;
-            let entry = self.next[(state as u64 * self.pairs) as usize + pair as usize];
-            if entry & TERMINAL != 0 {
-                let mut outcome = self.terminals[(entry & !TERMINAL) as usize];
-                outcome.exchanges = exchange;
-                outcome.volleys = volleys;
-                return outcome;
-            }
-            state = entry;
-        }
-        EngagementOutcome {
-            winner: Winner::None,
-            end: End::MaxExchanges,
-            exchanges: max_exchanges,
-            volleys,
-            damage: [state / self.width, state % self.width],
-            fate: [Fate::Holds; 2],
-        }
     }
 }
 

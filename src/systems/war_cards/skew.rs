@@ -684,7 +684,6 @@ mod tests {
                 max_exchanges: REFERENCE_EXCHANGES,
                 draw: Draw::Die,
                 rally_threshold: 0,
-                melee_table: None,
             };
             let metrics = exact_distribution(&rules, 0.0).unwrap().metrics(["a", "d"]);
             let winner = metrics.iter().find(|m| m.name == "winner").unwrap();
