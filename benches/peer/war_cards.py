@@ -30,6 +30,7 @@ HOLDS, RETREATED, ROUTED, DESTROYED = range(4)
 WINNERS = ["attacker", "defender", "none"]
 ENDS = ["destroyed", "routed", "retreated", "both_out", "max_exchanges"]
 FATES = ["holds", "retreated", "routed", "destroyed"]
+# Battles fought as one array: the fastest of 2^14 to 2^22 on the development machine.
 BATCH = 1 << 16
 
 
