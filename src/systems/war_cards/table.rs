@@ -2,7 +2,7 @@
 //! precomputed as a table (damage state × cards drawn → next state or final
 //! outcome), the cards drawn as digits of shared 64-bit numbers
 //! ([`dice::Digits`]). One exchange is then one table lookup. The plain form
-//! is [`EngagementRules::fight_telling`](super::rules::EngagementRules),
+//! is [`EngagementRules::fight`](super::rules::EngagementRules::fight),
 //! which resolves each exchange as the rules state it; tests/exact.rs holds
 //! both to the exact Markov chain and to each other.
 
