@@ -2,6 +2,9 @@
 //! applied day by day in their order (docs/rules.md §2), each drawn from its
 //! fast law. [`super::reference`] plays the same order die by die.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -16,6 +19,14 @@ use super::success::quick_contest;
 use super::survival::{self, SurvivalDraws, injure_fast};
 use crate::dice::Digits;
 
+/// The laws variants fought in lockstep share, by what they are built from
+/// (the tables, and the PC), held only while the variants are made.
+#[derive(Debug, Default)]
+pub struct SharedLaws {
+    survival: HashMap<String, Arc<SurvivalDraws>>,
+    casualties: HashMap<String, Arc<casualties::Laws>>,
+}
+
 /// Every rule's fast law for one battle, tabulated once.
 #[derive(Debug, Clone)]
 pub struct Laws {
@@ -23,12 +34,13 @@ pub struct Laws {
     catastrophe: Vec<Effect>,
     /// The contest's lookups.
     strategy: strategy::Laws,
-    /// Per PC: Survival row and HP lost, drawn together.
-    survival: Vec<SurvivalDraws>,
+    /// Per PC: Survival row and HP lost, drawn together (shared between
+    /// variants fought in lockstep where the tables and the PC agree).
+    survival: Vec<Arc<SurvivalDraws>>,
     /// Per PC, per 3d6 roll: what his Glory roll brings.
     glory: Vec<[GloryGain; 19]>,
-    /// The casualty lookups.
-    casualties: casualties::Laws,
+    /// The casualty lookups (shared like `survival`, where the tables agree).
+    casualties: Arc<casualties::Laws>,
 }
 
 impl Laws {
@@ -42,14 +54,35 @@ impl Laws {
             survival: rules
                 .heroes
                 .iter()
-                .map(|h| SurvivalDraws::new(t, h))
+                .map(|h| Arc::new(SurvivalDraws::new(t, h)))
                 .collect(),
             glory: rules
                 .heroes
                 .iter()
                 .map(|h| glory::gains_by_roll(t, h))
                 .collect(),
-            casualties: casualties::Laws::new(t),
+            casualties: Arc::new(casualties::Laws::new(t)),
+        }
+    }
+
+    /// Takes each PC's Survival draws and the casualty lookups from `built`
+    /// where another variant with the same tables (and PC) made them, and
+    /// leaves its own there for the next: variants fought in lockstep then
+    /// read one copy of each law, which keeps them in the cache.
+    pub fn share(&mut self, rules: &BattleRules, built: &mut SharedLaws) {
+        let tables = format!("{:?}", rules.tables);
+        let casualties = built
+            .casualties
+            .entry(tables.clone())
+            .or_insert_with(|| Arc::clone(&self.casualties));
+        self.casualties = Arc::clone(casualties);
+        for (draws, hero) in self.survival.iter_mut().zip(&rules.heroes) {
+            let key = format!("{tables}{hero:?}");
+            let shared = built
+                .survival
+                .entry(key)
+                .or_insert_with(|| Arc::clone(draws));
+            *draws = Arc::clone(shared);
         }
     }
 

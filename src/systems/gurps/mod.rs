@@ -544,6 +544,23 @@ impl BattleSystem for Gurps {
         exact::exact_metrics(self)
     }
 
+    fn sharing_laws(variants: &[&Self]) -> Option<Vec<Self>> {
+        if variants.len() < 2 {
+            return None;
+        }
+        let mut built = battle::SharedLaws::default();
+        Some(
+            variants
+                .iter()
+                .map(|v| {
+                    let mut copy = (*v).clone();
+                    copy.laws.share(&copy.rules, &mut built);
+                    copy
+                })
+                .collect(),
+        )
+    }
+
     fn scenario_layout() -> Layout {
         Layout::of::<scenario::ScenarioFile>("gurps", "GURPS mass-combat scenario")
     }
