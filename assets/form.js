@@ -43,10 +43,18 @@ function kind(node) {
   return "other";
 }
 
+/// A key as people read it: `catastrophe_modifier` → `Catastrophe modifier`.
+const title = (key) => {
+  const words = String(key).split("_").map((w) => (["ts", "tl", "hp", "dr", "ht", "iq", "pc"].includes(w) ? w.toUpperCase() : w));
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
 function hint(node) {
   const parts = [];
   if (node.minimum !== undefined || node.maximum !== undefined) {
-    parts.push(`${node.minimum ?? "…"} to ${node.maximum ?? "…"}`);
+    const n = (x) => String(x).replace("-", "\u2212");
+    parts.push(node.minimum === undefined ? `at most ${n(node.maximum)}` : node.maximum === undefined ? `at least ${n(node.minimum)}` : `${n(node.minimum)} to ${n(node.maximum)}`);
   }
   if (node.default !== undefined && typeof node.default !== "object") parts.push(`default ${node.default}`);
   return parts.join(", ");
@@ -152,7 +160,7 @@ export class BattleForm {
   field(node, current, path, key, required, k) {
     const id = "f-" + shown(path).replace(/[^A-Za-z0-9_-]/g, "_");
     const row = el("div", { class: "field", "data-path": JSON.stringify(path) });
-    const label = el("label", { for: id, text: key });
+    const label = el("label", { for: id, text: title(key) });
     if (node.description) label.title = node.description;
     let input;
     const present = current !== undefined;

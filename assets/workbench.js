@@ -5,12 +5,14 @@
 import { $, download, el, fileLinks } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
+import { TableGrid } from "/assets/grid.js";
 import { examples, fill, read, show } from "/assets/questions.js";
 
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
 let latest = null; // the followed run's last snapshot
 const schemas = new Map(); // schema name -> JSON Schema
+const SYSTEMS = { war_cards: "war cards", gurps: "GURPS", seventh_sea: "7th Sea" };
 
 async function api(path, options = {}) {
   const response = await fetch(path, options);
@@ -30,8 +32,19 @@ function post(path, data) {
 async function listScenarios() {
   const { ok, body } = await api("/api/scenarios");
   if (!ok) return;
-  for (const s of body.scenarios) {
-    $("pick").append(el("option", { value: s.name, text: s.system ? `${s.name} (${s.system})` : s.name }));
+  // The user's own files first, then the battles shipped with warcrunch.
+  const groups = [
+    ["Your scenarios", body.scenarios.filter((s) => !s.bundled)],
+    ["Bundled battles", body.scenarios.filter((s) => s.bundled)],
+  ];
+  for (const [label, list] of groups) {
+    if (!list.length) continue;
+    const group = el("optgroup", { label });
+    for (const s of list) {
+      const text = `${s.title || s.name} (${SYSTEMS[s.system] || s.system})`;
+      group.append(el("option", { value: s.name, text, title: s.name }));
+    }
+    $("pick").append(group);
   }
 }
 
@@ -56,6 +69,7 @@ function scenarioName() {
 }
 
 function showErrors(errors) {
+  errors = tables.showErrors(errors);
   form.showErrors(errors);
   const box = $("errors");
   box.replaceChildren();
@@ -176,11 +190,14 @@ function rejection(result) {
 }
 
 async function check() {
-  const result = await post("/api/check", { toml: $("toml").value, name: scenarioName() });
+  const data = { toml: $("toml").value, name: scenarioName() };
+  if (Object.keys(tables.edited).length) data.tables = tables.edited;
+  const result = await post("/api/check", data);
   if (result.ok) {
     showErrors([]);
     const s = result.body;
-    $("checked").textContent = `valid: ${s.name} (${s.system}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
+    $("checked").textContent = `valid: ${s.name} (${SYSTEMS[s.system] || s.system}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
+    tables.setBattle(s.tables);
   } else {
     $("checked").textContent = "";
     showErrors(rejection(result));
@@ -190,6 +207,7 @@ async function check() {
 
 function request() {
   const data = { toml: $("toml").value, name: scenarioName() };
+  if (Object.keys(tables.edited).length) data.tables = tables.edited;
   if (document.querySelector("input[name=mode]:checked").value === "precision") {
     data.precision = Number($("precision").value);
   } else {
@@ -315,6 +333,10 @@ $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
+const tables = new TableGrid($("tables"), post);
+$("table-pick").addEventListener("change", () => tables.show($("table-pick").value));
+$("table-reset").addEventListener("click", () => tables.reset());
+$("table-save").addEventListener("click", () => tables.save());
 const designer = new Designer($("designer"), post);
 $("deck-load").addEventListener("click", async () => {
   if (await designer.load()) $("deck-save").disabled = false;
@@ -332,7 +354,8 @@ $("ask-command").addEventListener("change", () => {
   fill(asked[asking] || {});
   show(asking);
 });
-// A link can name a scenario and start it: /?scenario=gurps/x.toml&run
+// A link can name a scenario, open one of its tables and start it:
+// /?scenario=gurps/x.toml&table=survival&run
 async function start() {
   await listScenarios();
   const query = new URLSearchParams(location.search);
@@ -340,6 +363,11 @@ async function start() {
   if (!name) return;
   $("pick").value = name;
   await loadScenario();
+  const table = query.get("table");
+  if (table) {
+    $("table-pick").value = table;
+    await tables.show(table);
+  }
   if (query.has("run")) run();
 }
 

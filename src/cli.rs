@@ -356,9 +356,10 @@ pub struct ServeArgs {
     /// Runs at once (the rest wait) [default: the number of cores].
     #[arg(long)]
     pub max_runs: Option<usize>,
-    /// The folder scenarios are listed and read from (nothing outside it is read).
-    #[arg(long, default_value = "scenarios")]
-    pub scenarios: PathBuf,
+    /// The folder scenarios are listed and read from (nothing outside it is read)
+    /// [default: ./scenarios when present]; the bundled battles are offered beside it.
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
     /// Require this secret on every API call (the start-up address carries it).
     /// Always on with a non-loopback --host: a fresh one is made unless given.
     #[arg(long, value_name = "SECRET")]

@@ -5,6 +5,7 @@
 //! distributions, summaries, provenance and charts.
 
 pub mod analysis;
+pub mod bundled;
 pub mod cli;
 pub mod commands;
 pub mod compare;

@@ -23,8 +23,13 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(extra: &[&str]) -> Server {
+        Server::start_in(&repo(), extra)
+    }
+
+    /// A server started in `dir` (as after `cargo install`, anywhere).
+    pub(crate) fn start_in(dir: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_warcrunch"))
-            .current_dir(repo())
+            .current_dir(dir)
             .args(["serve", "--port", "0"])
             .args(extra)
             .stdout(Stdio::piped())
@@ -813,6 +818,11 @@ fn endpoints() -> Vec<(&'static str, &'static str, Option<String>)> {
         ("POST", "/api/document", Some(posted.clone())),
         ("POST", "/api/edit", Some(posted.clone())),
         ("POST", "/api/cards", Some("{}".to_owned())),
+        (
+            "POST",
+            "/api/tables",
+            Some(json!({ "name": "survival" }).to_string()),
+        ),
         ("POST", "/api/runs", Some(posted.clone())),
         ("POST", "/api/analyses", Some(posted)),
         ("GET", "/api/runs/1", None),
@@ -1143,4 +1153,175 @@ fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
         answer.to_string().contains("no finished run 999"),
         "{answer}"
     );
+}
+
+#[test]
+fn started_anywhere_it_offers_the_bundled_battles_and_only_scenarios() {
+    let empty = tempfile::tempdir().unwrap();
+    let server = Server::start_in(empty.path(), &[]);
+    let (status, list) = server.json("GET", "/api/scenarios", None);
+    assert_eq!(status, 200, "{list}");
+    let listed = list["scenarios"].as_array().unwrap();
+    assert_eq!(listed.len(), 10, "{list}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["bundled"] == true && s["title"].is_string()),
+        "{list}"
+    );
+    let (status, text) = server.request("GET", &format!("/api/scenarios/{AMBUSH}"), None);
+    assert_eq!((status, text), (200, ambush()));
+    // A run of a bundled battle from an empty folder is warcrunch run's.
+    let (status, body) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "trials": 20_000, "seed": 7 })),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        server.follow(body["id"].as_u64().unwrap())["status"],
+        "done"
+    );
+    drop(server);
+    // A folder of the user's: its scenarios beside the bundled ones; a
+    // table file, a file of no known system and a copy of a bundled
+    // battle under its own name are not listed twice or at all.
+    let mine = tempfile::tempdir().unwrap();
+    let folder = mine.path().join("battles");
+    std::fs::create_dir_all(folder.join("gurps")).unwrap();
+    std::fs::write(folder.join("gurps/mine.toml"), ambush()).unwrap();
+    std::fs::write(folder.join("gurps/ambush_at_the_ford.toml"), ambush()).unwrap();
+    std::fs::write(
+        folder.join("my_deck.toml"),
+        crate::util::read(&repo().join("scenarios/tables/war_cards.toml")),
+    )
+    .unwrap();
+    std::fs::write(folder.join("notes.toml"), "system = \"chess\"\n").unwrap();
+    let server = Server::start_in(empty.path(), &["--scenarios", folder.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/scenarios", None);
+    let names: Vec<(&str, bool)> = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["bundled"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(names.len(), 11, "{names:?}");
+    assert!(names.contains(&("gurps/mine.toml", false)), "{names:?}");
+    assert!(names.contains(&(AMBUSH, true)), "{names:?}");
+    // A folder that is not there is the option's error, before serving.
+    warcrunch()
+        .current_dir(empty.path())
+        .args(["serve", "--port", "0", "--scenarios", "nowhere"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "--scenarios nowhere: no such folder",
+        ));
+}
+
+#[test]
+fn every_table_is_a_grid_and_an_edited_one_is_the_runs() {
+    let server = Server::start(&[]);
+    // Each table the ambush reads, as typed cells.
+    let (status, checked) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": ambush(), "name": AMBUSH })),
+    );
+    assert_eq!(status, 200, "{checked}");
+    for table in checked["tables"].as_array().unwrap() {
+        let name = table["name"].as_str().unwrap();
+        let (status, body) = server.json("POST", "/api/tables", Some(json!({ "name": name })));
+        assert_eq!(status, 200, "{name}: {body}");
+        assert_eq!(body["errors"], json!([]), "{name}");
+        assert!(
+            !body["grid"]["sections"].as_array().unwrap().is_empty(),
+            "{name}"
+        );
+    }
+    let (_, survival) = server.json("POST", "/api/tables", Some(json!({ "name": "survival" })));
+    let text = survival["toml"].as_str().unwrap().to_owned();
+    // A bad cell: its message, beside its cell.
+    let (_, bad) = server.json(
+        "POST",
+        "/api/edit",
+        Some(json!({ "toml": text, "edits": [{ "op": "set", "path": ["rows", 3, "column"], "value": "Q" }] })),
+    );
+    let (status, body) = server.json(
+        "POST",
+        "/api/tables",
+        Some(json!({ "name": "survival", "toml": bad["toml"] })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let error = &body["errors"][0];
+    assert_eq!(error["path"], json!(["rows", 3, "column"]), "{body}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("`A`, `B`, `C`, `D`"),
+        "{body}"
+    );
+    assert!(
+        !error["message"]
+            .as_str()
+            .unwrap()
+            .contains("warcrunch-serve"),
+        "{body}"
+    );
+    // The same table sent with a check is refused beside the same cell.
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "tables": { "survival": bad["toml"] } })),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["errors"][0]["table"], "survival", "{body}");
+    assert_eq!(
+        body["errors"][0]["path"],
+        json!(["rows", 3, "column"]),
+        "{body}"
+    );
+    // A good edit is the run's: the CSV of warcrunch run --table survival=FILE.
+    let (_, edited) = server.json(
+        "POST",
+        "/api/edit",
+        Some(json!({ "toml": text, "edits": [{ "op": "set", "path": ["rows", 3, "column"], "value": "B" }] })),
+    );
+    let edited = edited["toml"].as_str().unwrap().to_owned();
+    let (status, body) = server.json(
+        "POST",
+        "/api/runs",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "trials": 100_000, "seed": 7, "tables": { "survival": edited } })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    assert_eq!(server.follow(id)["status"], "done");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("survival.toml");
+    std::fs::write(&file, &edited).unwrap();
+    warcrunch()
+        .args([
+            "run", "--quiet", "--trials", "100000", "--seed", "7", "--out",
+        ])
+        .arg(dir.path().join("cli"))
+        .arg(format!("--table=survival={}", file.display()))
+        .arg(repo().join("scenarios").join(AMBUSH))
+        .assert()
+        .success();
+    let plain = cli_run(AMBUSH, "100000", "7");
+    for name in ["distributions.csv", "summary.csv"] {
+        let (_, served) = server.request("GET", &format!("/api/runs/{id}/files/{name}"), None);
+        assert!(served == read(&dir.path().join("cli").join(name)), "{name}");
+        assert!(
+            served != read(&plain.path().join("cli").join(name)),
+            "{name}: the edit moved nothing"
+        );
+    }
+    let (status, _) = server.json(
+        "POST",
+        "/api/tables",
+        Some(json!({ "name": "no_such_table" })),
+    );
+    assert_eq!(status, 404);
 }

@@ -3,13 +3,11 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Result, anyhow};
-use clap::ValueEnum;
+use anyhow::Result;
 
-use crate::cli::{CheckArgs, SystemName};
+use crate::cli::CheckArgs;
 use crate::report::console::say;
-use crate::scenario::{self, Edit, parse_table_override};
-use crate::tables::built_ins;
+use crate::scenario::{self, parse_table_override};
 
 /// Loads the scenario (with any `--table`) and prints the resolved
 /// settings; or, with no scenario, checks each `--table` on its own.
@@ -54,35 +52,13 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     say(&out)
 }
 
-/// Checks one table file on its own: read as its system's starter battle
-/// would read it, with every check a scenario's table gets.
+/// Checks one table file on its own (see [`crate::bundled::check_table`]).
 fn check_table((name, file): &(String, String)) -> Result<String> {
-    let all = built_ins();
-    let builtin = all.iter().find(|t| t.name == *name).ok_or_else(|| {
-        anyhow!(
-            "--table {name}={file}: no table is named `{name}`; allowed: {}",
-            all.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
-        )
-    })?;
-    let system = SystemName::from_str(builtin.system, false)
-        .map_err(|e| anyhow!("the system of table `{name}`: {e}"))?;
-    let starter = super::new::starter(system);
-    let battle = std::path::Path::new(file).with_file_name("starter.toml");
-    let s = scenario::load_edited(
-        &battle,
-        starter,
-        &[Edit::table(&(name.clone(), file.clone()))],
-    )?;
-    let used = s
-        .battle
-        .tables()
-        .iter()
-        .find(|t| t.name == *name)
-        .expect("the battle reads the table it was given");
-    let stand_ins = if used.stand_ins.is_empty() {
+    let stand_ins = crate::bundled::check_table(name, file)?;
+    let stand_ins = if stand_ins.is_empty() {
         "none".to_owned()
     } else {
-        used.stand_ins.join(", ")
+        stand_ins.join(", ")
     };
     Ok(format!(
         "{file}: a valid `{name}` table (stand-ins: {stand_ins})\n"

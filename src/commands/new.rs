@@ -11,11 +11,8 @@ use crate::schema;
 
 /// The starter scenario of a system, every key commented.
 pub fn starter(system: SystemName) -> &'static str {
-    match system {
-        SystemName::WarCards => include_str!("../../assets/starters/war_cards.toml"),
-        SystemName::Gurps => include_str!("../../assets/starters/gurps.toml"),
-        SystemName::SeventhSea => include_str!("../../assets/starters/seventh_sea.toml"),
-    }
+    let name = system.to_possible_value().expect("every system is listed");
+    crate::bundled::starter(name.get_name()).expect("every system has a starter")
 }
 
 /// Writes the starter where asked, never over a file unless `--force`.

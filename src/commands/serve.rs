@@ -37,10 +37,20 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             args.host
         );
     }
+    let scenarios = match &args.scenarios {
+        Some(dir) if !dir.is_dir() => {
+            bail!(
+                "--scenarios {}: no such folder (leave it out to use ./scenarios when present, and the bundled battles)",
+                dir.display()
+            )
+        }
+        Some(dir) => dir.clone(),
+        None => "scenarios".into(),
+    };
     let options = ServeOptions {
         host: args.host,
         port: args.port,
-        scenarios: args.scenarios.clone(),
+        scenarios,
         max_trials: args.max_trials,
         max_runs,
         token: token.clone(),

@@ -1,6 +1,7 @@
 //! The workbench's HTTP layer: the page, its assets, and the JSON API the
 //! page uses (documented in docs/usage.md, usable from scripts).
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +37,7 @@ const STYLES: &str = include_str!("../../assets/report.css");
 const PAGE_STYLES: &str = include_str!("../../assets/workbench.css");
 const FORM: &str = include_str!("../../assets/form.js");
 const DESIGNER: &str = include_str!("../../assets/designer.js");
+const GRID: &str = include_str!("../../assets/grid.js");
 const QUESTIONS: &str = include_str!("../../assets/questions.js");
 const DOM: &str = include_str!("../../assets/dom.js");
 /// The charts' font, so the page looks the same with no font installed.
@@ -66,7 +68,8 @@ impl State {
 }
 
 /// The page's files, compiled in: path, content, media type.
-const ASSETS: [(&str, &[u8], &str); 8] = [
+const ASSETS: [(&str, &[u8], &str); 9] = [
+    ("/assets/grid.js", GRID.as_bytes(), "text/javascript"),
     ("/assets/workbench.js", SCRIPT.as_bytes(), "text/javascript"),
     ("/assets/form.js", FORM.as_bytes(), "text/javascript"),
     ("/assets/dom.js", DOM.as_bytes(), "text/javascript"),
@@ -105,6 +108,7 @@ pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
             "/api/cards",
             axum::routing::post(super::designer::analyse_deck),
         )
+        .route("/api/tables", axum::routing::post(read_table))
         .route("/api/runs", axum::routing::post(start_run))
         .route("/api/analyses", axum::routing::post(start_analysis))
         .route("/api/runs/{id}", get(run_state).delete(stop_run))
@@ -156,6 +160,10 @@ pub struct Posted {
     /// A finished run whose outcomes each of this run's are shown beside.
     #[serde(default)]
     baseline: Option<u64>,
+    /// Tables edited on the page, by name: used instead of the ones the
+    /// scenario names, as `--table NAME=FILE` would be.
+    #[serde(default)]
+    tables: BTreeMap<String, String>,
 }
 
 /// One error as the page shows it: the key and line the CLI's message
@@ -212,8 +220,32 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
         )
     })?;
     let tables = check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
-    let mut s = scenario::load_text(&path, &posted.toml)
-        .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
+    let edited = write_tables(state, &posted.tables)?;
+    let overrides: Vec<(String, String)> = edited
+        .iter()
+        .map(|(table, file)| (table.clone(), file.display().to_string()))
+        .collect();
+    let edits: Vec<scenario::Edit> = overrides.iter().map(scenario::Edit::table).collect();
+    let loaded = scenario::load_edited(&path, &posted.toml, &edits);
+    for (_, file) in &edited {
+        let _ = std::fs::remove_file(file);
+    }
+    let mut s = loaded.map_err(|e| {
+        let message = format!("{e:#}");
+        // An error in a table the page sent is shown beside its cell.
+        for (table, file) in &edited {
+            let file = file.display().to_string();
+            if message.contains(&file) {
+                return Rejected::Invalid(vec![table_error(
+                    &message,
+                    table,
+                    &file,
+                    &posted.tables[table],
+                )]);
+            }
+        }
+        invalid(&message, &origin, name, &posted.toml)
+    })?;
     let max = state.max_trials;
     let trials = match (posted.trials, posted.precision) {
         (Some(t), _) if t == 0 || t > max => {
@@ -246,6 +278,124 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
     crate::runner::override_settings(&mut s, trials, posted.seed)
         .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     Ok((s, tables))
+}
+
+/// Names the tables posted by the page get, one folder per request.
+static EDITED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Writes each table the page posted into the server's own folder (never
+/// the scenarios folder), for the loader to read as `--table NAME=FILE`.
+fn write_tables(
+    state: &State,
+    tables: &BTreeMap<String, String>,
+) -> Result<Vec<(String, PathBuf)>, Rejected> {
+    if tables.is_empty() {
+        return Ok(Vec::new());
+    }
+    let known = crate::tables::kinds();
+    let folder = state
+        .files()
+        .join(format!("tables-{}", EDITED.fetch_add(1, Ordering::SeqCst)));
+    let failed = |e: std::io::Error| {
+        Rejected::Refused(Refusal {
+            status: 500,
+            message: format!("cannot write the page's tables: {e}"),
+        })
+    };
+    std::fs::create_dir_all(&folder).map_err(failed)?;
+    let mut written = Vec::new();
+    for (table, text) in tables {
+        if !known.contains(&table.as_str()) {
+            return Err(Rejected::Invalid(vec![json!({
+                "key": format!("tables.{table}"),
+                "line": null,
+                "message": format!("`tables` names no table `{table}`; allowed: {}", known.join(", ")),
+            })]));
+        }
+        let file = folder.join(format!("{table}.toml"));
+        std::fs::write(&file, text).map_err(failed)?;
+        written.push((table.clone(), file));
+    }
+    Ok(written)
+}
+
+/// A table for the grid: its name, and its text (the built-in one if none).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableText {
+    name: String,
+    #[serde(default)]
+    toml: Option<String>,
+}
+
+/// A table laid out as typed cells, with the checks a scenario's table
+/// gets: each error beside the cell it names (a 422 only for text that is
+/// not TOML, or a table name that does not exist).
+async fn read_table(Shared(state): Shared<Arc<State>>, Json(posted): Json<TableText>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        let Some(builtin) = crate::tables::built_ins()
+            .into_iter()
+            .find(|t| t.name == posted.name)
+        else {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no table `{}`; allowed: {}",
+                    posted.name,
+                    crate::tables::kinds().join(", ")
+                ),
+            );
+        };
+        let text = posted.toml.unwrap_or_else(|| builtin.text.to_owned());
+        let schema = match crate::schema::find(builtin.name) {
+            Ok(entry) => entry.schema(),
+            Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")),
+        };
+        let grid = match super::grid::grid(builtin.name, &text, &schema) {
+            Ok(grid) => grid,
+            Err(message) => return unreadable(message, &text),
+        };
+        let errors = match write_tables(
+            &state,
+            &BTreeMap::from([(posted.name.clone(), text.clone())]),
+        ) {
+            Err(rejected) => return rejected.into_response(),
+            Ok(written) => {
+                let (_, file) = &written[0];
+                let origin = file.display().to_string();
+                let checked = crate::bundled::check_table(builtin.name, &origin);
+                let _ = std::fs::remove_file(file);
+                match checked {
+                    Ok(_) => Vec::new(),
+                    Err(e) => vec![table_error(&format!("{e:#}"), builtin.name, &origin, &text)],
+                }
+            }
+        };
+        Json(super::grid::reply(&grid, &text, errors)).into_response()
+    })
+    .await;
+    answer.unwrap_or_else(|e| crashed("the table", e))
+}
+
+/// An error in table `name` (read from `origin`) as the grid shows it: the
+/// message without the option and the server's folder, and the cell it is
+/// about (by the line it names, else the key it quotes).
+fn table_error(message: &str, name: &str, origin: &str, text: &str) -> serde_json::Value {
+    let message = message
+        .replace(&format!("--table {name}={origin}: "), "")
+        .replace(&format!("{origin}: "), "")
+        .replace(origin, &format!("the {name} table"));
+    let line = message.split_once(" at line ").and_then(|(_, after)| {
+        after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse::<u64>()
+            .ok()
+    });
+    let path = line
+        .and_then(|l| edit::path_at_line(text, l))
+        .or_else(|| super::grid::cell_named(&message, text));
+    json!({ "table": name, "line": line, "path": path, "message": message })
 }
 
 /// A table file a posted scenario names, as found in the scenarios folder.
@@ -456,6 +606,7 @@ async fn start_analysis(
             seed: None,
             precision: None,
             baseline: None,
+            tables: BTreeMap::new(),
         };
         let state = for_load;
         let (_, tables) = load(&state, &posted)?;

@@ -1,6 +1,8 @@
 //! The workbench's only window on the disk: scenario files under the
-//! working folder's `scenarios/` tree. A name that is absolute, climbs with
-//! `..`, or leads out of the tree through a symlink is refused.
+//! scenarios folder (`--scenarios DIR`, else `./scenarios` when present),
+//! beside the bundled battles compiled into the binary. A name that is
+//! absolute, climbs with `..`, or leads out of the tree through a symlink is
+//! refused.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -29,10 +31,30 @@ impl Refusal {
 /// A scenario the workbench offers.
 #[derive(Debug, Clone, Serialize)]
 pub struct Listed {
-    /// Path under `scenarios/`, with `/` separators (`gurps/ambush_at_the_ford.toml`).
+    /// Path under the scenarios folder, with `/` separators (`gurps/ambush_at_the_ford.toml`).
     pub name: String,
-    /// The `system` it names, if it names one.
-    pub system: Option<String>,
+    /// The `system` it names (only files naming a known system are listed).
+    pub system: String,
+    /// Its `name` key, the battle's display name, if it gives one.
+    pub title: Option<String>,
+    /// Shipped with warcrunch: compiled in, or a file of the folder equal to it.
+    pub bundled: bool,
+}
+
+/// The listing entry of a scenario's text, if it names a known system.
+fn listed(name: String, text: &str) -> Option<Listed> {
+    let doc = toml::from_str::<toml::Table>(text).ok()?;
+    let system = doc.get("system")?.as_str()?;
+    if !crate::systems::SYSTEMS.contains(&system) {
+        return None;
+    }
+    let bundled = crate::bundled::find(&name).is_some_and(|b| b.text == text);
+    Some(Listed {
+        system: system.to_owned(),
+        title: doc.get("name").and_then(|n| n.as_str()).map(str::to_owned),
+        bundled,
+        name,
+    })
 }
 
 /// The `scenarios/` tree.
@@ -51,8 +73,9 @@ impl ScenarioFolder {
         ScenarioFolder { root }
     }
 
-    /// Every scenario file in the tree (rule tables and schemas left out),
-    /// sorted by name.
+    /// Every scenario of the tree (files naming a known system: rule tables,
+    /// schemas and other TOML left out) and every bundled battle the tree
+    /// has no file of that name for, sorted by name.
     pub fn list(&self) -> Vec<Listed> {
         let mut found = Vec::new();
         let mut folders = vec![self.root.clone()];
@@ -80,12 +103,20 @@ impl ScenarioFolder {
                         .map(|c| c.as_os_str().to_string_lossy())
                         .collect::<Vec<_>>()
                         .join("/");
-                    let system = std::fs::read_to_string(&path)
+                    if let Some(entry) = std::fs::read_to_string(&path)
                         .ok()
-                        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
-                        .and_then(|doc| doc.get("system")?.as_str().map(str::to_owned));
-                    found.push(Listed { name, system });
+                        .and_then(|text| listed(name, &text))
+                    {
+                        found.push(entry);
+                    }
                 }
+            }
+        }
+        for bundled in crate::bundled::SCENARIOS {
+            if !self.root.join(bundled.name).exists()
+                && let Some(entry) = listed(bundled.name.to_owned(), bundled.text)
+            {
+                found.push(entry);
             }
         }
         found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -114,9 +145,17 @@ impl ScenarioFolder {
         Ok(real)
     }
 
-    /// The text of a scenario in the tree.
+    /// The text of a scenario in the tree, or of the bundled battle of that
+    /// name when the tree has no such file.
     pub fn read(&self, name: &str) -> Result<String, Refusal> {
-        let path = self.resolve(name)?;
+        let path = match self.resolve(name) {
+            Err(r) if r.status == 404 => {
+                return crate::bundled::find(name)
+                    .map(|b| b.text.to_owned())
+                    .ok_or(r);
+            }
+            resolved => resolved?,
+        };
         if !path.is_file() || path.extension().is_none_or(|e| e != "toml") {
             return Err(Refusal {
                 status: 404,
@@ -144,18 +183,51 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("scenarios/tables/t.toml"), "rows = []\n").unwrap();
+        std::fs::write(dir.path().join("scenarios/my_deck.toml"), "cards = []\n").unwrap();
+        std::fs::write(
+            dir.path().join("scenarios/odd.toml"),
+            "system = \"chess\"\n",
+        )
+        .unwrap();
         std::fs::write(dir.path().join("secret.toml"), "x = 1\n").unwrap();
         let scenarios = ScenarioFolder::new(&dir.path().join("scenarios"));
         (dir, scenarios)
     }
 
     #[test]
-    fn lists_scenarios_but_not_tables() {
+    fn lists_scenarios_and_the_bundled_battles_but_not_tables() {
         let (_dir, scenarios) = folder();
         let listed = scenarios.list();
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed[0].name, "gurps/a.toml");
-        assert_eq!(listed[0].system.as_deref(), Some("gurps"));
+        let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(listed.len(), 11, "{names:?}");
+        let own = listed.iter().find(|s| s.name == "gurps/a.toml").unwrap();
+        assert_eq!((own.system.as_str(), own.bundled), ("gurps", false));
+        for b in crate::bundled::SCENARIOS {
+            let entry = listed.iter().find(|s| s.name == b.name).unwrap();
+            assert!(entry.bundled && entry.title.is_some(), "{}", b.name);
+            assert_eq!(scenarios.read(b.name).unwrap(), b.text);
+        }
+    }
+
+    #[test]
+    fn a_file_of_the_folder_takes_a_bundled_name_and_is_marked_only_if_equal() {
+        let (dir, scenarios) = folder();
+        let name = crate::bundled::SCENARIOS[0].name;
+        let file = dir.path().join("scenarios").join(name);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, crate::bundled::SCENARIOS[0].text).unwrap();
+        let entry = |s: &ScenarioFolder| s.list().into_iter().find(|l| l.name == name).unwrap();
+        assert!(entry(&scenarios).bundled);
+        let mine = crate::bundled::SCENARIOS[0]
+            .text
+            .replace("trials", "# mine\ntrials");
+        std::fs::write(&file, &mine).unwrap();
+        assert!(!entry(&scenarios).bundled);
+        assert_eq!(scenarios.read(name).unwrap(), mine);
+        assert_eq!(
+            scenarios.list().iter().filter(|l| l.name == name).count(),
+            1
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! `warcrunch serve`: the workbench, a local web page over a small JSON API
 //! that runs the same engine, with the same numbers, as the command line.
 //!
-//! `files` reads scenarios from the working folder's `scenarios/` tree and
-//! nowhere else; `runs` queues, runs, streams and stops simulations off the
+//! `files` reads scenarios from the scenarios folder and the bundled
+//! battles, and nowhere else; `runs` queues, runs, streams and stops simulations off the
 //! async runtime; `edit` reads and edits a scenario's TOML for the form;
-//! `designer` analyses a Combat Card deck; `analyses` runs sweeps, solves
+//! `designer` analyses a Combat Card deck; `grid` lays any rule table
+//! out as typed cells; `analyses` runs sweeps, solves
 //! and sensitivity analyses asked from the page; `guard` decides whom the
 //! server answers (its own names, its own page, the token holder); `reply`
 //! shapes its error replies; `api` is the HTTP layer; the
@@ -16,6 +17,7 @@ mod api;
 mod designer;
 mod edit;
 mod files;
+mod grid;
 mod guard;
 mod reply;
 mod runs;
@@ -37,7 +39,8 @@ pub struct ServeOptions {
     pub host: IpAddr,
     /// Port (0: any free port).
     pub port: u16,
-    /// The folder scenarios are listed and read from.
+    /// The folder scenarios are listed and read from (it may be absent:
+    /// then only the bundled battles are offered).
     pub scenarios: PathBuf,
     /// Most battles one run may ask for.
     pub max_trials: u64,

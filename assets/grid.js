@@ -1,0 +1,180 @@
+// Every rule table of the loaded battle as a grid of typed cells (from the
+// server's /api/tables: numbers with their range, choices as choices,
+// stand-in cells marked). Each edit is applied to the table's TOML by the
+// server, checked as a scenario's table is, and kept on the page: the next
+// run of the battle uses it. Plain ES module.
+
+import { download, el } from "/assets/dom.js";
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+export class TableGrid {
+  constructor(box, post) {
+    this.box = box;
+    this.post = post;
+    this.tables = []; // what the loaded battle reads: { name, text? }
+    this.edited = {}; // table name -> edited TOML, sent with the next run
+    this.original = {}; // table name -> the text before any edit
+    this.current = null; // the grid shown: { grid, toml, errors }
+  }
+
+  /// The battle on the page changed: offer its tables (edits of a table
+  /// it still reads are kept).
+  setBattle(tables) {
+    this.tables = tables;
+    for (const name of Object.keys(this.edited)) {
+      if (!tables.some((t) => t.name === name)) delete this.edited[name];
+    }
+    const pick = this.box.querySelector("#table-pick");
+    const chosen = pick.value;
+    pick.replaceChildren(el("option", { value: "", text: "(choose a table)" }));
+    for (const t of tables) {
+      const mark = this.edited[t.name] ? " (edited)" : "";
+      pick.append(el("option", { value: t.name, text: `${t.name}${mark}` }));
+    }
+    if (tables.some((t) => t.name === chosen)) pick.value = chosen;
+  }
+
+  async show(name) {
+    if (!name) return;
+    const known = this.tables.find((t) => t.name === name);
+    const text = this.edited[name] ?? (known && known.text);
+    const result = await this.post("/api/tables", text === undefined ? { name } : { name, toml: text });
+    if (!result.ok) return this.fail(result);
+    if (!(name in this.original)) this.original[name] = result.body.toml;
+    this.current = result.body;
+    this.draw();
+  }
+
+  async setCell(cell, value) {
+    const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
+    const edited = await this.post("/api/edit", { toml: this.current.toml, edits: [edit] });
+    if (!edited.ok) return this.fail(edited);
+    const name = this.current.grid.name;
+    if (edited.body.toml === this.original[name]) delete this.edited[name];
+    else this.edited[name] = edited.body.toml;
+    this.setBattle(this.tables);
+    await this.show(name);
+  }
+
+  reset() {
+    if (!this.current) return;
+    delete this.edited[this.current.grid.name];
+    this.setBattle(this.tables);
+    this.show(this.current.grid.name);
+  }
+
+  save() {
+    if (this.current) download(`my_${this.current.grid.name}.toml`, this.current.toml);
+  }
+
+  fail(result) {
+    const errors = (result.body && result.body.errors) || [{ message: (result.body && result.body.error) || String(result.body) }];
+    this.box.querySelector("#table-errors").replaceChildren(...errors.map((e) => el("div", { class: "flag", text: e.message })));
+    return false;
+  }
+
+  /// Errors of a run or check that are about a table the page sent.
+  showErrors(errors) {
+    const mine = errors.filter((e) => e.table);
+    if (mine.length && this.current && mine[0].table === this.current.grid.name) {
+      this.current.errors = mine;
+      this.draw();
+    }
+    return errors.filter((e) => !e.table || !this.current || e.table !== this.current.grid.name);
+  }
+
+  draw() {
+    const { grid, errors } = this.current;
+    const name = grid.name;
+    const edited = name in this.edited;
+    this.box.querySelector("#table-reset").disabled = !edited;
+    this.box.querySelector("#table-save").disabled = false;
+    const out = [el("h3", { text: grid.title + (edited ? " (edited: the next run uses it)" : "") })];
+    if (grid.description) out.push(el("p", { class: "muted", text: grid.description }));
+    if (grid.stand_ins.length) {
+      out.push(el("p", { class: "muted", text: `Dashed cells are stand-ins (the published value is unknown): ${grid.stand_ins.join(", ")}.` }));
+    }
+    const wrong = new Map(errors.filter((e) => e.path).map((e) => [JSON.stringify(e.path), e.message]));
+    for (const section of grid.sections) out.push(this.section(section, wrong));
+    this.box.querySelector("#table-errors").replaceChildren(...errors.map((e) => el("div", { class: "flag", text: e.message })));
+    this.box.querySelector("#table-grid").replaceChildren(...out);
+  }
+
+  section(section, wrong) {
+    const box = el("div", { class: "table-section" }, el("h4", { text: section.title }));
+    if (section.description) box.append(el("p", { class: "muted", text: section.description }));
+    const table = el("table", { class: "cells" });
+    if (section.list) {
+      const head = table.insertRow();
+      head.append(el("th", { text: "" }));
+      for (const c of section.columns) head.append(el("th", { scope: "col", title: c.input.description || "", text: c.title }, el("div", { class: "hint", text: c.input.hint })));
+      for (const row of section.rows) {
+        const tr = table.insertRow();
+        tr.append(el("th", { scope: "row", text: row.label }));
+        row.cells.forEach((cell, i) => tr.append(this.cell(cell, section.columns[i], `${section.title} ${row.label}`, wrong)));
+      }
+    } else {
+      section.columns.forEach((c, i) => {
+        const tr = table.insertRow();
+        tr.append(el("th", { scope: "row", title: c.input.description || "", text: c.title }, el("div", { class: "hint", text: c.input.hint })));
+        tr.append(this.cell(section.rows[0].cells[i], c, section.title, wrong));
+      });
+    }
+    box.append(el("div", { class: "scroll" }, table));
+    return box;
+  }
+
+  cell(cell, column, where, wrong) {
+    const td = el("td");
+    const input = column.input;
+    const label = `${where} ${column.title}`;
+    let field;
+    if (input.kind === "choice") {
+      field = el("select", { "aria-label": label });
+      if (!cell) field.append(el("option", { value: "", text: "—" }));
+      for (const c of input.choices) field.append(el("option", { value: c, text: c }));
+      field.value = cell ? cell.value : "";
+    } else if (input.kind === "flag") {
+      field = el("input", { type: "checkbox", "aria-label": label });
+      field.checked = Boolean(cell && cell.value);
+    } else {
+      const numeric = input.kind === "integer" || input.kind === "number";
+      field = el("input", { type: numeric ? "number" : "text", "aria-label": label, size: numeric ? 5 : 8 });
+      if (numeric) {
+        field.step = input.kind === "integer" ? "1" : "any";
+        if (input.minimum !== undefined) field.min = input.minimum;
+        if (input.maximum !== undefined) field.max = input.maximum;
+      }
+      field.value = cell ? (Array.isArray(cell.value) ? cell.value.join(", ") : String(cell.value)) : "";
+    }
+    // A key the row leaves out is not set here (the TOML view can add it).
+    if (!cell) field.disabled = true;
+    if (cell) {
+      field.dataset.sweep = cell.sweep;
+      field.title = `${cell.sweep}${cell.stand_in ? " (stand-in)" : ""}`;
+      if (cell.stand_in) td.classList.add("stand-in");
+      const message = wrong.get(JSON.stringify(cell.path));
+      if (message) {
+        td.classList.add("invalid");
+        td.append(el("div", { class: "field-error", text: message }));
+      }
+    }
+    field.addEventListener("change", () => {
+      const value = this.valueOf(field, input);
+      if (cell && same(value, cell.value)) return;
+      this.setCell(cell, value);
+    });
+    td.prepend(field);
+    return td;
+  }
+
+  valueOf(field, input) {
+    if (input.kind === "flag") return field.checked;
+    const raw = field.value.trim();
+    if (raw === "") return undefined;
+    if (input.kind === "integer" || input.kind === "number") return Number(raw);
+    if (input.kind === "list") return raw.split(",").map((w) => (Number.isNaN(Number(w)) ? w.trim() : Number(w)));
+    return raw;
+  }
+}

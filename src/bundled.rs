@@ -1,0 +1,125 @@
+//! The bundled battles, compiled in from `scenarios/`, so a binary installed
+//! anywhere (`cargo install`, the container image) can offer them: the
+//! workbench lists them beside the user's own scenarios. Also each
+//! system's starter (`warcrunch new`), and a table checked on its own as
+//! its system's starter reads it.
+
+use anyhow::{Result, anyhow};
+
+use crate::scenario::{self, Edit};
+use crate::tables::built_ins;
+
+/// One bundled scenario: its path under `scenarios/` and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct Bundled {
+    /// Path under `scenarios/`, with `/` separators.
+    pub name: &'static str,
+    /// The file as shipped, comments and all.
+    pub text: &'static str,
+}
+
+macro_rules! bundled {
+    ($($name:literal),* $(,)?) => {
+        [$(Bundled {
+            name: $name,
+            text: include_str!(concat!("../scenarios/", $name)),
+        }),*]
+    };
+}
+
+/// Every bundled scenario, sorted by name.
+pub const SCENARIOS: [Bundled; 10] = bundled![
+    "gurps/ambush_at_the_ford.toml",
+    "gurps/siege_assault.toml",
+    "gurps/three_days_at_hollin.toml",
+    "seventh_sea/even_field_battle.toml",
+    "seventh_sea/officer_tips_the_balance.toml",
+    "seventh_sea/rout_of_a_weaker_army.toml",
+    "war_cards/cavalry_clash_deck.toml",
+    "war_cards/guard_vs_levy.toml",
+    "war_cards/knights_vs_pikes.toml",
+    "war_cards/longbows_vs_men_at_arms.toml",
+];
+
+/// The bundled scenario of that name, if there is one.
+pub fn find(name: &str) -> Option<Bundled> {
+    SCENARIOS.iter().copied().find(|s| s.name == name)
+}
+
+/// The commented starter scenario of a system (`war_cards`, `gurps`,
+/// `seventh_sea`).
+pub fn starter(system: &str) -> Option<&'static str> {
+    match system {
+        "war_cards" => Some(include_str!("../assets/starters/war_cards.toml")),
+        "gurps" => Some(include_str!("../assets/starters/gurps.toml")),
+        "seventh_sea" => Some(include_str!("../assets/starters/seventh_sea.toml")),
+        _ => None,
+    }
+}
+
+/// Checks table file `file` as table `name` on its own: read as its
+/// system's starter battle reads it, with every check a scenario's table
+/// gets. Returns the stand-ins it declares.
+pub fn check_table(name: &str, file: &str) -> Result<Vec<String>> {
+    let all = built_ins();
+    let builtin = all.iter().find(|t| t.name == name).ok_or_else(|| {
+        anyhow!(
+            "--table {name}={file}: no table is named `{name}`; allowed: {}",
+            all.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    let starter = starter(builtin.system).expect("every table's system has a starter");
+    let battle = std::path::Path::new(file).with_file_name("starter.toml");
+    let s = scenario::load_edited(
+        &battle,
+        starter,
+        &[Edit::table(&(name.to_owned(), file.to_owned()))],
+    )?;
+    let used = s
+        .battle
+        .tables()
+        .iter()
+        .find(|t| t.name == name)
+        .expect("the battle reads the table it was given");
+    Ok(used.stand_ins.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every scenario file of `scenarios/` (tables and schemas aside) is
+    /// bundled, and nothing else: a battle added to the folder must be
+    /// added here too.
+    #[test]
+    fn every_scenario_of_the_folder_is_bundled_and_sorted() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut found = Vec::new();
+        for system in ["gurps", "seventh_sea", "war_cards"] {
+            for entry in std::fs::read_dir(root.join(system)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "toml") {
+                    let name = format!("{system}/{}", path.file_name().unwrap().to_string_lossy());
+                    found.push(name);
+                }
+            }
+        }
+        found.sort();
+        let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+        assert_eq!(names, found);
+        assert!(find("gurps/ambush_at_the_ford.toml").is_some());
+        assert!(find("gurps/none.toml").is_none());
+    }
+
+    #[test]
+    fn every_bundled_scenario_loads() {
+        for s in SCENARIOS {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(s.name);
+            crate::scenario::load_text(&path, s.text)
+                .unwrap_or_else(|e| panic!("{}: {e:#}", s.name));
+        }
+    }
+}
