@@ -9,9 +9,10 @@ import { download, el } from "/assets/dom.js";
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 export class TableGrid {
-  constructor(box, post) {
+  constructor(box, post, changed) {
     this.box = box;
     this.post = post;
+    this.changed = changed; // called after an edit: the battle is checked again
     this.tables = []; // what the loaded battle reads: { name, text? }
     this.edited = {}; // table name -> edited TOML, sent with the next run
     this.original = {}; // table name -> the text before any edit
@@ -35,6 +36,20 @@ export class TableGrid {
     if (tables.some((t) => t.name === chosen)) pick.value = chosen;
   }
 
+  /// Another battle was loaded: its tables start as written.
+  clear() {
+    this.edited = {};
+    this.original = {};
+    this.current = null;
+    this.box.querySelector("#table-grid").replaceChildren();
+    this.box.querySelector("#table-errors").replaceChildren();
+    this.box.querySelector("#table-compare").disabled = true;
+    // The last comparison was of the other battle.
+    this.box.querySelector("#compare-status").textContent = "";
+    this.box.querySelector("#compare-files").replaceChildren();
+    this.box.querySelector("#compare-report").hidden = true;
+  }
+
   async show(name) {
     if (!name) return;
     const known = this.tables.find((t) => t.name === name);
@@ -55,13 +70,15 @@ export class TableGrid {
     else this.edited[name] = edited.body.toml;
     this.setBattle(this.tables);
     await this.show(name);
+    await this.changed();
   }
 
-  reset() {
+  async reset() {
     if (!this.current) return;
     delete this.edited[this.current.grid.name];
     this.setBattle(this.tables);
-    this.show(this.current.grid.name);
+    await this.show(this.current.grid.name);
+    await this.changed();
   }
 
   save() {
@@ -89,6 +106,7 @@ export class TableGrid {
     const name = grid.name;
     const edited = name in this.edited;
     this.box.querySelector("#table-reset").disabled = !edited;
+    this.box.querySelector("#table-compare").disabled = !Object.keys(this.edited).length;
     this.box.querySelector("#table-save").disabled = false;
     const out = [el("h3", { text: grid.title + (edited ? " (edited: the next run uses it)" : "") })];
     if (grid.description) out.push(el("p", { class: "muted", text: grid.description }));

@@ -54,6 +54,7 @@ async function loadScenario() {
   const { ok, body } = await api("/api/scenarios/" + name.split("/").map(encodeURIComponent).join("/"));
   if (ok) {
     $("toml").value = body;
+    tables.clear();
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
     asked = {};
@@ -113,36 +114,51 @@ function suggest(doc) {
 async function ask() {
   const command = $("ask-command").value;
   asked[command] = read(command);
-  const result = await post("/api/analyses", {
-    toml: $("toml").value,
-    name: scenarioName(),
-    ask: { [command]: asked[command] },
-  });
-  $("ask-files").replaceChildren();
-  $("ask-report").hidden = true;
+  await answer({ [command]: asked[command] }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") });
+}
+
+// The battle with its tables as written against the page's edited tables,
+// on the same battles: `warcrunch compare S S --table 2:NAME=FILE`.
+async function compareTables() {
+  const names = Object.keys(tables.edited);
+  const trials = Number($("trials").value);
+  const seed = Number($("seed").value);
+  const file = (scenarioName() || "my_battle.toml").split("/").pop();
+  const overrides = names.map((n) => `--table 2:${n}=my_${n}.toml`).join(" ");
+  $("compare-cli").textContent = `warcrunch compare ${file} ${file} ${overrides} --trials ${trials} --seed ${seed}`;
+  await answer({ compare: { trials, seed } }, "compare", { button: $("table-compare"), status: $("compare-status"), files: $("compare-files"), report: $("compare-report") });
+}
+
+// Posts a question and follows it; its report shows in the page when done.
+async function answer(question, label, shown) {
+  const data = { toml: $("toml").value, name: scenarioName(), ask: question };
+  if (Object.keys(tables.edited).length) data.tables = tables.edited;
+  const result = await post("/api/analyses", data);
+  shown.files.replaceChildren();
+  shown.report.hidden = true;
   if (!result.ok) {
-    $("ask-status").textContent = rejection(result).map((e) => e.message).join("; ");
+    shown.status.textContent = rejection(result).map((e) => e.message).join("; ");
     return;
   }
   const id = result.body.id;
-  $("ask").disabled = true;
-  $("ask-status").textContent = `${command} ${id}: queued`;
+  shown.button.disabled = true;
+  shown.status.textContent = `${label} ${id}: queued`;
   const source = new EventSource(`/api/runs/${id}/events`);
-  const shown = (event) => {
+  const seen = (event) => {
     const s = JSON.parse(event.data);
-    $("ask-status").textContent = `${command} ${id}: ${s.status}` + (s.note ? ` (${s.note})` : "");
+    shown.status.textContent = `${label} ${id}: ${s.status}` + (s.note ? ` (${s.note})` : "");
     return s;
   };
-  source.addEventListener("update", shown);
+  source.addEventListener("update", seen);
   source.addEventListener("end", (event) => {
     source.close();
-    $("ask").disabled = false;
-    const s = shown(event);
+    shown.button.disabled = false;
+    const s = seen(event);
     if (s.status !== "done") return;
-    fileLinks($("ask-files"), id, s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f)));
+    fileLinks(shown.files, id, s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f)));
     if (s.files.includes("report.html")) {
-      $("ask-report").src = `/api/runs/${id}/files/report.html`;
-      $("ask-report").hidden = false;
+      shown.report.src = `/api/runs/${id}/files/report.html`;
+      shown.report.hidden = false;
     }
   });
 }
@@ -333,10 +349,11 @@ $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
-const tables = new TableGrid($("tables"), post);
+const tables = new TableGrid($("tables"), post, () => check());
 $("table-pick").addEventListener("change", () => tables.show($("table-pick").value));
 $("table-reset").addEventListener("click", () => tables.reset());
 $("table-save").addEventListener("click", () => tables.save());
+$("table-compare").addEventListener("click", compareTables);
 const designer = new Designer($("designer"), post);
 $("deck-load").addEventListener("click", async () => {
   if (await designer.load()) $("deck-save").disabled = false;

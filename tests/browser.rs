@@ -574,3 +574,128 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
         );
     }
 }
+
+/// One table cell edited in the page's grid: the scenario, the table, the
+/// cell's `--set` name, its edit path and the value typed.
+struct CellEdit {
+    scenario: &'static str,
+    table: &'static str,
+    sweep: &'static str,
+    path: Value,
+    value: Value,
+}
+
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
+    let empty = tempfile::tempdir().unwrap();
+    let server = Server::start_in(empty.path(), &[]);
+    let Some(mut page) = browser(&format!("http://{}/", server.address)) else {
+        return;
+    };
+    // The ten bundled battles and no error before the user acts.
+    page.wait_for(
+        "the list",
+        "document.querySelectorAll('#pick option').length === 11",
+    );
+    assert_eq!(
+        page.eval("document.getElementById('errors').textContent + document.getElementById('checked').textContent"),
+        ""
+    );
+    assert_eq!(
+        page.eval("document.querySelector('#pick optgroup').label"),
+        "Bundled battles"
+    );
+    page.screenshot("anywhere-list");
+    let edits = [
+        CellEdit {
+            scenario: "gurps/ambush_at_the_ford.toml",
+            table: "survival",
+            sweep: "tables.survival.rows.A.column",
+            path: json!(["rows", 3, "column"]),
+            value: json!("B"),
+        },
+        CellEdit {
+            scenario: "seventh_sea/even_field_battle.toml",
+            table: "battle_chart",
+            sweep: "tables.battle_chart.rows.0.engaged.reputation",
+            path: json!(["rows", 0, "engaged", "reputation"]),
+            value: json!(2),
+        },
+    ];
+    for edit in edits {
+        let CellEdit {
+            scenario,
+            table,
+            sweep,
+            path,
+            value,
+        } = edit;
+        page.eval(&format!(
+            "(() => {{ document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = {scenario:?}; p.dispatchEvent(new Event('change')); }})()"
+        ));
+        page.wait_for(
+            "the battle",
+            "document.getElementById('checked').textContent.startsWith('valid')",
+        );
+        page.eval(&format!(
+            "(() => {{ const t = document.getElementById('table-pick'); t.value = {table:?}; t.dispatchEvent(new Event('change')); }})()"
+        ));
+        let cell = format!("document.querySelector('#table-grid [data-sweep=\"{sweep}\"]')");
+        page.wait_for("the grid", &cell);
+        let typed = value.as_str().map_or(value.to_string(), str::to_owned);
+        page.eval(&format!(
+            "(() => {{ const f = {cell}; f.value = {typed:?}; f.dispatchEvent(new Event('change')); }})()"
+        ));
+        page.wait_for(
+            "the edited table",
+            &format!("document.querySelector('#table-grid h3').textContent.includes('edited') && {cell}.value === {typed:?}"),
+        );
+        page.eval("document.querySelector('input[value=trials]').checked = true; document.getElementById('trials').value = '20000'; document.getElementById('seed').value = '3'; document.getElementById('table-compare').click()");
+        page.wait_for(
+            "the comparison",
+            "document.getElementById('compare-status').textContent.includes(': done') && document.querySelector('#compare-files a')",
+        );
+        let served = page.eval(
+            "(async () => { const a = [...document.querySelectorAll('#compare-files a')].find(a => a.textContent === 'comparison.csv'); return await (await fetch(a.href)).text(); })()",
+        );
+        // The CLI on the same two tables: the built-in one and the page's edit.
+        let (_, built_in) = server.json("POST", "/api/tables", Some(json!({ "name": table })));
+        let (_, edited) = server.json(
+            "POST",
+            "/api/edit",
+            Some(json!({ "toml": built_in["toml"], "edits": [{ "op": "set", "path": path, "value": value }] })),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(format!("{table}.toml"));
+        std::fs::write(&file, edited["toml"].as_str().unwrap()).unwrap();
+        let bundled = repo().join("scenarios").join(scenario);
+        crate::util::warcrunch()
+            .arg("compare")
+            .arg(&bundled)
+            .arg(&bundled)
+            .arg(format!("--table=2:{table}={}", file.display()))
+            .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
+            .arg(dir.path().join("cli"))
+            .assert()
+            .success();
+        let cli = read(&dir.path().join("cli").join("comparison.csv"));
+        assert!(
+            served == json!(cli),
+            "{scenario}: the page's comparison.csv is not warcrunch compare's"
+        );
+        let name = table.replace('_', "-");
+        page.eval("document.getElementById('tables').scrollIntoView()");
+        page.screenshot(&format!("table-{name}"));
+        page.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
+        );
+        page.eval("document.getElementById('tables').scrollIntoView()");
+        page.screenshot(&format!("table-{name}-phone"));
+        page.call("Emulation.clearDeviceMetricsOverride", json!({}));
+    }
+}

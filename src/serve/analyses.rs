@@ -1,5 +1,6 @@
-//! Sweeps, solves and sensitivity analyses asked from the page: the posted
-//! scenario and a typed request, answered by the same library calls the
+//! Sweeps, solves, sensitivity analyses and comparisons of edited tables
+//! asked from the page: the posted scenario (with the page's tables) and a
+//! typed request, answered by the same library calls the
 //! commands make, so the files are the CLI's. Where files go, which tables
 //! are read and how many threads run stay the server's choice; no command
 //! line is built or parsed here.
@@ -11,6 +12,7 @@ use serde::Deserialize;
 use super::files::Refusal;
 use super::runs::{Run, Status};
 use crate::analysis::Destination;
+use crate::analysis::compare::{CompareRequest, compare};
 use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
@@ -28,6 +30,10 @@ pub enum Ask {
     Solve(SolveRequest),
     /// `warcrunch sensitivity`.
     Sensitivity(SensitivityRequest),
+    /// `warcrunch compare S S --table 2:NAME=FILE …`: the battle with its
+    /// tables as written against the battle with the page's edited tables,
+    /// on the same battles.
+    Compare(CompareRequest),
 }
 
 impl Ask {
@@ -97,6 +103,7 @@ impl Ask {
                 }
             }
             Ask::Sensitivity(r) => over("trials", r.trials)?,
+            Ask::Compare(r) => over("trials", r.trials)?,
         }
         Ok(self)
     }
@@ -112,6 +119,8 @@ pub struct Asked {
     pub file: PathBuf,
     /// The scenario's name on the page, used in messages.
     pub name: String,
+    /// The tables edited on the page, written in `input`: name and file.
+    pub tables: Vec<(String, PathBuf)>,
 }
 
 impl Asked {
@@ -130,10 +139,16 @@ impl Asked {
             formats: crate::report::Formats::default(),
         };
         let scenario = self.file.clone();
+        let edited: Vec<String> = self
+            .tables
+            .iter()
+            .map(|(name, file)| format!("{name}={}", file.display()))
+            .collect();
         let outcome = match self.ask {
             Ask::Sweep(request) => sweep(
                 &SweepRequest {
                     scenario,
+                    tables: edited,
                     ..request
                 },
                 &plan,
@@ -143,6 +158,7 @@ impl Asked {
             Ask::Solve(request) => solve(
                 &SolveRequest {
                     scenario,
+                    tables: edited,
                     ..request
                 },
                 &plan,
@@ -153,6 +169,17 @@ impl Asked {
             Ask::Sensitivity(request) => sensitivity(
                 &SensitivityRequest {
                     scenario,
+                    tables: edited,
+                    ..request
+                },
+                &plan,
+                &to,
+            )
+            .map(drop),
+            Ask::Compare(request) => compare(
+                &CompareRequest {
+                    scenarios: vec![scenario.clone(), scenario],
+                    tables: edited.iter().map(|t| format!("2:{t}")).collect(),
                     ..request
                 },
                 &plan,
@@ -160,11 +187,23 @@ impl Asked {
             )
             .map(drop),
         }
-        .map_err(|e| format!("{e:#}").replace(&self.file.display().to_string(), &self.name));
+        .map_err(|e| {
+            let mut message =
+                format!("{e:#}").replace(&self.file.display().to_string(), &self.name);
+            for (name, file) in &self.tables {
+                message = message.replace(
+                    &file.display().to_string(),
+                    &format!("the page's {name} table"),
+                );
+            }
+            message
+        });
         let _ = std::fs::remove_dir_all(&self.input);
         let files = std::fs::read_dir(&run.dir).map(|entries| {
+            // The folder's marker (`.warcrunch`) is not one of the answer's files.
             let mut names: Vec<String> = entries
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|name| !name.starts_with('.'))
                 .collect();
             names.sort();
             names

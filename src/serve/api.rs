@@ -580,6 +580,9 @@ pub struct Question {
     #[serde(default)]
     name: Option<String>,
     ask: Ask,
+    /// Tables edited on the page, used by the question as by a run.
+    #[serde(default)]
+    tables: BTreeMap<String, String>,
 }
 
 /// Posted scenarios of questions are written under `input-N`.
@@ -606,7 +609,7 @@ async fn start_analysis(
             seed: None,
             precision: None,
             baseline: None,
-            tables: BTreeMap::new(),
+            tables: q.tables.clone(),
         };
         let state = for_load;
         let (_, tables) = load(&state, &posted)?;
@@ -618,19 +621,33 @@ async fn start_analysis(
         let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
         // The question is checked now (a 4xx), answered later.
         let ask = q.ask.within(state.max_trials).map_err(Rejected::Refused)?;
+        if matches!(ask, Ask::Compare(_)) && q.tables.is_empty() {
+            return Err(Rejected::Refused(Refusal {
+                status: 422,
+                message: "`compare` sets the battle with its tables as written beside the battle with the page's edited tables: send them in `tables` (`{\"survival\": \"TOML\"}`)".to_owned(),
+            }));
+        }
+        let failed = |e: std::io::Error| {
+            Rejected::Refused(Refusal {
+                status: 500,
+                message: format!("cannot write the scenario for the question: {e}"),
+            })
+        };
         std::fs::create_dir_all(&input)
             .and_then(|()| std::fs::write(&file, written))
-            .map_err(|e| {
-                Rejected::Refused(Refusal {
-                    status: 500,
-                    message: format!("cannot write the scenario for the question: {e}"),
-                })
-            })?;
+            .map_err(failed)?;
+        let mut tables = Vec::new();
+        for (table, text) in &q.tables {
+            let path = input.join(format!("{table}.table.toml"));
+            std::fs::write(&path, text).map_err(failed)?;
+            tables.push((table.clone(), path));
+        }
         let asked = Asked {
             ask,
             input,
             file,
             name: name.to_owned(),
+            tables,
         };
         Ok::<_, Rejected>(asked)
     })
