@@ -3,7 +3,7 @@
 // which answers with the exact skew analysis and the heatmap that
 // `warcrunch cards` draws. Plain ES module.
 
-import { download } from "/assets/dom.js";
+import { download, el } from "/assets/dom.js";
 
 const RESULTS = ["-", "F", "H", "R", "D"];
 
@@ -84,9 +84,23 @@ export class Designer {
       });
     });
     this.box.querySelector("#deck-grid").replaceChildren(table);
-    const findings = this.box.querySelector("#deck-findings");
-    findings.textContent = d.findings;
-    findings.hidden = false;
+    this.box.querySelector("#deck-findings").textContent = d.findings;
+    // Each odd cell named in words; a click shows it in the grid.
+    const list = this.box.querySelector("#deck-anomalies");
+    list.replaceChildren();
+    for (const a of d.anomalies) {
+      const card = a.card ?? this.card;
+      const go = el("button", { type: "button", class: "quiet small", text: `Show card ${card + 1}` });
+      go.addEventListener("click", () => {
+        this.card = card;
+        this.draw();
+        const cell = this.box.querySelector(`#deck-grid select[data-cell="${card}:${a.row}:${a.column}"]`);
+        if (cell) cell.focus();
+      });
+      list.append(el("li", {}, go, ` ${a.sentence}`));
+    }
+    if (!d.anomalies.length) list.append(el("li", { text: "none: every column follows its pattern" }));
+    this.box.querySelector("#deck-notes").hidden = false;
     // The server's own chart (plotters SVG), shown as an image (hidden
     // until there is a deck, so the page shows no empty picture).
     const img = this.box.querySelector("#deck-heatmap");

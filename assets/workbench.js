@@ -310,11 +310,72 @@ function bar(share) {
   return svg;
 }
 
+// Bars of share by value (in value order) with 95% whiskers; each bar's
+// tooltip gives its value and share as the console prints them.
+function histogram(shares) {
+  const sorted = [...shares].sort((a, b) => Number(a.value) - Number(b.value));
+  const top = Math.max(...sorted.map((s) => s.ci_high), 1e-9);
+  const width = 100 / sorted.length;
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 100 40");
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("class", "histogram");
+  svg.setAttribute("role", "img");
+  const lo = sorted[0].value;
+  const hi = sorted[sorted.length - 1].value;
+  svg.setAttribute("aria-label", `histogram of ${sorted.length} values from ${lo} to ${hi}`);
+  sorted.forEach((s, i) => {
+    const rect = document.createElementNS(ns, "rect");
+    rect.setAttribute("x", i * width + width * 0.1);
+    rect.setAttribute("width", width * 0.8);
+    rect.setAttribute("y", 40 - (40 * s.probability) / top);
+    rect.setAttribute("height", (40 * s.probability) / top);
+    rect.setAttribute("fill", "#56b4e9");
+    const title = document.createElementNS(ns, "title");
+    title.textContent = `${s.value}: ${s.shown}`;
+    rect.append(title);
+    const whisker = document.createElementNS(ns, "line");
+    whisker.setAttribute("x1", i * width + width / 2);
+    whisker.setAttribute("x2", i * width + width / 2);
+    whisker.setAttribute("y1", 40 - (40 * s.ci_low) / top);
+    whisker.setAttribute("y2", 40 - (40 * s.ci_high) / top);
+    whisker.setAttribute("stroke", "#000");
+    whisker.setAttribute("vector-effect", "non-scaling-stroke");
+    svg.append(rect, whisker);
+    if (s.before) {
+      // The run before: an outline at its share.
+      const was = document.createElementNS(ns, "rect");
+      was.setAttribute("x", i * width + width * 0.1);
+      was.setAttribute("width", width * 0.8);
+      was.setAttribute("y", 40 - (40 * s.before.probability) / top);
+      was.setAttribute("height", (40 * s.before.probability) / top);
+      was.setAttribute("fill", "none");
+      was.setAttribute("stroke", "#d55e00");
+      was.setAttribute("vector-effect", "non-scaling-stroke");
+      svg.append(was);
+      title.textContent += `; before ${s.before.shown}`;
+    }
+  });
+  const axis = el("div", { class: "axis" }, el("span", { text: lo }), el("span", { text: hi }));
+  const likeliest = sorted.reduce((a, b) => (b.probability > a.probability ? b : a));
+  const before = sorted.some((s) => s.before) ? "; orange outlines: the run before" : "";
+  const note = el("p", { class: "muted", text: `${sorted.length} values from ${lo} to ${hi}; likeliest ${likeliest.value} (${likeliest.shown})${before}; every value is in distributions.csv` });
+  return el("div", { class: "hist" }, svg, axis, note);
+}
+
 function drawMetrics(metrics) {
   const box = $("metrics");
   box.replaceChildren();
   for (const m of metrics) {
     const section = el("div", { class: "metric" }, el("h4", { text: `${m.subject} · ${m.metric}` }));
+    // A number's values as a histogram in value order, each bar with its interval.
+    const numeric = m.shares.length > 6 && m.shares.every((s) => s.value !== "" && Number.isFinite(Number(s.value)));
+    if (numeric) {
+      section.append(histogram(m.shares));
+      box.append(section);
+      continue;
+    }
     const shares = m.shares.length > 24 ? [...m.shares].sort((a, b) => b.probability - a.probability).slice(0, 24) : m.shares;
     for (const s of shares) {
       // Written by the server, as the console and the report write it.

@@ -409,8 +409,8 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         1,
     );
     assert_ne!(edited, warcrunch::tables::BUILT_IN_CARDS);
-    let deck = Deck::parse(&edited, "deck.toml").unwrap();
-    let expected = findings(&deck, "deck.toml", &analyse(&deck));
+    let deck = Deck::parse(&edited, "your deck").unwrap();
+    let expected = findings(&deck, "your deck", &analyse(&deck));
     assert_eq!(
         page.eval("document.getElementById('deck-findings').textContent"),
         json!(expected)

@@ -22,15 +22,21 @@ pub struct Posted {
     toml: Option<String>,
 }
 
-/// The name a posted deck is checked under.
-const POSTED: &str = "deck.toml";
+/// How the findings name a deck the page posted, and the shipped one.
+const POSTED: &str = "your deck";
+const SHIPPED: &str = "the built-in deck";
 
 /// `POST /api/cards`: the deck's grid, its exact skew analysis, the
 /// findings as `warcrunch cards` prints them, and the heatmap as SVG.
 pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
+    let source = if posted.toml.is_some() {
+        POSTED
+    } else {
+        SHIPPED
+    };
     let text = posted.toml.unwrap_or_else(|| BUILT_IN_CARDS.to_owned());
     let answer = tokio::task::spawn_blocking(move || {
-        let deck = match Deck::parse(&text, POSTED) {
+        let deck = match Deck::parse(&text, source) {
             Ok(deck) => deck,
             Err(e) => return unreadable(format!("{e:#}"), &text),
         };
@@ -51,7 +57,11 @@ pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
         let anomalies: Vec<_> = analysis
             .anomalies
             .iter()
-            .map(|a| json!({ "row": a.row, "column": a.column, "sentence": a.sentence() }))
+            .map(|a| {
+                // The first card that holds (or may hold) the odd result.
+                let card = a.extra.iter().find_map(|e| e.cards.first());
+                json!({ "row": a.row, "column": a.column, "card": card, "sentence": a.sentence() })
+            })
             .collect();
         Json(json!({
             "toml": text,
@@ -61,7 +71,7 @@ pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
             "columns": COLUMNS,
             "cards": cards,
             "anomalies": anomalies,
-            "findings": findings(&deck, POSTED, &analysis),
+            "findings": findings(&deck, source, &analysis),
             "heatmap": heatmap,
         }))
         .into_response()
