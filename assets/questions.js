@@ -3,7 +3,7 @@
 // library calls as the commands; the answer is the command's report and
 // files. Plain ES module.
 
-import { $ } from "/assets/dom.js";
+import { $, el } from "/assets/dom.js";
 
 /// A first question for the battle on the page, for each command.
 export function examples(doc) {
@@ -34,7 +34,7 @@ export function examples(doc) {
 
 /// Shows the fields `command` takes and hides the others.
 export function show(command) {
-  for (const field of document.querySelectorAll("#ask-form [data-for]")) {
+  for (const field of document.querySelectorAll("#questions [data-for]")) {
     field.hidden = !field.dataset.for.split(" ").includes(command);
   }
 }
@@ -81,4 +81,144 @@ export function read(command) {
   }[command]();
   request.seed = number("ask-seed");
   return JSON.parse(JSON.stringify(request));
+}
+
+/// The pickers over the battle's settings, table cells and outcomes (from
+/// the server's /api/choices): choosing in them writes the question's
+/// fields, so the request is the one the command line makes.
+export class Pickers {
+  constructor(post) {
+    this.post = post;
+    this.choices = { settings: [], cells: [], outcomes: [] };
+    for (const id of ["pick-setting", "pick-from", "pick-to", "pick-step"]) $(id).addEventListener("change", () => this.writeSetting());
+    $("pick-setting").addEventListener("change", () => this.rangeOf());
+    for (const id of ["pick-outcome", "pick-op", "pick-value", "pick-threshold"]) $(id).addEventListener("change", () => this.writeTarget());
+    $("pick-outcome").addEventListener("change", () => this.valuesOf());
+    $("pick-knobs").addEventListener("change", () => {
+      $("ask-knobs").value = [...$("pick-knobs").selectedOptions].map((o) => o.value).join(", ");
+    });
+  }
+
+  /// Reads the battle's choices and sets the pickers to the fields' question.
+  async load(data) {
+    const result = await this.post("/api/choices", data);
+    if (!result.ok) return;
+    this.choices = result.body;
+    const setting = $("pick-setting");
+    setting.replaceChildren();
+    const knobs = $("pick-knobs");
+    knobs.replaceChildren();
+    for (const [label, list] of [["Settings", this.choices.settings], ["Table cells", this.choices.cells]]) {
+      if (!list.length) continue;
+      const group = el("optgroup", { label });
+      for (const k of list) group.append(el("option", { value: k.path, text: `${k.title} (now ${JSON.stringify(k.value)})` }));
+      setting.append(group);
+    }
+    for (const k of this.choices.settings) knobs.append(el("option", { value: k.path, text: k.title }));
+    const outcome = $("pick-outcome");
+    outcome.replaceChildren();
+    for (const o of this.choices.outcomes) outcome.append(el("option", { value: `${o.subject}/${o.metric}`, text: `${o.subject} · ${o.metric}` }));
+    this.fromFields();
+  }
+
+  knob(path) {
+    return [...this.choices.settings, ...this.choices.cells].find((k) => k.path === path);
+  }
+
+  /// The pickers set to the question the fields hold (an example or an earlier one).
+  fromFields() {
+    const typed = $("ask-command").value === "solve" ? $("ask-vary").value : $("ask-set").value.split("\n")[0];
+    const m = /^([^=]+)=([^.,:]+)\.\.([^:]+)(?::(.+))?$/.exec(typed.trim());
+    if (m && this.knob(m[1])) {
+      $("pick-setting").value = m[1];
+      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [m[2], m[3], m[4] || ""];
+    } else if (this.choices.settings.length) {
+      // A question the pickers cannot show stays as typed.
+      this.rangeOf(false);
+    }
+    const target = /^([^/]+\/[^=<>]+)(>=|<=|=)(.+)$/.exec($("ask-target").value.trim());
+    if (target && this.choices.outcomes.some((o) => `${o.subject}/${o.metric}` === target[1])) {
+      $("pick-outcome").value = target[1];
+      this.valuesOf(false);
+      $("pick-op").value = target[2];
+      $("pick-value").value = target[3];
+      $("pick-threshold").value = target[3];
+    } else {
+      this.valuesOf(false);
+    }
+    const knobs = new Set($("ask-knobs").value.split(",").map((k) => k.trim()));
+    for (const o of $("pick-knobs").options) o.selected = knobs.has(o.value);
+  }
+
+  /// A fresh range around the chosen setting's value.
+  rangeOf(write = true) {
+    const k = this.knob($("pick-setting").value);
+    if (!k) return;
+    const v = Number(k.value);
+    if (k.kind === "integer") {
+      const step = Math.abs(v) >= 20 ? Math.max(1, Math.round(Math.abs(v) / 10)) : 1;
+      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [v - 2 * step, v + 2 * step, step];
+    } else if (k.kind === "number") {
+      const d = v === 0 ? 0.1 : Math.abs(v) / 2;
+      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [v - d, v + d, d / 2];
+    }
+    if (write) this.writeSetting();
+  }
+
+  writeSetting() {
+    const k = this.knob($("pick-setting").value);
+    if (!k) return;
+    const numeric = k.kind === "integer" || k.kind === "number";
+    for (const id of ["pick-from", "pick-to", "pick-step"]) $(id).disabled = !numeric;
+    const [from, to, step] = [$("pick-from").value, $("pick-to").value, $("pick-step").value];
+    let values;
+    if (numeric) values = `${from}..${to}${step ? `:${step}` : ""}`;
+    else if (k.kind === "flag") values = "false,true";
+    else if (k.choices.length) values = k.choices.join(",");
+    else values = String(k.value);
+    $("ask-set").value = `${k.path}=${values}`;
+    $("ask-vary").value = numeric ? `${k.path}=${from}..${to}` : `${k.path}=${values}`;
+  }
+
+  /// The chosen outcome's values, or a threshold for a number.
+  valuesOf(write = true) {
+    const o = this.choices.outcomes.find((x) => `${x.subject}/${x.metric}` === $("pick-outcome").value);
+    if (!o) return;
+    $("pick-value").replaceChildren(...o.values.map((v) => el("option", { value: v, text: v })));
+    $("pick-value").hidden = o.numeric;
+    $("pick-threshold").hidden = !o.numeric;
+    for (const op of $("pick-op").options) op.disabled = !o.numeric && op.value !== "=";
+    if (!o.numeric) $("pick-op").value = "=";
+    else if ($("pick-threshold").value === "") $("pick-threshold").value = o.values[Math.floor(o.values.length / 2)];
+    if (write) this.writeTarget();
+  }
+
+  writeTarget() {
+    const o = this.choices.outcomes.find((x) => `${x.subject}/${x.metric}` === $("pick-outcome").value);
+    if (!o) return;
+    const value = o.numeric ? $("pick-threshold").value : $("pick-value").value;
+    $("ask-target").value = `${o.subject}/${o.metric}${o.numeric ? $("pick-op").value : "="}${value}`;
+  }
+}
+
+/// The command line that asks `request` of `file`.
+export function commandLine(command, request, file) {
+  const quote = (s) => (/^[\w./:=,+-]+$/.test(s) ? s : `"${s.replaceAll('"', '\\"')}"`);
+  const parts = ["warcrunch", command, quote(file)];
+  if (command === "sweep") for (const s of request.set || []) parts.push("--set", quote(s));
+  if (command === "solve") {
+    parts.push("--vary", quote(request.vary), "--target", quote(request.target));
+    const [goal, p] = Object.entries(request.goal || {})[0] || [];
+    if (goal) parts.push(`--${goal.replace("_", "-")}`, String(p));
+  }
+  if (command === "sensitivity") {
+    parts.push("--target", quote(request.target));
+    if (request.knobs && request.knobs.length) parts.push("--knobs", quote(request.knobs.join(",")));
+    if (request.cells) parts.push("--cells");
+  }
+  if (request.exact) parts.push("--exact");
+  if (request.max_trials !== undefined) parts.push("--max-trials", String(request.max_trials));
+  if (request.trials !== undefined) parts.push("--trials", String(request.trials));
+  if (request.seed !== undefined) parts.push("--seed", String(request.seed));
+  return parts.join(" ");
 }

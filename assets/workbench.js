@@ -6,7 +6,7 @@ import { $, download, el, fileLinks } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
-import { examples, fill, read, show } from "/assets/questions.js";
+import { Pickers, commandLine, examples, fill, read, show } from "/assets/questions.js";
 
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
@@ -99,7 +99,22 @@ async function fromToml() {
   }
   await drawForm(result.body);
   suggest(result.body.document);
-  await check();
+  if (await check()) await pickers.load(battle());
+  askedAs();
+}
+
+// The battle on the page, as the server reads it for a question.
+function battle() {
+  const data = { toml: $("toml").value, name: scenarioName() };
+  if (Object.keys(tables.edited).length) data.tables = tables.edited;
+  return data;
+}
+
+// The question in the form, as the command line would ask it.
+function askedAs() {
+  const command = $("ask-command").value;
+  const file = (scenarioName() || "my_battle.toml").split("/").pop();
+  $("ask-cli").textContent = commandLine(command, read(command), file);
 }
 
 // Each question's example for the battle on the page; an edited one stays.
@@ -109,6 +124,7 @@ function suggest(doc) {
   for (const [command, request] of Object.entries(fresh)) if (!asked[command]) asked[command] = request;
   fill(asked[$("ask-command").value]);
   show($("ask-command").value);
+  pickers.fromFields();
 }
 
 async function ask() {
@@ -411,6 +427,7 @@ $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
 const tables = new TableGrid($("tables"), post, () => check());
+const pickers = new Pickers(post);
 $("table-pick").addEventListener("change", () => tables.show($("table-pick").value));
 $("table-reset").addEventListener("click", () => tables.reset());
 $("table-save").addEventListener("click", () => tables.save());
@@ -431,7 +448,11 @@ $("ask-command").addEventListener("change", () => {
   asking = $("ask-command").value;
   fill(asked[asking] || {});
   show(asking);
+  pickers.fromFields();
+  askedAs();
 });
+$("questions").addEventListener("change", askedAs);
+$("questions").addEventListener("input", askedAs);
 // A link can name a scenario, open one of its tables and start it:
 // /?scenario=gurps/x.toml&table=survival&run
 async function start() {

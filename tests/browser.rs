@@ -699,3 +699,81 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         page.call("Emulation.clearDeviceMetricsOverride", json!({}));
     }
 }
+
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
+    let server = Server::start(&[]);
+    let url = format!(
+        "http://{}/?scenario=gurps/ambush_at_the_ford.toml",
+        server.address
+    );
+    let Some(mut page) = browser(&url) else {
+        return;
+    };
+    page.wait_for(
+        "the pickers",
+        "document.querySelector('#pick-setting option[value=\"sides.Raiders.troop_strength\"]') && document.querySelector('#pick-outcome option[value=\"side:Megalos/victory\"]')",
+    );
+    // Chosen, never typed: the setting, its range, the outcome and its value.
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('ask-command', 'solve');
+           set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '400'); set('pick-to', '1600');
+           set('pick-outcome', 'side:Megalos/victory'); set('pick-value', 'won');
+           set('ask-goal', 'equals'); set('ask-p', '0.5'); set('ask-max-trials', '20000'); set('ask-seed', '3'); })()",
+    );
+    let line = page.eval("document.getElementById('ask-cli').textContent");
+    assert_eq!(
+        line,
+        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --seed 3"
+    );
+    page.eval("document.getElementById('ask').click()");
+    page.wait_for(
+        "the solve",
+        "document.getElementById('ask-status').textContent.includes(': done') && document.querySelector('#ask-files a')",
+    );
+    let served = page.eval(
+        "(async () => { const a = [...document.querySelectorAll('#ask-files a')].find(a => a.textContent === 'run.json'); return await (await fetch(a.href)).json(); })()",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::warcrunch()
+        .arg("solve")
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .args([
+            "--vary",
+            "sides.Raiders.troop_strength=400..1600",
+            "--target",
+            "side:Megalos/victory=won",
+            "--equals",
+            "0.5",
+            "--max-trials",
+            "20000",
+            "--seed",
+            "3",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.path().join("cli"))
+        .assert()
+        .success();
+    let cli: Value = serde_json::from_str(&read(&dir.path().join("cli/run.json"))).unwrap();
+    // The same solution; the page's JSON reader writes 887.0 as 887.
+    let mut solution = served["solution"].clone();
+    let value = solution["value"].as_f64();
+    solution["value"] = cli["solution"]["value"].clone();
+    assert_eq!(solution, cli["solution"], "{served}");
+    assert_eq!(value, cli["solution"]["value"].as_f64(), "{served}");
+    assert!(value.is_some(), "{cli}");
+    page.eval("document.getElementById('questions').scrollIntoView()");
+    page.screenshot("solve-form");
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
+    );
+    page.eval("document.getElementById('questions').scrollIntoView()");
+    page.screenshot("solve-form-phone");
+}

@@ -232,6 +232,87 @@ fn sampled_moves(
 
 /// The knobs to move: those named with `--knobs`; else every one, or none
 /// with `--cells` (which moves the card table's cells instead).
+/// What a question about a scenario can move: every setting it sets
+/// (as `sensitivity` moves them) and every cell of every table it reads
+/// (none for war cards, whose deck cells move as card results), and its
+/// outcomes, as `--target` names them; for the workbench's pickers.
+pub struct Choices {
+    /// The settings, by their `--set` paths.
+    pub settings: Vec<Knob>,
+    /// The table cells, by their `--set` paths (`tables.survival.rows.D.column`).
+    pub cells: Vec<Knob>,
+    /// Each metric's subject, name and values (for a number: its lowest
+    /// and highest value seen possible).
+    pub outcomes: Vec<Outcome>,
+}
+
+/// One metric a target can name.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Outcome {
+    /// `side:Megalos`, `party`, `hero:Titus`, `battle`.
+    pub subject: String,
+    /// `victory`, `any_down_or_dead`, `reputation`.
+    pub metric: String,
+    /// Its values, in the report's order (for a number: from its lowest
+    /// to its highest).
+    pub values: Vec<String>,
+    /// Whether the values are numbers (thresholds `>=` apply).
+    pub numeric: bool,
+}
+
+/// The [`Choices`] of `scenario` read with `tables` (`NAME=FILE`).
+pub fn choices(scenario: &std::path::Path, tables: &[String]) -> Result<Choices> {
+    let request = SensitivityRequest {
+        scenario: scenario.to_path_buf(),
+        target: String::new(),
+        knobs: Vec::new(),
+        cells: true,
+        cell_tables: Vec::new(),
+        exact: false,
+        trials: None,
+        seed: None,
+        tables: tables.to_vec(),
+    };
+    let overrides = table_overrides(tables)?;
+    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+    let text = scenario::read_text(scenario)?;
+    let base = scenario::load_edited(scenario, &text, &edits)?;
+    let doc: toml::Table = toml::from_str(&text)
+        .with_context(|| format!("{}: not a TOML document", scenario.display()))?;
+    let chosen = setting_choices(&request, &doc, &base, &overrides)?;
+    let settings = knobs(&doc, &chosen);
+    let cells = if base.battle.downcast::<WarCards>().is_some() {
+        Vec::new()
+    } else {
+        table_cell_knobs(&request, &doc, &base, &overrides)?
+    };
+    let outcomes = metric_layout(&base)
+        .iter()
+        .map(|m| {
+            let (values, numeric) = match &m.values {
+                crate::stats::Values::Categories(labels) => (labels.clone(), false),
+                crate::stats::Values::Integers { first } => (
+                    (0..m.weights.len() as i64)
+                        .map(|i| (first + i).to_string())
+                        .collect(),
+                    true,
+                ),
+            };
+            Outcome {
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                values,
+                numeric,
+            }
+        })
+        .collect();
+    Ok(Choices {
+        settings,
+        cells,
+        outcomes,
+    })
+}
+
 fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
     if named.is_empty() {
         return Ok(if cells { Vec::new() } else { all });

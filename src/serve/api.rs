@@ -111,6 +111,7 @@ pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
         .route("/api/tables", axum::routing::post(read_table))
         .route("/api/runs", axum::routing::post(start_run))
         .route("/api/analyses", axum::routing::post(start_analysis))
+        .route("/api/choices", axum::routing::post(question_choices))
         .route("/api/runs/{id}", get(run_state).delete(stop_run))
         .route("/api/runs/{id}/events", get(run_events))
         .route("/api/runs/{id}/files/{name}", get(run_file))
@@ -659,6 +660,96 @@ async fn start_analysis(
         }
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
+    }
+}
+
+/// A scenario (and the page's tables) for the question forms' pickers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Asking {
+    toml: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tables: BTreeMap<String, String>,
+}
+
+/// What a sweep, solve or sensitivity of the posted battle can move and
+/// aim at: its settings and table cells by their `--set` paths, and its
+/// outcomes by subject, metric and values, as the commands name them.
+async fn question_choices(
+    Shared(state): Shared<Arc<State>>,
+    Json(asked): Json<Asking>,
+) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        let posted = Posted {
+            toml: asked.toml.clone(),
+            name: asked.name.clone(),
+            trials: None,
+            seed: None,
+            precision: None,
+            baseline: None,
+            tables: asked.tables.clone(),
+        };
+        let (_, found) = load(&state, &posted)?;
+        let name = asked.name.as_deref().unwrap_or(POSTED);
+        let input = state
+            .files()
+            .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
+        let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
+        let failed = |e: std::io::Error| {
+            Rejected::Refused(Refusal {
+                status: 500,
+                message: format!("cannot write the scenario for its choices: {e}"),
+            })
+        };
+        std::fs::create_dir_all(&input)
+            .and_then(|()| std::fs::write(&file, absolute_tables(&asked.toml, &found)))
+            .map_err(failed)?;
+        let mut tables = Vec::new();
+        for (table, text) in &asked.tables {
+            let path = input.join(format!("{table}.table.toml"));
+            std::fs::write(&path, text).map_err(failed)?;
+            tables.push(format!("{table}={}", path.display()));
+        }
+        let choices = crate::analysis::sensitivity::choices(&file, &tables);
+        let _ = std::fs::remove_dir_all(&input);
+        let choices = choices.map_err(|e| {
+            invalid(
+                &format!("{e:#}"),
+                &file.display().to_string(),
+                name,
+                &asked.toml,
+            )
+        })?;
+        let knob = |k: &crate::sensitivity::Knob| {
+            let kind = match &k.value {
+                toml::Value::Integer(_) => "integer",
+                toml::Value::Float(_) => "number",
+                toml::Value::Boolean(_) => "flag",
+                toml::Value::Array(_) => "list",
+                _ => "word",
+            };
+            json!({
+                "path": k.name(),
+                "title": super::grid::title(&k.path.join(".")),
+                "value": k.value,
+                "kind": kind,
+                "choices": k.choices,
+                "cell": k.cell,
+            })
+        };
+        Ok::<_, Rejected>(json!({
+            "settings": choices.settings.iter().map(knob).collect::<Vec<_>>(),
+            "cells": choices.cells.iter().map(knob).collect::<Vec<_>>(),
+            "outcomes": choices.outcomes,
+        }))
+    })
+    .await;
+    match answer {
+        Ok(Ok(body)) => Json(body).into_response(),
+        Ok(Err(rejected)) => rejected.into_response(),
+        Err(e) => crashed("the choices", e),
     }
 }
 

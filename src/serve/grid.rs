@@ -448,7 +448,9 @@ pub fn title(key: &str) -> String {
         .map(|part| {
             part.split('_')
                 .map(|w| match w {
-                    "ts" | "tl" | "hp" | "pc" | "pcs" | "tn" => w.to_uppercase(),
+                    "ts" | "tl" | "hp" | "pc" | "pcs" | "tn" | "dr" | "ht" | "iq" => {
+                        w.to_uppercase()
+                    }
                     "pct" => "%".to_owned(),
                     _ => w.to_owned(),
                 })
