@@ -40,6 +40,7 @@ export class TableGrid {
   clear() {
     this.edited = {};
     this.original = {};
+    this.before = {};
     this.current = null;
     this.box.querySelector("#table-grid").replaceChildren();
     this.box.querySelector("#table-errors").replaceChildren();
@@ -56,7 +57,14 @@ export class TableGrid {
     const text = this.edited[name] ?? (known && known.text);
     const result = await this.post("/api/tables", text === undefined ? { name } : { name, toml: text });
     if (!result.ok) return this.fail(result);
-    if (!(name in this.original)) this.original[name] = result.body.toml;
+    if (!(name in this.original)) {
+      this.original[name] = result.body.toml;
+      // Each cell's value as written, to mark the edited ones.
+      this.before = this.before || {};
+      this.before[name] = new Map();
+      for (const section of result.body.grid.sections)
+        for (const row of section.rows) for (const c of row.cells) if (c) this.before[name].set(c.sweep, c.value);
+    }
     this.current = result.body;
     this.draw();
   }
@@ -172,6 +180,11 @@ export class TableGrid {
       field.dataset.sweep = cell.sweep;
       field.title = `${cell.sweep}${cell.stand_in ? " (stand-in)" : ""}`;
       if (cell.stand_in) td.classList.add("stand-in");
+      const was = this.before && this.before[this.current.grid.name] && this.before[this.current.grid.name].get(cell.sweep);
+      if (was !== undefined && !same(was, cell.value)) {
+        td.classList.add("changed");
+        field.title += ` (was ${JSON.stringify(was)})`;
+      }
       const message = wrong.get(JSON.stringify(cell.path));
       if (message) {
         td.classList.add("invalid");
