@@ -224,6 +224,20 @@ impl Browser {
         assert_eq!(self.eval(&script), true);
     }
 
+    /// Screenshots of section `id` at desktop width and at a phone's
+    /// (390 px), as `NAME.png` and `NAME-phone.png`.
+    fn screenshots(&mut self, id: &str, name: &str) {
+        self.eval(&format!("document.getElementById({id:?}).scrollIntoView()"));
+        self.screenshot(name);
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
+        );
+        self.eval(&format!("document.getElementById({id:?}).scrollIntoView()"));
+        self.screenshot(&format!("{name}-phone"));
+        self.call("Emulation.clearDeviceMetricsOverride", json!({}));
+    }
+
     fn field_error(&mut self, path: &str) -> String {
         let script = format!(
             "[...document.querySelectorAll('.field')].find(r => r.dataset.path === {path:?}).querySelector('.field-error').textContent"
@@ -243,6 +257,14 @@ fn browser(url: &str) -> Option<Browser> {
     found
 }
 
+/// The page with the ambush loaded from its link, or a loud skip.
+fn ambush_page(server: &Server) -> Option<Browser> {
+    browser(&format!(
+        "http://{}/?scenario=gurps/ambush_at_the_ford.toml",
+        server.address
+    ))
+}
+
 const RAIDERS_STRATEGY: &str = r#"["sides",1,"strategy"]"#;
 
 #[test]
@@ -252,11 +274,7 @@ const RAIDERS_STRATEGY: &str = r#"["sides",1,"strategy"]"#;
 )]
 fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     let server = Server::start(&[]);
-    let url = format!(
-        "http://{}/?scenario=gurps/ambush_at_the_ford.toml",
-        server.address
-    );
-    let Some(mut page) = browser(&url) else {
+    let Some(mut page) = ambush_page(&server) else {
         return;
     };
     page.wait_for(
@@ -687,16 +705,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             served == json!(cli),
             "{scenario}: the page's comparison.csv is not warcrunch compare's"
         );
-        let name = table.replace('_', "-");
-        page.eval("document.getElementById('tables').scrollIntoView()");
-        page.screenshot(&format!("table-{name}"));
-        page.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
-        );
-        page.eval("document.getElementById('tables').scrollIntoView()");
-        page.screenshot(&format!("table-{name}-phone"));
-        page.call("Emulation.clearDeviceMetricsOverride", json!({}));
+        page.screenshots("tables", &format!("table-{}", table.replace('_', "-")));
     }
 }
 
@@ -707,11 +716,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
 )]
 fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     let server = Server::start(&[]);
-    let url = format!(
-        "http://{}/?scenario=gurps/ambush_at_the_ford.toml",
-        server.address
-    );
-    let Some(mut page) = browser(&url) else {
+    let Some(mut page) = ambush_page(&server) else {
         return;
     };
     page.wait_for(
@@ -768,12 +773,5 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     assert_eq!(solution, cli["solution"], "{served}");
     assert_eq!(value, cli["solution"]["value"].as_f64(), "{served}");
     assert!(value.is_some(), "{cli}");
-    page.eval("document.getElementById('questions').scrollIntoView()");
-    page.screenshot("solve-form");
-    page.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
-    );
-    page.eval("document.getElementById('questions').scrollIntoView()");
-    page.screenshot("solve-form-phone");
+    page.screenshots("questions", "solve-form");
 }

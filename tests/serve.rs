@@ -557,11 +557,12 @@ fn the_forms_edits_keep_the_file_and_the_designer_answers_exactly() {
     let (status, deck) = server.json("POST", "/api/cards", Some(json!({})));
     assert_eq!(status, 200, "{deck}");
     let text = warcrunch::tables::BUILT_IN_CARDS;
-    let parsed = warcrunch::systems::war_cards::deck::Deck::parse(text, "deck.toml").unwrap();
+    let parsed =
+        warcrunch::systems::war_cards::deck::Deck::parse(text, "the built-in deck").unwrap();
     let analysis = warcrunch::systems::war_cards::skew::analyse(&parsed);
     assert_eq!(
         deck["findings"],
-        warcrunch::report::deck_findings::findings(&parsed, "deck.toml", &analysis)
+        warcrunch::report::deck_findings::findings(&parsed, "the built-in deck", &analysis)
     );
     assert_eq!(deck["cards"].as_array().unwrap().len(), 9);
     assert_eq!(

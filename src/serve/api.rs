@@ -177,14 +177,7 @@ fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected 
         .and_then(|rest| rest.strip_prefix(':'))
         .and_then(|rest| rest.split(':').next())
         .and_then(|n| n.parse::<u64>().ok())
-        .or_else(|| {
-            let (_, after) = message.split_once(" at line ")?;
-            after
-                .split(|c: char| !c.is_ascii_digit())
-                .next()?
-                .parse()
-                .ok()
-        });
+        .or_else(|| super::reply::line_named(&message));
     let key = message.split('`').nth(1).map(str::to_owned);
     let path = line
         .and_then(|l| edit::path_at_line(text, l))
@@ -386,13 +379,7 @@ fn table_error(message: &str, name: &str, origin: &str, text: &str) -> serde_jso
         .replace(&format!("--table {name}={origin}: "), "")
         .replace(&format!("{origin}: "), "")
         .replace(origin, &format!("the {name} table"));
-    let line = message.split_once(" at line ").and_then(|(_, after)| {
-        after
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse::<u64>()
-            .ok()
-    });
+    let line = super::reply::line_named(&message);
     let path = line
         .and_then(|l| edit::path_at_line(text, l))
         .or_else(|| super::grid::cell_named(&message, text));
@@ -586,6 +573,61 @@ pub struct Question {
     tables: BTreeMap<String, String>,
 }
 
+/// A question's scenario and tables as written for the command.
+struct Written {
+    /// Its folder (`input-N` among the server's files), removed after.
+    input: PathBuf,
+    /// The scenario, its `[tables]` paths made absolute.
+    file: PathBuf,
+    /// Each table the page sent: its name and file.
+    tables: Vec<(String, PathBuf)>,
+}
+
+/// Checks a question's scenario and tables as a run's, and writes them
+/// into a fresh `input-N` folder for the library call that answers it.
+fn write_question(
+    state: &State,
+    toml: &str,
+    name: Option<&str>,
+    tables: &BTreeMap<String, String>,
+) -> Result<Written, Rejected> {
+    let posted = Posted {
+        toml: toml.to_owned(),
+        name: name.map(str::to_owned),
+        trials: None,
+        seed: None,
+        precision: None,
+        baseline: None,
+        tables: tables.clone(),
+    };
+    let (_, found) = load(state, &posted)?;
+    let name = name.unwrap_or(POSTED);
+    let input = state
+        .files()
+        .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
+    let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
+    let failed = |e: std::io::Error| {
+        Rejected::Refused(Refusal {
+            status: 500,
+            message: format!("cannot write the scenario for the question: {e}"),
+        })
+    };
+    std::fs::create_dir_all(&input)
+        .and_then(|()| std::fs::write(&file, absolute_tables(toml, &found)))
+        .map_err(failed)?;
+    let mut written = Vec::new();
+    for (table, text) in tables {
+        let path = input.join(format!("{table}.table.toml"));
+        std::fs::write(&path, text).map_err(failed)?;
+        written.push((table.clone(), path));
+    }
+    Ok(Written {
+        input,
+        file,
+        tables: written,
+    })
+}
+
 /// Posted scenarios of questions are written under `input-N`.
 static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -603,54 +645,22 @@ async fn start_analysis(
     };
     let for_load = state.clone();
     let prepared = tokio::task::spawn_blocking(move || {
-        let posted = Posted {
-            toml: q.toml.clone(),
-            name: q.name.clone(),
-            trials: None,
-            seed: None,
-            precision: None,
-            baseline: None,
-            tables: q.tables.clone(),
-        };
-        let state = for_load;
-        let (_, tables) = load(&state, &posted)?;
-        let name = q.name.as_deref().unwrap_or(POSTED);
-        let written = absolute_tables(&q.toml, &tables);
-        let input = state
-            .files()
-            .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
-        let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
         // The question is checked now (a 4xx), answered later.
-        let ask = q.ask.within(state.max_trials).map_err(Rejected::Refused)?;
+        let ask = q.ask.within(for_load.max_trials).map_err(Rejected::Refused)?;
         if matches!(ask, Ask::Compare(_)) && q.tables.is_empty() {
             return Err(Rejected::Refused(Refusal {
                 status: 422,
                 message: "`compare` sets the battle with its tables as written beside the battle with the page's edited tables: send them in `tables` (`{\"survival\": \"TOML\"}`)".to_owned(),
             }));
         }
-        let failed = |e: std::io::Error| {
-            Rejected::Refused(Refusal {
-                status: 500,
-                message: format!("cannot write the scenario for the question: {e}"),
-            })
-        };
-        std::fs::create_dir_all(&input)
-            .and_then(|()| std::fs::write(&file, written))
-            .map_err(failed)?;
-        let mut tables = Vec::new();
-        for (table, text) in &q.tables {
-            let path = input.join(format!("{table}.table.toml"));
-            std::fs::write(&path, text).map_err(failed)?;
-            tables.push((table.clone(), path));
-        }
-        let asked = Asked {
+        let written = write_question(&for_load, &q.toml, q.name.as_deref(), &q.tables)?;
+        Ok::<_, Rejected>(Asked {
             ask,
-            input,
-            file,
-            name: name.to_owned(),
-            tables,
-        };
-        Ok::<_, Rejected>(asked)
+            input: written.input,
+            file: written.file,
+            name: q.name.as_deref().unwrap_or(POSTED).to_owned(),
+            tables: written.tables,
+        })
     })
     .await;
     match prepared {
@@ -682,36 +692,16 @@ async fn question_choices(
     Json(asked): Json<Asking>,
 ) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
-        let posted = Posted {
-            toml: asked.toml.clone(),
-            name: asked.name.clone(),
-            trials: None,
-            seed: None,
-            precision: None,
-            baseline: None,
-            tables: asked.tables.clone(),
-        };
-        let (_, found) = load(&state, &posted)?;
         let name = asked.name.as_deref().unwrap_or(POSTED);
-        let input = state
-            .files()
-            .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
-        let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
-        let failed = |e: std::io::Error| {
-            Rejected::Refused(Refusal {
-                status: 500,
-                message: format!("cannot write the scenario for its choices: {e}"),
-            })
-        };
-        std::fs::create_dir_all(&input)
-            .and_then(|()| std::fs::write(&file, absolute_tables(&asked.toml, &found)))
-            .map_err(failed)?;
-        let mut tables = Vec::new();
-        for (table, text) in &asked.tables {
-            let path = input.join(format!("{table}.table.toml"));
-            std::fs::write(&path, text).map_err(failed)?;
-            tables.push(format!("{table}={}", path.display()));
-        }
+        let Written {
+            input,
+            file,
+            tables,
+        } = write_question(&state, &asked.toml, asked.name.as_deref(), &asked.tables)?;
+        let tables: Vec<String> = tables
+            .iter()
+            .map(|(table, path)| format!("{table}={}", path.display()))
+            .collect();
         let choices = crate::analysis::sensitivity::choices(&file, &tables);
         let _ = std::fs::remove_dir_all(&input);
         let choices = choices.map_err(|e| {

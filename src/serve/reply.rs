@@ -51,16 +51,20 @@ impl IntoResponse for Rejected {
 
 /// A TOML syntax error as a 422, with its line and the key written there.
 pub(super) fn unreadable(message: String, text: &str) -> Response {
-    let line = message.split_once(" line ").and_then(|(_, after)| {
-        after
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse::<u64>()
-            .ok()
-    });
+    let line = line_named(&message);
     let path = line.and_then(|l| edit::path_at_line(text, l));
     Rejected::Invalid(vec![
         json!({ "key": null, "line": line, "path": path, "message": message }),
     ])
     .into_response()
+}
+
+/// The line a TOML parser's message names (`… at line 12, column 3`).
+pub(super) fn line_named(message: &str) -> Option<u64> {
+    let (_, after) = message.split_once(" line ")?;
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
