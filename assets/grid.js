@@ -17,6 +17,24 @@ export class TableGrid {
     this.edited = {}; // table name -> edited TOML, sent with the next run
     this.original = {}; // table name -> the text before any edit
     this.current = null; // the grid shown: { grid, toml, errors }
+    this.usage = null; // { battles, cells: [{ sweep, share }] } of the battle as it is
+  }
+
+  /// How often each cell is read: a heat map on the cells.
+  showUsage(usage) {
+    this.usage = usage;
+    if (this.current) this.draw();
+  }
+
+  /// The share of battles that read a cell: the usage entry naming it or
+  /// the row it is in (undefined before a count).
+  readShare(sweep) {
+    if (!this.usage) return undefined;
+    let best = null;
+    for (const u of this.usage.cells) {
+      if ((sweep === u.sweep || sweep.startsWith(u.sweep + ".")) && (!best || u.sweep.length > best.sweep.length)) best = u;
+    }
+    return best ? best.share : 0;
   }
 
   /// The battle on the page changed: offer its tables (edits of a table
@@ -38,6 +56,7 @@ export class TableGrid {
 
   /// Another battle was loaded: its tables start as written.
   clear() {
+    this.usage = null;
     this.edited = {};
     this.original = {};
     this.before = {};
@@ -71,6 +90,7 @@ export class TableGrid {
 
   async setCell(cell, value) {
     const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
+    this.usage = null; // counted on the tables before the edit
     const edited = await this.post("/api/edit", { toml: this.current.toml, edits: [edit] });
     if (!edited.ok) return this.fail(edited);
     const name = this.current.grid.name;
@@ -118,6 +138,9 @@ export class TableGrid {
     this.box.querySelector("#table-save").disabled = false;
     const out = [el("h3", { text: grid.title + (edited ? " (edited: the next run uses it)" : "") })];
     if (grid.description) out.push(el("p", { class: "muted", text: grid.description }));
+    if (this.usage) {
+      out.push(el("p", { class: "muted", text: `Shading: the share of ${this.usage.battles.toLocaleString()} battles (seed ${this.usage.seed}) that read each cell, fought by the book as warcrunch run --usage counts them; white cells were never read.` }));
+    }
     if (grid.stand_ins.length) {
       out.push(el("p", { class: "muted", text: `Dashed cells are stand-ins (the published value is unknown): ${grid.stand_ins.join(", ")}.` }));
     }
@@ -180,6 +203,12 @@ export class TableGrid {
       field.dataset.sweep = cell.sweep;
       field.title = `${cell.sweep}${cell.stand_in ? " (stand-in)" : ""}`;
       if (cell.stand_in) td.classList.add("stand-in");
+      const share = this.readShare(cell.sweep);
+      if (share !== undefined) {
+        td.style.background = `rgba(0, 114, 178, ${(0.08 + 0.6 * share).toFixed(3)})`;
+        if (share === 0) td.style.background = "#fff";
+        field.title += `; read in ${(100 * share).toFixed(1)}% of battles`;
+      }
       const was = this.before && this.before[this.current.grid.name] && this.before[this.current.grid.name].get(cell.sweep);
       if (was !== undefined && !same(was, cell.value)) {
         td.classList.add("changed");

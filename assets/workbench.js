@@ -432,6 +432,12 @@ $("table-pick").addEventListener("change", () => tables.show($("table-pick").val
 $("table-reset").addEventListener("click", () => tables.reset());
 $("table-save").addEventListener("click", () => tables.save());
 $("table-compare").addEventListener("click", compareTables);
+$("table-usage").addEventListener("click", async () => {
+  $("usage-status").textContent = "counting the cells each battle reads…";
+  const result = await post("/api/usage", battle());
+  $("usage-status").textContent = result.ok ? "" : rejection(result).map((e) => e.message).join("; ");
+  if (result.ok) tables.showUsage(result.body);
+});
 const designer = new Designer($("designer"), post);
 $("deck-load").addEventListener("click", async () => {
   if (await designer.load()) $("deck-save").disabled = false;

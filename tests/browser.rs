@@ -705,6 +705,12 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             served == json!(cli),
             "{scenario}: the page's comparison.csv is not warcrunch compare's"
         );
+        // The cells shaded by how often the battle reads them.
+        page.eval("document.getElementById('table-usage').click()");
+        page.wait_for(
+            "the usage shading",
+            &format!("document.querySelector('#table-grid').textContent.includes('Shading') && {cell}.title.includes('% of battles')"),
+        );
         page.screenshots("tables", &format!("table-{}", table.replace('_', "-")));
     }
 }

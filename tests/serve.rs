@@ -1325,4 +1325,41 @@ fn every_table_is_a_grid_and_an_edited_one_is_the_runs() {
         Some(json!({ "name": "no_such_table" })),
     );
     assert_eq!(status, 404);
+    // How often each cell is read: warcrunch run --usage's counts, cell by cell.
+    let (status, usage) = server.json(
+        "POST",
+        "/api/usage",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "trials": 20_000, "seed": 7 })),
+    );
+    assert_eq!(status, 200, "{usage}");
+    let counted = tempfile::tempdir().unwrap();
+    warcrunch()
+        .args([
+            "run", "--quiet", "--usage", "--trials", "20000", "--seed", "7", "--out",
+        ])
+        .arg(counted.path().join("cli"))
+        .arg(repo().join("scenarios").join(AMBUSH))
+        .assert()
+        .success();
+    // usage.csv also lists the cells never read, in the file's order.
+    let read: std::collections::BTreeMap<String, (String, String)> =
+        crate::util::csv_rows(&counted.path().join("cli/usage.csv"))
+            .into_iter()
+            .filter(|row| row["reads"] != "0")
+            .map(|row| {
+                let path: Vec<&str> = [row["row"].as_str(), row["column"].as_str()]
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                let name = format!("tables.{}.{}", row["table"], path.join("."));
+                (name, (row["reads"].clone(), row["battles_reading"].clone()))
+            })
+            .collect();
+    let cells = usage["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), read.len(), "{usage}");
+    for cell in cells {
+        let (reads, battles) = &read[cell["sweep"].as_str().unwrap()];
+        assert_eq!(&cell["reads"].to_string(), reads, "{cell}");
+        assert_eq!(&cell["battles"].to_string(), battles, "{cell}");
+    }
 }

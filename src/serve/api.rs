@@ -112,6 +112,7 @@ pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
         .route("/api/runs", axum::routing::post(start_run))
         .route("/api/analyses", axum::routing::post(start_analysis))
         .route("/api/choices", axum::routing::post(question_choices))
+        .route("/api/usage", axum::routing::post(cell_usage))
         .route("/api/runs/{id}", get(run_state).delete(stop_run))
         .route("/api/runs/{id}/events", get(run_events))
         .route("/api/runs/{id}/files/{name}", get(run_file))
@@ -740,6 +741,60 @@ async fn question_choices(
         Ok(Ok(body)) => Json(body).into_response(),
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the choices", e),
+    }
+}
+
+/// Battles a usage count fights when the request names none.
+const USAGE_TRIALS: u64 = 20_000;
+
+/// How often the posted battle reads each table cell: its battles fought by
+/// the book (as `warcrunch run --usage` counts them; 20,000 unless
+/// `trials` says), each cell with the share of battles that read it.
+async fn cell_usage(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        let trials = posted.trials.unwrap_or(USAGE_TRIALS);
+        let posted = Posted {
+            trials: Some(trials),
+            ..posted
+        };
+        let (s, _) = load(&state, &posted)?;
+        let plan = crate::runner::Plan {
+            threads: 0,
+            progress: false,
+            shard: crate::engine::Shard::WHOLE,
+            precision: None,
+        };
+        let tally = crate::runner::count_usage(&s, &plan).map_err(|e| {
+            Rejected::Refused(Refusal {
+                status: 422,
+                message: format!("{e:#}"),
+            })
+        })?;
+        let cells: Vec<serde_json::Value> = tally
+            .cells()
+            .iter()
+            .map(|c| {
+                let path = [c.cell.row.as_str(), c.cell.column.as_str()]
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(".");
+                json!({
+                    "sweep": format!("tables.{}.{path}", c.cell.table),
+                    "table": c.cell.table,
+                    "reads": c.reads,
+                    "battles": c.battles,
+                    "share": c.battles as f64 / s.trials as f64,
+                })
+            })
+            .collect();
+        Ok::<_, Rejected>(json!({ "battles": s.trials, "seed": s.seed, "cells": cells }))
+    })
+    .await;
+    match answer {
+        Ok(Ok(body)) => Json(body).into_response(),
+        Ok(Err(rejected)) => rejected.into_response(),
+        Err(e) => crashed("the usage count", e),
     }
 }
 
