@@ -421,6 +421,21 @@ $("load").addEventListener("click", loadScenario);
 $("pick").addEventListener("change", loadScenario);
 $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);
+// Enter in a run's setting runs it; in a question's field, asks it.
+const onEnter = (ids, action) => {
+  for (const id of ids) {
+    $(id).addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        // The field's value counts as entered first.
+        event.target.dispatchEvent(new Event("change", { bubbles: true }));
+        action();
+      }
+    });
+  }
+};
+onEnter(["precision", "trials", "seed"], () => $("run").disabled || run());
+onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-trials", "ask-max-trials", "ask-seed", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));

@@ -742,7 +742,14 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         line,
         "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --seed 3"
     );
-    page.eval("document.getElementById('ask').click()");
+    // Asked from the keyboard: Enter in a field of the question.
+    page.eval("document.getElementById('ask-seed').focus()");
+    for kind in ["keyDown", "keyUp"] {
+        page.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
+        );
+    }
     page.wait_for(
         "the solve",
         "document.getElementById('ask-status').textContent.includes(': done') && document.querySelector('#ask-files a')",
