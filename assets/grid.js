@@ -88,6 +88,14 @@ export class TableGrid {
     this.draw();
   }
 
+  /// Table `name` as `text` for the next runs (the deck designer's deck).
+  use(name, text) {
+    this.edited[name] = text;
+    this.usage = null;
+    this.box.querySelector("#table-compare").disabled = false;
+    this.setBattle(this.tables);
+  }
+
   async setCell(cell, value) {
     const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
     this.usage = null; // counted on the tables before the edit

@@ -455,12 +455,22 @@ $("table-usage").addEventListener("click", async () => {
 });
 const designer = new Designer($("designer"), post);
 $("deck-load").addEventListener("click", async () => {
-  if (await designer.load()) $("deck-save").disabled = false;
+  if (await designer.load()) $("deck-save").disabled = $("deck-use").disabled = false;
 });
 $("deck-save").addEventListener("click", () => designer.save());
+// The designer's deck as the loaded war-cards battle's `cards` table.
+$("deck-use").addEventListener("click", async () => {
+  if (!designer.deck) return;
+  if (!tables.tables.some((t) => t.name === "cards")) {
+    $("deck-used").textContent = "load a war-cards battle first: only it reads a deck";
+    return;
+  }
+  tables.use("cards", designer.deck.toml);
+  $("deck-used").textContent = (await check()) ? "the next run and comparison of this battle use this deck" : "";
+});
 $("deck-file").addEventListener("change", async () => {
   const file = $("deck-file").files[0];
-  if (file && (await designer.load(await file.text()))) $("deck-save").disabled = false;
+  if (file && (await designer.load(await file.text()))) $("deck-save").disabled = $("deck-use").disabled = false;
 });
 $("ask").addEventListener("click", ask);
 let asking = $("ask-command").value;

@@ -672,14 +672,6 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             "the edited table",
             &format!("document.querySelector('#table-grid h3').textContent.includes('edited') && {cell}.value === {typed:?}"),
         );
-        page.eval("document.querySelector('input[value=trials]').checked = true; document.getElementById('trials').value = '20000'; document.getElementById('seed').value = '3'; document.getElementById('table-compare').click()");
-        page.wait_for(
-            "the comparison",
-            "document.getElementById('compare-status').textContent.includes(': done') && document.querySelector('#compare-files a')",
-        );
-        let served = page.eval(
-            "(async () => { const a = [...document.querySelectorAll('#compare-files a')].find(a => a.textContent === 'comparison.csv'); return await (await fetch(a.href)).text(); })()",
-        );
         // The CLI on the same two tables: the built-in one and the page's edit.
         let (_, built_in) = server.json("POST", "/api/tables", Some(json!({ "name": table })));
         let (_, edited) = server.json(
@@ -687,24 +679,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             "/api/edit",
             Some(json!({ "toml": built_in["toml"], "edits": [{ "op": "set", "path": path, "value": value }] })),
         );
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(format!("{table}.toml"));
-        std::fs::write(&file, edited["toml"].as_str().unwrap()).unwrap();
-        let bundled = repo().join("scenarios").join(scenario);
-        crate::util::warcrunch()
-            .arg("compare")
-            .arg(&bundled)
-            .arg(&bundled)
-            .arg(format!("--table=2:{table}={}", file.display()))
-            .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
-            .arg(dir.path().join("cli"))
-            .assert()
-            .success();
-        let cli = read(&dir.path().join("cli").join("comparison.csv"));
-        assert!(
-            served == json!(cli),
-            "{scenario}: the page's comparison.csv is not warcrunch compare's"
-        );
+        compared_as_the_cli(&mut page, scenario, table, edited["toml"].as_str().unwrap());
         // The cells shaded by how often the battle reads them.
         page.eval("document.getElementById('table-usage').click()");
         page.wait_for(
@@ -713,6 +688,72 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         );
         page.screenshots("tables", &format!("table-{}", table.replace('_', "-")));
     }
+    // The deck designer's deck, used in a war-cards battle's comparison.
+    page.eval(
+        "(() => { document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = 'war_cards/knights_vs_pikes.toml'; p.dispatchEvent(new Event('change')); })()",
+    );
+    page.wait_for(
+        "the battle",
+        "document.getElementById('checked').textContent.startsWith('valid')",
+    );
+    page.eval("document.getElementById('deck-load').click()");
+    page.wait_for(
+        "the deck",
+        "document.querySelectorAll('#deck-grid select').length === 63",
+    );
+    page.eval("const s = document.querySelector('#deck-grid select[data-cell=\"0:0:0\"]'); s.value = 'D'; s.dispatchEvent(new Event('change'))");
+    page.wait_for(
+        "the edited deck",
+        "document.querySelector('#deck-grid select[data-cell=\"0:0:0\"]').value === 'D'",
+    );
+    page.eval("document.getElementById('deck-use').click()");
+    page.wait_for(
+        "the deck in the battle",
+        "document.getElementById('deck-used').textContent.includes('use this deck')",
+    );
+    let (_, edited) = server.json(
+        "POST",
+        "/api/edit",
+        Some(json!({ "toml": warcrunch::tables::BUILT_IN_CARDS, "edits": [{ "op": "set", "path": ["cards", 0, "sword_shield"], "value": "D F H H F H R" }] })),
+    );
+    compared_as_the_cli(
+        &mut page,
+        "war_cards/knights_vs_pikes.toml",
+        "cards",
+        edited["toml"].as_str().unwrap(),
+    );
+}
+
+/// Compares the battle on the page with its tables as written against
+/// the page's (20,000 battles, seed 3) and checks the page's
+/// `comparison.csv` is `warcrunch compare`'s with `table` as `text`.
+fn compared_as_the_cli(page: &mut Browser, scenario: &str, table: &str, text: &str) {
+    page.eval("document.querySelector('input[value=trials]').checked = true; document.getElementById('trials').value = '20000'; document.getElementById('seed').value = '3'; document.getElementById('compare-status').textContent = ''; document.getElementById('table-compare').click()");
+    page.wait_for(
+        "the comparison",
+        "document.getElementById('compare-status').textContent.includes(': done') && document.querySelector('#compare-files a')",
+    );
+    let served = page.eval(
+        "(async () => { const a = [...document.querySelectorAll('#compare-files a')].find(a => a.textContent === 'comparison.csv'); return await (await fetch(a.href)).text(); })()",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{table}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let bundled = repo().join("scenarios").join(scenario);
+    crate::util::warcrunch()
+        .arg("compare")
+        .arg(&bundled)
+        .arg(&bundled)
+        .arg(format!("--table=2:{table}={}", file.display()))
+        .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
+        .arg(dir.path().join("cli"))
+        .assert()
+        .success();
+    let cli = read(&dir.path().join("cli").join("comparison.csv"));
+    assert!(
+        served == json!(cli),
+        "{scenario}: the page's comparison.csv is not warcrunch compare's"
+    );
 }
 
 #[test]
