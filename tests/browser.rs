@@ -783,6 +783,10 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         line,
         "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --seed 3"
     );
+    // What the page posts is kept, to hold it to the command line's request.
+    page.eval(
+        "(() => { const sent = window.fetch; window.fetch = (url, options) => { if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
+    );
     // Asked from the keyboard: Enter in a field of the question.
     page.eval("document.getElementById('ask-seed').focus()");
     for kind in ["keyDown", "keyUp"] {
@@ -819,6 +823,23 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         .arg(dir.path().join("cli"))
         .assert()
         .success();
+    // The page's request is the one the command line it shows parses to.
+    let posted = page.eval("window.posted.ask.solve");
+    let mut asked: warcrunch::analysis::solve::SolveRequest =
+        serde_json::from_value(posted.clone()).unwrap();
+    let words: Vec<String> = line
+        .as_str()
+        .unwrap()
+        .split(' ')
+        .map(str::to_owned)
+        .collect();
+    let parsed = <warcrunch::cli::Cli as clap::Parser>::try_parse_from(&words).unwrap();
+    let warcrunch::cli::Command::Solve(args) = parsed.command else {
+        panic!("{line} is not a solve");
+    };
+    let from_cli = warcrunch::commands::solve::request(&args).unwrap();
+    asked.scenario = from_cli.scenario.clone();
+    assert_eq!(asked, from_cli, "{posted}");
     let cli: Value = serde_json::from_str(&read(&dir.path().join("cli/run.json"))).unwrap();
     // The same solution; the page's JSON reader writes 887.0 as 887.
     let mut solution = served["solution"].clone();

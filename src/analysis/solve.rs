@@ -24,7 +24,7 @@ use crate::stats::{wilson, z95};
 use crate::target::{Balance, Target, check_probability};
 
 /// A solve asked: the setting and its range, the event and the goal.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SolveRequest {
     /// The scenario file (set by the caller, never by a posted request).

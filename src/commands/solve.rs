@@ -12,6 +12,18 @@ use crate::solve::{Domain, Goal, Probe, shown};
 
 /// Validates the options, searches and prints the answer.
 pub fn run(args: &SolveArgs) -> Result<()> {
+    let request = request(args)?;
+    let to = super::destination(&args.out, &args.sim);
+    let mut seen = |count: usize, setting: &str, domain: Domain, probe: &Probe| {
+        say(&probe_line(count, setting, domain, probe))
+    };
+    let answer = solve(&request, &Plan::from_args(&args.sim), &to, &mut seen)?;
+    say(&summary(&answer, args.exact))
+}
+
+/// The options as the request the library answers (the workbench's solve
+/// form posts the same request).
+pub fn request(args: &SolveArgs) -> Result<SolveRequest> {
     let sim = &args.sim;
     if sim.shard.is_some() {
         bail!("--shard: solve decides each probe before the next; run it without --shard");
@@ -28,7 +40,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         (None, None, None, Some(_)) => None,
         _ => bail!("name one goal: --at-least P, --at-most P, --equals P or --balance SIDE"),
     };
-    let request = SolveRequest {
+    Ok(SolveRequest {
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
         target: args.target.clone(),
@@ -40,13 +52,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         tolerance: args.tolerance,
         seed: sim.seed,
         tables: sim.tables.clone(),
-    };
-    let to = super::destination(&args.out, &args.sim);
-    let mut seen = |count: usize, setting: &str, domain: Domain, probe: &Probe| {
-        say(&probe_line(count, setting, domain, probe))
-    };
-    let answer = solve(&request, &Plan::from_args(sim), &to, &mut seen)?;
-    say(&summary(&answer, args.exact))
+    })
 }
 
 /// The console line of one probe.
