@@ -17,24 +17,59 @@ export class TableGrid {
     this.edited = {}; // table name -> edited TOML, sent with the next run
     this.original = {}; // table name -> the text before any edit
     this.current = null; // the grid shown: { grid, toml, errors }
-    this.usage = null; // { battles, cells: [{ sweep, share }] } of the battle as it is
+    // The shading of the cells: { legend, cells: [{ sweep, level 0..1, text }] },
+    // of the battle's tables as they are (dropped on an edit).
+    this.heat = null;
   }
 
-  /// How often each cell is read: a heat map on the cells.
+  /// How often each cell is read (/api/usage), as the shading.
   showUsage(usage) {
-    this.usage = usage;
+    const legend = `Shading: the share of ${usage.battles.toLocaleString()} battles (seed ${usage.seed}) that read each cell, fought by the book as warcrunch run --usage counts them; white cells were never read.`;
+    const cells = usage.cells.map((u) => ({ sweep: u.sweep, level: u.share, text: `read in ${(100 * u.share).toFixed(1)}% of battles` }));
+    this.showHeat({ legend, cells, unlisted: "never read" });
+  }
+
+  /// Which cells matter: each moved cell's largest change of the target,
+  /// from a sensitivity's rows (`knob`, `from`, `to`, `difference`, `ci_low`, `ci_high`).
+  showSensitivity(target, rows) {
+    const largest = new Map();
+    for (const r of rows) {
+      if (!r.knob.startsWith("tables.")) continue;
+      const d = Number(r.difference);
+      if (!largest.has(r.knob) || Math.abs(d) > Math.abs(largest.get(r.knob).d)) largest.set(r.knob, { d, r });
+    }
+    const pt = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(100 * x).toFixed(2)} pt`;
+    const cells = [...largest.entries()].map(([sweep, { d, r }]) => ({
+      sweep,
+      amount: Math.abs(d),
+      text: `${r.from} \u2192 ${r.to} moves P(${target}) ${pt(d)} (${pt(Number(r.ci_low))} to ${pt(Number(r.ci_high))})`,
+    }));
+    // Shaded against the largest move in the table shown.
+    const legend = (top) =>
+      `Shading: how far one step of each cell moves P(${target}), from the sensitivity asked below; the darkest cell of this table moves it ${pt(top).slice(1)}; white cells were not moved.`;
+    this.showHeat({ legend, cells, unlisted: "not moved", relative: true });
+  }
+
+  showHeat(heat) {
+    this.heat = heat;
     if (this.current) this.draw();
   }
 
-  /// The share of battles that read a cell: the usage entry naming it or
-  /// the row it is in (undefined before a count).
-  readShare(sweep) {
-    if (!this.usage) return undefined;
+  /// The largest amount of the shading in the table shown.
+  heatTop() {
+    const prefix = `tables.${this.current.grid.name}.`;
+    return Math.max(1e-12, ...this.heat.cells.filter((c) => c.sweep.startsWith(prefix)).map((c) => c.amount));
+  }
+
+  /// A cell's shading: the heat entry naming it, or the row it is in.
+  heatOf(sweep) {
+    if (!this.heat) return undefined;
     let best = null;
-    for (const u of this.usage.cells) {
+    for (const u of this.heat.cells) {
       if ((sweep === u.sweep || sweep.startsWith(u.sweep + ".")) && (!best || u.sweep.length > best.sweep.length)) best = u;
     }
-    return best ? best.share : 0;
+    if (!best) return { level: 0, text: this.heat.unlisted };
+    return { level: this.heat.relative ? best.amount / this.heatTop() : best.level, text: best.text };
   }
 
   /// The battle on the page changed: offer its tables (edits of a table
@@ -56,7 +91,7 @@ export class TableGrid {
 
   /// Another battle was loaded: its tables start as written.
   clear() {
-    this.usage = null;
+    this.heat = null;
     this.edited = {};
     this.original = {};
     this.before = {};
@@ -91,14 +126,14 @@ export class TableGrid {
   /// Table `name` as `text` for the next runs (the deck designer's deck).
   use(name, text) {
     this.edited[name] = text;
-    this.usage = null;
+    this.heat = null;
     this.box.querySelector("#table-compare").disabled = false;
     this.setBattle(this.tables);
   }
 
   async setCell(cell, value) {
     const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
-    this.usage = null; // counted on the tables before the edit
+    this.heat = null; // found on the tables before the edit
     const edited = await this.post("/api/edit", { toml: this.current.toml, edits: [edit] });
     if (!edited.ok) return this.fail(edited);
     const name = this.current.grid.name;
@@ -146,8 +181,9 @@ export class TableGrid {
     this.box.querySelector("#table-save").disabled = false;
     const out = [el("h3", { text: grid.title + (edited ? " (edited: the next run uses it)" : "") })];
     if (grid.description) out.push(el("p", { class: "muted", text: grid.description }));
-    if (this.usage) {
-      out.push(el("p", { class: "muted", text: `Shading: the share of ${this.usage.battles.toLocaleString()} battles (seed ${this.usage.seed}) that read each cell, fought by the book as warcrunch run --usage counts them; white cells were never read.` }));
+    if (this.heat) {
+      const legend = this.heat.relative ? this.heat.legend(this.heatTop()) : this.heat.legend;
+      out.push(el("p", { class: "muted", text: legend }));
     }
     if (grid.stand_ins.length) {
       out.push(el("p", { class: "muted", text: `Dashed cells are stand-ins (the published value is unknown): ${grid.stand_ins.join(", ")}.` }));
@@ -211,11 +247,10 @@ export class TableGrid {
       field.dataset.sweep = cell.sweep;
       field.title = `${cell.sweep}${cell.stand_in ? " (stand-in)" : ""}`;
       if (cell.stand_in) td.classList.add("stand-in");
-      const share = this.readShare(cell.sweep);
-      if (share !== undefined) {
-        td.style.background = `rgba(0, 114, 178, ${(0.08 + 0.6 * share).toFixed(3)})`;
-        if (share === 0) td.style.background = "#fff";
-        field.title += `; read in ${(100 * share).toFixed(1)}% of battles`;
+      const heat = this.heatOf(cell.sweep);
+      if (heat) {
+        td.style.background = heat.level > 0 ? `rgba(0, 114, 178, ${(0.08 + 0.6 * heat.level).toFixed(3)})` : "#fff";
+        field.title += `; ${heat.text}`;
       }
       const was = this.before && this.before[this.current.grid.name] && this.before[this.current.grid.name].get(cell.sweep);
       if (was !== undefined && !same(was, cell.value)) {

@@ -130,7 +130,72 @@ function suggest(doc) {
 async function ask() {
   const command = $("ask-command").value;
   asked[command] = read(command);
-  await answer({ [command]: asked[command] }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") });
+  $("ask-findings").replaceChildren();
+  const done = command === "sensitivity" ? (id) => sensitivityFindings(id, asked[command].target) : undefined;
+  await answer({ [command]: asked[command] }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") }, done);
+}
+
+// A CSV text as rows of named fields (quoted fields may hold commas).
+function csvRows(text) {
+  const records = [];
+  let field = "";
+  let record = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      record.push(field);
+      field = "";
+    } else if (c === "\n") {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = "";
+    } else field += c;
+  }
+  if (field || record.length) records.push([...record, field]);
+  const [head, ...rest] = records;
+  return rest.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+}
+
+// A sensitivity's moves as a list in words, the largest first, each table
+// cell a button to it in the grid, and the cells shaded in the grid.
+async function sensitivityFindings(id, target) {
+  const response = await fetch(`/api/runs/${id}/files/sensitivity.csv`);
+  if (!response.ok) return;
+  const rows = csvRows(await response.text());
+  const pt = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(100 * x).toFixed(2)} pt`;
+  const box = $("ask-findings");
+  box.replaceChildren(el("h3", { text: `What moves P(${target}) most` }));
+  const list = el("ol");
+  for (const r of rows.slice(0, 12)) {
+    const d = Number(r.difference);
+    const tied = Number(r.ci_low) <= 0 && Number(r.ci_high) >= 0;
+    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? "tied with the battle as it is" : pt(d)} (${pt(Number(r.ci_low))} to ${pt(Number(r.ci_high))})`;
+    const item = el("li", { text: words + " " });
+    if (r.table) {
+      const go = el("button", { type: "button", class: "quiet small", text: "Show in the grid" });
+      go.addEventListener("click", async () => {
+        $("table-pick").value = r.table;
+        await tables.show(r.table);
+        $("tables").scrollIntoView();
+        const field = document.querySelector(`#table-grid [data-sweep="${CSS.escape(r.knob)}"]`);
+        if (field) field.focus();
+      });
+      item.append(go);
+    }
+    list.append(item);
+  }
+  box.append(list);
+  if (rows.length > 12) box.append(el("p", { class: "muted", text: `the 12 largest of ${rows.length} moves; every move is in sensitivity.csv` }));
+  if (rows.some((r) => r.table)) tables.showSensitivity(target, rows);
 }
 
 // The battle with its tables as written against the page's edited tables,
@@ -146,7 +211,7 @@ async function compareTables() {
 }
 
 // Posts a question and follows it; its report shows in the page when done.
-async function answer(question, label, shown) {
+async function answer(question, label, shown, done) {
   const data = { toml: $("toml").value, name: scenarioName(), ask: question };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
   const result = await post("/api/analyses", data);
@@ -176,6 +241,7 @@ async function answer(question, label, shown) {
       shown.report.src = `/api/runs/${id}/files/report.html`;
       shown.report.hidden = false;
     }
+    if (done) done(id);
   });
 }
 

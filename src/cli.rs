@@ -279,8 +279,13 @@ pub struct SensitivityArgs {
     pub cells: bool,
     /// With --cells: only these tables (comma-separated), e.g. survival,glory; every table the
     /// scenario reads by default.
-    #[arg(long, value_delimiter = ',', requires = "cells")]
-    pub tables: Vec<String>,
+    #[arg(
+        long = "tables",
+        value_name = "TABLES",
+        value_delimiter = ',',
+        requires = "cells"
+    )]
+    pub cell_tables: Vec<String>,
     /// Exact differences (war cards with die draw, one-day GURPS): no sampling.
     #[arg(long)]
     pub exact: bool,

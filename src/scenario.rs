@@ -57,6 +57,9 @@ pub fn parse_table_override(text: &str) -> Result<(String, String)> {
 }
 
 /// Sets `[tables]` entries in a scenario document (creating the section).
+/// A table whose cells the document sets (`[tables.NAME] set = {…}`, by
+/// the file or by a sweep's or sensitivity's move) keeps them: only its
+/// `file` is swapped, as `sweep --set tables.NAME=FILE` swaps it.
 pub fn override_tables(doc: &mut toml::Table, overrides: &[(String, String)]) -> Result<()> {
     if overrides.is_empty() {
         return Ok(());
@@ -68,7 +71,15 @@ pub fn override_tables(doc: &mut toml::Table, overrides: &[(String, String)]) ->
         bail!("`tables` in the scenario is not a section");
     };
     for (name, file) in overrides {
-        tables.insert(name.clone(), toml::Value::String(file.clone()));
+        let file = toml::Value::String(file.clone());
+        match tables.get_mut(name) {
+            Some(toml::Value::Table(edited)) => {
+                edited.insert("file".to_owned(), file);
+            }
+            _ => {
+                tables.insert(name.clone(), file);
+            }
+        }
     }
     Ok(())
 }

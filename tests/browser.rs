@@ -686,6 +686,26 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             "the usage shading",
             &format!("document.querySelector('#table-grid').textContent.includes('Shading') && {cell}.title.includes('% of battles')"),
         );
+        if table == "survival" {
+            // Which cells matter: a sensitivity of every cell, its moves
+            // listed in words and shaded on the grid.
+            page.eval(
+                "(() => { const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'));
+                   document.getElementById('ask-cells').checked = true; document.getElementById('ask-trials').value = '5000';
+                   document.getElementById('ask-seed').value = '3'; document.getElementById('ask').click(); })()",
+            );
+            page.wait_for(
+                "the sensitivity's moves",
+                "document.querySelectorAll('#ask-findings li').length > 0 && document.querySelector('#table-grid').textContent.includes('how far one step')",
+            );
+            let first = page.eval("document.querySelector('#ask-findings li').textContent");
+            assert!(first.as_str().unwrap().contains(" pt ("), "{first}");
+            let moved = page.eval("[...document.querySelectorAll('#table-grid [data-sweep]')].filter(f => f.title.includes('moves P(')).length");
+            assert!(
+                moved.as_u64().unwrap() > 0,
+                "no cell of the grid shaded by the sensitivity"
+            );
+        }
         page.screenshots("tables", &format!("table-{}", table.replace('_', "-")));
     }
     // The deck designer's deck, used in a war-cards battle's comparison.

@@ -535,3 +535,73 @@ fn charts_stay_readable_from_two_to_three_hundred_variants() {
         "the legend {legend:?} covers a bar"
     );
 }
+
+/// A cell moved or swept in a table swapped with `--table` moves that
+/// table: before, the swap replaced the moved cells and every move showed
+/// no change. With a copy of the built-in table swapped in, the answers
+/// are the built-in table's, byte for byte; `--tables` (which tables'
+/// cells move) and `--table` (which file a table is) are options apart.
+#[test]
+fn cells_moved_in_a_swapped_table_move_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("survival.toml");
+    std::fs::write(
+        &copy,
+        read(&repo().join("scenarios/tables/gurps/survival.toml")),
+    )
+    .unwrap();
+    let swap = format!("--table=survival={}", copy.display());
+    let ambush = bundled(AMBUSH);
+    let run = |out: &str, extra: &[&str], first: &[&str]| {
+        let mut args: Vec<&str> = first.to_vec();
+        args.extend([
+            ambush.as_str(),
+            "--trials",
+            "4000",
+            "--seed",
+            "3",
+            "--quiet",
+            "--out",
+            out,
+        ]);
+        args.extend(extra);
+        warcrunch_in(dir.path(), &args, true);
+    };
+    let sweep = ["sweep", "--set", "tables.survival.rows.A.column=A,D"];
+    run("sweep_builtin", &[], &sweep);
+    run("sweep_swapped", &[&swap], &sweep);
+    let sensitivity = [
+        "sensitivity",
+        "--target",
+        "party/any_down_or_dead=yes",
+        "--cells",
+        "--tables",
+        "survival",
+    ];
+    run("cells_builtin", &[], &sensitivity);
+    run("cells_swapped", &[&swap], &sensitivity);
+    let builtin = read(&dir.path().join("sweep_builtin/comparison.csv"));
+    assert_eq!(
+        builtin,
+        read(&dir.path().join("sweep_swapped/comparison.csv"))
+    );
+    // Column D for row A is not the same battle: the sweep sees it.
+    assert!(
+        builtin
+            .lines()
+            .any(|l| l.contains("any_down_or_dead,yes") && l.ends_with(",true,true")),
+        "{builtin}"
+    );
+    let cells = read(&dir.path().join("cells_builtin/sensitivity.csv"));
+    assert_eq!(
+        cells,
+        read(&dir.path().join("cells_swapped/sensitivity.csv"))
+    );
+    assert!(
+        cells
+            .lines()
+            .skip(1)
+            .all(|l| l.starts_with("tables.survival.")),
+        "{cells}"
+    );
+}

@@ -22,7 +22,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         target: args.target.clone(),
         knobs: args.knobs.clone(),
         cells: args.cells,
-        cell_tables: args.tables.clone(),
+        cell_tables: args.cell_tables.clone(),
         exact: args.exact,
         trials: sim.trials,
         seed: sim.seed,
