@@ -844,17 +844,10 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         .assert()
         .success();
     // The page's request is the one the command line it shows parses to.
-    let posted = page.eval("window.posted.ask.solve");
+    let (posted, parsed) = posted_and_parsed(&mut page, "solve");
     let mut asked: warcrunch::analysis::solve::SolveRequest =
         serde_json::from_value(posted.clone()).unwrap();
-    let words: Vec<String> = line
-        .as_str()
-        .unwrap()
-        .split(' ')
-        .map(str::to_owned)
-        .collect();
-    let parsed = <warcrunch::cli::Cli as clap::Parser>::try_parse_from(&words).unwrap();
-    let warcrunch::cli::Command::Solve(args) = parsed.command else {
+    let warcrunch::cli::Command::Solve(args) = parsed else {
         panic!("{line} is not a solve");
     };
     let from_cli = warcrunch::commands::solve::request(&args).unwrap();
@@ -869,4 +862,61 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     assert_eq!(value, cli["solution"]["value"].as_f64(), "{served}");
     assert!(value.is_some(), "{cli}");
     page.screenshots("questions", "solve-form");
+
+    // A sweep and a sensitivity chosen in the pickers: the same holds.
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('ask-command', 'sweep');
+           set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '600'); set('pick-to', '1000'); set('pick-step', '200');
+           set('ask-trials', '2000'); set('ask-seed', '3'); document.getElementById('ask').click(); })()",
+    );
+    let (posted, parsed) = posted_and_parsed(&mut page, "sweep");
+    let mut asked: warcrunch::analysis::sweep::SweepRequest =
+        serde_json::from_value(posted.clone()).unwrap();
+    let warcrunch::cli::Command::Sweep(args) = parsed else {
+        panic!("not a sweep");
+    };
+    let from_cli = warcrunch::commands::sweep::request(&args);
+    asked.scenario = from_cli.scenario.clone();
+    assert_eq!(asked, from_cli, "{posted}");
+    assert_eq!(asked.set, ["sides.Raiders.troop_strength=600..1000:200"]);
+    page.wait_for(
+        "the sweep",
+        "document.getElementById('ask-status').textContent.includes(': done')",
+    );
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('ask-command', 'sensitivity');
+           set('pick-outcome', 'side:Megalos/casualties_pct'); set('pick-op', '>='); set('pick-threshold', '10');
+           const knobs = document.getElementById('pick-knobs');
+           for (const o of knobs.options) o.selected = o.value === 'days' || o.value === 'sides.Raiders.strategy';
+           knobs.dispatchEvent(new Event('change', { bubbles: true }));
+           set('ask-trials', '2000'); set('ask-seed', '3'); document.getElementById('ask').click(); })()",
+    );
+    let (posted, parsed) = posted_and_parsed(&mut page, "sensitivity");
+    let mut asked: warcrunch::analysis::sensitivity::SensitivityRequest =
+        serde_json::from_value(posted.clone()).unwrap();
+    let warcrunch::cli::Command::Sensitivity(args) = parsed else {
+        panic!("not a sensitivity");
+    };
+    let from_cli = warcrunch::commands::sensitivity::request(&args);
+    asked.scenario = from_cli.scenario.clone();
+    assert_eq!(asked, from_cli, "{posted}");
+    assert_eq!(asked.target, "side:Megalos/casualties_pct>=10");
+    assert_eq!(asked.knobs, ["days", "sides.Raiders.strategy"]);
+}
+
+/// The request the page last posted for `command`, and the command line
+/// it shows for it, parsed as `warcrunch` parses its arguments.
+fn posted_and_parsed(page: &mut Browser, command: &str) -> (Value, warcrunch::cli::Command) {
+    page.wait_for(
+        "the posted question",
+        &format!("window.posted && window.posted.ask.{command}"),
+    );
+    let posted = page.eval(&format!("window.posted.ask.{command}"));
+    let line = page.eval("document.getElementById('ask-cli').textContent");
+    let words = shlex::split(line.as_str().unwrap()).expect("the page quotes its words");
+    let parsed = <warcrunch::cli::Cli as clap::Parser>::try_parse_from(&words)
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    (posted, parsed.command)
 }

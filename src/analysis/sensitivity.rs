@@ -27,7 +27,7 @@ use crate::tables::as_read;
 use crate::target::Target;
 
 /// A sensitivity analysis asked: the event, and which knobs or cells move.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SensitivityRequest {
     /// The scenario file (set by the caller, never by a posted request).

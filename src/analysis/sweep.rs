@@ -22,7 +22,7 @@ use crate::sweep::{DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, 
 use crate::target::{Target, add_outcomes, parse_all, target_options};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
     /// The scenario file (set by the caller, never by a posted request).

@@ -17,7 +17,22 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
             "--shard: sensitivity runs in one process (its moves are paired battle by battle); run it without --shard"
         );
     }
-    let request = SensitivityRequest {
+    let request = request(args);
+    let to = super::destination(&args.out, &args.sim);
+    let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
+    say(&top_lines(&answer.report, 10))?;
+    say(&format!(
+        "Wrote {}: {}\n",
+        answer.written.folder.display(),
+        answer.written.files.join(", ")
+    ))
+}
+
+/// The options as the request the library answers (the workbench's
+/// sensitivity form posts the same request).
+pub fn request(args: &SensitivityArgs) -> SensitivityRequest {
+    let sim = &args.sim;
+    SensitivityRequest {
         scenario: args.scenario.clone(),
         target: args.target.clone(),
         knobs: args.knobs.clone(),
@@ -27,13 +42,5 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         trials: sim.trials,
         seed: sim.seed,
         tables: sim.tables.clone(),
-    };
-    let to = super::destination(&args.out, &args.sim);
-    let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
-    say(&top_lines(&answer.report, 10))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        answer.written.folder.display(),
-        answer.written.files.join(", ")
-    ))
+    }
 }

@@ -11,17 +11,7 @@ use crate::runner::Plan;
 
 /// Runs the sweep the options ask and prints its comparison.
 pub fn run(args: &SweepArgs) -> Result<()> {
-    let request = SweepRequest {
-        scenario: args.scenario.clone(),
-        set: args.set.clone(),
-        max_variants: args.max_variants,
-        max_risk_of_down: args.max_risk_of_down,
-        recommend_for: args.recommend_for.clone(),
-        trials: args.sim.trials,
-        targets: args.targets.clone(),
-        seed: args.sim.seed,
-        tables: args.sim.tables.clone(),
-    };
+    let request = request(args);
     let to = super::destination(&args.out, &args.sim);
     let answer = sweep(&request, &Plan::from_args(&args.sim), &to)?;
     say(&answer.stored.summary(ReportKind::Sweep, &answer.report))?;
@@ -31,5 +21,21 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             n => format!("the {n} variants that finished were written"),
         })),
         None => Ok(()),
+    }
+}
+
+/// The options as the request the library answers (the workbench's sweep
+/// form posts the same request).
+pub fn request(args: &SweepArgs) -> SweepRequest {
+    SweepRequest {
+        scenario: args.scenario.clone(),
+        set: args.set.clone(),
+        max_variants: args.max_variants,
+        max_risk_of_down: args.max_risk_of_down,
+        recommend_for: args.recommend_for.clone(),
+        trials: args.sim.trials,
+        targets: args.targets.clone(),
+        seed: args.sim.seed,
+        tables: args.sim.tables.clone(),
     }
 }
