@@ -627,7 +627,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         page.eval("document.querySelector('#pick optgroup').label"),
         "Bundled battles"
     );
-    page.screenshot("anywhere-list");
+    page.screenshots("battle", "anywhere-list");
     let edits = [
         CellEdit {
             scenario: "gurps/ambush_at_the_ford.toml",
