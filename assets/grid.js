@@ -16,6 +16,7 @@ export class TableGrid {
     this.tables = []; // what the loaded battle reads: { name, text? }
     this.edited = {}; // table name -> edited TOML, sent with the next run
     this.original = {}; // table name -> the text before any edit
+    this.before = {}; // table name -> Map of each cell's value before any edit
     this.current = null; // the grid shown: { grid, toml, errors }
     // The shading of the cells: { legend, cells: [{ sweep, level 0..1, text }] },
     // of the battle's tables as they are (dropped on an edit).
@@ -114,7 +115,6 @@ export class TableGrid {
     if (!(name in this.original)) {
       this.original[name] = result.body.toml;
       // Each cell's value as written, to mark the edited ones.
-      this.before = this.before || {};
       this.before[name] = new Map();
       for (const section of result.body.grid.sections)
         for (const row of section.rows) for (const c of row.cells) if (c) this.before[name].set(c.sweep, c.value);
@@ -252,7 +252,8 @@ export class TableGrid {
         td.style.background = heat.level > 0 ? `rgba(0, 114, 178, ${(0.08 + 0.6 * heat.level).toFixed(3)})` : "#fff";
         field.title += `; ${heat.text}`;
       }
-      const was = this.before && this.before[this.current.grid.name] && this.before[this.current.grid.name].get(cell.sweep);
+      const written = this.before[this.current.grid.name];
+      const was = written && written.get(cell.sweep);
       if (was !== undefined && !same(was, cell.value)) {
         td.classList.add("changed");
         field.title += ` (was ${JSON.stringify(was)})`;
