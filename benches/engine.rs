@@ -1,5 +1,5 @@
 //! Battles per second per core of every bundled scenario beside the raw
-//! Xoshiro256++ rate, and scaling of the engine across threads.
+//! rate of the battle stream (SplitMix64), and scaling of the engine across threads.
 //!
 //! `cargo bench --bench engine`; with `WARCRUNCH_BENCH_JSON=FILE` the
 //! numbers of this run are also written to FILE as JSON (battles per second
@@ -13,11 +13,11 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::Rng;
 use warcrunch::engine::{self, RunSettings, System};
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario;
+use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::war_cards::WarCards;
@@ -58,7 +58,7 @@ fn bundled<S: BattleSystem>(folder: &str, file: &str) -> S {
 fn rng_floor(c: &mut Criterion) {
     let mut group = c.benchmark_group("rng_floor");
     group.throughput(Throughput::Elements(BATCH));
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut rng = BattleStream::battle(1, 0);
     register("rng_floor", "next_u64", BATCH, 1);
     group.bench_function("next_u64", |b| {
         b.iter(|| {
@@ -81,13 +81,14 @@ fn bench_battles<S: System>(
     per_iter: u64,
 ) {
     register(group_name, name, per_iter, 1);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut battle = BattleStream::battle(1, 0);
     let mut tally = system.new_tally();
     group.bench_function(name, |b| {
         b.iter(|| {
             for _ in 0..per_iter {
-                let outcome = system.simulate(&mut rng);
+                let outcome = system.simulate(&mut battle.clone());
                 engine::Tally::record(&mut tally, &outcome);
+                battle = battle.next_battle();
             }
         })
     });
@@ -185,8 +186,8 @@ fn startup(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let s = scenario::load(&path).expect("bundled scenario loads");
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
-                s.battle.visit(FirstBattle(&mut rng));
+                let mut battle = BattleStream::battle(s.seed, 0);
+                s.battle.visit(FirstBattle(&mut battle));
             })
         });
     }
@@ -194,7 +195,7 @@ fn startup(c: &mut Criterion) {
 }
 
 /// Fights one battle of whichever system, for its side effects on timing.
-struct FirstBattle<'r>(&'r mut Xoshiro256PlusPlus);
+struct FirstBattle<'r>(&'r mut BattleStream);
 
 impl Visit<'_> for FirstBattle<'_> {
     type Output = ();
@@ -275,10 +276,11 @@ fn overhead_of<S: System>(
     group.throughput(Throughput::Elements(trials));
     register("engine_overhead", &format!("{name}/simulate"), trials, 1);
     group.bench_function(BenchmarkId::new(name, "simulate"), |b| {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut battle = BattleStream::battle(1, 0);
         b.iter(|| {
             for _ in 0..trials {
-                black_box(system.simulate(&mut rng));
+                black_box(system.simulate(&mut battle.clone()));
+                battle = battle.next_battle();
             }
         })
     });

@@ -5,7 +5,9 @@
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use crate::stats::{Metric, Values, chi_square_sf, paired_difference, z95};
+use crate::stats::{
+    Metric, Values, chi_square_sf, mcnemar, paired_difference, unpaired_difference, z95,
+};
 
 /// Family-wise significance level; each test is judged at this over the
 /// number of tests (Bonferroni).
@@ -50,6 +52,19 @@ pub struct Difference {
     pub statistic: f64,
     /// Two-sided p-value.
     pub p_value: f64,
+    /// What pairing bought, for a test on paired battles.
+    pub pairs: Option<Pairs>,
+}
+
+/// What pairing the battles bought one paired test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pairs {
+    /// Battles in which the event happened in one variant and not the
+    /// other: 0 says the change left it the same in every battle.
+    pub discordant: u64,
+    /// The width the interval would have from two independent runs of as
+    /// many battles, over the paired interval's width.
+    pub width_ratio: f64,
 }
 
 fn two_sided_normal(z: f64) -> f64 {
@@ -151,6 +166,7 @@ fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
         difference: (diff, diff - z95() * se, diff + z95() * se),
         statistic: t,
         p_value: p,
+        pairs: None,
     }
 }
 
@@ -193,6 +209,7 @@ fn chi_square(b: &Metric<u64>, v: &Metric<u64>, pool_below: u64) -> Difference {
         difference: (f64::NAN, f64::NAN, f64::NAN),
         statistic,
         p_value: chi_square_sf(statistic, df),
+        pairs: None,
     }
 }
 
@@ -281,14 +298,11 @@ pub fn untested(baseline: &[Metric<u64>], variant: &[Metric<u64>]) -> Vec<String
 /// McNemar's test of one category on paired battles, with Newcombe's
 /// paired interval of the difference.
 fn paired_test(b: &Metric<u64>, label: &str, n: u64, x1: u64, x2: u64, both: u64) -> Difference {
-    let (only_base, only_variant) = ((x1 - both) as f64, (x2 - both) as f64);
-    let discordant = only_base + only_variant;
-    let z = if discordant > 0.0 {
-        (only_variant - only_base) / discordant.sqrt()
-    } else {
-        0.0
-    };
+    let (z, p_value) = mcnemar(x1 - both, x2 - both);
+    let discordant = x1 + x2 - 2 * both;
     let d = paired_difference(n, x1, x2, both);
+    let unpaired = unpaired_difference(x1, n, x2, n);
+    let width = d.high - d.low;
     Difference {
         subject: b.subject.clone(),
         metric: b.name.clone(),
@@ -299,7 +313,15 @@ fn paired_test(b: &Metric<u64>, label: &str, n: u64, x1: u64, x2: u64, both: u64
         estimate: x2 as f64 / n as f64,
         difference: (d.difference, d.low, d.high),
         statistic: z,
-        p_value: two_sided_normal(z),
+        p_value,
+        pairs: Some(Pairs {
+            discordant,
+            width_ratio: if width > 0.0 {
+                (unpaired.high - unpaired.low) / width
+            } else {
+                f64::NAN
+            },
+        }),
     }
 }
 
@@ -332,6 +354,7 @@ fn unpaired_test(
         difference: (diff, diff - z95() * se, diff + z95() * se),
         statistic: z,
         p_value: two_sided_normal(z),
+        pairs: None,
     }
 }
 

@@ -1,9 +1,9 @@
 //! The Monte Carlo engine, generic over a battle system.
 //!
-//! Trials are cut into chunks of [`CHUNK_SIZE`]. Chunk *i* draws from its own
-//! Xoshiro256++ stream: the seed's stream jumped ahead *i* times by 2^128
-//! steps (`jump()`), so streams never overlap. Chunks run
-//! on a rayon pool in batches; each worker counts its chunks into an integer
+//! Trials are cut into chunks of [`CHUNK_SIZE`]; battle *n* of a run fights
+//! on its own window of random numbers ([`crate::stream`]), whichever chunk,
+//! thread, shard or variant of a paired run fights it. Chunks run on a
+//! rayon pool in batches; each worker counts its chunks into an integer
 //! tally of its own, merged as they finish (integer counts merge exactly, in
 //! any grouping). The result depends only on the seed and the number of
 //! trials, never on the thread count, and memory stays flat whatever the
@@ -14,12 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-/// The random stream every system draws from.
-pub type BattleRng = Xoshiro256PlusPlus;
+use crate::stream::BattleStream;
 
 /// The version of how a run reads its random numbers: the chunks'
 /// streams, the battle streams of paired runs and how each system turns
@@ -28,8 +25,10 @@ pub type BattleRng = Xoshiro256PlusPlus;
 /// Version 2: paired runs fight battle *n* on its own window of one
 /// SplitMix64 sequence. Version 3: war-cards volleys, deck draws and
 /// rallies fought by the engagement's table, cards as digits of shared
-/// numbers.
-pub const STREAM_LAYOUT: u32 = 3;
+/// numbers. Version 4: plain runs fight on the battle windows too (a run
+/// is the base of a comparison, count for count); GURPS reads its window
+/// by address (day, PC, roll), each roll drawn by the inverse of its law.
+pub const STREAM_LAYOUT: u32 = 4;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it
 /// changes every result, so it is written into `run.json`.
@@ -39,8 +38,9 @@ pub const CHUNK_SIZE: u64 = 16_384;
 /// granularity, never results.
 const BATCH_CHUNKS: u64 = 256;
 
-/// The largest run accepted: well inside u64 counts for every metric.
-pub const MAX_TRIALS: u64 = 1_000_000_000_000_000;
+/// The largest run accepted: as many battles as the windows number (2^44,
+/// well inside u64 counts for every metric).
+pub const MAX_TRIALS: u64 = crate::stream::MAX_BATTLES;
 
 /// The most battles a precision run takes unless asked otherwise.
 pub const DEFAULT_PRECISION_MAX_TRIALS: u64 = 1_000_000_000;
@@ -90,17 +90,19 @@ pub trait System: Sync {
     /// copy, the state stays in registers, where through `&mut` every
     /// number would wait on a round trip through memory. Whatever the
     /// battle hands the generator to must then be inlined too.)
-    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> Self::Outcome;
+    fn simulate(&self, rng: &mut BattleStream) -> Self::Outcome;
 
-    /// Fights a chunk's battles on its stream, counting each into `tally`:
-    /// the engine's inner loop. A system that can count a battle without
-    /// handing its outcome back (variants fought in lockstep) overrides it.
+    /// Fights a chunk's battles, each on its window, counting each into
+    /// `tally`: the engine's inner loop. A system that can count a battle
+    /// without handing its outcome back (variants fought in lockstep)
+    /// overrides it.
     #[inline]
     fn fight_into(&self, chunk: Chunk, tally: &mut Self::Tally) {
-        let mut rng = chunk.rng;
+        let mut battle = BattleStream::battle(chunk.seed, chunk.first);
         for _ in 0..chunk.len {
-            let outcome = self.simulate(&mut rng);
+            let outcome = self.simulate(&mut battle.clone());
             tally.record(&outcome);
+            battle = battle.next_battle();
         }
     }
 }
@@ -130,12 +132,10 @@ pub trait Tally<O>: Send {
     fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
 }
 
-/// One chunk of a run, as a system fights it: its stream, and where its
-/// battles sit among the run's (paired runs number their battles).
+/// One chunk of a run, as a system fights it: where its battles sit among
+/// the run's, which says their windows.
 #[derive(Debug, Clone)]
 pub struct Chunk {
-    /// The chunk's stream.
-    pub rng: BattleRng,
     /// The run's seed.
     pub seed: u64,
     /// The number of the chunk's first battle in the run, from 0.
@@ -224,41 +224,6 @@ pub struct RunOutput<T> {
     pub threads: usize,
     /// Wall-clock time of the simulation.
     pub elapsed: Duration,
-}
-
-/// The streams of chunks 0, 1, 2, ...: the seed's stream, then each one
-/// jumped 2^128 steps past the previous (one `jump()`, about 0.2 µs, each).
-#[derive(Debug, Clone)]
-pub struct ChunkStreams {
-    next: BattleRng,
-}
-
-impl ChunkStreams {
-    /// The streams of a seed, from chunk 0.
-    pub fn new(seed: u64) -> Self {
-        ChunkStreams {
-            next: BattleRng::seed_from_u64(seed),
-        }
-    }
-
-    /// The streams of a seed, from chunk `first` (`first` jumps ahead).
-    pub fn starting_at(seed: u64, first: u64) -> Self {
-        let mut streams = Self::new(seed);
-        for _ in 0..first {
-            streams.next.jump();
-        }
-        streams
-    }
-}
-
-impl Iterator for ChunkStreams {
-    type Item = BattleRng;
-
-    fn next(&mut self) -> Option<BattleRng> {
-        let stream = self.next.clone();
-        self.next.jump();
-        Some(stream)
-    }
 }
 
 /// Where the stopping rule of [`run_until`] is asked: after 1, 2, 4, ...
@@ -351,12 +316,11 @@ fn run_batches<S: System>(
     let mut tally = system.new_tally();
     let mut done = 0;
     let mut stopped_early = false;
-    let mut streams = ChunkStreams::starting_at(settings.seed, chunks.start);
     let mut next_chunk = chunks.start;
     while next_chunk < chunks.end {
         let batch_end =
             (chunks.start + batch_end(next_chunk - chunks.start, threads)).min(chunks.end);
-        let batch: Vec<(u64, BattleRng)> = (next_chunk..batch_end).zip(&mut streams).collect();
+        let batch: Vec<u64> = (next_chunk..batch_end).collect();
         // Each worker counts its chunks into one tally of its own, merged
         // as they finish: a few tallies alive at a time, however many
         // chunks a batch holds (a 7th Sea tally is tens of kilobytes).
@@ -365,11 +329,10 @@ fn run_batches<S: System>(
                 .into_par_iter()
                 .fold(
                     || system.new_tally(),
-                    |mut partial, (index, rng)| {
+                    |mut partial, index| {
                         if !INTERRUPTED.load(Ordering::Relaxed) {
                             let len = chunk_len(settings.trials, index);
                             let chunk = Chunk {
-                                rng,
                                 seed: settings.seed,
                                 first: index * CHUNK_SIZE,
                                 len,
@@ -456,7 +419,7 @@ mod tests {
         fn new_tally(&self) -> Heads {
             Heads::default()
         }
-        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> bool {
+        fn simulate(&self, rng: &mut BattleStream) -> bool {
             rng.next_u64() >> 63 == 1
         }
     }
@@ -469,14 +432,21 @@ mod tests {
     }
 
     #[test]
-    fn chunk_streams_are_successive_jumps() {
-        let mut a = BattleRng::seed_from_u64(9);
-        let mut streams = ChunkStreams::new(9);
-        assert_eq!(streams.next().unwrap().next_u64(), a.clone().next_u64());
-        a.jump();
-        a.jump();
-        let mut third = streams.nth(1).unwrap();
-        assert_eq!(third.next_u64(), a.next_u64());
+    fn battle_n_of_a_run_fights_on_window_n() {
+        // Battles 0, 1 and the first of the second chunk, each a coin on
+        // the first number of its window.
+        let coin = |n: u64| BattleStream::battle(42, n).next_u64() >> 63;
+        let mut tally = Heads::default();
+        let chunk = |first, len| Chunk {
+            seed: 42,
+            first,
+            len,
+        };
+        Coin.fight_into(chunk(0, 2), &mut tally);
+        assert_eq!(tally, Heads(coin(0) + coin(1), 2));
+        let mut tally = Heads::default();
+        Coin.fight_into(chunk(CHUNK_SIZE, 1), &mut tally);
+        assert_eq!(tally, Heads(coin(CHUNK_SIZE), 1));
     }
 
     #[test]
@@ -579,7 +549,7 @@ mod tests {
         fn new_tally(&self) -> Counted {
             Counted::new()
         }
-        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> bool {
+        fn simulate(&self, rng: &mut BattleStream) -> bool {
             Coin.simulate(rng)
         }
     }

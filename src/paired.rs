@@ -1,10 +1,9 @@
 //! Variants of a battle on common random numbers, battle by battle.
 //!
-//! Battle *n* of every variant fights on the same stream: its own window of
-//! one SplitMix64 sequence (the seed's), 2^20 numbers long, so the windows
-//! of a run's battles never overlap and a battle's stream costs nothing to
-//! set up. A one-step change then moves only the battles it really
-//! changes, and a difference between two variants is measured on the pairs
+//! Battle *n* of every variant fights on the same numbers: the battle's
+//! window ([`crate::stream`]), as in a plain run, so the base variant's
+//! counts are the plain run's. A one-step change then moves only the
+//! battles it really changes, and a difference between two variants is measured on the pairs
 //! ([`crate::stats::paired_difference`]) instead of between two independent
 //! samples.
 //!
@@ -23,93 +22,11 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
 use rand::{Rng, SeedableRng};
-use rand_xoshiro::SplitMix64;
 
 use crate::engine::{Chunk, System, Tally};
 use crate::stats::Metric;
-
-/// The stream a variant fights one battle on: SplitMix64 from a state
-/// set directly (the numbers of `rand_xoshiro::SplitMix64`, checked by the
-/// tests), which a battle builds for nothing: the crate's type is built only
-/// through a call the battle loop cannot inline.
-#[derive(Debug, Clone)]
-pub struct PairedRng {
-    state: u64,
-}
-
-impl PairedRng {
-    /// The stream from `state` on (its first number mixes `state + GOLDEN`).
-    #[inline(always)]
-    pub fn at(state: u64) -> PairedRng {
-        PairedRng { state }
-    }
-}
-
-impl rand::TryRng for PairedRng {
-    type Error = std::convert::Infallible;
-
-    #[inline(always)]
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        self.state = self.state.wrapping_add(GOLDEN);
-        let mut z = self.state;
-        z = (z ^ (z >> 33)).wrapping_mul(0x62a9_d9ed_7997_05f5);
-        z = (z ^ (z >> 28)).wrapping_mul(0xcb24_d0a5_c88c_35b3);
-        Ok((z >> 32) as u32)
-    }
-
-    #[inline(always)]
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.state = self.state.wrapping_add(GOLDEN);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Ok(z ^ (z >> 31))
-    }
-
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
-        for chunk in dest.chunks_mut(8) {
-            let word = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&word[..chunk.len()]);
-        }
-        Ok(())
-    }
-}
-
-/// SplitMix64's increment: its state moves by this at every number.
-const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// A battle's window holds 2^this numbers (a battle reading more would run
-/// into the next battle's window; the longest bundled battles read a few
-/// hundred).
-const WINDOW_BITS: u32 = 20;
-
-/// How far apart two battles' windows start, in SplitMix64 states.
-const WINDOW_STEP: u64 = GOLDEN << WINDOW_BITS;
-
-/// The most battles a paired run numbers before its windows would repeat.
-pub const MAX_PAIRED_TRIALS: u64 = 1 << (u64::BITS - WINDOW_BITS);
-
-/// The SplitMix64 state battle `n` of a paired run of `seed` starts from:
-/// number `k` of the battle is the sequence's number `n · 2^20 + k` past
-/// the seed's origin (distinct for every `n < 2^44`, as `GOLDEN` is odd).
-#[inline]
-pub fn battle_start(seed: u64, n: u64) -> u64 {
-    let origin = SplitMix64::seed_from_u64(seed).next_u64();
-    origin.wrapping_add(n.wrapping_mul(WINDOW_STEP))
-}
-
-/// Refuses a paired run of more battles than its windows can number.
-pub fn check_paired_trials(trials: u64) -> Result<()> {
-    if trials > MAX_PAIRED_TRIALS {
-        bail!(
-            "trials = {trials} is more than a comparison battle by battle takes \
-             (at most 2^44 = {MAX_PAIRED_TRIALS} a variant)"
-        );
-    }
-    Ok(())
-}
+use crate::stream::BattleStream;
 
 /// Battles counted per block: the bits of a `u64` weight.
 const BLOCK: u32 = u64::BITS;
@@ -471,14 +388,12 @@ impl<'a, S: System> System for Lockstep<'a, S> {
         }
     }
 
-    /// Every variant on one stream started at a number of `rng` (the
-    /// engine fights through [`Lockstep::fight_into`], which numbers the
-    /// battles instead).
-    fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> Vec<S::Outcome> {
-        let start = rng.next_u64();
+    /// Every variant on the same battle stream (the engine fights through
+    /// [`Lockstep::fight_into`] instead).
+    fn simulate(&self, rng: &mut BattleStream) -> Vec<S::Outcome> {
         self.variants
             .iter()
-            .map(|v| v.simulate(&mut PairedRng::at(start)))
+            .map(|v| v.simulate(&mut rng.clone()))
             .collect()
     }
 
@@ -487,7 +402,7 @@ impl<'a, S: System> System for Lockstep<'a, S> {
     /// variant fights a block's battles in one tight loop, as a plain run
     /// does, battle *j* of the block weighing `1 << j`.
     fn fight_into(&self, chunk: Chunk, tally: &mut PairedTally<'a, S>) {
-        let mut start = battle_start(chunk.seed, chunk.first);
+        let mut start = BattleStream::battle(chunk.seed, chunk.first);
         let mut left = chunk.len;
         while left > 0 {
             if tally.filled == BLOCK {
@@ -496,14 +411,16 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             let first = tally.filled;
             let battles = (BLOCK - first).min(left.min(u64::from(BLOCK)) as u32);
             for (variant, block) in self.variants.iter().zip(tally.block.iter_mut()) {
-                let mut battle = start;
+                let mut battle = start.clone();
                 for j in first..first + battles {
-                    let outcome = variant.simulate(&mut PairedRng::at(battle));
+                    let outcome = variant.simulate(&mut battle.clone());
                     block.record_weighted(&outcome, 1 << j);
-                    battle = battle.wrapping_add(WINDOW_STEP);
+                    battle = battle.next_battle();
                 }
             }
-            start = start.wrapping_add(u64::from(battles).wrapping_mul(WINDOW_STEP));
+            for _ in 0..battles {
+                start = start.next_battle();
+            }
             tally.filled += battles;
             left -= u64::from(battles);
         }
@@ -682,7 +599,7 @@ mod tests {
         fn new_tally(&self) -> Counts {
             Counts::default()
         }
-        fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> usize {
+        fn simulate(&self, rng: &mut BattleStream) -> usize {
             (rng.next_u64() >> 63) as usize
         }
     }
@@ -710,39 +627,5 @@ mod tests {
             Layout::probe(&TwoCounts { swap: true }, metrics).sources,
             vec![vec![vec![1], vec![0]]]
         );
-    }
-
-    #[test]
-    fn a_battle_stream_is_rand_xoshiros_splitmix64() {
-        for state in [0, 1, 7, u64::MAX, GOLDEN, 123_456_789] {
-            let mut mine = PairedRng::at(state);
-            let mut theirs = SplitMix64::seed_from_u64(state);
-            for _ in 0..4 {
-                assert_eq!(mine.next_u64(), theirs.next_u64(), "state {state}");
-                assert_eq!(mine.next_u32(), theirs.next_u32(), "state {state}");
-            }
-            let (mut a, mut b) = ([0u8; 13], [0u8; 13]);
-            mine.fill_bytes(&mut a);
-            theirs.fill_bytes(&mut b);
-            assert_eq!(a, b);
-        }
-    }
-
-    #[test]
-    fn battle_windows_follow_one_splitmix_sequence_without_overlap() {
-        let seed = 17;
-        let mut sequence = PairedRng::at(battle_start(seed, 0));
-        let whole: Vec<u64> = (0..3 << WINDOW_BITS).map(|_| sequence.next_u64()).collect();
-        for n in 0..3u64 {
-            let mut battle = PairedRng::at(battle_start(seed, n));
-            let window = &whole[(n << WINDOW_BITS) as usize..][..8];
-            let drawn: Vec<u64> = (0..8).map(|_| battle.next_u64()).collect();
-            assert_eq!(drawn, window, "battle {n}");
-        }
-        // The last battle a run numbers is the window just before the first.
-        let last = battle_start(seed, MAX_PAIRED_TRIALS - 1);
-        assert_eq!(last.wrapping_add(WINDOW_STEP), battle_start(seed, 0));
-        assert!(check_paired_trials(MAX_PAIRED_TRIALS).is_ok());
-        assert!(check_paired_trials(MAX_PAIRED_TRIALS + 1).is_err());
     }
 }

@@ -304,7 +304,7 @@ fn run_lockstep<S: System>(
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
-    crate::paired::check_paired_trials(settings.trials)?;
+    crate::stream::check_battles(settings.trials)?;
     let variants = systems.len();
     let lockstep = Lockstep::new(systems, metrics, events.clone());
     let output = match stop {
@@ -458,7 +458,7 @@ impl<S: BattleSystem> System for ByTheBook<'_, S> {
         UsageTally::default()
     }
 
-    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> CellReads {
+    fn simulate(&self, rng: &mut crate::stream::BattleStream) -> CellReads {
         let mut reads = CellReads::counting();
         self.0.read_cells(rng, &mut reads);
         reads

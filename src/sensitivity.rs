@@ -337,8 +337,48 @@ pub struct Move {
     pub difference: DifferenceInterval,
     /// The interval two independent runs would have given (none when exact).
     pub unpaired: Option<DifferenceInterval>,
+    /// For a simulated move: battles in which the target happened only as
+    /// written, and only after the move (none when exact).
+    pub discordant: Option<[u64; 2]>,
+    /// Whether the move changes the target beyond noise, family-wise over
+    /// the analysis's moves (Holm at 5% on McNemar's test); an exact move
+    /// whenever it changes it at all. Set by [`judge`].
+    pub differs: bool,
     /// How the interval was found.
     pub method: Method,
+}
+
+impl Move {
+    /// Whether the target came out the same in every battle, as written and
+    /// after the move (or, exactly, has the same probability).
+    pub fn unchanged(&self) -> bool {
+        match self.discordant {
+            Some([a, b]) => a + b == 0,
+            None => self.difference.difference == 0.0,
+        }
+    }
+}
+
+/// Marks which moves differ beyond noise: every exact move that changes
+/// the target, and the simulated moves Holm's procedure keeps at 5%
+/// family-wise over all simulated moves.
+pub fn judge(moves: &mut [Move]) {
+    let sampled: Vec<usize> = (0..moves.len())
+        .filter(|&i| moves[i].discordant.is_some())
+        .collect();
+    let p_values: Vec<f64> = sampled
+        .iter()
+        .map(|&i| {
+            let [a, b] = moves[i].discordant.expect("a simulated move");
+            crate::stats::mcnemar(a, b).1
+        })
+        .collect();
+    for m in moves.iter_mut() {
+        m.differs = m.discordant.is_none() && m.difference.difference != 0.0;
+    }
+    for (&i, differs) in sampled.iter().zip(crate::stats::holm(&p_values, 0.05)) {
+        moves[i].differs = differs;
+    }
 }
 
 /// A move that could not be made: the value is outside what the setting allows.

@@ -413,9 +413,10 @@ pub fn unpaired_difference(x1: u64, n1: u64, x2: u64, n2: u64) -> DifferenceInte
 
 /// The interval of `p2 - p1` measured on the same `n` battles: the first
 /// event happened in `x1` of them, the second in `x2`, both in `both`
-/// (Newcombe's method 10 for paired proportions, with the samples'
-/// correlation corrected for continuity and never below 0). With positively correlated pairs, as common random
-/// numbers give, it is narrower than [`unpaired_difference`].
+/// (Newcombe's method 10 for paired proportions: the samples' correlation
+/// as measured, a positive one corrected for continuity). With positively
+/// correlated pairs, as common random numbers give, it is narrower than
+/// [`unpaired_difference`]; with negatively correlated ones, wider.
 pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInterval {
     assert!(
         both <= x1.min(x2) && x1.max(x2) <= n,
@@ -424,10 +425,16 @@ pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInter
     let (a, b, c) = (both as f64, (x1 - both) as f64, (x2 - both) as f64);
     let d = n as f64 - a - b - c;
     let denominator = ((a + b) * (c + d) * (a + c) * (b + d)).sqrt();
-    // Newcombe's correlation, corrected for continuity as in his paper; a
-    // negative estimate (met only where a handful of battles disagree) is
-    // taken as 0, so the paired interval is never wider than the unpaired one.
-    let corrected = (a * d - b * c - n as f64 / 2.0).max(0.0);
+    // Newcombe's correlation as measured. His continuity correction pulls a
+    // positive one toward 0 (never past it); a negative one is kept as it
+    // is, so pairs that move against each other widen the interval beyond
+    // the unpaired one instead of being floored at it.
+    let cross = a * d - b * c;
+    let corrected = if cross > 0.0 {
+        (cross - n as f64 / 2.0).max(0.0)
+    } else {
+        cross
+    };
     let phi = if denominator > 0.0 {
         corrected / denominator
     } else {
@@ -438,6 +445,35 @@ pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInter
         (x as f64 / n.max(1) as f64, lo, hi)
     };
     newcombe(point(x1), point(x2), phi)
+}
+
+/// McNemar's statistic and two-sided p-value for paired battles in which
+/// only the first variant had the event `only_first` times and only the
+/// second `only_second` times (0 and 1 when no battle differs).
+pub fn mcnemar(only_first: u64, only_second: u64) -> (f64, f64) {
+    let discordant = (only_first + only_second) as f64;
+    if discordant == 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = (only_second as f64 - only_first as f64) / discordant.sqrt();
+    (z, 2.0 * Normal::standard().sf(z.abs()))
+}
+
+/// Holm's step-down procedure: which of `p_values` are significant with
+/// the family-wise error rate held at `alpha`.
+pub fn holm(p_values: &[f64], alpha: f64) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..p_values.len()).collect();
+    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
+    let mut significant = vec![false; p_values.len()];
+    let m = p_values.len();
+    for (k, &i) in order.iter().enumerate() {
+        if p_values[i] < alpha / (m - k) as f64 {
+            significant[i] = true;
+        } else {
+            break;
+        }
+    }
+    significant
 }
 
 /// Asserts that `seen` counts of `trials` draws follow the `exact` law:
@@ -513,6 +549,42 @@ mod tests {
         let u = unpaired_difference(510, 1000, 530, 1000);
         assert!(u.high - u.low > 3.0 * (d.high - d.low), "{u:?} {d:?}");
         assert!(!u.excludes_zero());
+    }
+
+    #[test]
+    fn holm_steps_down_until_the_first_failure() {
+        // m = 4 at 0.05: thresholds 0.0125, 0.01667, 0.025, 0.05.
+        assert_eq!(
+            holm(&[0.04, 0.001, 0.015, 0.03], 0.05),
+            [false, true, true, false]
+        );
+        // The second smallest misses its threshold: the rest fail too.
+        assert_eq!(holm(&[0.001, 0.03, 0.031], 0.05), [true, false, false]);
+        assert_eq!(holm(&[0.001, 0.02, 0.021], 0.05), [true, true, true]);
+        assert!(holm(&[], 0.05).is_empty());
+    }
+
+    #[test]
+    fn mcnemar_matches_the_normal_approximation() {
+        // 10 vs 30 discordant: z = 20 / sqrt(40) = 3.1623, p = 0.001565.
+        let (z, p) = mcnemar(10, 30);
+        assert!((z - 3.162_277_660).abs() < 1e-9);
+        assert!((p - 0.001_565_402).abs() < 1e-8, "{p}");
+        assert_eq!(mcnemar(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn negatively_correlated_pairs_widen_the_interval() {
+        // 100 pairs, 30 events in each sample and none in both: phi =
+        // -900 / 2100 = -3/7, uncorrected (Newcombe corrects only AD > BC).
+        // Hand-computed from his formula: ±0.149716605458.
+        let d = paired_difference(100, 30, 30, 0);
+        assert!(d.difference.abs() < 1e-12);
+        assert!((d.low + 0.149_716_605_458).abs() < 1e-9, "{d:?}");
+        assert!((d.high - 0.149_716_605_458).abs() < 1e-9, "{d:?}");
+        let u = unpaired_difference(30, 100, 30, 100);
+        assert!((u.low + 0.125_523_831_492).abs() < 1e-9, "{u:?}");
+        assert!(d.high - d.low > u.high - u.low, "{d:?} {u:?}");
     }
 
     #[test]

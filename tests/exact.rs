@@ -391,7 +391,7 @@ fn each_deck_cell_move_matches_a_hand_enumeration() {
 /// A generator that counts the 64-bit numbers drawn from it.
 #[derive(Clone)]
 struct Counting {
-    inner: engine::BattleRng,
+    inner: rand_xoshiro::Xoshiro256PlusPlus,
     drawn: u64,
 }
 
@@ -417,7 +417,6 @@ impl rand::TryRng for Counting {
 
 #[test]
 fn a_bundled_engagement_draws_at_most_two_numbers_a_battle() {
-    use engine::System;
     use rand::SeedableRng;
     // The plain path draws one number a card (about 3 a battle on the
     // longbows, the deck and the rally); the table draws the cards of
@@ -430,12 +429,12 @@ fn a_bundled_engagement_draws_at_most_two_numbers_a_battle() {
     ] {
         let w = war_cards(&bundled(name));
         let mut rng = Counting {
-            inner: engine::BattleRng::seed_from_u64(3),
+            inner: rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3),
             drawn: 0,
         };
         let battles = 100_000;
         for _ in 0..battles {
-            w.simulate(&mut rng);
+            w.fight(&mut rng);
         }
         let per_battle = rng.drawn as f64 / battles as f64;
         assert!(

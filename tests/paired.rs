@@ -2,8 +2,8 @@
 //! counts of [`warcrunch::paired`] equal plain counting of the same
 //! outcomes, and the pairs' counts equal a battle-by-battle count.
 
-use rand::SeedableRng;
-use warcrunch::engine::{BattleRng, System, Tally};
+use warcrunch::engine::{System, Tally};
+use warcrunch::stream::BattleStream;
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::Metric;
@@ -56,13 +56,12 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
     assert!(layouts.iter().all(|l| shapes(l) == shapes(&layouts[0])));
     let events: Vec<Vec<Event>> = layouts.iter().map(|l| events(l)).collect();
     let lockstep = Lockstep::new(variants.clone(), metrics, events.clone());
-    let mut rng = BattleRng::seed_from_u64(11);
     // Two tallies merged, as the engine's workers do.
     let mut paired = [lockstep.new_tally(), lockstep.new_tally()];
     let mut plain: Vec<S::Tally> = variants.iter().map(|v| v.new_tally()).collect();
     let mut both = vec![vec![0u64; events[0].len()]; variants.len()];
     for battle in 0..battles {
-        let outcomes = lockstep.simulate(&mut rng);
+        let outcomes = lockstep.simulate(&mut BattleStream::battle(11, battle as u64));
         paired[battle % 3 / 2].record(&outcomes);
         let mut hit = Vec::new();
         for (v, outcome) in outcomes.iter().enumerate() {

@@ -4,7 +4,8 @@
 //! panic. `PROPTEST_CASES` raises the case count for a long fuzzing run.
 
 use proptest::prelude::*;
-use warcrunch::engine::{self, BattleRng, CHUNK_SIZE, RunSettings, Shard, System, Tally};
+use warcrunch::engine::{self, CHUNK_SIZE, RunSettings, Shard, System, Tally};
+use warcrunch::stream::BattleStream;
 use warcrunch::scenario;
 use warcrunch::systems::war_cards::WarCards;
 use warcrunch::tables::TableSource;
@@ -21,11 +22,9 @@ fn knights() -> WarCards {
 }
 
 fn tally_of(system: &WarCards, seed: u64, n: u64) -> <WarCards as System>::Tally {
-    use rand::SeedableRng;
-    let mut rng = BattleRng::seed_from_u64(seed);
     let mut t = system.new_tally();
-    for _ in 0..n {
-        t.record(&system.simulate(&mut rng));
+    for battle in 0..n {
+        t.record(&system.simulate(&mut BattleStream::battle(seed, battle)));
     }
     t
 }

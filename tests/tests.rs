@@ -12,6 +12,7 @@ mod image;
 mod knobs;
 mod nothing_wrong;
 mod paired;
+mod pairing;
 mod parallel;
 mod properties;
 mod publish;

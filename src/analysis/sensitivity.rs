@@ -17,7 +17,7 @@ use crate::runner::{
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Edit, Scenario};
-use crate::sensitivity::{Cell, Knob, Method, Move, Refused, knobs, rank, table_cells};
+use crate::sensitivity::{Cell, Knob, Method, Move, Refused, judge, knobs, rank, table_cells};
 use crate::stats::{paired_difference, unpaired_difference};
 use crate::sweep::apply;
 use crate::systems::Battle;
@@ -158,6 +158,7 @@ pub fn sensitivity(
         sampled_moves(&target, &base, &variants, plan)?
     };
     rank(&mut found);
+    judge(&mut found);
     let mut info = run_info(
         &base,
         reproduce_command(request, &base, trials.is_some()),
@@ -223,6 +224,11 @@ fn sampled_moves(
                 probability: x as f64 / n as f64,
                 difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
                 unpaired: Some(unpaired_difference(base_count, n, x, n)),
+                discordant: Some([
+                    base_count - done.both[i + 1][0],
+                    x - done.both[i + 1][0],
+                ]),
+                differs: false,
                 method: Method::PairedNewcombe,
             }
         })
@@ -536,6 +542,8 @@ fn exact_moves(
                 high: d,
             },
             unpaired: None,
+            discordant: None,
+            differs: false,
             method: Method::Exact,
         }));
     }

@@ -86,6 +86,18 @@ impl Export<RunReport> for Comparison {
             Column::new("statistic".into(), col(&|d| d.statistic)),
             Column::new("p_value".into(), col(&|d| reported_p(d.p_value))),
             Column::new(
+                "discordant".into(),
+                rows.iter()
+                    .map(|(_, _, d)| d.pairs.map(|p| p.discordant))
+                    .collect::<Vec<Option<u64>>>(),
+            ),
+            Column::new(
+                "width_ratio".into(),
+                rows.iter()
+                    .map(|(_, _, d)| d.pairs.map(|p| p.width_ratio).filter(|r| r.is_finite()))
+                    .collect::<Vec<Option<f64>>>(),
+            ),
+            Column::new(
                 "significant".into(),
                 rows.iter()
                     .map(|(_, alpha, d)| d.p_value < *alpha)

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use askama::Template;
+use polars::prelude::Column;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -78,6 +79,20 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 numbers("difference", m, |x| x.difference.difference),
                 numbers("ci_low", m, |x| x.difference.low),
                 numbers("ci_high", m, |x| x.difference.high),
+                Column::new(
+                    "differs".into(),
+                    m.iter().map(|x| x.differs).collect::<Vec<bool>>(),
+                ),
+                Column::new(
+                    "discordant".into(),
+                    m.iter()
+                        .map(|x| x.discordant.map(|[a, b]| a + b))
+                        .collect::<Vec<Option<u64>>>(),
+                ),
+                Column::new(
+                    "width_ratio".into(),
+                    m.iter().map(width_ratio).collect::<Vec<Option<f64>>>(),
+                ),
                 text(
                     "method",
                     m.iter().map(|x| x.method.name().to_owned()).collect(),
@@ -85,6 +100,14 @@ impl Export<SensitivityReport> for SensitivityCsv {
             ],
         )
     }
+}
+
+/// The width two independent runs would give a simulated move's interval
+/// over its paired width (none when exact, or when no battle moved).
+fn width_ratio(m: &Move) -> Option<f64> {
+    let unpaired = m.unpaired?;
+    let width = m.difference.high - m.difference.low;
+    (width > 0.0).then(|| (unpaired.high - unpaired.low) / width)
 }
 
 /// One part of each move's cell (empty for a knob that is no cell).
@@ -347,18 +370,34 @@ impl Export<SensitivityReport> for Tornado {
     }
 }
 
-/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`.
+/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`,
+/// "unchanged in every battle" where no battle moved, "tied" where the
+/// move does not differ family-wise.
 fn move_line(m: &Move) -> String {
     let pt = |x: f64| format!("{:+.2}", 100.0 * x);
+    if m.unchanged() {
+        let how = if m.discordant.is_some() {
+            "unchanged in every battle"
+        } else {
+            "unchanged (exact)"
+        };
+        return format!(
+            "{} {} -> {}: {} {how}",
+            m.knob,
+            m.from,
+            m.to,
+            percent(m.base_probability)
+        );
+    }
     let interval = if m.difference.low == m.difference.high {
         "exact".to_owned()
     } else {
         format!("{} to {}", pt(m.difference.low), pt(m.difference.high))
     };
-    let verdict = if m.difference.excludes_zero() || m.difference.low == m.difference.high {
+    let verdict = if m.differs {
         ""
     } else {
-        ", no change beyond noise"
+        ", tied: no change beyond noise across the moves"
     };
     format!(
         "{} {} -> {}: {} -> {}, {} pt ({interval}){verdict}",

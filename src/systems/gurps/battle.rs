@@ -1,13 +1,13 @@
 //! One GURPS battle, fast: the rules of the other files of this folder
 //! applied day by day in their order (docs/rules.md §2), each drawn from its
-//! fast law. [`super::reference`] plays the same order die by die.
+//! fast law with a number addressed by the decision it makes
+//! ([`super::address`]). [`super::reference`] plays the same order die by
+//! die.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rand::Rng;
-use rand::distr::Distribution;
-
+use super::address;
 use super::casualties::{self, casualty_percent};
 use super::catastrophe::{self, Effect};
 use super::glory::{self, GloryGain};
@@ -15,9 +15,10 @@ use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::BattleRules;
 use super::scenario::{MAX_HEROES, Role};
 use super::strategy::{self, MARGIN_SPAN};
-use super::success::quick_contest;
+use super::success::{RollLaw, quick_contest};
 use super::survival::{self, SurvivalDraws, injure_fast};
-use crate::dice::Digits;
+use crate::inverse;
+use crate::stream::{BattleStream, Decisions};
 
 /// The laws variants fought in lockstep share, by what they are built from
 /// (the tables, and the PC), held only while the variants are made.
@@ -32,6 +33,8 @@ pub struct SharedLaws {
 pub struct Laws {
     /// Per Catastrophe roll 3..=18: its row's effects.
     catastrophe: Vec<Effect>,
+    /// Per side: its commander's Catastrophe roll (with Luck or without).
+    catastrophe_roll: [RollLaw; 2],
     /// The contest's lookups.
     strategy: strategy::Laws,
     /// Per PC: Survival row and HP lost, drawn together (shared between
@@ -51,6 +54,7 @@ impl Laws {
         Laws {
             strategy: strategy::Laws::new(rules, &catastrophe),
             catastrophe,
+            catastrophe_roll: rules.sides.each_ref().map(|s| RollLaw::new(s.commander_luck)),
             survival: rules
                 .heroes
                 .iter()
@@ -86,17 +90,12 @@ impl Laws {
         }
     }
 
-    /// Fights the whole battle. Inlined into the chunk loop, so the outcome
-    /// is counted where it was built instead of being copied out first.
+    /// Fights the whole battle on `stream`'s numbers, read by address.
+    /// Inlined into the chunk loop, so the outcome is counted where it was
+    /// built instead of being copied out first.
     #[inline(always)]
-    pub fn fight<R: Rng + Clone>(&self, rules: &BattleRules, rng: &mut R) -> BattleOutcome {
-        crate::engine::on_local_copy(rng, |rng| self.fight_inline(rules, rng))
-    }
-
-    /// [`Laws::fight`]'s body, inlined into it.
-    #[inline(always)]
-    fn fight_inline<R: Rng>(&self, rules: &BattleRules, rng: &mut R) -> BattleOutcome {
-        let dice = &mut Digits::new(rng);
+    pub fn fight(&self, rules: &BattleRules, stream: &BattleStream) -> BattleOutcome {
+        let battle = stream.decisions();
         let t = &rules.tables;
         let n = rules.heroes.len();
         let mut heroes = [HeroOutcome::default(); MAX_HEROES];
@@ -111,11 +110,12 @@ impl Laws {
         let mut first_catastrophe = [0u8; 2];
         let mut result = 0u8;
         for day in 0..rules.days {
+            let numbers = address::day(battle, day);
             // 1. Catastrophe.
-            let rolls = [
-                catastrophe::roll_fast(dice, &rules.sides[0]),
-                catastrophe::roll_fast(dice, &rules.sides[1]),
-            ];
+            let rolls: [i64; 2] = std::array::from_fn(|s| {
+                let x = numbers.number(address::CATASTROPHE + s as u32);
+                catastrophe::roll_fast(&self.catastrophe_roll[s], x, &rules.sides[s])
+            });
             let start = if day == 0 {
                 first_catastrophe = rolls.map(|r| r as u8);
                 self.strategy.first_day[((rolls[0] - 3) * 16 + rolls[1] - 3) as usize]
@@ -138,14 +138,13 @@ impl Laws {
                     let row = &t.catastrophe[(roll - 3) as usize];
                     let struck = (&mut out_today[..], &mut wounded_today[..]);
                     let pcs = (&mut heroes[..], &mut lost[..]);
-                    catastrophe::strike_leaders_fast(rules, dice, s, row, pcs, struck);
+                    catastrophe::strike_leaders_fast(rules, numbers, s, row, pcs, struck);
                 }
             }
             // 2. Strategy contest.
-            let margins = [
-                start.skill[0] - dice.three_d6(),
-                start.skill[1] - dice.three_d6(),
-            ];
+            let margins: [i64; 2] = std::array::from_fn(|s| {
+                start.skill[s] - inverse::three_d6(numbers.number(address::STRATEGY + s as u32))
+            });
             let victory = quick_contest(margins[0], margins[1]);
             let mov = victory.abs();
             // 0 or 1: that side won the day; 2: a tie. Arithmetic, not a
@@ -163,16 +162,17 @@ impl Laws {
                     continue;
                 }
                 let penalty = survival::penalty(winner, h.side, mov) as usize;
+                let pc = address::pc(numbers, i);
                 next_carry[h.side] +=
-                    self.pc_day(rules, dice, i, penalty, &mut heroes[i], &mut lost[i]);
+                    self.pc_day(rules, pc, i, penalty, &mut heroes[i], &mut lost[i]);
             }
             // 4. Casualties and Morale.
             for s in 0..2 {
                 let effect = &self.catastrophe[(rolls[s] - 3) as usize];
                 let side = &rules.sides[s];
-                let share = self
-                    .casualties
-                    .draw(dice, t, side, [victory, -victory][s], effect);
+                let share =
+                    self.casualties
+                        .draw(numbers, s, t, side, [victory, -victory][s], effect);
                 let loss = troops[s] * share;
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -215,34 +215,32 @@ impl Laws {
     }
 
     /// PC `i`'s Survival roll (with the losing side's `penalty`) and its
-    /// injury, then his Glory roll (made even if he died). Returns the
-    /// Strategy his Glory gives his side tomorrow.
+    /// injury, then his Glory roll (made even if he died), each from his
+    /// own numbers of the day. Returns the Strategy his Glory gives his
+    /// side tomorrow.
     #[inline(always)]
-    fn pc_day<R: Rng>(
+    fn pc_day(
         &self,
         rules: &BattleRules,
-        dice: &mut Digits<R>,
+        numbers: Decisions,
         i: usize,
         penalty: usize,
         outcome: &mut HeroOutcome,
         lost: &mut i64,
     ) -> i64 {
         let h = &rules.heroes[i];
-        let draws = &self.survival[i];
-        let row = if *lost == 0 && outcome.state == State::Unhurt {
-            let (row, damage, state) = draws.unhurt_at(penalty).sample(dice.rng());
-            *lost = damage;
-            outcome.state = state;
-            row
-        } else {
-            let (row, damage) = draws.at(penalty).sample(dice.rng());
-            let (l, st) = injure_fast(dice, h.hp, h.ht, *lost, damage, outcome.state);
-            *lost = l;
-            outcome.state = st;
-            row
-        };
+        let (row, damage) = self.survival[i].draw(
+            penalty,
+            numbers.number(address::SURVIVAL),
+            numbers.number(address::DAMAGE),
+        );
+        let ht_roll = |k| inverse::three_d6(numbers.number(address::SURVIVAL_HT + k));
+        let (l, state) = injure_fast(ht_roll, (h.hp, h.ht), *lost, damage, outcome.state);
+        *lost = l;
+        outcome.state = state;
         outcome.survival = outcome.survival.max(row as u8 + 1);
-        let gain = self.glory[i][dice.three_d6() as usize];
+        let glory_roll = inverse::three_d6(numbers.number(address::GLORY));
+        let gain = self.glory[i][glory_roll as usize];
         outcome.glory = gain.row + 1;
         outcome.reputation += gain.reputation;
         gain.strategy

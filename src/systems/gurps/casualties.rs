@@ -4,13 +4,13 @@
 //! (see [`super::morale`]), by rout dice toward more.
 //!
 //! Plain: [`armour_rows`], [`roll`]. Fast: [`Laws`] (the row of every
-//! margin, each row's percent as an alias table) and [`Laws::draw`]. Both
-//! report with [`casualty_percent`].
+//! margin, each row's percent drawn by the inverse of its law) and
+//! [`Laws::draw`]. Both report with [`casualty_percent`].
 
 use crate::usage::CellReads;
 use rand::Rng;
-use rand::distr::Distribution;
 
+use super::address;
 use super::catastrophe::Effect;
 use super::damage::damage_distribution;
 use super::morale::{ROUT_MARGIN, routs, routs_fast};
@@ -19,7 +19,9 @@ use super::scenario::Armour;
 use super::strategy::MARGIN_SPAN;
 use super::success::d6_sum;
 use super::tables::{CatastropheRow, GurpsTables};
-use crate::dice::{AliasTable, Digits};
+use crate::dice::Digits;
+use crate::inverse::InverseLaw;
+use crate::stream::Decisions;
 
 /// Armour class → casualty rows toward less loss.
 pub fn armour_rows(tables: &GurpsTables, armour: Armour) -> i64 {
@@ -86,7 +88,7 @@ pub struct Laws {
     /// Casualty row by signed margin −MARGIN_SPAN..=MARGIN_SPAN.
     by_margin: Vec<u8>,
     /// Per casualties row: the percent lost (dice + add, at most 100).
-    percent: Vec<AliasTable>,
+    percent: Vec<InverseLaw>,
 }
 
 impl Laws {
@@ -107,31 +109,41 @@ impl Laws {
                         pct.truncate(101);
                         pct[100] = beyond;
                     }
-                    AliasTable::new(&pct)
+                    InverseLaw::new(&pct)
                 })
                 .collect(),
         }
     }
 
-    /// [`roll`] drawn fast, as the fraction of Troop Strength lost: side
-    /// `side`'s percent for the day's `signed` margin after its
-    /// Catastrophe's `effect`.
+    /// [`roll`] drawn fast from the `day`'s numbers of side `s`, as the
+    /// fraction of Troop Strength lost: side `side`'s percent for the day's
+    /// `signed` margin after its Catastrophe's `effect`.
     #[inline(always)]
-    pub fn draw<R: Rng>(
+    pub fn draw(
         &self,
-        dice: &mut Digits<R>,
+        day: Decisions,
+        s: usize,
         t: &GurpsTables,
         side: &SideRules,
         signed: i64,
         effect: &Effect,
     ) -> f64 {
+        let s = s as u32;
         let rows = t.casualties.rows.len() as i64;
         let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
         let mut row = self.by_margin[index] as i64 + side.armour_rows;
-        if signed <= -ROUT_MARGIN && routs_fast(dice, side.morale, effect) {
-            row -= dice.sum_d6(t.casualties.rout_dice as u32);
+        if signed <= -ROUT_MARGIN {
+            let morale = (
+                day.number(address::ATROCITY_MORALE + s),
+                day.number(address::ROUT_MORALE + s),
+            );
+            if routs_fast(side.morale, effect, morale) {
+                let mut stream = day.sub(address::ROUT_DICE + s);
+                row -= Digits::new(&mut stream).sum_d6(t.casualties.rout_dice as u32);
+            }
         }
-        PERCENT[self.percent[row.clamp(0, rows - 1) as usize].sample(dice.rng())]
+        let x = day.number(address::CASUALTIES + s);
+        PERCENT[self.percent[row.clamp(0, rows - 1) as usize].draw(x)]
     }
 }
 
@@ -181,8 +193,6 @@ mod tests {
         let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
         let laws = Laws::new(&t);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
-        let mut source = Xoshiro256PlusPlus::seed_from_u64(7);
-        let mut dice = Digits::new(&mut source);
         let atrocity = CatastropheRow {
             morale_by_roll: 1,
             ..Default::default()
@@ -228,7 +238,7 @@ mod tests {
                     add_row(base - shift as i64, p_rout * q);
                 }
                 law.retain(|_, p| *p > 0.0);
-                for _ in 0..n {
+                for battle in 0..n {
                     *plain
                         .entry(roll(
                             &mut rng,
@@ -239,7 +249,8 @@ mod tests {
                             &mut CellReads::default(),
                         ))
                         .or_default() += 1;
-                    let share = laws.draw(&mut dice, &t, &side, signed, &effect);
+                    let day = crate::stream::BattleStream::battle(7, battle).decisions();
+                    let share = laws.draw(day, 1, &t, &side, signed, &effect);
                     *fast.entry((share * 100.0).round() as i64).or_default() += 1;
                 }
                 let what = format!("{armour:?}, margin {signed}");

@@ -6,17 +6,21 @@
 //!
 //! Plain: [`roll`], [`troops_after`], [`strike_leaders`]. Fast: [`Effect`],
 //! the same rows in the form the battle loop applies unconditionally, and
-//! [`roll_fast`], [`strike_leaders_fast`].
+//! [`roll_fast`], [`strike_leaders_fast`], each roll from a number of its
+//! own ([`super::address`]).
 
 use rand::Rng;
 
+use super::address;
 use super::outcome::{HeroOutcome, State};
 use super::rules::{BattleRules, SideRules};
 use super::scenario::Role;
-use super::success::{d6_sum, roll_3d6, roll_3d6_fast};
+use super::success::{RollLaw, d6_sum, roll_3d6};
 use super::survival::{injure, injure_fast};
 use super::tables::{CatastropheRow, LeaderHarm};
-use crate::dice::{self, Digits};
+use crate::dice;
+use crate::inverse;
+use crate::stream::Decisions;
 
 /// Side `side`'s Catastrophe roll, 3 to 18, die by die.
 pub fn roll<R: Rng>(rng: &mut R, side: &SideRules) -> i64 {
@@ -118,27 +122,28 @@ impl Effect {
     }
 }
 
-/// [`roll`] drawn fast.
+/// [`roll`] drawn fast from number `x`, by `law` (the commander's Luck).
 #[inline(always)]
-pub fn roll_fast<R: Rng>(dice: &mut Digits<R>, side: &SideRules) -> i64 {
-    (roll_3d6_fast(dice, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18)
+pub fn roll_fast(law: &RollLaw, x: u64, side: &SideRules) -> i64 {
+    (law.draw(x) + side.catastrophe_modifier).clamp(3, 18)
 }
 
-/// [`strike_leaders`] for side `s`'s `row`, drawn fast; marks those it
-/// kills and those it wounds. Out of line: few days strike a leader, and
-/// the battle loop stays small without it.
+/// [`strike_leaders`] for side `s`'s `row`, drawn fast from the `day`'s
+/// numbers; marks those it kills and those it wounds. Out of line: few days
+/// strike a leader, and the battle loop stays small without it.
 #[cold]
 #[inline(never)]
-pub fn strike_leaders_fast<R: Rng>(
+pub fn strike_leaders_fast(
     rules: &BattleRules,
-    dice: &mut Digits<R>,
+    day: Decisions,
     s: usize,
     row: &CatastropheRow,
     (heroes, lost): (&mut [HeroOutcome], &mut [i64]),
     (killed, wounded): (&mut [bool], &mut [bool]),
 ) {
     let struck_unit = if row.major_leader != LeaderHarm::None {
-        Some(dice.below(rules.sides[s].major_units))
+        let x = day.number(address::MAJOR_UNIT + s as u32);
+        Some(((u128::from(x) * u128::from(rules.sides[s].major_units)) >> 64) as u32)
     } else {
         None
     };
@@ -153,18 +158,21 @@ pub fn strike_leaders_fast<R: Rng>(
             }
             _ => LeaderHarm::None,
         };
+        let numbers = address::pc(day, i);
+        let damage = || (inverse::two_d6(numbers.number(address::LEADER_DAMAGE)) - h.own_dr).max(0);
+        let ht_roll = |k| inverse::three_d6(numbers.number(address::LEADER_HT + k));
         match harm {
             LeaderHarm::None => {}
             LeaderHarm::Wounded => {
-                let damage = (dice.sum_d6(2) - h.own_dr).max(0);
-                let (l, st) = injure_fast(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                let (l, st) =
+                    injure_fast(ht_roll, (h.hp, h.ht), lost[i], damage(), heroes[i].state);
                 lost[i] = l;
                 heroes[i].state = st;
                 wounded[i] = true;
             }
             LeaderHarm::Killed => {
-                let damage = (dice.sum_d6(2) - h.own_dr).max(0);
-                let (l, st) = injure_fast(dice, h.hp, h.ht, lost[i], damage, heroes[i].state);
+                let (l, st) =
+                    injure_fast(ht_roll, (h.hp, h.ht), lost[i], damage(), heroes[i].state);
                 lost[i] = l;
                 heroes[i].state = st.max(State::Down);
                 killed[i] = true;
@@ -205,8 +213,6 @@ mod tests {
         let lord = &r.heroes[0];
         assert_eq!((lord.role, lord.side), (Role::ArmyCommander, 0));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
-        let mut source = Xoshiro256PlusPlus::seed_from_u64(13);
-        let mut dice = Digits::new(&mut source);
         let n = 100_000;
         for harm in [LeaderHarm::Wounded, LeaderHarm::Killed] {
             let row = CatastropheRow {
@@ -228,7 +234,7 @@ mod tests {
             }
             exact.retain(|_, p| *p > 0.0);
             let (mut fast, mut plain) = (BTreeMap::new(), BTreeMap::new());
-            for _ in 0..n {
+            for battle in 0..n {
                 let mut pcs = [HeroOutcome::default(); MAX_HEROES];
                 let mut lost = [0i64; MAX_HEROES];
                 let mut out = [false; MAX_HEROES];
@@ -239,7 +245,8 @@ mod tests {
                 let mut lost = [0i64; MAX_HEROES];
                 let (mut killed, mut wounded) = ([false; MAX_HEROES], [false; MAX_HEROES]);
                 let struck = (&mut killed[..], &mut wounded[..]);
-                strike_leaders_fast(r, &mut dice, 0, &row, (&mut pcs, &mut lost), struck);
+                let day = crate::stream::BattleStream::battle(13, battle).decisions();
+                strike_leaders_fast(r, day, 0, &row, (&mut pcs, &mut lost), struck);
                 *fast.entry((lost[0], pcs[0].state)).or_default() += 1;
                 assert_eq!(killed[0], harm == LeaderHarm::Killed);
             }

@@ -1,6 +1,7 @@
 //! GURPS mass combat (docs/rules.md §2): Catastrophe, the Strategy contest,
 //! every PC's Survival and Glory, casualties, over one or more days.
 
+pub mod address;
 pub mod battle;
 pub mod casualties;
 pub mod catastrophe;
@@ -21,7 +22,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
-use rand::Rng;
 
 use self::battle::Laws;
 use self::casualties::armour_rows;
@@ -31,6 +31,7 @@ use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::Parsed;
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
+use crate::stream::BattleStream;
 use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
@@ -592,7 +593,7 @@ impl System for Gurps {
     }
 
     #[inline]
-    fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
+    fn simulate(&self, rng: &mut BattleStream) -> BattleOutcome {
         self.laws.fight(&self.rules, rng)
     }
 }

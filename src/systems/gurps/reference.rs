@@ -178,6 +178,7 @@ mod tests {
     use super::*;
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
+    use crate::stream::BattleStream;
     use crate::systems::gurps::Gurps;
     use crate::systems::gurps::tables::{CatastropheRow, GurpsTables};
 
@@ -191,8 +192,8 @@ mod tests {
         let mut fast = g.new_tally();
         let mut book = g.new_tally();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-        for _ in 0..n {
-            fast.record(&g.simulate(&mut rng));
+        for battle in 0..n {
+            fast.record(&g.simulate(&mut BattleStream::battle(11, battle as u64)));
             book.record(&fight_by_the_book(book_rules, &mut rng));
         }
         [g.metrics(&fast), g.metrics(&book)]

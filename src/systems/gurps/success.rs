@@ -2,14 +2,15 @@
 //! row of a margin table a roll lands on, and their exact laws.
 //!
 //! Plain: [`d6_sum`], [`roll_3d6`], [`check`], [`quick_contest`], [`row_of`]. Fast, built
-//! from them: [`roll_3d6_fast`], [`rows_by_roll`], [`three_d6_distribution`],
+//! from them: [`RollLaw`], [`rows_by_roll`], [`three_d6_distribution`],
 //! [`category_distribution`].
 
 use rand::Rng;
 
 use super::rules::COMBAT_CAP;
 use super::tables::{GurpsTables, MarginBand};
-use crate::dice::{self, Digits, THREE_D6_WAYS};
+use crate::dice::{self, THREE_D6_WAYS};
+use crate::inverse::{self, InverseLaw};
 
 /// Refuses a Survival or Glory row no roll can reach: the skill rolled
 /// against is capped at [`COMBAT_CAP`], and 3d6 rolls 3 at best. `origin`
@@ -88,14 +89,29 @@ pub fn row_of(rows: &[impl MarginBand], skill: i64, roll: i64) -> usize {
     }
 }
 
-/// [`roll_3d6`] drawn fast: one digit of 216 per 3d6.
-#[inline(always)]
-pub fn roll_3d6_fast<R: Rng>(dice: &mut Digits<R>, luck: bool) -> i64 {
-    let first = dice.three_d6();
-    if luck {
-        first.min(dice.three_d6()).min(dice.three_d6())
-    } else {
-        first
+/// [`roll_3d6`] drawn fast from one number, by the inverse of its law: a
+/// larger number never rolls lower, with or without Luck.
+#[derive(Debug, Clone)]
+pub struct RollLaw {
+    /// The lowest of three rolls' law, for Luck.
+    lucky: Option<InverseLaw>,
+}
+
+impl RollLaw {
+    /// 3d6, or with `luck` the lowest of three.
+    pub fn new(luck: bool) -> RollLaw {
+        RollLaw {
+            lucky: luck.then(|| InverseLaw::new(&three_d6_distribution(true)[3..])),
+        }
+    }
+
+    /// The roll number `x` gives.
+    #[inline(always)]
+    pub fn draw(&self, x: u64) -> i64 {
+        match &self.lucky {
+            None => inverse::three_d6(x),
+            Some(law) => law.draw(x) as i64 + 3,
+        }
     }
 }
 
@@ -273,9 +289,16 @@ mod tests {
         }
     }
 
-    /// Rolled fast or die by die, 3d6 with and without Luck follow the law.
+    /// Rolled fast or die by die, 3d6 with and without Luck follow the law;
+    /// fast, a larger number never rolls higher (worse) with Luck than without.
     #[test]
     fn both_rolls_follow_the_law() {
+        let (plain, lucky) = (RollLaw::new(false), RollLaw::new(true));
+        for k in 0..4096u64 {
+            let x = k << 52;
+            assert!(lucky.draw(x) <= plain.draw(x), "x = {x}");
+            assert!(plain.draw(x) <= plain.draw(x | ((1 << 52) - 1)));
+        }
         use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
         let n = 200_000;
@@ -285,11 +308,10 @@ mod tests {
                 .collect();
             let mut plain = std::collections::BTreeMap::new();
             let mut fast = std::collections::BTreeMap::new();
-            let mut source = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
-            let mut dice = Digits::new(&mut source);
+            let law = RollLaw::new(luck);
             for _ in 0..n {
                 *plain.entry(roll_3d6(&mut rng, luck)).or_default() += 1;
-                *fast.entry(roll_3d6_fast(&mut dice, luck)).or_default() += 1;
+                *fast.entry(law.draw(rng.next_u64())).or_default() += 1;
             }
             crate::stats::assert_counts_follow(&exact, &plain, n, "plain");
             crate::stats::assert_counts_follow(&exact, &fast, n, "fast");

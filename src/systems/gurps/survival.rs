@@ -5,19 +5,19 @@
 //! multiple of −HT, dead at −5×HT).
 //!
 //! Plain: [`penalty`], [`skill`], [`roll`], [`injure`]. Fast:
-//! [`injure_fast`], its law [`injury_law`], and [`SurvivalDraws`]: the row,
-//! the HP and (for an unhurt PC) the state after, drawn together from their
-//! exact joint law.
+//! [`injure_fast`], its law [`injury_law`], and [`SurvivalDraws`]: the roll
+//! and the damage, each drawn by the inverse of its law from a number of
+//! its own, so a variant whose PC lands on another row (or column) differs
+//! only where the change moved a boundary.
 
 use rand::Rng;
-use rand::distr::Distribution;
 
 use super::damage::{self, column_damage};
 use super::outcome::State;
 use super::rules::{COMBAT_CAP, HeroRules};
-use super::success::{check, roll_3d6, row_of, rows_by_roll, three_d6_distribution};
-use super::tables::{Column, GurpsTables};
-use crate::dice::{AliasTable, Digits};
+use super::success::{RollLaw, check, roll_3d6, row_of, rows_by_roll, three_d6_distribution};
+use super::tables::GurpsTables;
+use crate::inverse::InverseLaw;
 
 /// The losing side's PCs take −1 on Survival per this many points of the
 /// margin of victory [stand-in].
@@ -101,13 +101,13 @@ pub fn injure<R: Rng>(
     (lost, state)
 }
 
-/// [`injure`] drawn fast, for a PC of `hp` and `ht`. Inlined, as everything
-/// a battle hands its generator to ([`crate::engine::System::simulate`]).
+/// [`injure`] drawn fast, for a PC of `hp` and `ht`: `ht_roll(k)` is the
+/// HT roll of the death check at −(k+1)×HT (k = 0..4) and, for k = 4, the
+/// roll to stay conscious, each from a number of its own.
 #[inline(always)]
-pub fn injure_fast<R: Rng>(
-    dice: &mut Digits<R>,
-    hp: i64,
-    ht: i64,
+pub fn injure_fast(
+    ht_roll: impl Fn(u32) -> i64,
+    (hp, ht): (i64, i64),
     lost: i64,
     damage: i64,
     state: State,
@@ -128,13 +128,16 @@ pub fn injure_fast<R: Rng>(
     if after <= -ht {
         for k in 1..5 {
             let threshold = -k * ht;
-            if before > threshold && after <= threshold && !check(ht, dice.three_d6()).success {
+            if before > threshold
+                && after <= threshold
+                && !check(ht, ht_roll(k as u32 - 1)).success
+            {
                 return (lost + damage, State::Dead);
             }
         }
     }
     if after <= 0 && state < State::Down {
-        state = if check(ht, dice.three_d6()).success {
+        state = if check(ht, ht_roll(CONSCIOUSNESS)).success {
             State::AtOrBelowZeroHp
         } else {
             State::Down
@@ -142,6 +145,12 @@ pub fn injure_fast<R: Rng>(
     }
     (lost + damage, state)
 }
+
+/// The [`injure_fast`] HT roll that keeps a PC conscious.
+pub const CONSCIOUSNESS: u32 = 4;
+
+/// HT rolls an injury may make: four death checks and one to stay conscious.
+pub const HT_ROLLS: u32 = 5;
 
 /// The exact law of the state [`injure`] leaves, indexed as [`State::ALL`].
 pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f64; 5] {
@@ -186,129 +195,67 @@ pub fn injury_law(hp: i64, ht: i64, lost: i64, damage: i64, state: State) -> [f6
     law
 }
 
-/// A PC's Survival row and the HP it costs, drawn together with one random
-/// number from their exact joint law (3d6, or the lowest of three with
-/// Luck, for the row; the row's HP or its column's hits for the damage).
-/// For a PC still unhurt, the state the injury leaves him in is drawn with
-/// them ([`injury_law`]), so his HT rolls cost nothing either.
+/// A PC's Survival row and the HP it costs, fast: the roll (3d6, or the
+/// lowest of three with Luck) by the inverse of its law from one number,
+/// the row it lands on at the day's penalty by lookup, and a column's hits
+/// by the inverse of their law from a second number.
 #[derive(Debug, Clone)]
 pub struct SurvivalDraws {
-    /// Draw table for each losing-side penalty 0..=MAX_PENALTY.
+    /// His roll.
+    roll: RollLaw,
+    /// Per losing-side penalty 0..=MAX_PENALTY: its entry of `rows`.
     by_penalty: [u8; MAX_PENALTY + 1],
-    /// Distinct tables, labelled Survival row + 2^8 × HP lost.
-    tables: Vec<AliasTable>,
-    /// The same for an unhurt PC, labelled row + 2^8 × HP lost + 2^24 × state.
-    unhurt: Vec<AliasTable>,
-}
-
-/// A Survival draw's label: row, HP lost and (for an unhurt PC) the state.
-fn survival_label(row: usize, hp: usize, state: State) -> u32 {
-    assert!(row < 1 << 8 && hp < 1 << 16, "Survival row {row}, HP {hp}");
-    (row | hp << 8 | (state as usize) << 24) as u32
+    /// Distinct lookups of the row each roll (3..=18) lands on.
+    rows: Vec<[u8; 19]>,
+    /// Per Survival row: its fixed HP, or (as `-1 - c`) column `c`'s hits.
+    cost: Vec<i64>,
+    /// Per column A..D: the law of the HP its hits take.
+    damage: Vec<InverseLaw>,
 }
 
 impl SurvivalDraws {
-    /// The joint tables of one PC.
+    /// The draws of one PC.
     pub fn new(tables: &GurpsTables, hero: &HeroRules) -> SurvivalDraws {
-        let rolls = three_d6_distribution(hero.luck);
-        let columns = column_damage(tables, hero);
-        let column = |c: Column| &columns[c as usize];
-        let mut seen: Vec<[u8; 19]> = Vec::new();
         let mut draws = SurvivalDraws {
+            roll: RollLaw::new(hero.luck),
             by_penalty: [0; MAX_PENALTY + 1],
-            tables: Vec::new(),
-            unhurt: Vec::new(),
-        };
-        let by_rolls =
-            (0..=MAX_PENALTY as i64).map(|p| rows_by_roll(&tables.survival, skill(hero, p)));
-        for (penalty, by_roll) in by_rolls.enumerate() {
-            if let Some(i) = seen.iter().position(|s| *s == by_roll) {
-                draws.by_penalty[penalty] = i as u8;
-                continue;
-            }
-            let mut row_p = vec![0.0; tables.survival.len()];
-            for roll in 3..=18 {
-                row_p[by_roll[roll] as usize] += rolls[roll];
-            }
-            // (row, HP lost, probability).
-            let mut joint = Vec::new();
-            for (row, &p) in row_p.iter().enumerate() {
-                if p == 0.0 {
-                    continue;
-                }
-                let r = &tables.survival[row];
-                match r.column {
-                    None => joint.push((row, r.hp_lost() as usize, p)),
-                    Some(c) => {
-                        for (hp, q) in column(c).iter().enumerate() {
-                            if *q > 0.0 {
-                                joint.push((row, hp, p * q));
-                            }
-                        }
-                    }
-                }
-            }
-            let (labels, weights): (Vec<u32>, Vec<f64>) = joint
+            rows: Vec::new(),
+            cost: tables
+                .survival
                 .iter()
-                .map(|&(row, hp, p)| (survival_label(row, hp, State::Unhurt), p))
-                .unzip();
-            let (mut unhurt_labels, mut unhurt_weights) = (Vec::new(), Vec::new());
-            for &(row, hp, p) in &joint {
-                let law = injury_law(hero.hp, hero.ht, 0, hp as i64, State::Unhurt);
-                for (state, q) in State::ALL.into_iter().zip(law) {
-                    if q > 0.0 {
-                        unhurt_labels.push(survival_label(row, hp, state));
-                        unhurt_weights.push(p * q);
-                    }
+                .map(|r| r.column.map_or(r.hp_lost(), |c| -1 - c as i64))
+                .collect(),
+            damage: column_damage(tables, hero)
+                .iter()
+                .map(|law| InverseLaw::new(law))
+                .collect(),
+        };
+        for penalty in 0..=MAX_PENALTY {
+            let by_roll = rows_by_roll(&tables.survival, skill(hero, penalty as i64));
+            let index = match draws.rows.iter().position(|r| *r == by_roll) {
+                Some(i) => i,
+                None => {
+                    draws.rows.push(by_roll);
+                    draws.rows.len() - 1
                 }
-            }
-            draws.by_penalty[penalty] = seen.len() as u8;
-            seen.push(by_roll);
-            draws.tables.push(AliasTable::labelled(&weights, &labels));
-            draws
-                .unhurt
-                .push(AliasTable::labelled(&unhurt_weights, &unhurt_labels));
+            };
+            draws.by_penalty[penalty] = index as u8;
         }
         draws
     }
 
-    /// The law of (Survival row, HP lost) at a losing-side penalty.
+    /// The Survival row and HP lost at a losing-side `penalty`, from the
+    /// roll's number and the damage's.
     #[inline(always)]
-    pub fn at(&self, penalty: usize) -> SurvivalLaw<'_> {
-        SurvivalLaw(&self.tables[self.by_penalty[penalty.min(MAX_PENALTY)] as usize])
-    }
-
-    /// The law of (Survival row, HP lost, state after) of an unhurt PC at a
-    /// losing-side penalty.
-    #[inline(always)]
-    pub fn unhurt_at(&self, penalty: usize) -> UnhurtLaw<'_> {
-        UnhurtLaw(&self.unhurt[self.by_penalty[penalty.min(MAX_PENALTY)] as usize])
-    }
-}
-
-/// (Survival row, HP lost) at one penalty ([`SurvivalDraws::at`]).
-#[derive(Clone, Copy)]
-pub struct SurvivalLaw<'a>(&'a AliasTable);
-
-impl Distribution<(usize, i64)> for SurvivalLaw<'_> {
-    #[inline(always)]
-    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (usize, i64) {
-        let label = self.0.sample(rng);
-        (label & 0xFF, (label >> 8) as i64)
-    }
-}
-
-/// (Survival row, HP lost, state after) of an unhurt PC at one penalty
-/// ([`SurvivalDraws::unhurt_at`]).
-#[derive(Clone, Copy)]
-pub struct UnhurtLaw<'a>(&'a AliasTable);
-
-impl Distribution<(usize, i64, State)> for UnhurtLaw<'_> {
-    #[inline(always)]
-    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (usize, i64, State) {
-        let label = self.0.sample(rng);
-        let state = State::ALL[label >> 24];
-        (label & 0xFF, (label >> 8 & 0xFFFF) as i64, state)
+    pub fn draw(&self, penalty: usize, roll: u64, damage: u64) -> (usize, i64) {
+        let rows = &self.rows[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
+        let row = rows[self.roll.draw(roll) as usize] as usize;
+        let cost = self.cost[row];
+        if cost >= 0 {
+            (row, cost)
+        } else {
+            (row, self.damage[(-1 - cost) as usize].draw(damage) as i64)
+        }
     }
 }
 
@@ -320,7 +267,9 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+    use crate::inverse;
     use crate::stats::assert_counts_follow;
+    use crate::stream::BattleStream;
     use crate::systems::gurps::scenario::Role;
 
     /// A soldier PC with Combat skill `skill` (Risk 0) and (HP, HT, DR).
@@ -344,29 +293,34 @@ mod tests {
         GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap()
     }
 
+    /// HT rolls for [`injure_fast`] from battle `n`'s numbers.
+    fn ht_rolls(n: u64) -> impl Fn(u32) -> i64 {
+        let numbers = BattleStream::battle(1, n).decisions();
+        move |k| inverse::three_d6(numbers.number(k))
+    }
+
     #[test]
     fn injuries_follow_the_thresholds() {
-        let mut source = Xoshiro256PlusPlus::seed_from_u64(1);
-        let mut rng = Digits::new(&mut source);
+        let rolls = ht_rolls(0);
         // No damage: nothing changes.
         assert_eq!(
-            injure_fast(&mut rng, 10, 10, 0, 0, State::Unhurt),
+            injure_fast(&rolls, (10, 10), 0, 0, State::Unhurt),
             (0, State::Unhurt)
         );
         // Damage above 0 HP: wounded, no rolls.
         assert_eq!(
-            injure_fast(&mut rng, 10, 10, 0, 5, State::Unhurt),
+            injure_fast(&rolls, (10, 10), 0, 5, State::Unhurt),
             (5, State::Wounded)
         );
         // To −5×HT: dead outright.
         assert_eq!(
-            injure_fast(&mut rng, 10, 10, 0, 60, State::Unhurt),
+            injure_fast(&rolls, (10, 10), 0, 60, State::Unhurt),
             (60, State::Dead)
         );
         // At −HT exactly: one death check.
         let mut dead = 0;
-        for _ in 0..10_000 {
-            let (_, s) = injure_fast(&mut rng, 10, 3, 0, 13, State::Unhurt);
+        for n in 0..10_000 {
+            let (_, s) = injure_fast(ht_rolls(n), (10, 3), 0, 13, State::Unhurt);
             assert_ne!(s, State::Unhurt);
             dead += (s == State::Dead) as u32;
         }
@@ -378,8 +332,6 @@ mod tests {
     /// The injury's law against injuries rolled, fast and die by die.
     #[test]
     fn injury_law_matches_injuries_rolled_both_ways() {
-        let mut source = Xoshiro256PlusPlus::seed_from_u64(3);
-        let mut dice = Digits::new(&mut source);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
         let n = 100_000;
         // (HP, HT, lost, damage, state): no check, one consciousness roll,
@@ -400,8 +352,8 @@ mod tests {
                 .filter(|(_, p)| *p > 0.0)
                 .collect();
             let (mut fast, mut plain) = (BTreeMap::new(), BTreeMap::new());
-            for _ in 0..n {
-                let (_, s) = injure_fast(&mut dice, hp, ht, lost, damage, state);
+            for battle in 0..n {
+                let (_, s) = injure_fast(ht_rolls(battle), (hp, ht), lost, damage, state);
                 *fast.entry(s).or_default() += 1;
                 let (l, s) = injure(&mut rng, &hero, lost, damage, state);
                 assert_eq!(l, lost + damage.max(0));
@@ -412,12 +364,41 @@ mod tests {
         }
     }
 
-    /// The agreement of the fast draws with the rule: an unhurt PC's joint
-    /// table (row, HP lost, state after) against Survival rolled die by die
-    /// ([`roll`]), and the table of a PC already hurt against the same with
-    /// its injury left out.
+    /// The exact law of an unhurt PC's (row, HP lost, state after), from
+    /// the roll's law, each row's cost and the injury's law.
+    fn unhurt_law(
+        t: &GurpsTables,
+        hero: &HeroRules,
+        penalty: i64,
+    ) -> BTreeMap<(usize, i64, State), f64> {
+        let rolls = three_d6_distribution(hero.luck);
+        let columns = column_damage(t, hero);
+        let mut law = BTreeMap::new();
+        for roll in 3..=18 {
+            let row = row_of(&t.survival, skill(hero, penalty), roll);
+            let r = &t.survival[row];
+            let costs: Vec<(i64, f64)> = match r.column {
+                None => vec![(r.hp_lost(), 1.0)],
+                Some(c) => (columns[c as usize].iter().enumerate())
+                    .map(|(hp, q)| (hp as i64, *q))
+                    .collect(),
+            };
+            for (hp, q) in costs {
+                let injury = injury_law(hero.hp, hero.ht, 0, hp, State::Unhurt);
+                for (state, s) in State::ALL.into_iter().zip(injury) {
+                    if rolls[roll as usize] * q * s > 0.0 {
+                        *law.entry((row, hp, state)).or_default() += rolls[roll as usize] * q * s;
+                    }
+                }
+            }
+        }
+        law
+    }
+
+    /// The fast draws and Survival rolled die by die ([`roll`]) against
+    /// the exact joint law of (row, HP lost, state after) of an unhurt PC.
     #[test]
-    fn the_draws_are_survival_rolled_die_by_die() {
+    fn the_draws_and_the_roll_follow_the_exact_law() {
         let t = built_in();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
         for (skill, luck, hp, ht, dr) in [(15, false, 10, 10, 2), (9, true, 8, 9, 0)] {
@@ -425,37 +406,49 @@ mod tests {
             hero.enemy_hit = [2, 1, 3, 2];
             let draws = SurvivalDraws::new(&t, &hero);
             for penalty in [0, 3] {
-                let table = &draws.unhurt[draws.by_penalty[penalty] as usize];
-                let exact: BTreeMap<u32, f64> = table.probabilities();
+                let exact = unhurt_law(&t, &hero, penalty);
                 let n = 200_000;
-                let mut seen = BTreeMap::new();
-                for _ in 0..n {
-                    let (row, lost, state) =
-                        roll(&mut rng, &t, &hero, penalty as i64, (0, State::Unhurt));
-                    *seen
-                        .entry(survival_label(row, lost as usize, state))
-                        .or_default() += 1;
+                let (mut plain, mut fast) = (BTreeMap::new(), BTreeMap::new());
+                for battle in 0..n {
+                    let plain_roll = roll(&mut rng, &t, &hero, penalty, (0, State::Unhurt));
+                    *plain.entry(plain_roll).or_default() += 1;
+                    let numbers = BattleStream::battle(2, battle).decisions();
+                    let (row, damage) =
+                        draws.draw(penalty as usize, numbers.number(0), numbers.number(1));
+                    let rolls = |k| inverse::three_d6(numbers.block(2).number(k));
+                    let (lost, state) = injure_fast(rolls, (hp, ht), 0, damage, State::Unhurt);
+                    *fast.entry((row, lost, state)).or_default() += 1;
                 }
                 let what = format!("skill {skill}, penalty {penalty}");
-                assert_counts_follow(&exact, &seen, n, &what);
+                assert_counts_follow(&exact, &plain, n, &format!("plain {what}"));
+                assert_counts_follow(&exact, &fast, n, &format!("fast {what}"));
             }
         }
     }
 
+    /// The same numbers at a higher skill never land on a worse row, nor
+    /// cost more HP; a move of one row's cells changes only the draws
+    /// whose roll lands on that row.
     #[test]
-    fn survival_draws_keep_the_exact_row_odds() {
+    fn draws_are_monotone_in_skill_and_local_to_a_row() {
         let t = built_in();
-        for (skill, luck) in [(15, false), (12, true), (8, false)] {
-            let hero = soldier(skill, luck, (10, 10, 2));
-            let draws = SurvivalDraws::new(&t, &hero);
-            let exact =
-                crate::systems::gurps::success::category_distribution(&t.survival, skill, luck);
-            let mut rows = vec![0.0; exact.len()];
-            for (label, p) in draws.tables[draws.by_penalty[0] as usize].probabilities() {
-                rows[label as usize & 0xFF] += p;
-            }
-            for (read, p) in rows.iter().zip(&exact) {
-                assert!((read - p).abs() < 1e-14, "skill {skill}");
+        let hero = |skill| soldier(skill, false, (10, 10, 0));
+        let mut row_d = t.clone();
+        let last = row_d.survival.len() - 1;
+        row_d.survival[last].column = row_d.survival[last - 1].column;
+        for skill in 6..16 {
+            let (low, high) = (SurvivalDraws::new(&t, &hero(skill)), SurvivalDraws::new(&t, &hero(skill + 1)));
+            let moved = SurvivalDraws::new(&row_d, &hero(skill));
+            for battle in 0..2_000 {
+                let numbers = BattleStream::battle(3, battle).decisions();
+                let (x, y) = (numbers.number(0), numbers.number(1));
+                let (a, b) = (low.draw(0, x, y), high.draw(0, x, y));
+                assert!(b.0 <= a.0, "skill {skill}: row {} then {}", a.0, b.0);
+                let c = moved.draw(0, x, y);
+                assert_eq!(c.0, a.0);
+                if a.0 != last {
+                    assert_eq!(c, a, "skill {skill}, battle {battle}");
+                }
             }
         }
     }

@@ -21,7 +21,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
-use rand::Rng;
 
 use self::battle::Laws;
 use self::outcome::{BattleOutcome, HeroState};
@@ -31,6 +30,7 @@ use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::dice::AliasTable;
 use crate::engine::{System, Tally};
+use crate::stream::BattleStream;
 use crate::stats::{Metric, MetricRole, Weight, add_all};
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
@@ -445,7 +445,7 @@ impl System for SeventhSea {
     }
 
     #[inline]
-    fn simulate<R: Rng + Clone>(&self, rng: &mut R) -> BattleOutcome {
+    fn simulate(&self, rng: &mut BattleStream) -> BattleOutcome {
         self.laws.fight(&self.rules, rng)
     }
 }

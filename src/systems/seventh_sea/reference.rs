@@ -574,6 +574,7 @@ mod tests {
     use super::*;
     use crate::compare::disagreements;
     use crate::engine::{System, Tally};
+    use crate::stream::BattleStream;
     use crate::systems::seventh_sea::SeventhSea;
 
     fn bundled(file: &str) -> SeventhSea {
@@ -598,8 +599,8 @@ mod tests {
             let mut fast = sea.new_tally();
             let mut book = sea.new_tally();
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-            for _ in 0..n {
-                fast.record(&sea.simulate(&mut rng));
+            for battle in 0..n {
+                fast.record(&sea.simulate(&mut BattleStream::battle(5, battle)));
                 book.record(&fight_by_the_book(&sea.rules, &mut rng));
             }
             let (fast, book) = (sea.metrics(&fast), sea.metrics(&book));
@@ -617,8 +618,8 @@ mod tests {
         let mut fast = sea.new_tally();
         let mut book = sea.new_tally();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
-        for _ in 0..n {
-            fast.record(&sea.simulate(&mut rng));
+        for battle in 0..n {
+            fast.record(&sea.simulate(&mut BattleStream::battle(17, battle as u64)));
             book.record(&fight_by_the_book(&sea.rules, &mut rng));
         }
         let bad = disagreements(&sea.metrics(&fast), &sea.metrics(&book), 0.001);

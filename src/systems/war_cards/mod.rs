@@ -508,7 +508,16 @@ impl System for WarCards {
     }
 
     #[inline]
-    fn simulate<R: rand::Rng + Clone>(&self, rng: &mut R) -> EngagementOutcome {
+    fn simulate(&self, rng: &mut crate::stream::BattleStream) -> EngagementOutcome {
+        self.fight(rng)
+    }
+}
+
+impl WarCards {
+    /// One engagement on numbers drawn in turn from `rng` (what
+    /// [`System::simulate`] fights on a battle's window).
+    #[inline(always)]
+    pub fn fight<R: rand::Rng + Clone>(&self, rng: &mut R) -> EngagementOutcome {
         match &self.table {
             Some(table) => table.fight(rng, self.rules.max_exchanges),
             None => self.rules.fight(rng),
