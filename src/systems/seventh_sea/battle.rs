@@ -1,14 +1,14 @@
 //! One 7th Sea mass battle, round by round (docs/rules.md §3), fast: the
 //! rounds drawn from their laws ([`super::round`], [`super::duel`],
-//! [`super::contest`]), built on first use. [`super::reference`] plays the
-//! same rules die by die.
+//! [`super::contest`]), built on first use, each draw from a number
+//! addressed by the decision it makes ([`super::address`]).
+//! [`super::reference`] plays the same rules die by die.
 
 use rand::distr::Distribution;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rand::Rng;
-
+use super::address;
 use super::banner::minus_banner;
 use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
 use super::duel::{DuelEnds, exchange_odds};
@@ -19,7 +19,7 @@ use super::round::{PENALTY_STEPS, ROUND_SLOTS, RoundDraws, RoundHero};
 use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HeroRules, REAR, SideRules};
 use super::scenario::{MAX_HEROES, Spending};
 use super::tables::Opportunity;
-use crate::dice::Digits;
+use crate::stream::{BattleStream, Decisions};
 
 /// The battle's fast laws, each built on first use.
 #[derive(Debug, Clone)]
@@ -141,10 +141,10 @@ impl Laws {
         }
     }
 
-    /// Fights the battle of `rules`.
+    /// Fights the battle of `rules` on `stream`'s numbers, read by address.
     #[inline(always)]
-    pub fn fight<R: Rng + Clone>(&self, rules: &BattleRules, rng: &mut R) -> BattleOutcome {
-        Fast { rules, laws: self }.fight(rng)
+    pub fn fight(&self, rules: &BattleRules, stream: &BattleStream) -> BattleOutcome {
+        Fast { rules, laws: self }.fight(stream.decisions())
     }
 }
 
@@ -237,7 +237,7 @@ fn build<T>(slot: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
 
 impl Fast<'_> {
     /// Fights the battle.
-    fn fight<R: Rng + Clone>(self, rng: &mut R) -> BattleOutcome {
+    fn fight(self, battle: Decisions) -> BattleOutcome {
         // A side that spends all its raises at once takes its own copy of
         // the battle loop, so the usual spending pays nothing for it.
         if self
@@ -246,32 +246,29 @@ impl Fast<'_> {
             .iter()
             .any(|s| s.spending == Spending::AllAtFirstLoss)
         {
-            crate::engine::on_local_copy(rng, |rng| self.fight_inline::<R, true>(rng))
+            self.fight_inline::<true>(battle)
         } else {
-            crate::engine::on_local_copy(rng, |rng| self.fight_inline::<R, false>(rng))
+            self.fight_inline::<false>(battle)
         }
     }
 
     /// [`Fast::fight`]'s body, with the contest, opportunities and
     /// duels inlined into it.
     #[inline(always)]
-    fn fight_inline<R: Rng, const SPEND_ALL: bool>(self, rng: &mut R) -> BattleOutcome {
-        let dice = &mut Digits::new(rng);
+    fn fight_inline<const SPEND_ALL: bool>(self, battle: Decisions) -> BattleOutcome {
         let n = self.rules.heroes.len();
         let mut heroes = [Hero::default(); MAX_HEROES];
-        // Written out: a closure taking the generator would be called out
-        // of line, and the generator's state would leave the registers.
-        let mut raises = [
-            self.rules.sides[0].free_raises.sample(dice.rng()) as i64
-                * self.rules.sides[0].spendable(),
-            self.rules.sides[1].free_raises.sample(dice.rng()) as i64
-                * self.rules.sides[1].spendable(),
-        ];
+        let mut raises: [i64; 2] = std::array::from_fn(|s| {
+            let side = &self.rules.sides[s];
+            let x = battle.number(address::FREE_RAISES + s as u32);
+            side.free_raises.draw(x) as i64 * side.spendable()
+        });
         let mut next_modifier = [0i64; 2];
         let mut streak = (2usize, 0u32);
         let mut winner = 2u8;
         let mut rounds = 0u32;
         while rounds < self.rules.max_rounds && winner == 2 {
+            let numbers = address::round(battle, rounds);
             rounds += 1;
             // 1. Officers' help: Leadership dice to the commander from each
             // officer still in the fight and not with the surgeon.
@@ -288,7 +285,7 @@ impl Fast<'_> {
             // 2. The commanders' contest.
             let modifier = next_modifier;
             next_modifier = [0; 2];
-            let round_winner = self.contest::<R, SPEND_ALL>(dice, pools, modifier, &mut raises);
+            let round_winner = self.contest::<SPEND_ALL>(numbers, pools, modifier, &mut raises);
             if let Some(w) = round_winner {
                 streak = if streak.0 == w {
                     (w, streak.1 + 1)
@@ -303,19 +300,20 @@ impl Fast<'_> {
             }
             // 3. Each Hero's personal result.
             for i in 0..n {
-                self.hero_round(dice, i, &mut heroes[i], helping[i], &mut next_modifier);
+                let hero = address::hero(numbers, i);
+                self.hero_round(hero, i, &mut heroes[i], helping[i], &mut next_modifier);
             }
         }
-        self.outcome(dice, &heroes, winner, rounds)
+        self.outcome(battle, &heroes, winner, rounds)
     }
 
     /// One Hero's round: the surgeon's care, or his engagement level, his
     /// personal result on the chart, the effects that end with the round,
     /// and a Heroic Opportunity if the chart offers one.
     #[inline(always)]
-    fn hero_round<R: Rng>(
+    fn hero_round(
         self,
-        dice: &mut Digits<R>,
+        numbers: Decisions,
         i: usize,
         h: &mut Hero,
         helping: bool,
@@ -360,7 +358,14 @@ impl Fast<'_> {
                     round_slot
                 ))
         );
-        let round = draws.with_flesh(h.flesh).sample(dice.rng());
+        let round = draws.draw(
+            h.flesh,
+            [
+                numbers.number(address::PERSONAL),
+                numbers.number(address::DAMAGE),
+                numbers.number(address::WOUND_CHECK),
+            ],
+        );
         h.reputation += round.reputation
             + h.forced.map_or(0, |f| f.reputation)
             + i64::from(h.banner)
@@ -404,17 +409,18 @@ impl Fast<'_> {
         }
         // A Heroic Opportunity.
         if round.opportunity && !h.out {
-            let opportunity = Opportunity::ALL[t.opportunities.sample(dice.rng())];
-            self.take(dice, i, h, opportunity, next_modifier);
+            let x = numbers.number(address::OPPORTUNITY);
+            let opportunity = Opportunity::ALL[t.opportunities.draw(x)];
+            self.take(numbers, i, h, opportunity, next_modifier);
         }
     }
 
     /// What the battle left: each Hero's Reputation (halved on the losing
     /// side), wounds, state, opportunities and Spoils.
     #[inline(always)]
-    fn outcome<R: Rng>(
+    fn outcome(
         self,
-        dice: &mut Digits<R>,
+        battle: Decisions,
         heroes: &[Hero; MAX_HEROES],
         winner: u8,
         rounds: u32,
@@ -424,10 +430,11 @@ impl Fast<'_> {
             rounds: rounds as u16,
             heroes: [HeroOutcome::default(); MAX_HEROES],
         };
-        for (slot, (h, r)) in outcome
+        for (i, (slot, (h, r))) in outcome
             .heroes
             .iter_mut()
             .zip(heroes.iter().zip(&self.rules.heroes))
+            .enumerate()
         {
             let won = winner as usize == r.side;
             let reputation = if won {
@@ -436,7 +443,8 @@ impl Fast<'_> {
                 h.reputation.div_euclid(2)
             };
             let rolled = if won {
-                1 + r.spoils_by_face[dice.below(10) as usize]
+                let x = battle.number(address::SPOILS + i as u32);
+                1 + r.spoils_by_face[((u128::from(x) * 10) >> 64) as usize]
             } else {
                 0
             };
@@ -462,9 +470,9 @@ impl Fast<'_> {
     /// that turn the loss into a win, if it has enough. Drawn from the
     /// round's exact law when cached, else rolled out.
     #[inline(always)]
-    fn contest<R: Rng, const SPEND_ALL: bool>(
+    fn contest<const SPEND_ALL: bool>(
         self,
-        dice: &mut Digits<R>,
+        numbers: Decisions,
         pools: [i64; 2],
         modifier: [i64; 2],
         raises: &mut [i64; 2],
@@ -482,17 +490,18 @@ impl Fast<'_> {
                         tn
                     ))
             );
-            return match law.sample(dice.rng()) {
+            return match law.draw(numbers.number(address::CONTEST)) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => {
                     Some(self.settle::<SPEND_ALL>(winner, need, raises))
                 }
             };
         }
+        let mut rolls = numbers.sub(address::CONTEST_ROLLS);
         for _ in 0..MAX_REROLLS {
             let totals = [
-                pool(0).sample(dice.rng()) + modifier[0],
-                pool(1).sample(dice.rng()) + modifier[1],
+                pool(0).sample(&mut rolls) + modifier[0],
+                pool(1).sample(&mut rolls) + modifier[1],
             ];
             if let Some((winner, need)) = decide(totals, tn) {
                 return Some(self.settle::<SPEND_ALL>(winner, need, raises));
@@ -527,9 +536,9 @@ impl Fast<'_> {
     /// A Hero's response to an opportunity ([`super::opportunities::take`]),
     /// his duels drawn whole from their laws.
     #[inline(always)]
-    fn take<R: Rng>(
+    fn take(
         self,
-        dice: &mut Digits<R>,
+        numbers: Decisions,
         hero: usize,
         h: &mut Hero,
         opportunity: Opportunity,
@@ -538,7 +547,7 @@ impl Fast<'_> {
         take(
             self.rules,
             hero,
-            dice,
+            numbers,
             h,
             opportunity,
             next_modifier,
@@ -550,7 +559,7 @@ impl Fast<'_> {
     /// Finesse and the lower total takes a Dramatic Wound; drawn whole from
     /// its exact law ([`DuelEnds`]). True if the Hero wins.
     #[inline(always)]
-    fn duel<R: Rng>(self, dice: &mut Digits<R>, hero: usize, h: &mut Hero) -> bool {
+    fn duel(self, x: u64, hero: usize, h: &mut Hero) -> bool {
         let r = &self.rules.heroes[hero];
         let limit = 2 * r.resolve;
         let start = h.wounds.min(limit - 1);
@@ -562,7 +571,7 @@ impl Fast<'_> {
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
         });
-        let (won, wounds) = ends.sample(dice.rng());
+        let (won, wounds) = ends.draw(x);
         h.wounds = wounds;
         if wounds >= limit {
             h.out = true;
@@ -577,10 +586,10 @@ struct Duelist<'a> {
     hero: usize,
 }
 
-impl<R: Rng> Duel<R> for Duelist<'_> {
+impl Duel for Duelist<'_> {
     #[inline(always)]
-    fn fight(self, dice: &mut Digits<R>, h: &mut Hero) -> bool {
-        self.fast.duel(dice, self.hero, h)
+    fn fight(self, x: u64, h: &mut Hero) -> bool {
+        self.fast.duel(x, self.hero, h)
     }
 }
 
@@ -590,8 +599,6 @@ mod tests {
     use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::rules::HEAVILY_ENGAGED;
     use crate::systems::seventh_sea::scenario::Policy;
-    use rand::SeedableRng;
-    use rand_xoshiro::Xoshiro256PlusPlus;
 
     /// The bundled even-field battle.
     fn even_field() -> super::super::SeventhSea {
@@ -628,12 +635,11 @@ mod tests {
         rules.tables.duel_belongings = 0;
         let rules = &rules;
         let laws = Laws::new(rules);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
         let n = 100_000;
         let mut seen = vec![std::collections::BTreeMap::new(); rules.heroes.len()];
         let mut wins = vec![0u64; rules.heroes.len()];
-        for _ in 0..n {
-            let outcome = laws.fight(rules, &mut rng);
+        for battle in 0..n {
+            let outcome = laws.fight(rules, &BattleStream::battle(29, battle));
             for (i, h) in rules.heroes.iter().enumerate() {
                 let won = usize::from(outcome.winner) == h.side;
                 let spoils = outcome.heroes[i].spoils;

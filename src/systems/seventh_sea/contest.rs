@@ -8,7 +8,7 @@
 use rand::distr::Distribution;
 use std::hint::select_unpredictable;
 
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 
 /// Rerolls (neither succeeds, or a tie) before a round is called even.
 pub const MAX_REROLLS: u32 = 1000;
@@ -65,20 +65,15 @@ pub enum RoundEnd {
 }
 
 impl RoundEnd {
-    /// The 32-bit label of a round's end: 0 undecided, else
-    /// 1 + winner + 2 × need.
-    fn label(self) -> u32 {
+    /// Where the end stands in the order its draw follows: side 0's wins
+    /// from the most decisive down, the undecided round, then side 1's
+    /// wins up to the most decisive, so a change that favours one side
+    /// moves every round's end the same way.
+    fn order(self) -> (u8, i64) {
         match self {
-            RoundEnd::Undecided => 0,
-            RoundEnd::Decided(winner, need) => 1 + winner as u32 + 2 * need as u32,
-        }
-    }
-
-    #[inline(always)]
-    fn from_label(label: usize) -> RoundEnd {
-        match label {
-            0 => RoundEnd::Undecided,
-            _ => RoundEnd::Decided((label - 1) & 1, ((label - 1) >> 1) as i64),
+            RoundEnd::Decided(0, need) => (0, -need),
+            RoundEnd::Undecided => (1, 0),
+            RoundEnd::Decided(_, need) => (2, need),
         }
     }
 }
@@ -86,8 +81,10 @@ impl RoundEnd {
 /// The exact law of a round's end for given pool laws, modifiers and TNs.
 #[derive(Debug, Clone)]
 pub struct ContestLaw {
-    /// Labelled by [`RoundEnd::label`].
-    table: AliasTable,
+    /// The ends in [`RoundEnd::order`], by the inverse of their law.
+    law: InverseLaw,
+    /// The ends, in that order.
+    ends: Vec<RoundEnd>,
 }
 
 /// P(one roll decides for winner w with need n) at `once[w][n]`, with
@@ -186,19 +183,29 @@ impl ContestLaw {
             ends.push(RoundEnd::Undecided);
             weights.push(if ends.len() == 1 { 1.0 } else { never });
         }
-        let labels: Vec<u32> = ends.iter().map(|end| end.label()).collect();
+        let mut order: Vec<usize> = (0..ends.len()).collect();
+        order.sort_by_key(|&i| ends[i].order());
         ContestLaw {
-            table: AliasTable::labelled(&weights, &labels),
+            law: InverseLaw::new(&order.iter().map(|&i| weights[i]).collect::<Vec<_>>()),
+            ends: order.iter().map(|&i| ends[i]).collect(),
         }
     }
 
     /// Each end's probability, read back from the draw table.
     pub fn probabilities(&self) -> std::collections::BTreeMap<RoundEnd, f64> {
         let mut law = std::collections::BTreeMap::new();
-        for (label, p) in self.table.probabilities() {
-            *law.entry(RoundEnd::from_label(label as usize)).or_default() += p;
+        for (end, p) in self.ends.iter().zip(self.law.probabilities()) {
+            *law.entry(*end).or_default() += p;
         }
         law
+    }
+}
+
+impl ContestLaw {
+    /// The end number `x` draws.
+    #[inline]
+    pub fn draw(&self, x: u64) -> RoundEnd {
+        self.ends[self.law.draw(x)]
     }
 }
 
@@ -206,7 +213,7 @@ impl Distribution<RoundEnd> for ContestLaw {
     /// Draws the end of a round.
     #[inline]
     fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> RoundEnd {
-        RoundEnd::from_label(self.table.sample(rng))
+        self.draw(rng.next_u64())
     }
 }
 

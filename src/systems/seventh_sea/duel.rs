@@ -8,13 +8,15 @@
 use rand::Rng;
 use rand::distr::Distribution;
 
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 
-/// How a duel ends from one starting point, drawn with one random number.
+/// How a duel ends from one starting point, drawn with one random number
+/// by the inverse of its law, from the Hero's best end (won unhurt) to his
+/// worst (knocked out).
 #[derive(Debug, Clone)]
 pub struct DuelEnds {
-    table: AliasTable,
-    /// (the Hero won, his Dramatic Wounds at the end).
+    law: InverseLaw,
+    /// (the Hero won, his Dramatic Wounds at the end), best first.
     ends: Vec<(bool, i64)>,
 }
 
@@ -28,7 +30,7 @@ impl DuelEnds {
         let decided = p_win + p_lose;
         if decided < 1e-15 || wounds >= hero_limit {
             return DuelEnds {
-                table: AliasTable::new(&[1.0]),
+                law: InverseLaw::new(&[1.0]),
                 ends: vec![(false, wounds)],
             };
         }
@@ -59,10 +61,19 @@ impl DuelEnds {
                 }
             }
         }
+        // Best first: won before lost, then fewer wounds.
+        let mut order: Vec<usize> = (0..ends.len()).collect();
+        order.sort_by_key(|&i| (!ends[i].0, ends[i].1));
         DuelEnds {
-            table: AliasTable::new(&weights),
-            ends,
+            law: InverseLaw::new(&order.iter().map(|&i| weights[i]).collect::<Vec<_>>()),
+            ends: order.iter().map(|&i| ends[i]).collect(),
         }
+    }
+
+    /// The end number `x` draws.
+    #[inline]
+    pub fn draw(&self, x: u64) -> (bool, i64) {
+        self.ends[self.law.draw(x)]
     }
 }
 
@@ -70,7 +81,7 @@ impl Distribution<(bool, i64)> for DuelEnds {
     /// Draws (the Hero won, his Dramatic Wounds at the end).
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (bool, i64) {
-        self.ends[self.table.sample(rng)]
+        self.draw(rng.next_u64())
     }
 }
 
@@ -137,8 +148,8 @@ mod tests {
             let chain = DuelEnds::new(win, lose, wounds, limits.0, limits.1);
             // The chain's probability of each end, read off a fine grid of x.
             let mut exact = std::collections::BTreeMap::<(bool, i64), f64>::new();
-            for (i, p) in chain.table.probabilities() {
-                *exact.entry(chain.ends[i as usize]).or_default() += p;
+            for (end, p) in chain.ends.iter().zip(chain.law.probabilities()) {
+                *exact.entry(*end).or_default() += p;
             }
             let total: f64 = exact.values().sum();
             assert!((total - 1.0).abs() < 1e-9);

@@ -2,6 +2,7 @@
 //! the commanders' contest to three consecutive wins, each Hero's personal
 //! result, wounds, Heroic Opportunities and Reputation.
 
+pub mod address;
 pub mod banner;
 pub mod battle;
 pub mod contest;
@@ -28,7 +29,7 @@ use self::roll_keep::Pool;
 use self::rules::{BattleRules, HeroRules, SideRules};
 use self::scenario::{Parsed, PersonalRoll};
 use self::tables::SeaTables;
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 use crate::engine::{System, Tally};
 use crate::stream::BattleStream;
 use crate::stats::{Metric, MetricRole, Weight, add_all};
@@ -70,7 +71,7 @@ impl SeventhSea {
                 strategy_dice: f.commander.wits + f.commander.strategy,
                 supply,
                 speech,
-                free_raises: AliasTable::new(&preparation::free_raises_law(supply, speech)),
+                free_raises: InverseLaw::new(&preparation::free_raises_law(supply, speech)),
                 spending: f.spending,
             }
         });

@@ -5,13 +5,12 @@
 //! whose effect is settled by the Hero's state (the duel's and the shot's
 //! laws are tested in their own files and by the battle's agreement test).
 
-use rand::Rng;
-
+use super::address;
 use super::outcome::HeroState;
 use super::rules::{BattleRules, HEAVILY_ENGAGED};
 use super::scenario::Policy;
 use super::tables::Opportunity;
-use crate::dice::{Digits, chance};
+use crate::stream::Decisions;
 
 /// Per-Hero state during a battle (small: sixteen of them are set up per
 /// battle).
@@ -89,23 +88,24 @@ impl Hero {
 /// Fights a Hero's duel to the knock-out: true if he wins. (A trait, not a
 /// closure: its `fight` is inlined into the battle loop, where a closure's
 /// body was called out of line.)
-pub(super) trait Duel<R: Rng> {
-    /// Fights it on `dice`, wounding `h`.
-    fn fight(self, dice: &mut Digits<R>, h: &mut Hero) -> bool;
+pub(super) trait Duel {
+    /// Fights it on number `x`, wounding `h`.
+    fn fight(self, x: u64, h: &mut Hero) -> bool;
 }
 
 /// Hero `hero`'s response to an opportunity, by his policy: one dispatch on
 /// the kind, each arm deciding whether he takes it; a duel he takes up is
-/// fought by `duel`.
+/// fought by `duel`; the shot and the duel read the Hero's `numbers` of
+/// the round.
 #[inline(always)]
-pub(super) fn take<R: Rng>(
+pub(super) fn take(
     rules: &BattleRules,
     hero: usize,
-    dice: &mut Digits<R>,
+    numbers: Decisions,
     h: &mut Hero,
     opportunity: Opportunity,
     next_modifier: &mut [i64; 2],
-    duel: impl Duel<R>,
+    duel: impl Duel,
 ) {
     let r = &rules.heroes[hero];
     // Crippled or knocked out ([`HeroState`]).
@@ -137,7 +137,8 @@ pub(super) fn take<R: Rng>(
             true
         }
         Opportunity::LineOfFire => {
-            if chance(dice.rng(), r.line_of_fire_hit[usize::from(h.banner)]) {
+            let x = numbers.number(address::LINE_OF_FIRE);
+            if x < r.line_of_fire_hit[usize::from(h.banner)] {
                 h.reputation += 3;
                 next_modifier[1 - side] -= 3;
             }
@@ -152,7 +153,7 @@ pub(super) fn take<R: Rng>(
             true
         }
         Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
-            if duel.fight(dice, h) {
+            if duel.fight(numbers.number(address::DUEL), h) {
                 h.carrying = Some(h.level);
                 h.won_duel = true;
             }
@@ -163,7 +164,7 @@ pub(super) fn take<R: Rng>(
             false
         }
         Opportunity::Duel => {
-            if duel.fight(dice, h) {
+            if duel.fight(numbers.number(address::DUEL), h) {
                 next_modifier[1 - side] -= 3;
                 h.won_duel = true;
             } else {
@@ -179,10 +180,11 @@ pub(super) fn take<R: Rng>(
 
 #[cfg(test)]
 mod tests {
-    use rand::SeedableRng;
+    use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+    use crate::stream::BattleStream;
     use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::SeventhSea;
     use crate::systems::seventh_sea::reference::{self as book, BookBattle, BookHero};
@@ -190,8 +192,8 @@ mod tests {
     /// A duel that only records it was fought (and is won).
     struct Stub<'a>(&'a mut bool);
 
-    impl<R: Rng> Duel<R> for Stub<'_> {
-        fn fight(self, _: &mut Digits<R>, _: &mut Hero) -> bool {
+    impl Duel for Stub<'_> {
+        fn fight(self, _: u64, _: &mut Hero) -> bool {
             *self.0 = true;
             true
         }
@@ -311,11 +313,11 @@ mod tests {
                                 let before = (fast.forced.is_some(), fast.carrying);
                                 let mut next = [0; 2];
                                 let mut rolled = opportunity == Opportunity::LineOfFire;
-                                let mut digits = Digits::new(&mut rng);
+                                let numbers = BattleStream::at(rng.next_u64()).decisions();
                                 take(
                                     rules,
                                     i,
-                                    &mut digits,
+                                    numbers,
                                     &mut fast,
                                     opportunity,
                                     &mut next,

@@ -4,20 +4,20 @@
 //! failed Wound Check (Brawn k Brawn below the Flesh Wounds) turns them into
 //! Dramatic Wounds.
 //!
-//! Fast: [`RoundDraws`], the round from its exact joint law. The round rolled
-//! die by die is this file's test and `reference.rs`'s `hero_round`.
+//! Fast: [`RoundDraws`]: the personal result, the damage and the Wound Check
+//! each drawn by the inverse of its law from a number of its own, so a
+//! change to one cell moves only the rounds that land on it, and a change
+//! to a cell's Reputation moves no roll at all. The round rolled die by die
+//! is this file's test and `reference.rs`'s `hero_round`.
 
-use rand::distr::Distribution;
 use std::hint::select_unpredictable;
 
-use rand::Rng;
-
 use super::banner::minus_banner;
-use super::roll_keep::{Pool, Sampler, without_far_tail};
+use super::roll_keep::{Pool, without_far_tail};
 use super::rules::HeroRules;
 use super::scenario::PersonalRoll;
 use super::tables::SeaTables;
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 
 /// A failed Wound Check deals one more Dramatic Wound per this many points
 /// missed [stand-in].
@@ -27,21 +27,29 @@ pub const MISSED_PER_EXTRA_WOUND: i64 = 20;
 /// commander 2, charging 2, carrying a banner 4).
 pub const PENALTY_STEPS: usize = 5;
 
-/// A Hero's round on the battle chart: the cell his personal result lands
-/// on, the damage that gets through his soak and the Wound Check, from
-/// their exact joint law. Replaces rolling the personal pool, the damage
-/// pool and Brawn k Brawn.
+/// A Hero's round on the chart, fast: his personal result by the inverse of
+/// its law, the chart row it lands on by lookup, the cell's damage through
+/// his soak by the inverse of its law, and the Wound Check by the inverse
+/// of Brawn k Brawn's: three numbers, each read for one decision.
 #[derive(Debug, Clone)]
 pub struct RoundDraws {
-    /// From no Flesh Wounds (most rounds): the whole round with one random
-    /// number, labelled by [`Round::label`].
-    fresh: AliasTable,
-    /// From some Flesh Wounds: the round up to the damage, labelled by
-    /// [`Round::label`] with the damage through his soak as `flesh` and no
-    /// wounds; the Wound Check is drawn after ([`RoundDraws::draw`]).
-    carried: AliasTable,
-    /// His Brawn k Brawn.
-    brawn_check: Sampler,
+    /// His personal result, less the first it can be.
+    personal: InverseLaw,
+    /// Per personal result (less the first): the chart row it lands on.
+    row_of: Box<[u8]>,
+    /// Per chart row: its cell at his level.
+    cells: Box<[CellDraws]>,
+    /// His Brawn k Brawn total.
+    brawn: InverseLaw,
+}
+
+/// One cell of the chart at a Hero's level, as his rounds draw it.
+#[derive(Debug, Clone)]
+struct CellDraws {
+    reputation: i64,
+    opportunity: bool,
+    /// The damage through his soak, if the cell rolls any.
+    damage: Option<InverseLaw>,
 }
 
 /// What a Hero's round on the chart brought.
@@ -55,36 +63,6 @@ pub struct Round {
     pub flesh: i64,
     /// Dramatic Wounds the round dealt.
     pub wounds: i64,
-}
-
-impl Round {
-    /// The 32-bit label of a round: Flesh Wounds in bits 0..14, Dramatic
-    /// Wounds in bits 14..24, the cell's Reputation in bits 24..31, its
-    /// Heroic Opportunity in bit 31. Damage stays below 2^14 − 1, so
-    /// Dramatic Wounds below 2^10, and Reputation below 2^7 (pools are at
-    /// most 20k20, cells' Reputation 0 to 10, both checked when the tables
-    /// load); no label is `u32::MAX`.
-    fn label(self) -> u32 {
-        assert!(
-            (0..0x3FFF).contains(&self.flesh)
-                && (0..1 << 10).contains(&self.wounds)
-                && (0..1 << 7).contains(&self.reputation)
-        );
-        self.flesh as u32
-            | (self.wounds as u32) << 14
-            | (self.reputation as u32) << 24
-            | u32::from(self.opportunity) << 31
-    }
-
-    #[inline(always)]
-    fn from_label(label: usize) -> Round {
-        Round {
-            flesh: (label & 0x3FFF) as i64,
-            wounds: (label >> 14 & 0x3FF) as i64,
-            reputation: (label >> 24 & 0x7F) as i64,
-            opportunity: label >> 31 & 1 == 1,
-        }
-    }
 }
 
 /// The Wound Check after `damage` through his soak brought his Flesh
@@ -131,7 +109,7 @@ impl RoundHero {
 }
 
 impl RoundDraws {
-    /// The joint law for a Hero at `level` with `penalty` off his personal
+    /// The draws for a Hero at `level` with `penalty` off his personal
     /// result, carrying a banner or not. Each damage law drops its far tail
     /// ([`without_far_tail`]), as pool samplers do.
     pub fn new(
@@ -149,136 +127,59 @@ impl RoundDraws {
                 minus_banner(Pool::new(hero.personal, hero.wits), banner).law(),
             ),
         };
-        let mut row_p = vec![0.0; tables.chart.len()];
-        for (k, p) in result.iter().enumerate() {
-            row_p[tables.chart_row(first + k as i64 - penalty)] += p;
-        }
-        // The round up to the damage through his soak.
-        let mut carried = Vec::new();
-        for (row, &p) in row_p.iter().enumerate().filter(|(_, p)| **p > 0.0) {
-            let cell = &tables.chart[row].1[level];
-            let round = |damage: usize| Round {
-                reputation: cell.reputation,
-                opportunity: cell.opportunity,
-                flesh: damage as i64,
-                wounds: 0,
-            };
-            let Some(pool) = cell.damage else {
-                carried.push((round(0), p));
-                continue;
-            };
-            // Damage is rolled against him: his banner's penalty is not on it.
-            let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
-            let law = pool.law();
-            let mut through = vec![0.0; 1];
-            for (d, q) in without_far_tail(&law).iter().enumerate() {
-                let past = (d as i64 - hero.soak).max(0) as usize;
-                if through.len() <= past {
-                    through.resize(past + 1, 0.0);
-                }
-                through[past] += q;
-            }
-            for (d, &q) in through.iter().enumerate().filter(|(_, q)| **q > 0.0) {
-                carried.push((round(d), p * q));
-            }
-        }
-        // From no Flesh Wounds: each damage with each Wound Check total
-        // below it (runs that end the round alike summed as they come),
-        // then all the totals at or above it at once (they pass alike).
-        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
-        let checks = brawn.sampled_law();
-        let mut at_or_above = vec![0.0; checks.len() + 1];
-        for c in (0..checks.len()).rev() {
-            at_or_above[c] = at_or_above[c + 1] + checks[c];
-        }
-        let mut fresh = Vec::new();
-        for &(before, p) in &carried {
-            let damage = before.flesh;
-            let passed = damage.min(checks.len() as i64);
-            let mut run: Option<(Round, f64)> = None;
-            for (check, &q) in checks.iter().enumerate().take(passed as usize) {
-                let (flesh, wounds) = wound_check(damage, damage, check as i64);
-                let round = Round {
-                    flesh,
-                    wounds,
-                    ..before
-                };
-                match &mut run {
-                    Some((same, mass)) if *same == round => *mass += q,
-                    _ => {
-                        fresh.extend(run.map(|(r, mass)| (r, p * mass)));
-                        run = Some((round, q));
+        let row_of = (0..result.len() as i64)
+            .map(|k| tables.chart_row(first + k - penalty) as u8)
+            .collect();
+        let cells = tables
+            .chart
+            .iter()
+            .map(|(_, row)| {
+                let cell = &row[level];
+                // Damage is rolled against him: his banner's penalty is not on it.
+                let damage = cell.damage.map(|pool| {
+                    let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
+                    let mut through = vec![0.0; 1];
+                    for (d, q) in without_far_tail(&pool.law()).iter().enumerate() {
+                        let past = (d as i64 - hero.soak).max(0) as usize;
+                        if through.len() <= past {
+                            through.resize(past + 1, 0.0);
+                        }
+                        through[past] += q;
                     }
+                    InverseLaw::new(&through)
+                });
+                CellDraws {
+                    reputation: cell.reputation,
+                    opportunity: cell.opportunity,
+                    damage,
                 }
-            }
-            fresh.extend(run.map(|(r, mass)| (r, p * mass)));
-            let (flesh, wounds) = wound_check(damage, damage, passed);
-            let mass = at_or_above[passed as usize];
-            if mass > 0.0 {
-                fresh.push((
-                    Round {
-                        flesh,
-                        wounds,
-                        ..before
-                    },
-                    p * mass,
-                ));
-            }
-        }
+            })
+            .collect();
+        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
         RoundDraws {
-            fresh: table_of(&fresh),
-            carried: table_of(&carried),
-            brawn_check: brawn.sampler(),
+            personal: InverseLaw::new(&result),
+            row_of,
+            cells,
+            brawn: InverseLaw::new(&brawn.sampled_law()),
         }
     }
 
-    /// The law of a round of a Hero with `flesh` Flesh Wounds.
+    /// The round of a Hero with `flesh` Flesh Wounds, from the numbers of
+    /// his personal result, of the damage and of the Wound Check.
     #[inline(always)]
-    pub fn with_flesh(&self, flesh: i64) -> RoundLaw<'_> {
-        RoundLaw { draws: self, flesh }
-    }
-}
-
-/// The law of one Hero's round, given his Flesh Wounds.
-#[derive(Clone, Copy)]
-pub struct RoundLaw<'a> {
-    draws: &'a RoundDraws,
-    flesh: i64,
-}
-
-impl Distribution<Round> for RoundLaw<'_> {
-    /// Draws the round: one random number from no Flesh Wounds, two from some.
-    #[inline(always)]
-    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Round {
-        let draws = self.draws;
-        if self.flesh == 0 {
-            return Round::from_label(draws.fresh.sample(rng));
-        }
-        let before = Round::from_label(draws.carried.sample(rng));
-        let check = draws.brawn_check.sample(rng);
-        let (flesh, wounds) = wound_check(self.flesh + before.flesh, before.flesh, check);
+    pub fn draw(&self, flesh: i64, [personal, damage, check]: [u64; 3]) -> Round {
+        let row = self.row_of[self.personal.draw(personal)] as usize;
+        let cell = &self.cells[row];
+        let damage = cell.damage.as_ref().map_or(0, |law| law.draw(damage) as i64);
+        let check = self.brawn.draw(check) as i64;
+        let (flesh, wounds) = wound_check(flesh + damage, damage, check);
         Round {
+            reputation: cell.reputation,
+            opportunity: cell.opportunity,
             flesh,
             wounds,
-            ..before
         }
     }
-}
-
-/// An alias table of rounds, equal rounds' weights summed.
-fn table_of(rounds: &[(Round, f64)]) -> AliasTable {
-    let mut labelled: Vec<(u32, f64)> = rounds.iter().map(|(r, p)| (r.label(), *p)).collect();
-    labelled.sort_unstable_by_key(|(label, _)| *label);
-    let (mut labels, mut weights) = (Vec::<u32>::new(), Vec::<f64>::new());
-    for (label, p) in labelled {
-        if labels.last() == Some(&label) {
-            *weights.last_mut().expect("a weight per label") += p;
-        } else {
-            labels.push(label);
-            weights.push(p);
-        }
-    }
-    AliasTable::labelled(&weights, &labels)
 }
 
 /// Round-draw slots per Hero: banner × engagement level × penalty.
@@ -289,8 +190,13 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
+    use std::collections::BTreeMap;
+
+    use rand::Rng;
+
     use super::*;
     use crate::dice::Digits;
+    use crate::stream::BattleStream;
     use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::rules::BattleRules;
 
@@ -304,6 +210,34 @@ mod tests {
         )
         .expect("bundled scenario");
         sea
+    }
+
+    /// The law a Hero's round draws from `flesh` Flesh Wounds, read back
+    /// from its draws' laws.
+    fn read_back(draws: &RoundDraws, flesh: i64) -> BTreeMap<Round, f64> {
+        let mut rows = vec![0.0; draws.cells.len()];
+        for (k, p) in draws.personal.probabilities().iter().enumerate() {
+            rows[draws.row_of[k] as usize] += p;
+        }
+        let checks = draws.brawn.probabilities();
+        let mut law = BTreeMap::new();
+        for (cell, &p) in draws.cells.iter().zip(&rows).filter(|(_, p)| **p > 0.0) {
+            let damage = cell.damage.as_ref().map_or(vec![1.0], |d| d.probabilities());
+            for (d, q) in damage.iter().enumerate() {
+                for (c, r) in checks.iter().enumerate() {
+                    let (flesh, wounds) = wound_check(flesh + d as i64, d as i64, c as i64);
+                    let round = Round {
+                        reputation: cell.reputation,
+                        opportunity: cell.opportunity,
+                        flesh,
+                        wounds,
+                    };
+                    *law.entry(round).or_default() += p * q * r;
+                }
+            }
+        }
+        law.retain(|_, p| *p > 0.0);
+        law
     }
 
     /// The banner's penalty falls on the bearer's own rolls only: from no
@@ -326,10 +260,9 @@ mod tests {
                                 (level, penalty, banner),
                             );
                             let (mut any, mut mean) = (0.0, 0.0);
-                            for (label, p) in draws.fresh.probabilities() {
-                                let wounds = Round::from_label(label as usize).wounds;
-                                any += p * f64::from(u8::from(wounds > 0));
-                                mean += p * wounds as f64;
+                            for (round, p) in read_back(&draws, 0) {
+                                any += p * f64::from(u8::from(round.wounds > 0));
+                                mean += p * round.wounds as f64;
                             }
                             (any, mean)
                         };
@@ -407,49 +340,59 @@ mod tests {
         for (hero, mode, key, flesh) in cases {
             let h = &rules.heroes[hero];
             let draws = RoundDraws::new(&rules.tables, RoundHero::of(h), mode, key);
-            // The exact law: the one-draw table read back from no Flesh
-            // Wounds; else the damage table read back with each Brawn k
-            // Brawn total, the check applied as the reference applies it.
-            let mut exact = std::collections::BTreeMap::new();
-            let checks = minus_banner(Pool::new(h.brawn, h.brawn), key.2).sampled_law();
-            let table = if flesh == 0 {
-                &draws.fresh
-            } else {
-                &draws.carried
+            // The exact law, from the pools' laws as the rules word them.
+            let (first, personal) = match mode {
+                PersonalRoll::OneDie if key.2 => (h.personal, vec![1.0]),
+                PersonalRoll::OneDie => (h.personal, Pool::new(1, 1).law()),
+                PersonalRoll::Keep => (0, minus_banner(Pool::new(h.personal, h.wits), key.2).law()),
             };
-            for (label, p) in table.probabilities() {
-                let before = Round::from_label(label as usize);
-                if flesh == 0 {
-                    *exact.entry(before).or_default() += p;
-                    continue;
-                }
-                if before.flesh == 0 {
-                    // No damage, no Wound Check.
-                    *exact.entry(Round { flesh, ..before }).or_default() += p;
-                    continue;
-                }
-                let total = flesh + before.flesh;
-                for (check, q) in checks.iter().enumerate() {
-                    let (flesh, wounds) = wound_check_as_worded(total, check as i64);
-                    *exact
-                        .entry(Round {
-                            flesh,
-                            wounds,
-                            ..before
-                        })
-                        .or_default() += p * q;
+            let checks = minus_banner(Pool::new(h.brawn, h.brawn), key.2).law();
+            let t = &rules.tables;
+            let mut exact = BTreeMap::new();
+            for (k, p) in personal.iter().enumerate() {
+                let cell = &t.chart[t.chart_row(first + k as i64 - key.1)].1[key.0];
+                let damage = cell.damage.map_or(vec![1.0], |pool| {
+                    let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - h.armour_kept);
+                    let mut through = vec![0.0; 1];
+                    for (d, q) in pool.law().iter().enumerate() {
+                        let past = (d as i64 - h.soak).max(0) as usize;
+                        through.resize(through.len().max(past + 1), 0.0);
+                        through[past] += q;
+                    }
+                    through
+                });
+                let round = |flesh, wounds| Round {
+                    reputation: cell.reputation,
+                    opportunity: cell.opportunity,
+                    flesh,
+                    wounds,
+                };
+                for (d, q) in damage.iter().enumerate() {
+                    if d == 0 {
+                        *exact.entry(round(flesh, 0)).or_default() += p * q;
+                        continue;
+                    }
+                    for (check, r) in checks.iter().enumerate() {
+                        let (f, w) = wound_check_as_worded(flesh + d as i64, check as i64);
+                        *exact.entry(round(f, w)).or_default() += p * q * r;
+                    }
                 }
             }
-            exact.retain(|_, p| *p > 0.0);
+            exact.retain(|_, p| *p > 1e-15);
+            // The draws read back agree with it.
+            for (round, p) in read_back(&draws, flesh) {
+                let q = exact.get(&round).copied().unwrap_or(0.0);
+                assert!((p - q).abs() < 1e-9, "{round:?}: drawn {p}, exact {q}");
+            }
             let n = 200_000;
-            let mut rolled = std::collections::BTreeMap::<Round, u64>::new();
-            let mut drawn = std::collections::BTreeMap::<Round, u64>::new();
-            for _ in 0..n {
+            let mut rolled = BTreeMap::<Round, u64>::new();
+            let mut drawn = BTreeMap::<Round, u64>::new();
+            for battle in 0..n {
                 let round = round_rolled(&mut dice, (&rules, h, mode), key, flesh);
                 *rolled.entry(round).or_default() += 1;
-                *drawn
-                    .entry(draws.with_flesh(flesh).sample(dice.rng()))
-                    .or_default() += 1;
+                let numbers = BattleStream::battle(19, battle).decisions();
+                let numbers = [0, 1, 2].map(|k| numbers.number(k));
+                *drawn.entry(draws.draw(flesh, numbers)).or_default() += 1;
             }
             let what = format!("hero {hero} {mode:?} {key:?} from {flesh} Flesh Wounds");
             crate::stats::assert_counts_follow(&exact, &rolled, n, &format!("{what}, rolled"));

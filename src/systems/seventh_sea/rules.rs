@@ -5,7 +5,7 @@
 use super::roll_keep::Pool;
 use super::scenario::{PersonalRoll, Policy, Spending};
 use super::tables::SeaTables;
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 
 /// Engagement levels, Rear (0) to Heavily Engaged (3).
 pub const REAR: usize = 0;
@@ -28,7 +28,7 @@ pub struct SideRules {
     /// Speech pool, if a speech.
     pub speech: Option<Pool>,
     /// Draws the Free Raises from Supply and Speech ([`super::preparation::free_raises_law`]).
-    pub free_raises: AliasTable,
+    pub free_raises: InverseLaw,
     /// When it spends them.
     pub spending: Spending,
 }

@@ -229,7 +229,8 @@ fn default_max_rounds() -> i64 {
 pub const MAX_HEROES: usize = 16;
 
 // Allowed values of each ranged key, shared by the checks and the schema.
-const MAX_ROUNDS: RangeInclusive<i64> = 3..=1000;
+/// Rounds a battle may be capped at.
+pub const MAX_ROUNDS: RangeInclusive<i64> = 3..=1000;
 /// Traits (Wits, Brawn, Resolve, Finesse): rolled and kept, so at least 1.
 const TRAIT: RangeInclusive<i64> = 1..=10;
 /// Knacks and Commission rank.

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::roll_keep::Pool;
-use crate::dice::AliasTable;
+use crate::inverse::InverseLaw;
 use crate::tables::{
     SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table,
 };
@@ -241,7 +241,7 @@ pub struct SeaTables {
     /// The result of `row_lookup[0]`.
     row_lookup_base: i64,
     /// Draws an index into [`Opportunity::ALL`] by the weights.
-    pub opportunities: AliasTable,
+    pub opportunities: InverseLaw,
     /// Reputation for refusing a duel.
     pub refuse_duel_reputation: i64,
     /// TN of the Line of Fire shot.
@@ -353,7 +353,7 @@ impl SeaTables {
             chart,
             row_lookup,
             row_lookup_base,
-            opportunities: AliasTable::new(&weights.map(f64::from)),
+            opportunities: InverseLaw::new(&weights.map(f64::from)),
             refuse_duel_reputation: opp.refuse_duel_reputation,
             line_of_fire_tn: opp.line_of_fire_tn,
             duel_opponent: o,
