@@ -113,7 +113,7 @@ impl Laws {
             let numbers = address::day(battle, day);
             // 1. Catastrophe.
             let rolls: [i64; 2] = std::array::from_fn(|s| {
-                let x = numbers.number(address::CATASTROPHE + s as u32);
+                let x = numbers.half(address::CATASTROPHE + s as u32);
                 catastrophe::roll_fast(&self.catastrophe_roll[s], x, &rules.sides[s])
             });
             let start = if day == 0 {
@@ -143,7 +143,7 @@ impl Laws {
             }
             // 2. Strategy contest.
             let margins: [i64; 2] = std::array::from_fn(|s| {
-                start.skill[s] - inverse::three_d6(numbers.number(address::STRATEGY + s as u32))
+                start.skill[s] - inverse::three_d6(numbers.half(address::STRATEGY + s as u32))
             });
             let victory = quick_contest(margins[0], margins[1]);
             let mov = victory.abs();
@@ -231,15 +231,15 @@ impl Laws {
         let h = &rules.heroes[i];
         let (row, damage) = self.survival[i].draw(
             penalty,
-            numbers.number(address::SURVIVAL),
-            numbers.number(address::DAMAGE),
+            numbers.half(address::SURVIVAL),
+            || numbers.half(address::DAMAGE),
         );
-        let ht_roll = |k| inverse::three_d6(numbers.number(address::SURVIVAL_HT + k));
+        let ht_roll = |k| inverse::three_d6(numbers.half(address::SURVIVAL_HT + k));
         let (l, state) = injure_fast(ht_roll, (h.hp, h.ht), *lost, damage, outcome.state);
         *lost = l;
         outcome.state = state;
         outcome.survival = outcome.survival.max(row as u8 + 1);
-        let glory_roll = inverse::three_d6(numbers.number(address::GLORY));
+        let glory_roll = inverse::three_d6(numbers.half(address::GLORY));
         let gain = self.glory[i][glory_roll as usize];
         outcome.glory = gain.row + 1;
         outcome.reputation += gain.reputation;

@@ -134,15 +134,15 @@ impl Laws {
         let mut row = self.by_margin[index] as i64 + side.armour_rows;
         if signed <= -ROUT_MARGIN {
             let morale = (
-                day.number(address::ATROCITY_MORALE + s),
-                day.number(address::ROUT_MORALE + s),
+                day.half(address::ATROCITY_MORALE + s),
+                day.half(address::ROUT_MORALE + s),
             );
             if routs_fast(side.morale, effect, morale) {
                 let mut stream = day.sub(address::ROUT_DICE + s);
                 row -= Digits::new(&mut stream).sum_d6(t.casualties.rout_dice as u32);
             }
         }
-        let x = day.number(address::CASUALTIES + s);
+        let x = day.half(address::CASUALTIES + s);
         PERCENT[self.percent[row.clamp(0, rows - 1) as usize].draw(x)]
     }
 }

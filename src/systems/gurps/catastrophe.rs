@@ -142,7 +142,7 @@ pub fn strike_leaders_fast(
     (killed, wounded): (&mut [bool], &mut [bool]),
 ) {
     let struck_unit = if row.major_leader != LeaderHarm::None {
-        let x = day.number(address::MAJOR_UNIT + s as u32);
+        let x = day.half(address::MAJOR_UNIT + s as u32);
         Some(((u128::from(x) * u128::from(rules.sides[s].major_units)) >> 64) as u32)
     } else {
         None
@@ -159,8 +159,8 @@ pub fn strike_leaders_fast(
             _ => LeaderHarm::None,
         };
         let numbers = address::pc(day, i);
-        let damage = || (inverse::two_d6(numbers.number(address::LEADER_DAMAGE)) - h.own_dr).max(0);
-        let ht_roll = |k| inverse::three_d6(numbers.number(address::LEADER_HT + k));
+        let damage = || (inverse::two_d6(numbers.half(address::LEADER_DAMAGE)) - h.own_dr).max(0);
+        let ht_roll = |k| inverse::three_d6(numbers.half(address::LEADER_HT + k));
         match harm {
             LeaderHarm::None => {}
             LeaderHarm::Wounded => {

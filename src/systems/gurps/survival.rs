@@ -245,16 +245,16 @@ impl SurvivalDraws {
     }
 
     /// The Survival row and HP lost at a losing-side `penalty`, from the
-    /// roll's number and the damage's.
+    /// roll's number and (read only for a column's hits) the damage's.
     #[inline(always)]
-    pub fn draw(&self, penalty: usize, roll: u64, damage: u64) -> (usize, i64) {
+    pub fn draw(&self, penalty: usize, roll: u64, damage: impl FnOnce() -> u64) -> (usize, i64) {
         let rows = &self.rows[self.by_penalty[penalty.min(MAX_PENALTY)] as usize];
         let row = rows[self.roll.draw(roll) as usize] as usize;
         let cost = self.cost[row];
         if cost >= 0 {
             (row, cost)
         } else {
-            (row, self.damage[(-1 - cost) as usize].draw(damage) as i64)
+            (row, self.damage[(-1 - cost) as usize].draw(damage()) as i64)
         }
     }
 }
@@ -414,7 +414,7 @@ mod tests {
                     *plain.entry(plain_roll).or_default() += 1;
                     let numbers = BattleStream::battle(2, battle).decisions();
                     let (row, damage) =
-                        draws.draw(penalty as usize, numbers.number(0), numbers.number(1));
+                        draws.draw(penalty as usize, numbers.number(0), || numbers.number(1));
                     let rolls = |k| inverse::three_d6(numbers.block(2).number(k));
                     let (lost, state) = injure_fast(rolls, (hp, ht), 0, damage, State::Unhurt);
                     *fast.entry((row, lost, state)).or_default() += 1;
@@ -441,7 +441,7 @@ mod tests {
             let moved = SurvivalDraws::new(&row_d, &hero(skill));
             for battle in 0..2_000 {
                 let numbers = BattleStream::battle(3, battle).decisions();
-                let (x, y) = (numbers.number(0), numbers.number(1));
+                let (x, y) = (numbers.number(0), || numbers.number(1));
                 let (a, b) = (low.draw(0, x, y), high.draw(0, x, y));
                 assert!(b.0 <= a.0, "skill {skill}: row {} then {}", a.0, b.0);
                 let c = moved.draw(0, x, y);

@@ -260,7 +260,7 @@ impl Fast<'_> {
         let mut heroes = [Hero::default(); MAX_HEROES];
         let mut raises: [i64; 2] = std::array::from_fn(|s| {
             let side = &self.rules.sides[s];
-            let x = battle.number(address::FREE_RAISES + s as u32);
+            let x = battle.half(address::FREE_RAISES + s as u32);
             side.free_raises.draw(x) as i64 * side.spendable()
         });
         let mut next_modifier = [0i64; 2];
@@ -358,14 +358,7 @@ impl Fast<'_> {
                     round_slot
                 ))
         );
-        let round = draws.draw(
-            h.flesh,
-            [
-                numbers.number(address::PERSONAL),
-                numbers.number(address::DAMAGE),
-                numbers.number(address::WOUND_CHECK),
-            ],
-        );
+        let round = draws.draw(h.flesh, numbers);
         h.reputation += round.reputation
             + h.forced.map_or(0, |f| f.reputation)
             + i64::from(h.banner)
@@ -409,7 +402,7 @@ impl Fast<'_> {
         }
         // A Heroic Opportunity.
         if round.opportunity && !h.out {
-            let x = numbers.number(address::OPPORTUNITY);
+            let x = numbers.half(address::OPPORTUNITY);
             let opportunity = Opportunity::ALL[t.opportunities.draw(x)];
             self.take(numbers, i, h, opportunity, next_modifier);
         }
@@ -443,7 +436,7 @@ impl Fast<'_> {
                 h.reputation.div_euclid(2)
             };
             let rolled = if won {
-                let x = battle.number(address::SPOILS + i as u32);
+                let x = battle.half(address::SPOILS + i as u32);
                 1 + r.spoils_by_face[((u128::from(x) * 10) >> 64) as usize]
             } else {
                 0
@@ -490,7 +483,7 @@ impl Fast<'_> {
                         tn
                     ))
             );
-            return match law.draw(numbers.number(address::CONTEST)) {
+            return match law.draw(numbers.half(address::CONTEST)) {
                 RoundEnd::Undecided => None,
                 RoundEnd::Decided(winner, need) => {
                     Some(self.settle::<SPEND_ALL>(winner, need, raises))

@@ -137,7 +137,7 @@ pub(super) fn take(
             true
         }
         Opportunity::LineOfFire => {
-            let x = numbers.number(address::LINE_OF_FIRE);
+            let x = numbers.half(address::LINE_OF_FIRE);
             if x < r.line_of_fire_hit[usize::from(h.banner)] {
                 h.reputation += 3;
                 next_modifier[1 - side] -= 3;
@@ -153,7 +153,7 @@ pub(super) fn take(
             true
         }
         Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
-            if duel.fight(numbers.number(address::DUEL), h) {
+            if duel.fight(numbers.half(address::DUEL), h) {
                 h.carrying = Some(h.level);
                 h.won_duel = true;
             }
@@ -164,7 +164,7 @@ pub(super) fn take(
             false
         }
         Opportunity::Duel => {
-            if duel.fight(numbers.number(address::DUEL), h) {
+            if duel.fight(numbers.half(address::DUEL), h) {
                 next_modifier[1 - side] -= 3;
                 h.won_duel = true;
             } else {

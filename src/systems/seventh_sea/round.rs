@@ -12,12 +12,14 @@
 
 use std::hint::select_unpredictable;
 
+use super::address;
 use super::banner::minus_banner;
 use super::roll_keep::{Pool, without_far_tail};
 use super::rules::HeroRules;
 use super::scenario::PersonalRoll;
 use super::tables::SeaTables;
 use crate::inverse::InverseLaw;
+use crate::stream::Decisions;
 
 /// A failed Wound Check deals one more Dramatic Wound per this many points
 /// missed [stand-in].
@@ -164,15 +166,24 @@ impl RoundDraws {
         }
     }
 
-    /// The round of a Hero with `flesh` Flesh Wounds, from the numbers of
-    /// his personal result, of the damage and of the Wound Check.
+    /// The round of a Hero with `flesh` Flesh Wounds, from his `numbers`
+    /// of the round: his personal result's, the damage's (read only when
+    /// the cell rolls damage) and the Wound Check's (only when damage gets
+    /// through).
     #[inline(always)]
-    pub fn draw(&self, flesh: i64, [personal, damage, check]: [u64; 3]) -> Round {
-        let row = self.row_of[self.personal.draw(personal)] as usize;
+    pub fn draw(&self, flesh: i64, numbers: Decisions) -> Round {
+        let row = self.row_of[self.personal.draw(numbers.half(address::PERSONAL))] as usize;
         let cell = &self.cells[row];
-        let damage = cell.damage.as_ref().map_or(0, |law| law.draw(damage) as i64);
-        let check = self.brawn.draw(check) as i64;
-        let (flesh, wounds) = wound_check(flesh + damage, damage, check);
+        let damage = match &cell.damage {
+            Some(law) => law.draw(numbers.half(address::DAMAGE)) as i64,
+            None => 0,
+        };
+        let (flesh, wounds) = if damage > 0 {
+            let check = self.brawn.draw(numbers.half(address::WOUND_CHECK)) as i64;
+            wound_check(flesh + damage, damage, check)
+        } else {
+            (flesh, 0)
+        };
         Round {
             reputation: cell.reputation,
             opportunity: cell.opportunity,
@@ -391,7 +402,6 @@ mod tests {
                 let round = round_rolled(&mut dice, (&rules, h, mode), key, flesh);
                 *rolled.entry(round).or_default() += 1;
                 let numbers = BattleStream::battle(19, battle).decisions();
-                let numbers = [0, 1, 2].map(|k| numbers.number(k));
                 *drawn.entry(draws.draw(flesh, numbers)).or_default() += 1;
             }
             let what = format!("hero {hero} {mode:?} {key:?} from {flesh} Flesh Wounds");
