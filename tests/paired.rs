@@ -3,10 +3,10 @@
 //! outcomes, and the pairs' counts equal a battle-by-battle count.
 
 use warcrunch::engine::{System, Tally};
-use warcrunch::stream::BattleStream;
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::Metric;
+use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::war_cards::WarCards;

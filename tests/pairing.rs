@@ -11,6 +11,7 @@ use warcrunch::stats::{Metric, paired_difference, unpaired_difference};
 use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::gurps::outcome::BattleOutcome;
+use warcrunch::systems::seventh_sea::SeventhSea;
 
 use crate::util::{bundled_scenarios, repo};
 
@@ -43,7 +44,10 @@ fn gurps(s: &Scenario) -> &Gurps {
 /// Battle `n` of seed 5 as each of two battles fights it.
 fn both(a: &Gurps, b: &Gurps, n: u64) -> (BattleOutcome, BattleOutcome) {
     let stream = BattleStream::battle(5, n);
-    (a.simulate(&mut stream.clone()), b.simulate(&mut stream.clone()))
+    (
+        a.simulate(&mut stream.clone()),
+        b.simulate(&mut stream.clone()),
+    )
 }
 
 /// A PC's Risk moved one step (down, or up where down is refused).
@@ -72,7 +76,11 @@ fn one_pcs_risk_moves_no_one_else() {
                 let (a, b) = both(g, m, n);
                 his += u32::from(a.heroes[i] != b.heroes[i]);
                 for j in (0..g.rules.heroes.len()).filter(|&j| j != i) {
-                    assert_eq!(a.heroes[j], b.heroes[j], "{path}: {}'s Risk moved PC {j}", pc.file.name);
+                    assert_eq!(
+                        a.heroes[j], b.heroes[j],
+                        "{path}: {}'s Risk moved PC {j}",
+                        pc.file.name
+                    );
                 }
                 assert_eq!(
                     (a.winner, a.result, a.casualties_pct, a.catastrophe),
@@ -81,7 +89,11 @@ fn one_pcs_risk_moves_no_one_else() {
                     pc.file.name
                 );
             }
-            assert!(his > 0, "{path}: {}'s own Risk changed nothing", pc.file.name);
+            assert!(
+                his > 0,
+                "{path}: {}'s own Risk changed nothing",
+                pc.file.name
+            );
         }
     }
 }
@@ -93,8 +105,18 @@ fn one_pcs_risk_moves_no_one_else() {
 #[test]
 fn a_survival_cell_moves_only_the_battles_on_its_row() {
     let cases = [
-        (AMBUSH, "tables.survival.rows.D.column", toml::Value::String("C".into()), 6),
-        (SIEGE, "tables.survival.rows.2hp.hp", toml::Value::Integer(3), 2),
+        (
+            AMBUSH,
+            "tables.survival.rows.D.column",
+            toml::Value::String("C".into()),
+            6,
+        ),
+        (
+            SIEGE,
+            "tables.survival.rows.2hp.hp",
+            toml::Value::Integer(3),
+            2,
+        ),
     ];
     for (path, cell, value, row) in cases {
         let base = edited(path, &[]).unwrap();
@@ -115,7 +137,10 @@ fn a_survival_cell_moves_only_the_battles_on_its_row() {
             }
             assert_eq!(a.winner, b.winner);
         }
-        assert!(changed > 0, "{path}: {cell} changed none of {landed} battles on its row");
+        assert!(
+            changed > 0,
+            "{path}: {cell} changed none of {landed} battles on its row"
+        );
     }
 }
 
@@ -187,7 +212,10 @@ fn coverage(
 #[test]
 fn paired_intervals_cover_the_exact_differences() {
     let risk = |r: i64| ("heroes.Titus.risk", toml::Value::Integer(r));
-    let c = ("tables.survival.rows.D.column", toml::Value::String("C".into()));
+    let c = (
+        "tables.survival.rows.D.column",
+        toml::Value::String("C".into()),
+    );
     let cases = [
         (vec![risk(-3)], vec![risk(3)], ("hero:Titus", "state")),
         (vec![risk(0)], vec![risk(1)], ("hero:Titus", "state")),
@@ -268,20 +296,33 @@ fn pairing_is_monotone_and_halves_the_ambush_intervals() {
         .collect();
     assert_eq!(out.len(), 2);
     let risk = edited(AMBUSH, &[("heroes.Titus.risk", toml::Value::Integer(1))]).unwrap();
-    let ([x0, x1, both], ratio) = paired_counts(&base, &risk, ("hero:Titus", "state", out), 200_000);
+    let ([x0, x1, both], ratio) =
+        paired_counts(&base, &risk, ("hero:Titus", "state", out), 200_000);
     println!("Titus down or dead, Risk 0 -> 1: {x0} -> {x1}, {both} both; width ratio {ratio:.2}");
     assert!(x1 < x0 && x1 > 0, "{x0} -> {x1}");
-    assert_eq!(both, x1, "a battle put Titus out at Risk 1 and not at Risk 0");
+    assert_eq!(
+        both, x1,
+        "a battle put Titus out at Risk 1 and not at Risk 0"
+    );
     // The best any coupling gives: sqrt of the unpaired variance over
     // (p0 - p1)(1 - (p0 - p1)), to within the intervals' skew.
     let (p0, p1) = (x0 as f64 / 2e5, x1 as f64 / 2e5);
     let best = ((p0 * (1.0 - p0) + p1 * (1.0 - p1)) / ((p0 - p1) * (1.0 - p0 + p1))).sqrt();
-    assert!((ratio / best - 1.0).abs() < 0.05, "ratio {ratio:.3}, best {best:.3}");
+    assert!(
+        (ratio / best - 1.0).abs() < 0.05,
+        "ratio {ratio:.3}, best {best:.3}"
+    );
     let c = toml::Value::String("C".into());
     let cell = edited(AMBUSH, &[("tables.survival.rows.D.column", c)]).unwrap();
-    let ([x0, x1, both], ratio) =
-        paired_counts(&base, &cell, ("party", "any_down_or_dead", vec![1]), 200_000);
-    println!("party down or dead, row D's column -> C: {x0} -> {x1}, {both} both; width ratio {ratio:.2}");
+    let ([x0, x1, both], ratio) = paired_counts(
+        &base,
+        &cell,
+        ("party", "any_down_or_dead", vec![1]),
+        200_000,
+    );
+    println!(
+        "party down or dead, row D's column -> C: {x0} -> {x1}, {both} both; width ratio {ratio:.2}"
+    );
     assert!(ratio >= 2.0, "party, row D -> C: {ratio:.2}");
 }
 
@@ -304,4 +345,101 @@ fn a_run_is_the_base_of_its_comparison() {
         assert_eq!(run.metrics, paired.metrics[0], "{}", path.display());
         assert_eq!(run.metrics, paired.metrics[1], "{}", path.display());
     }
+}
+
+const EVEN_FIELD: &str = "scenarios/seventh_sea/even_field_battle.toml";
+
+/// In the even field, a Battle Chart cell's Reputation moved leaves every
+/// Hero's state, wounds and opportunities, and the winner, the same in
+/// every battle: no draw reads a cell's Reputation.
+#[test]
+fn a_reputation_cell_moves_no_roll() {
+    let base = edited(EVEN_FIELD, &[]).unwrap();
+    let moved = edited(
+        EVEN_FIELD,
+        &[(
+            "tables.battle_chart.rows.2.heavily_engaged.reputation",
+            toml::Value::Integer(2),
+        )],
+    )
+    .unwrap();
+    let sea = |s: &Scenario| s.battle.downcast::<SeventhSea>().expect("7th Sea").clone();
+    let (a, b) = (sea(&base), sea(&moved));
+    let mut fame = 0;
+    for n in 0..20_000 {
+        let stream = BattleStream::battle(5, n);
+        let (x, y) = (
+            a.simulate(&mut stream.clone()),
+            b.simulate(&mut stream.clone()),
+        );
+        assert_eq!((x.winner, x.rounds), (y.winner, y.rounds), "battle {n}");
+        for (h, k) in x.heroes.iter().zip(&y.heroes) {
+            assert_eq!(
+                (h.state, h.dramatic_wounds, h.opportunities_taken, h.spoils),
+                (k.state, k.dramatic_wounds, k.opportunities_taken, k.spoils),
+                "battle {n}"
+            );
+            fame += u32::from(h.reputation != k.reputation);
+        }
+    }
+    assert!(fame > 0, "the cell's Reputation changed no Hero's fame");
+}
+
+/// `sensitivity --cells` on the even field's Battle Chart: every move of a
+/// cell's Reputation leaves Isabeau's knock-out the same in every battle
+/// (0 discordant, never said to differ), and the moves that do change it
+/// are measured at least twice as narrowly (median) as two independent
+/// runs would.
+#[test]
+fn chart_cell_moves_pair_on_the_even_field() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::warcrunch()
+        .args([
+            "sensitivity",
+            EVEN_FIELD,
+            "--target",
+            "hero:Isabeau/state=knocked_out",
+        ])
+        .args([
+            "--cells",
+            "--tables",
+            "battle_chart",
+            "--trials",
+            "20000",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(dir.path().join("sensitivity.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (column, discordant, ratio, differs) = (
+        at("column"),
+        at("discordant"),
+        at("width_ratio"),
+        at("differs"),
+    );
+    let (mut reputation, mut ratios) = (0, Vec::new());
+    for row in reader.records() {
+        let row = row.unwrap();
+        let moved: u64 = row[discordant].parse().unwrap();
+        if row[column].ends_with("reputation") {
+            reputation += 1;
+            assert_eq!(moved, 0, "{row:?}");
+            assert_eq!(&row[differs], "false", "{row:?}");
+        } else if moved > 0 {
+            ratios.push(row[ratio].parse::<f64>().unwrap());
+        }
+    }
+    assert!(reputation >= 20, "{reputation} Reputation moves");
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    println!(
+        "{} chart moves changed the knock-out; median width ratio {median:.2}",
+        ratios.len()
+    );
+    assert!(median >= 2.0, "median width ratio {median:.2}");
 }

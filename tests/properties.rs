@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use warcrunch::engine::{self, CHUNK_SIZE, RunSettings, Shard, System, Tally};
-use warcrunch::stream::BattleStream;
 use warcrunch::scenario;
+use warcrunch::stream::BattleStream;
 use warcrunch::systems::war_cards::WarCards;
 use warcrunch::tables::TableSource;
 

@@ -121,7 +121,8 @@ fn a_sharded_sweep_merges_into_the_sweep() {
             "--trials",
             "100000",
         ],
-        "recommended",
+        // The sweep's advice for Titus (a recommendation, or a tie).
+        "For Titus (cap 5.0%):",
         &CSVS,
     );
 }

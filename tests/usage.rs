@@ -100,8 +100,15 @@ fn a_one_day_gurps_battle_reads_what_its_day_reads() {
     assert_eq!(total(&reads, "battle_results", "rows."), n);
     assert_eq!(total(&reads, "casualties", "rows."), 2 * n);
     assert_eq!(total(&reads, "casualties", "armour_rows"), 2 * n);
-    assert_eq!(total(&reads, "survival", "rows."), 4 * n);
-    assert_eq!(total(&reads, "glory", "rows."), 4 * n);
+    // Each PC rolls Survival and Glory, but for one a Catastrophe 17 or 18
+    // strikes first (a few battles in ten thousand): he rolls neither.
+    let survival = total(&reads, "survival", "rows.");
+    assert_eq!(total(&reads, "glory", "rows."), survival);
+    assert!(
+        survival <= 4 * n && 4 * n - survival <= 4 * n / 1000,
+        "{survival} Survival rows read for {} PC-battles",
+        4 * n
+    );
     let with_column: u64 = ["A", "B", "C", "D"]
         .iter()
         .map(|row| reads[&("survival".into(), format!("rows.{row}"), String::new())])

@@ -224,10 +224,7 @@ fn sampled_moves(
                 probability: x as f64 / n as f64,
                 difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
                 unpaired: Some(unpaired_difference(base_count, n, x, n)),
-                discordant: Some([
-                    base_count - done.both[i + 1][0],
-                    x - done.both[i + 1][0],
-                ]),
+                discordant: Some([base_count - done.both[i + 1][0], x - done.both[i + 1][0]]),
                 differs: false,
                 method: Method::PairedNewcombe,
             }

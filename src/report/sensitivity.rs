@@ -6,10 +6,10 @@ use std::path::Path;
 
 use anyhow::Result;
 use askama::Template;
-use polars::prelude::Column;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use polars::prelude::Column;
 
 use super::csv::{numbers, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
@@ -79,6 +79,10 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 numbers("difference", m, |x| x.difference.difference),
                 numbers("ci_low", m, |x| x.difference.low),
                 numbers("ci_high", m, |x| x.difference.high),
+                text(
+                    "method",
+                    m.iter().map(|x| x.method.name().to_owned()).collect(),
+                ),
                 Column::new(
                     "differs".into(),
                     m.iter().map(|x| x.differs).collect::<Vec<bool>>(),
@@ -92,10 +96,6 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 Column::new(
                     "width_ratio".into(),
                     m.iter().map(width_ratio).collect::<Vec<Option<f64>>>(),
-                ),
-                text(
-                    "method",
-                    m.iter().map(|x| x.method.name().to_owned()).collect(),
                 ),
             ],
         )

@@ -54,7 +54,10 @@ impl Laws {
         Laws {
             strategy: strategy::Laws::new(rules, &catastrophe),
             catastrophe,
-            catastrophe_roll: rules.sides.each_ref().map(|s| RollLaw::new(s.commander_luck)),
+            catastrophe_roll: rules
+                .sides
+                .each_ref()
+                .map(|s| RollLaw::new(s.commander_luck)),
             survival: rules
                 .heroes
                 .iter()
@@ -229,11 +232,9 @@ impl Laws {
         lost: &mut i64,
     ) -> i64 {
         let h = &rules.heroes[i];
-        let (row, damage) = self.survival[i].draw(
-            penalty,
-            numbers.half(address::SURVIVAL),
-            || numbers.half(address::DAMAGE),
-        );
+        let (row, damage) = self.survival[i].draw(penalty, numbers.half(address::SURVIVAL), || {
+            numbers.half(address::DAMAGE)
+        });
         let ht_roll = |k| inverse::three_d6(numbers.half(address::SURVIVAL_HT + k));
         let (l, state) = injure_fast(ht_roll, (h.hp, h.ht), *lost, damage, outcome.state);
         *lost = l;

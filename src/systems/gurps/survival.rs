@@ -128,9 +128,7 @@ pub fn injure_fast(
     if after <= -ht {
         for k in 1..5 {
             let threshold = -k * ht;
-            if before > threshold
-                && after <= threshold
-                && !check(ht, ht_roll(k as u32 - 1)).success
+            if before > threshold && after <= threshold && !check(ht, ht_roll(k as u32 - 1)).success
             {
                 return (lost + damage, State::Dead);
             }
@@ -437,7 +435,10 @@ mod tests {
         let last = row_d.survival.len() - 1;
         row_d.survival[last].column = row_d.survival[last - 1].column;
         for skill in 6..16 {
-            let (low, high) = (SurvivalDraws::new(&t, &hero(skill)), SurvivalDraws::new(&t, &hero(skill + 1)));
+            let (low, high) = (
+                SurvivalDraws::new(&t, &hero(skill)),
+                SurvivalDraws::new(&t, &hero(skill + 1)),
+            );
             let moved = SurvivalDraws::new(&row_d, &hero(skill));
             for battle in 0..2_000 {
                 let numbers = BattleStream::battle(3, battle).decisions();

@@ -233,7 +233,10 @@ mod tests {
         let checks = draws.brawn.probabilities();
         let mut law = BTreeMap::new();
         for (cell, &p) in draws.cells.iter().zip(&rows).filter(|(_, p)| **p > 0.0) {
-            let damage = cell.damage.as_ref().map_or(vec![1.0], |d| d.probabilities());
+            let damage = cell
+                .damage
+                .as_ref()
+                .map_or(vec![1.0], |d| d.probabilities());
             for (d, q) in damage.iter().enumerate() {
                 for (c, r) in checks.iter().enumerate() {
                     let (flesh, wounds) = wound_check(flesh + d as i64, d as i64, c as i64);
