@@ -15,7 +15,7 @@
 //!   (a day, a PC, which roll) owns a fixed number of the window, so a
 //!   variant that rolls more or less for one PC never moves another's
 //!   numbers (GURPS). A draw of unbounded length reads a sub-stream of its
-//!   own ([`Decisions::sub`]).
+//!   own ([`Decisions::stream`]).
 
 use anyhow::{Result, bail};
 use rand::{Rng, SeedableRng};
@@ -117,7 +117,7 @@ impl Decisions {
     #[inline(always)]
     pub fn half(self, slot: u32) -> u64 {
         let x = self.number(slot / 2);
-        if slot % 2 == 0 {
+        if slot.is_multiple_of(2) {
             x & !0xFFFF_FFFF
         } else {
             x << 32
@@ -139,7 +139,7 @@ impl Decisions {
     /// sequence, where a window of the run is met only by a chance of
     /// 2^-44 per battle and number drawn.
     #[inline(always)]
-    pub fn sub(self, address: u32) -> BattleStream {
+    pub fn stream(self, address: u32) -> BattleStream {
         BattleStream::at(self.number(address))
     }
 }
@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(decisions.half(6), drawn[3] & !0xFFFF_FFFF);
         assert_eq!(decisions.half(7), drawn[3] << 32);
         // A sub-stream starts from its address's number.
-        let mut sub = decisions.sub(4);
+        let mut sub = decisions.stream(4);
         assert_eq!(sub.next_u64(), mix(drawn[4].wrapping_add(GOLDEN)));
     }
 

@@ -138,7 +138,7 @@ impl Laws {
                 day.half(address::ROUT_MORALE + s),
             );
             if routs_fast(side.morale, effect, morale) {
-                let mut stream = day.sub(address::ROUT_DICE + s);
+                let mut stream = day.stream(address::ROUT_DICE + s);
                 row -= Digits::new(&mut stream).sum_d6(t.casualties.rout_dice as u32);
             }
         }

@@ -30,7 +30,7 @@ pub struct Laws {
     /// By Hero, banner, engagement level and penalty ([`ROUND_SLOTS`] per
     /// Hero, in one array: one load less per round): his round on the
     /// chart.
-    round_draws: Box<[OnceLock<RoundDraws>]>,
+    round_draws: Box<[OnceLock<Arc<RoundDraws>>]>,
     /// Contest laws by pools and modifiers.
     contest_laws: ContestLaws,
     /// Laws built once for several variants of a lockstep run, and this
@@ -55,8 +55,8 @@ type RoundKey = (usize, RoundHero, (usize, i64, bool));
 pub struct SharedLaws {
     /// The tables of the variants, each written out once.
     tables: Mutex<Vec<String>>,
-    contests: Mutex<HashMap<ContestKey, ContestLaw>>,
-    rounds: Mutex<HashMap<RoundKey, RoundDraws>>,
+    contests: Mutex<HashMap<ContestKey, Arc<ContestLaw>>>,
+    rounds: Mutex<HashMap<RoundKey, Arc<RoundDraws>>>,
 }
 
 impl SharedLaws {
@@ -120,21 +120,25 @@ impl Laws {
         }
     }
 
-    /// A contest law, from the shared laws when there are some.
-    fn contest(&self, key: ContestKey, build: impl FnOnce() -> ContestLaw) -> ContestLaw {
+    /// A contest law, from the shared laws when there are some (one copy
+    /// for every variant that builds it from the same inputs).
+    fn contest(&self, key: ContestKey, build: impl FnOnce() -> ContestLaw) -> Arc<ContestLaw> {
+        let build = || Arc::new(build());
         match &self.shared {
             Some((shared, _)) => shared_or_built(&shared.contests, key, build),
             None => build(),
         }
     }
 
-    /// A Hero's round draws, from the shared laws when there are some.
+    /// A Hero's round draws, from the shared laws when there are some:
+    /// variants then read one copy, which keeps them in the cache.
     fn round(
         &self,
         hero: RoundHero,
         slot: (usize, i64, bool),
         build: impl FnOnce() -> RoundDraws,
-    ) -> RoundDraws {
+    ) -> Arc<RoundDraws> {
+        let build = || Arc::new(build());
         match &self.shared {
             Some((shared, tables)) => shared_or_built(&shared.rounds, (*tables, hero, slot), build),
             None => build(),
@@ -167,7 +171,7 @@ const MODIFIER_REACH: i64 = 12;
 pub struct ContestLaws {
     first_pool: [i64; 2],
     pool_span: [i64; 2],
-    slots: Box<[OnceLock<ContestLaw>]>,
+    slots: Box<[OnceLock<Arc<ContestLaw>>]>,
 }
 
 impl ContestLaws {
@@ -191,7 +195,7 @@ impl ContestLaws {
 
     /// The slot of a round, if it is cached.
     #[inline]
-    fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<ContestLaw>> {
+    fn slot(&self, pools: [i64; 2], modifier: [i64; 2]) -> Option<&OnceLock<Arc<ContestLaw>>> {
         let reach = (2 * MODIFIER_REACH + 1) as u64;
         // Offsets from the first slot; a negative one wraps to a huge
         // unsigned value, so one comparison each checks both ends.
@@ -490,7 +494,7 @@ impl Fast<'_> {
                 }
             };
         }
-        let mut rolls = numbers.sub(address::CONTEST_ROLLS);
+        let mut rolls = numbers.stream(address::CONTEST_ROLLS);
         for _ in 0..MAX_REROLLS {
             let totals = [
                 pool(0).sample(&mut rolls) + modifier[0],

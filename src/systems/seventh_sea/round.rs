@@ -29,16 +29,15 @@ pub const MISSED_PER_EXTRA_WOUND: i64 = 20;
 /// commander 2, charging 2, carrying a banner 4).
 pub const PENALTY_STEPS: usize = 5;
 
-/// A Hero's round on the chart, fast: his personal result by the inverse of
-/// its law, the chart row it lands on by lookup, the cell's damage through
-/// his soak by the inverse of its law, and the Wound Check by the inverse
-/// of Brawn k Brawn's: three numbers, each read for one decision.
+/// A Hero's round on the chart, fast: the chart row his personal result
+/// lands on by the inverse of its law (rows rise with the result, so this
+/// is the row of his result drawn by the inverse of its own law), the
+/// cell's damage through his soak by the inverse of its law, and the Wound
+/// Check by the inverse of Brawn k Brawn's: each from a number of its own.
 #[derive(Debug, Clone)]
 pub struct RoundDraws {
-    /// His personal result, less the first it can be.
-    personal: InverseLaw,
-    /// Per personal result (less the first): the chart row it lands on.
-    row_of: Box<[u8]>,
+    /// The chart row of his personal result.
+    row: InverseLaw,
     /// Per chart row: its cell at his level.
     cells: Box<[CellDraws]>,
     /// His Brawn k Brawn total.
@@ -129,9 +128,10 @@ impl RoundDraws {
                 minus_banner(Pool::new(hero.personal, hero.wits), banner).law(),
             ),
         };
-        let row_of = (0..result.len() as i64)
-            .map(|k| tables.chart_row(first + k - penalty) as u8)
-            .collect();
+        let mut row_p = vec![0.0; tables.chart.len()];
+        for (k, p) in result.iter().enumerate() {
+            row_p[tables.chart_row(first + k as i64 - penalty)] += p;
+        }
         let cells = tables
             .chart
             .iter()
@@ -159,8 +159,7 @@ impl RoundDraws {
             .collect();
         let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
         RoundDraws {
-            personal: InverseLaw::new(&result),
-            row_of,
+            row: InverseLaw::new(&row_p),
             cells,
             brawn: InverseLaw::new(&brawn.sampled_law()),
         }
@@ -172,7 +171,7 @@ impl RoundDraws {
     /// through).
     #[inline(always)]
     pub fn draw(&self, flesh: i64, numbers: Decisions) -> Round {
-        let row = self.row_of[self.personal.draw(numbers.half(address::PERSONAL))] as usize;
+        let row = self.row.draw(numbers.half(address::PERSONAL));
         let cell = &self.cells[row];
         let damage = match &cell.damage {
             Some(law) => law.draw(numbers.half(address::DAMAGE)) as i64,
@@ -226,10 +225,7 @@ mod tests {
     /// The law a Hero's round draws from `flesh` Flesh Wounds, read back
     /// from its draws' laws.
     fn read_back(draws: &RoundDraws, flesh: i64) -> BTreeMap<Round, f64> {
-        let mut rows = vec![0.0; draws.cells.len()];
-        for (k, p) in draws.personal.probabilities().iter().enumerate() {
-            rows[draws.row_of[k] as usize] += p;
-        }
+        let rows = draws.row.probabilities();
         let checks = draws.brawn.probabilities();
         let mut law = BTreeMap::new();
         for (cell, &p) in draws.cells.iter().zip(&rows).filter(|(_, p)| **p > 0.0) {
