@@ -465,8 +465,11 @@ function drawMetrics(metrics) {
       // The difference and its interval come from the server (stats.rs).
       const before = s.before;
       if (before) {
-        const tied = before.low <= 0 && before.high >= 0;
-        const text = `before ${before.shown}; ${tied ? "tied" : "Δ"} ${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
+        const interval = `${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
+        const text =
+          before.verdict === "unchanged"
+            ? `before ${before.shown}; unchanged`
+            : `before ${before.shown}; ${before.verdict === "differs" ? "Δ" : "tied"} ${interval}`;
         numbers.append(el("div", { class: "prev", text }));
       }
       section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value }), bar(s), numbers));

@@ -459,6 +459,20 @@ pub fn mcnemar(only_first: u64, only_second: u64) -> (f64, f64) {
     (z, 2.0 * Normal::standard().sf(z.abs()))
 }
 
+/// The two-proportion z-test of `x1` of `n1` against `x2` of `n2` as
+/// independent samples (pooled standard error): the statistic and its
+/// two-sided p-value (0 and 1 when the pooled share is 0 or 1).
+pub fn two_proportion(x1: u64, n1: u64, x2: u64, n2: u64) -> (f64, f64) {
+    let (n1, n2) = (n1 as f64, n2 as f64);
+    let pooled = (x1 as f64 + x2 as f64) / (n1 + n2);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+    if !(se > 0.0) {
+        return (0.0, 1.0);
+    }
+    let z = (x2 as f64 / n2 - x1 as f64 / n1) / se;
+    (z, 2.0 * Normal::standard().sf(z.abs()))
+}
+
 /// Holm's step-down procedure: which of `p_values` are significant with
 /// the family-wise error rate held at `alpha`.
 pub fn holm(p_values: &[f64], alpha: f64) -> Vec<bool> {
@@ -562,6 +576,16 @@ mod tests {
         assert_eq!(holm(&[0.001, 0.03, 0.031], 0.05), [true, false, false]);
         assert_eq!(holm(&[0.001, 0.02, 0.021], 0.05), [true, true, true]);
         assert!(holm(&[], 0.05).is_empty());
+    }
+
+    #[test]
+    fn two_proportions_match_a_hand_computed_z() {
+        // 40 of 100 against 60 of 100: pooled 0.5, se = sqrt(0.25 · 0.02),
+        // z = 0.2 / 0.0707107 = 2.828427, p = 0.004678.
+        let (z, p) = two_proportion(40, 100, 60, 100);
+        assert!((z - 2.828_427_125).abs() < 1e-8, "{z}");
+        assert!((p - 0.004_677_735).abs() < 1e-8, "{p}");
+        assert_eq!(two_proportion(0, 10, 0, 10), (0.0, 1.0));
     }
 
     #[test]

@@ -1072,6 +1072,44 @@ fn a_table_of_the_wrong_kind_is_refused_from_the_page_too() {
     }
 }
 
+/// A run beside an earlier one of the same battles (seed and battles) with
+/// one PC's Risk changed: every outcome of every other PC and of the sides
+/// is "unchanged"; the PC's own state is not.
+#[test]
+fn a_change_to_one_pc_leaves_the_others_unchanged_beside_the_run_before() {
+    let server = Server::start(&[]);
+    let start = |body: Value| {
+        let (status, answer) = server.json("POST", "/api/runs", Some(body));
+        assert_eq!(status, 200, "{answer}");
+        answer["id"].as_u64().unwrap()
+    };
+    let toml = ambush();
+    assert_eq!(toml.matches("risk = -3").count(), 1, "Varro's Risk");
+    let first = start(json!({ "toml": toml, "trials": 20000, "seed": 1 }));
+    assert_eq!(server.follow(first)["status"], "done");
+    let moved = toml.replace("risk = -3", "risk = -2");
+    let second = start(json!({ "toml": moved, "trials": 20000, "seed": 1, "baseline": first }));
+    let after = server.follow(second);
+    assert_eq!(after["status"], "done", "{after}");
+    let (mut others, mut varro) = (0, 0);
+    for metric in after["metrics"].as_array().unwrap() {
+        let subject = metric["subject"].as_str().unwrap();
+        for share in metric["shares"].as_array().unwrap() {
+            let verdict = share["before"]["verdict"].as_str().unwrap();
+            if subject.starts_with("side:")
+                || (subject.starts_with("hero:") && subject != "hero:Varro")
+            {
+                assert_eq!(verdict, "unchanged", "{subject}: {share}");
+                others += 1;
+            } else if subject == "hero:Varro" && metric["metric"] == "state" {
+                varro += usize::from(verdict != "unchanged");
+            }
+        }
+    }
+    assert!(others > 30, "{others} outcomes of the others");
+    assert!(varro > 0, "Varro's own state did not move");
+}
+
 #[test]
 fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
     let server = Server::start(&[]);
@@ -1091,6 +1129,7 @@ fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
     let count =
         |share: &Value, n: u64| (share["probability"].as_f64().unwrap() * n as f64).round() as u64;
     let mut checked = 0;
+    let mut verdicts = Vec::new();
     for metric in after["metrics"].as_array().unwrap() {
         let earlier = before["metrics"]
             .as_array()
@@ -1135,10 +1174,18 @@ fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
                     "{key}: {got} against {want}: {share}"
                 );
             }
+            let p = warcrunch::stats::two_proportion(x1, 20000, x2, 30000).1;
+            verdicts.push((p, shown["verdict"].as_str().unwrap().to_owned()));
             checked += 1;
         }
     }
     assert!(checked > 20, "{checked} outcomes compared");
+    // Each difference is judged family-wise over every outcome shown.
+    let holm = warcrunch::stats::holm(&verdicts.iter().map(|(p, _)| *p).collect::<Vec<_>>(), 0.05);
+    for ((p, verdict), differs) in verdicts.iter().zip(holm) {
+        let want = if differs { "differs" } else { "tied" };
+        assert_eq!(verdict, want, "p = {p}");
+    }
     assert!(
         before["metrics"][0]["shares"][0].get("before").is_none(),
         "a run with no baseline shows none"

@@ -16,7 +16,7 @@ use crate::report::Formats;
 use crate::report::output_dir::Staging;
 use crate::runner::Plan;
 use crate::scenario::Scenario;
-use crate::stats::{Metric, unpaired_difference, wilson, z95};
+use crate::stats::{Metric, two_proportion, unpaired_difference, wilson, z95};
 
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -75,6 +75,13 @@ pub struct Before {
     pub low: f64,
     /// Upper end.
     pub high: f64,
+    /// `unchanged` (the same count of as many battles), `differs` (beyond
+    /// noise, family-wise over every outcome shown: Holm at 5% on the
+    /// two-proportion test) or `tied`.
+    pub verdict: &'static str,
+    /// The test's p-value (for the family-wise verdict).
+    #[serde(skip)]
+    p_value: f64,
 }
 
 /// A metric as the page draws it: its outcomes seen so far.
@@ -340,6 +347,36 @@ pub fn view(
 /// the baseline never saw it) with the difference's interval, for every
 /// metric the baseline has too.
 fn shown(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
+    let mut shown = shown_one_by_one(metrics, baseline);
+    judge(&mut shown);
+    shown
+}
+
+/// Marks the differences from the run before that hold family-wise over
+/// every outcome shown (Holm at 5%); the others stay `tied` or `unchanged`.
+fn judge(shown: &mut [Shown]) {
+    let befores = || {
+        shown
+            .iter()
+            .flat_map(|m| &m.shares)
+            .filter_map(|s| s.before.as_ref())
+    };
+    let p_values: Vec<f64> = befores().map(|b| b.p_value).collect();
+    let differs = crate::stats::holm(&p_values, 0.05);
+    let mut verdicts = differs.into_iter();
+    for before in shown
+        .iter_mut()
+        .flat_map(|m| &mut m.shares)
+        .filter_map(|s| s.before.as_mut())
+    {
+        if verdicts.next() == Some(true) {
+            before.verdict = "differs";
+        }
+    }
+}
+
+/// [`shown`] before the family-wise verdicts.
+fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
     metrics
         .iter()
         .map(|m| {
@@ -362,12 +399,15 @@ fn shown(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown
                             .find(|&j| e.label(j) == value)
                             .map_or(0, |j| e.weights[j]);
                         let d = unpaired_difference(x, n, w, total);
+                        let unchanged = x == w && n == total;
                         Before {
                             probability: x as f64 / n.max(1) as f64,
                             shown: crate::format::percent(x as f64 / n.max(1) as f64),
                             difference: d.difference,
                             low: d.low,
                             high: d.high,
+                            verdict: if unchanged { "unchanged" } else { "tied" },
+                            p_value: two_proportion(x, n, w, total).1,
                         }
                     });
                     let probability = w as f64 / total.max(1) as f64;
