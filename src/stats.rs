@@ -466,7 +466,7 @@ pub fn two_proportion(x1: u64, n1: u64, x2: u64, n2: u64) -> (f64, f64) {
     let (n1, n2) = (n1 as f64, n2 as f64);
     let pooled = (x1 as f64 + x2 as f64) / (n1 + n2);
     let se = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
-    if !(se > 0.0) {
+    if se.is_nan() || se <= 0.0 {
         return (0.0, 1.0);
     }
     let z = (x2 as f64 / n2 - x1 as f64 / n1) / se;

@@ -42,6 +42,9 @@ pub struct RoundDraws {
     cells: Box<[CellDraws]>,
     /// His Brawn k Brawn total.
     brawn: InverseLaw,
+    /// The lowest total his Brawn k Brawn can roll: Flesh Wounds up to it
+    /// pass the Wound Check without a roll.
+    lowest_check: i64,
 }
 
 /// One cell of the chart at a Hero's level, as his rounds draw it.
@@ -157,18 +160,19 @@ impl RoundDraws {
                 }
             })
             .collect();
-        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
+        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner).sampled_law();
         RoundDraws {
             row: InverseLaw::new(&row_p),
             cells,
-            brawn: InverseLaw::new(&brawn.sampled_law()),
+            lowest_check: brawn.iter().position(|p| *p > 0.0).unwrap_or(0) as i64,
+            brawn: InverseLaw::new(&brawn),
         }
     }
 
     /// The round of a Hero with `flesh` Flesh Wounds, from his `numbers`
     /// of the round: his personal result's, the damage's (read only when
     /// the cell rolls damage) and the Wound Check's (only when damage gets
-    /// through).
+    /// through and the check can fail).
     #[inline(always)]
     pub fn draw(&self, flesh: i64, numbers: Decisions) -> Round {
         let row = self.row.draw(numbers.half(address::PERSONAL));
@@ -177,11 +181,12 @@ impl RoundDraws {
             Some(law) => law.draw(numbers.half(address::DAMAGE)) as i64,
             None => 0,
         };
-        let (flesh, wounds) = if damage > 0 {
+        let total = flesh + damage;
+        let (flesh, wounds) = if damage > 0 && total > self.lowest_check {
             let check = self.brawn.draw(numbers.half(address::WOUND_CHECK)) as i64;
-            wound_check(flesh + damage, damage, check)
+            wound_check(total, damage, check)
         } else {
-            (flesh, 0)
+            (total, 0)
         };
         Round {
             reputation: cell.reputation,
