@@ -104,14 +104,15 @@ impl Distribution<usize> for InverseLaw {
     }
 }
 
-/// The 216 equally likely 3d6 totals in ascending order.
-const THREE_D6_SORTED: [u8; 216] = {
-    let mut sorted = [0u8; 216];
+/// The equally likely outcomes of a roll as ascending totals, from the
+/// number of ways to roll each total (indexed by total).
+const fn ascending<const N: usize>(ways: &[u32]) -> [u8; N] {
+    let mut sorted = [0u8; N];
     let mut at = 0;
-    let mut total = 3;
-    while total <= 18 {
+    let mut total = 0;
+    while total < ways.len() {
         let mut k = 0;
-        while k < THREE_D6_WAYS[total] {
+        while k < ways[total] {
             sorted[at] = total as u8;
             at += 1;
             k += 1;
@@ -119,7 +120,16 @@ const THREE_D6_SORTED: [u8; 216] = {
         total += 1;
     }
     sorted
-};
+}
+
+/// The 216 equally likely 3d6 totals in ascending order.
+const THREE_D6_SORTED: [u8; 216] = ascending(&THREE_D6_WAYS);
+
+/// Ways to roll each total of 2d6, indexed by total (0..=12).
+const TWO_D6_WAYS: [u32; 13] = [0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1];
+
+/// The 36 equally likely 2d6 totals in ascending order.
+const TWO_D6_SORTED: [u8; 36] = ascending(&TWO_D6_WAYS);
 
 /// A 3d6 total from one uniform number, by the inverse of its law (exact:
 /// 216 equally likely cells): a larger number never rolls lower.
@@ -127,24 +137,6 @@ const THREE_D6_SORTED: [u8; 216] = {
 pub fn three_d6(x: u64) -> i64 {
     THREE_D6_SORTED[((u128::from(x) * 216) >> 64) as usize] as i64
 }
-
-/// The 36 equally likely 2d6 totals in ascending order.
-const TWO_D6_SORTED: [u8; 36] = {
-    let mut sorted = [0u8; 36];
-    let mut at = 0;
-    let mut total = 2;
-    while total <= 12 {
-        let ways = if total <= 7 { total - 1 } else { 13 - total };
-        let mut k = 0;
-        while k < ways {
-            sorted[at] = total as u8;
-            at += 1;
-            k += 1;
-        }
-        total += 1;
-    }
-    sorted
-};
 
 /// A 2d6 total from one uniform number, by the inverse of its law.
 #[inline(always)]

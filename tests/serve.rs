@@ -137,6 +137,13 @@ impl Server {
         }
     }
 
+    /// Starts a run of `body` (a `POST /api/runs`); returns its id.
+    fn start_run(&self, body: Value) -> u64 {
+        let (status, answer) = self.json("POST", "/api/runs", Some(body));
+        assert_eq!(status, 200, "{answer}");
+        answer["id"].as_u64().unwrap()
+    }
+
     /// Follows a run's event stream to its end; returns the last state.
     fn follow(&self, id: u64) -> Value {
         let (status, text) = self.request("GET", &format!("/api/runs/{id}/events"), None);
@@ -1078,11 +1085,7 @@ fn a_table_of_the_wrong_kind_is_refused_from_the_page_too() {
 #[test]
 fn a_change_to_one_pc_leaves_the_others_unchanged_beside_the_run_before() {
     let server = Server::start(&[]);
-    let start = |body: Value| {
-        let (status, answer) = server.json("POST", "/api/runs", Some(body));
-        assert_eq!(status, 200, "{answer}");
-        answer["id"].as_u64().unwrap()
-    };
+    let start = |body: Value| server.start_run(body);
     let toml = ambush();
     assert_eq!(toml.matches("risk = -3").count(), 1, "Varro's Risk");
     let first = start(json!({ "toml": toml, "trials": 20000, "seed": 1 }));
@@ -1113,11 +1116,7 @@ fn a_change_to_one_pc_leaves_the_others_unchanged_beside_the_run_before() {
 #[test]
 fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
     let server = Server::start(&[]);
-    let start = |body: Value| {
-        let (status, answer) = server.json("POST", "/api/runs", Some(body));
-        assert_eq!(status, 200, "{answer}");
-        answer["id"].as_u64().unwrap()
-    };
+    let start = |body: Value| server.start_run(body);
     let first = start(json!({ "toml": ambush(), "trials": 20000, "seed": 1 }));
     let before = server.follow(first);
     assert_eq!(before["status"], "done", "{before}");
