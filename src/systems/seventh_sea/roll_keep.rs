@@ -52,7 +52,7 @@ impl Distribution<i64> for Sampler {
 }
 
 /// A normalised roll-and-keep pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Pool {
     /// Dice rolled (0..=10).
     pub rolled: u32,

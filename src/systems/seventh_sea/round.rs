@@ -10,7 +10,9 @@
 //! to a cell's Reputation moves no roll at all. The round rolled die by die
 //! is this file's test and `reference.rs`'s `hero_round`.
 
+use std::collections::HashMap;
 use std::hint::select_unpredictable;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::address;
 use super::banner::minus_banner;
@@ -41,7 +43,7 @@ pub struct RoundDraws {
     /// Per chart row: its cell at his level.
     cells: Box<[CellDraws]>,
     /// His Brawn k Brawn total.
-    brawn: InverseLaw,
+    brawn: Arc<InverseLaw>,
     /// The lowest total his Brawn k Brawn can roll: Flesh Wounds up to it
     /// pass the Wound Check without a roll.
     lowest_check: i64,
@@ -53,7 +55,29 @@ struct CellDraws {
     reputation: i64,
     opportunity: bool,
     /// The damage through his soak, if the cell rolls any.
-    damage: Option<InverseLaw>,
+    damage: Option<Arc<InverseLaw>>,
+}
+
+/// A pool's total through a soak, by the inverse of its law (the far tail
+/// dropped, as pool samplers do): built once per process for each pool and
+/// soak, so every round draw of every Hero, slot and variant that rolls it
+/// reads one copy, which stays in the cache.
+fn through_soak(pool: Pool, soak: i64) -> Arc<InverseLaw> {
+    static BUILT: OnceLock<Mutex<HashMap<(Pool, i64), Arc<InverseLaw>>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Default::default);
+    let mut built = built.lock().expect("the damage laws");
+    let law = built.entry((pool, soak)).or_insert_with(|| {
+        let mut through = vec![0.0; 1];
+        for (d, q) in without_far_tail(&pool.law()).iter().enumerate() {
+            let past = (d as i64 - soak).max(0) as usize;
+            if through.len() <= past {
+                through.resize(past + 1, 0.0);
+            }
+            through[past] += q;
+        }
+        Arc::new(InverseLaw::new(&through))
+    });
+    Arc::clone(law)
 }
 
 /// What a Hero's round on the chart brought.
@@ -143,15 +167,7 @@ impl RoundDraws {
                 // Damage is rolled against him: his banner's penalty is not on it.
                 let damage = cell.damage.map(|pool| {
                     let pool = Pool::new(pool.rolled as i64, pool.kept as i64 - hero.armour_kept);
-                    let mut through = vec![0.0; 1];
-                    for (d, q) in without_far_tail(&pool.law()).iter().enumerate() {
-                        let past = (d as i64 - hero.soak).max(0) as usize;
-                        if through.len() <= past {
-                            through.resize(past + 1, 0.0);
-                        }
-                        through[past] += q;
-                    }
-                    InverseLaw::new(&through)
+                    through_soak(pool, hero.soak)
                 });
                 CellDraws {
                     reputation: cell.reputation,
@@ -160,12 +176,12 @@ impl RoundDraws {
                 }
             })
             .collect();
-        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner).sampled_law();
+        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
         RoundDraws {
             row: InverseLaw::new(&row_p),
             cells,
-            lowest_check: brawn.iter().position(|p| *p > 0.0).unwrap_or(0) as i64,
-            brawn: InverseLaw::new(&brawn),
+            lowest_check: brawn.kept as i64 + brawn.bonus,
+            brawn: through_soak(brawn, 0),
         }
     }
 
