@@ -58,12 +58,15 @@ struct CellDraws {
     damage: Option<Arc<InverseLaw>>,
 }
 
+/// The laws [`through_soak`] has built, by pool and soak.
+type SoakLaws = Mutex<HashMap<(Pool, i64), Arc<InverseLaw>>>;
+
 /// A pool's total through a soak, by the inverse of its law (the far tail
 /// dropped, as pool samplers do): built once per process for each pool and
 /// soak, so every round draw of every Hero, slot and variant that rolls it
 /// reads one copy, which stays in the cache.
 fn through_soak(pool: Pool, soak: i64) -> Arc<InverseLaw> {
-    static BUILT: OnceLock<Mutex<HashMap<(Pool, i64), Arc<InverseLaw>>>> = OnceLock::new();
+    static BUILT: OnceLock<SoakLaws> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
     let mut built = built.lock().expect("the damage laws");
     let law = built.entry((pool, soak)).or_insert_with(|| {
