@@ -86,6 +86,18 @@ impl Export<RunReport> for Comparison {
             Column::new("statistic".into(), col(&|d| d.statistic)),
             Column::new("p_value".into(), col(&|d| reported_p(d.p_value))),
             Column::new(
+                "discordant".into(),
+                rows.iter()
+                    .map(|(_, _, d)| d.pairs.map(|p| p.discordant))
+                    .collect::<Vec<Option<u64>>>(),
+            ),
+            Column::new(
+                "width_ratio".into(),
+                rows.iter()
+                    .map(|(_, _, d)| d.pairs.map(|p| p.width_ratio).filter(|r| r.is_finite()))
+                    .collect::<Vec<Option<f64>>>(),
+            ),
+            Column::new(
                 "significant".into(),
                 rows.iter()
                     .map(|(_, alpha, d)| d.p_value < *alpha)
@@ -97,18 +109,6 @@ impl Export<RunReport> for Comparison {
                     .iter()
                     .map(|v| uses_stand_ins(report, v) || uses_stand_ins(report, &base.variant))
                     .collect::<Vec<bool>>(),
-            ),
-            Column::new(
-                "discordant".into(),
-                rows.iter()
-                    .map(|(_, _, d)| d.pairs.map(|p| p.discordant))
-                    .collect::<Vec<Option<u64>>>(),
-            ),
-            Column::new(
-                "width_ratio".into(),
-                rows.iter()
-                    .map(|(_, _, d)| d.pairs.map(|p| p.width_ratio).filter(|r| r.is_finite()))
-                    .collect::<Vec<Option<f64>>>(),
             ),
         ]);
         write_table(dir, "comparison", &report.formats, columns)
@@ -461,6 +461,8 @@ const VALUE_COLUMNS: &[&str] = &[
     "difference",
     "statistic",
     "p_value",
+    "discordant",
+    "width_ratio",
     "significant",
     "subject",
     "subject_kind",
