@@ -63,18 +63,6 @@ pub struct Interrupted {
     pub planned: u64,
 }
 
-/// Runs `battle` on a local copy of the generator and stores the copy back
-/// at the end: the generator's state then stays in registers for the
-/// whole battle, where through `&mut` every number drawn would wait on a
-/// store and a load ([`System::simulate`]). Same numbers, same results.
-#[inline(always)]
-pub fn on_local_copy<R: rand::Rng + Clone, T>(rng: &mut R, battle: impl FnOnce(&mut R) -> T) -> T {
-    let mut local = rng.clone();
-    let outcome = battle(&mut local);
-    *rng = local;
-    outcome
-}
-
 /// A battle system: rules and tables that can fight one battle at a time.
 pub trait System: Sync {
     /// What one battle produced.
@@ -85,11 +73,9 @@ pub trait System: Sync {
     /// An empty tally sized for this system's metrics.
     fn new_tally(&self) -> Self::Tally;
 
-    /// Fights one battle. (`Clone` lets a battle run on a local copy of the
-    /// generator, stored back at its end: with the battle inlined over the
-    /// copy, the state stays in registers, where through `&mut` every
-    /// number would wait on a round trip through memory. Whatever the
-    /// battle hands the generator to must then be inlined too.)
+    /// Fights one battle on its window of random numbers, read in turn or
+    /// by address ([`crate::stream`]). Whatever the battle hands the stream
+    /// to should be inlined, so its state stays in a register.
     fn simulate(&self, rng: &mut BattleStream) -> Self::Outcome;
 
     /// Fights a chunk's battles, each on its window, counting each into
