@@ -357,6 +357,16 @@ impl Move {
             None => self.difference.difference == 0.0,
         }
     }
+
+    /// The move's verdict in words, as every report writes it.
+    pub fn verdict(&self) -> &'static str {
+        match (self.unchanged(), self.discordant.is_some(), self.differs) {
+            (true, true, _) => "unchanged in every battle",
+            (true, false, _) => "unchanged (exact)",
+            (false, _, true) => "differs",
+            (false, _, false) => "tied",
+        }
+    }
 }
 
 /// Marks which moves differ beyond noise: every exact move that changes

@@ -376,17 +376,13 @@ impl Export<SensitivityReport> for Tornado {
 fn move_line(m: &Move) -> String {
     let pt = |x: f64| format!("{:+.2}", 100.0 * x);
     if m.unchanged() {
-        let how = if m.discordant.is_some() {
-            "unchanged in every battle"
-        } else {
-            "unchanged (exact)"
-        };
         return format!(
-            "{} {} -> {}: {} {how}",
+            "{} {} -> {}: {} {}",
             m.knob,
             m.from,
             m.to,
-            percent(m.base_probability)
+            percent(m.base_probability),
+            m.verdict()
         );
     }
     let interval = if m.difference.low == m.difference.high {
@@ -482,6 +478,7 @@ struct MoveRow {
     probability: String,
     change: String,
     interval: String,
+    verdict: &'static str,
     method: &'static str,
 }
 
@@ -512,6 +509,7 @@ impl Export<SensitivityReport> for SensitivityHtml {
                         100.0 * m.difference.low,
                         100.0 * m.difference.high
                     ),
+                    verdict: m.verdict(),
                     method: m.method.name(),
                 })
                 .collect(),
