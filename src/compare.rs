@@ -6,7 +6,8 @@
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::stats::{
-    Metric, Values, chi_square_sf, mcnemar, paired_difference, unpaired_difference, z95,
+    Metric, Values, chi_square_sf, mcnemar, paired_difference, two_proportion, unpaired_difference,
+    z95,
 };
 
 /// Family-wise significance level; each test is judged at this over the
@@ -332,17 +333,10 @@ fn unpaired_test(
     (x1, n1): (u64, f64),
     (x2, n2): (u64, f64),
 ) -> Difference {
-    let (x1, x2) = (x1 as f64, x2 as f64);
-    let (p1, p2) = (x1 / n1, x2 / n2);
-    let pooled = (x1 + x2) / (n1 + n2);
-    let se_pooled = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+    let (p1, p2) = (x1 as f64 / n1, x2 as f64 / n2);
     let se = (p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2).sqrt();
     let diff = p2 - p1;
-    let z = if se_pooled > 0.0 {
-        diff / se_pooled
-    } else {
-        0.0
-    };
+    let (z, p_value) = two_proportion(x1, n1 as u64, x2, n2 as u64);
     Difference {
         subject: b.subject.clone(),
         metric: b.name.clone(),
@@ -353,7 +347,7 @@ fn unpaired_test(
         estimate: p2,
         difference: (diff, diff - z95() * se, diff + z95() * se),
         statistic: z,
-        p_value: two_sided_normal(z),
+        p_value,
         pairs: None,
     }
 }
