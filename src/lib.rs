@@ -14,6 +14,7 @@ pub mod engine;
 pub mod format;
 pub mod inverse;
 pub mod paired;
+pub mod ranges;
 pub mod recommend;
 pub mod report;
 pub mod runner;

@@ -291,13 +291,18 @@ pub fn check_kind(text: &str, origin: &str, expected: &str) -> Result<()> {
 }
 
 /// Parses a table file given as `kind`: refused when it is another kind,
-/// and serde's message (with a suggestion) when a key is wrong.
-pub fn parse_table<T: serde::de::DeserializeOwned>(
+/// serde's message (with a suggestion) when a key is wrong, and the key
+/// and its allowed values when a number is out of the range its type
+/// declares ([`crate::ranges`]).
+pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     text: &str,
     origin: &str,
     kind: &str,
 ) -> Result<T> {
     check_kind(text, origin, kind)?;
+    let doc: toml::Table =
+        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+    crate::ranges::check::<T>(text, &doc, origin)?;
     let parsed = toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
     Ok(parsed)

@@ -186,7 +186,10 @@ fn a_table_with_a_missing_row_is_refused() {
             .2
             .replacen("roll = [12, 12]", "roll = [19, 19]", 1);
     std::fs::write(dir.path().join("cat.toml"), table).unwrap();
-    check_refused(&path, &["allowed: 3 <= low <= high <= 18"]);
+    check_refused(
+        &path,
+        &["`rows.4.roll.0` = 19 is out of range; allowed: 3 to 18"],
+    );
 }
 
 #[test]
@@ -212,7 +215,7 @@ fn a_damage_table_out_of_range_is_refused_before_any_battle() {
         (
             "dr_divisor = 5",
             "dr_divisor = 0",
-            "`dr_divisor` = 0 is out of range; allowed: 1 to 100",
+            "`bands.4.dr_divisor` = 0 is out of range; allowed: 1 to 100",
         ),
     ] {
         assert!(built_in.contains(from), "{from}");
@@ -236,7 +239,7 @@ fn a_margin_table_of_more_than_100_rows_is_refused() {
     let path = skirmish_with_table(dir.path(), "survival", "survival.toml", &rows);
     check_refused(
         &path,
-        &["survival.toml", "`rows` has 150 rows; allowed: 2 to 100"],
+        &["survival.toml", "`rows` has 150 entries; allowed: 2 to 100"],
     );
 }
 

@@ -536,8 +536,8 @@ fn a_table_with_an_ambiguous_or_unreachable_row_is_refused_at_its_line() {
             "spoils",
             &unreachable,
             vec![
-                "(`noble_prisoner`, min_roll = 25) can never be rolled".to_owned(),
-                "at most 20".to_owned(),
+                format!(":{}:", line_of(&unreachable, "min_roll = 25", 0)),
+                "`rows.4.min_roll` = 25 is out of range; allowed: -999 to 20".to_owned(),
             ],
         ),
     ] {

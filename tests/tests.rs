@@ -7,6 +7,7 @@ mod cli;
 mod deck_seed;
 mod docs;
 mod exact;
+mod extremes;
 mod gurps;
 mod image;
 mod knobs;

@@ -35,8 +35,9 @@ pub struct SideFile {
     #[serde(default)]
     #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
     pub tech_level: Option<i64>,
-    /// Defender's position entries (this side defends).
+    /// Defender's position entries (this side defends), each at most once.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     pub position: Vec<String>,
     /// Class superiority over the enemy (+3).
     #[serde(default)]
@@ -429,7 +430,13 @@ fn resolve_side(
         );
     }
     let mut position_modifier = 0;
-    for p in &s.position {
+    for (i, p) in s.position.iter().enumerate() {
+        if s.position[..i].contains(p) {
+            bail!(
+                "{origin}: `{}` lists \"{p}\" twice; a position counts once",
+                key("position")
+            );
+        }
         match position_table.get(p) {
             Some(m) => position_modifier += m,
             None => bail!(

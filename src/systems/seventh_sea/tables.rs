@@ -67,6 +67,7 @@ pub struct ChartFile {
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows from the lowest band up.
+    #[schemars(length(min = 1, max = 200))]
     rows: Vec<RowFile>,
 }
 
@@ -206,7 +207,7 @@ pub struct OpportunityFile {
 #[serde(deny_unknown_fields)]
 struct SpoilsRow {
     /// Lowest 1d10 + Commission roll of the row (a winner rolls 1 to 20).
-    #[schemars(range(max = 20))]
+    #[schemars(range(min = -999, max = 20))]
     min_roll: i64,
     /// What the winner gains.
     label: String,
@@ -224,6 +225,7 @@ pub struct SpoilsFile {
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows from the lowest roll up.
+    #[schemars(length(min = 1, max = 100))]
     rows: Vec<SpoilsRow>,
     /// The row a Hero's take from a duel he won counts as (the opponent's
     /// belongings): the label of one of `rows`.
@@ -304,9 +306,6 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[2].2,
         )?;
         let spoils_file: SpoilsFile = parse_table(&text, &origin, "spoils")?;
-        if spoils_file.rows.is_empty() {
-            bail!("{origin}: `rows` must be non-empty with increasing min_roll");
-        }
         if let Some(i) = spoils_file
             .rows
             .windows(2)
@@ -410,14 +409,9 @@ impl SeaTables {
     }
 }
 
-/// The chart's cells, checked: rows non-empty with increasing
-/// `min_result` (−999 to 999, the first row's too, though it applies to
-/// any result), at most 200, Reputation 0
-/// to 10, damage written `XkY` or `-`.
+/// The chart's cells, checked: rows with increasing `min_result`, damage
+/// written `XkY` or `-` (ranges and row counts are checked by the loader).
 fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4])>> {
-    if rows.is_empty() {
-        bail!("{origin}: `rows` must be non-empty with increasing min_result");
-    }
     if let Some(i) = rows
         .windows(2)
         .position(|w| w[0].min_result >= w[1].min_result)
@@ -429,31 +423,9 @@ fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4
             rows[i].min_result
         );
     }
-    if let Some((i, r)) = rows
-        .iter()
-        .enumerate()
-        .find(|(_, r)| !(-999..=999).contains(&r.min_result))
-    {
-        bail!(
-            "{origin}: rows[{i}].min_result = {} is out of range; allowed: -999 to 999",
-            r.min_result
-        );
-    }
-    if rows.len() > 200 {
-        bail!(
-            "{origin}: `rows` has {} rows; allowed: at most 200",
-            rows.len()
-        );
-    }
     let mut chart = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let cell = |c: &CellFile, level: &str| -> Result<ChartCell> {
-            if !(0..=10).contains(&c.reputation) {
-                bail!(
-                    "{origin}: rows[{i}].{level}.reputation = {} is out of range; allowed: 0 to 10",
-                    c.reputation
-                );
-            }
             Ok(ChartCell {
                 damage: parse_pool(&c.damage, origin, &format!("rows[{i}].{level}.damage"))?,
                 reputation: c.reputation,
@@ -488,27 +460,8 @@ fn check_opportunities(opp: &OpportunityFile, origin: &str) -> Result<[u32; 9]> 
         w.capture_enemy_banner,
         w.duel,
     ];
-    if weights.iter().any(|&x| x > 1_000_000) || weights.iter().sum::<u32>() == 0 {
+    if weights.iter().sum::<u32>() == 0 {
         bail!("{origin}: `weights` must be whole numbers 0 to 1000000, not all 0");
-    }
-    if !(-10..=0).contains(&opp.refuse_duel_reputation) {
-        bail!(
-            "{origin}: `refuse_duel_reputation` = {} is out of range; allowed: -10 to 0",
-            opp.refuse_duel_reputation
-        );
-    }
-    if !(1..=200).contains(&opp.line_of_fire_tn) {
-        bail!(
-            "{origin}: `line_of_fire_tn` = {} is out of range; allowed: 1 to 200",
-            opp.line_of_fire_tn
-        );
-    }
-    let o = opp.duel_opponent;
-    if !(1..=10).contains(&o.finesse)
-        || !(0..=10).contains(&o.attack)
-        || !(1..=10).contains(&o.resolve)
-    {
-        bail!("{origin}: `duel_opponent` needs finesse 1 to 10, attack 0 to 10, resolve 1 to 10");
     }
     Ok(weights)
 }
