@@ -162,6 +162,12 @@ impl Shard {
         }
     }
 
+    /// The battles of a run of `trials` battles this shard simulates.
+    pub fn battles(self, trials: u64) -> u64 {
+        let chunks = self.chunks(trials.div_ceil(CHUNK_SIZE));
+        (chunks.end * CHUNK_SIZE).min(trials) - (chunks.start * CHUNK_SIZE).min(trials)
+    }
+
     /// The chunks of a run of `chunks` chunks this shard simulates.
     pub fn chunks(self, chunks: u64) -> std::ops::Range<u64> {
         let bound = |i: u64| (u128::from(chunks) * u128::from(i) / u128::from(self.count)) as u64;

@@ -318,3 +318,57 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
     );
     assert!(read(&out.join("run.json")).contains("the sweep stopped early"));
 }
+
+#[test]
+fn a_part_whose_counts_were_changed_is_refused() {
+    use warcrunch::report::partial::Partial;
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let parts: Vec<_> = (0..3)
+        .map(|i| shard(r, &format!("s{i}"), i, 3, "11"))
+        .collect();
+    let file = parts[2].join("partial.json");
+    let written = read(&file);
+    let edit = |change: &dyn Fn(&mut Partial), digest_again: bool| {
+        let mut part: Partial = serde_json::from_str(&written).unwrap();
+        change(&mut part);
+        if digest_again {
+            part.counts_sha256 = part.counts_digest();
+        }
+        std::fs::write(&file, serde_json::to_string_pretty(&part).unwrap()).unwrap();
+    };
+    let refs: Vec<&Path> = parts.iter().map(|p| p.as_path()).collect();
+    // Battles added to one count: caught by the digest.
+    edit(&|p| p.variants[0].metrics[0].weights[0] += 5000, false);
+    merge_refused(&refs, &["s2/partial.json", "do not match the digest"]);
+    // Battles moved between counts (the sum holds): caught by the digest.
+    edit(
+        &|p| {
+            let w = &mut p.variants[0].metrics[0].weights;
+            w[0] += 500;
+            w[1] -= 500;
+        },
+        false,
+    );
+    merge_refused(&refs, &["do not match the digest"]);
+    // Battles added and the digest written again: the counts no longer add
+    // up to the shard's battles.
+    edit(&|p| p.variants[0].metrics[0].weights[0] += 5000, true);
+    let battles = warcrunch::engine::Shard { index: 2, count: 3 }.battles(50_000);
+    merge_refused(
+        &refs,
+        &[
+            &format!("side:Megalos/victory counts {} battles", battles + 5000),
+            &format!("shard 2/3 of a run of 50000 has {battles}"),
+        ],
+    );
+    // The part as written merges.
+    std::fs::write(&file, &written).unwrap();
+    warcrunch()
+        .arg("merge")
+        .args(&parts)
+        .arg("--out")
+        .arg(r.join("ok"))
+        .assert()
+        .success();
+}

@@ -1,15 +1,18 @@
 //! Partial results of `--shard i/n` runs and their merge.
 //!
-//! A shard writes its integer counts and the run's provenance to
-//! `partial.json`; [`merge`] checks that the parts are the shards of one and
-//! the same run, each exactly once, and adds their counts. Counts are
-//! integers, so the merged report is the one a single run would have written.
+//! A shard writes its integer counts, the run's provenance and a digest of
+//! the counts to `partial.json`; reading one checks that its counts still
+//! match the digest and add up to the shard's battles, and [`merge`] checks
+//! that the parts are the shards of one and the same run, each exactly
+//! once, and adds their counts. Counts are integers, so the merged report is
+//! the one a single run would have written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::{Formats, ReportKind, RunInfo, RunReport, VariantResult};
 use crate::engine::Shard;
@@ -18,7 +21,7 @@ use crate::engine::Shard;
 pub const PARTIAL_FILE: &str = "partial.json";
 
 /// Written into every partial, so a stray JSON file is not taken for one.
-const FORMAT: &str = "warcrunch partial result 1";
+const FORMAT: &str = "warcrunch partial result 2";
 
 /// One shard's counts and the provenance of the run it is part of.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -35,19 +38,107 @@ pub struct Partial {
     pub info: RunInfo,
     /// This shard's counts, per variant.
     pub variants: Vec<VariantResult>,
+    /// SHA-256 of the shard and its counts ([`Partial::counts_digest`]),
+    /// computed when the shard wrote them.
+    pub counts_sha256: String,
 }
 
 impl Partial {
     /// The partial of shard `shard` of the run `report`.
     pub fn new(kind: ReportKind, shard: Shard, report: &RunReport) -> Partial {
-        Partial {
+        let mut partial = Partial {
             format: FORMAT.to_owned(),
             kind,
             shard,
             formats: report.formats,
             info: report.info.clone(),
             variants: report.variants.clone(),
+            counts_sha256: String::new(),
+        };
+        partial.counts_sha256 = partial.counts_digest();
+        partial
+    }
+
+    /// SHA-256 (hex) of what the counts mean and the counts themselves: the
+    /// run (scenario digest, seed, trials), the shard, and every variant's
+    /// metric and paired counts, as integers and names.
+    pub fn counts_digest(&self) -> String {
+        let mut hash = Sha256::new();
+        let mut put = |text: &str| {
+            hash.update(text.len().to_le_bytes());
+            hash.update(text.as_bytes());
+        };
+        let info = &self.info;
+        put(info.scenario_sha256.as_deref().unwrap_or(""));
+        put(&format!("{:?} {:?}", info.seed, info.trials));
+        put(&format!("{}/{}", self.shard.index, self.shard.count));
+        for v in &self.variants {
+            put(&v.variant);
+            for m in &v.metrics {
+                put(&m.subject);
+                put(&m.name);
+                put(&format!("{:?}", m.weights));
+            }
+            for c in &v.shared {
+                put(&format!(
+                    "{}/{}={} {}",
+                    c.subject, c.metric, c.value, c.battles
+                ));
+            }
         }
+        format!("{:x}", hash.finalize())
+    }
+
+    /// Refuses a part whose counts were changed after it was written: they
+    /// must match its digest, and every metric of every variant must count
+    /// the shard's battles, each once.
+    fn check_counts(&self, file: &Path) -> Result<()> {
+        let again = "the file was changed after the shard wrote it; run that shard again";
+        if self.counts_digest() != self.counts_sha256 {
+            bail!(
+                "{}: its counts do not match the digest written with them (`counts_sha256`): {again}",
+                file.display()
+            );
+        }
+        let Some(trials) = self.info.trials else {
+            return Ok(());
+        };
+        let battles = self.shard.battles(trials);
+        for v in &self.variants {
+            for m in &v.metrics {
+                let counted = m
+                    .weights
+                    .iter()
+                    .try_fold(0u64, |sum, w| sum.checked_add(*w));
+                if counted != Some(battles) {
+                    bail!(
+                        "{}: {}{}/{} counts {} battles, but shard {}/{} of a run of {trials} has {battles}: {again}",
+                        file.display(),
+                        if v.variant.is_empty() {
+                            String::new()
+                        } else {
+                            format!("variant `{}`, ", v.variant)
+                        },
+                        m.subject,
+                        m.name,
+                        counted.map_or("more than 2^64".to_owned(), |n| n.to_string()),
+                        self.shard.index,
+                        self.shard.count
+                    );
+                }
+            }
+            if let Some(c) = v.shared.iter().find(|c| c.battles > battles) {
+                bail!(
+                    "{}: paired count {}/{}={} is {} battles, more than the shard's {battles}: {again}",
+                    file.display(),
+                    c.subject,
+                    c.metric,
+                    c.value,
+                    c.battles
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Writes `partial.json` into `dir`.
@@ -82,6 +173,7 @@ impl Partial {
                 partial.format
             );
         }
+        partial.check_counts(&file)?;
         Ok(partial)
     }
 
