@@ -48,9 +48,10 @@ pub const DEFAULT_PRECISION_MAX_TRIALS: u64 = 1_000_000_000;
 /// Set by the Ctrl-C handler; runs stop at the next chunk and report it.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Asks every running simulation to stop (what Ctrl-C does).
-pub fn interrupt() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+/// Asks every running simulation to stop (what Ctrl-C and SIGTERM do);
+/// `true` when it had been asked already.
+pub fn interrupt() -> bool {
+    INTERRUPTED.swap(true, Ordering::SeqCst)
 }
 
 /// The error of a run stopped by Ctrl-C.

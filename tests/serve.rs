@@ -116,13 +116,13 @@ impl Server {
     }
 
     /// The server's process id.
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Asks for a run's state until `ready` holds (at most a minute, every
     /// 20 ms); returns that state.
-    fn wait_for(&self, id: u64, ready: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&self, id: u64, ready: impl Fn(&Value) -> bool) -> Value {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let (_, state) = self.json("GET", &format!("/api/runs/{id}"), None);
@@ -138,7 +138,7 @@ impl Server {
     }
 
     /// Starts a run of `body` (a `POST /api/runs`); returns its id.
-    fn start_run(&self, body: Value) -> u64 {
+    pub(crate) fn start_run(&self, body: Value) -> u64 {
         let (status, answer) = self.json("POST", "/api/runs", Some(body));
         assert_eq!(status, 200, "{answer}");
         answer["id"].as_u64().unwrap()
@@ -158,6 +158,29 @@ impl Server {
             "{text}"
         );
         serde_json::from_str(last.trim()).unwrap()
+    }
+}
+
+impl Server {
+    /// Sends the server SIGTERM and waits (at most `limit`) for it to end;
+    /// `None` if it is still running then.
+    pub(crate) fn terminate(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.pid().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
     }
 }
 
@@ -197,7 +220,7 @@ fn cli_run(name: &str, trials: &str, seed: &str) -> tempfile::TempDir {
     dir
 }
 
-fn ambush() -> String {
+pub(crate) fn ambush() -> String {
     read(&repo().join("scenarios").join(AMBUSH))
 }
 

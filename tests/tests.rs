@@ -11,6 +11,7 @@ mod extremes;
 mod gurps;
 mod image;
 mod knobs;
+mod nothing_lost;
 mod nothing_wrong;
 mod paired;
 mod pairing;

@@ -11,7 +11,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{Caption, FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
+use super::draw::{
+    Caption, FONT, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
+};
 use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
 use crate::format::{percent, thousands};
@@ -39,10 +41,15 @@ impl Export<RunReport> for Charts {
             return Ok(Vec::new());
         };
         let mut written = Vec::new();
+        let mut stems = Stems::default();
         for m in &first.metrics {
             let picture = Picture::of(m, &report.info.name, report.info.uses_stand_ins());
             let kind = if m.is_numeric() { "hist" } else { "outcome" };
-            let stem = format!("{kind}_{}_{}", file_safe(&m.subject), file_safe(&m.name));
+            let stem = stems.claim(format!(
+                "{kind}_{}_{}",
+                file_safe(&m.subject),
+                file_safe(&m.name)
+            ));
             written.extend(draw_publication(
                 dir,
                 &stem,

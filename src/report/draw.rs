@@ -127,6 +127,25 @@ pub fn bar_range(n: i32) -> std::ops::Range<i32> {
     if n <= 1 { -1..1 } else { 0..n - 1 }
 }
 
+/// File stems handed out once each: two subjects whose names reduce to the
+/// same stem ([`file_safe`]: `Ti tus`, `Ti_tus`) get `STEM` and `STEM-2`,
+/// in the order asked, so no chart overwrites another.
+#[derive(Debug, Default)]
+pub struct Stems(std::collections::HashSet<String>);
+
+impl Stems {
+    /// `wanted`, or `wanted-N` for the smallest N from 2 not yet handed out.
+    pub fn claim(&mut self, wanted: String) -> String {
+        let mut stem = wanted.clone();
+        let mut n = 2;
+        while !self.0.insert(stem.clone()) {
+            stem = format!("{wanted}-{n}");
+            n += 1;
+        }
+        stem
+    }
+}
+
 /// A name reduced to letters, digits and underscores.
 pub fn file_safe(name: &str) -> String {
     name.chars()
@@ -229,4 +248,19 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_that_collide_are_numbered() {
+        let mut stems = Stems::default();
+        let mut claim = |name: &str| stems.claim(format!("hist_{}", file_safe(name)));
+        assert_eq!(claim("hero:Ti tus"), "hist_hero_Ti_tus");
+        assert_eq!(claim("hero:Ti_tus"), "hist_hero_Ti_tus-2");
+        assert_eq!(claim("hero:Ti:tus"), "hist_hero_Ti_tus-3");
+        assert_eq!(claim("hero:Varro"), "hist_hero_Varro");
+    }
 }

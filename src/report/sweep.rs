@@ -10,7 +10,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::RunReport;
-use super::draw::{Caption, FONT, PALETTE, bar_range, draw_publication, file_safe, plot_err};
+use super::draw::{
+    Caption, FONT, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
+};
 use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
 use crate::format::percent;
 use crate::recommend::Recommendation;
@@ -29,6 +31,7 @@ fn ordered_sweep(points: &[FrontierPoint]) -> bool {
 /// Draws the comparison charts of a sweep; returns the files written.
 pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     let mut written = Vec::new();
+    let mut stems = Stems::default();
     let all = frontiers(report);
     let advice = advice(report, &all);
     if !all.is_empty() {
@@ -63,7 +66,11 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         if !wanted {
             continue;
         }
-        let stem = format!("compare_{}_{}", file_safe(&m.subject), file_safe(&m.name));
+        let stem = stems.claim(format!(
+            "compare_{}_{}",
+            file_safe(&m.subject),
+            file_safe(&m.name)
+        ));
         written.extend(draw_publication(
             dir,
             &stem,

@@ -58,12 +58,33 @@ impl State {
 
     /// The state of a server started with `options`.
     pub fn new(options: &ServeOptions) -> anyhow::Result<State> {
-        let files = std::env::temp_dir().join(format!("warcrunch-serve-{}", std::process::id()));
+        remove_files_of_stopped_servers();
+        let files = std::env::temp_dir().join(format!("{FILES_PREFIX}{}", std::process::id()));
         Ok(State {
             scenarios: ScenarioFolder::new(&options.scenarios),
             runs: Runs::new(options.max_runs, files),
             max_trials: options.max_trials,
         })
+    }
+}
+
+/// The runs' folder of server PID in the temporary folder: this + PID.
+const FILES_PREFIX: &str = "warcrunch-serve-";
+
+/// Removes the runs' folders of servers no longer running (killed before
+/// they could remove their own).
+fn remove_files_of_stopped_servers() {
+    let Ok(listing) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(FILES_PREFIX)
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !crate::report::output_dir::process_is_running(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
