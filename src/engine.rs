@@ -9,6 +9,7 @@
 //! trials, never on the thread count, and memory stays flat whatever the
 //! number of trials: a few tallies are alive at a time.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -54,6 +55,75 @@ pub fn interrupt() -> bool {
     INTERRUPTED.swap(true, Ordering::SeqCst)
 }
 
+/// What stops or limits the simulations one request starts (a server's
+/// run or question): its own stop flag, beside Ctrl-C, and its battle
+/// budget, spent by every simulation it starts (variants × battles,
+/// probes × battles, moves × battles).
+#[derive(Debug)]
+pub struct Scope {
+    stop: AtomicBool,
+    budget: u64,
+    left: std::sync::atomic::AtomicU64,
+}
+
+impl Scope {
+    /// A scope that may fight at most `budget` battles in all.
+    pub fn new(budget: u64) -> Scope {
+        Scope {
+            stop: AtomicBool::new(false),
+            budget,
+            left: std::sync::atomic::AtomicU64::new(budget),
+        }
+    }
+
+    /// Asks every simulation of the scope to stop at its next chunk.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the scope was asked to stop.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Runs `work` on this thread inside the scope: every simulation it
+    /// starts here stops when the scope is stopped and spends its budget.
+    pub fn enter<R>(self: &Arc<Scope>, work: impl FnOnce() -> R) -> R {
+        struct Leave(Option<Arc<Scope>>);
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                SCOPE.with(|s| *s.borrow_mut() = self.0.take());
+            }
+        }
+        let outer = SCOPE.with(|s| s.borrow_mut().replace(self.clone()));
+        let _leave = Leave(outer);
+        work()
+    }
+
+    /// Takes `battles` from the budget, or says the request is over it.
+    fn spend(&self, battles: u64) -> Result<()> {
+        self.left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(battles)
+            })
+            .map(drop)
+            .map_err(|left| {
+                anyhow::anyhow!(
+                    "this request would fight more than this server's cap of {} battles \
+                     in all (variants × battles, probes × battles); {} are left and the \
+                     next simulation needs {battles}: ask fewer battles or fewer variants",
+                    self.budget,
+                    left
+                )
+            })
+    }
+}
+
+thread_local! {
+    /// The scope simulations started on this thread belong to.
+    static SCOPE: std::cell::RefCell<Option<Arc<Scope>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The error of a run stopped by Ctrl-C.
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted after {done} of {planned} battles had finished")]
@@ -73,6 +143,12 @@ pub trait System: Sync {
 
     /// An empty tally sized for this system's metrics.
     fn new_tally(&self) -> Self::Tally;
+
+    /// Battles fought per trial: 1, or the variants fought in lockstep on
+    /// each trial's stream (what a [`Scope`]'s budget counts).
+    fn battles_per_trial(&self) -> u64 {
+        1
+    }
 
     /// Fights one battle on its window of random numbers, read in turn or
     /// by address ([`crate::stream`]). Whatever the battle hands the stream
@@ -298,6 +374,12 @@ fn run_batches<S: System>(
     let threads = pool.current_num_threads();
     let chunks = settings.shard.chunks(settings.trials.div_ceil(CHUNK_SIZE));
     let planned: u64 = chunks.clone().map(|i| chunk_len(settings.trials, i)).sum();
+    let scope = SCOPE.with(|s| s.borrow().clone());
+    if let Some(scope) = &scope {
+        scope.spend(planned.saturating_mul(system.battles_per_trial()))?;
+    }
+    let stopped =
+        || INTERRUPTED.load(Ordering::SeqCst) || scope.as_ref().is_some_and(|s| s.stopped());
     let progress = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden());
     progress.set_style(
         ProgressStyle::with_template(
@@ -323,7 +405,7 @@ fn run_batches<S: System>(
                 .fold(
                     || system.new_tally(),
                     |mut partial, index| {
-                        if !INTERRUPTED.load(Ordering::Relaxed) {
+                        if !stopped() {
                             let len = chunk_len(settings.trials, index);
                             let chunk = Chunk {
                                 seed: settings.seed,
@@ -344,7 +426,7 @@ fn run_batches<S: System>(
                     },
                 )
         });
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if stopped() {
             progress.finish_and_clear();
             return Err(Interrupted { done, planned }.into());
         }

@@ -372,6 +372,10 @@ impl<'a, S: System> System for Lockstep<'a, S> {
     type Outcome = Vec<S::Outcome>;
     type Tally = PairedTally<'a, S>;
 
+    fn battles_per_trial(&self) -> u64 {
+        self.variants.len() as u64
+    }
+
     fn new_tally(&self) -> PairedTally<'a, S> {
         let shared = Arc::clone(&self.shared);
         PairedTally {

@@ -23,14 +23,23 @@ pub struct Header {
 /// a 95% interval cannot tell any two outcomes apart.
 pub const MAX_PRECISION: f64 = 0.2;
 
+/// The narrowest half-width a precision run may aim for: narrower, no run
+/// of at most 2^44 battles could reach it for any but the rarest outcome.
+pub const MIN_PRECISION: f64 = 1e-9;
+
 /// Checks a precision target (a 95% interval half-width); the message
 /// starts with the value, for the caller to prefix the option or key.
 pub fn check_precision(half_width: f64) -> std::result::Result<(), String> {
-    if half_width > 0.0 && half_width <= MAX_PRECISION {
+    if (MIN_PRECISION..=MAX_PRECISION).contains(&half_width) {
         Ok(())
     } else {
+        let shown = if half_width != 0.0 && half_width.abs() < 1e-4 {
+            format!("{half_width:e}")
+        } else {
+            format!("{half_width}")
+        };
         Err(format!(
-            "{half_width} is out of range; allowed: a half-width above 0 and at most \
+            "{shown} is out of range; allowed: a half-width from {MIN_PRECISION:e} to \
              {MAX_PRECISION} (±{} points; a wider interval cannot answer anything), e.g. 0.002",
             100.0 * MAX_PRECISION
         ))

@@ -394,7 +394,11 @@ fn contradictory_options_are_refused_before_any_output() {
             &["--shard", "2/2"][..],
             "must be below the number of shards",
         ),
-        (&["--precision", "0"][..], "allowed: a half-width above 0"),
+        (&["--precision", "0"][..], "allowed: a half-width from 1e-9"),
+        (
+            &["--precision", "1e-300"][..],
+            "--precision = 1e-300 is out of range; allowed: a half-width from 1e-9 to 0.2",
+        ),
         (&["--max-trials", "10"][..], "--precision"),
     ] {
         warcrunch()

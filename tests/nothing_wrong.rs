@@ -216,8 +216,7 @@ fn a_precision_that_cannot_answer_anything_is_refused() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let err = warcrunch_in(dir.path(), &args, false);
         assert!(
-            err.contains("--precision =")
-                && err.contains("allowed: a half-width above 0 and at most 0.2"),
+            err.contains("--precision =") && err.contains("allowed: a half-width from 1e-9 to 0.2"),
             "{args:?}: {err}"
         );
     }

@@ -998,8 +998,9 @@ fn every_way_to_ask_for_battles_is_capped() {
             "{asked}: {body}"
         );
     }
-    // A solve without `max_trials` probes with at most the cap: its answer
-    // equals the command line's with --max-trials 20000.
+    // A solve without `max_trials` probes with at most 1/16 of the cap
+    // (the cap is on the whole question): its answer equals the command
+    // line's with --max-trials 1250.
     let solve = [
         "--vary",
         "sides.Raiders.troop_strength=600..1000",
@@ -1026,7 +1027,7 @@ fn every_way_to_ask_for_battles_is_capped() {
         .arg("solve")
         .arg(&file)
         .args(solve)
-        .args(["--max-trials", "20000", "--quiet", "--out"])
+        .args(["--max-trials", "1250", "--quiet", "--out"])
         .arg(dir.path().join("out"))
         .arg("--force")
         .assert()
@@ -1038,7 +1039,10 @@ fn every_way_to_ask_for_battles_is_capped() {
     );
     assert_eq!(status, 200);
     assert_eq!(served, read(&dir.path().join("out/solve.csv")));
-    // The scenario's own `trials` above the cap, with no option to lower it.
+    // The scenario's own `trials` (1,000,000) above the cap: a check says
+    // the cap, and a sweep of three variants fights a third of it each.
+    let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": ambush() })));
+    assert_eq!((status, &body["trials"]), (200, &json!(20000)), "{body}");
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
@@ -1046,9 +1050,19 @@ fn every_way_to_ask_for_battles_is_capped() {
             json!({ "toml": ambush(), "ask": { "sweep": { "set": ["heroes.Titus.risk=-1..1"] } } }),
         ),
     );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    assert_eq!(server.follow(id)["status"], "done");
+    let (_, run_json) = server.request("GET", &format!("/api/runs/{id}/files/run.json"), None);
+    assert!(run_json.contains("\"trials\": 6666"), "{run_json}");
+    // Battles named in the request beyond the cap for the whole question.
+    let (status, body) =
+        ask(json!({ "sweep": { "set": ["heroes.Titus.risk=-1..1"], "trials": 10000 } }));
     assert_eq!(status, 422, "{body}");
     assert!(
-        body.to_string().contains("above this server's cap"),
+        body["error"].as_str().is_some_and(|e| e.contains(
+            "3 variants × 10000 battles is 30000 battles; this server fights at most 20000"
+        )),
         "{body}"
     );
 }

@@ -37,12 +37,18 @@ pub enum Ask {
 }
 
 impl Ask {
-    /// Refuses a question above the server's cap on battles (the battles of
-    /// a variant or probe, a swept `trials`; the scenario's own `trials` is
-    /// checked when it is loaded) or one that would read a table file;
-    /// gives a solve the cap as its most battles per probe when the
-    /// question names none and the default is above it.
-    pub fn within(mut self, max_trials: u64) -> Result<Ask, Refusal> {
+    /// Holds a question to the server's cap on battles, `max_trials` for
+    /// the whole question (the scenario's own battles, `scenario_trials`,
+    /// already held to it): a sweep or compare that names no `trials`
+    /// gives each variant an equal share of the cap (at most the
+    /// scenario's number), one that names them is refused when its
+    /// variants × battles exceed the cap; a solve that names no
+    /// `max_trials` probes with at most [`SOLVE_SHARE`] of the cap each;
+    /// a sensitivity analysis (its moves are known only once it runs) is
+    /// held by the run's budget. A sweep runs at most
+    /// [`crate::sweep::DEFAULT_MAX_VARIANTS`] variants whatever it asks,
+    /// and no question may read a table file.
+    pub fn within(mut self, max_trials: u64, scenario_trials: u64) -> Result<Ask, Refusal> {
         let refuse = |message: String| Refusal {
             status: 422,
             message,
@@ -53,9 +59,29 @@ impl Ask {
             ))),
             _ => Ok(()),
         };
+        // Variants × battles within the cap: `trials` given is checked, none
+        // given gets an equal share.
+        let share = |trials: &mut Option<u64>, variants: u64| match *trials {
+            Some(n) if n.saturating_mul(variants) > max_trials => Err(refuse(format!(
+                "{variants} variants × {n} battles is {} battles; this server fights at most {max_trials} for one question: ask fewer `trials` or fewer variants",
+                n.saturating_mul(variants)
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                let each = scenario_trials.min(max_trials / variants.max(1));
+                if each == 0 {
+                    return Err(refuse(format!(
+                        "{variants} variants are more than this server's cap of {max_trials} battles for one question allows (one battle each)"
+                    )));
+                }
+                *trials = Some(each);
+                Ok(())
+            }
+        };
         match &mut self {
             Ask::Sweep(r) => {
                 over("trials", r.trials)?;
+                r.max_variants = r.max_variants.min(crate::sweep::DEFAULT_MAX_VARIANTS);
                 for typed in &r.set {
                     let setting = crate::sweep::parse_setting(typed).ok();
                     // A table's cells may be set; a table file may not be named.
@@ -82,6 +108,33 @@ impl Ask {
                         )));
                     }
                 }
+                // A sweep of `trials` or `seed` fights its variants one after
+                // another with their own numbers; the others in lockstep.
+                let settings: Vec<_> = r
+                    .set
+                    .iter()
+                    .filter_map(|t| crate::sweep::parse_setting(t).ok())
+                    .collect();
+                let variants = settings
+                    .iter()
+                    .fold(1u64, |n, s| n.saturating_mul(s.values.len() as u64));
+                match settings.iter().find(|s| s.path == ["trials"]) {
+                    Some(swept) => {
+                        let sum = swept
+                            .values
+                            .iter()
+                            .filter_map(toml::Value::as_integer)
+                            .fold(0u64, |n, t| n.saturating_add(t.max(0) as u64));
+                        let per_trials = variants / (swept.values.len().max(1) as u64);
+                        if sum.saturating_mul(per_trials) > max_trials {
+                            return Err(refuse(format!(
+                                "the swept `trials` add up to {} battles; this server fights at most {max_trials} for one question",
+                                sum.saturating_mul(per_trials)
+                            )));
+                        }
+                    }
+                    None => share(&mut r.trials, variants)?,
+                }
             }
             Ask::Solve(r) => {
                 let missing = match (&r.balance, &r.target, &r.goal) {
@@ -95,19 +148,22 @@ impl Ask {
                     )));
                 }
                 over("max_trials", r.max_trials)?;
-                if r.max_trials.is_none()
-                    && !r.exact
-                    && crate::solve::DEFAULT_MAX_TRIALS > max_trials
-                {
-                    r.max_trials = Some(max_trials);
+                if r.max_trials.is_none() && !r.exact {
+                    r.max_trials = Some(
+                        crate::solve::DEFAULT_MAX_TRIALS.min((max_trials / SOLVE_SHARE).max(1)),
+                    );
                 }
             }
             Ask::Sensitivity(r) => over("trials", r.trials)?,
-            Ask::Compare(r) => over("trials", r.trials)?,
+            Ask::Compare(r) => share(&mut r.trials, 2)?,
         }
         Ok(self)
     }
 }
+
+/// A solve that names no `max_trials` probes with at most 1/this of the
+/// server's cap each (a search takes about 2 + log2(range) probes).
+pub const SOLVE_SHARE: u64 = 16;
 
 /// A question checked and waiting for its turn.
 pub struct Asked {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use axum::Router;
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -21,12 +20,15 @@ use super::ServeOptions;
 use super::analyses::{Ask, Asked};
 use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
-use super::reply::{Rejected, crashed, error, refused, unreadable};
-use super::runs::{Run, Runs};
+use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
+use super::runs::{Busy, MAX_QUEUED, Run, Runs};
 use crate::scenario::{self, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
 pub const MAX_BODY: usize = 1 << 20;
+
+/// The longest name a posted scenario may give (bytes).
+const MAX_NAME: usize = 255;
 
 /// The name a posted scenario is checked and run under when it gives none.
 const POSTED: &str = "workbench.toml";
@@ -214,6 +216,12 @@ fn invalid(message: &str, origin: &str, shown_as: &str, text: &str) -> Rejected 
 /// Also returns the table files its `[tables]` names, as found.
 fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Rejected> {
     let name = posted.name.as_deref().unwrap_or(POSTED);
+    if name.len() > MAX_NAME {
+        return Err(Rejected::Refused(Refusal {
+            status: 422,
+            message: format!("`name` is {} bytes long; at most {MAX_NAME}", name.len()),
+        }));
+    }
     let plain = Path::new(name)
         .components()
         .all(|c| matches!(c, Component::Normal(_)));
@@ -236,7 +244,18 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
         )
     })?;
     let tables = check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
-    let edited = write_tables(state, &posted.tables)?;
+    // The loader reads the `[tables]` files as checked (copies of what was
+    // read through the checked handle), then the page's own tables.
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for t in &tables {
+        let text = state
+            .scenarios
+            .read_resolved(&t.path, &t.shown)
+            .map_err(Rejected::Refused)?;
+        texts.push((t.table.clone(), text));
+    }
+    texts.extend(posted.tables.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let edited = write_tables(state, &texts)?;
     let overrides: Vec<(String, String)> = edited
         .iter()
         .map(|(table, file)| (table.clone(), file.display().to_string()))
@@ -247,9 +266,13 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
         let _ = std::fs::remove_file(file);
     }
     let mut s = loaded.map_err(|e| {
-        let message = format!("{e:#}");
+        let mut message = format!("{e:#}");
+        // An error in a `[tables]` file names that file.
+        for (t, (_, copy)) in tables.iter().zip(&edited) {
+            message = message.replace(&copy.display().to_string(), &t.path.display().to_string());
+        }
         // An error in a table the page sent is shown beside its cell.
-        for (table, file) in &edited {
+        for (table, file) in edited.iter().skip(tables.len()) {
             let file = file.display().to_string();
             if message.contains(&file) {
                 return Rejected::Invalid(vec![table_error(
@@ -273,14 +296,8 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
         }
         (Some(t), _) => Some(t),
         (None, Some(_)) => Some(max),
-        (None, None) if s.trials > max => {
-            return Err(Rejected::Invalid(vec![json!({
-                "key": "trials",
-                "line": null,
-                "message": format!("the scenario's `trials` = {} is above this server's cap of {max}; give fewer in the request", s.trials),
-            })]));
-        }
-        (None, None) => None,
+        // The scenario's own number, held to the cap.
+        (None, None) => Some(s.trials.min(max)),
     };
     if let Some(h) = posted.precision
         && let Err(e) = crate::validate::check_precision(h)
@@ -303,7 +320,7 @@ static EDITED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(
 /// the scenarios folder), for the loader to read as `--table NAME=FILE`.
 fn write_tables(
     state: &State,
-    tables: &BTreeMap<String, String>,
+    tables: &[(String, String)],
 ) -> Result<Vec<(String, PathBuf)>, Rejected> {
     if tables.is_empty() {
         return Ok(Vec::new());
@@ -328,7 +345,7 @@ fn write_tables(
                 "message": format!("`tables` names no table `{table}`; allowed: {}", known.join(", ")),
             })]));
         }
-        let file = folder.join(format!("{table}.toml"));
+        let file = folder.join(format!("{table}.{}.toml", written.len()));
         std::fs::write(&file, text).map_err(failed)?;
         written.push((table.clone(), file));
     }
@@ -347,7 +364,7 @@ pub struct TableText {
 /// A table laid out as typed cells, with the checks a scenario's table
 /// gets: each error beside the cell it names (a 422 only for text that is
 /// not TOML, or a table name that does not exist).
-async fn read_table(Shared(state): Shared<Arc<State>>, Json(posted): Json<TableText>) -> Response {
+async fn read_table(Shared(state): Shared<Arc<State>>, Body(posted): Body<TableText>) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
         let Some(builtin) = crate::tables::built_ins()
             .into_iter()
@@ -371,10 +388,7 @@ async fn read_table(Shared(state): Shared<Arc<State>>, Json(posted): Json<TableT
             Ok(grid) => grid,
             Err(message) => return unreadable(message, &text),
         };
-        let errors = match write_tables(
-            &state,
-            &BTreeMap::from([(posted.name.clone(), text.clone())]),
-        ) {
+        let errors = match write_tables(&state, &[(posted.name.clone(), text.clone())]) {
             Err(rejected) => return rejected.into_response(),
             Ok(written) => {
                 let (_, file) = &written[0];
@@ -416,6 +430,8 @@ struct TableFile {
     path: PathBuf,
     /// Named as `[tables.NAME] file`, the table whose cells are set.
     edited: bool,
+    /// The key and path as written, for messages.
+    shown: String,
 }
 
 /// A posted scenario's `[tables]` files (`NAME = "file"` or `[tables.NAME]
@@ -471,12 +487,13 @@ fn check_table_paths(
             table: table.clone(),
             path: real,
             edited,
+            shown: format!("{shown} = \"{path}\""),
         });
     }
     Ok(found)
 }
 
-async fn check(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+async fn check(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) -> Response {
     let loaded = tokio::task::spawn_blocking(move || {
         load(&state, &posted).map(|(s, _)| {
             json!({
@@ -529,18 +546,18 @@ fn form_of(text: &str) -> Response {
     }
 }
 
-async fn read_document(Json(posted): Json<Text>) -> Response {
+async fn read_document(Body(posted): Body<Text>) -> Response {
     form_of(&posted.toml)
 }
 
-async fn edit_document(Json(posted): Json<Edits>) -> Response {
+async fn edit_document(Body(posted): Body<Edits>) -> Response {
     match edit::apply(&posted.toml, &posted.edits) {
         Ok(text) => form_of(&text),
         Err(message) => unreadable(message, &posted.toml),
     }
 }
 
-async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+async fn start_run(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) -> Response {
     let for_load = state.clone();
     let loaded = tokio::task::spawn_blocking(move || {
         let (s, _) = load(&for_load, &posted)?;
@@ -573,8 +590,7 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>
                 s.trials,
                 s.seed
             );
-            let id = state.runs.start(s, precision, command, baseline);
-            Json(json!({ "id": id })).into_response()
+            started(state.runs.start(s, precision, command, baseline))
         }
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
@@ -603,6 +619,8 @@ struct Written {
     file: PathBuf,
     /// Each table the page sent: its name and file.
     tables: Vec<(String, PathBuf)>,
+    /// The scenario's battles, held to the server's cap.
+    trials: u64,
 }
 
 /// Checks a question's scenario and tables as a run's, and writes them
@@ -622,7 +640,7 @@ fn write_question(
         baseline: None,
         tables: tables.clone(),
     };
-    let (_, found) = load(state, &posted)?;
+    let (loaded, found) = load(state, &posted)?;
     let name = name.unwrap_or(POSTED);
     let input = state
         .files()
@@ -634,9 +652,18 @@ fn write_question(
             message: format!("cannot write the scenario for the question: {e}"),
         })
     };
-    std::fs::create_dir_all(&input)
-        .and_then(|()| std::fs::write(&file, absolute_tables(toml, &found)))
-        .map_err(failed)?;
+    std::fs::create_dir_all(&input).map_err(failed)?;
+    // The question reads copies of its `[tables]` files, as checked.
+    let mut found = found;
+    for t in &mut found {
+        let text = state
+            .scenarios
+            .read_resolved(&t.path, &t.shown)
+            .map_err(Rejected::Refused)?;
+        t.path = input.join(format!("{}.scenario-table.toml", t.table));
+        std::fs::write(&t.path, text).map_err(failed)?;
+    }
+    std::fs::write(&file, absolute_tables(toml, &found)).map_err(failed)?;
     let mut written = Vec::new();
     for (table, text) in tables {
         let path = input.join(format!("{table}.table.toml"));
@@ -647,35 +674,50 @@ fn write_question(
         input,
         file,
         tables: written,
+        trials: loaded.trials,
     })
 }
 
 /// Posted scenarios of questions are written under `input-N`.
 static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+/// The reply to a queued run: its id, or 429 when too many wait.
+fn started(queued: Result<u64, Busy>) -> Response {
+    match queued {
+        Ok(id) => Json(json!({ "id": id })).into_response(),
+        Err(Busy { waiting }) => {
+            let mut reply = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "{waiting} runs are waiting for a free slot already (at most {MAX_QUEUED}); \
+                     try again once one has started, or stop one"
+                ),
+            );
+            reply
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+            reply
+        }
+    }
+}
+
 /// Checks the scenario as a run's, writes it (with its table paths made
 /// absolute) for the command, and queues the command.
-async fn start_analysis(
-    Shared(state): Shared<Arc<State>>,
-    question: Result<Json<Question>, JsonRejection>,
-) -> Response {
-    // A question the types refuse (an unknown field, a word for a number)
-    // is answered like any other refusal, naming the field.
-    let q = match question {
-        Ok(Json(q)) => q,
-        Err(rejection) => return error(rejection.status(), rejection.body_text()),
-    };
+async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Question>) -> Response {
     let for_load = state.clone();
     let prepared = tokio::task::spawn_blocking(move || {
         // The question is checked now (a 4xx), answered later.
-        let ask = q.ask.within(for_load.max_trials).map_err(Rejected::Refused)?;
-        if matches!(ask, Ask::Compare(_)) && q.tables.is_empty() {
+        if matches!(q.ask, Ask::Compare(_)) && q.tables.is_empty() {
             return Err(Rejected::Refused(Refusal {
                 status: 422,
                 message: "`compare` sets the battle with its tables as written beside the battle with the page's edited tables: send them in `tables` (`{\"survival\": \"TOML\"}`)".to_owned(),
             }));
         }
         let written = write_question(&for_load, &q.toml, q.name.as_deref(), &q.tables)?;
+        let ask = q.ask.within(for_load.max_trials, written.trials).map_err(|refusal| {
+            let _ = std::fs::remove_dir_all(&written.input);
+            Rejected::Refused(refusal)
+        })?;
         Ok::<_, Rejected>(Asked {
             ask,
             input: written.input,
@@ -686,10 +728,11 @@ async fn start_analysis(
     })
     .await;
     match prepared {
-        Ok(Ok(asked)) => {
-            let id = state.runs.start_with(0, move |run| asked.answer(run));
-            Json(json!({ "id": id })).into_response()
-        }
+        Ok(Ok(asked)) => started(
+            state
+                .runs
+                .start_with(0, state.max_trials, move |run| asked.answer(run)),
+        ),
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
     }
@@ -711,7 +754,7 @@ pub struct Asking {
 /// outcomes by subject, metric and values, as the commands name them.
 async fn question_choices(
     Shared(state): Shared<Arc<State>>,
-    Json(asked): Json<Asking>,
+    Body(asked): Body<Asking>,
 ) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
         let name = asked.name.as_deref().unwrap_or(POSTED);
@@ -719,6 +762,7 @@ async fn question_choices(
             input,
             file,
             tables,
+            ..
         } = write_question(&state, &asked.toml, asked.name.as_deref(), &asked.tables)?;
         let tables: Vec<String> = tables
             .iter()
@@ -771,7 +815,7 @@ const USAGE_TRIALS: u64 = 20_000;
 /// How often the posted battle reads each table cell: its battles fought by
 /// the book (as `warcrunch run --usage` counts them; 20,000 unless
 /// `trials` says), each cell with the share of battles that read it.
-async fn cell_usage(Shared(state): Shared<Arc<State>>, Json(posted): Json<Posted>) -> Response {
+async fn cell_usage(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
         let trials = posted.trials.unwrap_or(USAGE_TRIALS);
         let posted = Posted {
@@ -866,7 +910,7 @@ async fn run_state(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>)
 async fn stop_run(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
     match state.runs.get(id) {
         Some(run) => {
-            run.cancel.store(true, Ordering::SeqCst);
+            run.stop();
             Json(json!({ "id": id, "stopping": !run.state.borrow().status.ended() }))
                 .into_response()
         }
@@ -880,7 +924,7 @@ struct CancelOnDrop(Arc<Run>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if !self.0.state.borrow().status.ended() {
-            self.0.cancel.store(true, Ordering::SeqCst);
+            self.0.stop();
         }
     }
 }

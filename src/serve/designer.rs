@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::reply::{crashed, error, unreadable};
+use super::reply::{Body, crashed, error, unreadable};
 use crate::report::deck_findings::findings;
 use crate::report::skew::heatmap_svg;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
@@ -28,7 +28,7 @@ const SHIPPED: &str = "the built-in deck";
 
 /// `POST /api/cards`: the deck's grid, its exact skew analysis, the
 /// findings as `warcrunch cards` prints them, and the heatmap as SVG.
-pub async fn analyse_deck(Json(posted): Json<Posted>) -> Response {
+pub async fn analyse_deck(Body(posted): Body<Posted>) -> Response {
     let source = if posted.toml.is_some() {
         POSTED
     } else {

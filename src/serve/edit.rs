@@ -36,9 +36,23 @@ pub fn document(text: &str) -> Result<Json, String> {
     serde_json::to_value(table).map_err(|e| e.to_string())
 }
 
+/// The most steps a path may take: the deepest key of any file
+/// (`tables.battle_chart.rows.2.engaged.reputation`) takes 6.
+pub const MAX_PATH_STEPS: usize = 16;
+
 /// The text after the edits, each applied in order; comments, key order and
-/// layout of what is not edited stay as they were.
+/// layout of what is not edited stay as they were. A path longer than
+/// [`MAX_PATH_STEPS`] is refused before anything is built.
 pub fn apply(text: &str, edits: &[Edit]) -> Result<String, String> {
+    for edit in edits {
+        let (Edit::Set { path, .. } | Edit::Remove { path } | Edit::Append { path, .. }) = edit;
+        if path.len() > MAX_PATH_STEPS {
+            return Err(format!(
+                "an edit's `path` has {} steps; at most {MAX_PATH_STEPS}",
+                path.len()
+            ));
+        }
+    }
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| e.to_string())?;

@@ -145,6 +145,24 @@ impl ScenarioFolder {
         Ok(real)
     }
 
+    /// The text of a file `resolve` found, read through one handle whose
+    /// own path is checked to be inside the tree: a file swapped for a link
+    /// between the check and the read is refused, never read.
+    pub fn read_resolved(&self, real: &Path, name: &str) -> Result<String, Refusal> {
+        use std::io::Read;
+        let unreadable = |e: std::io::Error| Refusal {
+            status: 404,
+            message: format!("`{name}`: {e}"),
+        };
+        let mut file = std::fs::File::open(real).map_err(unreadable)?;
+        if !handle_is_inside(&file, &self.root) {
+            return Err(Refusal::outside(name));
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text).map_err(unreadable)?;
+        Ok(text)
+    }
+
     /// The text of a scenario in the tree, or of the bundled battle of that
     /// name when the tree has no such file.
     pub fn read(&self, name: &str) -> Result<String, Refusal> {
@@ -166,6 +184,22 @@ impl ScenarioFolder {
             status: 404,
             message: format!("`{name}`: {e}"),
         })
+    }
+}
+
+/// Whether an open file is inside `root`, by the path its handle has now
+/// (`/proc/self/fd`), not the name it was opened by.
+fn handle_is_inside(file: &std::fs::File, root: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            .is_ok_and(|real| real.starts_with(root))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, root);
+        true
     }
 }
 

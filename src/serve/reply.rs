@@ -2,8 +2,10 @@
 //! the 422 of posted input the CLI would refuse, with the key and line.
 
 use axum::Json;
+use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::edit;
@@ -20,6 +22,22 @@ pub(super) fn crashed(what: &str, e: tokio::task::JoinError) -> Response {
 /// A JSON error with a status.
 pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+/// A JSON request body. A body that is too large (413), not JSON (415,
+/// 400) or not what the endpoint takes (422, naming the field) is answered
+/// `{"error": …}` with that status, as every other refusal.
+pub(super) struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Response> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(Body(value)),
+            Err(rejection) => Err(error(rejection.status(), rejection.body_text())),
+        }
+    }
 }
 
 /// A refusal from the scenarios folder, with its status.

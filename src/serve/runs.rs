@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use tokio::sync::{Semaphore, watch};
 
 use crate::analysis::run::{Asked, simulate_and_store};
+use crate::engine::Scope;
 use crate::report::Formats;
 use crate::report::output_dir::Staging;
 use crate::runner::Plan;
@@ -118,8 +119,9 @@ pub struct Snapshot {
 
 /// A run the server knows.
 pub struct Run {
-    /// Asks the simulation to stop at its next checkpoint.
-    pub cancel: AtomicBool,
+    /// Stops its simulations (at their next chunk) and caps the battles
+    /// they fight in all.
+    pub scope: Arc<Scope>,
     /// The latest snapshot; the event stream follows it.
     pub state: watch::Sender<Snapshot>,
     /// Where its files are written.
@@ -133,11 +135,24 @@ pub struct Run {
 /// it serves.
 pub const KEPT: usize = 32;
 
+/// Runs waiting for a slot at most; another is refused (429) until one
+/// starts, so what queued runs hold (their scenarios, at most a request
+/// body each) stays bounded.
+pub const MAX_QUEUED: usize = 32;
+
+/// A run refused because [`MAX_QUEUED`] runs are waiting already.
+#[derive(Debug)]
+pub struct Busy {
+    /// Runs waiting.
+    pub waiting: usize,
+}
+
 /// Every run of this server, and the cap on runs at once.
 pub struct Runs {
     runs: Mutex<HashMap<u64, Arc<Run>>>,
     next: AtomicU64,
     slots: Arc<Semaphore>,
+    waiting: Arc<AtomicUsize>,
     files: PathBuf,
 }
 
@@ -148,6 +163,7 @@ impl Runs {
             runs: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             slots: Arc::new(Semaphore::new(at_once.max(1))),
+            waiting: Arc::new(AtomicUsize::new(0)),
             files,
         }
     }
@@ -172,16 +188,29 @@ impl Runs {
         precision: Option<f64>,
         command: String,
         baseline: Option<Vec<Metric<u64>>>,
-    ) -> u64 {
+    ) -> Result<u64, Busy> {
         let planned = scenario.trials;
-        self.start_with(planned, move |run| {
+        self.start_with(planned, planned, move |run| {
             simulate(run, &scenario, precision, command, baseline.as_deref())
         })
     }
 
     /// Queues `work` (a run, or a sweep, solve or sensitivity) behind the
-    /// cap on runs at once; it reports through the run's state.
-    pub fn start_with(&self, planned: u64, work: impl FnOnce(&Run) + Send + 'static) -> u64 {
+    /// cap on runs at once, fighting at most `budget` battles in all; it
+    /// reports through the run's state. Refused when [`MAX_QUEUED`] runs
+    /// wait already.
+    pub fn start_with(
+        &self,
+        planned: u64,
+        budget: u64,
+        work: impl FnOnce(&Run) + Send + 'static,
+    ) -> Result<u64, Busy> {
+        let waiting = self.waiting.clone();
+        waiting
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_QUEUED).then_some(n + 1)
+            })
+            .map_err(|waiting| Busy { waiting })?;
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let snapshot = Snapshot {
             id,
@@ -194,7 +223,7 @@ impl Runs {
             note: None,
         };
         let run = Arc::new(Run {
-            cancel: AtomicBool::new(false),
+            scope: Arc::new(Scope::new(budget)),
             state: watch::channel(snapshot).0,
             dir: self.files.join(format!("run-{id}")),
             counts: OnceLock::new(),
@@ -206,17 +235,36 @@ impl Runs {
         }
         let slots = self.slots.clone();
         tokio::spawn(async move {
-            let Ok(_slot) = slots.acquire_owned().await else {
+            // A run stopped while it waits leaves the queue at once.
+            let mut watcher = run.state.subscribe();
+            let slot = tokio::select! {
+                slot = slots.acquire_owned() => slot.ok(),
+                _ = watcher.wait_for(|s| s.status.ended()) => None,
+            };
+            waiting.fetch_sub(1, Ordering::SeqCst);
+            let Some(_slot) = slot else {
                 return;
             };
-            if run.cancel.load(Ordering::SeqCst) {
+            if run.scope.stopped() {
                 run.state.send_modify(|s| s.status = Status::Stopped);
                 return;
             }
             run.state.send_modify(|s| s.status = Status::Running);
             let worker = run.clone();
             let ended = tokio::task::spawn_blocking(move || {
-                work(&worker);
+                worker.scope.enter(|| work(&worker));
+                // Work cut short by a stop ended as asked, not in failure.
+                if worker.scope.stopped() {
+                    worker.state.send_if_modified(|s| {
+                        let failed = s.status == Status::Failed;
+                        if failed {
+                            s.status = Status::Stopped;
+                            s.note = None;
+                            s.files.clear();
+                        }
+                        failed
+                    });
+                }
                 give_back_memory();
             })
             .await;
@@ -227,7 +275,22 @@ impl Runs {
                 });
             }
         });
-        id
+        Ok(id)
+    }
+}
+
+impl Run {
+    /// Stops the run: a queued one ends at once, a running one at its next
+    /// chunk.
+    pub fn stop(&self) {
+        self.scope.stop();
+        self.state.send_if_modified(|s| {
+            let queued = s.status == Status::Queued;
+            if queued {
+                s.status = Status::Stopped;
+            }
+            queued
+        });
     }
 }
 
@@ -286,7 +349,7 @@ fn simulate(
             s.verdict = verdict;
             s.metrics = metrics;
         });
-        run.cancel.load(Ordering::SeqCst) || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
+        run.scope.stopped() || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
     };
     let stored = Staging::new(&run.dir, true).and_then(|staging| {
         simulate_and_store(
