@@ -145,7 +145,7 @@ impl Server {
     }
 
     /// Follows a run's event stream to its end; returns the last state.
-    fn follow(&self, id: u64) -> Value {
+    pub(crate) fn follow(&self, id: u64) -> Value {
         let (status, text) = self.request("GET", &format!("/api/runs/{id}/events"), None);
         assert_eq!(status, 200);
         let last = text
@@ -617,7 +617,7 @@ fn the_forms_edits_keep_the_file_and_the_designer_answers_exactly() {
 }
 
 /// Resident memory of a process, in KiB.
-fn resident_kib(pid: u32) -> u64 {
+pub(crate) fn resident_kib(pid: u32) -> u64 {
     let status = read(Path::new(&format!("/proc/{pid}/status")));
     status
         .lines()

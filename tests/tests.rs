@@ -1,5 +1,6 @@
 //! Integration tests, one binary (as ripgrep does): modules by concern.
 
+mod abuse;
 mod answers;
 mod architecture;
 mod browser;

@@ -110,14 +110,20 @@ impl Ask {
                 }
                 // A sweep of `trials` or `seed` fights its variants one after
                 // another with their own numbers; the others in lockstep.
-                let settings: Vec<_> = r
+                let settings = r
                     .set
                     .iter()
-                    .filter_map(|t| crate::sweep::parse_setting(t).ok())
-                    .collect();
+                    .map(|t| crate::sweep::parse_setting(t).map_err(|e| refuse(format!("{e:#}"))))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let variants = settings
                     .iter()
                     .fold(1u64, |n, s| n.saturating_mul(s.values.len() as u64));
+                if variants > r.max_variants as u64 {
+                    return Err(refuse(format!(
+                        "`set` makes {variants} variants; this server runs at most {} in one sweep",
+                        r.max_variants
+                    )));
+                }
                 match settings.iter().find(|s| s.path == ["trials"]) {
                     Some(swept) => {
                         let sum = swept
