@@ -355,7 +355,8 @@ pub struct ServeArgs {
     /// Open the page in the browser once the server listens.
     #[arg(long)]
     pub open: bool,
-    /// Most battles one run may ask for.
+    /// Most battles one request may fight: a run's, or a question's in all
+    /// (variants × battles, probes × battles, moves × battles).
     #[arg(long, default_value_t = 1_000_000_000)]
     pub max_trials: u64,
     /// Runs at once (the rest wait) [default: the number of cores].

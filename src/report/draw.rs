@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use anyhow::{Result, anyhow};
+use image::ImageEncoder as _;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -111,10 +112,19 @@ pub fn draw_publication(
     .map_err(|e| anyhow!("cannot write {svg}: {e}"))?;
     let mut written = vec![svg];
     for (factor, name) in [(1, format!("{stem}.png")), (2, format!("{stem}@2x.png"))] {
-        let pixels = (size.0 * factor, size.1 * factor);
-        let path = dir.join(&name);
-        let backend = BitMapBackend::new(&path, pixels);
-        draw_png(Scaled::new(backend, factor).into_drawing_area())?;
+        let (width, height) = (size.0 * factor, size.1 * factor);
+        // Drawn in memory and written here, so a failed write names the
+        // file and the system's reason ("No space left on device").
+        let mut rgb = vec![0u8; width as usize * height as usize * 3];
+        {
+            let backend = BitMapBackend::with_buffer(&mut rgb, (width, height));
+            draw_png(Scaled::new(backend, factor).into_drawing_area())?;
+        }
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(&rgb, width, height, image::ColorType::Rgb8)
+            .map_err(|e| anyhow!("cannot encode {name}: {e}"))?;
+        std::fs::write(dir.join(&name), png).map_err(|e| anyhow!("cannot write {name}: {e}"))?;
         written.push(name);
     }
     Ok(written)
@@ -253,6 +263,31 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_names_the_file_and_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        // /dev/full refuses every write with ENOSPC, as a full disk does.
+        std::os::unix::fs::symlink("/dev/full", dir.path().join("t.png")).unwrap();
+        let caption = Caption {
+            title: "t".into(),
+            description: "t".into(),
+        };
+        let e = draw_publication(
+            dir.path(),
+            "t",
+            (40, 30),
+            &caption,
+            |root| root.fill(&WHITE).map_err(plot_err),
+            |root| root.fill(&WHITE).map_err(plot_err),
+        )
+        .unwrap_err();
+        assert_eq!(
+            format!("{e:#}"),
+            "cannot write t.png: No space left on device (os error 28)"
+        );
+    }
 
     #[test]
     fn stems_that_collide_are_numbered() {
