@@ -43,6 +43,9 @@ const BATCH_CHUNKS: u64 = 256;
 /// well inside u64 counts for every metric).
 pub const MAX_TRIALS: u64 = crate::stream::MAX_BATTLES;
 
+/// The fewest battles a worker fights between two looks at the stop flag.
+const MIN_PIECE: u64 = 256;
+
 /// The most battles a precision run takes unless asked otherwise.
 pub const DEFAULT_PRECISION_MAX_TRIALS: u64 = 1_000_000_000;
 
@@ -380,6 +383,7 @@ fn run_batches<S: System>(
     }
     let stopped =
         || INTERRUPTED.load(Ordering::SeqCst) || scope.as_ref().is_some_and(|s| s.stopped());
+    let piece_len = (CHUNK_SIZE / system.battles_per_trial().max(1)).max(MIN_PIECE);
     let progress = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden());
     progress.set_style(
         ProgressStyle::with_template(
@@ -405,15 +409,23 @@ fn run_batches<S: System>(
                 .fold(
                     || system.new_tally(),
                     |mut partial, index| {
-                        if !stopped() {
-                            let len = chunk_len(settings.trials, index);
+                        // Fought in pieces of about a chunk's worth of
+                        // battles (many variants in lockstep make a chunk
+                        // long), so a stop takes effect within one piece.
+                        // Counts are sums: the pieces add up to the chunk.
+                        let len = chunk_len(settings.trials, index);
+                        let mut first = index * CHUNK_SIZE;
+                        let end = first + len;
+                        while first < end && !stopped() {
+                            let piece = piece_len.min(end - first);
                             let chunk = Chunk {
                                 seed: settings.seed,
-                                first: index * CHUNK_SIZE,
-                                len,
+                                first,
+                                len: piece,
                             };
                             system.fight_into(chunk, &mut partial);
-                            progress.inc(len);
+                            progress.inc(piece);
+                            first += piece;
                         }
                         partial
                     },

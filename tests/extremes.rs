@@ -231,3 +231,86 @@ fn every_table_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
     );
     assert!(ran > 100 && refused > 300, "{ran} ran, {refused} refused");
 }
+
+#[test]
+fn every_scenario_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    let (mut refused, mut ran) = (0, 0);
+    for system in ["war_cards", "gurps", "seventh_sea"] {
+        let root = schema::find(system).unwrap().schema();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("scenarios").join(system))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let doc: toml::Table = toml::from_str(&read(&file)).unwrap();
+            let (mut fields, mut missing) = (Vec::new(), Vec::new());
+            integers(
+                &toml::Value::Table(doc.clone()),
+                &root,
+                &root,
+                &mut Vec::new(),
+                &mut fields,
+                &mut missing,
+            );
+            // `seed` takes any 64-bit number; every other integer has a range.
+            for key in missing.iter().filter(|k| *k != "seed") {
+                problems.push(format!("{}: `{key}` has no range", file.display()));
+            }
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let copy = dir.path().join(&name);
+            for field in fields {
+                let key = field.path.join(".");
+                let last = field.path.last().unwrap().clone();
+                let (min, max) = (field.min, field.max);
+                let mut probes = vec![min, max, 1 << 31, -(1 << 31), i64::MAX, i64::MIN];
+                probes.extend(min.checked_sub(1));
+                probes.extend(max.checked_add(1));
+                for v in probes {
+                    let mut mutated = with(&doc, &field.path, v);
+                    // A run of a few hundred battles is enough to show it runs.
+                    if key != "trials" {
+                        mutated.insert("trials".into(), toml::Value::Integer(500));
+                    }
+                    let text = toml::to_string(&mutated).unwrap();
+                    let place = format!("{name} `{key}` = {v}");
+                    match load_and_run(copy.clone(), text) {
+                        Ok(()) if (min..=max).contains(&v) => ran += 1,
+                        Ok(()) => {
+                            problems.push(format!("{place}: outside {min} to {max}, but ran"))
+                        }
+                        Err(e)
+                            if e.starts_with("PANIC")
+                                || e.starts_with("HANG")
+                                || e.starts_with("run:") =>
+                        {
+                            problems.push(format!("{place}: {e}"))
+                        }
+                        Err(_) if (min..=max).contains(&v) => refused += 1,
+                        Err(e) => {
+                            let says = format!("= {v} is out of range; allowed: {min} to {max}");
+                            if e.contains(&says) && e.contains(&last) {
+                                refused += 1;
+                            } else {
+                                problems.push(format!(
+                                    "{place}: refused without `{last}` and `{says}`: {e}"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{refused} refused, {ran} loaded and ran");
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(ran > 100 && refused > 300, "{ran} ran, {refused} refused");
+}

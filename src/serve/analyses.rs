@@ -270,19 +270,13 @@ impl Asked {
             names.sort();
             names
         });
-        run.state.send_modify(|s| match (outcome, files) {
-            (Ok(()), Ok(names)) => {
+        match (outcome, files) {
+            (Ok(()), Ok(names)) => run.state.send_modify(|s| {
                 s.files = names;
                 s.status = Status::Done;
-            }
-            (Ok(()), Err(e)) => {
-                s.status = Status::Failed;
-                s.note = Some(format!("cannot list the files written: {e}"));
-            }
-            (Err(message), _) => {
-                s.status = Status::Failed;
-                s.note = Some(message);
-            }
-        });
+            }),
+            (Ok(()), Err(e)) => run.fail(format!("cannot list the files written: {e}")),
+            (Err(message), _) => run.fail(message),
+        }
     }
 }

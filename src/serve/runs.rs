@@ -253,18 +253,6 @@ impl Runs {
             let worker = run.clone();
             let ended = tokio::task::spawn_blocking(move || {
                 worker.scope.enter(|| work(&worker));
-                // Work cut short by a stop ended as asked, not in failure.
-                if worker.scope.stopped() {
-                    worker.state.send_if_modified(|s| {
-                        let failed = s.status == Status::Failed;
-                        if failed {
-                            s.status = Status::Stopped;
-                            s.note = None;
-                            s.files.clear();
-                        }
-                        failed
-                    });
-                }
                 give_back_memory();
             })
             .await;
@@ -280,6 +268,21 @@ impl Runs {
 }
 
 impl Run {
+    /// Ends the run in failure, saying why; or, when it was asked to stop
+    /// (what cut it short), as stopped.
+    pub fn fail(&self, why: String) {
+        let stopped = self.scope.stopped();
+        self.state.send_modify(|s| {
+            if stopped {
+                s.status = Status::Stopped;
+                s.files.clear();
+            } else {
+                s.status = Status::Failed;
+                s.note = Some(why);
+            }
+        });
+    }
+
     /// Stops the run: a queued one ends at once, a running one at its next
     /// chunk.
     pub fn stop(&self) {
@@ -370,12 +373,7 @@ fn simulate(
     let answer = match stored {
         Ok(Some(answer)) => answer,
         Ok(None) => return run.state.send_modify(|s| s.status = Status::Stopped),
-        Err(e) => {
-            return run.state.send_modify(|s| {
-                s.status = Status::Failed;
-                s.note = Some(format!("{e:#}"));
-            });
-        }
+        Err(e) => return run.fail(format!("{e:#}")),
     };
     let report = &answer.report;
     let metrics = &report.variants[0].metrics;

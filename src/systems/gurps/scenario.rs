@@ -264,6 +264,12 @@ pub const MAX_HEROES: usize = 16;
 /// The most days a battle may last.
 pub const MAX_DAYS: i64 = 30;
 
+// A PC's Reputation total over the longest battle fits its i16.
+const _: () = assert!(
+    *super::tables::GLORY_REPUTATION.end() * MAX_DAYS <= i16::MAX as i64
+        && *super::tables::GLORY_REPUTATION.start() * MAX_DAYS >= i16::MIN as i64
+);
+
 // Allowed values of each ranged key, shared by the checks and the schema.
 const DAYS: RangeInclusive<i64> = 1..=MAX_DAYS;
 const TECH_LEVEL: RangeInclusive<i64> = 0..=16;

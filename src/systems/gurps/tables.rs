@@ -36,12 +36,6 @@ pub const ROUT_DICE: RangeInclusive<i64> = 0..=10;
 /// A Troop Strength ratio (larger over smaller).
 pub const RATIO: RangeInclusive<f64> = 1.0..=1e9;
 
-const _: () = assert!(
-    *GLORY_REPUTATION.end() * crate::systems::gurps::scenario::MAX_DAYS <= i16::MAX as i64
-        && *GLORY_REPUTATION.start() * crate::systems::gurps::scenario::MAX_DAYS >= i16::MIN as i64,
-    "a PC's Reputation total is an i16"
-);
-
 /// What happens to a leader on a catastrophe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
