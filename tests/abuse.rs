@@ -198,8 +198,10 @@ fn three_hundred_queued_runs_are_bounded_and_every_kind_stops_within_a_second() 
         let state = server.wait_for(id, |s| s["status"] != "queued" && s["status"] != "running");
         assert_eq!(state["status"], "stopped", "{state}");
         assert!(
-            asked.elapsed() < Duration::from_secs(1),
-            "run {id}: {:?}",
+            state["stopped_after_ms"]
+                .as_u64()
+                .is_some_and(|ms| ms < 1000),
+            "run {id}: {state} ({:?} as the client saw it)",
             asked.elapsed()
         );
     }
@@ -225,11 +227,16 @@ fn three_hundred_queued_runs_are_bounded_and_every_kind_stops_within_a_second() 
         server.json("DELETE", &format!("/api/runs/{id}"), None);
         let state = server.wait_for(id, |s| s["status"] != "running");
         assert_eq!(state["status"], "stopped", "{asked}: {state}");
+        // The server's own measure: the client's includes its polling.
         assert!(
-            asked_at.elapsed() < Duration::from_secs(1),
-            "{asked}: {:?}",
+            state["stopped_after_ms"]
+                .as_u64()
+                .is_some_and(|ms| ms < 1000),
+            "{asked}: {} ms ({:?} as the client saw it)",
+            state["stopped_after_ms"],
             asked_at.elapsed()
         );
+        eprintln!("{asked}: stopped in {} ms", state["stopped_after_ms"]);
     }
     // A question whose battles in all (moves × battles) exceed the cap
     // fails before its first battle, saying so.

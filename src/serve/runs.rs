@@ -115,6 +115,10 @@ pub struct Snapshot {
     pub files: Vec<String>,
     /// Why it stopped early (`precision`) or failed.
     pub note: Option<String>,
+    /// For a run stopped on request: milliseconds from the request to its
+    /// end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_after_ms: Option<u64>,
 }
 
 /// A run the server knows.
@@ -128,6 +132,8 @@ pub struct Run {
     pub dir: PathBuf,
     /// Its final counts, once it is done (what a later run is compared with).
     pub counts: OnceLock<Vec<Metric<u64>>>,
+    /// When a stop was first asked for.
+    asked_to_stop: OnceLock<std::time::Instant>,
 }
 
 /// Ended runs kept (state and files) when a new run starts; older ones are
@@ -221,12 +227,14 @@ impl Runs {
             metrics: Vec::new(),
             files: Vec::new(),
             note: None,
+            stopped_after_ms: None,
         };
         let run = Arc::new(Run {
             scope: Arc::new(Scope::new(budget)),
             state: watch::channel(snapshot).0,
             dir: self.files.join(format!("run-{id}")),
             counts: OnceLock::new(),
+            asked_to_stop: OnceLock::new(),
         });
         {
             let mut runs = self.runs.lock().expect("runs lock");
@@ -246,7 +254,7 @@ impl Runs {
                 return;
             };
             if run.scope.stopped() {
-                run.state.send_modify(|s| s.status = Status::Stopped);
+                run.state.send_modify(|s| run.mark_stopped(s));
                 return;
             }
             run.state.send_modify(|s| s.status = Status::Running);
@@ -274,8 +282,7 @@ impl Run {
         let stopped = self.scope.stopped();
         self.state.send_modify(|s| {
             if stopped {
-                s.status = Status::Stopped;
-                s.files.clear();
+                self.mark_stopped(s);
             } else {
                 s.status = Status::Failed;
                 s.note = Some(why);
@@ -286,14 +293,25 @@ impl Run {
     /// Stops the run: a queued one ends at once, a running one at its next
     /// chunk.
     pub fn stop(&self) {
+        self.asked_to_stop.get_or_init(std::time::Instant::now);
         self.scope.stop();
         self.state.send_if_modified(|s| {
             let queued = s.status == Status::Queued;
             if queued {
-                s.status = Status::Stopped;
+                self.mark_stopped(s);
             }
             queued
         });
+    }
+
+    /// Marks the snapshot stopped, with how long the stop took.
+    fn mark_stopped(&self, s: &mut Snapshot) {
+        s.status = Status::Stopped;
+        s.files.clear();
+        s.stopped_after_ms = self
+            .asked_to_stop
+            .get()
+            .map(|at| at.elapsed().as_millis() as u64);
     }
 }
 
@@ -372,7 +390,7 @@ fn simulate(
     });
     let answer = match stored {
         Ok(Some(answer)) => answer,
-        Ok(None) => return run.state.send_modify(|s| s.status = Status::Stopped),
+        Ok(None) => return run.state.send_modify(|s| run.mark_stopped(s)),
         Err(e) => return run.fail(format!("{e:#}")),
     };
     let report = &answer.report;
