@@ -67,22 +67,18 @@ fn check_value(
     };
     let key = || path.join(".");
     match value {
-        toml::Value::Integer(v) => {
+        toml::Value::Integer(_) | toml::Value::Float(_) => {
+            let (x, shown) = match value {
+                toml::Value::Integer(v) => (*v as f64, v.to_string()),
+                toml::Value::Float(v) => (*v, v.to_string()),
+                _ => unreachable!("matched as a number"),
+            };
             let (min, max) = (bound(node, "minimum"), bound(node, "maximum"));
-            if min.is_some_and(|m| (*v as f64) < m) || max.is_some_and(|m| (*v as f64) > m) {
-                bail!(
-                    "`{}` = {v} is out of range; allowed: {}",
-                    key(),
-                    allowed(min, max)
-                );
-            }
-        }
-        toml::Value::Float(v) => {
-            let (min, max) = (bound(node, "minimum"), bound(node, "maximum"));
-            let inside = min.is_none_or(|m| *v >= m) && max.is_none_or(|m| *v <= m);
+            // NaN is inside no range.
+            let inside = min.is_none_or(|m| x >= m) && max.is_none_or(|m| x <= m);
             if (min.is_some() || max.is_some()) && !inside {
                 bail!(
-                    "`{}` = {v} is out of range; allowed: {}",
+                    "`{}` = {shown} is out of range; allowed: {}",
                     key(),
                     allowed(min, max)
                 );

@@ -13,7 +13,8 @@ use warcrunch::runner::{Plan, simulate};
 use warcrunch::schema::{self, Kind};
 use warcrunch::tables::built_ins;
 
-use crate::util::{read, repo};
+use crate::schema::bundled_scenarios;
+use crate::util::read;
 
 /// An integer of a document: its path (`rows.0.reputation`) and the range
 /// its schema gives.
@@ -147,34 +148,108 @@ fn load_and_run(scenario: PathBuf, text: String) -> Result<(), String> {
     }
 }
 
+/// The fields of a document (its schema `root`): each integer with the
+/// range its schema declares, and the keys of those that declare none.
+fn fields_of(doc: &toml::Table, root: &Value) -> (Vec<Field>, Vec<String>) {
+    let (mut fields, mut missing) = (Vec::new(), Vec::new());
+    let whole = toml::Value::Table(doc.clone());
+    integers(
+        &whole,
+        root,
+        root,
+        &mut Vec::new(),
+        &mut fields,
+        &mut missing,
+    );
+    (fields, missing)
+}
+
+/// The values each field is tried at: its ends, one beyond each, ±2^31
+/// and the ends of a 64-bit integer.
+fn probes(field: &Field) -> Vec<i64> {
+    let (min, max) = (field.min, field.max);
+    let mut probes = vec![min, max, 1 << 31, -(1 << 31), i64::MAX, i64::MIN];
+    probes.extend(min.checked_sub(1));
+    probes.extend(max.checked_add(1));
+    probes
+}
+
+/// What the probes found: counts, and every answer that was wrong.
+#[derive(Default)]
+struct Findings {
+    refused: usize,
+    ran: usize,
+    problems: Vec<String>,
+}
+
+impl Findings {
+    /// Judges one probe of `field` at `v`: a value inside the range loads
+    /// and runs, or is refused by a rule across keys (the message names
+    /// `file`); one outside is refused with the key (`says` the range).
+    fn judge(
+        &mut self,
+        place: String,
+        field: &Field,
+        v: i64,
+        file: &str,
+        answer: Result<(), String>,
+    ) {
+        let inside = (field.min..=field.max).contains(&v);
+        let last = field.path.last().expect("a field has a key");
+        let says = format!(
+            "= {v} is out of range; allowed: {} to {}",
+            field.min, field.max
+        );
+        match answer {
+            Err(e) if e.starts_with("PANIC") || e.starts_with("HANG") || e.starts_with("run:") => {
+                self.problems.push(format!("{place}: {e}"))
+            }
+            Ok(()) if inside => self.ran += 1,
+            Ok(()) => self
+                .problems
+                .push(format!("{place}: outside the range, but ran")),
+            Err(e) if inside && e.contains(file) => self.refused += 1,
+            Err(e) if !inside && e.contains(&says) && e.contains(last.as_str()) => {
+                self.refused += 1
+            }
+            Err(e) => self.problems.push(format!(
+                "{place}: refused without `{last}` and `{says}`: {e}"
+            )),
+        }
+    }
+
+    fn assert_sound(self) {
+        let Findings {
+            refused,
+            ran,
+            problems,
+        } = self;
+        eprintln!("{refused} refused, {ran} loaded and ran");
+        assert!(
+            problems.is_empty(),
+            "{} problems:\n{}",
+            problems.len(),
+            problems.join("\n")
+        );
+        assert!(ran > 100 && refused > 300, "{ran} ran, {refused} refused");
+    }
+}
+
 #[test]
 fn every_table_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut problems = Vec::new();
-    let (mut refused, mut ran) = (0, 0);
+    let mut found = Findings::default();
     for table in built_ins() {
         let entry = schema::find(table.name).unwrap();
         assert_eq!(entry.kind, Kind::Table);
-        let root = entry.schema();
         let doc: toml::Table = toml::from_str(table.text).unwrap();
-        let (mut fields, mut missing) = (Vec::new(), Vec::new());
-        integers(
-            &toml::Value::Table(doc.clone()),
-            &root,
-            &root,
-            &mut Vec::new(),
-            &mut fields,
-            &mut missing,
-        );
+        let (fields, missing) = fields_of(&doc, &entry.schema());
         for key in missing {
-            problems.push(format!("table {}: `{key}` has no range", table.name));
+            found
+                .problems
+                .push(format!("table {}: `{key}` has no range", table.name));
         }
-        let scenario = std::fs::read_dir(repo().join("scenarios").join(table.system))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .min()
-            .unwrap();
+        let scenario = bundled_scenarios(table.system).remove(0);
         let table_path = dir.path().join(format!("{}.toml", table.name));
         let mut scenario_doc: toml::Table = toml::from_str(&read(&scenario)).unwrap();
         warcrunch::scenario::override_tables(
@@ -184,133 +259,49 @@ fn every_table_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
         .unwrap();
         let scenario_text = toml::to_string(&scenario_doc).unwrap();
         for field in fields {
-            let key = field.path.join(".");
-            let (min, max) = (field.min, field.max);
-            let mut probes = vec![min, max, 1 << 31, -(1 << 31), i64::MAX, i64::MIN];
-            probes.extend(min.checked_sub(1));
-            probes.extend(max.checked_add(1));
-            for v in probes {
+            for v in probes(&field) {
                 let text = toml::to_string(&with(&doc, &field.path, v)).unwrap();
                 std::fs::write(&table_path, text).unwrap();
-                let place = format!("table {} `{key}` = {v}", table.name);
-                match load_and_run(scenario.clone(), scenario_text.clone()) {
-                    Ok(()) if (min..=max).contains(&v) => ran += 1,
-                    Ok(()) => problems.push(format!("{place}: outside {min} to {max}, but ran")),
-                    Err(e) if e.starts_with("PANIC") || e.starts_with("HANG") => {
-                        problems.push(format!("{place}: {e}"))
-                    }
-                    Err(e) if e.starts_with("run:") => problems.push(format!("{place}: {e}")),
-                    Err(e) if (min..=max).contains(&v) => {
-                        // A value in range may break a rule across keys
-                        // (rows out of order); the message names the file.
-                        assert!(
-                            e.contains(&table_path.display().to_string()),
-                            "{place}: {e}"
-                        );
-                        refused += 1;
-                    }
-                    Err(e) => {
-                        let says =
-                            format!("`{key}` = {v} is out of range; allowed: {min} to {max}");
-                        if e.contains(&says) {
-                            refused += 1;
-                        } else {
-                            problems.push(format!("{place}: refused without `{says}`: {e}"));
-                        }
-                    }
-                }
+                let place = format!("table {} `{}` = {v}", table.name, field.path.join("."));
+                let answer = load_and_run(scenario.clone(), scenario_text.clone());
+                found.judge(place, &field, v, &table_path.display().to_string(), answer);
             }
         }
     }
-    eprintln!("{refused} refused, {ran} loaded and ran");
-    assert!(
-        problems.is_empty(),
-        "{} problems:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-    assert!(ran > 100 && refused > 300, "{ran} ran, {refused} refused");
+    found.assert_sound();
 }
 
 #[test]
 fn every_scenario_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut problems = Vec::new();
-    let (mut refused, mut ran) = (0, 0);
+    let mut found = Findings::default();
     for system in ["war_cards", "gurps", "seventh_sea"] {
         let root = schema::find(system).unwrap().schema();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("scenarios").join(system))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        files.sort();
-        for file in files {
+        for file in bundled_scenarios(system) {
             let doc: toml::Table = toml::from_str(&read(&file)).unwrap();
-            let (mut fields, mut missing) = (Vec::new(), Vec::new());
-            integers(
-                &toml::Value::Table(doc.clone()),
-                &root,
-                &root,
-                &mut Vec::new(),
-                &mut fields,
-                &mut missing,
-            );
+            let (fields, missing) = fields_of(&doc, &root);
             // `seed` takes any 64-bit number; every other integer has a range.
             for key in missing.iter().filter(|k| *k != "seed") {
-                problems.push(format!("{}: `{key}` has no range", file.display()));
+                found
+                    .problems
+                    .push(format!("{}: `{key}` has no range", file.display()));
             }
             let name = file.file_name().unwrap().to_string_lossy().into_owned();
             let copy = dir.path().join(&name);
             for field in fields {
-                let key = field.path.join(".");
-                let last = field.path.last().unwrap().clone();
-                let (min, max) = (field.min, field.max);
-                let mut probes = vec![min, max, 1 << 31, -(1 << 31), i64::MAX, i64::MIN];
-                probes.extend(min.checked_sub(1));
-                probes.extend(max.checked_add(1));
-                for v in probes {
+                for v in probes(&field) {
                     let mut mutated = with(&doc, &field.path, v);
-                    // A run of a few hundred battles is enough to show it runs.
-                    if key != "trials" {
+                    // A few hundred battles show that it runs.
+                    if field.path != ["trials"] {
                         mutated.insert("trials".into(), toml::Value::Integer(500));
                     }
                     let text = toml::to_string(&mutated).unwrap();
-                    let place = format!("{name} `{key}` = {v}");
-                    match load_and_run(copy.clone(), text) {
-                        Ok(()) if (min..=max).contains(&v) => ran += 1,
-                        Ok(()) => {
-                            problems.push(format!("{place}: outside {min} to {max}, but ran"))
-                        }
-                        Err(e)
-                            if e.starts_with("PANIC")
-                                || e.starts_with("HANG")
-                                || e.starts_with("run:") =>
-                        {
-                            problems.push(format!("{place}: {e}"))
-                        }
-                        Err(_) if (min..=max).contains(&v) => refused += 1,
-                        Err(e) => {
-                            let says = format!("= {v} is out of range; allowed: {min} to {max}");
-                            if e.contains(&says) && e.contains(&last) {
-                                refused += 1;
-                            } else {
-                                problems.push(format!(
-                                    "{place}: refused without `{last}` and `{says}`: {e}"
-                                ));
-                            }
-                        }
-                    }
+                    let place = format!("{name} `{}` = {v}", field.path.join("."));
+                    let answer = load_and_run(copy.clone(), text);
+                    found.judge(place, &field, v, &name, answer);
                 }
             }
         }
     }
-    eprintln!("{refused} refused, {ran} loaded and ran");
-    assert!(
-        problems.is_empty(),
-        "{} problems:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-    assert!(ran > 100 && refused > 300, "{ran} ran, {refused} refused");
+    found.assert_sound();
 }

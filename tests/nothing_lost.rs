@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::serve::{Server, ambush};
-use crate::util::{read, repo, warcrunch};
+use crate::util::{read, repo, sigterm, warcrunch};
 
 fn ambush_path() -> PathBuf {
     repo().join("scenarios/gurps/ambush_at_the_ford.toml")
@@ -137,14 +137,7 @@ fn sigterm_removes_a_runs_staging_folder_and_kill_9_leaves_one_the_next_run_remo
     wait_until("the run stages its files", || {
         !staging_folders(root.path()).is_empty()
     });
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    sigterm(child.id());
     let status = child.wait().unwrap();
     assert!(!status.success(), "an interrupted run fails");
     assert!(staging_folders(root.path()).is_empty());

@@ -20,7 +20,7 @@ fn as_json(doc: &toml::Table) -> Value {
     serde_json::to_value(doc).expect("TOML values are JSON values")
 }
 
-fn bundled_scenarios(system: &str) -> Vec<PathBuf> {
+pub(crate) fn bundled_scenarios(system: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("scenarios").join(system))
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -165,14 +165,7 @@ impl Server {
     /// Sends the server SIGTERM and waits (at most `limit`) for it to end;
     /// `None` if it is still running then.
     pub(crate) fn terminate(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let pid = self.pid().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-TERM", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
+        crate::util::sigterm(self.pid());
         let deadline = std::time::Instant::now() + limit;
         while std::time::Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {

@@ -315,3 +315,12 @@ pub fn path_with_warcrunch() -> String {
         std::env::var("PATH").unwrap_or_default()
     )
 }
+
+/// Sends process `pid` SIGTERM (what `kill` and service managers send).
+pub fn sigterm(pid: u32) {
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -TERM {pid}");
+}
