@@ -205,18 +205,23 @@ fn three_hundred_queued_runs_are_bounded_and_every_kind_stops_within_a_second() 
             asked.elapsed()
         );
     }
-    // Every kind of question stops within a second of DELETE, once running.
+    // Every kind of question (a compare of the page's Glory table with the
+    // built-in one too) stops within a second of DELETE, once running.
     let questions = [
         json!({ "sweep": { "set": ["heroes.Titus.risk=-2..2"], "trials": 100_000_000 } }),
         // A rare outcome aimed at: each probe stays undecided to its last battle.
         json!({ "solve": { "vary": "sides.Raiders.troop_strength=600..1000", "target": "hero:Ilsa/state=wounded", "goal": { "equals": 0.064 }, "max_trials": 100_000_000 } }),
         json!({ "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 5_000_000 } }),
     ];
-    for asked in questions {
+    let glory = warcrunch::tables::GURPS_BUILT_IN[6]
+        .2
+        .replace("reputation = 2", "reputation = 3");
+    let compare = json!({ "compare": { "trials": 200_000_000 } });
+    for asked in questions.into_iter().chain([compare]) {
         let (status, body) = server.json(
             "POST",
             "/api/analyses",
-            Some(json!({ "toml": ambush(), "ask": asked })),
+            Some(json!({ "toml": ambush(), "ask": asked, "tables": { "glory": glory } })),
         );
         assert_eq!(status, 200, "{asked}: {body}");
         let id = body["id"].as_u64().unwrap();

@@ -1036,6 +1036,9 @@ fn every_way_to_ask_for_battles_is_capped() {
     // the cap, and a sweep of three variants fights a third of it each.
     let (status, body) = server.json("POST", "/api/check", Some(json!({ "toml": ambush() })));
     assert_eq!((status, &body["trials"]), (200, &json!(20000)), "{body}");
+    let (status, body) = server.json("POST", "/api/choices", Some(json!({ "toml": ambush() })));
+    assert_eq!(status, 200, "{body}");
+    assert!(!body["settings"].as_array().unwrap().is_empty(), "{body}");
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
