@@ -43,11 +43,15 @@ impl Staging {
             let theirs = files_not_written_by_us(dest)?;
             if !theirs.is_empty() && !force {
                 let more = theirs.len().saturating_sub(SHOWN);
+                let (files, them) = if theirs.len() == 1 {
+                    ("a file", "it")
+                } else {
+                    ("files", "them")
+                };
                 bail!(
-                    "output folder {} holds {} warcrunch did not write, which replacing it would delete: {}{}; \
-                     move them, choose another --out, or pass --force to replace the folder",
+                    "output folder {} holds {files} warcrunch did not write, which replacing it would delete: {}{}; \
+                     move {them}, choose another --out, or pass --force to replace the folder",
                     dest.display(),
-                    if theirs.len() == 1 { "a file" } else { "files" },
                     theirs[..theirs.len().min(SHOWN)].join(", "),
                     if more > 0 {
                         format!(" and {more} more")
