@@ -10,7 +10,7 @@
 //! number of trials: a few tallies are alive at a time.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -49,7 +49,8 @@ const MIN_PIECE: u64 = 256;
 /// The most battles a precision run takes unless asked otherwise.
 pub const DEFAULT_PRECISION_MAX_TRIALS: u64 = 1_000_000_000;
 
-/// Set by the Ctrl-C handler; runs stop at the next chunk and report it.
+/// Set by the Ctrl-C (and SIGTERM) handler; runs stop within a piece of
+/// battles and report it.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Asks every running simulation to stop (what Ctrl-C and SIGTERM do);
@@ -66,7 +67,7 @@ pub fn interrupt() -> bool {
 pub struct Scope {
     stop: AtomicBool,
     budget: u64,
-    left: std::sync::atomic::AtomicU64,
+    left: AtomicU64,
 }
 
 impl Scope {
@@ -75,11 +76,11 @@ impl Scope {
         Scope {
             stop: AtomicBool::new(false),
             budget,
-            left: std::sync::atomic::AtomicU64::new(budget),
+            left: AtomicU64::new(budget),
         }
     }
 
-    /// Asks every simulation of the scope to stop at its next chunk.
+    /// Asks every simulation of the scope to stop within a piece of battles.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
     }

@@ -246,14 +246,10 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
     let tables = check_table_paths(state, &doc, name).map_err(Rejected::Refused)?;
     // The loader reads the `[tables]` files as checked (copies of what was
     // read through the checked handle), then the page's own tables.
-    let mut texts: Vec<(String, String)> = Vec::new();
-    for t in &tables {
-        let text = state
-            .scenarios
-            .read_resolved(&t.path, &t.shown)
-            .map_err(Rejected::Refused)?;
-        texts.push((t.table.clone(), text));
-    }
+    let mut texts: Vec<(String, String)> = tables
+        .iter()
+        .map(|t| (t.table.clone(), t.text.clone()))
+        .collect();
     texts.extend(posted.tables.iter().map(|(k, v)| (k.clone(), v.clone())));
     let edited = write_tables(state, &texts)?;
     let overrides: Vec<(String, String)> = edited
@@ -430,14 +426,14 @@ struct TableFile {
     path: PathBuf,
     /// Named as `[tables.NAME] file`, the table whose cells are set.
     edited: bool,
-    /// The key and path as written, for messages.
-    shown: String,
+    /// Its text, read through the handle whose path was checked.
+    text: String,
 }
 
 /// A posted scenario's `[tables]` files (`NAME = "file"` or `[tables.NAME]
 /// file = "file"`) must stay in the scenarios folder: resolved from the
 /// scenario's folder, never climbing out of the tree. Returns each table's
-/// file as found there.
+/// file as found there, and its text as read then.
 fn check_table_paths(
     state: &State,
     doc: &toml::Table,
@@ -483,11 +479,14 @@ fn check_table_paths(
                 status: r.status,
                 message: format!("{shown} = \"{path}\": {}", r.message),
             })?;
+        let text = state
+            .scenarios
+            .read_resolved(&real, &format!("{shown} = \"{path}\""))?;
         found.push(TableFile {
             table: table.clone(),
             path: real,
             edited,
-            shown: format!("{shown} = \"{path}\""),
+            text,
         });
     }
     Ok(found)
@@ -656,12 +655,8 @@ fn write_question(
     // The question reads copies of its `[tables]` files, as checked.
     let mut found = found;
     for t in &mut found {
-        let text = state
-            .scenarios
-            .read_resolved(&t.path, &t.shown)
-            .map_err(Rejected::Refused)?;
         t.path = input.join(format!("{}.scenario-table.toml", t.table));
-        std::fs::write(&t.path, text).map_err(failed)?;
+        std::fs::write(&t.path, &t.text).map_err(failed)?;
     }
     std::fs::write(&file, absolute_tables(toml, &found)).map_err(failed)?;
     let mut written = Vec::new();

@@ -123,7 +123,7 @@ pub struct Snapshot {
 
 /// A run the server knows.
 pub struct Run {
-    /// Stops its simulations (at their next chunk) and caps the battles
+    /// Stops its simulations (within a piece of battles) and caps the battles
     /// they fight in all.
     pub scope: Arc<Scope>,
     /// The latest snapshot; the event stream follows it.
@@ -290,8 +290,8 @@ impl Run {
         });
     }
 
-    /// Stops the run: a queued one ends at once, a running one at its next
-    /// chunk.
+    /// Stops the run: a queued one ends at once, a running one within a
+    /// piece of battles.
     pub fn stop(&self) {
         self.asked_to_stop.get_or_init(std::time::Instant::now);
         self.scope.stop();
