@@ -82,13 +82,18 @@ impl Ask {
             Ask::Sweep(r) => {
                 over("trials", r.trials)?;
                 r.max_variants = r.max_variants.min(crate::sweep::DEFAULT_MAX_VARIANTS);
-                for typed in &r.set {
-                    let setting = crate::sweep::parse_setting(typed).ok();
+                let settings = r
+                    .set
+                    .iter()
+                    .map(|typed| {
+                        crate::sweep::parse_setting(typed)
+                            .map(|setting| (typed, setting))
+                            .map_err(|e| refuse(format!("{e:#}")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (typed, setting) in &settings {
                     // A table's cells may be set; a table file may not be named.
-                    if setting
-                        .as_ref()
-                        .is_some_and(|s| s.path.len() == 2 && s.path[0] == "tables")
-                    {
+                    if setting.path.len() == 2 && setting.path[0] == "tables" {
                         return Err(Refusal {
                             status: 403,
                             message: format!(
@@ -96,8 +101,7 @@ impl Ask {
                             ),
                         });
                     }
-                    if let Some(setting) = setting
-                        && setting.path == ["trials"]
+                    if setting.path == ["trials"]
                         && let Some(too_many) = setting
                             .values
                             .iter()
@@ -110,22 +114,17 @@ impl Ask {
                 }
                 // A sweep of `trials` or `seed` fights its variants one after
                 // another with their own numbers; the others in lockstep.
-                let settings = r
-                    .set
-                    .iter()
-                    .map(|t| crate::sweep::parse_setting(t).map_err(|e| refuse(format!("{e:#}"))))
-                    .collect::<Result<Vec<_>, _>>()?;
                 let variants = settings
                     .iter()
-                    .fold(1u64, |n, s| n.saturating_mul(s.values.len() as u64));
+                    .fold(1u64, |n, (_, s)| n.saturating_mul(s.values.len() as u64));
                 if variants > r.max_variants as u64 {
                     return Err(refuse(format!(
                         "`set` makes {variants} variants; this server runs at most {} in one sweep",
                         r.max_variants
                     )));
                 }
-                match settings.iter().find(|s| s.path == ["trials"]) {
-                    Some(swept) => {
+                match settings.iter().find(|(_, s)| s.path == ["trials"]) {
+                    Some((_, swept)) => {
                         let sum = swept
                             .values
                             .iter()
