@@ -375,8 +375,20 @@ fn a_reputation_cell_moves_no_roll() {
         assert_eq!((x.winner, x.rounds), (y.winner, y.rounds), "battle {n}");
         for (h, k) in x.heroes.iter().zip(&y.heroes) {
             assert_eq!(
-                (h.state, h.dramatic_wounds, h.opportunities_taken, h.spoils),
-                (k.state, k.dramatic_wounds, k.opportunities_taken, k.spoils),
+                (
+                    h.state,
+                    h.dramatic_wounds,
+                    h.opportunities_taken,
+                    h.spoils,
+                    h.duels_won
+                ),
+                (
+                    k.state,
+                    k.dramatic_wounds,
+                    k.opportunities_taken,
+                    k.spoils,
+                    k.duels_won
+                ),
                 "battle {n}"
             );
             fame += u32::from(h.reputation != k.reputation);

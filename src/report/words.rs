@@ -42,7 +42,8 @@ pub fn metric(metric: &str) -> (String, Option<&'static str>) {
         "rounds" => ("rounds fought", Some("rounds")),
         "dramatic_wounds" => ("Dramatic Wounds", Some("wounds")),
         "opportunities_taken" => ("Heroic Opportunities taken", Some("opportunities")),
-        "spoils" => ("Spoils", None),
+        "spoils" => ("Spoils rolled", None),
+        "duels_won" => ("duels won (belongings taken)", Some("duels")),
         other => return (other.replace('_', " "), None),
     };
     (words.to_owned(), unit)

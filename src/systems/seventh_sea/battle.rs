@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::address;
-use super::banner::minus_banner;
+use super::banner::own_pool;
 use super::contest::{ContestLaw, MAX_REROLLS, RoundEnd, decide, settle};
 use super::duel::{DuelEnds, exchange_odds};
 use super::opportunities::{Duel, Held, Hero, take};
@@ -329,9 +329,11 @@ impl Fast<'_> {
             return;
         }
         if h.surgeon {
+            // The banner he holds still earns its round.
             h.surgeon = false;
             h.flesh = 0;
             h.wounds = (h.wounds - 1).max(0);
+            h.reputation += i64::from(h.banner);
             return;
         }
         // His engagement level: where a banner he carries is, else
@@ -434,29 +436,21 @@ impl Fast<'_> {
             .enumerate()
         {
             let won = winner as usize == r.side;
-            let reputation = if won {
-                h.reputation
-            } else {
-                h.reputation.div_euclid(2)
-            };
-            let rolled = if won {
+            // The losers' half drops its fraction (toward zero).
+            let reputation = if won { h.reputation } else { h.reputation / 2 };
+            let spoils = if won {
                 let x = battle.half(address::SPOILS + i as u32);
                 1 + r.spoils_by_face[((u128::from(x) * 10) >> 64) as usize]
             } else {
                 0
             };
-            let taken = if h.won_duel {
-                1 + self.rules.tables.duel_belongings as u8
-            } else {
-                0
-            };
-            let spoils = rolled.max(taken);
             *slot = HeroOutcome {
                 reputation: reputation as i32,
                 dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
                 state: h.state(r.resolve),
                 opportunities_taken: h.taken,
                 spoils,
+                duels_won: h.duels_won,
             };
         }
         outcome
@@ -563,7 +557,7 @@ impl Fast<'_> {
         let slot = usize::from(h.banner) * limit as usize + start as usize;
         let ends = built!(&self.laws.duel_ends[hero][slot], {
             let o = self.rules.tables.duel_opponent;
-            let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
+            let mine = own_pool(r.finesse + r.attack, r.finesse, h.banner);
             let theirs = Pool::new(o.finesse + o.attack, o.finesse);
             let (win, lose) = exchange_odds(&mine.law(), &theirs.law());
             DuelEnds::new(win, lose, start, limit, 2 * o.resolve)
@@ -626,11 +620,9 @@ mod tests {
     #[test]
     fn spoils_follow_a_d10_plus_commission_on_the_table() {
         let sea = even_field();
-        // Belongings worth the lowest row: a winner's spoils are his roll's
-        // row, a loser's nothing, or that row if he won a duel.
-        let mut rules = sea.rules.clone();
-        rules.tables.duel_belongings = 0;
-        let rules = &rules;
+        // A winner's spoils are his roll's row, a loser's none, whatever
+        // duels either won (those are counted apart).
+        let rules = &sea.rules;
         let laws = Laws::new(rules);
         let n = 100_000;
         let mut seen = vec![std::collections::BTreeMap::new(); rules.heroes.len()];
@@ -640,10 +632,7 @@ mod tests {
             for (i, h) in rules.heroes.iter().enumerate() {
                 let won = usize::from(outcome.winner) == h.side;
                 let spoils = outcome.heroes[i].spoils;
-                assert!(
-                    won == (spoils > 0) || (!won && spoils == 1),
-                    "a roll for the winners, belongings for a duel's winner: {spoils}"
-                );
+                assert_eq!(won, spoils > 0, "a roll for the winners only: {spoils}");
                 if won {
                     wins[i] += 1;
                     *seen[i].entry(outcome.heroes[i].spoils - 1).or_default() += 1;

@@ -27,7 +27,7 @@ use self::battle::Laws;
 use self::outcome::{BattleOutcome, HeroState};
 use self::roll_keep::Pool;
 use self::rules::{BattleRules, HeroRules, SideRules};
-use self::scenario::{Parsed, PersonalRoll};
+use self::scenario::{FreeRaiseCount, Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::engine::{System, Tally};
 use crate::inverse::InverseLaw;
@@ -71,7 +71,11 @@ impl SeventhSea {
                 strategy_dice: f.commander.wits + f.commander.strategy,
                 supply,
                 speech,
-                free_raises: InverseLaw::new(&preparation::free_raises_law(supply, speech)),
+                free_raises: InverseLaw::new(&preparation::free_raises_law(
+                    supply,
+                    speech,
+                    parsed.free_raises,
+                )),
                 spending: f.spending,
             }
         });
@@ -100,11 +104,8 @@ impl SeventhSea {
                 },
                 policy: h.policy,
                 line_of_fire_hit: [false, true].map(|banner| {
-                    let shot = Pool::new(h.finesse + h.firearms, h.finesse);
-                    roll_keep::reach_chance(
-                        banner::minus_banner(shot, banner),
-                        tables.line_of_fire_tn,
-                    )
+                    let shot = banner::own_pool(h.finesse + h.firearms, h.finesse, banner);
+                    roll_keep::reach_chance(shot, tables.line_of_fire_tn)
                 }),
             })
             .collect();
@@ -114,6 +115,7 @@ impl SeventhSea {
             heroes,
             max_rounds: parsed.max_rounds,
             personal_roll: parsed.personal_roll,
+            free_raises: parsed.free_raises,
             tables,
         };
         let laws = Laws::new(&rules);
@@ -184,6 +186,7 @@ impl SeventhSea {
                 &ht.taken,
             ));
             out.push(Metric::categorical(&subject, "spoils", &spoils, &ht.spoils));
+            out.push(Metric::integers(&subject, "duels_won", 0, &ht.duels_won));
         }
         out.extend(tally.party.metrics("knocked_out", "knocked out"));
         out
@@ -207,6 +210,7 @@ struct HeroTally<W> {
     state: [W; 3],
     taken: Vec<W>,
     spoils: Vec<W>,
+    duels_won: Vec<W>,
 }
 
 impl<W: Weight> SeaTally<W> {
@@ -228,6 +232,7 @@ impl<W: Weight> SeaTally<W> {
                     state: [W::default(); 3],
                     taken: vec![W::default(); rounds + 1],
                     spoils: vec![W::default(); g.rules.tables.spoils.len() + 1],
+                    duels_won: vec![W::default(); rounds + 1],
                 })
                 .collect(),
             party: PartyTally::new(
@@ -253,6 +258,7 @@ impl<W: Weight> SeaTally<W> {
             h.state[ho.state as usize] += w;
             h.taken[ho.opportunities_taken as usize] += w;
             h.spoils[ho.spoils as usize] += w;
+            h.duels_won[ho.duels_won as usize] += w;
         }
         self.party.add(&party, w);
     }
@@ -266,6 +272,7 @@ impl<W: Weight> SeaTally<W> {
             add_all(&mut a.state, &b.state);
             add_all(&mut a.taken, &b.taken);
             add_all(&mut a.spoils, &b.spoils);
+            add_all(&mut a.duels_won, &b.duels_won);
         }
         self.party.merge(&other.party);
     }
@@ -291,6 +298,7 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
             visit(&mut h.state);
             visit(&mut h.taken);
             visit(&mut h.spoils);
+            visit(&mut h.duels_won);
         }
         self.party.for_each_slice(&mut visit);
     }
@@ -323,7 +331,16 @@ impl BattleSystem for SeventhSea {
         use self::rules::CAPTURE_REAR_BONUS;
         vec![
             format!(
-                "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of Supply + Speech combined"
+                "seventh_sea: Free Raises = one per {POINTS_PER_FREE_RAISE} points or fraction of {} (`free_raises = \"{}\"`; the other reading is `{}`)",
+                match self.rules.free_raises {
+                    FreeRaiseCount::Combined => "Supply + Speech combined",
+                    FreeRaiseCount::EachRoll => "each of Supply and Speech",
+                },
+                as_written(&self.rules.free_raises),
+                match self.rules.free_raises {
+                    FreeRaiseCount::Combined => "each_roll",
+                    FreeRaiseCount::EachRoll => "combined",
+                },
             ),
             "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
             format!(
@@ -335,7 +352,7 @@ impl BattleSystem for SeventhSea {
             "seventh_sea: Heroic Opportunity effects start next round; fixed policies take every opportunity; adaptive refuses duels and banner captures once crippled".to_owned(),
             "seventh_sea: a knocked-out Hero takes no further part; an undecided battle halves Reputation like a loss".to_owned(),
             "seventh_sea: Pick up the Banner is held to the end of the battle".to_owned(),
-            "seventh_sea: the banner bearer's own rolls (personal roll, Wound Checks, duel, Line of Fire) roll one die fewer; a pool with no unkept die (Brawn k Brawn, the one-die personal roll) loses a kept die; damage rolled against him is unchanged".to_owned(),
+            "seventh_sea: the banner bearer's own rolls (personal roll, Wound Checks, duel, Line of Fire) roll one unkept die fewer, taken before the ten-dice rule; a pool with no unkept die (Brawn k Brawn, the one-die personal roll) is untouched; damage rolled against him is unchanged; a round with the surgeon still earns the banner's +1".to_owned(),
             format!(
                 "seventh_sea: a captured enemy banner moves one level toward the Rear every round it is carried, starting with the first; +{CAPTURE_REAR_BONUS} Reputation and +{CAPTURE_REAR_BONUS} Strategy on the next roll at the end of the round it reaches the Rear"
             ),
@@ -343,7 +360,7 @@ impl BattleSystem for SeventhSea {
             "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line, Rescue the Wounded and a carried banner: none advances that round".to_owned(),
             "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
             "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
-            "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings, counted as the Spoils table's `duel_belongings` row; he keeps the better of that and his Spoils roll, whichever side won".to_owned(),
+            "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings whichever side won: `duels_won` counts them beside his Spoils roll".to_owned(),
         ]
     }
 
@@ -352,9 +369,10 @@ impl BattleSystem for SeventhSea {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "max_rounds: {}, personal_roll: {}",
+            "max_rounds: {}, personal_roll: {}, free_raises: {}",
             self.rules.max_rounds,
-            as_written(&self.rules.personal_roll)
+            as_written(&self.rules.personal_roll),
+            as_written(&self.rules.free_raises)
         );
         for (s, side) in self.parsed.sides.iter().enumerate() {
             let r = &self.rules.sides[s];

@@ -34,8 +34,8 @@ pub(super) struct Hero {
     /// Carries the enemy's banner toward the Rear: the level it is at
     /// (never while held at a level).
     pub(super) carrying: Option<u8>,
-    /// Won a duel: takes the opponent's belongings.
-    pub(super) won_duel: bool,
+    /// Duels won: each takes the opponent's belongings.
+    pub(super) duels_won: u16,
 }
 
 /// Which opportunity holds a Hero at a level.
@@ -155,7 +155,7 @@ pub(super) fn take(
         Opportunity::CaptureEnemyBanner if !refuses_duels && !busy => {
             if duel.fight(numbers.half(address::DUEL), h) {
                 h.carrying = Some(h.level);
-                h.won_duel = true;
+                h.duels_won += 1;
             }
             true
         }
@@ -166,7 +166,7 @@ pub(super) fn take(
         Opportunity::Duel => {
             if duel.fight(numbers.half(address::DUEL), h) {
                 next_modifier[1 - side] -= 3;
-                h.won_duel = true;
+                h.duels_won += 1;
             } else {
                 next_modifier[side] -= 3;
             }
@@ -211,7 +211,7 @@ mod tests {
         bool,
         Option<(usize, usize, u32, i64)>,
         Option<usize>,
-        bool,
+        u16,
         [i64; 2],
     );
 
@@ -235,7 +235,15 @@ mod tests {
         let carrying = h.carrying.map(usize::from);
         let (rep, taken) = (h.reputation, h.taken);
         (
-            rep, taken, h.banner, h.surgeon, h.charge, forced, carrying, h.won_duel, next,
+            rep,
+            taken,
+            h.banner,
+            h.surgeon,
+            h.charge,
+            forced,
+            carrying,
+            h.duels_won,
+            next,
         )
     }
 
@@ -251,7 +259,15 @@ mod tests {
         });
         let (rep, taken) = (h.reputation, h.taken);
         (
-            rep, taken, h.banner, h.surgeon, h.charging, forced, h.carrying, h.won_duel, next,
+            rep,
+            taken,
+            h.banner,
+            h.surgeon,
+            h.charging,
+            forced,
+            h.carrying,
+            h.duels_won,
+            next,
         )
     }
 

@@ -31,8 +31,11 @@ pub struct HeroOutcome {
     pub state: HeroState,
     /// Heroic Opportunities taken.
     pub opportunities_taken: u16,
-    /// 0: no spoils (his side did not win); otherwise 1 + the Spoils row.
+    /// 0: no spoils (his side did not win); otherwise 1 + the Spoils row
+    /// he rolled.
     pub spoils: u8,
+    /// Duels won: he took each opponent's belongings.
+    pub duels_won: u16,
 }
 
 /// What one battle produced.

@@ -9,16 +9,27 @@ use crate::usage::CellReads;
 use rand::Rng;
 use rand::distr::Distribution;
 
-use super::banner::minus_banner;
 use super::contest::MAX_REROLLS;
 use super::outcome::{BattleOutcome, HeroOutcome, HeroState};
 use super::preparation::POINTS_PER_FREE_RAISE;
 use super::roll_keep::Pool;
 use super::round::MISSED_PER_EXTRA_WOUND;
 use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, REAR};
-use super::scenario::{MAX_HEROES, PersonalRoll, Policy, Spending};
+use super::scenario::{FreeRaiseCount, MAX_HEROES, PersonalRoll, Policy, Spending};
 use super::tables::Opportunity;
 use crate::dice;
+
+/// A Hero's own `XkY`: holding the banner he rolls "−1 unkept die", so a
+/// pool with more dice rolled than kept rolls one fewer; the ten-dice rule
+/// then applies to what he rolls.
+fn own_roll(rolled: i64, kept: i64, banner: bool) -> Pool {
+    let rolled = if banner && rolled > kept.max(0) {
+        rolled - 1
+    } else {
+        rolled
+    };
+    Pool::new(rolled, kept)
+}
 
 /// One exploding d10: a 10 is rolled again and added.
 pub fn exploding_d10<R: Rng>(rng: &mut R) -> i64 {
@@ -90,8 +101,8 @@ pub struct BookHero {
     pub carrying: Option<usize>,
     /// Opportunities taken.
     pub taken: u16,
-    /// Won a duel (the Duel, or for the enemy's banner).
-    pub won_duel: bool,
+    /// Duels won (the Duel, or for the enemy's banner).
+    pub duels_won: u16,
 }
 
 /// What one Hero's round was, for the scripted tests.
@@ -135,16 +146,20 @@ pub struct BookBattle<'a> {
 
 impl<'a> BookBattle<'a> {
     /// Preparation: Supply and Speech rolled, one Free Raise per 10 points
-    /// or fraction of their sum.
+    /// or fraction of their sum (or of each roll, as the battle says).
     pub fn new<R: Rng>(rules: &'a BattleRules, rng: &mut R) -> Self {
         let raises = [0, 1].map(|s| {
             let side = &rules.sides[s];
-            let total: i64 = [side.supply, side.speech]
+            let totals: Vec<i64> = [side.supply, side.speech]
                 .into_iter()
                 .flatten()
                 .map(|pool| roll(pool, rng))
-                .sum();
-            (total as usize).div_ceil(POINTS_PER_FREE_RAISE) as i64
+                .collect();
+            let raises = |points: i64| (points as usize).div_ceil(POINTS_PER_FREE_RAISE) as i64;
+            match rules.free_raises {
+                FreeRaiseCount::Combined => raises(totals.iter().sum()),
+                FreeRaiseCount::EachRoll => totals.into_iter().map(raises).sum(),
+            }
         });
         BookBattle {
             rules,
@@ -271,9 +286,11 @@ impl<'a> BookBattle<'a> {
         }
         if h.surgeon {
             // No personal roll; Flesh Wounds and one Dramatic Wound healed.
+            // A banner he holds is still held: +1 Reputation for the round.
             h.surgeon = false;
             h.flesh = 0;
             h.wounds = (h.wounds - 1).max(0);
+            h.reputation += i64::from(h.banner);
             return HeroRound::default();
         }
         h.level = if let Some(level) = &mut h.carrying {
@@ -289,10 +306,10 @@ impl<'a> BookBattle<'a> {
             + 2 * i64::from(h.charging)
             + 4 * i64::from(h.carrying.is_some());
         let personal = match rules.personal_roll {
-            // One exploding d10 + Wits + Tactics; a banner bearer loses the die.
-            PersonalRoll::OneDie if h.banner => r.personal,
+            // One exploding d10 + Wits + Tactics: no die unkept, so a
+            // banner bearer keeps it.
             PersonalRoll::OneDie => r.personal + exploding_d10(rng),
-            PersonalRoll::Keep => roll(minus_banner(Pool::new(r.personal, r.wits), h.banner), rng),
+            PersonalRoll::Keep => roll(own_roll(r.personal, r.wits, h.banner), rng),
         };
         let t = &rules.tables;
         let row = t.chart_row(personal - penalty);
@@ -311,7 +328,7 @@ impl<'a> BookBattle<'a> {
             let through = (damage - r.soak).max(0);
             if through > 0 {
                 h.flesh += through;
-                let check = roll(minus_banner(Pool::new(r.brawn, r.brawn), h.banner), rng);
+                let check = roll(own_roll(r.brawn, r.brawn, h.banner), rng);
                 if check < h.flesh {
                     h.wounds += 1 + (h.flesh - check) / MISSED_PER_EXTRA_WOUND;
                     h.flesh = 0;
@@ -411,8 +428,8 @@ impl<'a> BookBattle<'a> {
             Opportunity::LineOfFire => {
                 self.reads
                     .note("opportunities", String::new, "line_of_fire_tn");
-                let shot = Pool::new(r.finesse + r.firearms, r.finesse);
-                if roll(minus_banner(shot, h.banner), rng) >= rules.tables.line_of_fire_tn {
+                let shot = own_roll(r.finesse + r.firearms, r.finesse, h.banner);
+                if roll(shot, rng) >= rules.tables.line_of_fire_tn {
                     h.reputation += 3;
                     self.next_modifier[1 - side] -= 3;
                 }
@@ -430,7 +447,7 @@ impl<'a> BookBattle<'a> {
                 note_opponent(&mut self.reads);
                 if duel(rules, i, h, rng) {
                     h.carrying = Some(h.level);
-                    h.won_duel = true;
+                    h.duels_won += 1;
                 }
                 true
             }
@@ -444,7 +461,7 @@ impl<'a> BookBattle<'a> {
                 note_opponent(&mut self.reads);
                 if duel(rules, i, h, rng) {
                     self.next_modifier[1 - side] -= 3;
-                    h.won_duel = true;
+                    h.duels_won += 1;
                 } else {
                     self.next_modifier[side] -= 3;
                 }
@@ -473,34 +490,24 @@ impl<'a> BookBattle<'a> {
                 reputation: if won {
                     h.reputation
                 } else {
-                    h.reputation.div_euclid(2)
+                    // Half, the fraction dropped: −3 halves to −1.
+                    h.reputation / 2
                 } as i32,
                 dramatic_wounds: h.wounds.min(2 * r.resolve) as u8,
                 state,
                 opportunities_taken: h.taken,
                 // Winners roll for Spoils; a Hero who won a duel also takes
-                // the opponent's belongings, worth the table's belongings
-                // row: he keeps the better of the two.
-                spoils: {
-                    let rolled = if won {
-                        let row = r.spoils_by_face[dice::die(rng, 10) as usize - 1];
-                        self.reads.note(
-                            "spoils",
-                            || format!("rows.{}", spoils[row as usize].1),
-                            "",
-                        );
-                        1 + row
-                    } else {
-                        0
-                    };
-                    let belongings = if h.won_duel {
-                        self.reads.note("spoils", String::new, "duel_belongings");
-                        1 + self.rules.tables.duel_belongings as u8
-                    } else {
-                        0
-                    };
-                    rolled.max(belongings)
+                // the opponent's belongings, one lot per duel won, beside
+                // whatever he rolled.
+                spoils: if won {
+                    let row = r.spoils_by_face[dice::die(rng, 10) as usize - 1];
+                    self.reads
+                        .note("spoils", || format!("rows.{}", spoils[row as usize].1), "");
+                    1 + row
+                } else {
+                    0
                 },
+                duels_won: h.duels_won,
             };
         }
         BattleOutcome {
@@ -524,7 +531,7 @@ fn note_opponent(reads: &mut CellReads) {
 fn duel<R: Rng>(rules: &BattleRules, i: usize, h: &mut BookHero, rng: &mut R) -> bool {
     let r = &rules.heroes[i];
     let o = rules.tables.duel_opponent;
-    let mine = minus_banner(Pool::new(r.finesse + r.attack, r.finesse), h.banner);
+    let mine = own_roll(r.finesse + r.attack, r.finesse, h.banner);
     let theirs = Pool::new(o.finesse + o.attack, o.finesse);
     let mut opponent_wounds = 0;
     while h.wounds < 2 * r.resolve {
@@ -651,8 +658,8 @@ mod tests {
     }
 
     /// Rules no bundled battle uses: the personal roll kept (Wits +
-    /// Tactics)k(Wits), Dracheneisen of both strengths, and every way of
-    /// spending Free Raises.
+    /// Tactics)k(Wits), Dracheneisen of both strengths, every way of
+    /// spending Free Raises, and Free Raises counted per roll.
     #[test]
     fn the_fast_battle_is_the_book_with_kept_rolls_dracheneisen_and_each_spending() {
         let keep = even_field()
@@ -674,6 +681,13 @@ mod tests {
             assert_eq!(text.matches("spending = ").count(), 2, "{spending}");
             assert_fast_is_book(&text, 100_000, spending);
         }
+        let each_roll = montaigne_spending("as_needed").replacen(
+            "max_rounds = 50\n",
+            "max_rounds = 50\nfree_raises = \"each_roll\"\n",
+            1,
+        );
+        assert!(each_roll.contains("free_raises = \"each_roll\""));
+        assert_fast_is_book(&each_roll, 100_000, "Free Raises of each roll");
     }
 
     /// Free Raises by the book: never spent, a side keeps all it drew; all
@@ -753,6 +767,13 @@ mod tests {
         assert_eq!(b.heroes[0].reputation, before);
         assert_eq!(b.heroes[0].taken, 1);
         assert!(quiet_round(&mut b, &mut rng).fought, "one round only");
+        // A banner bearer still holds the banner at the surgeon's: +1.
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.heroes[0].banner = true;
+        b.take(&mut rng, 0, Opportunity::Surgeon);
+        let before = b.heroes[0].reputation;
+        quiet_round(&mut b, &mut rng);
+        assert_eq!(b.heroes[0].reputation, before + 1, "the banner's round");
     }
 
     #[test]
@@ -905,34 +926,61 @@ mod tests {
         assert_eq!((b.heroes[2].taken, b.next_modifier), (0, [0, 0]));
     }
 
-    /// A duel's winner takes the opponent's belongings, worth the Spoils
-    /// table's `duel_belongings` row, even when his side loses the battle;
-    /// the loser of a duel takes nothing.
+    /// A duel's winner also takes the opponent's belongings: each duel won
+    /// counts, on either side, and his Spoils roll is reported as rolled
+    /// beside them (a purse stays a purse). The loser of a duel takes
+    /// nothing.
     #[test]
-    fn a_duel_won_takes_the_opponents_belongings() {
+    fn a_duel_won_takes_the_opponents_belongings_beside_the_spoils_roll() {
         let rules = scripted(true);
-        let belongings = 1 + rules.tables.duel_belongings as u8;
-        let label = &rules.tables.spoils[rules.tables.duel_belongings].1;
-        assert_eq!(label, "fine_weapon_or_horse");
         let mut rng = rng();
         let mut b = BookBattle::new(&rules, &mut rng);
         b.take(&mut rng, 0, Opportunity::Duel);
-        assert!(b.heroes[0].won_duel);
+        b.take(&mut rng, 0, Opportunity::Duel);
+        assert_eq!(
+            b.heroes[0].duels_won, 2,
+            "two duels, two lots of belongings"
+        );
         b.winner = Some(1);
         let lost_battle = b.outcome(&mut rng);
-        assert_eq!(lost_battle.heroes[0].spoils, belongings);
-        assert_eq!(lost_battle.heroes[1].spoils, 0, "no duel, no spoils");
-        // On the winning side he keeps the better of the two.
+        assert_eq!(
+            (
+                lost_battle.heroes[0].spoils,
+                lost_battle.heroes[0].duels_won
+            ),
+            (0, 2)
+        );
+        assert_eq!(lost_battle.heroes[1].duels_won, 0, "no duel, no belongings");
+        // On the winning side his roll is his roll: every row the table's
+        // 1d10 + Commission reaches turns up, the lowest among them.
         b.winner = Some(0);
-        for _ in 0..200 {
-            let won = b.outcome(&mut rng).heroes[0].spoils;
-            assert!(won >= belongings, "{won}");
-        }
+        let lowest = rules.heroes[0].spoils_by_face[0] + 1;
+        let rolls: Vec<u8> = (0..400)
+            .map(|_| b.outcome(&mut rng).heroes[0].spoils)
+            .collect();
+        assert!(
+            rolls.contains(&lowest),
+            "the lowest row {lowest} among {rolls:?}"
+        );
         let mut weak = scripted(false);
         weak.heroes[0].resolve = 2;
         let mut b = BookBattle::new(&weak, &mut rng);
         b.take(&mut rng, 0, Opportunity::Duel);
         b.winner = Some(1);
-        assert_eq!(b.outcome(&mut rng).heroes[0].spoils, 0, "a lost duel");
+        assert_eq!(b.outcome(&mut rng).heroes[0].duels_won, 0, "a lost duel");
+    }
+
+    /// The losers' Reputation is halved with the fraction dropped: 7 → 3,
+    /// −3 → −1 (toward zero, not −2).
+    #[test]
+    fn halving_drops_the_fraction() {
+        let rules = scripted(true);
+        let mut rng = rng();
+        let mut b = BookBattle::new(&rules, &mut rng);
+        b.winner = Some(1);
+        for (earned, kept) in [(7, 3), (-3, -1), (-4, -2), (1, 0), (-1, 0)] {
+            b.heroes[0].reputation = earned;
+            assert_eq!(b.outcome(&mut rng).heroes[0].reputation, kept, "{earned}");
+        }
     }
 }

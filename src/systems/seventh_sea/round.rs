@@ -15,7 +15,7 @@ use std::hint::select_unpredictable;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::address;
-use super::banner::minus_banner;
+use super::banner::own_pool;
 use super::roll_keep::{Pool, without_far_tail};
 use super::rules::HeroRules;
 use super::scenario::PersonalRoll;
@@ -151,12 +151,8 @@ impl RoundDraws {
     ) -> RoundDraws {
         // P(personal result = first + k).
         let (first, result) = match mode {
-            PersonalRoll::OneDie if banner => (hero.personal, vec![1.0]),
             PersonalRoll::OneDie => (hero.personal, Pool::new(1, 1).law()),
-            PersonalRoll::Keep => (
-                0,
-                minus_banner(Pool::new(hero.personal, hero.wits), banner).law(),
-            ),
+            PersonalRoll::Keep => (0, own_pool(hero.personal, hero.wits, banner).law()),
         };
         let mut row_p = vec![0.0; tables.chart.len()];
         for (k, p) in result.iter().enumerate() {
@@ -179,7 +175,7 @@ impl RoundDraws {
                 }
             })
             .collect();
-        let brawn = minus_banner(Pool::new(hero.brawn, hero.brawn), banner);
+        let brawn = own_pool(hero.brawn, hero.brawn, banner);
         RoundDraws {
             row: InverseLaw::new(&row_p),
             cells,
@@ -331,11 +327,8 @@ mod tests {
         flesh: i64,
     ) -> Round {
         let personal = match mode {
-            PersonalRoll::OneDie if banner => hero.personal,
             PersonalRoll::OneDie => hero.personal + super::super::roll_keep::exploding_d10(dice),
-            PersonalRoll::Keep => {
-                minus_banner(Pool::new(hero.personal, hero.wits), banner).roll(dice)
-            }
+            PersonalRoll::Keep => own_pool(hero.personal, hero.wits, banner).roll(dice),
         };
         let t = &rules.tables;
         let cell = &t.chart[t.chart_row(personal - penalty)].1[level];
@@ -352,7 +345,7 @@ mod tests {
         if damage == 0 {
             return round(flesh, 0);
         }
-        let check = minus_banner(Pool::new(hero.brawn, hero.brawn), banner).roll(dice);
+        let check = own_pool(hero.brawn, hero.brawn, banner).roll(dice);
         let (flesh, wounds) = wound_check_as_worded(flesh + damage, check);
         round(flesh, wounds)
     }
@@ -376,11 +369,10 @@ mod tests {
             let draws = RoundDraws::new(&rules.tables, RoundHero::of(h), mode, key);
             // The exact law, from the pools' laws as the rules word them.
             let (first, personal) = match mode {
-                PersonalRoll::OneDie if key.2 => (h.personal, vec![1.0]),
                 PersonalRoll::OneDie => (h.personal, Pool::new(1, 1).law()),
-                PersonalRoll::Keep => (0, minus_banner(Pool::new(h.personal, h.wits), key.2).law()),
+                PersonalRoll::Keep => (0, own_pool(h.personal, h.wits, key.2).law()),
             };
-            let checks = minus_banner(Pool::new(h.brawn, h.brawn), key.2).law();
+            let checks = own_pool(h.brawn, h.brawn, key.2).law();
             let t = &rules.tables;
             let mut exact = BTreeMap::new();
             for (k, p) in personal.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! and the tables. Both the fast battle and the plain one read these.
 
 use super::roll_keep::Pool;
-use super::scenario::{PersonalRoll, Policy, Spending};
+use super::scenario::{FreeRaiseCount, PersonalRoll, Policy, Spending};
 use super::tables::SeaTables;
 use crate::inverse::InverseLaw;
 
@@ -92,6 +92,8 @@ pub struct BattleRules {
     pub max_rounds: u32,
     /// Personal roll mode.
     pub personal_roll: PersonalRoll,
+    /// How Supply and Speech count into Free Raises.
+    pub free_raises: FreeRaiseCount,
     /// Tables.
     pub tables: SeaTables,
 }

@@ -124,6 +124,19 @@ pub enum PersonalRoll {
     Keep,
 }
 
+/// How Supply and Speech turn into Free Raises: one per 10 points, or
+/// fraction, of ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FreeRaiseCount {
+    /// ... the two rolls added together (the seed's example: 42 → 5).
+    #[default]
+    Combined,
+    /// ... each roll on its own, the fractions rounded up apiece (the
+    /// seed's words "of each roll": 21 + 21 → 3 + 3).
+    EachRoll,
+}
+
 /// A Hero as written.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -202,6 +215,10 @@ pub struct ScenarioFile {
     /// one_die | keep: how a Hero's personal result is rolled.
     #[serde(default)]
     personal_roll: PersonalRoll,
+    /// combined | each_roll: whether Supply and Speech give Free Raises per
+    /// 10 points or fraction of their sum (default) or of each roll.
+    #[serde(default)]
+    free_raises: FreeRaiseCount,
     /// The two sides.
     #[schemars(length(min = 2, max = 2))]
     sides: Vec<SideFile>,
@@ -246,6 +263,8 @@ pub struct Parsed {
     pub max_rounds: u32,
     /// Personal roll mode.
     pub personal_roll: PersonalRoll,
+    /// How Supply and Speech count into Free Raises.
+    pub free_raises: FreeRaiseCount,
     /// The two sides.
     pub sides: [SideFile; 2],
     /// Heroes with their side index.
@@ -352,6 +371,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTa
             },
             max_rounds: file.max_rounds as u32,
             personal_roll: file.personal_roll,
+            free_raises: file.free_raises,
             sides: [a, b],
             heroes,
         },

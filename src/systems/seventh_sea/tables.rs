@@ -227,9 +227,6 @@ pub struct SpoilsFile {
     /// Rows from the lowest roll up.
     #[schemars(length(min = 1, max = 100))]
     rows: Vec<SpoilsRow>,
-    /// The row a Hero's take from a duel he won counts as (the opponent's
-    /// belongings): the label of one of `rows`.
-    duel_belongings: String,
 }
 
 /// Every 7th Sea table, checked.
@@ -252,8 +249,6 @@ pub struct SeaTables {
     pub duel_opponent: Opponent,
     /// Spoils rows (min_roll, label), lowest first.
     pub spoils: Vec<(i64, String)>,
-    /// The Spoils row a duel's winner takes as the opponent's belongings.
-    pub duel_belongings: usize,
     /// Provenance.
     pub uses: Vec<TableUse>,
 }
@@ -321,22 +316,6 @@ impl SeaTables {
                 a.min_roll
             );
         }
-        let duel_belongings = spoils_file
-            .rows
-            .iter()
-            .position(|r| r.label == spoils_file.duel_belongings)
-            .ok_or_else(|| {
-                anyhow!(
-                    "{origin}: `duel_belongings` = \"{}\" names no row; allowed: {}",
-                    spoils_file.duel_belongings,
-                    spoils_file
-                        .rows
-                        .iter()
-                        .map(|r| r.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?;
         let stand_ins = [chart_file.stand_ins, opp.stand_ins, spoils_file.stand_ins];
         let row_lookup_base = chart.get(1).map_or(0, |(min, _)| min - 1);
         let last = chart.last().map_or(0, |(min, _)| *min).max(row_lookup_base);
@@ -361,7 +340,6 @@ impl SeaTables {
                 .into_iter()
                 .map(|r| (r.min_roll, r.label))
                 .collect(),
-            duel_belongings,
             uses: uses
                 .into_iter()
                 .zip(stand_ins)
