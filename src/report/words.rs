@@ -43,6 +43,7 @@ pub fn metric(metric: &str) -> (String, Option<&'static str>) {
         "dramatic_wounds" => ("Dramatic Wounds", Some("wounds")),
         "opportunities_taken" => ("Heroic Opportunities taken", Some("opportunities")),
         "spoils" => ("Spoils rolled", None),
+        "captured" => ("captured", None),
         "duels_won" => ("duels won (belongings taken)", Some("duels")),
         other => return (other.replace('_', " "), None),
     };

@@ -20,6 +20,27 @@ use super::survival::{self, SurvivalDraws, injure_fast};
 use crate::inverse;
 use crate::stream::{BattleStream, Decisions};
 
+/// Whether side `s`'s army commander is a PC now down or dead.
+#[inline(always)]
+fn commander_down(rules: &BattleRules, heroes: &[HeroOutcome], s: usize) -> bool {
+    rules
+        .heroes
+        .iter()
+        .zip(heroes)
+        .any(|(h, o)| h.side == s && h.role == Role::ArmyCommander && o.state >= State::Down)
+}
+
+/// Side `loser`'s army commander, if a PC and alive, is captured.
+#[cold]
+#[inline(never)]
+fn capture(rules: &BattleRules, heroes: &mut [HeroOutcome], loser: usize) {
+    for (h, o) in rules.heroes.iter().zip(heroes) {
+        if h.side == loser && h.role == Role::ArmyCommander && o.state != State::Dead {
+            o.captured = true;
+        }
+    }
+}
+
 /// The laws variants fought in lockstep share, by what they are built from
 /// (the tables, and the PC), held only while the variants are made.
 #[derive(Debug, Default)]
@@ -44,6 +65,9 @@ pub struct Laws {
     glory: Vec<[GloryGain; 19]>,
     /// The casualty lookups (shared like `survival`, where the tables agree).
     casualties: Arc<casualties::Laws>,
+    /// The Morale a side's units lose on a day that starts with its army
+    /// commander out ([`super::tables::GurpsTables::commander_out_morale`]).
+    out_morale: i64,
 }
 
 impl Laws {
@@ -69,6 +93,7 @@ impl Laws {
                 .map(|h| glory::gains_by_roll(t, h))
                 .collect(),
             casualties: Arc::new(casualties::Laws::new(t)),
+            out_morale: t.commander_out_morale().map_or(0, |(_, morale)| morale),
         }
     }
 
@@ -119,31 +144,30 @@ impl Laws {
                 let x = numbers.half(address::CATASTROPHE + s as u32);
                 catastrophe::roll_fast(&self.catastrophe_roll[s], x, &rules.sides[s])
             });
-            let start = if day == 0 {
+            if day == 0 {
                 first_catastrophe = rolls.map(|r| r as u8);
-                self.strategy.first_day[((rolls[0] - 3) * 16 + rolls[1] - 3) as usize]
-            } else {
-                strategy::day_start(
-                    rules,
-                    &self.catastrophe,
-                    rolls,
-                    troops,
-                    carry,
-                    commander_out,
-                )
-            };
-            troops = start.troops;
-            // PCs a Catastrophe 17/18 struck today, and those it wounded.
+            }
+            // PCs a Catastrophe 17/18 struck today, and those it wounded; a
+            // PC army commander it leaves unconscious is out for today's
+            // contest too.
             let mut out_today = [false; MAX_HEROES];
             let mut wounded_today = [false; MAX_HEROES];
+            let mut contest_out = commander_out;
             for (s, roll) in rolls.into_iter().enumerate() {
                 if self.catastrophe[(roll - 3) as usize].harms_leaders {
                     let row = &t.catastrophe[(roll - 3) as usize];
                     let struck = (&mut out_today[..], &mut wounded_today[..]);
                     let pcs = (&mut heroes[..], &mut lost[..]);
                     catastrophe::strike_leaders_fast(rules, numbers, s, row, pcs, struck);
+                    contest_out[s] |= commander_down(rules, &heroes, s);
                 }
             }
+            let start = if day == 0 && contest_out == [false; 2] {
+                self.strategy.first_day[((rolls[0] - 3) * 16 + rolls[1] - 3) as usize]
+            } else {
+                strategy::day_start(rules, &self.catastrophe, rolls, troops, carry, contest_out)
+            };
+            troops = start.troops;
             // 2. Strategy contest.
             let margins: [i64; 2] = std::array::from_fn(|s| {
                 start.skill[s] - inverse::three_d6(numbers.half(address::STRATEGY + s as u32))
@@ -159,9 +183,10 @@ impl Laws {
             // 3. Each PC's Survival and Glory.
             let mut next_carry = [0i64; 2];
             for (i, h) in rules.heroes.iter().enumerate() {
-                // Out before today, or killed today: no rolls. Downed today
-                // by a Catastrophe 15/16 wound: he still rolls.
-                if out_today[i] || (heroes[i].state >= State::Down && !wounded_today[i]) {
+                // Out before today, captured, or killed today: no rolls.
+                // Downed today by a Catastrophe 15/16 wound: he still rolls.
+                let down_before = heroes[i].state >= State::Down && !wounded_today[i];
+                if out_today[i] || down_before || heroes[i].captured {
                     continue;
                 }
                 let penalty = survival::penalty(winner, h.side, mov) as usize;
@@ -169,13 +194,16 @@ impl Laws {
                 next_carry[h.side] +=
                     self.pc_day(rules, pc, i, penalty, &mut heroes[i], &mut lost[i]);
             }
-            // 4. Casualties and Morale.
+            // 4. Casualties and Morale: a side whose commander was out
+            // when the day began fights without his Morale too.
             for s in 0..2 {
                 let effect = &self.catastrophe[(rolls[s] - 3) as usize];
                 let side = &rules.sides[s];
-                let share =
-                    self.casualties
-                        .draw(numbers, s, t, side, [victory, -victory][s], effect);
+                let morale = side.morale + self.out_morale * i64::from(commander_out[s]);
+                let signed = [victory, -victory][s];
+                let share = self
+                    .casualties
+                    .draw(numbers, s, t, (side, morale), signed, effect);
                 let loss = troops[s] * share;
                 troops[s] -= loss;
                 casualties[s] += loss;
@@ -186,17 +214,14 @@ impl Laws {
             for (s, roll) in rolls.into_iter().enumerate() {
                 commander_out[s] |= self.catastrophe[(roll - 3) as usize].commander_killed;
             }
-            // A commander captured by an overwhelming victory counts as
-            // killed on the days after (a test only battles of several days
-            // make; bitwise, as the winner is a toss a branch would miss).
-            if rules.days > 1 && (winner < 2) & t.battle_results[result as usize].captures_commander
-            {
+            // An overwhelming victory captures the loser's commander: out
+            // on the days after, and a PC commander out of the battle.
+            if winner < 2 && t.battle_results[result as usize].captures_commander {
+                capture(rules, &mut heroes, 1 - winner);
                 commander_out[1 - winner] = true;
             }
-            for (i, h) in rules.heroes.iter().enumerate() {
-                if h.role == Role::ArmyCommander && heroes[i].state >= State::Down {
-                    commander_out[h.side] = true;
-                }
+            for s in 0..2 {
+                commander_out[s] |= commander_down(rules, &heroes, s);
             }
         }
         for (i, h) in heroes.iter_mut().enumerate().take(n) {

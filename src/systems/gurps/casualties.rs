@@ -37,11 +37,12 @@ pub fn armour_rows(tables: &GurpsTables, armour: Armour) -> i64 {
 
 /// A side's casualty percentage for the day's `signed` margin (its own
 /// view), rolled die by die: the margin's row shifted by armour, and by
-/// rout dice if a badly beaten side fails its Morale roll.
+/// rout dice if a badly beaten side fails its Morale roll against its
+/// `morale` of the day.
 pub fn roll<R: Rng>(
     rng: &mut R,
     t: &GurpsTables,
-    side: &SideRules,
+    (side, morale): (&SideRules, i64),
     signed: i64,
     catastrophe: &CatastropheRow,
     reads: &mut CellReads,
@@ -50,7 +51,7 @@ pub fn roll<R: Rng>(
     let mut row = t.casualty_row(signed) as i64 + side.armour_rows;
     if signed <= -ROUT_MARGIN {
         reads.note("morale", String::new, side.quality);
-        if routs(rng, side.morale, catastrophe) {
+        if routs(rng, morale, catastrophe) {
             reads.note("casualties", String::new, "rout_dice");
             row -= d6_sum(rng, t.casualties.rout_dice);
         }
@@ -117,14 +118,15 @@ impl Laws {
 
     /// [`roll`] drawn fast from the `day`'s numbers of side `s`, as the
     /// fraction of Troop Strength lost: side `side`'s percent for the day's
-    /// `signed` margin after its Catastrophe's `effect`.
+    /// `signed` margin after its Catastrophe's `effect`, its `morale` of the
+    /// day facing a rout.
     #[inline(always)]
     pub fn draw(
         &self,
         day: Decisions,
         s: usize,
         t: &GurpsTables,
-        side: &SideRules,
+        (side, morale): (&SideRules, i64),
         signed: i64,
         effect: &Effect,
     ) -> f64 {
@@ -133,11 +135,11 @@ impl Laws {
         let index = (signed.clamp(-MARGIN_SPAN, MARGIN_SPAN) + MARGIN_SPAN) as usize;
         let mut row = self.by_margin[index] as i64 + side.armour_rows;
         if signed <= -ROUT_MARGIN {
-            let morale = (
+            let rolls = (
                 day.half(address::ATROCITY_MORALE + s),
                 day.half(address::ROUT_MORALE + s),
             );
-            if routs_fast(side.morale, effect, morale) {
+            if routs_fast(morale, effect, rolls) {
                 let mut stream = day.stream(address::ROUT_DICE + s);
                 row -= Digits::new(&mut stream).sum_d6(t.casualties.rout_dice as u32);
             }
@@ -243,14 +245,14 @@ mod tests {
                         .entry(roll(
                             &mut rng,
                             &t,
-                            &side,
+                            (&side, side.morale),
                             signed,
                             &atrocity,
                             &mut CellReads::default(),
                         ))
                         .or_default() += 1;
                     let day = crate::stream::BattleStream::battle(7, battle).decisions();
-                    let share = laws.draw(day, 1, &t, &side, signed, &effect);
+                    let share = laws.draw(day, 1, &t, (&side, side.morale), signed, &effect);
                     *fast.entry((share * 100.0).round() as i64).or_default() += 1;
                 }
                 let what = format!("{armour:?}, margin {signed}");

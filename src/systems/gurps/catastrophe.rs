@@ -51,7 +51,8 @@ pub fn strike_leaders<R: Rng>(
         let struck_unit = (row.major_leader != LeaderHarm::None)
             .then(|| dice::below(rng, rules.sides[s].major_units));
         for (i, h) in rules.heroes.iter().enumerate() {
-            if h.side != s || pcs[i].state >= State::Down {
+            // A captured commander is no longer with the army.
+            if h.side != s || pcs[i].state >= State::Down || pcs[i].captured {
                 continue;
             }
             let harm = match h.role {
@@ -148,7 +149,7 @@ pub fn strike_leaders_fast(
         None
     };
     for (i, h) in rules.heroes.iter().enumerate() {
-        if h.side != s || heroes[i].state >= State::Down {
+        if h.side != s || heroes[i].state >= State::Down || heroes[i].captured {
             continue;
         }
         let harm = match h.role {

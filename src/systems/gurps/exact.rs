@@ -41,7 +41,14 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             }
             let rows = [&t.catastrophe[ra], &t.catastrophe[rb]];
             let victory = victory_law(g, rows);
-            add_party(g, &mut party, &fate_given, rows, &victory, weight);
+            add_party(
+                g,
+                (&mut party, &mut sums.captured),
+                &fate_given,
+                rows,
+                &victory,
+                weight,
+            );
             sums.add_day(g, rows, &victory, weight, &wound);
         }
     }
@@ -134,6 +141,8 @@ struct Sums {
     glory: Vec<Vec<f64>>,
     /// Per PC: P(killed by Catastrophe).
     killed: Vec<f64>,
+    /// Per PC: P(captured).
+    captured: Vec<f64>,
     /// Per PC: the weight of each (HP lost to a Catastrophe wound,
     /// losing-side penalty) with which he rolls Survival.
     rolls_from: Vec<Vec<[f64; MAX_PENALTY + 1]>>,
@@ -149,6 +158,7 @@ impl Sums {
             survival: vec![vec![0.0; t.survival.len() + 1]; n],
             glory: vec![vec![0.0; t.glory.len() + 1]; n],
             killed: vec![0.0; n],
+            captured: vec![0.0; n],
             rolls_from: vec![vec![[0.0; MAX_PENALTY + 1]; WOUND_MAX + 1]; n],
         }
     }
@@ -306,6 +316,15 @@ impl Sums {
                 rep_min,
                 &reputation,
             ));
+            if h.file.role == Role::ArmyCommander {
+                let taken = self.captured[i];
+                metrics.push(Metric::categorical(
+                    &subject,
+                    "captured",
+                    &["no", "yes"],
+                    &[1.0 - taken, taken],
+                ));
+            }
         }
         metrics
     }
@@ -358,16 +377,18 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
 
 /// Adds the party's fates on one pair of Catastrophe rows (`weight`): given
 /// the rows, the unit each side's Catastrophe strikes and the margin of
-/// victory, the PCs' own rolls are independent.
+/// victory, the PCs' own rolls are independent. Adds each army commander's
+/// chance of being captured (alive, his side beaten overwhelmingly) too.
 fn add_party(
     g: &Gurps,
-    party: &mut PartyTally<f64>,
+    (party, captured): (&mut PartyTally<f64>, &mut [f64]),
     fate_given: &FatesGiven,
     rows: [&super::tables::CatastropheRow; 2],
     victory: &std::collections::BTreeMap<i64, f64>,
     weight: f64,
 ) {
     let r = &g.rules;
+    let t = &r.tables;
     // The struck major unit of each side, each equally likely (none when the
     // row strikes no unit leader).
     let struck = |s: usize| -> Vec<(Option<u32>, f64)> {
@@ -406,6 +427,12 @@ fn add_party(
                     let unit = if h.side == 0 { u0 } else { u1 };
                     fates[i] = fate_given[i][harm_of(h, unit) as usize]
                         [(penalty as usize).min(MAX_PENALTY)];
+                    // His side beaten overwhelmingly, an army commander
+                    // still alive is taken.
+                    let taken = t.battle_results[t.result_row(-margin)].captures_commander;
+                    if h.role == Role::ArmyCommander && margin < 0 && taken {
+                        captured[i] += weight * p0 * p1 * q * (1.0 - fates[i].1);
+                    }
                 }
                 party.add_independent(&fates, weight * p0 * p1 * q);
             }
@@ -468,7 +495,10 @@ fn injuries(
                     continue;
                 }
                 let damage: Vec<(usize, f64)> = match t.survival[row].column {
-                    None => vec![(t.survival[row].hp_lost() as usize, 1.0)],
+                    None => vec![(
+                        (t.survival[row].hp_lost() - h.toughness).max(0) as usize,
+                        1.0,
+                    )],
                     Some(col) => columns[col as usize]
                         .iter()
                         .copied()

@@ -81,6 +81,7 @@ mod tests {
                     enemy_hit: [1, 2, 2, 2],
                     dr: 0,
                     own_dr: 0,
+                    toughness: 0,
                 };
                 let table = gains_by_roll(&t, &h);
                 for roll in 3..=18 {

@@ -28,7 +28,7 @@ use self::casualties::armour_rows;
 use self::morale::base_morale;
 use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
-use self::scenario::Parsed;
+use self::scenario::{Parsed, Role};
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole, Weight, add_all};
@@ -101,8 +101,9 @@ impl Gurps {
                     ht: h.file.ht,
                     major_unit: h.major_unit.map(|u| u as u32),
                     enemy_hit: [dice(&band.a), band.a.add, dice(&band.c), band.c.add],
-                    dr: h.file.dr / band.dr_divisor,
-                    own_dr: h.file.dr,
+                    dr: (h.file.dr + h.file.toughness) / band.dr_divisor,
+                    own_dr: h.file.dr + h.file.toughness,
+                    toughness: h.file.toughness,
                 }
             })
             .collect();
@@ -223,6 +224,14 @@ impl Gurps {
                 )
                 .with_role(MetricRole::Fame { pc }),
             );
+            if h.file.role == Role::ArmyCommander {
+                out.push(Metric::categorical(
+                    &subject,
+                    "captured",
+                    &["no", "yes"],
+                    &ht.captured,
+                ));
+            }
         }
         out.extend(tally.party.metrics("down_or_dead", "down or dead"));
         out
@@ -248,6 +257,7 @@ struct HeroTally<W> {
     state: [W; 5],
     glory: Vec<W>,
     reputation: Vec<W>,
+    captured: [W; 2],
 }
 
 impl<W: Weight> GurpsTally<W> {
@@ -271,6 +281,7 @@ impl<W: Weight> GurpsTally<W> {
                     state: [W::default(); 5],
                     glory: vec![W::default(); t.glory.len() + 1],
                     reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
+                    captured: [W::default(); 2],
                 })
                 .collect(),
             party: PartyTally::new(
@@ -304,6 +315,7 @@ impl<W: Weight> GurpsTally<W> {
             h.state[ho.state as usize] += w;
             h.glory[ho.glory as usize] += w;
             h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
+            h.captured[usize::from(ho.captured)] += w;
         }
         self.party.add(&party, w);
     }
@@ -321,6 +333,7 @@ impl<W: Weight> GurpsTally<W> {
             add_all(&mut a.state, &b.state);
             add_all(&mut a.glory, &b.glory);
             add_all(&mut a.reputation, &b.reputation);
+            add_all(&mut a.captured, &b.captured);
         }
         self.party.merge(&other.party);
     }
@@ -349,6 +362,7 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
             visit(&mut h.state);
             visit(&mut h.glory);
             visit(&mut h.reputation);
+            visit(&mut h.captured);
         }
         self.party.for_each_slice(&mut visit);
     }
@@ -413,12 +427,14 @@ impl BattleSystem for Gurps {
             format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
             "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),
             "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
-            "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved".to_owned(),
+            "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved; a PC commander taken alive makes no further roll and shows captured = yes".to_owned(),
             "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
             format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
             "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
             "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
-            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day".to_owned(),
+            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
+            "gurps: a PC army commander knocked out by a catastrophe 15/16 wound halves his side's base Strategy that same day".to_owned(),
+            "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
             "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
             "gurps: DR divided at high TL rounds down".to_owned(),

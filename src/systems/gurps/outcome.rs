@@ -46,6 +46,9 @@ pub struct HeroOutcome {
     pub glory: u8,
     /// Reputation gained (negative: lost).
     pub reputation: i16,
+    /// Captured by the enemy's overwhelming victory (an army commander):
+    /// out of the battle from then on.
+    pub captured: bool,
 }
 
 /// What one battle produced.

@@ -12,6 +12,7 @@ use rand::Rng;
 use super::casualties::{self, casualty_percent};
 use super::catastrophe;
 use super::glory;
+use super::morale::ROUT_MARGIN;
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::{BattleRules, HeroRules};
 use super::scenario::{MAX_HEROES, Role};
@@ -56,11 +57,22 @@ pub fn fight_noting_reads<R: Rng>(
             reads.note("catastrophe", || format!("rows.{}", row.label), "");
         }
         troops = catastrophe::troops_after(rows, troops);
-        // PCs down or dead before today sit it out.
-        let mut sits_out: Vec<bool> = pcs.iter().map(|p| p.state >= State::Down).collect();
+        // PCs down or dead before today, or captured, sit it out.
+        let mut sits_out: Vec<bool> = pcs
+            .iter()
+            .map(|p| p.state >= State::Down || p.captured)
+            .collect();
         catastrophe::strike_leaders(rules, rng, rows, (&mut pcs, &mut lost), &mut sits_out);
-        // 2. The Strategy contest.
-        let skill = strategy::skills(rules, troops, rows, carry, commander_out);
+        // 2. The Strategy contest, without a commander out since an earlier
+        // day or left unconscious by today's Catastrophe (an unconscious
+        // leader counts as the Catastrophe that kills him).
+        let mut contest_out = commander_out;
+        for (i, h) in rules.heroes.iter().enumerate() {
+            if h.role == Role::ArmyCommander && pcs[i].state >= State::Down {
+                contest_out[h.side] = true;
+            }
+        }
+        let skill = strategy::skills(rules, troops, rows, carry, contest_out);
         let large = usize::from(troops[1] > troops[0]);
         match strategy::ratio_row(t, troops[large] / troops[1 - large]) {
             Some(i) => reads.note("strategy", || format!("ts_ratio.{i}"), "bonus"),
@@ -102,10 +114,21 @@ pub fn fight_noting_reads<R: Rng>(
             pc.reputation += gain.reputation;
             next_carry[h.side] += gain.strategy;
         }
-        // 4. Casualties, after a Morale roll for a side beaten badly.
+        // 4. Casualties, after a Morale roll for a side beaten badly: a side
+        // whose commander was out when the day began also has the Morale
+        // of the Catastrophe that kills a commander.
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
-            let percent = casualties::roll(rng, t, &rules.sides[s], signed, rows[s], reads);
+            let mut morale = rules.sides[s].morale;
+            if commander_out[s] && signed <= -ROUT_MARGIN {
+                if let Some((row, lost)) = t.commander_out_morale() {
+                    let label = &t.catastrophe[row].label;
+                    reads.note("catastrophe", || format!("rows.{label}"), "");
+                    morale += lost;
+                }
+            }
+            let side = (&rules.sides[s], morale);
+            let percent = casualties::roll(rng, t, side, signed, rows[s], reads);
             let loss = troops[s] * percent as f64 / 100.0;
             troops[s] -= loss;
             casualties[s] += loss;
@@ -117,6 +140,13 @@ pub fn fight_noting_reads<R: Rng>(
         }
         if captured {
             commander_out[1 - winner] = true;
+            // A PC commander taken alive is out of the battle.
+            for (i, h) in rules.heroes.iter().enumerate() {
+                let alive = pcs[i].state != State::Dead;
+                if h.side == 1 - winner && h.role == Role::ArmyCommander && alive {
+                    pcs[i].captured = true;
+                }
+            }
         }
         for (i, h) in rules.heroes.iter().enumerate() {
             if h.role == Role::ArmyCommander && pcs[i].state >= State::Down {
@@ -443,6 +473,112 @@ mod tests {
         // two runs share their streams, which only narrows it).
         let se = (a * (1.0 - a) / 200_000.0 + b * (1.0 - b) / 200_000.0).sqrt();
         assert!(a > b + 4.0 * se, "{a} with captures, {b} without (se {se})");
+    }
+
+    /// A PC general captured by an overwhelming victory is out of the
+    /// battle: the Rebels win the first day overwhelmingly almost always,
+    /// so Lord Aldric makes one Glory roll, never three, and his
+    /// Reputation stays within one day's; his outcome says `captured`.
+    #[test]
+    fn a_captured_pc_general_rolls_no_more() {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+            t.replacen("strategy = 14", "strategy = 30", 1).replacen(
+                "strategy = 13",
+                "strategy = 3",
+                1,
+            )
+        });
+        assert_eq!(g.rules.days, 3);
+        let metrics = assert_fast_is_book(&g, 100_000, "a general captured on day one");
+        let find = |name: &str| {
+            metrics
+                .iter()
+                .find(|m| m.subject == "hero:Lord Aldric" && m.name == name)
+                .unwrap()
+        };
+        let captured = find("captured");
+        let alive = find("state").total() - find("state").weights[State::Dead as usize];
+        assert_eq!(captured.label(1), "yes");
+        assert!(
+            captured.weights[1] as f64 > 0.99 * alive as f64,
+            "{captured:?} of {alive} alive"
+        );
+        let (_, one_day_best) = g.rules.tables.reputation_range();
+        let reputation = find("reputation");
+        let above: u64 = (0..reputation.weights.len())
+            .filter(|&k| reputation.label(k).parse::<i64>().unwrap() > one_day_best)
+            .map(|k| reputation.weights[k])
+            .sum();
+        assert!(
+            (above as f64) < 0.001 * reputation.total() as f64,
+            "{above} battles with more Reputation than one day gives"
+        );
+    }
+
+    /// A PC general knocked out by a Catastrophe's wound costs his side
+    /// that same day's contest, as an unconscious leader: with 3 HP (often
+    /// knocked out by the 2d) his side wins the one-day ambush less often
+    /// than with 30 HP, every Catastrophe wounding him in both.
+    #[test]
+    fn a_general_knocked_out_by_a_catastrophe_wound_weakens_that_days_contest() {
+        let win = |hp: &str| {
+            let g = load("scenarios/gurps/ambush_at_the_ford.toml", |t| {
+                t.replacen("role = \"unit_commander\"", "role = \"army_commander\"", 1)
+                    .replacen("hp = 11\nht = 11\ndr = 2", hp, 1)
+            });
+            let g = with_catastrophes(g, 18, |r| r.commander = LeaderHarm::Wounded);
+            let metrics = assert_fast_is_book(&g, 100_000, hp);
+            let m = metrics
+                .iter()
+                .find(|m| m.subject == "side:Megalos" && m.name == "victory")
+                .unwrap();
+            m.weights[0] as f64 / m.total() as f64
+        };
+        let (frail, sturdy) = (
+            win("hp = 3\nht = 8\ndr = 0"),
+            win("hp = 30\nht = 11\ndr = 2"),
+        );
+        let se = (frail * (1.0 - frail) / 1e5 + sturdy * (1.0 - sturdy) / 1e5).sqrt();
+        assert!(
+            frail < sturdy - 4.0 * se,
+            "{frail} frail, {sturdy} sturdy (se {se})"
+        );
+    }
+
+    /// A day that starts with the army commander out carries the Morale of
+    /// the Catastrophe that kills him (as his Strategy halving is
+    /// carried): the Kingdom, badly beaten and its general killed on most
+    /// first days by Catastrophes that cost no Morale themselves, loses
+    /// more to routs when the commander-killing row's Morale is −5 than
+    /// when it is 0.
+    #[test]
+    fn a_commander_out_costs_morale_on_the_days_after() {
+        let casualties = |morale: i64| {
+            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+                t.replacen("strategy = 14", "strategy = 22", 1)
+            });
+            let mut g = with_catastrophes(g, 10, |r| r.commander = LeaderHarm::Killed);
+            let mut tables = g.rules.tables.clone();
+            let last = tables.catastrophe.last_mut().unwrap();
+            (last.commander, last.morale_all) = (LeaderHarm::Killed, morale);
+            g = Gurps::new(g.parsed, tables);
+            let metrics = assert_fast_is_book(&g, 100_000, &format!("morale {morale}"));
+            let m = metrics
+                .iter()
+                .find(|m| m.subject == "side:Kingdom" && m.name == "casualties_pct")
+                .unwrap();
+            let summary = m.summary().unwrap();
+            (
+                summary.mean,
+                summary.std_dev / (summary.trials as f64).sqrt(),
+            )
+        };
+        let ((lost, se_a), (kept, se_b)) = (casualties(-5), casualties(0));
+        let se = (se_a * se_a + se_b * se_b).sqrt();
+        assert!(
+            lost > kept + 4.0 * se,
+            "{lost}% with −5, {kept}% with 0 (se {se})"
+        );
     }
 
     /// The atrocity's Morale roll moves the Morale a rout is rolled on.

@@ -58,10 +58,14 @@ pub struct HeroRules {
     pub major_unit: Option<u32>,
     /// Dice and adds of the enemy's hits: [A/B dice, A/B add, C/D dice, C/D add].
     pub enemy_hit: [i64; 4],
-    /// DR against the enemy's weapons (divided for high TL).
+    /// DR against the enemy's weapons, armour and Toughness (divided for
+    /// high TL).
     pub dr: i64,
-    /// His own DR, undivided: a Catastrophe's wound is no enemy weapon.
+    /// His own DR, armour and Toughness undivided: a Catastrophe's wound is
+    /// no enemy weapon.
     pub own_dr: i64,
+    /// Toughness alone: it also comes off the fixed HP a Survival row costs.
+    pub toughness: i64,
 }
 
 /// The whole battle, resolved.

@@ -179,10 +179,16 @@ pub struct HeroFile {
     /// Health.
     #[schemars(range(min = *ATTRIBUTE.start(), max = *ATTRIBUTE.end()))]
     pub ht: i64,
-    /// Damage Resistance, Toughness included.
+    /// Damage Resistance of his armour: stops each hit of a damage column
+    /// and a Catastrophe's wound.
     #[serde(default)]
     #[schemars(range(min = *DAMAGE_RESISTANCE.start(), max = *DAMAGE_RESISTANCE.end()))]
     pub dr: i64,
+    /// Toughness (DR of his own skin): comes off every wound, the fixed
+    /// 1 HP and 2 HP Survival rows included.
+    #[serde(default)]
+    #[schemars(range(min = *TOUGHNESS.start(), max = *TOUGHNESS.end()))]
+    pub toughness: i64,
     /// −6 (very risky) to +6 (very careful).
     #[serde(default)]
     #[schemars(range(min = *RISK.start(), max = *RISK.end()))]
@@ -283,6 +289,8 @@ const CATASTROPHE_MODIFIER: RangeInclusive<i64> = -15..=15;
 const MAJOR_UNITS: RangeInclusive<i64> = 1..=50;
 const HIT_POINTS: RangeInclusive<i64> = 1..=100;
 const DAMAGE_RESISTANCE: RangeInclusive<i64> = 0..=100;
+/// Toughness's DR.
+const TOUGHNESS: RangeInclusive<i64> = 0..=10;
 const RISK: RangeInclusive<i64> = -6..=6;
 
 /// A resolved side.
@@ -539,6 +547,7 @@ fn resolve_hero(origin: &str, i: usize, h: &HeroFile, side_names: [&str; 2]) -> 
     let hp = h.hp.unwrap_or(h.ht);
     check_range(origin, &key("hp"), hp, HIT_POINTS)?;
     check_range(origin, &key("dr"), h.dr, DAMAGE_RESISTANCE)?;
+    check_range(origin, &key("toughness"), h.toughness, TOUGHNESS)?;
     check_range(origin, &key("risk"), h.risk, RISK)?;
     check_risk_traits(origin, &key("risk"), h)?;
     let combat_skill = (tactics + h.weapon_skill).div_euclid(2)

@@ -55,7 +55,8 @@ pub fn roll<R: Rng>(
     let row = row_of(&t.survival, skill(h, penalty), roll_3d6(rng, h.luck));
     let r = &t.survival[row];
     let damage = match r.column {
-        None => r.hp_lost(),
+        // A fixed loss meets his Toughness; a column's hits his DR.
+        None => (r.hp_lost() - h.toughness).max(0),
         Some(column) => damage::hits(rng, damage::column_hits(t, h, column), h.dr),
     };
     let (lost, state) = injure(rng, h, lost, damage, state);
@@ -205,7 +206,8 @@ pub struct SurvivalDraws {
     by_penalty: [u8; MAX_PENALTY + 1],
     /// Distinct lookups of the row each roll (3..=18) lands on.
     rows: Vec<[u8; 19]>,
-    /// Per Survival row: its fixed HP, or (as `-1 - c`) column `c`'s hits.
+    /// Per Survival row: its fixed HP through Toughness, or (as `-1 - c`)
+    /// column `c`'s hits.
     cost: Vec<i64>,
     /// Per column A..D: the law of the HP its hits take.
     damage: Vec<InverseLaw>,
@@ -221,7 +223,10 @@ impl SurvivalDraws {
             cost: tables
                 .survival
                 .iter()
-                .map(|r| r.column.map_or(r.hp_lost(), |c| -1 - c as i64))
+                .map(|r| {
+                    let fixed = (r.hp_lost() - hero.toughness).max(0);
+                    r.column.map_or(fixed, |c| -1 - c as i64)
+                })
                 .collect(),
             damage: column_damage(tables, hero)
                 .iter()
@@ -284,6 +289,7 @@ mod tests {
             enemy_hit: [1, 2, 2, 0],
             dr,
             own_dr: dr,
+            toughness: 0,
         }
     }
 
@@ -376,7 +382,8 @@ mod tests {
             let row = row_of(&t.survival, skill(hero, penalty), roll);
             let r = &t.survival[row];
             let costs: Vec<(i64, f64)> = match r.column {
-                None => vec![(r.hp_lost(), 1.0)],
+                // A fixed loss through Toughness alone.
+                None => vec![((r.hp_lost() - hero.toughness).max(0), 1.0)],
                 Some(c) => (columns[c as usize].iter().enumerate())
                     .map(|(hp, q)| (hp as i64, *q))
                     .collect(),
@@ -399,8 +406,14 @@ mod tests {
     fn the_draws_and_the_roll_follow_the_exact_law() {
         let t = built_in();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
-        for (skill, luck, hp, ht, dr) in [(15, false, 10, 10, 2), (9, true, 8, 9, 0)] {
-            let mut hero = soldier(skill, luck, (hp, ht, dr));
+        let cases = [
+            (15, false, (10, 10), (2, 0)),
+            (9, true, (8, 9), (0, 0)),
+            (13, false, (10, 10), (1, 1)),
+        ];
+        for (skill, luck, (hp, ht), (armour, toughness)) in cases {
+            let mut hero = soldier(skill, luck, (hp, ht, armour + toughness));
+            hero.toughness = toughness;
             hero.enemy_hit = [2, 1, 3, 2];
             let draws = SurvivalDraws::new(&t, &hero);
             for penalty in [0, 3] {
@@ -417,7 +430,7 @@ mod tests {
                     let (lost, state) = injure_fast(rolls, (hp, ht), 0, damage, State::Unhurt);
                     *fast.entry((row, lost, state)).or_default() += 1;
                 }
-                let what = format!("skill {skill}, penalty {penalty}");
+                let what = format!("skill {skill}, penalty {penalty}, toughness {toughness}");
                 assert_counts_follow(&exact, &plain, n, &format!("plain {what}"));
                 assert_counts_follow(&exact, &fast, n, &format!("fast {what}"));
             }

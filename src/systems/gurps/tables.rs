@@ -602,6 +602,19 @@ impl GurpsTables {
             .unwrap_or(rows.len() - 1)
     }
 
+    /// The Morale every unit of a side loses on each day that starts with
+    /// its army commander out (killed, captured, or a PC down or dead):
+    /// the (highest) row that kills the commander, carried as its Strategy
+    /// halving is. The row's index and its Morale; `None` if no row kills
+    /// him.
+    pub fn commander_out_morale(&self) -> Option<(usize, i64)> {
+        let row = self
+            .catastrophe
+            .iter()
+            .rposition(|r| r.commander == LeaderHarm::Killed)?;
+        Some((row, self.catastrophe[row].morale_all))
+    }
+
     /// The battle-result row of a margin of victory (≥ 0).
     pub fn result_row(&self, margin: i64) -> usize {
         self.battle_results
