@@ -576,6 +576,7 @@ fn many_variants(c: &mut Criterion) {
     let out = tempfile::tempdir().expect("a temporary folder");
     let to = Destination {
         out: Some(out.path().join("sensitivity")),
+        named_out: None,
         force: true,
         formats: warcrunch::report::Formats {
             csv: true,

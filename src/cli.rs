@@ -152,8 +152,8 @@ pub struct SimulationArgs {
     /// (each `builtin` or a file) across every scenario listed.
     #[arg(long = "table", value_name = "NAME=FILE")]
     pub tables: Vec<String>,
-    /// Tabular outputs, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv")]
+    /// Tabular outputs, comma-separated [default: csv].
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub format: Vec<Format>,
     /// Run only shard I of N (I counts from 0) and write a partial result
     /// for `warcrunch merge`.

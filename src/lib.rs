@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod bundled;
 pub mod cli;
+pub mod command_line;
 pub mod commands;
 pub mod compare;
 pub mod dice;

@@ -352,11 +352,6 @@ pub fn parse_all(texts: &[String]) -> Result<Vec<Target>> {
     Ok(targets)
 }
 
-/// The `--target` options that ask `texts` again, each quoted.
-pub fn target_options(texts: &[String]) -> String {
-    texts.iter().map(|t| format!(" --target \"{t}\"")).collect()
-}
-
 /// `metrics` with each target's yes/no outcome appended.
 pub fn add_outcomes<W: Weight>(metrics: &mut Vec<Metric<W>>, targets: &[Target]) -> Result<()> {
     for t in targets {

@@ -20,6 +20,7 @@ mod parallel;
 mod properties;
 mod publish;
 mod report;
+mod reproduce;
 mod reproducibility;
 mod scale;
 mod schema;

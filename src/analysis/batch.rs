@@ -172,6 +172,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
             out: Some(staging.path().join(&name)),
             force: true,
             formats: to.formats,
+            named_out: Some(out.join(&name)),
         };
         if plan.progress {
             eprintln!("{name}: {}", file.display());

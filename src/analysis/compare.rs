@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Destination;
+use crate::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::runner::{
@@ -15,7 +16,7 @@ use crate::runner::{
     table_overrides,
 };
 use crate::scenario::{self, Scenario};
-use crate::target::{parse_all, target_options};
+use crate::target::parse_all;
 
 /// A comparison asked: the scenarios (the first is the baseline) and their battles.
 #[derive(Debug, Clone, Deserialize)]
@@ -106,16 +107,15 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let tables: String = request
-        .tables
+    let command: String = paths
         .iter()
-        .map(|t| format!(" --table {t}"))
-        .collect();
-    let command = format!(
-        "warcrunch compare {} --trials {trials} --seed {seed}{tables}{}",
-        paths.join(" "),
-        target_options(&request.targets)
-    );
+        .fold(CommandLine::new("compare"), |line, p| line.arg(p))
+        .option("trials", trials)
+        .option("seed", seed)
+        .options("table", &request.tables)
+        .options("target", &request.targets)
+        .written_to(to.named(&out), &to.formats)
+        .into();
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));
     info.variants = names.clone();

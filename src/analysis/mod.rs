@@ -25,6 +25,17 @@ pub struct Destination {
     pub force: bool,
     /// Which tabular files to write.
     pub formats: Formats,
+    /// The folder a record's reproduce line names when the files are
+    /// written through another (a batch's staging folder); `None`: the
+    /// folder written.
+    pub named_out: Option<PathBuf>,
+}
+
+impl Destination {
+    /// The folder a reproduce line names for files written to `written`.
+    pub fn named<'a>(&'a self, written: &'a Path) -> &'a Path {
+        self.named_out.as_deref().unwrap_or(written)
+    }
 }
 
 /// A scenario's name in a question over several: its file's stem.

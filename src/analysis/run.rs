@@ -7,6 +7,9 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Destination;
+use std::path::Path;
+
+use crate::command_line::CommandLine;
 use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::report::output_dir::Staging;
 use crate::report::{Formats, ReportKind, RunReport, VariantResult};
@@ -17,7 +20,7 @@ use crate::runner::{
 use crate::scenario::{self, Edit, Scenario};
 use crate::stats::Metric;
 use crate::tables::text_as_read;
-use crate::target::{Target, add_outcomes, parse_all, target_options};
+use crate::target::{Target, add_outcomes, parse_all};
 use crate::usage::Usage;
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
@@ -137,7 +140,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     let command = request
         .command
         .clone()
-        .unwrap_or_else(|| reproduce_command(&s, request));
+        .unwrap_or_else(|| reproduce_command(&s, request, (&out, to)));
     let usage = if request.usage {
         Some(usage_of(&s, &plan, &overrides)?)
     } else {
@@ -245,24 +248,25 @@ impl RunRequest {
     }
 }
 
-/// The command line that asks this run again.
-fn reproduce_command(s: &Scenario, request: &RunRequest) -> String {
-    let quoted = crate::format::shell_word;
-    let tables: String = request
-        .tables
-        .iter()
-        .map(|t| format!(" --table {}", quoted(t)))
-        .collect();
-    let size = match request.precision {
-        Some(p) => format!("--precision {p} --max-trials {}", request.max_trials()),
-        None => format!("--trials {}", s.trials),
+/// The command line that asks this run again, into the same folder and
+/// formats.
+fn reproduce_command(
+    s: &Scenario,
+    request: &RunRequest,
+    (out, to): (&Path, &Destination),
+) -> String {
+    let line = CommandLine::new("run").path(&s.path);
+    let line = match request.precision {
+        Some(p) => line
+            .option("precision", p)
+            .option("max-trials", request.max_trials()),
+        None => line.option("trials", s.trials),
     };
-    format!(
-        "warcrunch run {} {size} --seed {}{}{}{tables}{}",
-        quoted(&s.path.display().to_string()),
-        s.seed,
-        if request.exact { " --exact" } else { "" },
-        if request.usage { " --usage" } else { "" },
-        target_options(&request.targets)
-    )
+    line.option("seed", s.seed)
+        .flag("exact", request.exact)
+        .flag("usage", request.usage)
+        .options("table", &request.tables)
+        .options("target", &request.targets)
+        .written_to(to.named(out), &to.formats)
+        .into()
 }

@@ -9,6 +9,9 @@ use serde::Deserialize;
 use toml::Value;
 
 use super::Destination;
+use std::path::Path;
+
+use crate::command_line::CommandLine;
 use crate::paired::Event;
 use crate::report::output_dir::Staging;
 use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
@@ -161,7 +164,7 @@ pub fn sensitivity(
     judge(&mut found);
     let mut info = run_info(
         &base,
-        reproduce_command(request, &base, trials.is_some()),
+        reproduce_command(request, (&base, trials.is_some()), (&out, to)),
         info_threads,
         std::time::Duration::from_secs_f64(elapsed),
     );
@@ -559,27 +562,37 @@ fn exact_moves(
     Ok((all, threads, elapsed, trials))
 }
 
-/// The command that reproduces the analysis; `sampled` when any move was
-/// simulated (so the battles and seed matter).
-fn reproduce_command(request: &SensitivityRequest, base: &Scenario, sampled: bool) -> String {
-    let mut command = format!(
-        "warcrunch sensitivity {} --target \"{}\"",
-        request.scenario.display(),
-        request.target
-    );
-    if !request.knobs.is_empty() {
-        command.push_str(&format!(" --knobs {}", request.knobs.join(",")));
-    }
-    if request.exact {
-        command.push_str(" --exact");
-    }
-    if sampled {
-        command.push_str(&format!(" --trials {} --seed {}", base.trials, base.seed));
-    }
-    for t in &request.tables {
-        command.push_str(&format!(" --table {t}"));
-    }
-    command
+/// The command that reproduces the analysis into the same folder and
+/// formats; `sampled` when any move was simulated (so the battles and seed
+/// matter).
+fn reproduce_command(
+    request: &SensitivityRequest,
+    (base, sampled): (&Scenario, bool),
+    (out, to): (&Path, &Destination),
+) -> String {
+    let line = CommandLine::new("sensitivity")
+        .path(&request.scenario)
+        .option("target", &request.target);
+    let line = if request.knobs.is_empty() {
+        line
+    } else {
+        line.option("knobs", request.knobs.join(","))
+    };
+    let line = line.flag("cells", request.cells);
+    let line = if request.cell_tables.is_empty() {
+        line
+    } else {
+        line.option("tables", request.cell_tables.join(","))
+    };
+    let line = line.flag("exact", request.exact);
+    let line = if sampled {
+        line.option("trials", base.trials).option("seed", base.seed)
+    } else {
+        line
+    };
+    line.options("table", &request.tables)
+        .written_to(to.named(out), &to.formats)
+        .into()
 }
 
 #[cfg(test)]

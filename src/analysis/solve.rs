@@ -9,6 +9,9 @@ use serde::Deserialize;
 use toml::Value;
 
 use super::Destination;
+use std::path::Path;
+
+use crate::command_line::CommandLine;
 use crate::format::thousands;
 use crate::paired::Event;
 use crate::report::output_dir::Staging;
@@ -137,7 +140,7 @@ pub fn solve(
     let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
     let mut info = run_info(
         &first,
-        reproduce_command(request),
+        reproduce_command(request, (&out, to)),
         threads,
         started.elapsed(),
     );
@@ -395,41 +398,33 @@ fn sampled_probe(
     Ok((probe, done.threads))
 }
 
-/// The command line that asks this solve again.
-fn reproduce_command(request: &SolveRequest) -> String {
-    let question = match (&request.balance, &request.target, request.goal) {
-        (Some(subject), _, _) => format!("--balance {subject}"),
+/// The command line that asks this solve again, into the same folder and
+/// formats.
+fn reproduce_command(request: &SolveRequest, (out, to): (&Path, &Destination)) -> String {
+    let line = CommandLine::new("solve")
+        .path(&request.scenario)
+        .option("vary", &request.vary);
+    let line = match (&request.balance, &request.target, request.goal) {
+        (Some(subject), _, _) => line.option("balance", subject),
         (None, target, goal) => {
-            let goal = match goal {
-                Some(Goal::AtLeast(p)) => format!(" --at-least {p}"),
-                Some(Goal::AtMost(p)) => format!(" --at-most {p}"),
-                Some(Goal::Equals(p)) => format!(" --equals {p}"),
-                None => String::new(),
-            };
-            format!("--target \"{}\"{goal}", target.as_deref().unwrap_or(""))
+            let line = line.option_if("target", target.as_ref());
+            match goal {
+                Some(Goal::AtLeast(p)) => line.option("at-least", p),
+                Some(Goal::AtMost(p)) => line.option("at-most", p),
+                Some(Goal::Equals(p)) => line.option("equals", p),
+                None => line,
+            }
         }
     };
-    let mut command = format!(
-        "warcrunch solve {} --vary {} {question}",
-        request.scenario.display(),
-        request.vary,
-    );
-    if request.exact {
-        command.push_str(" --exact");
+    let line = if request.exact {
+        line.flag("exact", true)
     } else {
-        command.push_str(&format!(" --max-trials {}", request.max_trials()));
-        if let Some(seed) = request.seed {
-            command.push_str(&format!(" --seed {seed}"));
-        }
-        if let Some(h) = request.precision {
-            command.push_str(&format!(" --precision {h}"));
-        }
-    }
-    if let Some(t) = request.tolerance {
-        command.push_str(&format!(" --tolerance {t}"));
-    }
-    for t in &request.tables {
-        command.push_str(&format!(" --table {t}"));
-    }
-    command
+        line.option("max-trials", request.max_trials())
+            .option_if("seed", request.seed)
+            .option_if("precision", request.precision)
+    };
+    line.option_if("tolerance", request.tolerance)
+        .options("table", &request.tables)
+        .written_to(to.named(out), &to.formats)
+        .into()
 }

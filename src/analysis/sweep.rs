@@ -9,6 +9,9 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Destination;
+use std::path::Path;
+
+use crate::command_line::CommandLine;
 use crate::engine::Shard;
 use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 use crate::report::output_dir::Staging;
@@ -19,7 +22,7 @@ use crate::runner::{
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting};
-use crate::target::{Target, add_outcomes, parse_all, target_options};
+use crate::target::{Target, add_outcomes, parse_all};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -148,7 +151,8 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         one_by_one(&scenarios, &targets, plan)?
     };
     let base = &scenarios[0].1;
-    let mut info = run_info(base, reproduce_command(request, base), threads, elapsed);
+    let command = reproduce_command(request, base, (&out, to));
+    let mut info = run_info(base, command, threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
     info.max_risk_of_down = Some(request.max_risk_of_down);
     info.swept_heroes = settings
@@ -278,20 +282,23 @@ fn one_by_one(
     Ok((results, threads, elapsed, failure))
 }
 
-/// The command line that asks this sweep again.
-fn reproduce_command(request: &SweepRequest, base: &Scenario) -> String {
-    let sets: String = request
-        .set
-        .iter()
-        .map(|s| format!(" --set {s}"))
-        .chain(request.tables.iter().map(|t| format!(" --table {t}")))
-        .collect();
-    let sets = sets + &target_options(&request.targets);
-    format!(
-        "warcrunch sweep {}{sets} --trials {} --seed {} --max-risk-of-down {}",
-        request.scenario.display(),
-        base.trials,
-        base.seed,
-        request.max_risk_of_down
-    )
+/// The command line that asks this sweep again, into the same folder and
+/// formats.
+fn reproduce_command(
+    request: &SweepRequest,
+    base: &Scenario,
+    (out, to): (&Path, &Destination),
+) -> String {
+    CommandLine::new("sweep")
+        .path(&request.scenario)
+        .options("set", &request.set)
+        .options("table", &request.tables)
+        .options("target", &request.targets)
+        .option("trials", base.trials)
+        .option("seed", base.seed)
+        .option("max-variants", request.max_variants)
+        .option("max-risk-of-down", request.max_risk_of_down)
+        .options("recommend-for", &request.recommend_for)
+        .written_to(to.named(out), &to.formats)
+        .into()
 }

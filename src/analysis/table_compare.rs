@@ -8,13 +8,14 @@ use anyhow::{Result, bail};
 
 use super::compare::{CompareRequest, compare};
 use super::{Destination, scenario_name, unique_name};
+use crate::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
 use crate::runner::{Plan, Written, metric_layout, run_info};
 use crate::scenario;
 use crate::tables::BUILT_IN;
-use crate::target::{Target, combined_targets, target_options};
+use crate::target::{Target, combined_targets};
 
 /// A table comparison asked: `--table NAME=A,B` over some scenarios.
 #[derive(Debug, Clone)]
@@ -122,6 +123,7 @@ pub fn compare_tables(
             out: Some(staging.path().join(&name)),
             force: true,
             formats: to.formats,
+            named_out: Some(out.join(&name)),
         };
         let answer = compare(&single, plan, &folder)?;
         let report: &RunReport = &answer.report;
@@ -137,7 +139,7 @@ pub fn compare_tables(
         });
     }
     let first = scenario::load(&reading[0])?;
-    let command = reproduce_command(request);
+    let command = reproduce_command(request, (&out, to));
     let elapsed = infos.iter().filter_map(|i| i.elapsed_seconds).sum::<f64>();
     let mut info = run_info(
         &first,
@@ -238,25 +240,21 @@ fn outcome_targets(path: &Path, asked: &[String]) -> Result<Vec<String>> {
     Ok(targets)
 }
 
-/// The command line that asks this comparison again.
-fn reproduce_command(request: &TableCompareRequest) -> String {
-    let paths: Vec<String> = request
+/// The command line that asks this comparison again, into the same folder
+/// and formats.
+fn reproduce_command(request: &TableCompareRequest, (out, to): (&Path, &Destination)) -> String {
+    let line = request
         .scenarios
         .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let mut command = format!(
-        "warcrunch compare {} --table {}={},{}",
-        paths.join(" "),
-        request.table,
-        request.files[0],
-        request.files[1]
+        .fold(CommandLine::new("compare"), |line, p| line.path(p));
+    let pair = format!(
+        "{}={},{}",
+        request.table, request.files[0], request.files[1]
     );
-    if let Some(t) = request.trials {
-        command.push_str(&format!(" --trials {t}"));
-    }
-    if let Some(s) = request.seed {
-        command.push_str(&format!(" --seed {s}"));
-    }
-    command + &target_options(&request.targets)
+    line.option("table", pair)
+        .option_if("trials", request.trials)
+        .option_if("seed", request.seed)
+        .options("target", &request.targets)
+        .written_to(to.named(out), &to.formats)
+        .into()
 }

@@ -63,5 +63,6 @@ fn destination(out: &Option<PathBuf>, sim: &SimulationArgs) -> Destination {
         out: out.clone(),
         force: sim.force,
         formats: crate::report::Formats::of(&sim.format),
+        named_out: None,
     }
 }

@@ -11,8 +11,9 @@ use clap::Parser;
 use crate::analysis::batch::{BatchAnswer, BatchRequest, run_batch};
 use crate::analysis::run::{RunRequest, run as run_scenario};
 use crate::cli::{Cli, Command, RunArgs};
+use crate::command_line::CommandLine;
 use crate::report::console::say;
-use crate::report::{ReportKind, RunInfo};
+use crate::report::{Formats, ReportKind, RunInfo};
 use crate::runner::Plan;
 use crate::scenario::Edit;
 
@@ -60,42 +61,32 @@ fn request(args: &RunArgs, scenario: PathBuf) -> RunRequest {
     }
 }
 
-/// The command line that asks a batch again.
+/// The command line that asks a batch again, into the same folder and
+/// formats.
 fn batch_command(args: &RunArgs) -> String {
     let sim = &args.sim;
-    let mut words = vec!["warcrunch".to_owned(), "run".to_owned()];
-    words.extend(args.scenarios.iter().map(|p| p.display().to_string()));
-    let mut option = |name: &str, value: Option<String>| {
-        words.push(format!("--{name}"));
-        words.extend(value);
-    };
-    if let Some(t) = sim.trials {
-        option("trials", Some(t.to_string()));
-    }
-    if let Some(s) = sim.seed {
-        option("seed", Some(s.to_string()));
-    }
-    if let Some(p) = args.precision {
-        option("precision", Some(p.to_string()));
-        option("max-trials", Some(args.max_trials.to_string()));
-    }
-    if args.exact {
-        option("exact", None);
-    }
-    if args.usage {
-        option("usage", None);
-    }
-    for t in &args.targets {
-        option("target", Some(t.clone()));
-    }
-    for t in &sim.tables {
-        option("table", Some(t.clone()));
-    }
-    words
+    let line = args
+        .scenarios
         .iter()
-        .map(|w| crate::format::shell_word(w))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .fold(CommandLine::new("run"), |line, p| line.path(p))
+        .option_if("trials", sim.trials)
+        .option_if("seed", sim.seed);
+    let line = match args.precision {
+        Some(p) => line
+            .option("precision", p)
+            .option("max-trials", args.max_trials),
+        None => line,
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::analysis::batch::DEFAULT_BATCH_DIR));
+    line.flag("exact", args.exact)
+        .flag("usage", args.usage)
+        .options("target", &args.targets)
+        .options("table", &sim.tables)
+        .written_to(&out, &Formats::of(&sim.format))
+        .into()
 }
 
 /// What a batch prints: each battle's key odds, then where the tables are.
@@ -166,6 +157,9 @@ fn batch_summary(answer: &BatchAnswer) -> String {
 fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     let text = std::fs::read_to_string(from)
         .with_context(|| format!("--from: cannot read {}", from.display()))?;
+    if let Ok(batch) = serde_json::from_str::<BatchRecord>(&text) {
+        return rerun_batch(from, &batch, args);
+    }
     let info: RunInfo = serde_json::from_str(&text)
         .with_context(|| format!("--from {}: not a run.json warcrunch wrote", from.display()))?;
     let words = shlex::split(&info.command).filter(|w| w.get(1).is_some_and(|c| c == "run"));
@@ -238,13 +232,66 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
             );
         }
     }
-    let out = args
-        .out
-        .clone()
+    // Where and as what the record says the run wrote, unless asked anew.
+    let out = (args.out.clone())
+        .or(recorded.out.clone())
         .unwrap_or_else(|| crate::runner::default_out_dir(Path::new(path)));
-    let to = super::destination(&Some(out), &args.sim);
+    let mut to = super::destination(&Some(out), &args.sim);
+    if args.sim.format.is_empty() {
+        to.formats = Formats::of(&recorded.sim.format);
+    }
     let answer = run_scenario(&request, &Plan::from_args(&args.sim), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
+}
+
+/// What `run --from` reads of a several-battle run's `run.json`.
+#[derive(serde::Deserialize)]
+struct BatchRecord {
+    command: String,
+    scenarios: Vec<BatchMember>,
+}
+
+/// One battle of a [`BatchRecord`]: its file and that file's SHA-256.
+#[derive(serde::Deserialize)]
+struct BatchMember {
+    path: String,
+    sha256: String,
+}
+
+/// `run --from` a several-battle run's record: its command run again, once
+/// every scenario file is checked to be the one recorded (each battle's own
+/// `run.json` holds its text, for a file that has changed since).
+fn rerun_batch(from: &Path, batch: &BatchRecord, args: &RunArgs) -> Result<()> {
+    let words = shlex::split(&batch.command).filter(|w| w.get(1).is_some_and(|c| c == "run"));
+    let Some(Ok(Cli {
+        command: Command::Run(mut recorded),
+        ..
+    })) = words.map(|w| Cli::try_parse_from(&w))
+    else {
+        bail!(
+            "--from {}: cannot read its command `{}`",
+            from.display(),
+            batch.command
+        );
+    };
+    for member in &batch.scenarios {
+        let now = std::fs::read(&member.path).ok();
+        if now.as_deref().map(crate::tables::sha256_hex) != Some(member.sha256.clone()) {
+            bail!(
+                "--from {}: {} is missing or not the file this run read (its SHA-256 differs); run that battle again from its own run.json in the battle's folder",
+                from.display(),
+                member.path
+            );
+        }
+    }
+    if args.out.is_some() {
+        recorded.out = args.out.clone();
+    }
+    if !args.sim.format.is_empty() {
+        recorded.sim.format = args.sim.format.clone();
+    }
+    (recorded.sim.threads, recorded.sim.quiet) = (args.sim.threads, args.sim.quiet);
+    run(&recorded)
 }
 
 /// A folder of this process's own, removed when dropped.

@@ -209,12 +209,28 @@ pub enum Format {
 
 impl Formats {
     /// The formats listed (`--format csv,parquet`).
+    /// CSV alone when the list is empty (no `--format` given).
     pub fn of(list: &[Format]) -> Formats {
+        if list.is_empty() {
+            return Formats::default();
+        }
         Formats {
             csv: list.contains(&Format::Csv),
             parquet: list.contains(&Format::Parquet),
             json: list.contains(&Format::Json),
         }
+    }
+
+    /// The formats as `--format` names them, in that order.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.csv, "csv"),
+            (self.parquet, "parquet"),
+            (self.json, "json"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
     }
 }
 

@@ -198,6 +198,7 @@ impl Asked {
             out: Some(run.dir.clone()),
             force: true,
             formats: crate::report::Formats::default(),
+            named_out: None,
         };
         let scenario = self.file.clone();
         let edited: Vec<String> = self

@@ -195,7 +195,20 @@ impl<S: BattleSystem> Account for S {
     fn metric_layout(&self) -> Vec<Metric<u64>> {
         self.metrics_of(&self.new_tally())
     }
+    /// The system's exact metrics, each with the role its simulated twin
+    /// has (a side's victory, a PC's fate...), so every question reads
+    /// exact and simulated answers alike.
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
-        BattleSystem::exact(self)
+        let mut exact = BattleSystem::exact(self)?;
+        let layout = self.metric_layout();
+        for m in &mut exact {
+            if let Some(twin) = layout
+                .iter()
+                .find(|l| l.subject == m.subject && l.name == m.name)
+            {
+                m.role = twin.role.clone();
+            }
+        }
+        Ok(exact)
     }
 }

@@ -220,8 +220,8 @@ impl Laws {
                 capture(rules, &mut heroes, 1 - winner);
                 commander_out[1 - winner] = true;
             }
-            for s in 0..2 {
-                commander_out[s] |= commander_down(rules, &heroes, s);
+            for (s, out) in commander_out.iter_mut().enumerate() {
+                *out |= commander_down(rules, &heroes, s);
             }
         }
         for (i, h) in heroes.iter_mut().enumerate().take(n) {

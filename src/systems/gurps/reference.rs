@@ -120,12 +120,13 @@ pub fn fight_noting_reads<R: Rng>(
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
             let mut morale = rules.sides[s].morale;
-            if commander_out[s] && signed <= -ROUT_MARGIN {
-                if let Some((row, lost)) = t.commander_out_morale() {
-                    let label = &t.catastrophe[row].label;
-                    reads.note("catastrophe", || format!("rows.{label}"), "");
-                    morale += lost;
-                }
+            let carried = (commander_out[s] && signed <= -ROUT_MARGIN)
+                .then(|| t.commander_out_morale())
+                .flatten();
+            if let Some((row, lost)) = carried {
+                let label = &t.catastrophe[row].label;
+                reads.note("catastrophe", || format!("rows.{label}"), "");
+                morale += lost;
             }
             let side = (&rules.sides[s], morale);
             let percent = casualties::roll(rng, t, side, signed, rows[s], reads);
