@@ -57,10 +57,11 @@ impl CommandLine {
         }
     }
 
-    /// Where the answer was written: `--out FOLDER`, and `--format` when
+    /// Where the answer was written: `--out FOLDER` (none for a shard,
+    /// whose folder is one part of the merged run's), and `--format` when
     /// the formats are not CSV alone.
-    pub fn written_to(self, folder: &Path, formats: &Formats) -> CommandLine {
-        let line = self.option("out", folder.display());
+    pub fn written_to(self, folder: Option<&Path>, formats: &Formats) -> CommandLine {
+        let line = self.option_if("out", folder.map(Path::display));
         if *formats == Formats::default() {
             line
         } else {
@@ -103,7 +104,7 @@ mod tests {
             .flag("usage", false)
             .option_if("seed", Some(7))
             .option_if("trials", None::<u64>)
-            .written_to(Path::new("out dir"), &formats)
+            .written_to(Some(Path::new("out dir")), &formats)
             .into();
         let words = shlex::split(&line).unwrap();
         assert_eq!(

@@ -23,7 +23,7 @@ pub fn check<T: JsonSchema>(text: &str, doc: &toml::Table, origin: &str) -> Resu
 }
 
 /// The line (from 1) where the value at `path` is written in `text`.
-fn line_of(text: &str, path: &[String]) -> Option<usize> {
+pub fn line_of(text: &str, path: &[String]) -> Option<usize> {
     let doc = toml_edit::Document::parse(text).ok()?;
     let mut item = doc.as_item();
     for step in path {

@@ -305,7 +305,30 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     crate::ranges::check::<T>(text, &doc, origin)?;
     let parsed = toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
+    check_stand_ins(text, &doc, origin)?;
     Ok(parsed)
+}
+
+/// Refuses a `stand_ins` entry that names nothing in the table: each is a
+/// path to a key, a row (by label or position) or a cell, as table cells
+/// are named (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`).
+fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
+    let Some(toml::Value::Array(entries)) = doc.get("stand_ins") else {
+        return Ok(());
+    };
+    let mut cells = doc.clone();
+    cells.remove("stand_ins");
+    cells.remove("kind");
+    for (i, entry) in entries.iter().enumerate() {
+        let Some(path) = entry.as_str() else { continue };
+        let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
+        if let Err(e) = crate::toml_path::find(&cells, &steps) {
+            let line = crate::ranges::line_of(text, &["stand_ins".to_owned(), i.to_string()])
+                .map_or(String::new(), |l| format!(":{l}"));
+            bail!("{origin}{line}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
+        }
+    }
+    Ok(())
 }
 
 /// Table `name` as a scenario (document `doc`, read from `scenario`, with

@@ -79,6 +79,39 @@ pub fn get<'a>(root: &'a toml::Table, path: &[String]) -> Option<&'a Value> {
     Some(here)
 }
 
+/// The value at `path` in `root`, or an error naming the first part of the
+/// path that does not exist and what does exist there.
+pub fn find<'a>(root: &'a toml::Table, path: &[String]) -> Result<&'a Value> {
+    let shown = path.join(".");
+    let (first, rest) = path.split_first().ok_or_else(|| anyhow!("an empty path"))?;
+    let keys = |t: &toml::Table| t.keys().cloned().collect::<Vec<_>>().join(", ");
+    let mut here = root.get(first.as_str()).ok_or_else(|| {
+        anyhow!(
+            "there is no `{first}` (in `{shown}`); allowed: {}",
+            keys(root)
+        )
+    })?;
+    let mut walked = vec![first.as_str()];
+    for key in rest {
+        here = match here {
+            Value::Table(t) => t.get(key.as_str()).ok_or_else(|| {
+                anyhow!(
+                    "`{}` has no `{key}` (in `{shown}`); allowed: {}",
+                    walked.join("."),
+                    keys(t)
+                )
+            })?,
+            Value::Array(items) => &items[position(items, key, &walked, &shown)?],
+            _ => bail!(
+                "`{}` is a value, not a section (in `{shown}`)",
+                walked.join(".")
+            ),
+        };
+        walked.push(key);
+    }
+    Ok(here)
+}
+
 /// The name an entry of a list of sections goes by: its `name`, else its
 /// `label`.
 pub fn entry_name(entry: &Value) -> Option<&str> {

@@ -72,7 +72,7 @@ fn a_target_counts_the_battles_of_the_values_it_names() {
     assert_eq!(no("state=crippled|knocked_out"), 20000.0 - out_of_action);
     let run_json = read(&out.join("run.json"));
     assert!(
-        run_json.contains(r#"--target \"hero:Isabeau/reputation>=10\""#),
+        run_json.contains("--target 'hero:Isabeau/reputation>=10'"),
         "the command asks the targets again: {run_json}"
     );
 }

@@ -114,7 +114,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         .option("seed", seed)
         .options("table", &request.tables)
         .options("target", &request.targets)
-        .written_to(to.named(&out), &to.formats)
+        .written_to(to.named(&out, plan.shard), &to.formats)
         .into();
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));

@@ -14,6 +14,8 @@ pub mod table_compare;
 
 use std::path::{Path, PathBuf};
 
+use crate::engine::Shard;
+
 use crate::report::Formats;
 
 /// Where an answer's files go.
@@ -32,9 +34,11 @@ pub struct Destination {
 }
 
 impl Destination {
-    /// The folder a reproduce line names for files written to `written`.
-    pub fn named<'a>(&'a self, written: &'a Path) -> &'a Path {
-        self.named_out.as_deref().unwrap_or(written)
+    /// The folder a reproduce line names for files written to `written`:
+    /// none for a shard (its parts are merged elsewhere, and every part
+    /// records the same command).
+    pub fn named<'a>(&'a self, written: &'a Path, shard: Shard) -> Option<&'a Path> {
+        (shard == Shard::WHOLE).then(|| self.named_out.as_deref().unwrap_or(written))
     }
 }
 

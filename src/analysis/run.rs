@@ -140,7 +140,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     let command = request
         .command
         .clone()
-        .unwrap_or_else(|| reproduce_command(&s, request, (&out, to)));
+        .unwrap_or_else(|| reproduce_command(&s, request, (&out, to, plan.shard)));
     let usage = if request.usage {
         Some(usage_of(&s, &plan, &overrides)?)
     } else {
@@ -253,7 +253,7 @@ impl RunRequest {
 fn reproduce_command(
     s: &Scenario,
     request: &RunRequest,
-    (out, to): (&Path, &Destination),
+    (out, to, shard): (&Path, &Destination, Shard),
 ) -> String {
     let line = CommandLine::new("run").path(&s.path);
     let line = match request.precision {
@@ -267,6 +267,6 @@ fn reproduce_command(
         .flag("usage", request.usage)
         .options("table", &request.tables)
         .options("target", &request.targets)
-        .written_to(to.named(out), &to.formats)
+        .written_to(to.named(out, shard), &to.formats)
         .into()
 }

@@ -591,7 +591,7 @@ fn reproduce_command(
         line
     };
     line.options("table", &request.tables)
-        .written_to(to.named(out), &to.formats)
+        .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .into()
 }
 

@@ -151,7 +151,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         one_by_one(&scenarios, &targets, plan)?
     };
     let base = &scenarios[0].1;
-    let command = reproduce_command(request, base, (&out, to));
+    let command = reproduce_command(request, base, (&out, to, plan.shard));
     let mut info = run_info(base, command, threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
     info.max_risk_of_down = Some(request.max_risk_of_down);
@@ -287,7 +287,7 @@ fn one_by_one(
 fn reproduce_command(
     request: &SweepRequest,
     base: &Scenario,
-    (out, to): (&Path, &Destination),
+    (out, to, shard): (&Path, &Destination, Shard),
 ) -> String {
     CommandLine::new("sweep")
         .path(&request.scenario)
@@ -299,6 +299,6 @@ fn reproduce_command(
         .option("max-variants", request.max_variants)
         .option("max-risk-of-down", request.max_risk_of_down)
         .options("recommend-for", &request.recommend_for)
-        .written_to(to.named(out), &to.formats)
+        .written_to(to.named(out, shard), &to.formats)
         .into()
 }

@@ -255,6 +255,6 @@ fn reproduce_command(request: &TableCompareRequest, (out, to): (&Path, &Destinat
         .option_if("trials", request.trials)
         .option_if("seed", request.seed)
         .options("target", &request.targets)
-        .written_to(to.named(out), &to.formats)
+        .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .into()
 }

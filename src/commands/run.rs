@@ -85,7 +85,7 @@ fn batch_command(args: &RunArgs) -> String {
         .flag("usage", args.usage)
         .options("target", &args.targets)
         .options("table", &sim.tables)
-        .written_to(&out, &Formats::of(&sim.format))
+        .written_to(Some(&out), &Formats::of(&sim.format))
         .into()
 }
 
