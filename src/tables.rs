@@ -309,6 +309,28 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     Ok(parsed)
 }
 
+/// A table's file as the loader read it: its name in messages and its
+/// text, to point a refusal at the line of the value it refuses.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    /// The file (or built-in table) named in messages.
+    pub origin: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+impl Place<'_> {
+    /// `origin:LINE` where the value at `path` (`rows.3.min_margin`, lists
+    /// by position) is written, else `origin`.
+    pub fn at(&self, path: &str) -> String {
+        let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
+        match crate::ranges::line_of(self.text, &steps) {
+            Some(line) => format!("{}:{line}", self.origin),
+            None => self.origin.to_owned(),
+        }
+    }
+}
+
 /// Refuses a `stand_ins` entry that names nothing in the table: each is a
 /// path to a key, a row (by label or position) or a cell, as table cells
 /// are named (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`).

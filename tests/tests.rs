@@ -28,6 +28,7 @@ mod serve;
 mod seventh_sea;
 mod slurm;
 mod table_cells;
+mod table_checks;
 mod table_compare;
 mod table_kinds;
 mod targets;

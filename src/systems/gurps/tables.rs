@@ -9,6 +9,7 @@ use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::tables::Place;
 use crate::tables::{
     GURPS_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table as parse,
 };
@@ -531,17 +532,17 @@ impl GurpsTables {
 
         let (text, origin) = get("catastrophe");
         let cat: CatastropheFile = parse(text, origin, "catastrophe")?;
-        let catastrophe = catastrophe_by_roll(&cat.rows, origin)?;
+        let catastrophe = catastrophe_by_roll(&cat.rows, Place { origin, text })?;
         record("catastrophe", &cat.stand_ins);
 
         let (text, origin) = get("strategy");
         let strategy: StrategyTable = parse(text, origin, "strategy")?;
-        check_strategy(&strategy, origin)?;
+        check_strategy(&strategy, Place { origin, text })?;
         record("strategy", &strategy.stand_ins);
 
         let (text, origin) = get("battle_results");
         let results: ResultsFile = parse(text, origin, "battle_results")?;
-        check_ascending(&results.rows, origin)?;
+        check_ascending(&results.rows, Place { origin, text })?;
         record("battle_results", &results.stand_ins);
 
         let (text, origin) = get("casualties");
@@ -551,7 +552,7 @@ impl GurpsTables {
 
         let (text, origin) = get("survival");
         let survival: SurvivalFile = parse(text, origin, "survival")?;
-        check_descending(&survival.rows, origin)?;
+        check_descending(&survival.rows, Place { origin, text })?;
         check_survival_rows(&survival.rows, origin)?;
         record("survival", &survival.stand_ins);
 
@@ -562,7 +563,7 @@ impl GurpsTables {
 
         let (text, origin) = get("glory");
         let glory: GloryFile = parse(text, origin, "glory")?;
-        check_descending(&glory.rows, origin)?;
+        check_descending(&glory.rows, Place { origin, text })?;
         record("glory", &glory.stand_ins);
 
         let (text, origin) = get("morale");
@@ -647,19 +648,21 @@ impl GurpsTables {
 }
 
 /// The catastrophe rows indexed by roll 3..=18: each roll covered once.
-fn catastrophe_by_roll(rows: &[CatastropheRow], origin: &str) -> Result<Vec<CatastropheRow>> {
+fn catastrophe_by_roll(rows: &[CatastropheRow], place: Place) -> Result<Vec<CatastropheRow>> {
+    let origin = place.origin;
     let mut by_roll: Vec<Option<CatastropheRow>> = vec![None; 16];
-    for row in rows {
+    for (i, row) in rows.iter().enumerate() {
         let [lo, hi] = row.roll;
+        let at = place.at(&format!("rows.{i}.roll"));
         if lo > hi {
             bail!(
-                "{origin}: row `{}` has roll = [{lo}, {hi}]; allowed: 3 <= low <= high <= 18",
+                "{at}: row `{}` has roll = [{lo}, {hi}]; allowed: 3 <= low <= high <= 18",
                 row.label
             );
         }
         for r in lo..=hi {
             if by_roll[(r - 3) as usize].is_some() {
-                bail!("{origin}: roll {r} appears in two rows; each of 3..18 must appear once");
+                bail!("{at}: roll {r} appears in two rows; each of 3..18 must appear once");
             }
             by_roll[(r - 3) as usize] = Some(row.clone());
         }
@@ -678,21 +681,32 @@ fn catastrophe_by_roll(rows: &[CatastropheRow], origin: &str) -> Result<Vec<Cata
 }
 
 /// The Troop Strength ratio rows increase from at least 1.
-fn check_strategy(strategy: &StrategyTable, origin: &str) -> Result<()> {
-    if strategy
+fn check_strategy(strategy: &StrategyTable, place: Place) -> Result<()> {
+    if let Some(i) = strategy
         .ts_ratio
         .windows(2)
-        .any(|w| w[0].max_ratio >= w[1].max_ratio)
+        .position(|w| w[0].max_ratio >= w[1].max_ratio)
     {
-        bail!("{origin}: `ts_ratio` rows must have increasing max_ratio values of at least 1");
+        bail!(
+            "{}: `ts_ratio` rows must have increasing max_ratio values of at least 1; row {} (max_ratio = {}) does not rise above row {i} (max_ratio = {})",
+            place.at(&format!("ts_ratio.{}.max_ratio", i + 1)),
+            i + 1,
+            strategy.ts_ratio[i + 1].max_ratio,
+            strategy.ts_ratio[i].max_ratio
+        );
     }
     Ok(())
 }
 
 /// Battle-result rows start at margin 0 and increase.
-fn check_ascending(rows: &[ResultRow], origin: &str) -> Result<()> {
-    if rows.first().map(|r| r.min_margin) != Some(0) {
-        bail!("{origin}: `rows` must start at min_margin = 0 and increase");
+fn check_ascending(rows: &[ResultRow], place: Place) -> Result<()> {
+    if let Some(first) = rows.first().filter(|r| r.min_margin != 0) {
+        bail!(
+            "{}: `rows` must start at min_margin = 0 and increase; the first row (`{}`) starts at {}, so margins below it have no row",
+            place.at("rows.0.min_margin"),
+            first.label,
+            first.min_margin
+        );
     }
     if let Some(i) = rows
         .windows(2)
@@ -700,7 +714,8 @@ fn check_ascending(rows: &[ResultRow], origin: &str) -> Result<()> {
     {
         let (a, b) = (&rows[i], &rows[i + 1]);
         bail!(
-            "{origin}: `rows` must start at min_margin = 0 and increase; row {} (`{}`, min_margin = {}) comes after row {i} (`{}`, min_margin = {})",
+            "{}: `rows` must start at min_margin = 0 and increase; row {} (`{}`, min_margin = {}) comes after row {i} (`{}`, min_margin = {})",
+            place.at(&format!("rows.{}.min_margin", i + 1)),
             i + 1,
             b.label,
             b.min_margin,
@@ -781,20 +796,31 @@ fn check_damage(damage: &DamageFile, origin: &str) -> Result<()> {
     Ok(())
 }
 
-/// Survival and Glory rows run from the best margin down.
-fn check_descending(rows: &[impl MarginBand], origin: &str) -> Result<()> {
+/// Survival and Glory rows run from the best margin down to the
+/// catch-all, whose `min_margin` is the lowest allowed ([`ROW_MARGIN`]).
+fn check_descending(rows: &[impl MarginBand], place: Place) -> Result<()> {
     if let Some(i) = rows
         .windows(2)
         .position(|w| w[0].min_margin() <= w[1].min_margin())
     {
         let (a, b) = (&rows[i], &rows[i + 1]);
         bail!(
-            "{origin}: `rows` must list at least two rows with decreasing min_margin, best first; row {} (`{}`, min_margin = {}) does not fall below row {i} (`{}`, min_margin = {})",
+            "{}: `rows` must list at least two rows with decreasing min_margin, best first; row {} (`{}`, min_margin = {}) does not fall below row {i} (`{}`, min_margin = {})",
+            place.at(&format!("rows.{}.min_margin", i + 1)),
             i + 1,
             b.label(),
             b.min_margin(),
             a.label(),
             a.min_margin()
+        );
+    }
+    let catch_all = *ROW_MARGIN.start();
+    if let Some(last) = rows.last().filter(|r| r.min_margin() != catch_all) {
+        bail!(
+            "{}: the last row (`{}`) must be the catch-all, min_margin = {catch_all}; at {} margins below it would have no row",
+            place.at(&format!("rows.{}.min_margin", rows.len() - 1)),
+            last.label(),
+            last.min_margin()
         );
     }
     Ok(())

@@ -10,7 +10,8 @@ use serde::Deserialize;
 use super::roll_keep::Pool;
 use crate::inverse::InverseLaw;
 use crate::tables::{
-    SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table,
+    Place, SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin,
+    parse_table,
 };
 
 /// One cell of the battle chart.
@@ -38,12 +39,16 @@ struct CellFile {
     opportunity: bool,
 }
 
+/// The first chart row's `min_result`: every result is at least this.
+const CATCH_ALL_RESULT: i64 = -999;
+
 /// A chart row: from `min_result` up, one cell per engagement level.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RowFile {
-    /// Lowest personal result of the row (the first row applies to any result).
-    #[schemars(range(min = -999, max = 999))]
+    /// Lowest personal result of the row (the first row is the catch-all,
+    /// −999).
+    #[schemars(range(min = CATCH_ALL_RESULT, max = 999))]
     min_result: i64,
     /// The Hero stays in the rear.
     rear: CellFile,
@@ -286,7 +291,13 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[0].2,
         )?;
         let chart_file: ChartFile = parse_table(&chart_text, &origin, "battle_chart")?;
-        let chart = chart_cells(&chart_file.rows, &origin)?;
+        let chart = chart_cells(
+            &chart_file.rows,
+            Place {
+                origin: &origin,
+                text: &chart_text,
+            },
+        )?;
         let (text, origin) = text_of(
             SEVENTH_SEA_BUILT_IN[1].0,
             SEVENTH_SEA_BUILT_IN[1].1,
@@ -301,6 +312,19 @@ impl SeaTables {
             SEVENTH_SEA_BUILT_IN[2].2,
         )?;
         let spoils_file: SpoilsFile = parse_table(&text, &origin, "spoils")?;
+        let place = Place {
+            origin: &origin,
+            text: &text,
+        };
+        if let Some(first) = spoils_file.rows.first().filter(|r| r.min_roll > 1) {
+            bail!(
+                "{}: the first row (`{}`) must take the lowest roll, min_roll = 1 or less; at {} a roll of 1 to {} (1d10 + Commission 0) would have no row",
+                place.at("rows.0.min_roll"),
+                first.label,
+                first.min_roll,
+                first.min_roll - 1
+            );
+        }
         if let Some(i) = spoils_file
             .rows
             .windows(2)
@@ -308,7 +332,8 @@ impl SeaTables {
         {
             let (a, b) = (&spoils_file.rows[i], &spoils_file.rows[i + 1]);
             bail!(
-                "{origin}: `rows` must be non-empty with increasing min_roll; row {} (`{}`, min_roll = {}) comes after row {i} (`{}`, min_roll = {})",
+                "{}: `rows` must be non-empty with increasing min_roll; row {} (`{}`, min_roll = {}) comes after row {i} (`{}`, min_roll = {})",
+                place.at(&format!("rows.{}.min_roll", i + 1)),
                 i + 1,
                 b.label,
                 b.min_roll,
@@ -389,13 +414,22 @@ impl SeaTables {
 
 /// The chart's cells, checked: rows with increasing `min_result`, damage
 /// written `XkY` or `-` (ranges and row counts are checked by the loader).
-fn chart_cells(rows: &[RowFile], origin: &str) -> Result<Vec<(i64, [ChartCell; 4])>> {
+fn chart_cells(rows: &[RowFile], place: Place) -> Result<Vec<(i64, [ChartCell; 4])>> {
+    let origin = place.origin;
+    if let Some(first) = rows.first().filter(|r| r.min_result != CATCH_ALL_RESULT) {
+        bail!(
+            "{}: the first row must be the catch-all, min_result = {CATCH_ALL_RESULT}; at {} a lower personal result would have no row",
+            place.at("rows.0.min_result"),
+            first.min_result
+        );
+    }
     if let Some(i) = rows
         .windows(2)
         .position(|w| w[0].min_result >= w[1].min_result)
     {
         bail!(
-            "{origin}: `rows` must be non-empty with increasing min_result; row {} (min_result = {}) comes after row {i} (min_result = {})",
+            "{}: `rows` must be non-empty with increasing min_result; row {} (min_result = {}) comes after row {i} (min_result = {})",
+            place.at(&format!("rows.{}.min_result", i + 1)),
             i + 1,
             rows[i + 1].min_result,
             rows[i].min_result

@@ -1,0 +1,146 @@
+//! A table file is checked as strictly as a scenario: every `stand_ins`
+//! entry names something in the table, banded rows leave no result without
+//! a row, and a refusal points at the line it refuses.
+
+use std::path::Path;
+
+use crate::util::{refused_writing_nothing, repo, warcrunch};
+
+/// The bundled table `file` with `from` replaced by `to` (once), written
+/// into `dir`; its path.
+fn edited(dir: &Path, file: &str, from: &str, to: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(repo().join("scenarios/tables").join(file)).unwrap();
+    assert!(text.contains(from), "{file} holds {from:?}");
+    let path = dir.join(file.replace('/', "_"));
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    path
+}
+
+/// `run SCENARIO --table NAME=FILE` is refused with each fragment, writing
+/// nothing.
+fn refused(scenario: &str, name: &str, file: &Path, expect: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    refused_writing_nothing(
+        warcrunch()
+            .args(["run", scenario, "--trials", "1000", "--table"])
+            .arg(format!("{name}={}", file.display()))
+            .arg("--out")
+            .arg(&out),
+        &out,
+        expect,
+    );
+}
+
+const AMBUSH: &str = "scenarios/gurps/ambush_at_the_ford.toml";
+const EVEN: &str = "scenarios/seventh_sea/even_field_battle.toml";
+
+#[test]
+fn a_stand_in_that_names_nothing_is_refused_naming_what_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let colour = edited(
+        dir.path(),
+        "gurps/glory.toml",
+        r#"stand_ins = ["rows"]"#,
+        r#"stand_ins = ["rows", "colour"]"#,
+    );
+    refused(
+        AMBUSH,
+        "glory",
+        &colour,
+        &[":9: `stand_ins` names `colour`", "allowed: rows"],
+    );
+    let ninth = edited(
+        dir.path(),
+        "seventh_sea/spoils.toml",
+        r#"stand_ins = ["rows"]"#,
+        r#"stand_ins = ["rows.9"]"#,
+    );
+    refused(
+        EVEN,
+        "spoils",
+        &ninth,
+        &["`stand_ins` names `rows.9`", "rows.nothing, rows.purse"],
+    );
+    // Every bundled table's own entries name something.
+    for system in ["gurps", "seventh_sea"] {
+        let scenario = if system == "gurps" { AMBUSH } else { EVEN };
+        warcrunch().args(["check", scenario]).assert().success();
+    }
+}
+
+#[test]
+fn banded_rows_leave_no_result_without_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = edited(
+        dir.path(),
+        "seventh_sea/battle_chart.toml",
+        "min_result = -999",
+        "min_result = 5",
+    );
+    refused(
+        EVEN,
+        "battle_chart",
+        &chart,
+        &[
+            "battle_chart.toml:11:",
+            "the first row must be the catch-all, min_result = -999",
+        ],
+    );
+    let spoils = edited(
+        dir.path(),
+        "seventh_sea/spoils.toml",
+        "{ min_roll = 1,  label = \"nothing\" }",
+        "{ min_roll = 3,  label = \"nothing\" }",
+    );
+    refused(
+        EVEN,
+        "spoils",
+        &spoils,
+        &["spoils.toml:8:", "a roll of 1 to 2"],
+    );
+    let glory = edited(
+        dir.path(),
+        "gurps/glory.toml",
+        "min_margin = -999",
+        "min_margin = -20",
+    );
+    refused(
+        AMBUSH,
+        "glory",
+        &glory,
+        &[
+            "glory.toml:28:",
+            "the last row (`coward`) must be the catch-all",
+        ],
+    );
+}
+
+#[test]
+fn rows_out_of_order_are_refused_at_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let glory = edited(
+        dir.path(),
+        "gurps/glory.toml",
+        "min_margin = 5\n",
+        "min_margin = 12\n",
+    );
+    refused(
+        AMBUSH,
+        "glory",
+        &glory,
+        &["glory.toml:17:", "row 1 (`distinguished`, min_margin = 12)"],
+    );
+    let results = edited(
+        dir.path(),
+        "gurps/battle_results.toml",
+        "min_margin = 4",
+        "min_margin = 1",
+    );
+    refused(
+        AMBUSH,
+        "battle_results",
+        &results,
+        &["battle_results.toml:", "comes after row 1"],
+    );
+}
