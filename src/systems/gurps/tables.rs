@@ -95,7 +95,9 @@ pub struct CatastropheFile {
     /// Which table this file is: `catastrophe`.
     #[schemars(extend("const" = "catastrophe"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows whose `roll` ranges cover 3 to 18 exactly once.
@@ -122,7 +124,9 @@ pub struct StrategyTable {
     /// Which table this file is: `strategy`.
     #[schemars(extend("const" = "strategy"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Troop Strength ratio rows, increasing.
@@ -245,7 +249,9 @@ pub struct ResultsFile {
     /// Which table this file is: `battle_results`.
     #[schemars(extend("const" = "battle_results"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, smallest first.
@@ -261,7 +267,9 @@ pub struct SurvivalFile {
     /// Which table this file is: `survival`.
     #[schemars(extend("const" = "survival"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, best first.
@@ -277,7 +285,9 @@ pub struct GloryFile {
     /// Which table this file is: `glory`.
     #[schemars(extend("const" = "glory"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, best first.
@@ -382,7 +392,9 @@ pub struct DamageFile {
     /// Which table this file is: `damage`.
     #[schemars(extend("const" = "damage"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Hits each damage column deals.
@@ -435,7 +447,9 @@ pub struct CasualtyTable {
     /// Which table this file is: `casualties`.
     #[schemars(extend("const" = "casualties"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows, most loss first.
@@ -455,7 +469,9 @@ pub struct MoraleTable {
     /// Which table this file is: `morale`.
     #[schemars(extend("const" = "morale"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Green troops.

@@ -68,7 +68,9 @@ pub struct ChartFile {
     /// Which table this file is: `battle_chart`.
     #[schemars(extend("const" = "battle_chart"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows from the lowest band up.
@@ -192,7 +194,9 @@ pub struct OpportunityFile {
     /// Which table this file is: `opportunities`.
     #[schemars(extend("const" = "opportunities"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// How often each opportunity is drawn when the chart offers one.
@@ -226,7 +230,9 @@ pub struct SpoilsFile {
     /// Which table this file is: `spoils`.
     #[schemars(extend("const" = "spoils"))]
     pub kind: String,
-    /// Settings of this file whose published value is unknown; reports mark them.
+    /// Keys, rows or cells of this file whose published value is unknown, named as
+    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
+    /// must exist in the file; reports mark them.
     #[serde(default)]
     stand_ins: Vec<String>,
     /// Rows from the lowest roll up.
