@@ -169,11 +169,16 @@ const NO_DICE: &str = "-";
 /// stand-ins, and the names its rows go by.
 const NOT_CELLS: [&str; 4] = ["kind", "stand_ins", "label", "name"];
 
+/// A band's catch-all bound (`min_margin = -999`, a casualty row's 999):
+/// every roll already lands in its row, so no move of it changes a battle.
+const CATCH_ALL_BOUND: i64 = 999;
+
 /// Every cell of a table a one-step move can change: numbers, yes/no,
 /// damage columns and dice, named by their path after `tables.NAME.` (rows
 /// by label, else by position from 0). A list of numbers (a range's
 /// bounds, `roll = [3, 7]`) is left out: one bound moved alone leaves a
-/// gap or an overlap the table refuses; move it with `--set`.
+/// gap or an overlap the table refuses; move it with `--set`. A catch-all
+/// bound ([`CATCH_ALL_BOUND`]) is left out too.
 pub fn table_cells(name: &str, table: &toml::Table) -> Vec<Knob> {
     let mut found = Vec::new();
     cells_in(
@@ -210,6 +215,7 @@ fn cells_in(
                     }
                 }
             }
+            Value::Integer(v) if v.abs() == CATCH_ALL_BOUND => {}
             other => {
                 // The row ends at the first list's entry; a key outside any
                 // list is its own column, in the row of its section.
@@ -483,7 +489,7 @@ mod tests {
     fn a_tables_cells_move_in_their_own_order() {
         let table: toml::Table = toml::from_str(
             "kind = \"x\"\nstand_ins = [\"rows\"]\n[[rows]]\nlabel = \"A\"\nmin_margin = -2\ncolumn = \"A\"\nroll = [3, 7]\n\
-             [[rows]]\nlabel = \"D\"\ncolumn = \"D\"\n[[chart]]\nengaged = { damage = \"4k3\", opportunity = true }\n\
+             [[rows]]\nlabel = \"D\"\ncolumn = \"D\"\nmin_margin = -999\n[[chart]]\nengaged = { damage = \"4k3\", opportunity = true }\n\
              rear = { damage = \"-\" }\nfront = { damage = \"1k1\" }\n",
         )
         .unwrap();
