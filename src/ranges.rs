@@ -9,14 +9,19 @@ use serde_json::Value;
 
 /// Refuses a document (`doc`, parsed from `text`) whose integers or lists
 /// fall outside the ranges the schema of `T` declares, naming the file and
-/// line, the key (`rows.3.reputation`, as table cells are named) and the
-/// allowed values.
-pub fn check<T: JsonSchema>(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
+/// line (when `locate`: the text is the file as written), the key
+/// (`rows.3.reputation`, as table cells are named) and the allowed values.
+pub fn check<T: JsonSchema>(
+    text: &str,
+    doc: &toml::Table,
+    (origin, locate): (&str, bool),
+) -> Result<()> {
     let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
     let root = schema.as_value();
     // On a refusal the path is left at the refused value.
     let mut path = Vec::new();
-    check_table(doc, root, root, &mut path).map_err(|e| match line_of(text, &path) {
+    let located = |path: &[String]| if locate { line_of(text, path) } else { None };
+    check_table(doc, root, root, &mut path).map_err(|e| match located(&path) {
         Some(line) => anyhow::anyhow!("{origin}:{line}: {e}"),
         None => anyhow::anyhow!("{origin}: {e}"),
     })

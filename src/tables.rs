@@ -134,7 +134,7 @@ impl TableUse {
     /// The use of a table `name` read from `source` (as [`load_text`] or
     /// [`origin`] gives it) as `text`.
     pub fn new(name: &str, source: String, text: &str, stand_ins: Vec<String>) -> TableUse {
-        let built_in = source.starts_with("built-in") && !source.contains(", with ");
+        let built_in = source.starts_with("built-in") && !source.contains(WITH_CELLS);
         TableUse {
             name: name.to_owned(),
             sha256: sha256_hex(text.as_bytes()),
@@ -197,6 +197,10 @@ impl<'de> Deserialize<'de> for TableSource {
 /// The value that names the shipped table, where a file could be named.
 pub const BUILT_IN: &str = "builtin";
 
+/// What an origin says after the file when cells were set in it: the text
+/// read is then written anew, so its line numbers are not the file's.
+pub const WITH_CELLS: &str = ", with ";
+
 /// A table's text: the built-in one, the file `source` names (relative
 /// paths resolve against `base_dir`), or either with cells set. Returns
 /// the text and where it came from: `built-in`, the file's path, each
@@ -245,7 +249,7 @@ pub fn load_text(
                 .map(|(path, value)| format!("{path} = {value}"))
                 .collect();
             let text = toml::to_string(&table).map_err(|e| anyhow!("{origin}: {e}"))?;
-            Ok((text, format!("{origin}, with {}", cells.join(", "))))
+            Ok((text, format!("{origin}{WITH_CELLS}{}", cells.join(", "))))
         }
     }
 }
@@ -302,7 +306,8 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     check_kind(text, origin, kind)?;
     let doc: toml::Table =
         toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
-    crate::ranges::check::<T>(text, &doc, origin)?;
+    let as_written = !origin.contains(WITH_CELLS);
+    crate::ranges::check::<T>(text, &doc, (origin, as_written))?;
     let parsed = toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
     check_stand_ins(text, &doc, origin)?;
@@ -324,7 +329,8 @@ impl Place<'_> {
     /// by position) is written, else `origin`.
     pub fn at(&self, path: &str) -> String {
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
-        match crate::ranges::line_of(self.text, &steps) {
+        let as_written = !self.origin.contains(WITH_CELLS);
+        match crate::ranges::line_of(self.text, &steps).filter(|_| as_written) {
             Some(line) => format!("{}:{line}", self.origin),
             None => self.origin.to_owned(),
         }
@@ -346,6 +352,7 @@ fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
         if let Err(e) = crate::toml_path::find(&cells, &steps) {
             let line = crate::ranges::line_of(text, &["stand_ins".to_owned(), i.to_string()])
+                .filter(|_| !origin.contains(WITH_CELLS))
                 .map_or(String::new(), |l| format!(":{l}"));
             bail!("{origin}{line}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
         }

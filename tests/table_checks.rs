@@ -144,3 +144,32 @@ fn rows_out_of_order_are_refused_at_their_line() {
         &["battle_results.toml:", "comes after row 1"],
     );
 }
+
+/// A sensitivity run on a table given with `--table` moves that file's
+/// cells, and a move refused names that file, not the built-in table;
+/// the catch-all bound is not moved at all.
+#[test]
+fn a_refused_cell_move_names_the_file_that_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = edited(dir.path(), "seventh_sea/battle_chart.toml", "kind", "kind");
+    let out = dir.path().join("sens");
+    warcrunch()
+        .args(["sensitivity", EVEN, "--target", "hero:Isabeau/state=knocked_out"])
+        .args(["--cells", "--tables", "battle_chart", "--trials", "500", "--quiet"])
+        .arg("--table")
+        .arg(format!("battle_chart={}", chart.display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let record: serde_json::Value =
+        serde_json::from_str(&crate::util::read(&out.join("run.json"))).unwrap();
+    let refused = record["refused_moves"].as_array().unwrap();
+    assert!(!refused.is_empty(), "a Reputation of 0 cannot go to -1");
+    for r in refused {
+        let reason = r["reason"].as_str().unwrap();
+        assert!(reason.contains(&chart.display().to_string()), "{reason}");
+        assert!(!reason.contains("built-in"), "{reason}");
+        assert_ne!(r["knob"], "tables.battle_chart.rows.0.min_result", "{r}");
+    }
+}

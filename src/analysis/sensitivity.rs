@@ -479,11 +479,13 @@ fn moves(
         for to in knob.moves() {
             let path = knob.path.clone();
             let value = to.clone();
-            let mut edits = vec![Edit {
+            // The move lands on the tables as `--table` gives them, so a
+            // refusal names the file that was read.
+            let mut edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
+            edits.push(Edit {
                 option: format!("{} = {}", knob.name(), shown(&to)),
                 apply: Box::new(move |doc| apply(doc, &path, value.clone())),
-            }];
-            edits.extend(overrides.iter().map(Edit::table));
+            });
             match scenario::load_edited(&request.scenario, text, &edits) {
                 Ok(mut s) => {
                     override_settings(&mut s, request.trials, request.seed)?;
