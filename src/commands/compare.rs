@@ -3,6 +3,7 @@
 
 use anyhow::{Result, bail};
 
+use crate::analysis::batch::scenario_files;
 use crate::analysis::compare::{CompareRequest, compare};
 use crate::analysis::table_compare::{TableCompareRequest, compare_tables};
 use crate::cli::CompareArgs;
@@ -14,6 +15,14 @@ use crate::runner::Plan;
 pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
     let to = super::destination(&args.out, &args.sim);
+    // Folders as `run` takes them: every scenario under them, table files
+    // left out with a note.
+    let (scenarios, skipped) = scenario_files(&args.scenarios)?;
+    if !sim.quiet {
+        for s in &skipped {
+            eprintln!("left out {}: {}", s.path.display(), s.reason);
+        }
+    }
     let pairs: Vec<_> = sim
         .tables
         .iter()
@@ -31,7 +40,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             bail!("--shard: a comparison of two tables runs whole; run it without --shard");
         }
         let request = TableCompareRequest {
-            scenarios: args.scenarios.clone(),
+            scenarios: scenarios.clone(),
             table: table.clone(),
             files: files.clone(),
             trials: sim.trials,
@@ -48,7 +57,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         return say(&text);
     }
     let request = CompareRequest {
-        scenarios: args.scenarios.clone(),
+        scenarios: scenarios.clone(),
         trials: sim.trials,
         targets: args.targets.clone(),
         names: Vec::new(),
