@@ -123,6 +123,10 @@ fn every_commands_reproduce_line_writes_the_same_files() {
             "compare", &ambush, &siege, "--trials", "2000", "--seed", "9",
         ],
     );
+    // A folder, as `run` takes one: its three battles, each named.
+    let folder = repo().join("scenarios/gurps").display().to_string();
+    let line = reproduces(work, &["compare", &folder, "--trials", "1000"]);
+    assert_eq!(line.matches(".toml").count(), 3, "{line}");
     reproduces(
         work,
         &[

@@ -154,8 +154,20 @@ fn a_refused_cell_move_names_the_file_that_was_read() {
     let chart = edited(dir.path(), "seventh_sea/battle_chart.toml", "kind", "kind");
     let out = dir.path().join("sens");
     warcrunch()
-        .args(["sensitivity", EVEN, "--target", "hero:Isabeau/state=knocked_out"])
-        .args(["--cells", "--tables", "battle_chart", "--trials", "500", "--quiet"])
+        .args([
+            "sensitivity",
+            EVEN,
+            "--target",
+            "hero:Isabeau/state=knocked_out",
+        ])
+        .args([
+            "--cells",
+            "--tables",
+            "battle_chart",
+            "--trials",
+            "500",
+            "--quiet",
+        ])
         .arg("--table")
         .arg(format!("battle_chart={}", chart.display()))
         .arg("--out")
