@@ -197,7 +197,7 @@ mod tests {
     }
 
     fn verdict(text: &str) -> Result<()> {
-        check::<File>(text, &text.parse().unwrap(), "t.toml")
+        check::<File>(text, &text.parse().unwrap(), ("t.toml", true))
     }
 
     #[test]

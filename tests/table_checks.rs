@@ -185,3 +185,65 @@ fn a_refused_cell_move_names_the_file_that_was_read() {
         assert_ne!(r["knob"], "tables.battle_chart.rows.0.min_result", "{r}");
     }
 }
+
+/// `check` says what a `--table` or the tables change nothing of: a table
+/// no battle of the scenario reads (the rout has no Heroes, so no chart),
+/// and Spoils rows its Heroes can never roll.
+#[test]
+fn check_points_out_tables_and_rows_the_battle_never_reads() {
+    let chart = repo().join("scenarios/tables/seventh_sea/battle_chart.toml");
+    let rout = warcrunch()
+        .args([
+            "check",
+            "scenarios/seventh_sea/rout_of_a_weaker_army.toml",
+            "--table",
+        ])
+        .arg(format!("battle_chart={}", chart.display()))
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&rout.get_output().stdout).into_owned();
+    assert!(
+        said.contains("no battle of this scenario reads the `battle_chart` table"),
+        "{said}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join(EVEN)).unwrap();
+    let officers = dir.path().join("officers.toml");
+    let text = text
+        .replace("commission = 0", "commission = 4")
+        .replace("commission = 2", "commission = 4")
+        .replace(
+            "policy = \"adaptive\"",
+            "policy = \"adaptive\"\ncommission = 4",
+        );
+    assert_eq!(text.matches("commission = 4").count(), 3);
+    std::fs::write(&officers, text).unwrap();
+    let even = warcrunch().arg("check").arg(&officers).assert().success();
+    let said = String::from_utf8_lossy(&even.get_output().stdout).into_owned();
+    assert!(
+        said.contains("row `nothing` (min_roll = 1) is never rolled here: its Heroes roll 5 to 14"),
+        "{said}"
+    );
+    // A comparison of two charts leaves the rout out, saying why.
+    let out = dir.path().join("tc");
+    let compared = warcrunch()
+        .args([
+            "compare",
+            "scenarios/seventh_sea",
+            "--trials",
+            "500",
+            "--table",
+        ])
+        .arg(format!("battle_chart=builtin,{}", chart.display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&compared.get_output().stdout).into_owned();
+    assert!(
+        said.contains(
+            "rout_of_a_weaker_army: not compared, it does not read `battle_chart` (reads no table)"
+        ),
+        "{said}"
+    );
+}

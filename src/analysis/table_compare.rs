@@ -68,14 +68,26 @@ pub fn compare_tables(
     let mut not_read = Vec::new();
     for path in &request.scenarios {
         let plain = scenario::load(path)?;
-        if !plain.battle.tables().iter().any(|t| &t.name == table) {
+        let reads = |name: &str| plain.battle.reads_table(name);
+        if !plain
+            .battle
+            .tables()
+            .iter()
+            .any(|t| &t.name == table && reads(table))
+        {
             let read: Vec<String> = plain
                 .battle
                 .tables()
                 .iter()
+                .filter(|t| reads(&t.name))
                 .map(|t| t.name.clone())
                 .collect();
-            not_read.push((scenario_name(path), read.join(", ")));
+            let read = if read.is_empty() {
+                "no table".to_owned()
+            } else {
+                read.join(", ")
+            };
+            not_read.push((scenario_name(path), read));
             continue;
         }
         for file in &files {

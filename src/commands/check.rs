@@ -49,6 +49,17 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     for rule in s.battle.stand_in_rules() {
         let _ = writeln!(out, "stand-in rule: {rule}");
     }
+    for (name, file) in &overrides {
+        if !s.battle.reads_table(name) {
+            let _ = writeln!(
+                out,
+                "note: --table {name}={file}: no battle of this scenario reads the `{name}` table, so it changes nothing here"
+            );
+        }
+    }
+    for note in s.battle.check_notes() {
+        let _ = writeln!(out, "note: {note}");
+    }
     say(&out)
 }
 

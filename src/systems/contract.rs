@@ -40,6 +40,18 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// The tables this battle read.
     fn tables(&self) -> &[TableUse];
 
+    /// Whether any battle of this scenario reads a cell of table `name`
+    /// (a table it loads may go unread: no Heroes, no chart).
+    fn reads_table(&self, _name: &str) -> bool {
+        true
+    }
+
+    /// What `warcrunch check` should point out about this battle with its
+    /// tables: rows no battle of it can reach, and the like.
+    fn check_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Fights one battle by the book (the plain reference, die by die),
     /// noting in `reads` every table cell it reads.
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads);

@@ -146,6 +146,16 @@ impl Battle {
         self.account().tables()
     }
 
+    /// Whether any battle of this scenario reads a cell of table `name`.
+    pub fn reads_table(&self, name: &str) -> bool {
+        self.account().reads_table(name)
+    }
+
+    /// What `warcrunch check` points out about this battle and its tables.
+    pub fn check_notes(&self) -> Vec<String> {
+        self.account().check_notes()
+    }
+
     /// Rules this battle follows whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
         self.account().stand_in_rules()
@@ -173,6 +183,8 @@ impl Battle {
 trait Account {
     fn name(&self) -> &'static str;
     fn tables(&self) -> &[TableUse];
+    fn reads_table(&self, name: &str) -> bool;
+    fn check_notes(&self) -> Vec<String>;
     fn stand_in_rules(&self) -> Vec<String>;
     fn describe(&self) -> String;
     fn metric_layout(&self) -> Vec<Metric<u64>>;
@@ -185,6 +197,12 @@ impl<S: BattleSystem> Account for S {
     }
     fn tables(&self) -> &[TableUse] {
         BattleSystem::tables(self)
+    }
+    fn reads_table(&self, name: &str) -> bool {
+        BattleSystem::reads_table(self, name)
+    }
+    fn check_notes(&self) -> Vec<String> {
+        BattleSystem::check_notes(self)
     }
     fn stand_in_rules(&self) -> Vec<String> {
         BattleSystem::stand_in_rules(self)

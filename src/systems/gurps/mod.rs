@@ -393,6 +393,11 @@ impl BattleSystem for Gurps {
         &self.rules.tables.uses
     }
 
+    /// Survival, damage and Glory are read by PCs only.
+    fn reads_table(&self, name: &str) -> bool {
+        !self.rules.heroes.is_empty() || !["survival", "damage", "glory"].contains(&name)
+    }
+
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {
         reference::fight_noting_reads(&self.rules, rng, reads);
         // Fixed modifiers, read every day.

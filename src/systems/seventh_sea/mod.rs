@@ -319,6 +319,41 @@ impl BattleSystem for SeventhSea {
         &self.rules.tables.uses
     }
 
+    /// The chart, the opportunities and the Spoils are read by Heroes only.
+    fn reads_table(&self, name: &str) -> bool {
+        !self.rules.heroes.is_empty() || !scenario::TABLE_NAMES.contains(&name)
+    }
+
+    /// Spoils rows no Hero of this battle can roll: 1d10 + his Commission
+    /// reaches `1 + c` to `10 + c`.
+    fn check_notes(&self) -> Vec<String> {
+        let spoils = &self.rules.tables.spoils;
+        let commissions: Vec<i64> = self
+            .parsed
+            .heroes
+            .iter()
+            .map(|(h, _)| h.commission)
+            .collect();
+        if commissions.is_empty() {
+            return Vec::new();
+        }
+        (0..spoils.len())
+            .filter(|&i| {
+                let low = spoils[i].0;
+                let high = spoils.get(i + 1).map_or(i64::MAX, |next| next.0 - 1);
+                !commissions.iter().any(|c| low <= 10 + c && *c < high)
+            })
+            .map(|i| {
+                let highest = commissions.iter().max().map_or(10, |c| 10 + c);
+                let lowest = commissions.iter().min().map_or(1, |c| 1 + c);
+                format!(
+                    "table spoils: row `{}` (min_roll = {}) is never rolled here: its Heroes roll {lowest} to {highest} (1d10 + Commission)",
+                    spoils[i].1, spoils[i].0
+                )
+            })
+            .collect()
+    }
+
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {
         reference::fight_noting_reads(&self.rules, rng, reads);
     }
