@@ -370,9 +370,12 @@ cells beside the table's source.
   an officer;
 - war cards: `missile_volleys` above 0 when neither unit has `missile`;
 - tables: rows that must cover a range exactly once (catastrophe rolls 3 to
-  18, damage Tech Levels, casualty margins), rows out of order, a
-  `stand_ins` entry that names no setting of the file, dice text that is not
-  `XkY`.
+  18, damage Tech Levels, casualty margins), rows out of order, a banded
+  table that leaves results without a row (the battle chart's first row
+  must be the catch-all `min_result = -999`, Survival's and Glory's last
+  `min_margin = -999`, the Spoils' first `min_roll` at most 1), a
+  `stand_ins` entry that names nothing in the file (a key, a row by label
+  or position, or a cell), dice text that is not `XkY`.
 ";
 
 /// One schema's section: a table of keys per object, top level first, then

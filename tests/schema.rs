@@ -259,7 +259,7 @@ fn section<'a>(table: &'a mut toml::Table, path: &[String]) -> &'a mut toml::Tab
 /// What the parsers check across keys, which a schema cannot: a scenario
 /// the schema passes may still be refused for these reasons (they are listed
 /// in docs/scenarios.md).
-const RULES_ACROSS_KEYS: [&str; 17] = [
+const RULES_ACROSS_KEYS: [&str; 19] = [
     "PC may choose",                 // Risk limited by the PC's traits
     "give `tactics` or `iq`",        // neither tactics nor iq
     "no side has `attacker = true`", // a position with no attacker
@@ -275,6 +275,8 @@ const RULES_ACROSS_KEYS: [&str; 17] = [
     "with increasing min_",               // table rows in order
     "with decreasing min_margin",         // table rows in order, best first
     "must start at min_margin = 0",       // battle results from a draw up
+    "must be the catch-all",              // a band's catch-all row
+    "must take the lowest roll",          // the Spoils' first row
     "dice per hit at TL",                 // TL multiple plus dice, at every TL
     "not all 0",                          // opportunity weights
 ];

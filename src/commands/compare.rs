@@ -16,11 +16,20 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let sim = &args.sim;
     let to = super::destination(&args.out, &args.sim);
     // Folders as `run` takes them: every scenario under them, table files
-    // left out with a note.
-    let (scenarios, skipped) = scenario_files(&args.scenarios)?;
-    if !sim.quiet {
-        for s in &skipped {
-            eprintln!("left out {}: {}", s.path.display(), s.reason);
+    // left out with a note; a file given twice stays twice (a baseline
+    // against itself with another table).
+    let mut scenarios = Vec::new();
+    for input in &args.scenarios {
+        if !input.is_dir() {
+            scenarios.push(input.clone());
+            continue;
+        }
+        let (found, skipped) = scenario_files(std::slice::from_ref(input))?;
+        scenarios.extend(found);
+        if !sim.quiet {
+            for s in &skipped {
+                eprintln!("left out {}: {}", s.path.display(), s.reason);
+            }
         }
     }
     let pairs: Vec<_> = sim
