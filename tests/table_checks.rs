@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{refused_writing_nothing, repo, warcrunch};
+use crate::util::{repo, table_refused, warcrunch};
 
 /// The bundled table `file` with `from` replaced by `to` (once), written
 /// into `dir`; its path.
@@ -14,22 +14,6 @@ fn edited(dir: &Path, file: &str, from: &str, to: &str) -> std::path::PathBuf {
     let path = dir.join(file.replace('/', "_"));
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     path
-}
-
-/// `run SCENARIO --table NAME=FILE` is refused with each fragment, writing
-/// nothing.
-fn refused(scenario: &str, name: &str, file: &Path, expect: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    refused_writing_nothing(
-        warcrunch()
-            .args(["run", scenario, "--trials", "1000", "--table"])
-            .arg(format!("{name}={}", file.display()))
-            .arg("--out")
-            .arg(&out),
-        &out,
-        expect,
-    );
 }
 
 const AMBUSH: &str = "scenarios/gurps/ambush_at_the_ford.toml";
@@ -44,7 +28,7 @@ fn a_stand_in_that_names_nothing_is_refused_naming_what_exists() {
         r#"stand_ins = ["rows"]"#,
         r#"stand_ins = ["rows", "colour"]"#,
     );
-    refused(
+    table_refused(
         AMBUSH,
         "glory",
         &colour,
@@ -56,7 +40,7 @@ fn a_stand_in_that_names_nothing_is_refused_naming_what_exists() {
         r#"stand_ins = ["rows"]"#,
         r#"stand_ins = ["rows.9"]"#,
     );
-    refused(
+    table_refused(
         EVEN,
         "spoils",
         &ninth,
@@ -78,7 +62,7 @@ fn banded_rows_leave_no_result_without_a_row() {
         "min_result = -999",
         "min_result = 5",
     );
-    refused(
+    table_refused(
         EVEN,
         "battle_chart",
         &chart,
@@ -93,7 +77,7 @@ fn banded_rows_leave_no_result_without_a_row() {
         "{ min_roll = 1,  label = \"nothing\" }",
         "{ min_roll = 3,  label = \"nothing\" }",
     );
-    refused(
+    table_refused(
         EVEN,
         "spoils",
         &spoils,
@@ -105,7 +89,7 @@ fn banded_rows_leave_no_result_without_a_row() {
         "min_margin = -999",
         "min_margin = -20",
     );
-    refused(
+    table_refused(
         AMBUSH,
         "glory",
         &glory,
@@ -125,7 +109,7 @@ fn rows_out_of_order_are_refused_at_their_line() {
         "min_margin = 5\n",
         "min_margin = 12\n",
     );
-    refused(
+    table_refused(
         AMBUSH,
         "glory",
         &glory,
@@ -137,7 +121,7 @@ fn rows_out_of_order_are_refused_at_their_line() {
         "min_margin = 4",
         "min_margin = 1",
     );
-    refused(
+    table_refused(
         AMBUSH,
         "battle_results",
         &results,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{check_refused, refused_writing_nothing, repo, run_refused, warcrunch};
+use crate::util::{check_refused, repo, run_refused, table_refused, warcrunch};
 
 /// The bundled table `file` (under `scenarios/tables/`).
 fn bundled_table(file: &str) -> String {
@@ -15,21 +15,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-/// `run SCENARIO --table NAME=FILE` must fail naming every fragment.
-fn table_refused(scenario: &str, name: &str, file: &Path, expect: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    refused_writing_nothing(
-        warcrunch()
-            .args(["run", scenario, "--trials", "1000", "--table"])
-            .arg(format!("{name}={}", file.display()))
-            .arg("--out")
-            .arg(&out),
-        &out,
-        expect,
-    );
 }
 
 #[test]

@@ -164,6 +164,22 @@ pub fn refused_writing_nothing(command: &mut Command, out: &Path, expect: &[&str
     assert!(!out.exists(), "no output after a refused command");
 }
 
+/// `run SCENARIO --table NAME=FILE` must fail naming every fragment of
+/// `expect`, and write nothing.
+pub fn table_refused(scenario: &str, name: &str, file: &Path, expect: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    refused_writing_nothing(
+        warcrunch()
+            .args(["run", scenario, "--trials", "1000", "--table"])
+            .arg(format!("{name}={}", file.display()))
+            .arg("--out")
+            .arg(&out),
+        &out,
+        expect,
+    );
+}
+
 /// Runs a command that must fail; its standard error.
 pub fn failure_stderr(command: &mut Command) -> String {
     let assert = command.assert().failure();
