@@ -20,25 +20,9 @@ use super::survival::{self, SurvivalDraws, injure_fast};
 use crate::inverse;
 use crate::stream::{BattleStream, Decisions};
 
-/// Whether side `s`'s army commander is a PC now down or dead.
-#[inline(always)]
-fn commander_down(rules: &BattleRules, heroes: &[HeroOutcome], s: usize) -> bool {
-    rules
-        .heroes
-        .iter()
-        .zip(heroes)
-        .any(|(h, o)| h.side == s && h.role == Role::ArmyCommander && o.state >= State::Down)
-}
-
-/// Side `loser`'s army commander, if a PC and alive, is captured.
-#[cold]
-#[inline(never)]
-fn capture(rules: &BattleRules, heroes: &mut [HeroOutcome], loser: usize) {
-    for (h, o) in rules.heroes.iter().zip(heroes) {
-        if h.side == loser && h.role == Role::ArmyCommander && o.state != State::Dead {
-            o.captured = true;
-        }
-    }
+/// Each side's army commander, if a PC: his index (a side has at most one).
+fn army_commanders(rules: &BattleRules) -> [Option<usize>; 2] {
+    [0, 1].map(|s| (rules.heroes.iter()).position(|h| h.side == s && h.role == Role::ArmyCommander))
 }
 
 /// The laws variants fought in lockstep share, by what they are built from
@@ -68,6 +52,8 @@ pub struct Laws {
     /// The Morale a side's units lose on a day that starts with its army
     /// commander out ([`super::tables::GurpsTables::commander_out_morale`]).
     out_morale: i64,
+    /// Each side's army commander, if a PC.
+    army_commander: [Option<usize>; 2],
 }
 
 impl Laws {
@@ -94,6 +80,7 @@ impl Laws {
                 .collect(),
             casualties: Arc::new(casualties::Laws::new(t)),
             out_morale: t.commander_out_morale().map_or(0, |(_, morale)| morale),
+            army_commander: army_commanders(rules),
         }
     }
 
@@ -159,7 +146,7 @@ impl Laws {
                     let struck = (&mut out_today[..], &mut wounded_today[..]);
                     let pcs = (&mut heroes[..], &mut lost[..]);
                     catastrophe::strike_leaders_fast(rules, numbers, s, row, pcs, struck);
-                    contest_out[s] |= commander_down(rules, &heroes, s);
+                    contest_out[s] |= self.commander_down(&heroes, s);
                 }
             }
             let start = if day == 0 && contest_out == [false; 2] {
@@ -217,11 +204,14 @@ impl Laws {
             // An overwhelming victory captures the loser's commander: out
             // on the days after, and a PC commander out of the battle.
             if winner < 2 && t.battle_results[result as usize].captures_commander {
-                capture(rules, &mut heroes, 1 - winner);
+                // A PC commander taken alive is out of the battle.
+                if let Some(i) = self.army_commander[1 - winner] {
+                    heroes[i].captured |= heroes[i].state != State::Dead;
+                }
                 commander_out[1 - winner] = true;
             }
             for (s, out) in commander_out.iter_mut().enumerate() {
-                *out |= commander_down(rules, &heroes, s);
+                *out |= self.commander_down(&heroes, s);
             }
         }
         for (i, h) in heroes.iter_mut().enumerate().take(n) {
@@ -240,6 +230,12 @@ impl Laws {
             catastrophe: first_catastrophe,
             heroes,
         }
+    }
+
+    /// Whether side `s`'s army commander is a PC now down or dead.
+    #[inline(always)]
+    fn commander_down(&self, heroes: &[HeroOutcome], s: usize) -> bool {
+        self.army_commander[s].is_some_and(|i| heroes[i].state >= State::Down)
     }
 
     /// PC `i`'s Survival roll (with the losing side's `penalty`) and its
