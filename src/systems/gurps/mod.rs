@@ -541,7 +541,7 @@ impl BattleSystem for Gurps {
         for (h, r) in self.parsed.heroes.iter().zip(&self.rules.heroes) {
             let _ = writeln!(
                 out,
-                "hero {} ({}, {}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {} vs enemy TL {}",
+                "hero {} ({}, {}): Combat skill {}, Risk {:+} -> Survival vs {} (before losing-side penalty), Glory vs {}; HP {}, HT {}, DR {}{} vs enemy TL {}",
                 h.file.name,
                 h.file.side,
                 as_written(&r.role),
@@ -552,6 +552,14 @@ impl BattleSystem for Gurps {
                 r.hp,
                 r.ht,
                 r.dr,
+                if r.toughness > 0 {
+                    format!(
+                        " (Toughness {} of it, and off every fixed loss)",
+                        r.toughness
+                    )
+                } else {
+                    String::new()
+                },
                 self.rules.sides[1 - r.side].tech_level
             );
         }
