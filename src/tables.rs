@@ -351,10 +351,8 @@ fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
         let Some(path) = entry.as_str() else { continue };
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
         if let Err(e) = crate::toml_path::find(&cells, &steps) {
-            let line = crate::ranges::line_of(text, &["stand_ins".to_owned(), i.to_string()])
-                .filter(|_| !origin.contains(WITH_CELLS))
-                .map_or(String::new(), |l| format!(":{l}"));
-            bail!("{origin}{line}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
+            let at = Place { origin, text }.at(&format!("stand_ins.{i}"));
+            bail!("{at}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
         }
     }
     Ok(())
