@@ -224,12 +224,12 @@ impl Gurps {
                 )
                 .with_role(MetricRole::Fame { pc }),
             );
-            if h.file.role == Role::ArmyCommander {
+            if let Some((_, captured)) = tally.captured.iter().find(|(pc, _)| *pc == i) {
                 out.push(Metric::categorical(
                     &subject,
                     "captured",
                     &["no", "yes"],
-                    &ht.captured,
+                    captured,
                 ));
             }
         }
@@ -246,6 +246,8 @@ pub struct GurpsTally<W> {
     casualties: [Vec<W>; 2],
     catastrophe: [Vec<W>; 2],
     heroes: Vec<HeroTally<W>>,
+    /// Per PC army commander (by PC index): not captured, captured.
+    captured: Vec<(usize, [W; 2])>,
     party: PartyTally<W>,
     reputation_first: i64,
 }
@@ -257,7 +259,6 @@ struct HeroTally<W> {
     state: [W; 5],
     glory: Vec<W>,
     reputation: Vec<W>,
-    captured: [W; 2],
 }
 
 impl<W: Weight> GurpsTally<W> {
@@ -281,8 +282,11 @@ impl<W: Weight> GurpsTally<W> {
                     state: [W::default(); 5],
                     glory: vec![W::default(); t.glory.len() + 1],
                     reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
-                    captured: [W::default(); 2],
                 })
+                .collect(),
+            captured: (g.rules.heroes.iter().enumerate())
+                .filter(|(_, h)| h.role == Role::ArmyCommander)
+                .map(|(i, _)| (i, [W::default(); 2]))
                 .collect(),
             party: PartyTally::new(
                 &g.rules.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
@@ -315,7 +319,9 @@ impl<W: Weight> GurpsTally<W> {
             h.state[ho.state as usize] += w;
             h.glory[ho.glory as usize] += w;
             h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
-            h.captured[usize::from(ho.captured)] += w;
+        }
+        for (pc, captured) in &mut self.captured {
+            captured[usize::from(o.heroes[*pc].captured)] += w;
         }
         self.party.add(&party, w);
     }
@@ -333,7 +339,9 @@ impl<W: Weight> GurpsTally<W> {
             add_all(&mut a.state, &b.state);
             add_all(&mut a.glory, &b.glory);
             add_all(&mut a.reputation, &b.reputation);
-            add_all(&mut a.captured, &b.captured);
+        }
+        for ((_, a), (_, b)) in self.captured.iter_mut().zip(&other.captured) {
+            add_all(a, b);
         }
         self.party.merge(&other.party);
     }
@@ -362,7 +370,9 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
             visit(&mut h.state);
             visit(&mut h.glory);
             visit(&mut h.reputation);
-            visit(&mut h.captured);
+        }
+        for (_, captured) in &mut self.captured {
+            visit(captured);
         }
         self.party.for_each_slice(&mut visit);
     }
