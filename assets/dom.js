@@ -32,3 +32,19 @@ export function download(name, text, type = "application/toml") {
   a.click();
   URL.revokeObjectURL(a.href);
 }
+
+/// How a sensitivity's target is written: `P(event)` in percentage points,
+/// or a numeric outcome's mean (`SUBJECT/METRIC:mean`) in its own units.
+export function targetWords(target) {
+  const sign = (x) => (x >= 0 ? "+" : "\u2212");
+  if (target.endsWith(":mean")) {
+    return {
+      asked: `the mean of ${target.slice(0, -":mean".length)}`,
+      change: (x) => `${sign(x)}${Math.abs(x).toFixed(3)}`,
+    };
+  }
+  return {
+    asked: `P(${target})`,
+    change: (x) => `${sign(x)}${Math.abs(100 * x).toFixed(2)} pt`,
+  };
+}

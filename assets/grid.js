@@ -4,7 +4,7 @@
 // server, checked as a scenario's table is, and kept on the page: the next
 // run of the battle uses it. Plain ES module.
 
-import { download, el } from "/assets/dom.js";
+import { download, el, targetWords } from "/assets/dom.js";
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -39,15 +39,15 @@ export class TableGrid {
       const d = Number(r.difference);
       if (!largest.has(r.knob) || Math.abs(d) > Math.abs(largest.get(r.knob).d)) largest.set(r.knob, { d, r });
     }
-    const pt = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(100 * x).toFixed(2)} pt`;
+    const { asked, change } = targetWords(target);
     const cells = [...largest.entries()].map(([sweep, { d, r }]) => ({
       sweep,
       amount: Math.abs(d),
-      text: `${r.from} \u2192 ${r.to} moves P(${target}) ${pt(d)} (${pt(Number(r.ci_low))} to ${pt(Number(r.ci_high))})`,
+      text: `${r.from} \u2192 ${r.to} moves ${asked} ${change(d)} (${change(Number(r.ci_low))} to ${change(Number(r.ci_high))})`,
     }));
     // Shaded against the largest move in the table shown.
     const legend = (top) =>
-      `Shading: how far one step of each cell moves P(${target}), from the sensitivity asked below; the darkest cell of this table moves it ${pt(top).slice(1)}; white cells were not moved.`;
+      `Shading: how far one step of each cell moves ${asked}, from the sensitivity asked below; the darkest cell of this table moves it ${change(top).slice(1)}; white cells were not moved.`;
     this.showHeat({ legend, cells, unlisted: "not moved", relative: true });
   }
 

@@ -2,7 +2,7 @@
 // TOML, check it, run it, and draw the counts the server streams; and the
 // deck designer. Plain ES modules, no build step.
 
-import { $, download, el, fileLinks } from "/assets/dom.js";
+import { $, download, el, fileLinks, targetWords } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
@@ -171,14 +171,15 @@ async function sensitivityFindings(id, target) {
   const response = await fetch(`/api/runs/${id}/files/sensitivity.csv`);
   if (!response.ok) return;
   const rows = csvRows(await response.text());
-  const pt = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(100 * x).toFixed(2)} pt`;
+  const { asked, change } = targetWords(target);
   const box = $("ask-findings");
-  box.replaceChildren(el("h3", { text: `What moves P(${target}) most` }));
+  box.replaceChildren(el("h3", { text: `What moves ${asked} most` }));
   const list = el("ol");
   for (const r of rows.slice(0, 12)) {
     const d = Number(r.difference);
-    const tied = Number(r.ci_low) <= 0 && Number(r.ci_high) >= 0;
-    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? "tied with the battle as it is" : pt(d)} (${pt(Number(r.ci_low))} to ${pt(Number(r.ci_high))})`;
+    // The analysis's own family-wise verdict, not a single interval.
+    const tied = r.differs !== "true";
+    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? "tied with the battle as it is" : change(d)} (${change(Number(r.ci_low))} to ${change(Number(r.ci_high))})`;
     const item = el("li", { text: words + " " });
     if (r.table) {
       const go = el("button", { type: "button", class: "quiet small", text: "Show in the grid" });

@@ -303,6 +303,7 @@ fn overhead_of<S: System>(
         vec![system, system],
         metrics,
         vec![vec![event.clone()], vec![event]],
+        vec![Vec::new(), Vec::new()],
     );
     let half = RunSettings {
         threads: 1,
@@ -478,7 +479,7 @@ static WIDTH_RATIOS: Mutex<Vec<(String, String, String, f64)>> = Mutex::new(Vec:
 /// difference's interval; the JSON gives the efficiency, (unpaired width /
 /// paired width)² × plain time / paired time.
 fn pairing(c: &mut Criterion) {
-    use warcrunch::runner::{Plan, metric_layout, simulate, simulate_paired};
+    use warcrunch::runner::{PairedAsk, Plan, metric_layout, simulate, simulate_paired};
     use warcrunch::scenario::Edit;
     use warcrunch::stats::{paired_difference, unpaired_difference};
     let plan = Plan {
@@ -515,7 +516,13 @@ fn pairing(c: &mut Criterion) {
         let target = warcrunch::target::Target::parse(event).expect("an event");
         let event_of = |s: &scenario::Scenario| target.event(&metric_layout(s)).expect("the event");
         let events = vec![vec![event_of(&base)], vec![event_of(&moved)]];
-        let done = simulate_paired(&[&base, &moved], events.clone(), &plan, None).expect("paired");
+        let done = simulate_paired(
+            &[&base, &moved],
+            PairedAsk::events(events.clone()),
+            &plan,
+            None,
+        )
+        .expect("paired");
         let x = |v: usize| done.event_count(v, &events[v][0]);
         let n = done.trials;
         let paired = paired_difference(n, x(0), x(1), done.both[1][0]);
@@ -539,7 +546,13 @@ fn pairing(c: &mut Criterion) {
         register("pairing", &format!("{name}/paired"), 2 * trials, 1);
         group.bench_function(BenchmarkId::new(name, "paired"), |b| {
             b.iter(|| {
-                simulate_paired(&[&base, &moved], events.clone(), &plan, None).expect("paired")
+                simulate_paired(
+                    &[&base, &moved],
+                    PairedAsk::events(events.clone()),
+                    &plan,
+                    None,
+                )
+                .expect("paired")
             })
         });
         group.finish();

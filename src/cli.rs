@@ -32,7 +32,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Find the value of one setting at which a target's probability reaches a threshold.
     Solve(SolveArgs),
-    /// Move every knob of a scenario one step each way and rank what moves a target's probability most.
+    /// Move every knob of a scenario one step each way and rank what moves a target's probability (or a mean) most.
     Sensitivity(SensitivityArgs),
     /// Combine the partial results of `--shard` runs into the files one run writes.
     Merge(MergeArgs),
@@ -199,9 +199,11 @@ pub struct CompareArgs {
     /// With --table NAME=A,B: one or more scenarios, each fought with table A and with table B.
     #[arg(required = true, num_args = 1..)]
     pub scenarios: Vec<PathBuf>,
-    /// Also report an event as a yes/no outcome of its own, with its interval (and, in a
-    /// comparison or sweep, its paired difference): SUBJECT/METRIC=VALUE[|VALUE...] or
-    /// SUBJECT/METRIC>=N (also <=, >, <), e.g. "hero:Isabeau/reputation>=10". Repeatable.
+    /// Also report an event as a yes/no outcome of its own, with its interval and its paired
+    /// difference: SUBJECT/METRIC=VALUE[|VALUE...] or SUBJECT/METRIC>=N (also <=, >, <), e.g.
+    /// "hero:Isabeau/reputation>=10"; or check that a numeric outcome's mean can be compared,
+    /// SUBJECT/METRIC:mean (every numeric outcome's mean is compared on the battles'
+    /// differences). Repeatable.
     #[arg(long = "target", value_name = "EVENT")]
     pub targets: Vec<String>,
     /// Output folder [default: reports/compare].
@@ -266,7 +268,8 @@ pub struct SensitivityArgs {
     pub scenario: PathBuf,
     /// The event: SUBJECT/METRIC=VALUE[|VALUE...], e.g. "side:Megalos/victory=won"
     /// or "party/any_down_or_dead=yes", or a threshold on a numeric metric, e.g.
-    /// "hero:Isabeau/reputation>=10" (also <=, >, <).
+    /// "hero:Isabeau/reputation>=10" (also <=, >, <); or a numeric metric's mean,
+    /// "hero:Isabeau/reputation:mean" (moves ranked by how far they shift it).
     #[arg(long)]
     pub target: String,
     /// Only these knobs (sweep paths, comma-separated), e.g. heroes.Titus.risk,sides.Raiders.troop_strength.

@@ -1,10 +1,12 @@
 //! Significance of the differences between variants: per outcome, McNemar's
 //! test on paired battles (variants fought on the same streams) or else a
 //! two-proportion z-test; chi-square tests of homogeneity per categorical
-//! metric; Welch's t-test on the means of numeric metrics.
+//! metric; on the means of numeric metrics, the t-test on the
+//! battle-by-battle differences of paired battles, or else Welch's.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
+use crate::paired_mean::PairedSums;
 use crate::stats::{
     Metric, Values, chi_square_sf, mcnemar, paired_difference, two_proportion, unpaired_difference,
     z95,
@@ -28,6 +30,19 @@ pub struct SharedCount {
     pub battles: u64,
 }
 
+/// The battle-by-battle differences of one numeric metric between a
+/// variant and the first, fought on the same streams: what pairs a
+/// comparison of their means.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PairedMean {
+    /// Subject.
+    pub subject: String,
+    /// Metric.
+    pub metric: String,
+    /// The sums of the differences (variant − first).
+    pub sums: PairedSums,
+}
+
 /// One test of a variant against the baseline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
@@ -35,13 +50,15 @@ pub struct Difference {
     pub subject: String,
     /// Metric.
     pub metric: String,
-    /// Value label, `*` for a whole-distribution test, `mean` for Welch.
+    /// Value label, `*` for a whole-distribution test, `mean` for a test
+    /// of means.
     pub value: String,
-    /// `mcnemar` (paired), `two_proportion_z`, `chi_square` or `welch_t`.
+    /// `mcnemar` or `paired_t` (paired), `two_proportion_z`, `chi_square`
+    /// or `welch_t`.
     pub test: &'static str,
-    /// How the interval of the difference was found: `paired_newcombe`
-    /// (from the battle-by-battle pairs), `unpaired_wald` or `welch`
-    /// (as if the samples were independent), `none` for chi-square.
+    /// How the interval of the difference was found: `paired_newcombe` or
+    /// `paired_t` (from the battle-by-battle pairs), `unpaired_wald` or
+    /// `welch` (as if the samples were independent), `none` for chi-square.
     pub method: &'static str,
     /// The baseline's estimate (proportion or mean; NaN for chi-square).
     pub baseline: f64,
@@ -76,14 +93,15 @@ fn two_sided_normal(z: f64) -> f64 {
 /// category with a count in `shared` (battles both had it, when the two
 /// were fought on the same streams) is tested on its pairs: McNemar's test
 /// and Newcombe's paired interval; the rest as independent samples. A
-/// numeric metric is tested on its mean (Welch); a categorical one on its
-/// whole distribution (chi-square) and value by value.
+/// numeric metric is tested on its mean (on the pairs' differences where
+/// `means` has them, else Welch); a categorical one on its whole
+/// distribution (chi-square) and value by value.
 pub fn differences(
     baseline: &[Metric<u64>],
     variant: &[Metric<u64>],
-    shared: &[SharedCount],
+    (shared, means): (&[SharedCount], &[PairedMean]),
 ) -> Vec<Difference> {
-    tests_of(baseline, variant, shared, Scope::Outcomes)
+    tests_of(baseline, variant, (shared, means), Scope::Outcomes)
 }
 
 /// What [`tests_of`] tests of a numeric metric.
@@ -104,7 +122,7 @@ const RARE: u64 = 10;
 fn tests_of(
     baseline: &[Metric<u64>],
     variant: &[Metric<u64>],
-    shared: &[SharedCount],
+    (shared, means): (&[SharedCount], &[PairedMean]),
     scope: Scope,
 ) -> Vec<Difference> {
     let mut out = Vec::new();
@@ -121,7 +139,11 @@ fn tests_of(
             continue;
         }
         if b.is_numeric() {
-            out.push(welch(b, v));
+            let paired = means
+                .iter()
+                .find(|m| m.subject == b.subject && m.metric == b.name)
+                .and_then(|m| paired_t(b, v, m));
+            out.push(paired.unwrap_or_else(|| welch(b, v)));
             if scope == Scope::Outcomes {
                 continue;
             }
@@ -169,6 +191,33 @@ fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
         p_value: p,
         pairs: None,
     }
+}
+
+/// The t-test of two numeric metrics' means on the battle-by-battle
+/// differences of battles fought on the same streams; `None` when fewer
+/// than two battles pair.
+fn paired_t(b: &Metric<u64>, v: &Metric<u64>, pairs: &PairedMean) -> Option<Difference> {
+    let found = pairs.sums.means()?;
+    let unpaired = welch(b, v);
+    let d = found.difference;
+    let width = d.high - d.low;
+    let unpaired_width = unpaired.difference.2 - unpaired.difference.1;
+    Some(Difference {
+        test: "paired_t",
+        method: "paired_t",
+        difference: (d.difference, d.low, d.high),
+        statistic: found.statistic,
+        p_value: found.p_value,
+        pairs: Some(Pairs {
+            discordant: pairs.sums.changed,
+            width_ratio: if width > 0.0 {
+                unpaired_width / width
+            } else {
+                f64::NAN
+            },
+        }),
+        ..unpaired
+    })
 }
 
 /// Chi-square test of homogeneity over the values either sample reached;
@@ -366,9 +415,13 @@ pub struct Tests {
 
 impl Tests {
     /// Tests a variant's metrics against the baseline's (on their pairs
-    /// where `shared` counts them).
-    pub fn new(baseline: &[Metric<u64>], variant: &[Metric<u64>], shared: &[SharedCount]) -> Tests {
-        let all = differences(baseline, variant, shared);
+    /// where `pairs` counts them).
+    pub fn new(
+        baseline: &[Metric<u64>],
+        variant: &[Metric<u64>],
+        pairs: (&[SharedCount], &[PairedMean]),
+    ) -> Tests {
+        let all = differences(baseline, variant, pairs);
         let alpha = threshold(all.len());
         let untested = untested(baseline, variant);
         Tests {
@@ -442,7 +495,7 @@ pub const P_FLOOR: f64 = 1e-300;
 /// mean), so a shift in a tail or a rounding error shows, not only one in
 /// a mean. Used to prove a fast path equal to its reference.
 pub fn disagreements(a: &[Metric<u64>], b: &[Metric<u64>], family_alpha: f64) -> Vec<Difference> {
-    let all = tests_of(a, b, &[], Scope::WholeLaw);
+    let all = tests_of(a, b, (&[], &[]), Scope::WholeLaw);
     let alpha = family_alpha / all.len().max(1) as f64;
     all.into_iter().filter(|d| d.p_value < alpha).collect()
 }
@@ -462,7 +515,7 @@ mod tests {
 
     #[test]
     fn identical_counts_show_no_difference() {
-        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])], &[]);
+        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])], (&[], &[]));
         assert_eq!(d.len(), 3);
         assert!(d.iter().all(|x| (x.p_value - 1.0).abs() < 1e-12), "{d:?}");
     }
@@ -470,7 +523,7 @@ mod tests {
     #[test]
     fn a_textbook_two_proportion_test() {
         // 60/100 against 40/100: pooled 0.5, z = 0.2 / sqrt(0.25 · 0.02) = 2.828.
-        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])], &[]);
+        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])], (&[], &[]));
         let a = d.iter().find(|x| x.value == "a").unwrap();
         assert!((a.statistic - 2.828_427).abs() < 1e-5);
         assert!((a.p_value - 0.004_678).abs() < 1e-5);
@@ -499,7 +552,7 @@ mod tests {
             m(&[600, 400]),
             Metric::integers("battle", "rounds", 0, &[0, 300, 700]),
         ];
-        let t = Tests::new(&a, &b, &[]);
+        let t = Tests::new(&a, &b, (&[], &[]));
         let sig = t.significant();
         assert_eq!(
             sig.len(),
@@ -519,14 +572,14 @@ mod tests {
             value: "a".into(),
             battles: 570,
         }];
-        let d = differences(&[m(&[580, 420])], &[m(&[600, 400])], &shared);
+        let d = differences(&[m(&[580, 420])], &[m(&[600, 400])], (&shared, &[]));
         let a = d.iter().find(|x| x.value == "a").unwrap();
         assert_eq!((a.test, a.method), ("mcnemar", "paired_newcombe"));
         assert!((a.statistic - 20.0 / 40f64.sqrt()).abs() < 1e-12);
         let b = d.iter().find(|x| x.value == "b").unwrap();
         assert_eq!(b.method, "unpaired_wald", "no shared count for b");
         // The same counts unpaired: a wider interval, a larger p.
-        let u = differences(&[m(&[580, 420])], &[m(&[600, 400])], &[]);
+        let u = differences(&[m(&[580, 420])], &[m(&[600, 400])], (&[], &[]));
         let ua = u.iter().find(|x| x.value == "a").unwrap();
         assert!(ua.difference.2 - ua.difference.1 > 2.0 * (a.difference.2 - a.difference.1));
         assert!(ua.p_value > a.p_value);
@@ -546,7 +599,7 @@ mod tests {
         let d = differences(
             std::slice::from_ref(&base),
             std::slice::from_ref(&variant),
-            &[],
+            (&[], &[]),
         );
         let hoard = d.iter().find(|x| x.value == "hoard").expect("hoard tested");
         assert_eq!((hoard.baseline, hoard.estimate), (0.0, 0.05));
@@ -564,7 +617,7 @@ mod tests {
         let (x, y) = aligned(&a, &b).unwrap();
         assert_eq!(x.weights, vec![0, 50, 50]);
         assert_eq!(y.weights, vec![10, 40, 50]);
-        assert_eq!(differences(&[a], &[b], &[]).len(), 1, "Welch's test");
+        assert_eq!(differences(&[a], &[b], (&[], &[])).len(), 1, "Welch's test");
     }
 
     #[test]
@@ -574,7 +627,7 @@ mod tests {
             m(&[500, 500]),
             Metric::integers("hero:New", "hp_lost", 0, &[10, 0]),
         ];
-        let t = Tests::new(&a, &b, &[]);
+        let t = Tests::new(&a, &b, (&[], &[]));
         assert_eq!(t.untested, vec!["hero:New/hp_lost".to_owned()]);
     }
 
@@ -585,7 +638,7 @@ mod tests {
         // the closed form P(|T| > t) = 1 - t / sqrt(2 + t²) = 0.105573.
         let a = Metric::integers("battle", "x", 0, &[1, 0, 1, 0, 0, 0, 0]);
         let b = Metric::integers("battle", "x", 0, &[0, 0, 0, 0, 1, 0, 1]);
-        let d = differences(&[a], &[b], &[]);
+        let d = differences(&[a], &[b], (&[], &[]));
         assert_eq!(d.len(), 1);
         let t = 8f64.sqrt();
         assert!((d[0].statistic - t).abs() < 1e-12, "{:?}", d[0]);
@@ -603,7 +656,11 @@ mod tests {
         // Same mean (2), another spread: Welch's test alone sees nothing.
         let a = Metric::integers("hero:A", "hp_lost", 0, &[0, 0, 100_000, 0, 0]);
         let b = Metric::integers("hero:A", "hp_lost", 0, &[2_000, 0, 96_000, 0, 2_000]);
-        let means = differences(std::slice::from_ref(&a), std::slice::from_ref(&b), &[]);
+        let means = differences(
+            std::slice::from_ref(&a),
+            std::slice::from_ref(&b),
+            (&[], &[]),
+        );
         assert_eq!(means.len(), 1);
         assert!(means[0].p_value > 0.5, "{:?}", means[0]);
         let bad = disagreements(&[a], &[b], 0.001);
@@ -617,7 +674,7 @@ mod tests {
         // (300, 300) and the pooled (3, 4): df = 1, a tiny statistic.
         let a = Metric::integers("battle", "rounds", 0, &[300, 1, 1, 1]);
         let b = Metric::integers("battle", "rounds", 0, &[300, 0, 1, 3]);
-        let all = tests_of(&[a], &[b], &[], Scope::WholeLaw);
+        let all = tests_of(&[a], &[b], (&[], &[]), Scope::WholeLaw);
         let chi = all.iter().find(|d| d.test == "chi_square").unwrap();
         let (n1, n2) = (303.0, 304.0);
         let expected = |c: f64, x: f64, y: f64| {
@@ -633,7 +690,7 @@ mod tests {
     fn welch_on_means() {
         let a = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
         let b = Metric::integers("battle", "rounds", 0, &[0, 50, 50]);
-        let d = differences(&[a], &[b], &[]);
+        let d = differences(&[a], &[b], (&[], &[]));
         assert_eq!(d[0].test, "welch_t");
         assert!((d[0].p_value - 1.0).abs() < 1e-9);
     }

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod format;
 pub mod inverse;
 pub mod paired;
+pub mod paired_mean;
 pub mod ranges;
 pub mod recommend;
 pub mod report;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 
 use crate::engine::{Chunk, System, Tally};
+use crate::paired_mean::PairedSums;
 use crate::stats::Metric;
 use crate::stream::BattleStream;
 
@@ -184,6 +185,82 @@ struct Shared {
     /// Per variant, the other way round: the events count `k` feeds are
     /// `feeds[v].1[feeds[v].0[k]..feeds[v].0[k + 1]]`.
     feeds: Vec<(Vec<u32>, Vec<u32>)>,
+    /// Per variant, the numeric outcomes whose means are paired.
+    means: Vec<MeanFeeds>,
+}
+
+/// Where a variant's paired numeric outcomes read a battle's value: count
+/// `k` says outcome `entries[starts[k]..starts[k + 1]].0` took value `.1`.
+#[derive(Debug, Default)]
+struct MeanFeeds {
+    /// Outcomes.
+    outcomes: usize,
+    starts: Vec<u32>,
+    entries: Vec<(u32, i64)>,
+}
+
+impl MeanFeeds {
+    /// The feeds of the numeric metrics `means` (indices into the layout's
+    /// metrics): each bin's counts give its value.
+    fn new(layout: &Layout, means: &[usize]) -> MeanFeeds {
+        let mut per_count: Vec<Vec<(u32, i64)>> = vec![Vec::new(); layout.counts];
+        for (t, &m) in means.iter().enumerate() {
+            let metric = &layout.metrics[m];
+            let crate::stats::Values::Integers { first } = metric.values else {
+                panic!(
+                    "{}/{} has no mean: it is not a number",
+                    metric.subject, metric.name
+                );
+            };
+            for (b, sources) in layout.sources[m].iter().enumerate() {
+                for &k in sources {
+                    per_count[k as usize].push((t as u32, first + b as i64));
+                }
+            }
+        }
+        let mut starts = vec![0];
+        let mut entries = Vec::new();
+        for list in per_count {
+            entries.extend(list);
+            starts.push(entries.len() as u32);
+        }
+        MeanFeeds {
+            outcomes: means.len(),
+            starts,
+            entries,
+        }
+    }
+
+    /// Each outcome's value in each battle of a block (`values[t][j]`), and
+    /// the mask of the battles that have one (`covered[t]`).
+    fn read(&self, found: Masks<'_>, values: &mut [[i64; 64]], covered: &mut [u64]) {
+        covered.fill(0);
+        let mut take = |k: usize, mask: u64| {
+            for &(t, value) in &self.entries[self.starts[k] as usize..self.starts[k + 1] as usize] {
+                let t = t as usize;
+                covered[t] |= mask;
+                let mut bits = mask;
+                while bits != 0 {
+                    values[t][bits.trailing_zeros() as usize] = value;
+                    bits &= bits - 1;
+                }
+            }
+        };
+        match found {
+            Masks::Sparse(found) => {
+                for &(k, mask) in found {
+                    take(k as usize, mask);
+                }
+            }
+            Masks::Dense(all) => {
+                for (k, &mask) in all.iter().enumerate() {
+                    if mask != 0 {
+                        take(k, mask);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// For each count, the events it feeds (the inverse of `events`), packed.
@@ -243,6 +320,7 @@ fn take_nonzero(slice: &mut [u64], first: usize, found: &mut Vec<(u32, u64)>) {
 const DENSE: usize = 256;
 
 /// A block's counts as a flush reads them.
+#[derive(Clone, Copy)]
 enum Masks<'b> {
     /// The nonzero counts only (index, mask of the battles that reached it).
     Sparse(&'b [(u32, u64)]),
@@ -329,12 +407,21 @@ pub struct Lockstep<'a, S: System> {
 
 impl<'a, S: System> Lockstep<'a, S> {
     /// Variants of one battle (the first is the base every other is paired
-    /// with); `events[v]` are variant `v`'s events, the same number for each.
-    pub fn new(variants: Vec<&'a S>, metrics: &MetricsOf<'_, S>, events: Vec<Vec<Event>>) -> Self {
+    /// with); `events[v]` are variant `v`'s events, and `means[v]` the
+    /// numeric metrics whose battle-by-battle differences from the base
+    /// are summed, the same number of each for every variant.
+    pub fn new(
+        variants: Vec<&'a S>,
+        metrics: &MetricsOf<'_, S>,
+        events: Vec<Vec<Event>>,
+        means: Vec<Vec<usize>>,
+    ) -> Self {
         assert_eq!(variants.len(), events.len(), "events for every variant");
+        assert_eq!(variants.len(), means.len(), "means for every variant");
         assert!(
-            events.iter().all(|e| e.len() == events[0].len()),
-            "the same events for every variant"
+            events.iter().all(|e| e.len() == events[0].len())
+                && means.iter().all(|m| m.len() == means[0].len()),
+            "the same events and means for every variant"
         );
         let base = Layout::probe(variants[0], metrics);
         let layouts: Vec<Layout> = variants
@@ -357,12 +444,18 @@ impl<'a, S: System> Lockstep<'a, S> {
             .zip(&events)
             .map(|(layout, events)| feeds(layout.counts, events))
             .collect();
+        let means = layouts
+            .iter()
+            .zip(&means)
+            .map(|(layout, means)| MeanFeeds::new(layout, means))
+            .collect();
         Lockstep {
             variants,
             shared: Arc::new(Shared {
                 layouts,
                 events,
                 feeds,
+                means,
             }),
         }
     }
@@ -387,6 +480,14 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             dense: Vec::new(),
             masks: Vec::new(),
             base_events: vec![0; shared.events[0].len()],
+            mean_sums: vec![
+                vec![PairedSums::default(); shared.means[0].outcomes];
+                self.variants.len()
+            ],
+            values: vec![[0; 64]; shared.means[0].outcomes],
+            covered: vec![0; shared.means[0].outcomes],
+            base_values: vec![[0; 64]; shared.means[0].outcomes],
+            base_covered: vec![0; shared.means[0].outcomes],
             variants: self.variants.clone(),
             shared,
         }
@@ -431,6 +532,17 @@ impl<'a, S: System> System for Lockstep<'a, S> {
     }
 }
 
+/// What a lockstep run counted ([`PairedTally::finish`]).
+#[derive(Debug)]
+pub struct Paired {
+    /// Per variant, counts of every metric.
+    pub metrics: Vec<Vec<Metric<u64>>>,
+    /// Per variant and event: battles in which the base had it too.
+    pub both: Vec<Vec<u64>>,
+    /// Per variant and paired numeric outcome: its differences from the base.
+    pub mean_sums: Vec<Vec<PairedSums>>,
+}
+
 /// Counts of every variant's metrics, and per event the battles in which
 /// both the base and the variant had it.
 pub struct PairedTally<'a, S: System> {
@@ -452,6 +564,15 @@ pub struct PairedTally<'a, S: System> {
     masks: Vec<u64>,
     /// The base variant's event masks in the block (reused).
     base_events: Vec<u64>,
+    /// Per variant and paired numeric outcome: the sums of its
+    /// battle-by-battle differences from the base.
+    mean_sums: Vec<Vec<PairedSums>>,
+    /// A block's values of each paired outcome, and the battles that have
+    /// one: the variant's being read, and the base's (reused).
+    values: Vec<[i64; 64]>,
+    covered: Vec<u64>,
+    base_values: Vec<[i64; 64]>,
+    base_covered: Vec<u64>,
 }
 
 impl<S: System> PairedTally<'_, S> {
@@ -479,6 +600,24 @@ impl<S: System> PairedTally<'_, S> {
                 });
                 Masks::Sparse(found)
             };
+            if self.shared.means[v].outcomes > 0 {
+                self.shared.means[v].read(found, &mut self.values, &mut self.covered);
+                if v == 0 {
+                    self.base_values.copy_from_slice(&self.values);
+                    self.base_covered.copy_from_slice(&self.covered);
+                } else {
+                    for (t, sums) in self.mean_sums[v].iter_mut().enumerate() {
+                        let mut both = self.covered[t] & self.base_covered[t];
+                        while both != 0 {
+                            let j = both.trailing_zeros() as usize;
+                            sums.add(
+                                i128::from(self.values[t][j]) - i128::from(self.base_values[t][j]),
+                            );
+                            both &= both - 1;
+                        }
+                    }
+                }
+            }
             let masks = &mut self.masks;
             masks.clear();
             masks.resize(self.shared.events[v].len(), 0);
@@ -509,9 +648,11 @@ impl<S: System> PairedTally<'_, S> {
             .sum()
     }
 
-    /// Every variant's metrics (counts of battles) and, per variant and
-    /// event, the battles in which the base had the event too.
-    pub fn finish(mut self) -> (Vec<Vec<Metric<u64>>>, Vec<Vec<u64>>) {
+    /// Every variant's metrics (counts of battles); per variant and
+    /// event, the battles in which the base had the event too; and per
+    /// variant and paired numeric outcome, the sums of its differences from
+    /// the base (all zero for the base itself).
+    pub fn finish(mut self) -> Paired {
         self.flush();
         let metrics = self
             .shared
@@ -528,7 +669,11 @@ impl<S: System> PairedTally<'_, S> {
                 metrics
             })
             .collect();
-        (metrics, self.both)
+        Paired {
+            metrics,
+            both: self.both,
+            mean_sums: self.mean_sums,
+        }
     }
 }
 
@@ -560,6 +705,11 @@ impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
         }
         for (a, b) in self.both.iter_mut().zip(&other.both) {
             crate::stats::add_all(a, b);
+        }
+        for (mine, theirs) in self.mean_sums.iter_mut().zip(&other.mean_sums) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                a.merge(b);
+            }
         }
     }
 

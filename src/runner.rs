@@ -12,10 +12,13 @@ use crate::cli::SimulationArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::format::thousands;
 use crate::paired::{Event, Lockstep, MetricsOf};
+use crate::paired_mean::PairedSums;
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
-use crate::report::{ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters};
+use crate::report::{
+    PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters,
+};
 use crate::scenario::{self, Scenario};
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
@@ -214,6 +217,9 @@ pub struct SimulatedPairs {
     pub metrics: Vec<Vec<Metric<u64>>>,
     /// Per variant and event: battles in which the base variant had it too.
     pub both: Vec<Vec<u64>>,
+    /// Per variant and paired numeric outcome: the sums of its
+    /// battle-by-battle differences from the base.
+    pub mean_sums: Vec<Vec<PairedSums>>,
     /// Battles simulated per variant.
     pub trials: u64,
     /// Threads used.
@@ -239,14 +245,34 @@ pub fn metric_layout(s: &Scenario) -> Vec<Metric<u64>> {
     s.battle.metric_layout()
 }
 
+/// What a paired run measures of each variant against the base: per
+/// variant, its events (the battles shared with the base are counted) and
+/// its numeric metrics whose means are paired (the battle-by-battle
+/// differences are summed); the same number of each for every variant.
+#[derive(Debug, Clone, Default)]
+pub struct PairedAsk {
+    /// Per variant, events.
+    pub events: Vec<Vec<Event>>,
+    /// Per variant, indices of numeric metrics.
+    pub means: Vec<Vec<usize>>,
+}
+
+impl PairedAsk {
+    /// Events only, no paired means.
+    pub fn events(events: Vec<Vec<Event>>) -> PairedAsk {
+        let means = vec![Vec::new(); events.len()];
+        PairedAsk { events, means }
+    }
+}
+
 /// Simulates variants of one system battle by battle on the same streams
 /// (the first is the base every other one is paired with), counting each
-/// variant's metrics and, for `events[v]`, the battles shared with the
-/// base. With `stop`, the run ends at the first checkpoint where
-/// `stop(count of each variant's events, battles)` says so.
+/// variant's metrics and what `ask` asks. With `stop`, the run ends at the
+/// first checkpoint where `stop(count of each variant's events, battles)`
+/// says so.
 pub fn simulate_paired(
     scenarios: &[&Scenario],
-    events: Vec<Vec<Event>>,
+    ask: PairedAsk,
     plan: &Plan,
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
@@ -254,7 +280,7 @@ pub fn simulate_paired(
     let settings = plan.settings(base);
     base.battle.visit(Paired {
         scenarios,
-        events,
+        ask,
         settings,
         stop,
     })
@@ -264,7 +290,7 @@ pub fn simulate_paired(
 /// variant must be of that system too.
 struct Paired<'v, 's, 'r> {
     scenarios: &'v [&'s Scenario],
-    events: Vec<Vec<Event>>,
+    ask: PairedAsk,
     settings: RunSettings,
     stop: Option<&'r StopRule<'r>>,
 }
@@ -293,20 +319,21 @@ impl Visit<'_> for Paired<'_, '_, '_> {
             None => systems,
         };
         let metrics = |system: &S, tally: &S::Tally| system.metrics_of(tally);
-        run_lockstep(systems, &metrics, self.events, self.settings, self.stop)
+        run_lockstep(systems, &metrics, self.ask, self.settings, self.stop)
     }
 }
 
 fn run_lockstep<S: System>(
     systems: Vec<&S>,
     metrics: &MetricsOf<'_, S>,
-    events: Vec<Vec<Event>>,
+    ask: PairedAsk,
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
     crate::stream::check_battles(settings.trials)?;
     let variants = systems.len();
-    let lockstep = Lockstep::new(systems, metrics, events.clone());
+    let events = ask.events.clone();
+    let lockstep = Lockstep::new(systems, metrics, ask.events, ask.means);
     let output = match stop {
         Some(stop) => engine::run_until(&lockstep, settings, |tally, trials| {
             let counts: Vec<Vec<u64>> = (0..variants)
@@ -320,10 +347,11 @@ fn run_lockstep<S: System>(
         })?,
         None => engine::run(&lockstep, settings)?,
     };
-    let (metrics, both) = output.tally.finish();
+    let paired = output.tally.finish();
     Ok(SimulatedPairs {
-        metrics,
-        both,
+        metrics: paired.metrics,
+        both: paired.both,
+        mean_sums: paired.mean_sums,
         trials: output.trials,
         threads: output.threads,
         elapsed: output.elapsed,
@@ -380,7 +408,11 @@ pub fn simulate_variants(
         .collect();
     // Each target's `no` and `yes` in every variant, checked before any battle.
     for ((layout, events), (name, _)) in layouts.iter().zip(&mut events).zip(named) {
-        for t in targets {
+        for t in targets.iter().filter(|t| t.is_mean()) {
+            t.mean_metric(layout)
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        }
+        for t in targets.iter().filter(|t| !t.is_mean()) {
             let yes = t
                 .event(layout)
                 .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
@@ -393,10 +425,43 @@ pub fn simulate_variants(
             events.extend([no, yes]);
         }
     }
+    // Every numeric metric of the first variant that every variant has:
+    // its mean is compared on the battles' differences.
+    let numeric: Vec<(&str, &str)> = layouts[0]
+        .iter()
+        .filter(|m| m.is_numeric())
+        .map(|m| (m.subject.as_str(), m.name.as_str()))
+        .filter(|&(subject, name)| {
+            layouts.iter().all(|layout| {
+                layout
+                    .iter()
+                    .any(|m| m.subject == subject && m.name == name && m.is_numeric())
+            })
+        })
+        .collect();
+    let means: Vec<Vec<usize>> = layouts
+        .iter()
+        .map(|layout| {
+            numeric
+                .iter()
+                .map(|&(subject, name)| {
+                    layout
+                        .iter()
+                        .position(|m| m.subject == subject && m.name == name)
+                        .expect("every variant has it")
+                })
+                .collect()
+        })
+        .collect();
     let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
-    let done = simulate_paired(&scenarios, events.clone(), plan, None)?;
+    let ask = PairedAsk {
+        events: events.clone(),
+        means,
+    };
+    let done = simulate_paired(&scenarios, ask, plan, None)?;
     let asked = targets
         .iter()
+        .filter(|t| !t.is_mean())
         .flat_map(|t| YES_NO.map(|value| (t.subject.clone(), t.outcome_name(), value.to_owned())));
     let shared_names: Vec<(String, String, String)> = categories
         .iter()
@@ -431,11 +496,25 @@ pub fn simulate_variants(
                 )
                 .collect()
         };
+        let paired_means = if v == 0 {
+            Vec::new()
+        } else {
+            numeric
+                .iter()
+                .zip(&done.mean_sums[v])
+                .map(|(&(subject, metric), sums)| PairedMean {
+                    subject: subject.to_owned(),
+                    metric: metric.to_owned(),
+                    sums: *sums,
+                })
+                .collect()
+        };
         results.push(VariantResult {
             variant: name.clone(),
             metrics,
             exact: None,
             shared,
+            paired_means,
         });
     }
     Ok(SimulatedVariants {

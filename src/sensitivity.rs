@@ -307,6 +307,9 @@ pub enum Method {
     /// From the battle-by-battle pairs of a common-random-numbers run
     /// (Newcombe's paired interval).
     PairedNewcombe,
+    /// From the battle-by-battle differences of a mean (Student's t on
+    /// the differences).
+    PairedT,
     /// Exact: no sampling, no interval.
     Exact,
 }
@@ -316,12 +319,14 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::PairedNewcombe => "paired_newcombe",
+            Method::PairedT => "paired_t",
             Method::Exact => "exact",
         }
     }
 }
 
-/// One knob moved one step, and what it did to the target's probability.
+/// One knob moved one step, and what it did to the target's probability
+/// or mean.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Move {
     /// The knob's path.
@@ -335,38 +340,50 @@ pub struct Move {
     pub from: String,
     /// The value it was moved to.
     pub to: String,
-    /// The target's probability in the scenario as written.
-    pub base_probability: f64,
-    /// The target's probability after the move.
-    pub probability: f64,
-    /// `probability - base_probability`, with its 95% interval.
+    /// The target's probability or mean in the scenario as written.
+    pub base_estimate: f64,
+    /// The target's probability or mean after the move.
+    pub estimate: f64,
+    /// `estimate - base_estimate`, with its 95% interval.
     pub difference: DifferenceInterval,
     /// The interval two independent runs would have given (none when exact).
     pub unpaired: Option<DifferenceInterval>,
-    /// For a simulated move: battles in which the target happened only as
-    /// written, and only after the move (none when exact).
-    pub discordant: Option<[u64; 2]>,
+    /// For a simulated move: the battles in which the target came out
+    /// differently after the move (an event happened in one of the two
+    /// only, a numeric outcome took another value), and the two-sided
+    /// p-value of the paired test (McNemar's, or the t-test on the
+    /// differences); none when exact.
+    pub paired: Option<PairedTest>,
     /// Whether the move changes the target beyond noise, family-wise over
-    /// the analysis's moves (Holm at 5% on McNemar's test); an exact move
+    /// the analysis's moves (Holm at 5% on the paired tests); an exact move
     /// whenever it changes it at all. Set by [`judge`].
     pub differs: bool,
     /// How the interval was found.
     pub method: Method,
 }
 
+/// A simulated move's paired test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PairedTest {
+    /// Battles in which the target came out differently.
+    pub changed: u64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+}
+
 impl Move {
     /// Whether the target came out the same in every battle, as written and
-    /// after the move (or, exactly, has the same probability).
+    /// after the move (or, exactly, has the same probability or mean).
     pub fn unchanged(&self) -> bool {
-        match self.discordant {
-            Some([a, b]) => a + b == 0,
+        match self.paired {
+            Some(t) => t.changed == 0,
             None => self.difference.difference == 0.0,
         }
     }
 
     /// The move's verdict in words, as every report writes it.
     pub fn verdict(&self) -> &'static str {
-        match (self.unchanged(), self.discordant.is_some(), self.differs) {
+        match (self.unchanged(), self.paired.is_some(), self.differs) {
             (true, true, _) => "unchanged in every battle",
             (true, false, _) => "unchanged (exact)",
             (false, _, true) => "differs",
@@ -380,17 +397,14 @@ impl Move {
 /// family-wise over all simulated moves.
 pub fn judge(moves: &mut [Move]) {
     let sampled: Vec<usize> = (0..moves.len())
-        .filter(|&i| moves[i].discordant.is_some())
+        .filter(|&i| moves[i].paired.is_some())
         .collect();
     let p_values: Vec<f64> = sampled
         .iter()
-        .map(|&i| {
-            let [a, b] = moves[i].discordant.expect("a simulated move");
-            crate::stats::mcnemar(a, b).1
-        })
+        .map(|&i| moves[i].paired.expect("a simulated move").p_value)
         .collect();
     for m in moves.iter_mut() {
-        m.differs = m.discordant.is_none() && m.difference.difference != 0.0;
+        m.differs = m.paired.is_none() && m.difference.difference != 0.0;
     }
     for (&i, differs) in sampled.iter().zip(crate::stats::holm(&p_values, 0.05)) {
         moves[i].differs = differs;

@@ -1,17 +1,21 @@
 //! `warcrunch solve`: the search for the value of one setting at which a
-//! target's probability crosses a threshold. Bisection on a monotone
+//! target's probability (or a numeric outcome's mean) crosses a threshold. Bisection on a monotone
 //! response, each probe decided only when its interval leaves the threshold
 //! out; the answer says what the probes support and no more.
 
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
+
+use crate::target::Quantity;
 
 /// The most battles one probe may take unless `--max-trials` says otherwise.
 pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000;
 
-/// What the user asks of the probability (in a request: `{"at_least": 0.5}`).
+/// What the user asks of the probability or mean (in a request:
+/// `{"at_least": 0.5}`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Goal {
@@ -141,23 +145,37 @@ impl Decision {
     }
 }
 
-/// One value of the setting, and the target's probability there.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One value of the setting, and the target's probability or mean there.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     /// The setting's value.
     pub value: f64,
-    /// The target's probability.
-    pub probability: f64,
-    /// Lower end of its 95% interval (the probability itself when exact).
+    /// The target's probability or mean.
+    pub estimate: f64,
+    /// Lower end of its 95% interval (the estimate itself when exact).
     pub ci_low: f64,
     /// Upper end.
     pub ci_high: f64,
+    /// Whether the estimate is a probability or a mean.
+    pub quantity: Quantity,
+}
+
+/// Written as `value`, `probability` (or `mean`), `ci_low`, `ci_high`.
+impl Serialize for Point {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("value", &self.value)?;
+        map.serialize_entry(self.quantity.name(), &self.estimate)?;
+        map.serialize_entry("ci_low", &self.ci_low)?;
+        map.serialize_entry("ci_high", &self.ci_high)?;
+        map.end()
+    }
 }
 
 /// One probe of the search.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Probe {
-    /// The value and its probability.
+    /// The value and its estimate.
     #[serde(flatten)]
     pub point: Point,
     /// Battles it took (none when exact).
@@ -190,23 +208,24 @@ pub fn shown(domain: Domain, v: f64) -> String {
 
 fn at(p: &Point) -> String {
     if p.ci_low == p.ci_high {
-        format!("{} (exact)", crate::format::percent(p.probability))
+        format!("{} (exact)", p.quantity.value(p.estimate))
     } else {
-        let [p, lo, hi] = crate::format::percent_interval(p.probability, p.ci_low, p.ci_high);
+        let [p, lo, hi] = p.quantity.interval(p.estimate, p.ci_low, p.ci_high);
         format!("{p} ({lo}–{hi})")
     }
 }
 
 /// Searches `domain` for where `probe(value)` crosses the goal's
 /// threshold: both ends first, then bisection. `what` names the setting and
-/// the event in sentences.
+/// the event (`P(side:A/victory=won)`, `the mean of hero:A/reputation`) in
+/// sentences; `quantity` says how the threshold is written.
 pub fn search(
     domain: Domain,
-    goal: Goal,
+    (goal, quantity): (Goal, Quantity),
     what: (&str, &str),
     mut probe: impl FnMut(f64) -> Result<Probe>,
 ) -> Result<(Vec<Probe>, Solution)> {
-    let w = Wording::new(domain, goal, what);
+    let w = Wording::new(domain, (goal, quantity), what);
     let (lo, hi) = domain.ends();
     let mut probes = vec![probe(lo)?, probe(hi)?];
     let (a, b) = (probes[0].clone(), probes[1].clone());
@@ -234,7 +253,7 @@ pub fn search(
             &m.point,
             None,
             format!(
-                "At {} = {}, P({}) = {} cannot be told from {} within the battles allowed: the crossing is at about that value",
+                "At {} = {}, {} = {} cannot be told from {} within the battles allowed: the crossing is at about that value",
                 w.setting,
                 w.name(m.point.value),
                 w.event,
@@ -248,7 +267,8 @@ pub fn search(
     Ok((probes, solution))
 }
 
-/// What the search's sentences name: the setting, the event, the threshold.
+/// What the search's sentences name: the setting, what is measured
+/// (`P(side:A/victory=won)`), the threshold.
 struct Wording<'a> {
     domain: Domain,
     goal: Goal,
@@ -256,10 +276,16 @@ struct Wording<'a> {
     event: &'a str,
     threshold: f64,
     p_text: String,
+    /// What a setting that moves in steps moves: `the odds`, or the mean.
+    moved: String,
 }
 
 impl<'a> Wording<'a> {
-    fn new(domain: Domain, goal: Goal, (setting, event): (&'a str, &'a str)) -> Self {
+    fn new(
+        domain: Domain,
+        (goal, quantity): (Goal, Quantity),
+        (setting, event): (&'a str, &'a str),
+    ) -> Self {
         let threshold = goal.threshold();
         Wording {
             domain,
@@ -267,7 +293,11 @@ impl<'a> Wording<'a> {
             setting,
             event,
             threshold,
-            p_text: crate::format::percent(threshold),
+            p_text: quantity.value(threshold),
+            moved: match quantity {
+                Quantity::Probability => "the odds".to_owned(),
+                Quantity::Mean => event.to_owned(),
+            },
         }
     }
 
@@ -303,7 +333,7 @@ fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
     }
     let closest = if let Some(u) = undecided_end {
         u.clone()
-    } else if (a.point.probability - threshold).abs() <= (b.point.probability - threshold).abs() {
+    } else if (a.point.estimate - threshold).abs() <= (b.point.estimate - threshold).abs() {
         a.clone()
     } else {
         b.clone()
@@ -315,13 +345,13 @@ fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
     };
     let sentence = if closest.decision == Decision::Undecided {
         format!(
-            "At {setting} = {}, P({event}) = {} cannot be told from {p_text} within the battles allowed: that value is the answer to within the noise",
+            "At {setting} = {}, {event} = {} cannot be told from {p_text} within the battles allowed: that value is the answer to within the noise",
             name(closest.point.value),
             at(&closest.point)
         )
     } else if same_side && meets(a.decision) {
         format!(
-            "Every {setting} from {} to {} meets the target: P({event}) is {} at {} and {} at {}",
+            "Every {setting} from {} to {} meets the target: {event} is {} at {} and {} at {}",
             name(lo),
             name(hi),
             at(&a.point),
@@ -331,7 +361,7 @@ fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
         )
     } else {
         format!(
-            "No {setting} from {} to {} reaches {p_text}: the closest is {} with P({event}) = {}",
+            "No {setting} from {} to {} reaches {p_text}: the closest is {} with {event} = {}",
             name(lo),
             name(hi),
             name(closest.point.value),
@@ -356,8 +386,8 @@ fn answer_between(w: &Wording, low_side: &Probe, high_side: &Probe) -> Solution 
     let adjacent = matches!(domain, Domain::Integers { .. });
     match goal {
         Goal::Equals(_) => {
-            let closer_below = (below.point.probability - threshold).abs()
-                <= (above.point.probability - threshold).abs();
+            let closer_below = (below.point.estimate - threshold).abs()
+                <= (above.point.estimate - threshold).abs();
             let (best, other) = if closer_below {
                 (below, above)
             } else {
@@ -370,16 +400,17 @@ fn answer_between(w: &Wording, low_side: &Probe, high_side: &Probe) -> Solution 
                     (&high_side.point, &low_side.point)
                 };
                 format!(
-                    "{p_text} lies between {setting} = {}, at {}, and {}, at {}: {setting} moves the odds in steps here; the closest is {}",
+                    "{p_text} lies between {setting} = {}, at {}, and {}, at {}: {setting} moves {} in steps here; the closest is {}",
                     name(first.value),
                     at(first),
                     name(second.value),
                     at(second),
+                    w.moved,
                     name(best.point.value)
                 )
             } else {
                 format!(
-                    "P({event}) crosses {p_text} between {setting} = {} and {} (to within the tolerance); the closest probe is {} with {}",
+                    "{event} crosses {p_text} between {setting} = {} and {} (to within the tolerance); the closest probe is {} with {}",
                     name(below.point.value.min(above.point.value)),
                     name(below.point.value.max(above.point.value)),
                     name(best.point.value),
@@ -405,7 +436,7 @@ fn answer_between(w: &Wording, low_side: &Probe, high_side: &Probe) -> Solution 
                 "at most"
             };
             let sentence = format!(
-                "The {extreme} {setting} with P({event}) {relation} {p_text} is {}: {}; at {} it is {}",
+                "The {extreme} {setting} with {event} {relation} {p_text} is {}: {}; at {} it is {}",
                 name(meets.point.value),
                 at(&meets.point),
                 name(fails.point.value),
@@ -422,7 +453,7 @@ fn monotonicity_warning(probes: &[Probe], domain: Domain, setting: &str) -> Opti
     let mut sorted: Vec<&Probe> = probes.iter().collect();
     sorted.sort_by(|a, b| a.point.value.total_cmp(&b.point.value));
     let (first, last) = (sorted.first()?, sorted.last()?);
-    let rising = last.point.probability >= first.point.probability;
+    let rising = last.point.estimate >= first.point.estimate;
     let mut text = String::new();
     for (i, a) in sorted.iter().enumerate() {
         for b in &sorted[i + 1..] {
@@ -461,9 +492,10 @@ mod tests {
             Ok(Probe {
                 point: Point {
                     value: v,
-                    probability: p,
+                    estimate: p,
                     ci_low: p - half,
                     ci_high: p + half,
+                    quantity: Quantity::Probability,
                 },
                 trials: Some(1000),
                 decision: Decision::of(p - half, p + half, threshold),
@@ -477,7 +509,7 @@ mod tests {
         let domain = Domain::Integers { lo: 200, hi: 1199 };
         let (probes, s) = search(
             domain,
-            Goal::Equals(0.5),
+            (Goal::Equals(0.5), Quantity::Probability),
             ("troop_strength", "won"),
             probe(f, 0.003, 0.5),
         )
@@ -505,7 +537,7 @@ mod tests {
         let domain = Domain::Integers { lo: 0, hi: 1000 };
         let (_, s) = search(
             domain,
-            Goal::AtMost(0.0505),
+            (Goal::AtMost(0.0505), Quantity::Probability),
             ("x", "e"),
             probe(f, 0.0001, 0.0505),
         )
@@ -517,7 +549,7 @@ mod tests {
         let g = |v: f64| 1.0 - v / 1000.0;
         let (_, s) = search(
             domain,
-            Goal::AtLeast(0.3005),
+            (Goal::AtLeast(0.3005), Quantity::Probability),
             ("x", "e"),
             probe(g, 0.0001, 0.3005),
         )
@@ -531,7 +563,7 @@ mod tests {
         let domain = Domain::Integers { lo: 0, hi: 10 };
         let (probes, s) = search(
             domain,
-            Goal::Equals(0.9),
+            (Goal::Equals(0.9), Quantity::Probability),
             ("x", "e"),
             probe(|v| v / 100.0, 0.001, 0.9),
         )
@@ -542,7 +574,7 @@ mod tests {
         // A probe whose interval holds the threshold ends the search there.
         let (_, s) = search(
             domain,
-            Goal::Equals(0.05),
+            (Goal::Equals(0.05), Quantity::Probability),
             ("x", "e"),
             probe(|v| v / 100.0, 0.02, 0.05),
         )
@@ -561,7 +593,7 @@ mod tests {
         assert!(Domain::parse("--vary", "7..3", true, None).is_err());
         let (probes, s) = search(
             domain,
-            Goal::Equals(0.25),
+            (Goal::Equals(0.25), Quantity::Probability),
             ("x", "e"),
             probe(|v| v * v, 0.0001, 0.25),
         )
@@ -577,7 +609,7 @@ mod tests {
         };
         let (_, s) = search(
             domain,
-            Goal::Equals(0.3),
+            (Goal::Equals(0.3), Quantity::Probability),
             ("x", "e"),
             probe(bump, 0.001, 0.3),
         )

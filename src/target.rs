@@ -1,7 +1,10 @@
 //! `--target "SUBJECT/METRIC=VALUE[|VALUE…]"`, or a threshold on a
 //! numeric metric (`SUBJECT/METRIC>=N`, also `<=`, `>`, `<`): the event a
 //! question is about, e.g. `side:Megalos/victory=won`,
-//! `party/any_down_or_dead=yes` or `hero:Isabeau/reputation>=10`.
+//! `party/any_down_or_dead=yes` or `hero:Isabeau/reputation>=10`; or a
+//! numeric metric's mean, `SUBJECT/METRIC:mean`
+//! (`hero:Isabeau/reputation:mean`), for the questions that compare
+//! variants (`sensitivity`, `solve`, `compare`).
 
 use anyhow::{Result, bail};
 
@@ -27,6 +30,8 @@ pub enum Condition {
     OneOf(Vec<String>),
     /// `>=N`, `<=N`, `>N`, `<N`.
     Threshold(Comparison, i64),
+    /// `:mean`: not an event but the metric's mean.
+    Mean,
 }
 
 /// How a value compares with a threshold.
@@ -68,11 +73,17 @@ impl Comparison {
     }
 }
 
-const USAGE: &str = "expected SUBJECT/METRIC=VALUE[|VALUE...] or, for a numeric metric, SUBJECT/METRIC>=N (also <=, >, <), e.g. \"side:Megalos/victory=won\", \"hero:Titus/state=down|dead\" or \"hero:Isabeau/reputation>=10\"";
+const USAGE: &str = "expected SUBJECT/METRIC=VALUE[|VALUE...] or, for a numeric metric, SUBJECT/METRIC>=N (also <=, >, <) or SUBJECT/METRIC:mean, e.g. \"side:Megalos/victory=won\", \"hero:Titus/state=down|dead\", \"hero:Isabeau/reputation>=10\" or \"hero:Isabeau/reputation:mean\"";
+
+/// The suffix that makes a target a mean.
+const MEAN: &str = ":mean";
 
 /// A target's text split into the metric (`hero:Titus/state`) and the
-/// condition as written (`down|dead`, `>=10`).
+/// condition as written (`down|dead`, `>=10`, `mean`).
 pub fn split_text(text: &str) -> (&str, &str) {
+    if let Some(metric) = text.strip_suffix(MEAN) {
+        return (metric, &MEAN[1..]);
+    }
     match text.find(['<', '>', '=']) {
         Some(i) => {
             let condition = &text[i..];
@@ -85,6 +96,22 @@ pub fn split_text(text: &str) -> (&str, &str) {
 impl Target {
     /// Parses the text of `--target`.
     pub fn parse(text: &str) -> Result<Target> {
+        if let Some(name) = text.trim().strip_suffix(MEAN)
+            && !name.contains(['<', '>', '='])
+        {
+            return match name.rsplit_once('/') {
+                Some((subject, metric))
+                    if !subject.trim().is_empty() && !metric.trim().is_empty() =>
+                {
+                    Ok(Target {
+                        subject: subject.trim().to_owned(),
+                        metric: metric.trim().to_owned(),
+                        condition: Condition::Mean,
+                    })
+                }
+                _ => bail!("--target {text}: {USAGE}"),
+            };
+        }
         let Some(at) = text.find(['<', '>', '=']) else {
             bail!("--target {text}: {USAGE}");
         };
@@ -134,43 +161,91 @@ impl Target {
             Condition::Threshold(comparison, n) => {
                 format!("{}/{}{}{n}", self.subject, self.metric, comparison.symbol())
             }
+            Condition::Mean => format!("{}/{}{MEAN}", self.subject, self.metric),
         }
+    }
+
+    /// Whether the target is a mean, not an event.
+    pub fn is_mean(&self) -> bool {
+        self.condition == Condition::Mean
+    }
+
+    /// What is measured of it: a probability or a mean.
+    pub fn quantity(&self) -> Quantity {
+        if self.is_mean() {
+            Quantity::Mean
+        } else {
+            Quantity::Probability
+        }
+    }
+
+    /// The index in `metrics` of the metric the target names, or an error
+    /// listing what there is.
+    fn find<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<usize> {
+        let shown = self.text();
+        if let Some(i) = metrics
+            .iter()
+            .position(|m| m.subject == self.subject && m.name == self.metric)
+        {
+            return Ok(i);
+        }
+        let same_subject: Vec<&str> = metrics
+            .iter()
+            .filter(|m| m.subject == self.subject)
+            .map(|m| m.name.as_str())
+            .collect();
+        if same_subject.is_empty() {
+            let mut subjects: Vec<&str> = Vec::new();
+            for m in metrics {
+                if !subjects.contains(&m.subject.as_str()) {
+                    subjects.push(&m.subject);
+                }
+            }
+            bail!(
+                "--target {shown}: no subject `{}`; allowed: {}",
+                self.subject,
+                subjects.join(", ")
+            );
+        }
+        bail!(
+            "--target {shown}: `{}` has no metric `{}`; allowed: {}",
+            self.subject,
+            self.metric,
+            same_subject.join(", ")
+        )
+    }
+
+    /// The index in `metrics` of the numeric metric whose mean the target
+    /// asks for; an error for an event, or for a metric that is no number.
+    pub fn mean_metric<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<usize> {
+        let shown = self.text();
+        if !self.is_mean() {
+            bail!("--target {shown}: an event, not a mean (SUBJECT/METRIC:mean)");
+        }
+        let metric = self.find(metrics)?;
+        let m = &metrics[metric];
+        if let Values::Categories(labels) = &m.values {
+            bail!(
+                "--target {shown}: `{}/{}` is not a number, so it has no mean; name its values instead: {}/{}=VALUE[|VALUE...], allowed: {}",
+                self.subject,
+                self.metric,
+                self.subject,
+                self.metric,
+                labels.join(", ")
+            );
+        }
+        Ok(metric)
     }
 
     /// The event in `metrics`, or an error listing what there is.
     pub fn event<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<Event> {
         let shown = self.text();
-        let Some(metric) = metrics
-            .iter()
-            .position(|m| m.subject == self.subject && m.name == self.metric)
-        else {
-            let same_subject: Vec<&str> = metrics
-                .iter()
-                .filter(|m| m.subject == self.subject)
-                .map(|m| m.name.as_str())
-                .collect();
-            if same_subject.is_empty() {
-                let mut subjects: Vec<&str> = Vec::new();
-                for m in metrics {
-                    if !subjects.contains(&m.subject.as_str()) {
-                        subjects.push(&m.subject);
-                    }
-                }
-                bail!(
-                    "--target {shown}: no subject `{}`; allowed: {}",
-                    self.subject,
-                    subjects.join(", ")
-                );
-            }
-            bail!(
-                "--target {shown}: `{}` has no metric `{}`; allowed: {}",
-                self.subject,
-                self.metric,
-                same_subject.join(", ")
-            );
-        };
+        let metric = self.find(metrics)?;
         let m = &metrics[metric];
         let values = match &self.condition {
+            Condition::Mean => bail!(
+                "--target {shown}: a mean is not an event; this question takes an event: SUBJECT/METRIC=VALUE[|VALUE...] or SUBJECT/METRIC>=N (sensitivity, solve and compare also take a mean)"
+            ),
             Condition::OneOf(values) => values,
             &Condition::Threshold(comparison, threshold) => {
                 let Values::Integers { first } = m.values else {
@@ -246,6 +321,31 @@ impl Target {
         )
     }
 
+    /// The mean of the target's metric in exact distributions.
+    pub fn exact_mean(&self, metrics: &[Metric<f64>]) -> Result<f64> {
+        let m = &metrics[self.mean_metric(metrics)?];
+        let Values::Integers { first } = m.values else {
+            unreachable!("a mean target's metric is numeric")
+        };
+        let total: f64 = m.weights.iter().sum();
+        Ok(m.weights
+            .iter()
+            .enumerate()
+            .map(|(b, &w)| (first + b as i64) as f64 * w)
+            .sum::<f64>()
+            / total)
+    }
+
+    /// The target's estimate in exact distributions: the event's
+    /// probability, or the metric's mean.
+    pub fn exact_estimate(&self, metrics: &[Metric<f64>]) -> Result<f64> {
+        if self.is_mean() {
+            self.exact_mean(metrics)
+        } else {
+            self.exact_probability(metrics)
+        }
+    }
+
     /// The event's probability in exact distributions.
     pub fn exact_probability(&self, metrics: &[Metric<f64>]) -> Result<f64> {
         let event = self.event(metrics)?;
@@ -254,6 +354,87 @@ impl Target {
             .iter()
             .map(|&b| metrics[event.metric].weights[b])
             .sum())
+    }
+}
+
+/// What an analysis measures of its target: an event's probability or a
+/// numeric outcome's mean; how each is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// `P(side:A/victory=won)`, in percent; changes in percentage points.
+    Probability,
+    /// The mean of `hero:A/reputation`, in the outcome's own units.
+    Mean,
+}
+
+impl Quantity {
+    /// Its name in column headers: `probability`, `mean`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::Probability => "probability",
+            Quantity::Mean => "mean",
+        }
+    }
+
+    /// The quantity of `target` (as written) in words:
+    /// `P(side:A/victory=won)`, `the mean of hero:A/reputation`.
+    pub fn of_target(self, target: &str) -> String {
+        match self {
+            Quantity::Probability => format!("P({target})"),
+            Quantity::Mean => format!(
+                "the mean of {}",
+                target.strip_suffix(":mean").unwrap_or(target)
+            ),
+        }
+    }
+
+    /// A value as written: `12.30%`, `4.512`.
+    pub fn value(self, x: f64) -> String {
+        match self {
+            Quantity::Probability => crate::format::percent(x),
+            Quantity::Mean => format!("{x:.3}"),
+        }
+    }
+
+    /// What a value is multiplied by on a chart's axis.
+    pub fn scale(self) -> f64 {
+        match self {
+            Quantity::Probability => 100.0,
+            Quantity::Mean => 1.0,
+        }
+    }
+
+    /// A value and its 95% interval as written: `12.30%`, `11.90%`,
+    /// `12.71%`; `4.512`, `4.401`, `4.623`.
+    pub fn interval(self, x: f64, low: f64, high: f64) -> [String; 3] {
+        match self {
+            Quantity::Probability => crate::format::percent_interval(x, low, high),
+            Quantity::Mean => [x, low, high].map(|v| format!("{v:.3}")),
+        }
+    }
+
+    /// A change as written, signed, without its unit: `+2.20`, `-0.412`.
+    pub fn change(self, x: f64) -> String {
+        match self {
+            Quantity::Probability => format!("{:+.2}", 100.0 * x),
+            Quantity::Mean => format!("{x:+.3}"),
+        }
+    }
+
+    /// The unit of a change, after a space where it has one: ` pt`, ``.
+    pub fn change_unit(self) -> &'static str {
+        match self {
+            Quantity::Probability => " pt",
+            Quantity::Mean => "",
+        }
+    }
+
+    /// The unit of a change in words: `percentage points`, `the outcome's units`.
+    pub fn change_words(self) -> &'static str {
+        match self {
+            Quantity::Probability => "percentage points",
+            Quantity::Mean => "the outcome's own units",
+        }
     }
 }
 
@@ -352,9 +533,23 @@ pub fn parse_all(texts: &[String]) -> Result<Vec<Target>> {
     Ok(targets)
 }
 
-/// `metrics` with each target's yes/no outcome appended.
+/// Parses the `--target`s of a question that takes events only (`run`,
+/// `sweep`): a mean is refused, saying where it is reported.
+pub fn parse_events(texts: &[String], command: &str) -> Result<Vec<Target>> {
+    let targets = parse_all(texts)?;
+    if let Some(t) = targets.iter().find(|t| t.is_mean()) {
+        bail!(
+            "--target {}: `{command}` takes events, and reports every numeric outcome's mean already (summary.csv); a mean is a target of `sensitivity`, `solve` and `compare`",
+            t.text()
+        );
+    }
+    Ok(targets)
+}
+
+/// `metrics` with each event target's yes/no outcome appended (a mean
+/// target adds none: its metric is reported already).
 pub fn add_outcomes<W: Weight>(metrics: &mut Vec<Metric<W>>, targets: &[Target]) -> Result<()> {
-    for t in targets {
+    for t in targets.iter().filter(|t| !t.is_mean()) {
         let outcome = t.outcome(metrics)?;
         metrics.push(outcome);
     }

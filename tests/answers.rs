@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use warcrunch::engine::Shard;
-use warcrunch::runner::{Plan, exact_metrics, metric_layout, simulate_paired};
+use warcrunch::runner::{PairedAsk, Plan, exact_metrics, metric_layout, simulate_paired};
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::sensitivity::knobs;
 use warcrunch::stats::{MetricRole, paired_difference, unpaired_difference, z_for_confidence, z95};
@@ -289,8 +289,13 @@ fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
                 metric,
                 bins: vec![0],
             };
-            let done = simulate_paired(&[&base, &moved], vec![vec![event.clone()]; 2], &plan, None)
-                .unwrap();
+            let done = simulate_paired(
+                &[&base, &moved],
+                PairedAsk::events(vec![vec![event.clone()]; 2]),
+                &plan,
+                None,
+            )
+            .unwrap();
             let n = done.trials;
             let x = |v: usize| done.metrics[v][metric].weights[0];
             if x(0) == x(1) && done.both[1][0] == x(0) {

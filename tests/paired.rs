@@ -1,11 +1,13 @@
 //! Variants fought battle by battle on the same streams: the bit-sliced
 //! counts of [`warcrunch::paired`] equal plain counting of the same
-//! outcomes, and the pairs' counts equal a battle-by-battle count.
+//! outcomes, and the pairs' counts and the sums of the numeric outcomes'
+//! differences equal a battle-by-battle count.
 
 use warcrunch::engine::{System, Tally};
 use warcrunch::paired::{Event, Lockstep, MetricsOf};
+use warcrunch::paired_mean::PairedSums;
 use warcrunch::scenario::{self, Edit, Scenario};
-use warcrunch::stats::Metric;
+use warcrunch::stats::{Metric, Values};
 use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::seventh_sea::SeventhSea;
@@ -45,6 +47,23 @@ fn events(layout: &[Metric<u64>]) -> Vec<Event> {
     events
 }
 
+/// The numeric metrics of a layout.
+fn numeric(layout: &[Metric<u64>]) -> Vec<usize> {
+    (0..layout.len())
+        .filter(|&m| layout[m].is_numeric())
+        .collect()
+}
+
+/// The value one battle's metrics (counts of that battle alone) give a
+/// numeric metric.
+fn value_of(one: &[Metric<u64>], metric: usize) -> i64 {
+    let Values::Integers { first } = one[metric].values else {
+        panic!("a numeric metric");
+    };
+    let bin = one[metric].weights.iter().position(|&w| w == 1);
+    first + bin.expect("one value a battle") as i64
+}
+
 /// Fights `battles` battles of every variant in lockstep and checks the
 /// paired tally against plain tallies and a battle-by-battle count.
 fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usize) {
@@ -55,7 +74,10 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
     let shapes = |l: &[Metric<u64>]| l.iter().map(|m| m.weights.len()).collect::<Vec<_>>();
     assert!(layouts.iter().all(|l| shapes(l) == shapes(&layouts[0])));
     let events: Vec<Vec<Event>> = layouts.iter().map(|l| events(l)).collect();
-    let lockstep = Lockstep::new(variants.clone(), metrics, events.clone());
+    let means: Vec<Vec<usize>> = layouts.iter().map(|l| numeric(l)).collect();
+    assert!(!means[0].is_empty(), "a numeric metric to pair");
+    let lockstep = Lockstep::new(variants.clone(), metrics, events.clone(), means.clone());
+    let mut sums = vec![vec![PairedSums::default(); means[0].len()]; variants.len()];
     // Two tallies merged, as the engine's workers do.
     let mut paired = [lockstep.new_tally(), lockstep.new_tally()];
     let mut plain: Vec<S::Tally> = variants.iter().map(|v| v.new_tally()).collect();
@@ -64,6 +86,7 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
         let outcomes = lockstep.simulate(&mut BattleStream::battle(11, battle as u64));
         paired[battle % 3 / 2].record(&outcomes);
         let mut hit = Vec::new();
+        let mut base_values = Vec::new();
         for (v, outcome) in outcomes.iter().enumerate() {
             plain[v].record(outcome);
             let mut one = variants[v].new_tally();
@@ -73,8 +96,14 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
                 .iter()
                 .map(|e| e.bins.iter().any(|&b| one[e.metric].weights[b] == 1))
                 .collect();
+            let values: Vec<i64> = means[v].iter().map(|&m| value_of(&one, m)).collect();
             if v == 0 {
                 hit = happened.clone();
+                base_values = values.clone();
+            } else {
+                for (t, (mine, base)) in values.iter().zip(&base_values).enumerate() {
+                    sums[v][t].add(i128::from(mine - base));
+                }
             }
             for (e, (&base, &mine)) in hit.iter().zip(&happened).enumerate() {
                 both[v][e] += u64::from(base && mine);
@@ -83,12 +112,21 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
     }
     let [mut merged, other] = paired;
     merged.merge(other);
-    let (counted, counted_both) = merged.finish();
+    let counted = merged.finish();
     for (v, tally) in plain.iter().enumerate() {
-        assert_eq!(counted[v], metrics(variants[v], tally), "variant {v}");
+        assert_eq!(
+            counted.metrics[v],
+            metrics(variants[v], tally),
+            "variant {v}"
+        );
     }
-    assert_eq!(counted_both, both);
+    assert_eq!(counted.both, both);
     assert!(both[0].iter().any(|&n| n > 0), "events happened");
+    assert_eq!(counted.mean_sums, sums);
+    assert!(
+        sums[1].iter().any(|s| s.changed > 0),
+        "the variant changed a numeric outcome in some battle"
+    );
 }
 
 #[test]
@@ -155,13 +193,21 @@ fn identical_variants_fought_paired_never_disagree_in_a_battle() {
         s.trials = 5_000;
         let layout = warcrunch::runner::metric_layout(&s);
         let every = events(&layout);
-        let done = warcrunch::runner::simulate_paired(
-            &[&s, &s],
-            vec![every.clone(), every.clone()],
-            &whole(2),
-            None,
-        )
-        .unwrap();
+        let means = numeric(&layout);
+        let ask = warcrunch::runner::PairedAsk {
+            events: vec![every.clone(), every.clone()],
+            means: vec![means.clone(), means.clone()],
+        };
+        let done = warcrunch::runner::simulate_paired(&[&s, &s], ask, &whole(2), None).unwrap();
+        for (t, sums) in done.mean_sums[1].iter().enumerate() {
+            assert_eq!(
+                (sums.battles, sums.changed, sums.sum, sums.squares),
+                (5_000, 0, 0, 0),
+                "{}: {} differs from itself",
+                file.display(),
+                layout[means[t]].name
+            );
+        }
         for (e, event) in every.iter().enumerate() {
             let count = |v: usize| -> u64 {
                 let m = &done.metrics[v][event.metric];
@@ -213,7 +259,7 @@ fn the_paired_interval_covers_the_exact_difference_95_times_in_100() {
         }
         let done = warcrunch::runner::simulate_paired(
             &[&a, &b],
-            vec![vec![event.clone()]; 2],
+            warcrunch::runner::PairedAsk::events(vec![vec![event.clone()]; 2]),
             &whole(1),
             None,
         )

@@ -20,7 +20,7 @@ use crate::runner::{
 use crate::scenario::{self, Edit, Scenario};
 use crate::stats::Metric;
 use crate::tables::text_as_read;
-use crate::target::{Target, add_outcomes, parse_all};
+use crate::target::{Target, add_outcomes, parse_events};
 use crate::usage::Usage;
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
@@ -104,7 +104,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
             "--exact cannot be combined with --shard: the exact answer needs no cluster; run --exact once without --shard"
         );
     }
-    let targets = parse_all(&request.targets)?;
+    let targets = parse_events(&request.targets, "run")?;
     let mut s = match &request.text {
         Some(text) => {
             let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
@@ -211,6 +211,7 @@ pub fn simulate_and_store(
             metrics,
             exact: asked.exact,
             shared: Vec::new(),
+            paired_means: Vec::new(),
         }],
         formats,
         usage: asked.usage,

@@ -16,12 +16,14 @@ use crate::paired::Event;
 use crate::report::output_dir::Staging;
 use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
 use crate::runner::{
-    Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
+    PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Edit, Scenario};
-use crate::sensitivity::{Cell, Knob, Method, Move, Refused, judge, knobs, rank, table_cells};
-use crate::stats::{paired_difference, unpaired_difference};
+use crate::sensitivity::{
+    Cell, Knob, Method, Move, PairedTest, Refused, judge, knobs, rank, table_cells,
+};
+use crate::stats::{Summary, mcnemar, paired_difference, unpaired_difference};
 use crate::sweep::apply;
 use crate::systems::Battle;
 use crate::systems::war_cards::WarCards;
@@ -83,6 +85,30 @@ struct Variant {
     scenario: Scenario,
 }
 
+impl Variant {
+    /// The move, nothing measured yet.
+    fn unmeasured(&self) -> Move {
+        Move {
+            knob: self.knob.clone(),
+            lowers: self.lowers,
+            cell: self.cell.clone(),
+            from: self.from.clone(),
+            to: self.to.clone(),
+            base_estimate: 0.0,
+            estimate: 0.0,
+            difference: crate::stats::DifferenceInterval {
+                difference: 0.0,
+                low: 0.0,
+                high: 0.0,
+            },
+            unpaired: None,
+            paired: None,
+            differs: false,
+            method: Method::Exact,
+        }
+    }
+}
+
 fn shown(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -111,7 +137,11 @@ pub fn sensitivity(
     let text = scenario::read_text(&request.scenario)?;
     let mut base = scenario::load_edited(&request.scenario, &text, &tables)?;
     override_settings(&mut base, request.trials, request.seed)?;
-    target.event(&metric_layout(&base))?;
+    if target.is_mean() {
+        target.mean_metric(&metric_layout(&base))?;
+    } else {
+        target.event(&metric_layout(&base))?;
+    }
     if request.exact {
         exact_metrics(&base)?;
     }
@@ -177,6 +207,7 @@ pub fn sensitivity(
     let report = SensitivityReport {
         info,
         target: target.text(),
+        quantity: target.quantity(),
         moves: found,
         refused,
         formats: to.formats,
@@ -193,7 +224,8 @@ pub fn sensitivity(
 }
 
 /// Every move fought with the base on the same battles: each difference
-/// from the pairs (Newcombe's paired interval). Returns the moves, the
+/// from the pairs (Newcombe's paired interval for an event, Student's t
+/// on the battles' differences for a mean). Returns the moves, the
 /// threads, the seconds spent and the battles per variant.
 fn sampled_moves(
     target: &Target,
@@ -204,11 +236,15 @@ fn sampled_moves(
     let all: Vec<&Scenario> = std::iter::once(base)
         .chain(variants.iter().map(|v| &v.scenario))
         .collect();
+    if target.is_mean() {
+        return sampled_means(target, &all, variants, plan);
+    }
     let events = all
         .iter()
         .map(|s| target.event(&metric_layout(s)).map(|e| vec![e]))
         .collect::<Result<Vec<Vec<Event>>>>()?;
-    let done = simulate_paired(&all, events.clone(), plan, None).map_err(nothing_written)?;
+    let done = simulate_paired(&all, PairedAsk::events(events.clone()), plan, None)
+        .map_err(nothing_written)?;
     let count = |v: usize| done.event_count(v, &events[v][0]);
     let n = done.trials;
     let base_count = count(0);
@@ -217,23 +253,84 @@ fn sampled_moves(
         .enumerate()
         .map(|(i, v)| {
             let x = count(i + 1);
+            let both = done.both[i + 1][0];
+            let (only_base, only_moved) = (base_count - both, x - both);
             Move {
-                knob: v.knob.clone(),
-                lowers: v.lowers,
-                cell: v.cell.clone(),
-                from: v.from.clone(),
-                to: v.to.clone(),
-                base_probability: base_count as f64 / n as f64,
-                probability: x as f64 / n as f64,
-                difference: paired_difference(n, base_count, x, done.both[i + 1][0]),
+                base_estimate: base_count as f64 / n as f64,
+                estimate: x as f64 / n as f64,
+                difference: paired_difference(n, base_count, x, both),
                 unpaired: Some(unpaired_difference(base_count, n, x, n)),
-                discordant: Some([base_count - done.both[i + 1][0], x - done.both[i + 1][0]]),
-                differs: false,
+                paired: Some(PairedTest {
+                    changed: only_base + only_moved,
+                    p_value: mcnemar(only_base, only_moved).1,
+                }),
                 method: Method::PairedNewcombe,
+                ..v.unmeasured()
             }
         })
         .collect();
     Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
+}
+
+/// [`sampled_moves`] of a mean target: each move's battles paired with
+/// the base's, value by value.
+fn sampled_means(
+    target: &Target,
+    all: &[&Scenario],
+    variants: &[Variant],
+    plan: &Plan,
+) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
+    let means = all
+        .iter()
+        .map(|s| target.mean_metric(&metric_layout(s)).map(|m| vec![m]))
+        .collect::<Result<Vec<Vec<usize>>>>()?;
+    let ask = PairedAsk {
+        events: vec![Vec::new(); all.len()],
+        means: means.clone(),
+    };
+    let done = simulate_paired(all, ask, plan, None).map_err(nothing_written)?;
+    let no_value = "the target's outcome has no value in any battle";
+    let mean_of = |v: usize| done.metrics[v][means[v][0]].summary().context(no_value);
+    let base = mean_of(0)?;
+    let n = done.trials;
+    let found = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let moved = mean_of(i + 1)?;
+            let sums = &done.mean_sums[i + 1][0];
+            let paired = sums
+                .means()
+                .context("fewer than two battles to pair; raise --trials")?;
+            let d = moved.mean - base.mean;
+            let half = unpaired_half_width(&base, &moved);
+            Ok(Move {
+                base_estimate: base.mean,
+                estimate: moved.mean,
+                difference: paired.difference,
+                unpaired: Some(crate::stats::DifferenceInterval {
+                    difference: d,
+                    low: d - half,
+                    high: d + half,
+                }),
+                paired: Some(PairedTest {
+                    changed: sums.changed,
+                    p_value: paired.p_value,
+                }),
+                method: Method::PairedT,
+                ..v.unmeasured()
+            })
+        })
+        .collect::<Result<Vec<Move>>>()?;
+    Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
+}
+
+/// The half width of the 95% interval of a difference of two means from
+/// independent samples (Welch's, normal approximation): what pairing is
+/// measured against.
+fn unpaired_half_width(a: &Summary, b: &Summary) -> f64 {
+    let variance = |s: &Summary| s.std_dev.powi(2) / s.trials.max(1) as f64;
+    crate::stats::z95() * (variance(a) + variance(b)).sqrt()
 }
 
 /// The knobs to move: those named with `--knobs`; else every one, or none
@@ -519,7 +616,7 @@ fn exact_moves(
     variants: &[Variant],
     plan: &Plan,
 ) -> Result<(Vec<Move>, usize, f64, Option<u64>)> {
-    let base_p = target.exact_probability(&exact_metrics(base)?)?;
+    let base_p = target.exact_estimate(&exact_metrics(base)?)?;
     let mut found: Vec<Option<Move>> = Vec::with_capacity(variants.len());
     let mut beyond = Vec::new();
     for v in variants {
@@ -528,25 +625,18 @@ fn exact_moves(
             beyond.push(v.clone());
             continue;
         };
-        let p = target.exact_probability(&metrics)?;
+        let p = target.exact_estimate(&metrics)?;
         let d = p - base_p;
         found.push(Some(Move {
-            knob: v.knob.clone(),
-            lowers: v.lowers,
-            cell: v.cell.clone(),
-            from: v.from.clone(),
-            to: v.to.clone(),
-            base_probability: base_p,
-            probability: p,
+            base_estimate: base_p,
+            estimate: p,
             difference: crate::stats::DifferenceInterval {
                 difference: d,
                 low: d,
                 high: d,
             },
-            unpaired: None,
-            discordant: None,
-            differs: false,
             method: Method::Exact,
+            ..v.unmeasured()
         }));
     }
     if beyond.is_empty() {

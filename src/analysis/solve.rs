@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::Value;
 
@@ -17,14 +17,13 @@ use crate::paired::Event;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
 use crate::runner::{
-    Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
+    PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
-use crate::stats::Metric;
-use crate::stats::{wilson, z95};
-use crate::target::{Balance, Target, check_probability};
+use crate::stats::{Metric, Values, summarize, wilson, z95};
+use crate::target::{Balance, Quantity, Target, check_probability};
 
 /// A solve asked: the setting and its range, the event and the goal.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -95,10 +94,17 @@ pub fn solve(
     to: &Destination,
     seen: &mut ProbeSeen,
 ) -> Result<SolveAnswer> {
-    if let Some(h) = request.precision {
-        crate::validate::check_precision(h).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
-    }
     let (question, goal) = Question::asked(request)?;
+    if let Some(h) = request.precision {
+        match question.quantity() {
+            Quantity::Probability => crate::validate::check_precision(h)
+                .map_err(|e| anyhow::anyhow!("--precision = {e}"))?,
+            Quantity::Mean if h.is_finite() && h > 0.0 => {}
+            Quantity::Mean => bail!(
+                "--precision = {h} is out of range; allowed: for a mean, a half-width above 0 in the outcome's own units, e.g. 0.05"
+            ),
+        }
+    }
     let (loader, domain, first) = prepare(request, &question)?;
     let plan = Plan {
         progress: false,
@@ -136,7 +142,8 @@ pub fn solve(
         Ok(probe)
     };
     let event = question.text(&metric_layout(&first))?;
-    let (probes, solution) = search(domain, goal, (&setting, &event), probe)?;
+    let quantity = question.quantity();
+    let (probes, solution) = search(domain, (goal, quantity), (&setting, &event), probe)?;
     let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
     let mut info = run_info(
         &first,
@@ -154,6 +161,7 @@ pub fn solve(
     let report = SolveReport {
         info,
         target: event,
+        quantity,
         goal,
         setting,
         domain,
@@ -176,7 +184,7 @@ pub fn solve(
 /// What each probe measures.
 #[derive(Debug, Clone)]
 enum Question {
-    /// A target's probability.
+    /// A target's probability, or its mean.
     Reach(Target),
     /// A side's share of the battles it won or lost.
     Balance(Balance),
@@ -196,12 +204,24 @@ impl Question {
                 "--balance asks where battles won equal battles lost; it takes no --target and no --at-least, --at-most or --equals"
             ),
             (None, Some(target), Some(goal)) => {
-                let goal = match goal {
-                    Goal::AtLeast(p) => Goal::AtLeast(check_probability("--at-least", p)?),
-                    Goal::AtMost(p) => Goal::AtMost(check_probability("--at-most", p)?),
-                    Goal::Equals(p) => Goal::Equals(check_probability("--equals", p)?),
+                let target = Target::parse(target)?;
+                let check = |option: &str, x: f64| {
+                    if !target.is_mean() {
+                        check_probability(option, x)
+                    } else if x.is_finite() {
+                        Ok(x)
+                    } else {
+                        bail!(
+                            "{option} = {x} is out of range; allowed: a number, the mean to reach"
+                        )
+                    }
                 };
-                Ok((Question::Reach(Target::parse(target)?), goal))
+                let goal = match goal {
+                    Goal::AtLeast(p) => Goal::AtLeast(check("--at-least", p)?),
+                    Goal::AtMost(p) => Goal::AtMost(check("--at-most", p)?),
+                    Goal::Equals(p) => Goal::Equals(check("--equals", p)?),
+                };
+                Ok((Question::Reach(target), goal))
             }
             (None, None, _) => bail!(
                 "name what to solve for: --target EVENT with --at-least, --at-most or --equals, or --balance SIDE"
@@ -220,35 +240,55 @@ impl Question {
         }
     }
 
-    /// The event in words, as the answer's sentences name it.
-    fn text<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<String> {
-        Ok(match self {
-            Question::Reach(t) => t.text(),
-            Question::Balance(b) => b.events(metrics)?.text,
-        })
+    /// Whether a probe measures a probability or a mean.
+    fn quantity(&self) -> Quantity {
+        match self {
+            Question::Reach(t) => t.quantity(),
+            Question::Balance(_) => Quantity::Probability,
+        }
     }
 
-    /// The events counted: the one measured, and the battles it is a
-    /// share of (`None`: every battle).
-    fn events<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<(Event, Option<Event>)> {
+    /// What is measured, in words, as the answer's sentences name it:
+    /// `P(side:A/victory=won)`, `the mean of hero:A/reputation`.
+    fn text<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<String> {
+        let inner = match self {
+            Question::Reach(t) => t.text(),
+            Question::Balance(b) => b.events(metrics)?.text,
+        };
+        Ok(self.quantity().of_target(&inner))
+    }
+
+    /// What a probe counts: the event measured and the battles it is a
+    /// share of (`None`: every battle); or, for a mean, the metric.
+    fn counted<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<Counted> {
         Ok(match self {
-            Question::Reach(t) => (t.event(metrics)?, None),
+            Question::Reach(t) if t.is_mean() => Counted::Mean(t.mean_metric(metrics)?),
+            Question::Reach(t) => Counted::Share(t.event(metrics)?, None),
             Question::Balance(b) => {
                 let e = b.events(metrics)?;
-                (e.won, Some(e.decided))
+                Counted::Share(e.won, Some(e.decided))
             }
         })
     }
 
-    /// The probability in exact distributions.
+    /// The probability or mean in exact distributions.
     fn exact(&self, metrics: &[Metric<f64>]) -> Result<f64> {
         match self {
-            Question::Reach(t) => t.exact_probability(metrics),
+            Question::Reach(t) => t.exact_estimate(metrics),
             Question::Balance(b) => b.events(metrics)?.exact_share(metrics).ok_or_else(|| {
                 anyhow::anyhow!("--balance {}: no battle is won or lost", b.subject)
             }),
         }
     }
+}
+
+/// What a probe counts ([`Question::counted`]).
+enum Counted {
+    /// An event's battles, as a share of every battle (`None`) or of
+    /// another event's.
+    Share(Event, Option<Event>),
+    /// A numeric metric (its index), whose mean is measured.
+    Mean(usize),
 }
 
 /// Loads the scenario with the varied setting at one value.
@@ -327,7 +367,7 @@ fn prepare<'a>(
     };
     let first = loader.load(lo)?;
     loader.load(hi)?;
-    question.events(&metric_layout(&first))?;
+    question.counted(&metric_layout(&first))?;
     if request.exact {
         exact_metrics(&first).map_err(|e| anyhow::anyhow!("--exact: {e:#}"))?;
     }
@@ -340,9 +380,10 @@ fn exact_probe(question: &Question, s: &Scenario, v: f64, threshold: f64) -> Res
     Ok(Probe {
         point: Point {
             value: v,
-            probability: p,
+            estimate: p,
             ci_low: p,
             ci_high: p,
+            quantity: question.quantity(),
         },
         trials: None,
         decision: Decision::of(p, p, threshold),
@@ -360,7 +401,12 @@ fn sampled_probe(
     plan: &Plan,
     precision: Option<f64>,
 ) -> Result<(Probe, usize)> {
-    let (event, out_of) = question.events(&metric_layout(s))?;
+    let (event, out_of) = match question.counted(&metric_layout(s))? {
+        Counted::Share(event, out_of) => (event, out_of),
+        Counted::Mean(metric) => {
+            return sampled_mean(metric, s, v, threshold, plan, precision);
+        }
+    };
     let precise = |x: u64, n: u64| {
         let (low, high) = wilson(x, n, z95());
         n > 0
@@ -373,7 +419,8 @@ fn sampled_probe(
     let events: Vec<Event> = std::iter::once(event.clone())
         .chain(out_of.clone())
         .collect();
-    let done = simulate_paired(&[s], vec![events], plan, Some(&stop)).map_err(nothing_written)?;
+    let done = simulate_paired(&[s], PairedAsk::events(vec![events]), plan, Some(&stop))
+        .map_err(nothing_written)?;
     let count = |e: &Event| done.event_count(0, e);
     let x = count(&event);
     let n = out_of.as_ref().map_or(done.trials, count);
@@ -388,12 +435,58 @@ fn sampled_probe(
     let probe = Probe {
         point: Point {
             value: v,
-            probability: x as f64 / n as f64,
+            estimate: x as f64 / n as f64,
             ci_low: low,
             ci_high: high,
+            quantity: Quantity::Probability,
         },
         trials: Some(done.trials),
         decision: Decision::of(low, high, threshold),
+    };
+    Ok((probe, done.threads))
+}
+
+/// [`sampled_probe`] of a numeric metric's mean: each of its values counted
+/// as an event, until the mean's 95% interval leaves the threshold out.
+fn sampled_mean(
+    metric: usize,
+    s: &Scenario,
+    v: f64,
+    threshold: f64,
+    plan: &Plan,
+    precision: Option<f64>,
+) -> Result<(Probe, usize)> {
+    let layout = metric_layout(s);
+    let Values::Integers { first } = layout[metric].values else {
+        unreachable!("a mean target's metric is numeric")
+    };
+    let values: Vec<Event> = (0..layout[metric].weights.len())
+        .map(|bin| Event {
+            metric,
+            bins: vec![bin],
+        })
+        .collect();
+    let stop = |counts: &[Vec<u64>], _: u64| {
+        summarize(first, &counts[0]).is_some_and(|m| {
+            Decision::of(m.ci_low, m.ci_high, threshold) != Decision::Undecided
+                || precision.is_some_and(|h| (m.ci_high - m.ci_low) / 2.0 <= h)
+        })
+    };
+    let done = simulate_paired(&[s], PairedAsk::events(vec![values]), plan, Some(&stop))
+        .map_err(nothing_written)?;
+    let m = done.metrics[0][metric]
+        .summary()
+        .context("the target's outcome has no value in any battle")?;
+    let probe = Probe {
+        point: Point {
+            value: v,
+            estimate: m.mean,
+            ci_low: m.ci_low,
+            ci_high: m.ci_high,
+            quantity: Quantity::Mean,
+        },
+        trials: Some(done.trials),
+        decision: Decision::of(m.ci_low, m.ci_high, threshold),
     };
     Ok((probe, done.threads))
 }

@@ -22,7 +22,7 @@ use crate::runner::{
 };
 use crate::scenario::{self, Edit, Scenario};
 use crate::sweep::{DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting};
-use crate::target::{Target, add_outcomes, parse_all};
+use crate::target::{Target, add_outcomes, parse_events};
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -94,7 +94,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings, request.max_variants)?;
-    let targets = parse_all(&request.targets)?;
+    let targets = parse_events(&request.targets, "sweep")?;
     let overrides = crate::runner::table_overrides(&request.tables)?;
     let text = scenario::read_text(&request.scenario)?;
     check_recommend_for(request, &text)?;
@@ -264,6 +264,7 @@ fn one_by_one(
                     metrics,
                     exact: None,
                     shared: Vec::new(),
+                    paired_means: Vec::new(),
                 });
                 if plan.progress {
                     eprintln!("variant {name} done ({} of {})", i + 1, scenarios.len());

@@ -57,8 +57,8 @@ pub fn request(args: &SolveArgs) -> Result<SolveRequest> {
 
 /// The console line of one probe.
 fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> String {
-    let [p, lo, hi] = crate::format::percent_interval(
-        probe.point.probability,
+    let [p, lo, hi] = probe.point.quantity.interval(
+        probe.point.estimate,
         probe.point.ci_low,
         probe.point.ci_high,
     );

@@ -243,7 +243,7 @@ fn compare_summary(report: &RunReport) -> String {
         report.info.seed.unwrap_or(0)
     );
     for v in report.variants.iter().skip(1) {
-        let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
+        let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
         let significant = tests.significant();
         let _ = writeln!(
             out,

@@ -39,7 +39,7 @@ impl Export<RunReport> for Comparison {
         }
         let mut rows = Vec::new();
         for v in report.variants.iter().skip(1) {
-            let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
+            let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
             let alpha = tests.alpha;
             rows.extend(
                 tests

@@ -194,7 +194,7 @@ fn significance(report: &RunReport) -> Vec<Significance> {
         .iter()
         .skip(1)
         .map(|v| {
-            let tests = Tests::new(&base.metrics, &v.metrics, &v.shared);
+            let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
             let significant = tests.significant();
             let rows = significant
                 .iter()

@@ -28,7 +28,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-pub use crate::compare::SharedCount;
+pub use crate::compare::{PairedMean, SharedCount};
 use crate::stats::Metric;
 use crate::tables::TableUse;
 
@@ -173,6 +173,11 @@ pub struct VariantResult {
     /// the comparison paired. Empty for a plain run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared: Vec<SharedCount>,
+    /// The battle-by-battle differences of each numeric metric this
+    /// variant and the first share (fought on the same streams): what pairs
+    /// the comparison of their means. Empty for a plain run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paired_means: Vec<PairedMean>,
 }
 
 /// Which files the tabular outputs are written as.

@@ -85,6 +85,12 @@ impl Partial {
                     c.subject, c.metric, c.value, c.battles
                 ));
             }
+            for m in &v.paired_means {
+                put(&format!(
+                    "{}/{} {} {} {} {}",
+                    m.subject, m.metric, m.sums.battles, m.sums.changed, m.sums.sum, m.sums.squares
+                ));
+            }
         }
         format!("{:x}", hash.finalize())
     }
@@ -126,6 +132,20 @@ impl Partial {
                         self.shard.count
                     );
                 }
+            }
+            if let Some(m) = v
+                .paired_means
+                .iter()
+                .find(|m| m.sums.battles > battles || m.sums.changed > m.sums.battles)
+            {
+                bail!(
+                    "{}: paired differences of {}/{} count {} battles ({} changed), more than the shard's {battles}: {again}",
+                    file.display(),
+                    m.subject,
+                    m.metric,
+                    m.sums.battles,
+                    m.sums.changed
+                );
             }
             if let Some(c) = v.shared.iter().find(|c| c.battles > battles) {
                 bail!(
@@ -343,6 +363,19 @@ fn add_counts(into: &mut VariantResult, from: &VariantResult) -> Result<()> {
             from.shared.len(),
             into.shared.len()
         );
+    }
+    if into.paired_means.len() != from.paired_means.len() {
+        bail!(
+            "holds {} paired means, not {}",
+            from.paired_means.len(),
+            into.paired_means.len()
+        );
+    }
+    for (a, b) in into.paired_means.iter_mut().zip(&from.paired_means) {
+        if (&a.subject, &a.metric) != (&b.subject, &b.metric) {
+            bail!("paired mean {}/{} does not match", b.subject, b.metric);
+        }
+        a.sums.merge(&b.sums);
     }
     for (a, b) in into.shared.iter_mut().zip(&from.shared) {
         if (&a.subject, &a.metric, &a.value) != (&b.subject, &b.metric, &b.value) {

@@ -16,8 +16,9 @@ use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
-use crate::format::{percent, thousands};
+use crate::format::thousands;
 use crate::sensitivity::{Cell, Method, Move, Refused};
+use crate::target::Quantity;
 use crate::target::split_text;
 
 /// A finished sensitivity analysis.
@@ -25,8 +26,10 @@ use crate::target::split_text;
 pub struct SensitivityReport {
     /// Provenance.
     pub info: RunInfo,
-    /// The event, as `--target` wrote it.
+    /// The event or mean, as `--target` wrote it.
     pub target: String,
+    /// Whether the target's probability or its mean is measured.
+    pub quantity: Quantity,
     /// Every move made, largest shift first.
     pub moves: Vec<Move>,
     /// Moves the settings' allowed values ruled out.
@@ -61,6 +64,7 @@ impl Export<SensitivityReport> for SensitivityCsv {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
         let m = &report.moves;
         let (subject_metric, value) = split_text(&report.target);
+        let estimate = report.quantity.name();
         write_table(
             dir,
             "sensitivity",
@@ -74,8 +78,8 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 text("to", m.iter().map(|x| x.to.clone()).collect()),
                 text("metric", vec![subject_metric.to_owned(); m.len()]),
                 text("value", vec![value.to_owned(); m.len()]),
-                numbers("base_probability", m, |x| x.base_probability),
-                numbers("probability", m, |x| x.probability),
+                numbers(&format!("base_{estimate}"), m, |x| x.base_estimate),
+                numbers(estimate, m, |x| x.estimate),
                 numbers("difference", m, |x| x.difference.difference),
                 numbers("ci_low", m, |x| x.difference.low),
                 numbers("ci_high", m, |x| x.difference.high),
@@ -90,7 +94,7 @@ impl Export<SensitivityReport> for SensitivityCsv {
                 Column::new(
                     "discordant".into(),
                     m.iter()
-                        .map(|x| x.discordant.map(|[a, b]| a + b))
+                        .map(|x| x.paired.map(|t| t.changed))
                         .collect::<Vec<Option<u64>>>(),
                 ),
                 Column::new(
@@ -158,19 +162,23 @@ fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
 
 fn tornado_title(report: &SensitivityReport) -> String {
     format!(
-        "What moves P({}) most: one step of each knob",
-        report.target
+        "What moves {} most: one step of each knob",
+        report.quantity.of_target(&report.target)
     )
 }
 
 /// The tornado in words: each charted move, largest first.
 fn tornado_caption(report: &SensitivityReport) -> Caption {
     let (_, shown, _) = charted_moves(report);
-    let lines: Vec<String> = shown.iter().map(|m| move_line(m)).collect();
+    let lines: Vec<String> = shown
+        .iter()
+        .map(|m| move_line(m, report.quantity))
+        .collect();
     Caption {
         title: tornado_title(report),
         description: format!(
-            "Each knob's one-step moves as bars of the change in percentage points, with 95% intervals, largest first: {}.",
+            "Each knob's one-step moves as bars of the change in {}, with 95% intervals, largest first: {}.",
+            report.quantity.change_words(),
             lines.join("; ")
         ),
     }
@@ -182,6 +190,7 @@ fn tornado<DB: DrawingBackend>(
 ) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
     let (knobs, shown, reach) = charted_moves(report);
+    let scale = report.quantity.scale();
     let rows = knobs.len().max(1) as f64;
     // A strip under the last row for the legend (about 56 px of the plot's
     // height), so it never covers a bar.
@@ -198,7 +207,12 @@ fn tornado<DB: DrawingBackend>(
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_desc("change in probability (percentage points), bars with 95% interval")
+        .x_desc(match report.quantity {
+            Quantity::Probability => {
+                "change in probability (percentage points), bars with 95% interval"
+            }
+            Quantity::Mean => "change in the mean, bars with 95% interval",
+        })
         .label_style((FONT, 13))
         .draw()
         .map_err(plot_err)?;
@@ -222,7 +236,7 @@ fn tornado<DB: DrawingBackend>(
             .draw_series(bars.iter().map(|m| {
                 let y = top(m);
                 Rectangle::new(
-                    [(0.0, y), (100.0 * m.difference.difference, y - 0.38)],
+                    [(0.0, y), (scale * m.difference.difference, y - 0.38)],
                     colour.filled(),
                 )
             }))
@@ -234,8 +248,8 @@ fn tornado<DB: DrawingBackend>(
                 let y = top(m) - 0.19;
                 PathElement::new(
                     vec![
-                        (100.0 * m.difference.low, y),
-                        (100.0 * m.difference.high, y),
+                        (scale * m.difference.low, y),
+                        (scale * m.difference.high, y),
                     ],
                     BLACK.stroke_width(1),
                 )
@@ -257,7 +271,7 @@ fn tornado<DB: DrawingBackend>(
         } else {
             d.min(m.difference.low)
         };
-        let (x, y) = chart.backend_coord(&(100.0 * end, top(m) - 0.19));
+        let (x, y) = chart.backend_coord(&(scale * end, top(m) - 0.19));
         let (anchor, dx) = if d >= 0.0 {
             (HPos::Left, 4)
         } else {
@@ -309,7 +323,8 @@ fn row_label(knob: &str, shown: &[&Move]) -> String {
 }
 
 /// The knobs the chart shows (the first [`CHART_KNOBS`] by rank), their
-/// moves, and the half-width of the axis in percentage points.
+/// moves, and the half-width of the axis (in percentage points for a
+/// probability).
 fn charted_moves(report: &SensitivityReport) -> (Vec<&str>, Vec<&Move>, f64) {
     let knobs: Vec<&str> = ranked_knobs(&report.moves)
         .into_iter()
@@ -325,7 +340,7 @@ fn charted_moves(report: &SensitivityReport) -> (Vec<&str>, Vec<&Move>, f64) {
         .flat_map(|m| [m.difference.low.abs(), m.difference.high.abs()])
         .fold(0.0_f64, f64::max)
         .max(1e-4)
-        * 100.0
+        * report.quantity.scale()
         * 1.1;
     (knobs, shown, reach)
 }
@@ -370,25 +385,29 @@ impl Export<SensitivityReport> for Tornado {
     }
 }
 
-/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`,
+/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`
+/// (a mean: `4.512 -> 4.101, -0.411 (-0.440 to -0.382)`),
 /// "unchanged in every battle" where no battle moved, "tied" where the
 /// move does not differ family-wise.
-fn move_line(m: &Move) -> String {
-    let pt = |x: f64| format!("{:+.2}", 100.0 * x);
+fn move_line(m: &Move, q: Quantity) -> String {
     if m.unchanged() {
         return format!(
             "{} {} -> {}: {} {}",
             m.knob,
             m.from,
             m.to,
-            percent(m.base_probability),
+            q.value(m.base_estimate),
             m.verdict()
         );
     }
     let interval = if m.difference.low == m.difference.high {
         "exact".to_owned()
     } else {
-        format!("{} to {}", pt(m.difference.low), pt(m.difference.high))
+        format!(
+            "{} to {}",
+            q.change(m.difference.low),
+            q.change(m.difference.high)
+        )
     };
     let verdict = if m.differs {
         ""
@@ -396,13 +415,14 @@ fn move_line(m: &Move) -> String {
         ", tied: no change beyond noise across the moves"
     };
     format!(
-        "{} {} -> {}: {} -> {}, {} pt ({interval}){verdict}",
+        "{} {} -> {}: {} -> {}, {}{} ({interval}){verdict}",
         m.knob,
         m.from,
         m.to,
-        percent(m.base_probability),
-        percent(m.probability),
-        pt(m.difference.difference),
+        q.value(m.base_estimate),
+        q.value(m.estimate),
+        q.change(m.difference.difference),
+        q.change_unit(),
     )
 }
 
@@ -413,7 +433,7 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
     let exact = report.moves.iter().find(|m| m.method == Method::Exact);
     let base = exact
         .or(report.moves.first())
-        .map_or(0.0, |m| m.base_probability);
+        .map_or(0.0, |m| m.base_estimate);
     let sampled = report.info.trials.map(|t| {
         format!(
             "{} battles per move, every move on the same battles",
@@ -428,12 +448,13 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
         (false, Some(sampled)) => format!(" ({sampled})"),
         (false, None) => String::new(),
     };
+    let q = report.quantity;
     let _ = writeln!(
         out,
-        "{}: P({}) = {} as written{how}",
+        "{}: {} = {} as written{how}",
         report.info.name,
-        report.target,
-        percent(base),
+        q.of_target(&report.target),
+        q.value(base),
     );
     let _ = writeln!(
         out,
@@ -442,7 +463,7 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
         report.moves.len()
     );
     for m in report.moves.iter().take(n) {
-        let _ = writeln!(out, "  {}", move_line(m));
+        let _ = writeln!(out, "  {}", move_line(m, q));
     }
     if !report.refused.is_empty() {
         let _ = writeln!(
@@ -462,7 +483,12 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
 #[template(path = "report/sensitivity.html")]
 struct SensitivityPage<'a> {
     title: &'a str,
-    target: &'a str,
+    /// `P(side:A/victory=won)`, `the mean of hero:A/reputation`.
+    asked: String,
+    /// The estimate's column header: `probability`, `mean`.
+    estimate: &'static str,
+    /// The change's unit after its header: ` (pt)` or nothing.
+    unit: &'static str,
     /// The largest moves, one sentence each.
     lines: Vec<String>,
     chart: String,
@@ -475,7 +501,7 @@ struct MoveRow {
     knob: String,
     from: String,
     to: String,
-    probability: String,
+    estimate: String,
     change: String,
     interval: String,
     verdict: &'static str,
@@ -484,9 +510,15 @@ struct MoveRow {
 
 impl Export<SensitivityReport> for SensitivityHtml {
     fn write(&self, report: &SensitivityReport, dir: &Path) -> Result<Vec<String>> {
+        let q = report.quantity;
         let page = SensitivityPage {
             title: &report.info.name,
-            target: &report.target,
+            asked: q.of_target(&report.target),
+            estimate: q.name(),
+            unit: match q {
+                Quantity::Probability => " (pt)",
+                Quantity::Mean => "",
+            },
             lines: top_lines(report, 3)
                 .lines()
                 .skip(2)
@@ -502,12 +534,12 @@ impl Export<SensitivityReport> for SensitivityHtml {
                     knob: m.knob.clone(),
                     from: m.from.clone(),
                     to: m.to.clone(),
-                    probability: percent(m.probability),
-                    change: format!("{:+.2}", 100.0 * m.difference.difference),
+                    estimate: q.value(m.estimate),
+                    change: q.change(m.difference.difference),
                     interval: format!(
-                        "{:+.2} to {:+.2}",
-                        100.0 * m.difference.low,
-                        100.0 * m.difference.high
+                        "{} to {}",
+                        q.change(m.difference.low),
+                        q.change(m.difference.high)
                     ),
                     verdict: m.verdict(),
                     method: m.method.name(),

@@ -14,17 +14,21 @@ use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
-use crate::format::{percent, percent_interval, thousands};
+use crate::format::thousands;
 use crate::solve::{Domain, Goal, Probe, Solution, shown};
+use crate::target::Quantity;
 
 /// A finished search.
 #[derive(Debug, Clone)]
 pub struct SolveReport {
     /// Provenance.
     pub info: RunInfo,
-    /// The event, as `--target` wrote it.
+    /// What was measured, in words: `P(side:A/victory=won)`, `the mean of
+    /// hero:A/reputation`.
     pub target: String,
-    /// What was asked of its probability.
+    /// Whether a probability or a mean was measured.
+    pub quantity: Quantity,
+    /// What was asked of it.
     pub goal: Goal,
     /// The varied setting's path.
     pub setting: String,
@@ -52,7 +56,7 @@ pub fn solve_exporters() -> Vec<Box<dyn Export<SolveReport>>> {
 pub struct SolveCsv;
 /// `run.json`: provenance and the `solution`.
 pub struct SolveJson;
-/// `solve.{svg,png}`: probability against the setting.
+/// `solve.{svg,png}`: the probability (or mean) against the setting.
 pub struct Curve;
 /// `report.html`.
 pub struct SolveHtml;
@@ -76,7 +80,7 @@ impl Export<SolveReport> for SolveCsv {
                     "trials".into(),
                     p.iter().map(|x| x.trials).collect::<Vec<Option<u64>>>(),
                 ),
-                numbers("probability", p, |x| x.point.probability),
+                numbers(report.quantity.name(), p, |x| x.point.estimate),
                 numbers("ci_low", p, |x| x.point.ci_low),
                 numbers("ci_high", p, |x| x.point.ci_high),
                 text(
@@ -88,12 +92,12 @@ impl Export<SolveReport> for SolveCsv {
     }
 }
 
-/// The goal in words: `at least 5.00%`.
-fn goal_words(goal: Goal) -> String {
+/// The goal in words: `at least 5.00%`, `equal to 4.000`.
+fn goal_words(goal: Goal, q: Quantity) -> String {
     match goal {
-        Goal::AtLeast(p) => format!("at least {}", percent(p)),
-        Goal::AtMost(p) => format!("at most {}", percent(p)),
-        Goal::Equals(p) => format!("equal to {}", percent(p)),
+        Goal::AtLeast(p) => format!("at least {}", q.value(p)),
+        Goal::AtMost(p) => format!("at most {}", q.value(p)),
+        Goal::Equals(p) => format!("equal to {}", q.value(p)),
     }
 }
 
@@ -101,7 +105,7 @@ impl Export<SolveReport> for SolveJson {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {
         let fields = [
             ("target", report.target.clone().into()),
-            ("goal", goal_words(report.goal).into()),
+            ("goal", goal_words(report.goal, report.quantity).into()),
             ("setting", report.setting.clone().into()),
             ("probes", report.probes.len().into()),
             ("solution", serde_json::to_value(&report.solution)?),
@@ -111,7 +115,7 @@ impl Export<SolveReport> for SolveJson {
 }
 
 fn curve_title(report: &SolveReport) -> String {
-    format!("P({}) against {}", report.target, report.setting)
+    format!("{} against {}", report.target, report.setting)
 }
 
 /// The search's chart in words: the goal, each probe in value order, the answer.
@@ -122,7 +126,9 @@ fn curve_caption(report: &SolveReport) -> Caption {
         .iter()
         .map(|p| {
             let [value, lo, hi] =
-                percent_interval(p.point.probability, p.point.ci_low, p.point.ci_high);
+                report
+                    .quantity
+                    .interval(p.point.estimate, p.point.ci_low, p.point.ci_high);
             let interval = if p.trials.is_some() {
                 format!(" ({lo} to {hi})")
             } else {
@@ -138,7 +144,7 @@ fn curve_caption(report: &SolveReport) -> Caption {
         title: curve_title(report),
         description: format!(
             "Each probe of the search with its 95% interval, against the goal {}: {}. {}.",
-            goal_words(report.goal),
+            goal_words(report.goal, report.quantity),
             points.join("; "),
             report.solution.sentence
         ),
@@ -154,16 +160,22 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         Domain::Reals { lo, hi, .. } => (lo, hi),
     };
     let pad = (hi - lo) * 0.03;
-    let threshold = 100.0 * report.goal.threshold();
+    let scale = report.quantity.scale();
+    let threshold = scale * report.goal.threshold();
     let top = probes
         .iter()
-        .map(|p| 100.0 * p.point.ci_high)
+        .map(|p| scale * p.point.ci_high)
         .fold(threshold, f64::max);
     let bottom = probes
         .iter()
-        .map(|p| 100.0 * p.point.ci_low)
+        .map(|p| scale * p.point.ci_low)
         .fold(threshold, f64::min);
-    let margin = ((top - bottom) * 0.08).max(0.5);
+    let margin = ((top - bottom) * 0.08).max(0.5 / (100.0 / scale));
+    // A probability's axis stays within 0–100%.
+    let (floor, ceiling) = match report.quantity {
+        Quantity::Probability => (0.0, 100.0),
+        Quantity::Mean => (f64::NEG_INFINITY, f64::INFINITY),
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(curve_title(report), (FONT, 18))
         .margin(14)
@@ -171,13 +183,16 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .y_label_area_size(60)
         .build_cartesian_2d(
             (lo - pad)..(hi + pad),
-            (bottom - margin).max(0.0)..(top + margin).min(100.0),
+            (bottom - margin).max(floor)..(top + margin).min(ceiling),
         )
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .x_desc(report.setting.as_str())
-        .y_desc("probability (%)")
+        .y_desc(match report.quantity {
+            Quantity::Probability => "probability (%)",
+            Quantity::Mean => "mean",
+        })
         .label_style((FONT, 13))
         .draw()
         .map_err(plot_err)?;
@@ -187,13 +202,16 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
             PALETTE[5].stroke_width(2),
         )))
         .map_err(plot_err)?
-        .label(format!("target: {}", goal_words(report.goal)))
+        .label(format!(
+            "target: {}",
+            goal_words(report.goal, report.quantity)
+        ))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], PALETTE[5].stroke_width(2)));
     chart
         .draw_series(LineSeries::new(
             probes
                 .iter()
-                .map(|p| (p.point.value, 100.0 * p.point.probability)),
+                .map(|p| (p.point.value, scale * p.point.estimate)),
             PALETTE[0].stroke_width(1),
         ))
         .map_err(plot_err)?;
@@ -201,8 +219,8 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .draw_series(probes.iter().map(|p| {
             PathElement::new(
                 vec![
-                    (p.point.value, 100.0 * p.point.ci_low),
-                    (p.point.value, 100.0 * p.point.ci_high),
+                    (p.point.value, scale * p.point.ci_low),
+                    (p.point.value, scale * p.point.ci_high),
                 ],
                 BLACK.stroke_width(1),
             )
@@ -211,7 +229,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
     chart
         .draw_series(probes.iter().map(|p| {
             Circle::new(
-                (p.point.value, 100.0 * p.point.probability),
+                (p.point.value, scale * p.point.estimate),
                 4,
                 PALETTE[0].filled(),
             )
@@ -222,7 +240,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
     let answer = &report.solution.point;
     chart
         .draw_series(std::iter::once(Circle::new(
-            (answer.value, 100.0 * answer.probability),
+            (answer.value, scale * answer.estimate),
             8,
             PALETTE[2].stroke_width(3),
         )))
@@ -231,7 +249,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .legend(|(x, y)| Circle::new((x + 7, y), 5, PALETTE[2].stroke_width(3)));
     // The legend goes in the upper corner the curve leaves empty.
     let rising =
-        probes.last().map(|p| p.point.probability) >= probes.first().map(|p| p.point.probability);
+        probes.last().map(|p| p.point.estimate) >= probes.first().map(|p| p.point.estimate);
     chart
         .configure_series_labels()
         .position(if rising {
@@ -274,6 +292,8 @@ struct SolvePage<'a> {
     setting: &'a str,
     target: &'a str,
     goal: String,
+    /// The probes' column header: `probability`, `mean`.
+    estimate: &'static str,
     /// How many battles the probes fought, or that they were exact.
     battles: String,
     chart: String,
@@ -284,7 +304,7 @@ struct SolvePage<'a> {
 struct ProbeRow {
     value: String,
     battles: String,
-    probability: String,
+    estimate: String,
     interval: String,
     decision: &'static str,
 }
@@ -298,7 +318,8 @@ impl Export<SolveReport> for SolveHtml {
             warning: report.solution.warning.as_deref(),
             setting: &report.setting,
             target: &report.target,
-            goal: goal_words(report.goal),
+            goal: goal_words(report.goal, report.quantity),
+            estimate: report.quantity.name(),
             battles: if battles > 0 {
                 format!(
                     ", {} battles in all, every probe on the same battle streams",
@@ -314,15 +335,13 @@ impl Export<SolveReport> for SolveHtml {
                 .map(|p| ProbeRow {
                     value: shown(report.domain, p.point.value),
                     battles: p.trials.map_or("exact".to_owned(), thousands),
-                    probability: percent_interval(
-                        p.point.probability,
-                        p.point.ci_low,
-                        p.point.ci_high,
-                    )[0]
-                    .clone(),
+                    estimate: report.quantity.value(p.point.estimate),
                     interval: {
-                        let [_, lo, hi] =
-                            percent_interval(p.point.probability, p.point.ci_low, p.point.ci_high);
+                        let [_, lo, hi] = report.quantity.interval(
+                            p.point.estimate,
+                            p.point.ci_low,
+                            p.point.ci_high,
+                        );
                         format!("{lo}–{hi}")
                     },
                     decision: p.decision.name(),

@@ -145,7 +145,11 @@ impl KeyOutcome {
 /// event asked or added as an outcome (a PC out of action), each PC's mean
 /// Reputation.
 pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOutcome> {
-    let tests = Tests::new(&base.metrics, &variant.metrics, &variant.shared);
+    let tests = Tests::new(
+        &base.metrics,
+        &variant.metrics,
+        (&variant.shared, &variant.paired_means),
+    );
     let mut rows = Vec::new();
     for m in &base.metrics {
         let wanted: Vec<(String, String)> = match &m.role {
