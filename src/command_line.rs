@@ -1,6 +1,8 @@
 //! The command line a record gives to ask its question again: every word
 //! quoted for a POSIX shell, and where the answer went (`--out`, and
-//! `--format` unless CSV alone), so pasting it writes the same files.
+//! `--format` unless CSV alone), so pasting it writes the same files. Files
+//! a question read from a folder of inputs written beside its answer (the
+//! server's) are named by file name alone.
 
 use std::fmt::Display;
 use std::path::Path;
@@ -8,20 +10,20 @@ use std::path::Path;
 use crate::format::shell_word;
 use crate::report::Formats;
 
-/// A `warcrunch` command line being written.
+/// A `warcrunch` command line being written: its words, unquoted.
 #[derive(Debug, Clone)]
-pub struct CommandLine(String);
+pub struct CommandLine(Vec<String>);
 
 impl CommandLine {
     /// `warcrunch COMMAND`.
     pub fn new(command: &str) -> CommandLine {
-        CommandLine(format!("warcrunch {command}"))
+        CommandLine(vec!["warcrunch".to_owned(), command.to_owned()])
     }
 
-    /// One word, quoted where the shell would split or expand it.
+    /// One word (quoted where the shell would split or expand it when the
+    /// line is written).
     pub fn arg(mut self, word: impl Display) -> CommandLine {
-        self.0.push(' ');
-        self.0.push_str(&shell_word(&word.to_string()));
+        self.0.push(word.to_string());
         self
     }
 
@@ -68,17 +70,45 @@ impl CommandLine {
             line.option("format", formats.names().join(","))
         }
     }
+
+    /// Each path inside `folder` named by its file name alone, as a word
+    /// (`/srv/input-3/battle.toml`) or after `NAME=` (`--table
+    /// survival=/srv/input-3/survival.table.toml`): the line for a copy of
+    /// the folder's files beside the answer.
+    pub fn naming_inputs(mut self, folder: Option<&Path>) -> CommandLine {
+        let Some(folder) = folder else {
+            return self;
+        };
+        let local = |path: &str| -> Option<String> {
+            let path = Path::new(path);
+            (path.parent() == Some(folder))
+                .then(|| path.file_name())
+                .flatten()
+                .map(|name| name.to_string_lossy().into_owned())
+        };
+        for word in &mut self.0 {
+            if let Some(name) = local(word) {
+                *word = name;
+            } else if let Some((key, path)) = word.split_once('=')
+                && let Some(name) = local(path)
+            {
+                *word = format!("{key}={name}");
+            }
+        }
+        self
+    }
 }
 
 impl Display for CommandLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        let words: Vec<String> = self.0.iter().map(|w| shell_word(w)).collect();
+        f.write_str(&words.join(" "))
     }
 }
 
 impl From<CommandLine> for String {
     fn from(line: CommandLine) -> String {
-        line.0
+        line.to_string()
     }
 }
 
@@ -128,6 +158,33 @@ mod tests {
                 "csv,parquet",
             ],
             "{line}"
+        );
+    }
+
+    #[test]
+    fn inputs_beside_the_answer_are_named_by_file_name() {
+        let line: String = CommandLine::new("compare")
+            .path(Path::new("/srv/in 3/battle.toml"))
+            .path(Path::new("/srv/in 3/battle.toml"))
+            .options("table", &["2:survival=/srv/in 3/survival.table.toml"])
+            .options("table", &["glory=/elsewhere/glory.toml"])
+            .option("target", "side:A/victory=won")
+            .naming_inputs(Some(Path::new("/srv/in 3")))
+            .into();
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            [
+                "warcrunch",
+                "compare",
+                "battle.toml",
+                "battle.toml",
+                "--table",
+                "2:survival=survival.table.toml",
+                "--table",
+                "glory=/elsewhere/glory.toml",
+                "--target",
+                "side:A/victory=won",
+            ]
         );
     }
 }

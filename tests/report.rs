@@ -164,9 +164,14 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         "three more Strategy is a significant change: {won:?}"
     );
     assert!(rows.iter().any(|r| r["test"] == "chi_square"));
+    // Means on the battles' differences, with the battles whose value moved.
+    assert!(rows.iter().any(|r| r["value"] == "mean"
+        && r["test"] == "paired_t"
+        && r["method"] == "paired_t"
+        && number(r, "discordant") > 0.0));
     assert!(
-        rows.iter()
-            .any(|r| r["value"] == "mean" && r["test"] == "welch_t")
+        !rows.iter().any(|r| r["test"] == "welch_t"),
+        "every mean of two variants on the same battles is paired"
     );
     assert!(
         rows.iter()

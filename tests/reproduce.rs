@@ -167,6 +167,35 @@ fn every_commands_reproduce_line_writes_the_same_files() {
         ],
     );
     assert!(line.contains("'side:Imperial army'"), "{line}");
+    // Means as targets.
+    reproduces(
+        work,
+        &[
+            "sensitivity",
+            &even,
+            "--target",
+            "hero:Isabeau/reputation:mean",
+            "--knobs",
+            "heroes.Isabeau.finesse",
+            "--trials",
+            "1000",
+        ],
+    );
+    reproduces(
+        work,
+        &[
+            "solve",
+            &even,
+            "--vary",
+            "heroes.Isabeau.finesse=1..5",
+            "--target",
+            "hero:Isabeau/reputation:mean",
+            "--at-least",
+            "8",
+            "--max-trials",
+            "20000",
+        ],
+    );
 }
 
 /// A several-battle run's record runs the whole run again with

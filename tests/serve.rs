@@ -1442,3 +1442,76 @@ fn every_table_is_a_grid_and_an_edited_one_is_the_runs() {
         assert_eq!(&cell["battles"].to_string(), battles, "{cell}");
     }
 }
+
+/// A run and a question asked from the page record the command that asks
+/// them again, naming their inputs by file name; the inputs are served
+/// beside the answer, so in a folder of the served files the recorded
+/// command writes the same tables (a table edited on the page included).
+#[test]
+fn the_pages_records_reproduce_from_the_files_it_serves() {
+    let server = Server::start(&["--max-trials", "1000000"]);
+    let survival = read(&repo().join("scenarios/tables/gurps/survival.toml")).replacen(
+        "column = \"D\"",
+        "column = \"C\"",
+        1,
+    );
+    let tables = json!({ "survival": survival });
+    let asked = [
+        (
+            "/api/runs",
+            json!({ "toml": ambush(), "name": AMBUSH, "trials": 20000, "seed": 3, "tables": tables }),
+        ),
+        (
+            "/api/analyses",
+            json!({ "toml": ambush(), "name": AMBUSH, "tables": tables, "ask": { "sensitivity": {
+                "target": "party/down_or_dead:mean", "knobs": ["heroes.Titus.risk"], "trials": 20000, "seed": 3
+            } } }),
+        ),
+    ];
+    for (endpoint, body) in asked {
+        let (status, started) = server.json("POST", endpoint, Some(body));
+        assert_eq!(status, 200, "{started}");
+        let id = started["id"].as_u64().unwrap();
+        let last = server.follow(id);
+        assert_eq!(last["status"], "done", "{last}");
+        let work = tempfile::tempdir().unwrap();
+        let mut served = Vec::new();
+        for file in last["files"].as_array().unwrap() {
+            let name = file.as_str().unwrap();
+            if [".toml", ".csv", ".json"].iter().any(|e| name.ends_with(e)) {
+                let (status, text) =
+                    server.request("GET", &format!("/api/runs/{id}/files/{name}"), None);
+                assert_eq!(status, 200, "{name}");
+                std::fs::write(work.path().join(name), &text).unwrap();
+                served.push(name.to_owned());
+            }
+        }
+        assert!(
+            served.iter().any(|n| n == "survival.table.toml"),
+            "the page's table beside the answer: {served:?}"
+        );
+        let record: Value = serde_json::from_str(&read(&work.path().join("run.json"))).unwrap();
+        let line = record["command"].as_str().unwrap();
+        assert!(
+            line.contains("--table survival=survival.table.toml")
+                && !line.contains(&*std::env::temp_dir().display().to_string()),
+            "names its inputs by file name, and no server folder: {line}"
+        );
+        let status = Command::new("sh")
+            .current_dir(work.path())
+            .env("PATH", crate::util::path_with_warcrunch())
+            .args(["-c", &format!("{line} --quiet")])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{line}");
+        let again = work.path().join(format!("run-{id}"));
+        let csvs: Vec<&String> = served.iter().filter(|n| n.ends_with(".csv")).collect();
+        assert!(!csvs.is_empty(), "{served:?}");
+        for name in csvs {
+            assert!(
+                read(&again.join(name)) == read(&work.path().join(name)),
+                "{line}: {name} differs from the served one"
+            );
+        }
+    }
+}

@@ -173,6 +173,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
             force: true,
             formats: to.formats,
             named_out: Some(out.join(&name)),
+            inputs: to.inputs.clone(),
         };
         if plan.progress {
             eprintln!("{name}: {}", file.display());

@@ -115,6 +115,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
         .options("table", &request.tables)
         .options("target", &request.targets)
         .written_to(to.named(&out, plan.shard), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into();
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));

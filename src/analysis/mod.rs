@@ -31,6 +31,9 @@ pub struct Destination {
     /// written through another (a batch's staging folder); `None`: the
     /// folder written.
     pub named_out: Option<PathBuf>,
+    /// A folder of inputs whose files the record names by file name alone:
+    /// the server's copy of a posted question, written beside its answer.
+    pub inputs: Option<PathBuf>,
 }
 
 impl Destination {

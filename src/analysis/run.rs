@@ -269,5 +269,6 @@ fn reproduce_command(
         .options("table", &request.tables)
         .options("target", &request.targets)
         .written_to(to.named(out, shard), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into()
 }

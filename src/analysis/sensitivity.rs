@@ -684,6 +684,7 @@ fn reproduce_command(
     };
     line.options("table", &request.tables)
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into()
 }
 

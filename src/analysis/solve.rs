@@ -519,5 +519,6 @@ fn reproduce_command(request: &SolveRequest, (out, to): (&Path, &Destination)) -
     line.option_if("tolerance", request.tolerance)
         .options("table", &request.tables)
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into()
 }

@@ -301,5 +301,6 @@ fn reproduce_command(
         .option("max-risk-of-down", request.max_risk_of_down)
         .options("recommend-for", &request.recommend_for)
         .written_to(to.named(out, shard), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into()
 }

@@ -136,6 +136,7 @@ pub fn compare_tables(
             force: true,
             formats: to.formats,
             named_out: Some(out.join(&name)),
+            inputs: to.inputs.clone(),
         };
         let answer = compare(&single, plan, &folder)?;
         let report: &RunReport = &answer.report;
@@ -268,5 +269,6 @@ fn reproduce_command(request: &TableCompareRequest, (out, to): (&Path, &Destinat
         .option_if("seed", request.seed)
         .options("target", &request.targets)
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
         .into()
 }

@@ -64,5 +64,6 @@ fn destination(out: &Option<PathBuf>, sim: &SimulationArgs) -> Destination {
         force: sim.force,
         formats: crate::report::Formats::of(&sim.format),
         named_out: None,
+        inputs: None,
     }
 }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::files::Refusal;
+use super::inputs::Inputs;
 use super::runs::{Run, Status};
 use crate::analysis::Destination;
 use crate::analysis::compare::{CompareRequest, compare};
@@ -182,6 +183,9 @@ pub struct Asked {
     pub name: String,
     /// The tables edited on the page, written in `input`: name and file.
     pub tables: Vec<(String, PathBuf)>,
+    /// The files of `input`, written again beside the answer (the
+    /// record's command names them by file name).
+    pub inputs: Inputs,
 }
 
 impl Asked {
@@ -198,7 +202,10 @@ impl Asked {
             out: Some(run.dir.clone()),
             force: true,
             formats: crate::report::Formats::default(),
-            named_out: None,
+            // Pasted in a folder of the inputs, the command writes the
+            // answer into a folder named as the run's.
+            named_out: run.dir.file_name().map(PathBuf::from),
+            inputs: Some(self.input.clone()),
         };
         let scenario = self.file.clone();
         let edited: Vec<String> = self
@@ -261,6 +268,11 @@ impl Asked {
             message
         });
         let _ = std::fs::remove_dir_all(&self.input);
+        let outcome = outcome.and_then(|()| {
+            self.inputs
+                .write_into(&run.dir)
+                .map_err(|e| format!("cannot write the question's inputs beside its answer: {e}"))
+        });
         let files = std::fs::read_dir(&run.dir).map(|entries| {
             // The folder's marker (`.warcrunch`) is not one of the answer's files.
             let mut names: Vec<String> = entries

@@ -20,8 +20,10 @@ use super::ServeOptions;
 use super::analyses::{Ask, Asked};
 use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
+use super::inputs::{Inputs, ScenarioTable};
 use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
 use super::runs::{Busy, MAX_QUEUED, Run, Runs};
+use crate::command_line::CommandLine;
 use crate::scenario::{self, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
@@ -559,7 +561,7 @@ async fn edit_document(Body(posted): Body<Edits>) -> Response {
 async fn start_run(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) -> Response {
     let for_load = state.clone();
     let loaded = tokio::task::spawn_blocking(move || {
-        let (s, _) = load(&for_load, &posted)?;
+        let loaded = load(&for_load, &posted)?;
         let baseline = match posted.baseline {
             None => None,
             Some(id) => Some(
@@ -578,18 +580,33 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>
                     })?,
             ),
         };
-        Ok::<_, Rejected>((s, posted.precision, posted.name, baseline))
+        let (s, found) = loaded;
+        let inputs = inputs_of(
+            &posted.toml,
+            posted.name.as_deref().unwrap_or(POSTED),
+            &found,
+            &posted.tables,
+        );
+        Ok::<_, Rejected>((s, posted.precision, inputs, baseline))
     })
     .await;
     match loaded {
-        Ok(Ok((s, precision, name, baseline))) => {
-            let command = format!(
-                "warcrunch serve: {} with --trials {} --seed {}",
-                name.as_deref().unwrap_or("a posted scenario"),
-                s.trials,
-                s.seed
-            );
-            started(state.runs.start(s, precision, command, baseline))
+        Ok(Ok((s, precision, inputs, baseline))) => {
+            // The command that runs it again from a folder of its inputs.
+            let tables: Vec<String> = inputs
+                .tables
+                .iter()
+                .map(|(table, file)| format!("{table}={file}"))
+                .collect();
+            let line = CommandLine::new("run")
+                .arg(inputs.scenario())
+                .options("table", &tables);
+            let line = match precision {
+                Some(h) => line.option("precision", h).option("max-trials", s.trials),
+                None => line.option("trials", s.trials),
+            }
+            .option("seed", s.seed);
+            started(state.runs.start(s, precision, (line, inputs), baseline))
         }
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
@@ -614,12 +631,32 @@ pub struct Question {
 struct Written {
     /// Its folder (`input-N` among the server's files), removed after.
     input: PathBuf,
-    /// The scenario, its `[tables]` paths made absolute.
+    /// The scenario, its `[tables]` files beside it.
     file: PathBuf,
     /// Each table the page sent: its name and file.
     tables: Vec<(String, PathBuf)>,
+    /// The files written, to write again beside the answer.
+    inputs: Inputs,
     /// The scenario's battles, held to the server's cap.
     trials: u64,
+}
+
+/// The files of a posted battle that [`load`] checked.
+fn inputs_of(
+    toml: &str,
+    name: &str,
+    found: &[TableFile],
+    page: &BTreeMap<String, String>,
+) -> Inputs {
+    let found: Vec<ScenarioTable> = found
+        .iter()
+        .map(|t| ScenarioTable {
+            table: t.table.clone(),
+            edited: t.edited,
+            text: t.text.clone(),
+        })
+        .collect();
+    Inputs::new(toml, name, &found, page)
 }
 
 /// Checks a question's scenario and tables as a run's, and writes them
@@ -640,35 +677,27 @@ fn write_question(
         tables: tables.clone(),
     };
     let (loaded, found) = load(state, &posted)?;
-    let name = name.unwrap_or(POSTED);
+    let inputs = inputs_of(toml, name.unwrap_or(POSTED), &found, tables);
     let input = state
         .files()
         .join(format!("input-{}", INPUTS.fetch_add(1, Ordering::SeqCst)));
-    let file = input.join(Path::new(name).file_name().unwrap_or(POSTED.as_ref()));
-    let failed = |e: std::io::Error| {
-        Rejected::Refused(Refusal {
-            status: 500,
-            message: format!("cannot write the scenario for the question: {e}"),
-        })
-    };
-    std::fs::create_dir_all(&input).map_err(failed)?;
-    // The question reads copies of its `[tables]` files, as checked.
-    let mut found = found;
-    for t in &mut found {
-        t.path = input.join(format!("{}.scenario-table.toml", t.table));
-        std::fs::write(&t.path, &t.text).map_err(failed)?;
-    }
-    std::fs::write(&file, absolute_tables(toml, &found)).map_err(failed)?;
-    let mut written = Vec::new();
-    for (table, text) in tables {
-        let path = input.join(format!("{table}.table.toml"));
-        std::fs::write(&path, text).map_err(failed)?;
-        written.push((table.clone(), path));
-    }
+    std::fs::create_dir_all(&input)
+        .and_then(|()| inputs.write_into(&input))
+        .map_err(|e| {
+            Rejected::Refused(Refusal {
+                status: 500,
+                message: format!("cannot write the scenario for the question: {e}"),
+            })
+        })?;
     Ok(Written {
+        file: input.join(inputs.scenario()),
+        tables: inputs
+            .tables
+            .iter()
+            .map(|(table, file)| (table.clone(), input.join(file)))
+            .collect(),
         input,
-        file,
-        tables: written,
+        inputs,
         trials: loaded.trials,
     })
 }
@@ -719,6 +748,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             file: written.file,
             name: q.name.as_deref().unwrap_or(POSTED).to_owned(),
             tables: written.tables,
+            inputs: written.inputs,
         })
     })
     .await;
@@ -856,32 +886,6 @@ async fn cell_usage(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the usage count", e),
     }
-}
-
-/// The scenario's text with each `[tables]` path replaced by the file found
-/// in the scenarios folder, so the command reads the same tables from
-/// wherever the text is written.
-fn absolute_tables(text: &str, tables: &[TableFile]) -> String {
-    if tables.is_empty() {
-        return text.to_owned();
-    }
-    let edits: Vec<Edit> = tables
-        .iter()
-        .map(|found| {
-            let mut path = vec![
-                edit::Step::Key("tables".into()),
-                edit::Step::Key(found.table.clone()),
-            ];
-            if found.edited {
-                path.push(edit::Step::Key("file".into()));
-            }
-            Edit::Set {
-                path,
-                value: json!(found.path.display().to_string()),
-            }
-        })
-        .collect();
-    edit::apply(text, &edits).unwrap_or_else(|_| text.to_owned())
 }
 
 /// The answer for a run id the server does not know.

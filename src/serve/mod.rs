@@ -19,6 +19,7 @@ mod edit;
 mod files;
 mod grid;
 mod guard;
+mod inputs;
 mod reply;
 mod runs;
 

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use tokio::sync::{Semaphore, watch};
 
+use super::inputs::Inputs;
 use crate::analysis::run::{Asked, simulate_and_store};
+use crate::command_line::CommandLine;
 use crate::engine::Scope;
 use crate::report::Formats;
 use crate::report::output_dir::Staging;
@@ -185,19 +187,20 @@ impl Runs {
     }
 
     /// Queues a run of a loaded scenario (trials and seed already set) and
-    /// returns its id at once.
-    /// Each outcome is shown beside its share in `baseline`, the final
-    /// counts of an earlier run.
+    /// returns its id at once. `asked` is the command that runs it again
+    /// (without `--out`) from a folder of its inputs, which are written
+    /// beside its files. Each outcome is shown beside its share in
+    /// `baseline`, the final counts of an earlier run.
     pub fn start(
         &self,
         scenario: Scenario,
         precision: Option<f64>,
-        command: String,
+        asked: (CommandLine, Inputs),
         baseline: Option<Vec<Metric<u64>>>,
     ) -> Result<u64, Busy> {
         let planned = scenario.trials;
         self.start_with(planned, planned, move |run| {
-            simulate(run, &scenario, precision, command, baseline.as_deref())
+            simulate(run, &scenario, precision, asked, baseline.as_deref())
         })
     }
 
@@ -354,9 +357,15 @@ fn simulate(
     run: &Run,
     scenario: &Scenario,
     precision: Option<f64>,
-    command: String,
+    (line, inputs): (CommandLine, Inputs),
     baseline: Option<&[Metric<u64>]>,
 ) {
+    let command = line
+        .written_to(
+            run.dir.file_name().map(std::path::Path::new),
+            &Formats::default(),
+        )
+        .into();
     let plan = Plan {
         threads: 0,
         progress: false,
@@ -388,6 +397,14 @@ fn simulate(
             Some(&mut watch),
         )
     });
+    let stored = stored.and_then(|answer| {
+        if answer.is_some() {
+            inputs.write_into(&run.dir).map_err(|e| {
+                anyhow::anyhow!("cannot write the battle's inputs beside its files: {e}")
+            })?;
+        }
+        Ok(answer)
+    });
     let answer = match stored {
         Ok(Some(answer)) => answer,
         Ok(None) => return run.state.send_modify(|s| run.mark_stopped(s)),
@@ -402,6 +419,7 @@ fn simulate(
         s.metrics = shown(metrics, baseline);
         s.note = report.info.stop_reason.clone();
         s.files = answer.stored.files().to_vec();
+        s.files.extend(inputs.names());
         let _ = run.counts.set(metrics.clone());
         s.status = Status::Done;
     });
