@@ -13,8 +13,16 @@
 //! It also records the git commit the binary is built from as
 //! `WARCRUNCH_COMMIT` (`run.json`'s `tool_commit`): the short hash, with
 //! `-modified` when tracked files differ from it, or `unknown` outside git.
+//!
+//! And it finds the files compiled into the binary by walking their
+//! folders (`embedded.rs` in `OUT_DIR`), so a battle, a table or a system's
+//! starter is added by adding its file: the bundled scenarios
+//! (`scenarios/SYSTEM/*.toml`), the built-in tables (`scenarios/tables/`,
+//! each named by its `kind` key, its system by its folder or, at the top,
+//! its file name) and the starters (`assets/starters/SYSTEM.toml`).
 
-use std::path::Path;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
@@ -42,6 +50,105 @@ fn main() {
         println!("cargo::rustc-cfg=browser_absent");
     }
     println!("cargo::rustc-env=WARCRUNCH_COMMIT={}", commit());
+    embedded();
+}
+
+/// The `.toml` files of `dir` (not its subfolders), sorted by name.
+fn tomls(dir: &Path) -> Vec<PathBuf> {
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// The subfolders of `dir`, sorted by name.
+fn folders(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    found.sort();
+    found
+}
+
+/// A file's name as written in the generated code.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Writes `embedded.rs`: `BUNDLED` (path under `scenarios/`, text),
+/// `TABLES` (kind, system, path under `scenarios/tables/`, text) and
+/// `STARTERS` (system, text), each sorted by path.
+fn embedded() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let scenarios = root.join("scenarios");
+    let tables = scenarios.join("tables");
+    let include = |path: &Path| format!("include_str!({:?})", path.display().to_string());
+    let mut code = String::new();
+    code.push_str("/// Every bundled scenario: its path under `scenarios/` and its text.\n");
+    code.push_str("pub const BUNDLED: &[(&str, &str)] = &[\n");
+    for folder in folders(&scenarios) {
+        let system = stem(&folder);
+        if system == "tables" || system == "schema" {
+            continue;
+        }
+        for file in tomls(&folder) {
+            let name = format!(
+                "{system}/{}",
+                file.file_name().expect("a file").to_string_lossy()
+            );
+            let _ = writeln!(code, "    ({name:?}, {}),", include(&file));
+        }
+    }
+    code.push_str("];\n");
+    code.push_str(
+        "/// Every built-in table: its kind, system, path under `scenarios/tables/` and text.\n",
+    );
+    code.push_str("pub const TABLES: &[(&str, &str, &str, &str)] = &[\n");
+    let mut files: Vec<(String, PathBuf)> =
+        tomls(&tables).into_iter().map(|f| (stem(&f), f)).collect();
+    for folder in folders(&tables) {
+        files.extend(tomls(&folder).into_iter().map(|f| (stem(&folder), f)));
+    }
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    for (system, file) in files {
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let kind = text
+            .lines()
+            .find_map(|line| {
+                let value = line.strip_prefix("kind")?.trim_start().strip_prefix('=')?;
+                Some(value.trim().trim_matches('"').to_owned())
+            })
+            .unwrap_or_else(|| panic!("{}: a built-in table names its `kind`", file.display()));
+        let path = file
+            .strip_prefix(&tables)
+            .expect("under scenarios/tables")
+            .display()
+            .to_string();
+        let _ = writeln!(
+            code,
+            "    ({kind:?}, {system:?}, {path:?}, {}),",
+            include(&file)
+        );
+    }
+    code.push_str("];\n");
+    code.push_str("/// Every system's starter scenario: the system and its text.\n");
+    code.push_str("pub const STARTERS: &[(&str, &str)] = &[\n");
+    for file in tomls(&root.join("assets/starters")) {
+        let _ = writeln!(code, "    ({:?}, {}),", stem(&file), include(&file));
+    }
+    code.push_str("];\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("embedded.rs");
+    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }
 
 /// The commit of the work tree, or `unknown`; watched so that a new

@@ -5,33 +5,6 @@
 
 import { $, el } from "/assets/dom.js";
 
-/// A first question for the battle on the page, for each command.
-export function examples(doc) {
-  const sides = (doc && doc.sides) || [];
-  const [a, b] = [sides[0] && sides[0].name, sides[1] && sides[1].name];
-  if (doc && doc.system === "gurps" && a && b) {
-    const ts = sides[1].troop_strength || 1000;
-    const step = Math.max(1, Math.round(ts / 10));
-    return {
-      sweep: { set: [`sides.${b}.troop_strength=${ts - 3 * step}..${ts + 3 * step}:${step}`], trials: 100000 },
-      solve: { vary: `sides.${b}.troop_strength=100..${4 * ts}`, target: `side:${a}/victory=won`, goal: { equals: 0.5 } },
-      sensitivity: { target: "party/any_down_or_dead=yes", trials: 100000 },
-    };
-  }
-  if (doc && doc.system === "seventh_sea" && a && b) {
-    return {
-      sweep: { set: [`sides.${b}.commander.strategy=1..5`], trials: 100000 },
-      solve: { vary: `sides.${b}.commander.strategy=1..5`, target: `side:${a}/victory=won`, goal: { at_least: 0.5 } },
-      sensitivity: { target: `side:${a}/victory=won`, trials: 100000 },
-    };
-  }
-  return {
-    sweep: { set: ["engagement.max_exchanges=5..30:5"], trials: 100000 },
-    solve: { vary: "engagement.rally_chance=0..1", target: "battle/winner=attacker", goal: { equals: 0.5 } },
-    sensitivity: { target: "battle/winner=attacker", trials: 100000 },
-  };
-}
-
 /// Shows the fields `command` takes and hides the others.
 export function show(command) {
   for (const field of document.querySelectorAll("#questions [data-for]")) {

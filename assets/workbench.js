@@ -6,13 +6,12 @@ import { $, download, el, fileLinks, targetWords } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
-import { Pickers, commandLine, examples, fill, read, show } from "/assets/questions.js";
+import { Pickers, commandLine, fill, read, show } from "/assets/questions.js";
 
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
 let latest = null; // the followed run's last snapshot
 const schemas = new Map(); // schema name -> JSON Schema
-const SYSTEMS = { war_cards: "war cards", gurps: "GURPS", seventh_sea: "7th Sea" };
 
 async function api(path, options = {}) {
   const response = await fetch(path, options);
@@ -41,7 +40,7 @@ async function listScenarios() {
     if (!list.length) continue;
     const group = el("optgroup", { label });
     for (const s of list) {
-      const text = `${s.title || s.name} (${SYSTEMS[s.system] || s.system})`;
+      const text = `${s.title || s.name} (${s.system_title})`;
       group.append(el("option", { value: s.name, text, title: s.name }));
     }
     $("pick").append(group);
@@ -98,7 +97,7 @@ async function fromToml() {
     return;
   }
   await drawForm(result.body);
-  suggest(result.body.document);
+  suggest(result.body.examples);
   if (await check()) await pickers.load(battle());
   askedAs();
 }
@@ -117,12 +116,13 @@ function askedAs() {
   $("ask-cli").textContent = commandLine(command, read(command), file);
 }
 
-// Each question's example for the battle on the page; an edited one stays.
+// Each question's example for the battle on the page (the server's, as
+// its system words them); an edited one stays.
 let asked = {};
-function suggest(doc) {
-  const fresh = examples(doc);
+function suggest(examples) {
+  const fresh = examples || {};
   for (const [command, request] of Object.entries(fresh)) if (!asked[command]) asked[command] = request;
-  fill(asked[$("ask-command").value]);
+  fill(asked[$("ask-command").value] || {});
   show($("ask-command").value);
   pickers.fromFields();
 }
@@ -295,7 +295,7 @@ async function check() {
   if (result.ok) {
     showErrors([]);
     const s = result.body;
-    $("checked").textContent = `valid: ${s.name} (${SYSTEMS[s.system] || s.system}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
+    $("checked").textContent = `valid: ${s.name} (${s.system_title}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
     tables.setBattle(s.tables);
   } else {
     $("checked").textContent = "";

@@ -590,6 +590,7 @@ fn many_variants(c: &mut Criterion) {
     let to = Destination {
         out: Some(out.path().join("sensitivity")),
         named_out: None,
+        inputs: None,
         force: true,
         formats: warcrunch::report::Formats {
             csv: true,

@@ -7,7 +7,7 @@
 use anyhow::{Result, anyhow};
 
 use crate::scenario::{self, Edit};
-use crate::tables::built_ins;
+use crate::systems::built_ins;
 
 /// One bundled scenario: its path under `scenarios/` and its text.
 #[derive(Debug, Clone, Copy)]
@@ -18,43 +18,30 @@ pub struct Bundled {
     pub text: &'static str,
 }
 
-macro_rules! bundled {
-    ($($name:literal),* $(,)?) => {
-        [$(Bundled {
-            name: $name,
-            text: include_str!(concat!("../scenarios/", $name)),
-        }),*]
-    };
-}
-
-/// Every bundled scenario, sorted by name.
-pub const SCENARIOS: [Bundled; 10] = bundled![
-    "gurps/ambush_at_the_ford.toml",
-    "gurps/siege_assault.toml",
-    "gurps/three_days_at_hollin.toml",
-    "seventh_sea/even_field_battle.toml",
-    "seventh_sea/officer_tips_the_balance.toml",
-    "seventh_sea/rout_of_a_weaker_army.toml",
-    "war_cards/cavalry_clash_deck.toml",
-    "war_cards/guard_vs_levy.toml",
-    "war_cards/knights_vs_pikes.toml",
-    "war_cards/longbows_vs_men_at_arms.toml",
-];
+/// Every bundled scenario, sorted by name: the `.toml` files of each
+/// system's folder under `scenarios/`, found when the binary is built.
+pub const SCENARIOS: &[Bundled] = &{
+    let mut all = [Bundled { name: "", text: "" }; crate::embedded::BUNDLED.len()];
+    let mut i = 0;
+    while i < all.len() {
+        let (name, text) = crate::embedded::BUNDLED[i];
+        all[i] = Bundled { name, text };
+        i += 1;
+    }
+    all
+};
 
 /// The bundled scenario of that name, if there is one.
 pub fn find(name: &str) -> Option<Bundled> {
     SCENARIOS.iter().copied().find(|s| s.name == name)
 }
 
-/// The commented starter scenario of a system (`war_cards`, `gurps`,
-/// `seventh_sea`).
+/// The commented starter scenario of a system (`assets/starters/SYSTEM.toml`).
 pub fn starter(system: &str) -> Option<&'static str> {
-    match system {
-        "war_cards" => Some(include_str!("../assets/starters/war_cards.toml")),
-        "gurps" => Some(include_str!("../assets/starters/gurps.toml")),
-        "seventh_sea" => Some(include_str!("../assets/starters/seventh_sea.toml")),
-        _ => None,
-    }
+    crate::embedded::STARTERS
+        .iter()
+        .find(|(name, _)| *name == system)
+        .map(|&(_, text)| text)
 }
 
 /// Checks table file `file` as table `name` on its own: read as its
@@ -89,14 +76,13 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    /// Every scenario file of `scenarios/` (tables and schemas aside) is
-    /// bundled, and nothing else: a battle added to the folder must be
-    /// added here too.
+    /// Every scenario file of each system's folder under `scenarios/` is
+    /// bundled, and nothing else.
     #[test]
     fn every_scenario_of_the_folder_is_bundled_and_sorted() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
         let mut found = Vec::new();
-        for system in ["gurps", "seventh_sea", "war_cards"] {
+        for &system in crate::systems::SYSTEMS {
             for entry in std::fs::read_dir(root.join(system)).unwrap() {
                 let path = entry.unwrap().path();
                 if path.extension().is_some_and(|e| e == "toml") {

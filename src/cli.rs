@@ -57,27 +57,15 @@ pub enum Command {
 /// Arguments of `new`.
 #[derive(Debug, Args)]
 pub struct NewArgs {
-    /// The system: war_cards, gurps or seventh_sea.
-    #[arg(value_enum)]
-    pub system: SystemName,
+    /// The system, as a scenario's `system` key names it.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::systems::SYSTEMS.iter().copied()))]
+    pub system: String,
     /// Where to write it [default: my_<system>.toml].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Replace the file if it exists.
     #[arg(long)]
     pub force: bool,
-}
-
-/// A system, as `new` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum SystemName {
-    /// War cards.
-    WarCards,
-    /// GURPS mass combat.
-    Gurps,
-    /// 7th Sea mass battle.
-    SeventhSea,
 }
 
 /// Arguments of `completions`.
@@ -378,7 +366,7 @@ pub struct ServeArgs {
 /// Arguments of `schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// A system (war_cards, gurps, seventh_sea) or a table (cards, catastrophe, …); none: list them.
+    /// A system or a table kind (`warcrunch schema` with none lists them).
     #[arg(value_name = "SYSTEM|TABLE")]
     pub name: Option<String>,
     /// Write the schema (every one, if no name is given) into this folder as NAME.schema.json.

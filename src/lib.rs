@@ -11,6 +11,7 @@ pub mod command_line;
 pub mod commands;
 pub mod compare;
 pub mod dice;
+pub mod embedded;
 pub mod engine;
 pub mod format;
 pub mod inverse;

@@ -14,9 +14,9 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 use crate::systems::BattleSystem;
+use crate::systems::built_ins;
 use crate::systems::contract::Layout;
 use crate::systems::registry::{VisitType, each_system};
-use crate::tables::built_ins;
 
 /// What a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub enum Kind {
 /// One schema warcrunch can write.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
-    /// `war_cards`, `gurps`, `seventh_sea`, or a table name (`cards`, `catastrophe`, …).
+    /// A system's name, or a table's kind.
     pub name: &'static str,
     /// Scenario or table.
     pub kind: Kind,
@@ -295,7 +295,11 @@ pub fn markdown() -> String {
             write_entry(&mut out, entry);
         }
     }
-    out.push_str(MARKDOWN_TAIL);
+    let systems: Vec<String> = crate::systems::registry::check_rules()
+        .into_iter()
+        .map(|(_, rules)| format!("- {rules}"))
+        .collect();
+    out.push_str(&MARKDOWN_TAIL.replace("{systems}", &systems.join("\n")));
     out
 }
 
@@ -306,7 +310,7 @@ Edit the doc comments of the parser's types in src/, then run \
 
 # Scenario and table keys
 
-The quickest start is `warcrunch new gurps` (or `war_cards`, `seventh_sea`):
+The quickest start is `warcrunch new SYSTEM` (a system's name, as below):
 it writes a commented starter that passes `check` as written. The bundled
 scenarios under `scenarios/` are commented examples of every system, and
 `warcrunch tables --export DIR` writes the built-in tables for tuning.
@@ -360,15 +364,7 @@ cells beside the table's source.
 
 - sides or units with the same name, an empty name, a Hero whose `side` is
   not one of the two sides, two Heroes with the same name;
-- GURPS: both sides attacking; a `position` on the attacking side or with no
-  attacker; a `position` entry the strategy table does not list; a Hero with
-  neither `tactics` nor `iq`; Risk outside what the Hero's traits allow
-  (coward or reserve: not below −1; overconfident: not above +1; berserk: not
-  above 0); more PC unit commanders than `major_units`; two army commanders
-  on one side;
-- 7th Sea: `leadership` above 0 on a Hero who is not an officer, or 0 on
-  an officer;
-- war cards: `missile_volleys` above 0 when neither unit has `missile`;
+{systems}
 - tables: rows that must cover a range exactly once (catastrophe rolls 3 to
   18, damage Tech Levels, casualty margins), rows out of order, a banded
   table that leaves results without a row (the battle chart's first row
@@ -600,7 +596,7 @@ mod tests {
             assert!(all[i + 1..].iter().all(|e| e.name != entry.name));
             assert_eq!(entry.schema()["title"], entry.title);
         }
-        assert_eq!(all.len(), 3 + built_ins().len());
+        assert_eq!(all.len(), crate::systems::SYSTEMS.len() + built_ins().len());
     }
 
     #[test]

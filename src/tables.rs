@@ -11,73 +11,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The shipped Combat Card deck (`scenarios/tables/war_cards.toml`).
-pub const BUILT_IN_CARDS: &str = include_str!("../scenarios/tables/war_cards.toml");
-
-/// The built-in GURPS tables: (name, file, text).
-pub const GURPS_BUILT_IN: [(&str, &str, &str); 8] = [
-    (
-        "catastrophe",
-        "gurps/catastrophe.toml",
-        include_str!("../scenarios/tables/gurps/catastrophe.toml"),
-    ),
-    (
-        "strategy",
-        "gurps/strategy.toml",
-        include_str!("../scenarios/tables/gurps/strategy.toml"),
-    ),
-    (
-        "battle_results",
-        "gurps/battle_results.toml",
-        include_str!("../scenarios/tables/gurps/battle_results.toml"),
-    ),
-    (
-        "casualties",
-        "gurps/casualties.toml",
-        include_str!("../scenarios/tables/gurps/casualties.toml"),
-    ),
-    (
-        "survival",
-        "gurps/survival.toml",
-        include_str!("../scenarios/tables/gurps/survival.toml"),
-    ),
-    (
-        "damage",
-        "gurps/damage.toml",
-        include_str!("../scenarios/tables/gurps/damage.toml"),
-    ),
-    (
-        "glory",
-        "gurps/glory.toml",
-        include_str!("../scenarios/tables/gurps/glory.toml"),
-    ),
-    (
-        "morale",
-        "gurps/morale.toml",
-        include_str!("../scenarios/tables/gurps/morale.toml"),
-    ),
-];
-
-/// The built-in 7th Sea tables: (name, file, text).
-pub const SEVENTH_SEA_BUILT_IN: [(&str, &str, &str); 3] = [
-    (
-        "battle_chart",
-        "seventh_sea/battle_chart.toml",
-        include_str!("../scenarios/tables/seventh_sea/battle_chart.toml"),
-    ),
-    (
-        "opportunities",
-        "seventh_sea/opportunities.toml",
-        include_str!("../scenarios/tables/seventh_sea/opportunities.toml"),
-    ),
-    (
-        "spoils",
-        "seventh_sea/spoils.toml",
-        include_str!("../scenarios/tables/seventh_sea/spoils.toml"),
-    ),
-];
-
-/// A built-in table: its name, the file it exports to and its text.
+/// A built-in table: its name, the file it exports to and its text, as
+/// found in `scenarios/tables/` ([`crate::embedded::TABLES`]);
+/// the registry lists them in each system's order.
 #[derive(Debug, Clone, Copy)]
 pub struct BuiltIn {
     /// Name used in scenarios (`[tables] cards = ...`).
@@ -90,26 +26,25 @@ pub struct BuiltIn {
     pub text: &'static str,
 }
 
-/// Every built-in table.
-pub fn built_ins() -> Vec<BuiltIn> {
-    let mut all = vec![BuiltIn {
-        name: "cards",
-        system: "war_cards",
-        file: "war_cards.toml",
-        text: BUILT_IN_CARDS,
-    }];
-    for (system, tables) in [
-        ("gurps", &GURPS_BUILT_IN[..]),
-        ("seventh_sea", &SEVENTH_SEA_BUILT_IN[..]),
-    ] {
-        all.extend(tables.iter().map(|&(name, file, text)| BuiltIn {
+/// The built-in table of kind `name`, if there is one.
+pub fn built_in(name: &str) -> Option<BuiltIn> {
+    crate::embedded::TABLES
+        .iter()
+        .find(|(kind, ..)| *kind == name)
+        .map(|&(name, system, file, text)| BuiltIn {
             name,
             system,
             file,
             text,
-        }));
-    }
-    all
+        })
+}
+
+/// The text of the built-in table of kind `name` (a system asks for its
+/// own tables, which `build.rs` found).
+pub fn built_in_text(name: &str) -> &'static str {
+    built_in(name)
+        .unwrap_or_else(|| panic!("scenarios/tables/ holds no table of kind `{name}`"))
+        .text
 }
 
 /// Which table a run used, for provenance in every report.
@@ -266,7 +201,10 @@ pub fn origin(source: &str, file: &str) -> String {
 
 /// Every table kind, as a table file's `kind` key names it.
 pub fn kinds() -> Vec<&'static str> {
-    built_ins().iter().map(|t| t.name).collect()
+    crate::embedded::TABLES
+        .iter()
+        .map(|&(kind, ..)| kind)
+        .collect()
 }
 
 /// Refuses a table file that is not the `expected` kind: its `kind` key
@@ -379,10 +317,7 @@ pub fn text_as_read(
     name: &str,
 ) -> Result<(String, toml::Table)> {
     let base_dir = scenario.parent().unwrap_or(Path::new("."));
-    let builtin = built_ins()
-        .into_iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| anyhow::anyhow!("no built-in table `{name}`"))?;
+    let builtin = built_in(name).ok_or_else(|| anyhow::anyhow!("no built-in table `{name}`"))?;
     let overridden = overrides
         .iter()
         .rev()

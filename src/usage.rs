@@ -217,11 +217,7 @@ const NOT_CELLS: [&str; 3] = ["kind", "stand_ins", "row_order"];
 /// show: the table's settings outside any row, and every key of a section
 /// some read names (`weights`).
 fn unread_keys(table: &str, doc: &toml::Table, cells: &mut Vec<CellUsage>) {
-    let Some(name) = crate::tables::built_ins()
-        .into_iter()
-        .map(|t| t.name)
-        .find(|n| *n == table)
-    else {
+    let Some(name) = crate::tables::built_in(table).map(|t| t.name) else {
         return;
     };
     let sections: Vec<String> = cells

@@ -50,7 +50,7 @@ fn a_table_file_swapped_for_a_link_outside_is_never_read() {
     let root = tempfile::tempdir().unwrap();
     let scenarios = root.path().join("scenarios");
     std::fs::create_dir_all(scenarios.join("gurps")).unwrap();
-    let glory = warcrunch::tables::GURPS_BUILT_IN[6].2;
+    let glory = warcrunch::tables::built_in_text("glory");
     let inside = format!("{glory}\n# inside\n");
     let outside = format!("{glory}\n# OUTSIDE the scenarios folder\n");
     let outside_file = root.path().join("secret.toml");
@@ -220,9 +220,8 @@ fn three_hundred_queued_runs_are_bounded_and_every_kind_stops_within_a_second() 
         json!({ "solve": { "vary": "sides.Raiders.troop_strength=600..1000", "target": "hero:Ilsa/state=wounded", "goal": { "equals": 0.064 }, "max_trials": 100_000_000 } }),
         json!({ "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 5_000_000 } }),
     ];
-    let glory = warcrunch::tables::GURPS_BUILT_IN[6]
-        .2
-        .replace("reputation = 2", "reputation = 3");
+    let glory =
+        warcrunch::tables::built_in_text("glory").replace("reputation = 2", "reputation = 3");
     let compare = json!({ "compare": { "trials": 200_000_000 } });
     for asked in questions.into_iter().chain([compare]) {
         let (status, body) = server.json(

@@ -2,7 +2,9 @@
 //! the library, no module (a file, or a folder with everything in it)
 //! reaches a sibling that reaches back to it. Two edges are refused
 //! outright: one battle system importing another, and a system's plain
-//! reference importing its fast battle.
+//! reference importing its fast battle. And no code outside a system's
+//! folder and the registry reaches a system by name, but the war cards'
+//! own deck tools.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -259,9 +261,9 @@ fn no_module_imports_itself_through_a_sibling_at_any_level() {
 fn systems_never_import_each_other_and_references_never_import_the_fast_battle() {
     let graphs = module_graphs();
     let systems = &graphs[&vec!["systems".to_owned()]];
-    let names = ["gurps", "seventh_sea", "war_cards"];
-    for a in names {
-        for b in names {
+    let names = warcrunch::systems::SYSTEMS;
+    for &a in names {
+        for &b in names {
             assert!(
                 !systems.get(a).is_some_and(|e| e.contains(b)),
                 "systems/{a} imports systems/{b}"
@@ -314,4 +316,69 @@ fn the_cycle_finder_finds_a_cycle() {
     );
     graph.get_mut("c").unwrap().clear();
     assert_eq!(cycle_from(&graph, "a"), None);
+}
+
+/// The files outside `src/systems/` that reach one system by name: the war
+/// cards' deck tools, which no other system has (`warcrunch cards`, the
+/// deck designer and its skew report, and the deck cells `sensitivity
+/// --cells` moves).
+const DECK_TOOLS: [&str; 6] = [
+    "analysis/sensitivity.rs",
+    "commands/cards.rs",
+    "report/deck_findings.rs",
+    "report/html.rs",
+    "report/skew.rs",
+    "serve/designer.rs",
+];
+
+/// A system's type name from its scenario name: `seventh_sea` → `SeventhSea`.
+fn type_name(system: &str) -> String {
+    system
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// Whether `text` holds `word` with no identifier character either side.
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+#[test]
+fn no_code_outside_a_systems_folder_reaches_a_system_by_name() {
+    let src = repo().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&src).unwrap();
+        let shown = relative.display().to_string();
+        if shown.starts_with("systems/") || DECK_TOOLS.contains(&shown.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for &system in warcrunch::systems::SYSTEMS {
+            for name in [format!("systems::{system}"), type_name(system)] {
+                if has_word(&text, &name) {
+                    found.push(format!("{shown}: {name}"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "a system reached by name: {found:#?}");
+    assert!(has_word(
+        "use crate::systems::gurps::Gurps;",
+        "systems::gurps"
+    ));
+    assert!(!has_word("seventh_seas", "seventh_sea"));
+    assert_eq!(type_name("seventh_sea"), "SeventhSea");
 }

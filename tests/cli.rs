@@ -78,8 +78,11 @@ fn missing_table_file_is_refused() {
 #[test]
 fn a_table_with_a_missing_row_is_refused() {
     let (dir, path, out) = setup(&format!("{GOOD}[tables]\ncards = \"deck.toml\"\n"));
-    let deck =
-        warcrunch::tables::BUILT_IN_CARDS.replacen("banner_sword   = \"- F - H R H H\"\n", "", 1);
+    let deck = warcrunch::tables::built_in_text("cards").replacen(
+        "banner_sword   = \"- F - H R H H\"\n",
+        "",
+        1,
+    );
     std::fs::write(dir.path().join("deck.toml"), deck).unwrap();
     run_refused(&path, &out, &["deck.toml", "banner_sword"]);
 }
@@ -246,7 +249,7 @@ fn tables_export_round_trips_into_a_scenario() {
     let (line, rest) = exported.split_once('\n').unwrap();
     assert_eq!(
         rest,
-        warcrunch::tables::BUILT_IN_CARDS
+        warcrunch::tables::built_in_text("cards")
             .split_once('\n')
             .unwrap()
             .1
@@ -327,7 +330,11 @@ fn cards_reads_a_tuned_table() {
     let table = dir.path().join("tuned.toml");
     std::fs::write(
         &table,
-        warcrunch::tables::BUILT_IN_CARDS.replacen("\"- F H H F H R\"", "\"D D D D D D D\"", 1),
+        warcrunch::tables::built_in_text("cards").replacen(
+            "\"- F H H F H R\"",
+            "\"D D D D D D D\"",
+            1,
+        ),
     )
     .unwrap();
     let out = dir.path().join("cards");
@@ -443,8 +450,8 @@ fn deck_refused(deck: &str, expect: &[&str]) {
 
 #[test]
 fn a_malformed_table_file_is_refused_with_its_line() {
-    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen("[[cards]]", "[[cards]", 1);
-    let line = warcrunch::tables::BUILT_IN_CARDS
+    let deck = warcrunch::tables::built_in_text("cards").replacen("[[cards]]", "[[cards]", 1);
+    let line = warcrunch::tables::built_in_text("cards")
         .lines()
         .position(|l| l.starts_with("[[cards]]"))
         .unwrap()
@@ -454,7 +461,7 @@ fn a_malformed_table_file_is_refused_with_its_line() {
 
 #[test]
 fn a_duplicate_key_in_a_table_file_is_refused() {
-    let deck = warcrunch::tables::BUILT_IN_CARDS.replacen(
+    let deck = warcrunch::tables::built_in_text("cards").replacen(
         "banner_sword   = \"- F - H R H H\"\n",
         "banner_sword   = \"- F - H R H H\"\nbanner_sword   = \"- - - - - - -\"\n",
         1,
@@ -467,7 +474,7 @@ fn weights_that_cannot_make_a_distribution_are_refused() {
     // Heroic Opportunity weights are normalised; all zero leaves no distribution.
     let dir = tempfile::tempdir().unwrap();
     let weights = "[weights]\nsurgeon = 0\npick_up_banner = 0\nhold_the_line = 0\ncharge = 0\nline_of_fire = 0\nlure = 0\nrescue_the_wounded = 0\ncapture_enemy_banner = 0\nduel = 0\n";
-    let table = warcrunch::tables::SEVENTH_SEA_BUILT_IN[1].2;
+    let table = warcrunch::tables::built_in_text("opportunities");
     let start = table.find("[weights]").unwrap();
     let end = start + table[start..].find("\n\n").unwrap_or(table.len() - start);
     let zeroed = format!("{}{weights}{}", &table[..start], &table[end..]);
@@ -638,7 +645,7 @@ fn quiet_means_nothing_but_errors() {
 #[test]
 fn new_writes_a_starter_that_passes_check_for_every_system() {
     let dir = tempfile::tempdir().unwrap();
-    for system in ["war_cards", "gurps", "seventh_sea"] {
+    for &system in warcrunch::systems::SYSTEMS {
         let path = dir.path().join(format!("{system}.toml"));
         warcrunch()
             .args(["new", system, "--out"])

@@ -3,12 +3,11 @@
 
 use warcrunch::systems::war_cards::deck::{CardResult, Deck, ROWS, Sign};
 use warcrunch::systems::war_cards::skew::analyse;
-use warcrunch::tables::BUILT_IN_CARDS;
 
 use crate::util::{independent_deck, war_cards_seed};
 
 fn shipped() -> Deck {
-    Deck::parse(BUILT_IN_CARDS, "built-in").unwrap()
+    Deck::parse(warcrunch::tables::built_in_text("cards"), "built-in").unwrap()
 }
 
 #[test]

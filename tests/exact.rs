@@ -95,7 +95,7 @@ fn rally_agrees_with_exact() {
 #[test]
 fn two_shooters_defender_first_rows_and_a_short_cap_agree_with_exact() {
     let dir = tempfile::tempdir().unwrap();
-    let deck = warcrunch::tables::BUILT_IN_CARDS.replace(
+    let deck = warcrunch::tables::built_in_text("cards").replace(
         "row_order = \"attacker_defender\"",
         "row_order = \"defender_attacker\"",
     );

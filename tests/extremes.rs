@@ -11,7 +11,7 @@ use serde_json::Value;
 use warcrunch::engine::Shard;
 use warcrunch::runner::{Plan, simulate};
 use warcrunch::schema::{self, Kind};
-use warcrunch::tables::built_ins;
+use warcrunch::systems::built_ins;
 
 use crate::schema::bundled_scenarios;
 use crate::util::read;
@@ -275,7 +275,7 @@ fn every_table_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
 fn every_scenario_integer_at_and_beyond_its_range_is_refused_by_name_or_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut found = Findings::default();
-    for system in ["war_cards", "gurps", "seventh_sea"] {
+    for &system in warcrunch::systems::SYSTEMS {
         let root = schema::find(system).unwrap().schema();
         for file in bundled_scenarios(system) {
             let doc: toml::Table = toml::from_str(&read(&file)).unwrap();

@@ -168,23 +168,25 @@ fn skirmish_with_table(dir: &Path, key: &str, file: &str, table: &str) -> PathBu
 #[test]
 fn a_table_with_a_missing_row_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let table = warcrunch::tables::GURPS_BUILT_IN[0].2.replacen(
+    let table = warcrunch::tables::built_in_text("catastrophe").replacen(
         "[[rows]]\nroll = [12, 12]\nlabel = \"friction\"\nstrategy = -2\nmorale_all = -1\n",
         "",
         1,
     );
     let path = skirmish_with_table(dir.path(), "catastrophe", "cat.toml", &table);
     check_refused(&path, &["cat.toml", "no row covers roll 12"]);
-    let table =
-        warcrunch::tables::GURPS_BUILT_IN[0]
-            .2
-            .replacen("roll = [12, 12]", "roll = [13, 13]", 1);
+    let table = warcrunch::tables::built_in_text("catastrophe").replacen(
+        "roll = [12, 12]",
+        "roll = [13, 13]",
+        1,
+    );
     std::fs::write(dir.path().join("cat.toml"), table).unwrap();
     check_refused(&path, &["roll 13 appears in two rows"]);
-    let table =
-        warcrunch::tables::GURPS_BUILT_IN[0]
-            .2
-            .replacen("roll = [12, 12]", "roll = [19, 19]", 1);
+    let table = warcrunch::tables::built_in_text("catastrophe").replacen(
+        "roll = [12, 12]",
+        "roll = [19, 19]",
+        1,
+    );
     std::fs::write(dir.path().join("cat.toml"), table).unwrap();
     check_refused(
         &path,
@@ -195,11 +197,7 @@ fn a_table_with_a_missing_row_is_refused() {
 #[test]
 fn a_damage_table_out_of_range_is_refused_before_any_battle() {
     let dir = tempfile::tempdir().unwrap();
-    let built_in = warcrunch::tables::GURPS_BUILT_IN
-        .iter()
-        .find(|t| t.0 == "damage")
-        .expect("damage table")
-        .2;
+    let built_in = warcrunch::tables::built_in_text("damage");
     let out = dir.path().join("out");
     for (from, to, expected) in [
         (

@@ -8,7 +8,6 @@ use warcrunch::engine::{self, CHUNK_SIZE, RunSettings, Shard, System, Tally};
 use warcrunch::scenario;
 use warcrunch::stream::BattleStream;
 use warcrunch::systems::war_cards::WarCards;
-use warcrunch::tables::TableSource;
 
 use crate::util::garble;
 
@@ -110,7 +109,9 @@ proptest! {
     #[test]
     fn no_scenario_text_makes_the_parser_panic(
         edits in prop::collection::vec((0usize..20, 0u8..4, ".{0,12}"), 0..6),
-        system in prop::sample::select(vec!["war_cards", "gurps", "seventh_sea", "x"]),
+        system in prop::sample::select(
+            warcrunch::systems::SYSTEMS.iter().copied().chain(["x"]).collect::<Vec<_>>()
+        ),
     ) {
         let text = garble(&VALID.replace("war_cards", system), edits);
         let dir = tempfile::tempdir().unwrap();
@@ -126,7 +127,7 @@ proptest! {
     fn no_deck_text_makes_the_table_parser_panic(
         edits in prop::collection::vec((0usize..120, 0u8..3, ".{0,16}"), 0..6),
     ) {
-        let mut lines: Vec<String> = warcrunch::tables::BUILT_IN_CARDS.lines().map(str::to_owned).collect();
+        let mut lines: Vec<String> = warcrunch::tables::built_in_text("cards").lines().map(str::to_owned).collect();
         for (at, kind, text) in edits {
             let i = at % lines.len().max(1);
             match kind {
@@ -143,23 +144,19 @@ proptest! {
 }
 
 proptest! {
-    // The GURPS and 7th Sea table files, mutated the same way as the deck:
-    // loading answers Ok or Err, never panics.
+    // Every built-in table file, mutated the same way as the deck and
+    // checked as its system's starter battle reads it: loading answers Ok
+    // or Err, never panics.
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn no_gurps_or_seventh_sea_table_text_makes_the_loader_panic(
-        which in 0usize..11,
+    fn no_table_text_makes_the_loader_panic(
+        which in 0usize..1000,
         edits in prop::collection::vec((0usize..200, 0u8..3, ".{0,16}"), 0..6),
     ) {
-        use std::collections::BTreeMap;
-        use warcrunch::systems::{gurps, seventh_sea};
-        let (name, _, text) = if which < 8 {
-            warcrunch::tables::GURPS_BUILT_IN[which]
-        } else {
-            warcrunch::tables::SEVENTH_SEA_BUILT_IN[which - 8]
-        };
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let all = warcrunch::systems::built_ins();
+        let table = all[which % all.len()];
+        let mut lines: Vec<String> = table.text.lines().map(str::to_owned).collect();
         for (at, kind, new) in edits {
             let i = at % lines.len().max(1);
             match kind {
@@ -172,12 +169,8 @@ proptest! {
             }
         }
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("t.toml"), lines.join("\n")).unwrap();
-        let overrides = BTreeMap::from([(name.to_owned(), TableSource::File("t.toml".to_owned()))]);
-        if which < 8 {
-            let _ = gurps::tables::GurpsTables::load(&overrides, dir.path());
-        } else {
-            let _ = seventh_sea::tables::SeaTables::load(&overrides, dir.path());
-        }
+        let file = dir.path().join("t.toml");
+        std::fs::write(&file, lines.join("\n")).unwrap();
+        let _ = warcrunch::bundled::check_table(table.name, &file.display().to_string());
     }
 }

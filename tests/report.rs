@@ -199,7 +199,7 @@ fn table_overrides_and_formats() {
     let deck = dir.path().join("deck.toml");
     std::fs::write(
         &deck,
-        warcrunch::tables::BUILT_IN_CARDS.replace(
+        warcrunch::tables::built_in_text("cards").replace(
             "row_order = \"attacker_defender\"",
             "row_order = \"defender_attacker\"",
         ),
@@ -263,7 +263,7 @@ fn two_decks_are_compared_scenario_by_scenario_and_swept() {
     let dir = tempfile::tempdir().unwrap();
     let deck = dir.path().join("deadly.toml");
     // Card 1's first row: every column destroys.
-    let built_in = warcrunch::tables::BUILT_IN_CARDS;
+    let built_in = warcrunch::tables::built_in_text("cards");
     let first = built_in
         .lines()
         .find(|l| l.starts_with("sword_shield"))

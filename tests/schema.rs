@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use warcrunch::schema::{self, Entry, Kind};
-use warcrunch::tables::built_ins;
+use warcrunch::systems::built_ins;
 
 use crate::util::{read, repo, warcrunch};
 
-const SYSTEMS: [&str; 3] = ["war_cards", "gurps", "seventh_sea"];
+use warcrunch::systems::SYSTEMS;
 
 fn validator(entry: &Entry) -> jsonschema::Validator {
     jsonschema::validator_for(&entry.schema())
@@ -71,7 +71,7 @@ fn schema_line_target(file: &Path) -> PathBuf {
 #[test]
 fn every_bundled_file_names_its_schema_and_passes_it() {
     let mut checked = 0;
-    for system in SYSTEMS {
+    for &system in SYSTEMS {
         let entry = schema::find(system).unwrap();
         let validator = validator(&entry);
         for file in bundled_scenarios(system) {
@@ -320,7 +320,7 @@ impl Verdicts {
 #[test]
 fn the_parsers_and_the_schemas_agree_on_mutated_files() {
     let mut verdicts = Verdicts::default();
-    for system in SYSTEMS {
+    for &system in SYSTEMS {
         let entry = schema::find(system).unwrap();
         let validator = validator(&entry);
         for file in bundled_scenarios(system) {

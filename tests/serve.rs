@@ -457,7 +457,7 @@ fn garbled_requests_never_crash_the_server() {
     // replaced), posted to every endpoint that reads a body: check and run
     // with any trials and seed, the form's reading and edits at any path,
     // the designer with a garbled deck, and questions.
-    let deck = warcrunch::tables::BUILT_IN_CARDS;
+    let deck = warcrunch::tables::built_in_text("cards");
     let edits = prop::collection::vec((0usize..80, 0u8..4, ".{0,12}"), 0..6);
     let request = (edits, 0u8..9, any::<u64>(), any::<u64>(), ".{0,8}");
     let mut runner = TestRunner::new(Config::with_cases(160));
@@ -579,7 +579,7 @@ fn the_forms_edits_keep_the_file_and_the_designer_answers_exactly() {
     // The designer: the built-in deck's grid and the CLI's findings.
     let (status, deck) = server.json("POST", "/api/cards", Some(json!({})));
     assert_eq!(status, 200, "{deck}");
-    let text = warcrunch::tables::BUILT_IN_CARDS;
+    let text = warcrunch::tables::built_in_text("cards");
     let parsed =
         warcrunch::systems::war_cards::deck::Deck::parse(text, "the built-in deck").unwrap();
     let analysis = warcrunch::systems::war_cards::skew::analyse(&parsed);
@@ -1242,7 +1242,7 @@ fn started_anywhere_it_offers_the_bundled_battles_and_only_scenarios() {
     let (status, list) = server.json("GET", "/api/scenarios", None);
     assert_eq!(status, 200, "{list}");
     let listed = list["scenarios"].as_array().unwrap();
-    assert_eq!(listed.len(), 10, "{list}");
+    assert_eq!(listed.len(), crate::util::bundled_counts().0, "{list}");
     assert!(
         listed
             .iter()

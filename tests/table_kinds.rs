@@ -44,7 +44,7 @@ fn every_bundled_table_is_refused_as_every_other_kind_of_its_system() {
         ),
         ("war_cards", "scenarios/war_cards/knights_vs_pikes.toml"),
     ];
-    let all = warcrunch::tables::built_ins();
+    let all = warcrunch::systems::built_ins();
     for (system, scenario) in systems {
         let own: Vec<_> = all.iter().filter(|t| t.system == system).collect();
         for table in &all {

@@ -18,16 +18,22 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every bundled scenario file, in order (ten of them).
+/// Every bundled scenario file, in order.
 pub fn bundled_scenarios() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = ["war_cards", "gurps", "seventh_sea"]
+    let files: Vec<PathBuf> = warcrunch::bundled::SCENARIOS
         .iter()
-        .flat_map(|d| std::fs::read_dir(repo().join("scenarios").join(d)).unwrap())
-        .map(|e| e.unwrap().path())
+        .map(|s| repo().join("scenarios").join(s.name))
         .collect();
-    files.sort();
-    assert_eq!(files.len(), 10);
+    assert!(files.iter().all(|f| f.is_file()), "{files:?}");
     files
+}
+
+/// How many bundled scenarios and built-in table files there are.
+pub fn bundled_counts() -> (usize, usize) {
+    (
+        warcrunch::bundled::SCENARIOS.len(),
+        warcrunch::systems::built_ins().len(),
+    )
 }
 
 /// A bundled scenario's path.

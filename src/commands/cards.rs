@@ -11,12 +11,12 @@ use crate::report::skew::SkewReport;
 use crate::report::skew_exporters;
 use crate::systems::war_cards::deck::Deck;
 use crate::systems::war_cards::skew::analyse;
-use crate::tables::{BUILT_IN_CARDS, TableUse};
+use crate::tables::{TableUse, built_in_text};
 
 /// Analyses the deck, writes the tables and heatmaps, prints the findings.
 pub fn run(args: &CardsArgs) -> Result<()> {
     let (text, source) = match &args.table {
-        None => (BUILT_IN_CARDS.to_owned(), "built-in".to_owned()),
+        None => (built_in_text("cards").to_owned(), "built-in".to_owned()),
         Some(path) => (
             std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read table file {}", path.display()))?,

@@ -2,26 +2,17 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
-use clap::ValueEnum;
-
-use crate::cli::{NewArgs, SystemName};
+use crate::cli::NewArgs;
 use crate::report::console::say;
 use crate::schema;
-
-/// The starter scenario of a system, every key commented.
-pub fn starter(system: SystemName) -> &'static str {
-    let name = system.to_possible_value().expect("every system is listed");
-    crate::bundled::starter(name.get_name()).expect("every system has a starter")
-}
+use anyhow::{Context, Result, bail};
 
 /// Writes the starter where asked, never over a file unless `--force`.
 pub fn run(args: &NewArgs) -> Result<()> {
-    let system = args
-        .system
-        .to_possible_value()
-        .expect("every system is listed");
-    let name = system.get_name();
+    let name = args.system.as_str();
+    let starter = crate::bundled::starter(name).ok_or_else(|| {
+        anyhow::anyhow!("{name}: the system has no starter (assets/starters/{name}.toml)")
+    })?;
     let path = args
         .out
         .clone()
@@ -34,7 +25,7 @@ pub fn run(args: &NewArgs) -> Result<()> {
     }
     let schema = schema::find(name)?;
     let placed = schema::place(&schema, &path, args.force)?;
-    let text = format!("{}\n{}", placed.line, starter(args.system));
+    let text = format!("{}\n{}", placed.line, starter);
     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     let mut said = format!(
         "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",

@@ -5,7 +5,8 @@ use anyhow::{Context, Result, bail};
 use crate::cli::TablesArgs;
 use crate::report::console::say;
 use crate::schema;
-use crate::tables::{BuiltIn, built_ins};
+use crate::systems::built_ins;
+use crate::tables::BuiltIn;
 
 /// Lists or exports the built-in tables.
 pub fn run(args: &TablesArgs) -> Result<()> {

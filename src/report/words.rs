@@ -15,39 +15,14 @@ pub fn subject(subject: &str) -> String {
 }
 
 /// A metric in words, with its unit where it has one: (`casualties`,
-/// `% of Troop Strength`). A metric this list does not know (an outcome a
-/// `--target` adds, `reputation>=10`) is shown as it is named.
+/// `% of Troop Strength`), as the system that reports it says. A metric no
+/// system knows (an outcome a `--target` adds, `reputation>=10`) is shown
+/// as it is named.
 pub fn metric(metric: &str) -> (String, Option<&'static str>) {
-    let (words, unit): (&str, Option<&'static str>) = match metric {
-        "victory" => ("victory", None),
-        "casualties_pct" => ("casualties", Some("% of Troop Strength")),
-        "catastrophe" => ("first day's Catastrophe roll", Some("3d6")),
-        "result" => ("battle result", None),
-        "survival" => ("worst Survival result", None),
-        "hp_lost" => ("HP lost", Some("HP")),
-        "state" => ("state after the battle", None),
-        "glory" => ("last Glory result", None),
-        "reputation" => ("Reputation gained", Some("points")),
-        "any_down_or_dead" => ("anyone down or dead", None),
-        "any_dead" => ("anyone dead", None),
-        "down_or_dead" => ("PCs down or dead", Some("PCs")),
-        "any_knocked_out" => ("anyone knocked out", None),
-        "knocked_out" => ("PCs knocked out", Some("PCs")),
-        "winner" => ("winner", None),
-        "end" => ("how the engagement ended", None),
-        "exchanges" => ("exchanges fought", Some("exchanges")),
-        "volleys" => ("volleys fired", Some("volleys")),
-        "damage" => ("damage taken", Some("hits")),
-        "fate" => ("fate", None),
-        "rounds" => ("rounds fought", Some("rounds")),
-        "dramatic_wounds" => ("Dramatic Wounds", Some("wounds")),
-        "opportunities_taken" => ("Heroic Opportunities taken", Some("opportunities")),
-        "spoils" => ("Spoils rolled", None),
-        "captured" => ("captured", None),
-        "duels_won" => ("duels won (belongings taken)", Some("duels")),
-        other => return (other.replace('_', " "), None),
-    };
-    (words.to_owned(), unit)
+    match crate::systems::registry::metric_words(metric) {
+        Some((words, unit)) => (words.to_owned(), unit),
+        None => (metric.replace('_', " "), None),
+    }
 }
 
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.

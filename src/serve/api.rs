@@ -364,7 +364,7 @@ pub struct TableText {
 /// not TOML, or a table name that does not exist).
 async fn read_table(Shared(state): Shared<Arc<State>>, Body(posted): Body<TableText>) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
-        let Some(builtin) = crate::tables::built_ins()
+        let Some(builtin) = crate::systems::built_ins()
             .into_iter()
             .find(|t| t.name == posted.name)
         else {
@@ -500,6 +500,7 @@ async fn check(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) ->
             json!({
                 "name": s.name,
                 "system": s.battle.system(),
+                "system_title": crate::systems::registry::title(s.battle.system()),
                 "trials": s.trials,
                 "seed": s.seed,
                 "description": s.battle.describe(),
@@ -541,7 +542,10 @@ fn form_of(text: &str) -> Response {
                 None if document.get("cards").is_some() => Some("cards".to_owned()),
                 None => None,
             };
-            Json(json!({ "toml": text, "schema": schema, "document": document })).into_response()
+            // The page's first questions for this battle, as its system words them.
+            let examples = crate::systems::registry::example_questions(&document);
+            Json(json!({ "toml": text, "schema": schema, "document": document, "examples": examples }))
+                .into_response()
         }
         Err(message) => unreadable(message, text),
     }

@@ -12,7 +12,7 @@ use crate::report::deck_findings::findings;
 use crate::report::skew::heatmap_svg;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
 use crate::systems::war_cards::skew::analyse;
-use crate::tables::BUILT_IN_CARDS;
+use crate::tables::built_in_text;
 
 /// A deck table's text; none asks for the built-in deck.
 #[derive(Debug, Deserialize)]
@@ -34,7 +34,9 @@ pub async fn analyse_deck(Body(posted): Body<Posted>) -> Response {
     } else {
         SHIPPED
     };
-    let text = posted.toml.unwrap_or_else(|| BUILT_IN_CARDS.to_owned());
+    let text = posted
+        .toml
+        .unwrap_or_else(|| built_in_text("cards").to_owned());
     let answer = tokio::task::spawn_blocking(move || {
         let deck = match Deck::parse(&text, source) {
             Ok(deck) => deck,

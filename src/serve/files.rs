@@ -35,6 +35,8 @@ pub struct Listed {
     pub name: String,
     /// The `system` it names (only files naming a known system are listed).
     pub system: String,
+    /// That system's name in words (`7th Sea`).
+    pub system_title: &'static str,
     /// Its `name` key, the battle's display name, if it gives one.
     pub title: Option<String>,
     /// Shipped with warcrunch: compiled in, or a file of the folder equal to it.
@@ -45,12 +47,11 @@ pub struct Listed {
 fn listed(name: String, text: &str) -> Option<Listed> {
     let doc = toml::from_str::<toml::Table>(text).ok()?;
     let system = doc.get("system")?.as_str()?;
-    if !crate::systems::SYSTEMS.contains(&system) {
-        return None;
-    }
+    let system_title = crate::systems::registry::title(system)?;
     let bundled = crate::bundled::find(&name).is_some_and(|b| b.text == text);
     Some(Listed {
         system: system.to_owned(),
+        system_title,
         title: doc.get("name").and_then(|n| n.as_str()).map(str::to_owned),
         bundled,
         name,
@@ -233,7 +234,12 @@ mod tests {
         let (_dir, scenarios) = folder();
         let listed = scenarios.list();
         let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(listed.len(), 11, "{names:?}");
+        // Its own scenario beside every bundled battle.
+        assert_eq!(
+            listed.len(),
+            crate::bundled::SCENARIOS.len() + 1,
+            "{names:?}"
+        );
         let own = listed.iter().find(|s| s.name == "gurps/a.toml").unwrap();
         assert_eq!((own.system.as_str(), own.bundled), ("gurps", false));
         for b in crate::bundled::SCENARIOS {

@@ -518,7 +518,7 @@ mod tests {
     /// gives the file back byte for byte, comments kept.
     #[test]
     fn every_table_round_trips_through_its_grid() {
-        for table in crate::tables::built_ins() {
+        for table in crate::systems::built_ins() {
             let g = grid_of(table.name, table.text);
             let edits: Vec<Edit> = cells(&g)
                 .map(|c| Edit::Set {
@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn cells_are_typed_and_stand_ins_marked() {
-        let survival = crate::tables::built_ins()
+        let survival = crate::systems::built_ins()
             .into_iter()
             .find(|t| t.name == "survival")
             .unwrap();
@@ -577,7 +577,7 @@ mod tests {
         );
         assert_eq!(hp.input.hint, "0 to 20");
         assert_eq!(rows.columns[0].key, "label");
-        let chart = crate::tables::built_ins()
+        let chart = crate::systems::built_ins()
             .into_iter()
             .find(|t| t.name == "battle_chart")
             .unwrap();
@@ -586,7 +586,7 @@ mod tests {
             cells(&g).all(|c| c.stand_in),
             "battle_chart marks `rows` a stand-in"
         );
-        let strategy = crate::tables::built_ins()
+        let strategy = crate::systems::built_ins()
             .into_iter()
             .find(|t| t.name == "strategy")
             .unwrap();

@@ -20,6 +20,23 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// The system's name as a scenario's `system` key writes it.
     const NAME: &'static str;
 
+    /// The system's name in words, as the page writes it (`7th Sea`).
+    const TITLE: &'static str;
+
+    /// The rules `warcrunch check` enforces that a schema cannot express,
+    /// as one Markdown list item without its bullet (docs/scenarios.md).
+    const CHECK_RULES: &'static str;
+
+    /// One of the system's metrics in words, with its unit where it has
+    /// one: `casualties_pct` → (`casualties`, `% of Troop Strength`);
+    /// `None` for a metric it does not report.
+    fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)>;
+
+    /// A first sweep, solve and sensitivity analysis for the battle in
+    /// `doc` (the scenario as JSON), as the server's question requests
+    /// write them: `{"sweep": {...}, "solve": {...}, "sensitivity": {...}}`.
+    fn example_questions(doc: &serde_json::Value) -> serde_json::Value;
+
     /// Parses and validates scenario `text` (read from `origin`; relative
     /// table paths resolve against `base_dir`).
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Self)>;

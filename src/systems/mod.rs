@@ -9,4 +9,4 @@ pub mod seventh_sea;
 pub mod war_cards;
 
 pub use self::contract::BattleSystem;
-pub use self::registry::{Battle, SYSTEMS, Visit};
+pub use self::registry::{Battle, SYSTEMS, Visit, built_ins};

@@ -13,7 +13,7 @@ use super::gurps::Gurps;
 use super::seventh_sea::SeventhSea;
 use super::war_cards::WarCards;
 use crate::stats::Metric;
-use crate::tables::TableUse;
+use crate::tables::{BuiltIn, TableUse};
 use crate::validate::Header;
 
 /// Work done on a battle of whichever system: one generic method, called
@@ -229,4 +229,88 @@ impl<S: BattleSystem> Account for S {
         }
         Ok(exact)
     }
+}
+
+/// Every built-in table, system by system in [`SYSTEMS`] order, each
+/// system's in the order `warcrunch schema` lists its table layouts.
+pub fn built_ins() -> Vec<BuiltIn> {
+    struct Tables(Vec<BuiltIn>);
+    impl VisitType for Tables {
+        fn visit<S: BattleSystem>(&mut self) {
+            for layout in S::table_layouts() {
+                let table = crate::tables::built_in(layout.name).unwrap_or_else(|| {
+                    panic!(
+                        "{}: scenarios/tables/ holds no table of kind `{}`",
+                        S::NAME,
+                        layout.name
+                    )
+                });
+                self.0.push(table);
+            }
+        }
+    }
+    let mut tables = Tables(Vec::new());
+    each_system(&mut tables);
+    tables.0
+}
+
+/// The name in words of the system called `system` (`7th Sea`); `None`
+/// when no system has that name.
+pub fn title(system: &str) -> Option<&'static str> {
+    struct Find<'a>(&'a str, Option<&'static str>);
+    impl VisitType for Find<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.1 = Some(S::TITLE);
+            }
+        }
+    }
+    let mut find = Find(system, None);
+    each_system(&mut find);
+    find.1
+}
+
+/// Each system's name and the rules its `check` enforces beyond the schema.
+pub fn check_rules() -> Vec<(&'static str, &'static str)> {
+    struct Rules(Vec<(&'static str, &'static str)>);
+    impl VisitType for Rules {
+        fn visit<S: BattleSystem>(&mut self) {
+            self.0.push((S::TITLE, S::CHECK_RULES));
+        }
+    }
+    let mut rules = Rules(Vec::new());
+    each_system(&mut rules);
+    rules.0
+}
+
+/// A metric in words and its unit, as the first system that reports a
+/// metric of that name says it.
+pub fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
+    struct Words<'a>(&'a str, Option<(&'static str, Option<&'static str>)>);
+    impl VisitType for Words<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if self.1.is_none() {
+                self.1 = S::metric_words(self.0);
+            }
+        }
+    }
+    let mut words = Words(metric, None);
+    each_system(&mut words);
+    words.1
+}
+
+/// The example questions for the battle in `doc` (a scenario as JSON),
+/// by its `system`; `None` when it names no system.
+pub fn example_questions(doc: &serde_json::Value) -> Option<serde_json::Value> {
+    struct Examples<'a>(&'a serde_json::Value, Option<serde_json::Value>);
+    impl VisitType for Examples<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if self.0.get("system").and_then(|s| s.as_str()) == Some(S::NAME) {
+                self.1 = Some(S::example_questions(self.0));
+            }
+        }
+    }
+    let mut examples = Examples(doc, None);
+    each_system(&mut examples);
+    examples.1
 }

@@ -380,6 +380,58 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
 
 impl BattleSystem for Gurps {
     const NAME: &'static str = "gurps";
+    const TITLE: &'static str = "GURPS";
+    const CHECK_RULES: &'static str = "GURPS: both sides attacking; a `position` on the attacking side or with no \
+  attacker; a `position` entry the strategy table does not list; a Hero with \
+  neither `tactics` nor `iq`; Risk outside what the Hero's traits allow \
+  (coward or reserve: not below −1; overconfident: not above +1; berserk: not \
+  above 0); more PC unit commanders than `major_units`; two army commanders \
+  on one side;";
+
+    fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
+        Some(match metric {
+            "victory" => ("victory", None),
+            "casualties_pct" => ("casualties", Some("% of Troop Strength")),
+            "catastrophe" => ("first day's Catastrophe roll", Some("3d6")),
+            "result" => ("battle result", None),
+            "survival" => ("worst Survival result", None),
+            "hp_lost" => ("HP lost", Some("HP")),
+            "state" => ("state after the battle", None),
+            "glory" => ("last Glory result", None),
+            "reputation" => ("Reputation gained", Some("points")),
+            "captured" => ("captured", None),
+            "any_down_or_dead" => ("anyone down or dead", None),
+            "any_dead" => ("anyone dead", None),
+            "down_or_dead" => ("PCs down or dead", Some("PCs")),
+            _ => return None,
+        })
+    }
+
+    /// Troop Strength of the second side swept around its value, solved for
+    /// an even battle; the party's danger as the sensitivity's target.
+    fn example_questions(doc: &serde_json::Value) -> serde_json::Value {
+        let sides = &doc["sides"];
+        let (a, b) = (sides[0]["name"].as_str(), sides[1]["name"].as_str());
+        let (Some(a), Some(b)) = (a, b) else {
+            return serde_json::json!({
+                "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 100_000 }
+            });
+        };
+        let strength = sides[1]["troop_strength"].as_i64().unwrap_or(1000);
+        let step = (strength as f64 / 10.0).round().max(1.0) as i64;
+        serde_json::json!({
+            "sweep": {
+                "set": [format!("sides.{b}.troop_strength={}..{}:{step}", strength - 3 * step, strength + 3 * step)],
+                "trials": 100_000
+            },
+            "solve": {
+                "vary": format!("sides.{b}.troop_strength=100..{}", 4 * strength),
+                "target": format!("side:{a}/victory=won"),
+                "goal": { "equals": 0.5 }
+            },
+            "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 100_000 }
+        })
+    }
 
     /// Parses and validates a GURPS scenario.
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {

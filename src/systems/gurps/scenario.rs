@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::tables::GurpsTables;
+use super::tables::{GurpsTables, TABLE_NAMES};
 use crate::tables::TableSource;
 use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
 
@@ -331,18 +331,6 @@ pub struct Parsed {
     /// The PCs.
     pub heroes: Vec<Hero>,
 }
-
-/// Table names a scenario may override.
-pub const TABLE_NAMES: [&str; 8] = [
-    "catastrophe",
-    "strategy",
-    "battle_results",
-    "casualties",
-    "survival",
-    "damage",
-    "glory",
-    "morale",
-];
 
 /// Parses and validates the scenario and loads its tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {

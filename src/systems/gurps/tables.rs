@@ -11,8 +11,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::tables::Place;
 use crate::tables::{
-    GURPS_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin, parse_table as parse,
+    TableSource, TableUse, built_in, load_text, origin as table_origin, parse_table as parse,
 };
+
+/// The GURPS tables, as a scenario's `[tables]` names them, in the order
+/// they are loaded.
+pub const TABLE_NAMES: [&str; 8] = [
+    "catastrophe",
+    "strategy",
+    "battle_results",
+    "casualties",
+    "survival",
+    "damage",
+    "glory",
+    "morale",
+];
 
 // The values each table key may take, declared on the types below (the
 // loader enforces the same schema the JSON Schema files are written from).
@@ -529,10 +542,11 @@ impl GurpsTables {
     pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<GurpsTables> {
         let mut texts = BTreeMap::new();
         let mut uses = Vec::new();
-        for (name, file, builtin) in GURPS_BUILT_IN {
-            let (text, source) = load_text(builtin, overrides.get(name), base_dir)
+        for name in TABLE_NAMES {
+            let builtin = built_in(name).expect("scenarios/tables/ holds the GURPS tables");
+            let (text, source) = load_text(builtin.text, overrides.get(name), base_dir)
                 .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
-            let origin = table_origin(&source, file);
+            let origin = table_origin(&source, builtin.file);
             texts.insert(name, (text, origin));
         }
         let get = |name: &str| &texts[name];

@@ -306,6 +306,43 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
 
 impl BattleSystem for SeventhSea {
     const NAME: &'static str = "seventh_sea";
+    const TITLE: &'static str = "7th Sea";
+    const CHECK_RULES: &'static str = "7th Sea: `leadership` above 0 on a Hero who is not an officer, or 0 on \
+  an officer;";
+
+    fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
+        Some(match metric {
+            "victory" => ("victory", None),
+            "state" => ("state after the battle", None),
+            "reputation" => ("Reputation gained", Some("points")),
+            "rounds" => ("rounds fought", Some("rounds")),
+            "dramatic_wounds" => ("Dramatic Wounds", Some("wounds")),
+            "opportunities_taken" => ("Heroic Opportunities taken", Some("opportunities")),
+            "spoils" => ("Spoils rolled", None),
+            "duels_won" => ("duels won (belongings taken)", Some("duels")),
+            "any_knocked_out" => ("anyone knocked out", None),
+            "knocked_out" => ("PCs knocked out", Some("PCs")),
+            _ => return None,
+        })
+    }
+
+    /// The second side's commander's Strategy swept and solved for; the
+    /// first side's victory as the sensitivity's target.
+    fn example_questions(doc: &serde_json::Value) -> serde_json::Value {
+        let sides = &doc["sides"];
+        let (Some(a), Some(b)) = (sides[0]["name"].as_str(), sides[1]["name"].as_str()) else {
+            return serde_json::json!({});
+        };
+        serde_json::json!({
+            "sweep": { "set": [format!("sides.{b}.commander.strategy=1..5")], "trials": 100_000 },
+            "solve": {
+                "vary": format!("sides.{b}.commander.strategy=1..5"),
+                "target": format!("side:{a}/victory=won"),
+                "goal": { "at_least": 0.5 }
+            },
+            "sensitivity": { "target": format!("side:{a}/victory=won"), "trials": 100_000 }
+        })
+    }
 
     /// Parses and validates a 7th Sea scenario.
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, SeventhSea)> {

@@ -10,8 +10,7 @@ use serde::Deserialize;
 use super::roll_keep::Pool;
 use crate::inverse::InverseLaw;
 use crate::tables::{
-    Place, SEVENTH_SEA_BUILT_IN, TableSource, TableUse, load_text, origin as table_origin,
-    parse_table,
+    Place, TableSource, TableUse, built_in, load_text, origin as table_origin, parse_table,
 };
 
 /// One cell of the battle chart.
@@ -283,19 +282,15 @@ impl SeaTables {
     /// Loads the tables, built-in unless `overrides` names a file.
     pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<SeaTables> {
         let mut uses = Vec::new();
-        let mut text_of =
-            |name: &str, file: &str, builtin: &'static str| -> Result<(String, String)> {
-                let (text, source) = load_text(builtin, overrides.get(name), base_dir)
-                    .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
-                let origin = table_origin(&source, file);
-                uses.push((name.to_owned(), source, text.clone()));
-                Ok((text, origin))
-            };
-        let (chart_text, origin) = text_of(
-            SEVENTH_SEA_BUILT_IN[0].0,
-            SEVENTH_SEA_BUILT_IN[0].1,
-            SEVENTH_SEA_BUILT_IN[0].2,
-        )?;
+        let mut text_of = |name: &str| -> Result<(String, String)> {
+            let builtin = built_in(name).expect("scenarios/tables/ holds the 7th Sea tables");
+            let (text, source) = load_text(builtin.text, overrides.get(name), base_dir)
+                .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
+            let origin = table_origin(&source, builtin.file);
+            uses.push((name.to_owned(), source, text.clone()));
+            Ok((text, origin))
+        };
+        let (chart_text, origin) = text_of("battle_chart")?;
         let chart_file: ChartFile = parse_table(&chart_text, &origin, "battle_chart")?;
         let chart = chart_cells(
             &chart_file.rows,
@@ -304,19 +299,11 @@ impl SeaTables {
                 text: &chart_text,
             },
         )?;
-        let (text, origin) = text_of(
-            SEVENTH_SEA_BUILT_IN[1].0,
-            SEVENTH_SEA_BUILT_IN[1].1,
-            SEVENTH_SEA_BUILT_IN[1].2,
-        )?;
+        let (text, origin) = text_of("opportunities")?;
         let opp: OpportunityFile = parse_table(&text, &origin, "opportunities")?;
         let weights = check_opportunities(&opp, &origin)?;
         let o = opp.duel_opponent;
-        let (text, origin) = text_of(
-            SEVENTH_SEA_BUILT_IN[2].0,
-            SEVENTH_SEA_BUILT_IN[2].1,
-            SEVENTH_SEA_BUILT_IN[2].2,
-        )?;
+        let (text, origin) = text_of("spoils")?;
         let spoils_file: SpoilsFile = parse_table(&text, &origin, "spoils")?;
         let place = Place {
             origin: &origin,

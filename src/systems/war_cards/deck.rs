@@ -284,11 +284,10 @@ impl Deck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::BUILT_IN_CARDS;
 
     #[test]
     fn built_in_deck_parses_with_nine_cards() {
-        let deck = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let deck = Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap();
         assert_eq!(deck.cards.len(), 9);
         assert_eq!(deck.row_order, RowOrder::AttackerDefender);
         assert_eq!(deck.stand_ins, vec!["row_order"]);
@@ -299,7 +298,7 @@ mod tests {
 
     #[test]
     fn row_order_swaps_the_signs() {
-        let mut deck = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let mut deck = Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap();
         assert_eq!(deck.row_for(Sign::Sword, Sign::Shield), 0);
         deck.row_order = RowOrder::DefenderAttacker;
         assert_eq!(deck.row_for(Sign::Sword, Sign::Shield), 5);
@@ -315,21 +314,30 @@ mod tests {
 
     #[test]
     fn malformed_rows_name_the_card_row_and_allowed_values() {
-        let bad = BUILT_IN_CARDS.replacen("\"- F H H F H R\"", "\"- F H H F H X\"", 1);
+        let bad = crate::tables::built_in_text("cards").replacen(
+            "\"- F H H F H R\"",
+            "\"- F H H F H X\"",
+            1,
+        );
         let err = Deck::parse(&bad, "deck.toml").unwrap_err().to_string();
         assert!(
             err.contains("deck.toml") && err.contains("cards[0].sword_shield"),
             "{err}"
         );
         assert!(err.contains("- F H R D"), "{err}");
-        let short = BUILT_IN_CARDS.replacen("\"- F H H F H R\"", "\"- F H\"", 1);
+        let short =
+            crate::tables::built_in_text("cards").replacen("\"- F H H F H R\"", "\"- F H\"", 1);
         let err = Deck::parse(&short, "deck.toml").unwrap_err().to_string();
         assert!(err.contains("expected 7 results"), "{err}");
     }
 
     #[test]
     fn a_missing_row_is_refused() {
-        let bad = BUILT_IN_CARDS.replacen("sword_shield   = \"- F H H F H R\"\n", "", 1);
+        let bad = crate::tables::built_in_text("cards").replacen(
+            "sword_shield   = \"- F H H F H R\"\n",
+            "",
+            1,
+        );
         let err = Deck::parse(&bad, "deck.toml").unwrap_err().to_string();
         assert!(err.contains("sword_shield"), "{err}");
     }

@@ -331,14 +331,46 @@ impl WarCards {
 
 impl BattleSystem for WarCards {
     const NAME: &'static str = "war_cards";
+    const TITLE: &'static str = "war cards";
+    const CHECK_RULES: &'static str =
+        "war cards: `missile_volleys` above 0 when neither unit has `missile`;";
+
+    fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
+        Some(match metric {
+            "winner" => ("winner", None),
+            "end" => ("how the engagement ended", None),
+            "exchanges" => ("exchanges fought", Some("exchanges")),
+            "volleys" => ("volleys fired", Some("volleys")),
+            "damage" => ("damage taken", Some("hits")),
+            "fate" => ("fate", None),
+            _ => return None,
+        })
+    }
+
+    /// The engagement's length swept, the rally chance solved for an even
+    /// fight, and the attacker's victory as the sensitivity's target.
+    fn example_questions(_doc: &serde_json::Value) -> serde_json::Value {
+        serde_json::json!({
+            "sweep": { "set": ["engagement.max_exchanges=5..30:5"], "trials": 100_000 },
+            "solve": {
+                "vary": "engagement.rally_chance=0..1",
+                "target": "battle/winner=attacker",
+                "goal": { "equals": 0.5 }
+            },
+            "sensitivity": { "target": "battle/winner=attacker", "trials": 100_000 }
+        })
+    }
 
     /// Parses and validates a war-cards scenario.
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
         let file: ScenarioFile =
             toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
-        let (deck_text, source) =
-            tables::load_text(tables::BUILT_IN_CARDS, file.tables.cards.as_ref(), base_dir)
-                .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
+        let (deck_text, source) = tables::load_text(
+            tables::built_in_text("cards"),
+            file.tables.cards.as_ref(),
+            base_dir,
+        )
+        .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
         let deck = Deck::parse(&deck_text, &source)?;
         let table = TableUse::new("cards", source, &deck_text, deck.stand_ins.clone());
         let battle = WarCards::new(

@@ -555,15 +555,14 @@ fn cell_anomalies(deck: &Deck) -> Vec<CellAnomaly> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::BUILT_IN_CARDS;
 
     fn built_in() -> SkewAnalysis {
-        analyse(&Deck::parse(BUILT_IN_CARDS, "built-in").unwrap())
+        analyse(&Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap())
     }
 
     #[test]
     fn an_anomaly_names_the_card_that_holds_it() {
-        let built_in = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let built_in = Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap();
         let before = analyse(&built_in).anomalies;
         // A column following its pattern, and a result no card has in its
         // first row there: card 5 alone now holds it.
@@ -655,7 +654,7 @@ mod tests {
     fn the_reference_engagement_agrees_with_the_exact_chain() {
         use crate::systems::war_cards::exact::exact_distribution;
         use crate::systems::war_cards::rules::{Draw, EngagementRules};
-        let deck = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let deck = Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap();
         let units = [Combatant {
             max_damage: REFERENCE_MAX_DAMAGE,
             shooter: false,
@@ -702,12 +701,16 @@ mod tests {
     /// above, while every other card's impact moves the other way.
     #[test]
     fn a_stronger_card_gains_impact() {
-        let text = BUILT_IN_CARDS.replacen(
+        let text = crate::tables::built_in_text("cards").replacen(
             "sword_shield   = \"- F H H F H R\"",
             "sword_shield   = \"H F H H H H D\"",
             1,
         );
-        assert_ne!(text, BUILT_IN_CARDS, "the edit applies");
+        assert_ne!(
+            text,
+            crate::tables::built_in_text("cards"),
+            "the edit applies"
+        );
         let before = built_in();
         let after = analyse(&Deck::parse(&text, "edited").unwrap());
         let impact = |a: &SkewAnalysis, key: &str| {
@@ -731,7 +734,7 @@ mod tests {
 
     #[test]
     fn a_single_changed_cell_is_found() {
-        let mut deck = Deck::parse(BUILT_IN_CARDS, "built-in").unwrap();
+        let mut deck = Deck::parse(crate::tables::built_in_text("cards"), "built-in").unwrap();
         let a = analyse(&deck);
         let before = a.anomalies.len();
         // Column 0 has the same multiset in every row; break one cell.
