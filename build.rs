@@ -119,6 +119,9 @@ fn embedded() {
         files.extend(tomls(&folder).into_iter().map(|f| (stem(&folder), f)));
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
+    // A table is named by its kind everywhere (`--table NAME=FILE`,
+    // `[tables]`): two files of one kind would be one name for two tables.
+    let mut kinds: Vec<(String, PathBuf)> = Vec::new();
     for (system, file) in files {
         let text =
             std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
@@ -129,6 +132,14 @@ fn embedded() {
                 Some(value.trim().trim_matches('"').to_owned())
             })
             .unwrap_or_else(|| panic!("{}: a built-in table names its `kind`", file.display()));
+        if let Some((_, other)) = kinds.iter().find(|(k, _)| *k == kind) {
+            panic!(
+                "{}: kind `{kind}` is already the kind of {}; table kinds are one namespace across systems, so give one of them another",
+                file.display(),
+                other.display()
+            );
+        }
+        kinds.push((kind.clone(), file.clone()));
         let path = file
             .strip_prefix(&tables)
             .expect("under scenarios/tables")

@@ -17,12 +17,16 @@ export const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 
-/// Fills `box` with a download link for each of run `id`'s files in `names`.
+/// Fills `box` with a link for each of run `id`'s files in `names`: a page
+/// opens in a new tab, any other file downloads.
 export function fileLinks(box, id, names) {
   box.replaceChildren(
-    ...names.map((name) =>
-      el("a", { href: `/api/runs/${id}/files/${encodeURIComponent(name)}`, download: name, text: name }),
-    ),
+    ...names.map((name) => {
+      const href = `/api/runs/${id}/files/${encodeURIComponent(name)}`;
+      return name.endsWith(".html")
+        ? el("a", { href, target: "_blank", rel: "noopener", text: name })
+        : el("a", { href, download: name, text: name });
+    }),
   );
 }
 

@@ -13,6 +13,54 @@ let previous = null; // the last finished run's id: the next run is shown beside
 let latest = null; // the followed run's last snapshot
 const schemas = new Map(); // schema name -> JSON Schema
 
+// Every answer on the page belongs to the battle it was asked of: the
+// scenario, its tables, the battles and the seed, as they were. A change
+// to any of them marks the answers of another battle at once, before any
+// run. `boxes` are what the answer shows, `what` the battle in words.
+const answers = {
+  run: { key: null, what: "", boxes: ["verdict", "metrics", "files"], note: "run-stale" },
+  ask: { key: null, what: "", boxes: ["ask-findings", "ask-files", "ask-report"], note: "ask-stale" },
+  compare: { key: null, what: "", boxes: ["compare-files", "compare-report"], note: "compare-stale" },
+};
+
+// The battle on the page and how it is run, as one text to compare.
+function battleKey() {
+  const mode = document.querySelector("input[name=mode]:checked").value;
+  return JSON.stringify({
+    toml: $("toml").value,
+    name: scenarioName(),
+    tables: tables.edited,
+    run: mode === "precision" ? { precision: $("precision").value } : { trials: $("trials").value, seed: $("seed").value },
+  });
+}
+
+// The battle on the page in words, for an answer to name.
+function battleWords(settings) {
+  const name = (scenarioName() || "the battle typed in").split("/").pop();
+  const edited = Object.keys(tables.edited);
+  return `${name}${edited.length ? ` with the page's ${edited.join(", ")} table${edited.length > 1 ? "s" : ""}` : ""}${settings ? `, ${settings}` : ""}`;
+}
+
+// Answer `which` is now the battle on the page's.
+function answered(which, what) {
+  answers[which].key = battleKey();
+  answers[which].what = what;
+  markStale();
+}
+
+// Marks each answer asked of another battle than the one on the page.
+function markStale() {
+  const now = battleKey();
+  for (const a of Object.values(answers)) {
+    const stale = a.key !== null && a.key !== now;
+    for (const id of a.boxes) $(id).classList.toggle("stale", stale);
+    $(a.note).hidden = !stale;
+    $(a.note).textContent = stale
+      ? `Not this battle: the answer below is for ${a.what}, before your last change. Ask again for the battle as it is now.`
+      : "";
+  }
+}
+
 async function api(path, options = {}) {
   const response = await fetch(path, options);
   const type = response.headers.get("content-type") || "";
@@ -219,16 +267,18 @@ async function answer(question, label, shown, done) {
   shown.files.replaceChildren();
   shown.report.hidden = true;
   if (!result.ok) {
-    shown.status.textContent = rejection(result).map((e) => e.message).join("; ");
+    shown.status.textContent = "refused: " + rejection(result).map((e) => e.message).join("; ");
     return;
   }
   const id = result.body.id;
+  const which = label === "compare" ? "compare" : "ask";
+  answered(which, `${label} ${id} of ${battleWords()}`);
   shown.button.disabled = true;
-  shown.status.textContent = `${label} ${id}: queued`;
+  shown.status.textContent = `${label} ${id} of ${battleWords()}: queued`;
   const source = new EventSource(`/api/runs/${id}/events`);
   const seen = (event) => {
     const s = JSON.parse(event.data);
-    shown.status.textContent = `${label} ${id}: ${s.status}` + (s.note ? ` (${s.note})` : "");
+    shown.status.textContent = `${label} ${id} of ${battleWords()}: ${s.status}` + (s.note ? ` (${s.note})` : "");
     return s;
   };
   source.addEventListener("update", seen);
@@ -301,6 +351,7 @@ async function check() {
     $("checked").textContent = "";
     showErrors(rejection(result));
   }
+  markStale();
   return result.ok;
 }
 
@@ -322,10 +373,19 @@ async function run() {
   if (previous !== null) data.baseline = previous;
   const result = await post("/api/runs", data);
   if (!result.ok) {
-    showErrors(rejection(result));
+    // Said beside the button, and no "valid" left standing beside Check.
+    const errors = rejection(result);
+    showErrors(errors);
+    $("status").textContent = "refused: " + errors.map((e) => (e.key ? `${e.key}: ` : "") + e.message).join("; ");
+    $("checked").textContent = "";
+    markStale();
     return;
   }
   showErrors([]);
+  const settings = data.precision
+    ? `until every interval is within ±${data.precision}`
+    : `${data.trials.toLocaleString()} battles, seed ${data.seed}`;
+  answered("run", `run ${result.body.id} of ${battleWords(settings)}`);
   follow(result.body.id, data.precision);
 }
 
@@ -356,7 +416,7 @@ function draw(snapshot) {
     ? `${snapshot.done.toLocaleString()} battles, until every interval is within ±${current.precision} (at most ${snapshot.planned.toLocaleString()})`
     : `${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles`;
   $("status").textContent =
-    `run ${snapshot.id}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "");
+    `${answers.run.what || `run ${snapshot.id}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "");
   // A precision run's end is not known ahead: the bar shows motion, not a share.
   if (current && current.precision && snapshot.status === "running") {
     $("progress").removeAttribute("value");
@@ -511,6 +571,9 @@ $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
+// Any edit on the page may change the battle: the answers it leaves
+// behind are marked at once.
+for (const type of ["input", "change"]) document.addEventListener(type, markStale);
 const tables = new TableGrid($("tables"), post, () => check());
 const pickers = new Pickers(post);
 $("table-pick").addEventListener("change", () => tables.show($("table-pick").value));

@@ -199,12 +199,15 @@ pub fn origin(source: &str, file: &str) -> String {
     }
 }
 
-/// Every table kind, as a table file's `kind` key names it.
+/// Every table kind, as a table file's `kind` key names it, in
+/// alphabetical order.
 pub fn kinds() -> Vec<&'static str> {
-    crate::embedded::TABLES
+    let mut kinds: Vec<&'static str> = crate::embedded::TABLES
         .iter()
         .map(|&(kind, ..)| kind)
-        .collect()
+        .collect();
+    kinds.sort_unstable();
+    kinds
 }
 
 /// Refuses a table file that is not the `expected` kind: its `kind` key

@@ -363,6 +363,13 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "the edit in the text",
         "document.getElementById('toml').value.includes('troop_strength = 1600')",
     );
+    // At once, before any run, the first run's answer says it is another
+    // battle's.
+    page.wait_for(
+        "the old answer marked",
+        "!document.getElementById('run-stale').hidden && document.getElementById('verdict').classList.contains('stale') && document.getElementById('run-stale').textContent.includes('run ')",
+    );
+    page.screenshot("stale_answer");
     page.wait_for(
         "the check",
         "document.getElementById('checked').textContent.startsWith('valid')",
@@ -374,6 +381,24 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         .as_u64()
         .unwrap();
     assert!(compared > 10, "{compared} outcomes show the previous run");
+    assert_eq!(
+        page.eval("document.getElementById('run-stale').hidden && !document.getElementById('verdict').classList.contains('stale')"),
+        json!(true),
+        "the new answer is the battle on screen"
+    );
+    // A refused run says why beside the button and leaves no "valid"
+    // standing beside Check; the answer on screen is marked as another
+    // battle's.
+    page.eval("{ const t = document.getElementById('trials'); t.value = 0; t.dispatchEvent(new Event('input', { bubbles: true })); document.getElementById('run').click(); }");
+    page.wait_for(
+        "the refusal beside Run",
+        "document.getElementById('status').textContent.startsWith('refused') && document.getElementById('status').textContent.includes('trials') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
+    );
+    page.eval("{ const t = document.getElementById('trials'); t.value = 20000; t.dispatchEvent(new Event('input', { bubbles: true })); }");
+    page.wait_for(
+        "the answer the battle's again",
+        "document.getElementById('run-stale').hidden",
+    );
     // Twice the Raiders: Megalos wins less often, beyond both runs' noise,
     // and the page says so with the server's interval.
     let won = page.eval("[...document.querySelectorAll('#metrics .metric')].find(m => m.querySelector('h4').textContent === 'side:Megalos · victory').querySelector('.prev').textContent");
@@ -420,6 +445,11 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.wait_for(
         "the new analysis",
         &format!("document.getElementById('deck-heatmap').src !== {before}"),
+    );
+    // The heat map is a picture the browser can draw, not a broken image.
+    page.wait_for(
+        "the heat map drawn",
+        "document.getElementById('deck-heatmap').complete && document.getElementById('deck-heatmap').naturalWidth > 0",
     );
     let edited = warcrunch::tables::built_in_text("cards").replacen(
         "sword_shield   = \"- F H H F H R\"",

@@ -84,7 +84,7 @@ fn a_table_without_its_kind_is_refused_with_the_line_to_add() {
         &[
             "deck.toml",
             "`kind` = \"deck\" is not a table kind",
-            "allowed: cards,",
+            "allowed: battle_chart, battle_results, cards,",
         ],
     );
 }

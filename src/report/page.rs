@@ -99,6 +99,19 @@ pub fn svg_string(
     )))
 }
 
+/// A chart as a file of its own (`<img src="data:image/svg+xml,…">` needs
+/// its namespace), with its title and description.
+pub fn svg_document(
+    size: (u32, u32),
+    caption: &Caption,
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<String> {
+    ensure_font()?;
+    let mut s = String::new();
+    draw(SVGBackend::with_string(&mut s, size).into_drawing_area())?;
+    Ok(annotate_svg(&s, &caption.title, &caption.description))
+}
+
 /// An SVG without its XML declaration and namespace (HTML5 needs neither).
 fn inline(svg: &str) -> String {
     svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")

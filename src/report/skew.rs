@@ -11,7 +11,7 @@ use super::csv::{text, write_csv};
 use super::draw::{
     Caption, FONT, Grid, PALETTE, draw_grid, draw_publication, mix, plot_err, sequential,
 };
-use super::page::svg_string;
+use super::page::{svg_document, svg_string};
 use super::{Export, RunInfo};
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
@@ -264,6 +264,12 @@ fn result_grid(
 /// The picture of `skew_heatmap.svg` as a string, for a page.
 pub fn heatmap_svg(a: &SkewAnalysis) -> Result<String> {
     svg_string(HEATMAP_SIZE, &heatmap_caption(a), |root| heatmaps(root, a))
+}
+
+/// [`heatmap_svg`] as a file of its own, namespace and all: what an
+/// `<img>` shows (the deck designer's).
+pub fn heatmap_document(a: &SkewAnalysis) -> Result<String> {
+    svg_document(HEATMAP_SIZE, &heatmap_caption(a), |root| heatmaps(root, a))
 }
 
 const HEATMAP_TITLE: &str = "Combat Card skew: colour = distance from the deck mean (blue below, orange above; full colour at 10 points); red label = impact of 1 point or more";

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::reply::{Body, crashed, error, unreadable};
 use crate::report::deck_findings::findings;
-use crate::report::skew::heatmap_svg;
+use crate::report::skew::heatmap_document;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
 use crate::systems::war_cards::skew::analyse;
 use crate::tables::built_in_text;
@@ -43,7 +43,7 @@ pub async fn analyse_deck(Body(posted): Body<Posted>) -> Response {
             Err(e) => return unreadable(format!("{e:#}"), &text),
         };
         let analysis = analyse(&deck);
-        let heatmap = match heatmap_svg(&analysis) {
+        let heatmap = match heatmap_document(&analysis) {
             Ok(svg) => svg,
             Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")),
         };
