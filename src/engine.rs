@@ -191,11 +191,30 @@ pub trait Tally<O>: Send {
     ///
     /// [`record`]: Tally::record
     fn record_weighted(&mut self, outcome: &O, weight: u64);
-    /// Adds another tally's counts into this one.
-    fn merge(&mut self, other: Self);
+    /// Adds another tally's counts into this one (a tally of the same
+    /// battle): count by count, in [`for_each_slice`] order, so a tally
+    /// lists its counts once, there.
+    ///
+    /// [`for_each_slice`]: Tally::for_each_slice
+    fn merge(&mut self, mut other: Self)
+    where
+        Self: Sized,
+    {
+        let mut theirs = Vec::new();
+        other.for_each_slice(|run| theirs.extend_from_slice(run));
+        let mut at = 0;
+        self.for_each_slice(|run| {
+            for (mine, &added) in run.iter_mut().zip(&theirs[at..]) {
+                *mine += added;
+            }
+            at += run.len();
+        });
+        assert_eq!(at, theirs.len(), "two tallies of one battle");
+    }
     /// Visits every count the tally holds, a run of neighbouring counts at
-    /// a time, in a fixed order (paired runs read and clear a block's bit
-    /// masks this way, skipping the empty ones a few at a time).
+    /// a time, in a fixed order (merging, and paired runs reading and
+    /// clearing a block's bit masks, skipping the empty ones a few at a
+    /// time).
     fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
 }
 
@@ -491,10 +510,6 @@ mod tests {
         fn record_weighted(&mut self, heads: &bool, weight: u64) {
             self.0 += u64::from(*heads) * weight;
             self.1 += weight;
-        }
-        fn merge(&mut self, other: Self) {
-            self.0 += other.0;
-            self.1 += other.1;
         }
         fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
             visit(std::slice::from_mut(&mut self.0));

@@ -738,10 +738,6 @@ mod tests {
         fn record_weighted(&mut self, outcome: &usize, weight: u64) {
             self.0[*outcome] += weight;
         }
-        fn merge(&mut self, other: Self) {
-            self.0[0] += other.0[0];
-            self.0[1] += other.0[1];
-        }
         fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
             visit(&mut self.0);
         }

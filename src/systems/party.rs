@@ -3,7 +3,7 @@
 //! battle's dice strike them all. One party when every PC is on one side
 //! (subject `party`), else one per side that has PCs (`party:<side>`).
 
-use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight};
 
 /// The largest number of parties: one per side.
 const MAX_PARTIES: usize = 2;
@@ -133,14 +133,6 @@ impl<W: Weight> PartyTally<W> {
             }
             self.dead[p][0] += W::from(w * alive);
             self.dead[p][1] += W::from(w * (1.0 - alive));
-        }
-    }
-
-    /// Adds another tally of the same parties.
-    pub fn merge(&mut self, other: &Self) {
-        add_all(&mut self.out, &other.out);
-        for (x, y) in self.dead.iter_mut().zip(&other.dead) {
-            add_all(x, y);
         }
     }
 

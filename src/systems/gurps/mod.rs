@@ -31,7 +31,7 @@ use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::{Parsed, Role};
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
@@ -325,36 +325,12 @@ impl<W: Weight> GurpsTally<W> {
         }
         self.party.add(&party, w);
     }
-
-    fn add_tally(&mut self, other: &Self) {
-        add_all(&mut self.winner, &other.winner);
-        add_all(&mut self.result, &other.result);
-        for s in 0..2 {
-            add_all(&mut self.casualties[s], &other.casualties[s]);
-            add_all(&mut self.catastrophe[s], &other.catastrophe[s]);
-        }
-        for (a, b) in self.heroes.iter_mut().zip(&other.heroes) {
-            add_all(&mut a.survival, &b.survival);
-            add_all(&mut a.hp_lost, &b.hp_lost);
-            add_all(&mut a.state, &b.state);
-            add_all(&mut a.glory, &b.glory);
-            add_all(&mut a.reputation, &b.reputation);
-        }
-        for ((_, a), (_, b)) in self.captured.iter_mut().zip(&other.captured) {
-            add_all(a, b);
-        }
-        self.party.merge(&other.party);
-    }
 }
 
 impl Tally<BattleOutcome> for GurpsTally<u64> {
     #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
-    }
-
-    fn merge(&mut self, other: Self) {
-        self.add_tally(&other);
     }
 
     #[inline]

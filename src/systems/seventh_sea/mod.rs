@@ -31,7 +31,7 @@ use self::scenario::{FreeRaiseCount, Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::engine::{System, Tally};
 use crate::inverse::InverseLaw;
-use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{PartyBattle, PartyTally};
@@ -262,30 +262,12 @@ impl<W: Weight> SeaTally<W> {
         }
         self.party.add(&party, w);
     }
-
-    fn add_tally(&mut self, other: &Self) {
-        add_all(&mut self.winner, &other.winner);
-        add_all(&mut self.rounds, &other.rounds);
-        for (a, b) in self.heroes.iter_mut().zip(&other.heroes) {
-            add_all(&mut a.reputation, &b.reputation);
-            add_all(&mut a.wounds, &b.wounds);
-            add_all(&mut a.state, &b.state);
-            add_all(&mut a.taken, &b.taken);
-            add_all(&mut a.spoils, &b.spoils);
-            add_all(&mut a.duels_won, &b.duels_won);
-        }
-        self.party.merge(&other.party);
-    }
 }
 
 impl Tally<BattleOutcome> for SeaTally<u64> {
     #[inline]
     fn record_weighted(&mut self, outcome: &BattleOutcome, weight: u64) {
         self.add(outcome, weight);
-    }
-
-    fn merge(&mut self, other: Self) {
-        self.add_tally(&other);
     }
 
     #[inline]

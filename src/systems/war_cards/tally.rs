@@ -2,7 +2,7 @@
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
 use crate::engine::Tally;
-use crate::stats::{Metric, MetricRole, Weight, add_all};
+use crate::stats::{Metric, MetricRole, Weight};
 
 /// Histograms of every war-cards metric. `W` is `u64` for Monte Carlo
 /// counts and `f64` for exact probabilities.
@@ -44,18 +44,6 @@ impl<W: Weight> WarTally<W> {
         }
     }
 
-    /// Adds another tally's weights.
-    pub fn add_tally(&mut self, other: &Self) {
-        add_all(&mut self.winner, &other.winner);
-        add_all(&mut self.end, &other.end);
-        add_all(&mut self.exchanges, &other.exchanges);
-        add_all(&mut self.volleys, &other.volleys);
-        for side in [ATTACKER, DEFENDER] {
-            add_all(&mut self.damage[side], &other.damage[side]);
-            add_all(&mut self.fate[side], &other.fate[side]);
-        }
-    }
-
     /// The metrics, named for reports. `names` are the units' names; the
     /// volleys metric appears only when volleys were part of the engagement.
     pub fn metrics(&self, names: [&str; 2]) -> Vec<Metric<W>> {
@@ -90,10 +78,6 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
     #[inline]
     fn record_weighted(&mut self, outcome: &EngagementOutcome, weight: u64) {
         self.add(outcome, weight);
-    }
-
-    fn merge(&mut self, other: Self) {
-        self.add_tally(&other);
     }
 
     #[inline]
