@@ -320,10 +320,8 @@ fn the_cycle_finder_finds_a_cycle() {
 
 /// The files outside `src/systems/` that reach one system by name: the war
 /// cards' deck tools, which no other system has (`warcrunch cards`, the
-/// deck designer and its skew report, and the deck cells `sensitivity
-/// --cells` moves).
-const DECK_TOOLS: [&str; 6] = [
-    "analysis/sensitivity.rs",
+/// deck designer and its skew report).
+const DECK_TOOLS: [&str; 5] = [
     "commands/cards.rs",
     "report/deck_findings.rs",
     "report/html.rs",

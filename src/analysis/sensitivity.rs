@@ -25,9 +25,6 @@ use crate::sensitivity::{
 };
 use crate::stats::{Summary, mcnemar, paired_difference, unpaired_difference};
 use crate::sweep::apply;
-use crate::systems::Battle;
-use crate::systems::war_cards::WarCards;
-use crate::systems::war_cards::deck::{COLUMNS, CardResult, row_key};
 use crate::tables::as_read;
 use crate::target::Target;
 
@@ -148,10 +145,11 @@ pub fn sensitivity(
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
     let choices = setting_choices(request, &doc, &base, &overrides)?;
-    let war_cards = base.battle.downcast::<WarCards>();
+    // A battle whose cells no table path names moves them itself.
+    let own_cells = base.battle.own_cell_moves().transpose()?;
     let mut all = knobs(&doc, &choices);
     // Cells named with --knobs, in any table the scenario reads.
-    if war_cards.is_none() && request.knobs.iter().any(|k| k.starts_with("tables.")) {
+    if own_cells.is_none() && request.knobs.iter().any(|k| k.starts_with("tables.")) {
         let every_table = SensitivityRequest {
             cell_tables: Vec::new(),
             ..request.clone()
@@ -159,12 +157,22 @@ pub fn sensitivity(
         all.extend(table_cell_knobs(&every_table, &doc, &base, &overrides)?);
     }
     let mut chosen = chosen_knobs(all, &request.knobs, request.cells)?;
-    if request.cells && war_cards.is_none() {
+    if request.cells && own_cells.is_none() {
         chosen.extend(table_cell_knobs(request, &doc, &base, &overrides)?);
     }
     let (mut variants, refused) = moves(request, &text, &chosen, &overrides)?;
-    if let (true, Some(w)) = (request.cells, war_cards) {
-        variants.extend(deck_cell_moves(&base, w)?);
+    if let (true, Some(cells)) = (request.cells, own_cells) {
+        variants.extend(cells.into_iter().map(|m| Variant {
+            knob: m.knob,
+            lowers: m.lowers,
+            cell: Some(m.cell),
+            from: m.from,
+            to: m.to,
+            scenario: Scenario {
+                battle: m.battle,
+                ..base.clone()
+            },
+        }));
     }
     if variants.is_empty() {
         bail!(
@@ -384,7 +392,7 @@ pub fn choices(scenario: &std::path::Path, tables: &[String]) -> Result<Choices>
         .with_context(|| format!("{}: not a TOML document", scenario.display()))?;
     let chosen = setting_choices(&request, &doc, &base, &overrides)?;
     let settings = knobs(&doc, &chosen);
-    let cells = if base.battle.downcast::<WarCards>().is_some() {
+    let cells = if base.battle.own_cell_moves().is_some() {
         Vec::new()
     } else {
         table_cell_knobs(&request, &doc, &base, &overrides)?
@@ -450,40 +458,6 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
             })
         })
         .collect()
-}
-
-/// Every cell of every card that this engagement reads, moved to each
-/// neighbouring result (in the order `- F H R D`).
-fn deck_cell_moves(base: &Scenario, w: &WarCards) -> Result<Vec<Variant>> {
-    let mut variants = Vec::new();
-    for (row, column) in w.cells_read() {
-        for (card, grid) in w.deck.cards.iter().enumerate() {
-            let now = grid[row][column];
-            let i = now.index();
-            let neighbours = [
-                i.checked_sub(1),
-                Some(i + 1).filter(|&j| j < CardResult::ALL.len()),
-            ];
-            for j in neighbours.into_iter().flatten() {
-                let to = CardResult::ALL[j];
-                let mut scenario = base.clone();
-                scenario.battle = Battle::from(w.with_cell(card, row, column, to)?);
-                variants.push(Variant {
-                    knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
-                    lowers: j < i,
-                    cell: Some(Cell {
-                        table: "cards".to_owned(),
-                        row: format!("card{}.{}", card + 1, row_key(row)),
-                        column: COLUMNS[column].to_owned(),
-                    }),
-                    from: now.symbol().to_owned(),
-                    to: to.symbol().to_owned(),
-                    scenario,
-                });
-            }
-        }
-    }
-    Ok(variants)
 }
 
 /// Every cell of the tables the scenario reads (or those `--tables`

@@ -8,6 +8,7 @@ use anyhow::Result;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::engine::System;
+use crate::sensitivity::Cell;
 use crate::stats::Metric;
 use crate::tables::TableUse;
 use crate::usage::CellReads;
@@ -69,6 +70,14 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
         Vec::new()
     }
 
+    /// Each one-step move of the cells this battle reads that no table
+    /// path names (war cards: every deck cell the engagement reads, to each
+    /// neighbouring result), for `sensitivity --cells`; `None` when its
+    /// tables' cells move as a file's cells do (`tables.NAME.PATH`).
+    fn own_cell_moves(&self) -> Option<Result<Vec<CellMove<Self>>>> {
+        None
+    }
+
     /// Fights one battle by the book (the plain reference, die by die),
     /// noting in `reads` every table cell it reads.
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads);
@@ -86,6 +95,23 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// The layouts of the table files the system reads, in the order
     /// `warcrunch schema` lists them.
     fn table_layouts() -> Vec<Layout>;
+}
+
+/// One move of a cell a battle reads ([`BattleSystem::own_cell_moves`]).
+#[derive(Debug, Clone)]
+pub struct CellMove<B> {
+    /// The move's name as `sensitivity.csv` writes it (`card4.sword_banner.>=+3`).
+    pub knob: String,
+    /// Whether the move lowers the cell in its own order.
+    pub lowers: bool,
+    /// The cell.
+    pub cell: Cell,
+    /// Its value as the battle reads it.
+    pub from: String,
+    /// The value it moves to.
+    pub to: String,
+    /// The battle with the cell moved.
+    pub battle: B,
 }
 
 /// A file layout a system reads: what `warcrunch schema` writes a JSON

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::contract::BattleSystem;
+use super::contract::{BattleSystem, CellMove};
 use super::gurps::Gurps;
 use super::seventh_sea::SeventhSea;
 use super::war_cards::WarCards;
@@ -175,6 +175,31 @@ impl Battle {
     /// method applies to this battle.
     pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
         self.account().exact()
+    }
+
+    /// The moves of the cells this battle reads that no table path names
+    /// ([`BattleSystem::own_cell_moves`]), each with its moved battle.
+    pub fn own_cell_moves(&self) -> Option<Result<Vec<CellMove<Battle>>>> {
+        struct Moves;
+        impl Visit<'_> for Moves {
+            type Output = Option<Result<Vec<CellMove<Battle>>>>;
+            fn visit<S: BattleSystem>(self, system: &S) -> Self::Output {
+                Some(system.own_cell_moves()?.map(|moves| {
+                    moves
+                        .into_iter()
+                        .map(|m| CellMove {
+                            knob: m.knob,
+                            lowers: m.lowers,
+                            cell: m.cell,
+                            from: m.from,
+                            to: m.to,
+                            battle: Battle::from_system(m.battle),
+                        })
+                        .collect()
+                }))
+            }
+        }
+        self.visit(Moves)
     }
 }
 

@@ -21,8 +21,9 @@ use self::table::EngagementTable;
 use self::tally::WarTally;
 use crate::dice::chance_threshold;
 use crate::engine::System;
+use crate::sensitivity::Cell;
 use crate::stats::Metric;
-use crate::systems::contract::{BattleSystem, Layout};
+use crate::systems::contract::{BattleSystem, CellMove, Layout};
 use crate::tables::{self, TableSource, TableUse};
 use crate::usage::CellReads;
 use crate::validate::{Header, check_range};
@@ -332,6 +333,42 @@ impl WarCards {
 impl BattleSystem for WarCards {
     const NAME: &'static str = "war_cards";
     const TITLE: &'static str = "war cards";
+
+    /// Every cell of every card that this engagement reads, moved to each
+    /// neighbouring result (in the order `- F H R D`).
+    fn own_cell_moves(&self) -> Option<Result<Vec<CellMove<Self>>>> {
+        let mut moves = Vec::new();
+        for (row, column) in self.cells_read() {
+            for (card, grid) in self.deck.cards.iter().enumerate() {
+                let now = grid[row][column];
+                let i = now.index();
+                let neighbours = [
+                    i.checked_sub(1),
+                    Some(i + 1).filter(|&j| j < CardResult::ALL.len()),
+                ];
+                for j in neighbours.into_iter().flatten() {
+                    let to = CardResult::ALL[j];
+                    let battle = match self.with_cell(card, row, column, to) {
+                        Ok(battle) => battle,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    moves.push(CellMove {
+                        knob: format!("card{}.{}.{}", card + 1, row_key(row), COLUMNS[column]),
+                        lowers: j < i,
+                        cell: Cell {
+                            table: "cards".to_owned(),
+                            row: format!("card{}.{}", card + 1, row_key(row)),
+                            column: COLUMNS[column].to_owned(),
+                        },
+                        from: now.symbol().to_owned(),
+                        to: to.symbol().to_owned(),
+                        battle,
+                    });
+                }
+            }
+        }
+        Some(Ok(moves))
+    }
     const CHECK_RULES: &'static str =
         "war cards: `missile_volleys` above 0 when neither unit has `missile`;";
 
