@@ -179,12 +179,15 @@ const CATCH_ALL_BOUND: i64 = 999;
 /// bounds, `roll = [3, 7]`) is left out: one bound moved alone leaves a
 /// gap or an overlap the table refuses; move it with `--set`. A catch-all
 /// bound ([`CATCH_ALL_BOUND`]) is left out too.
-pub fn table_cells(name: &str, table: &toml::Table) -> Vec<Knob> {
+/// A word with no order of its own (a Catastrophe row's `commander =
+/// "killed"`) moves to each other word `choices` (the table's schema) lists
+/// at its path within the table.
+pub fn table_cells(name: &str, table: &toml::Table, choices: &ChoicesOf) -> Vec<Knob> {
     let mut found = Vec::new();
     cells_in(
         table,
         &mut vec!["tables".to_owned(), name.to_owned()],
-        None,
+        (None, choices),
         &mut found,
     );
     found
@@ -193,7 +196,7 @@ pub fn table_cells(name: &str, table: &toml::Table) -> Vec<Knob> {
 fn cells_in(
     table: &toml::Table,
     path: &mut Vec<String>,
-    row_end: Option<usize>,
+    (row_end, choices): (Option<usize>, &ChoicesOf),
     out: &mut Vec<Knob>,
 ) {
     for (key, value) in table {
@@ -202,7 +205,7 @@ fn cells_in(
         }
         path.push(key.clone());
         match value {
-            Value::Table(inner) => cells_in(inner, path, row_end, out),
+            Value::Table(inner) => cells_in(inner, path, (row_end, choices), out),
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if let Value::Table(row) = item {
@@ -210,7 +213,7 @@ fn cells_in(
                             crate::toml_path::entry_name(item)
                                 .map_or_else(|| i.to_string(), str::to_owned),
                         );
-                        cells_in(row, path, row_end.or(Some(path.len())), out);
+                        cells_in(row, path, (row_end.or(Some(path.len())), choices), out);
                         path.pop();
                     }
                 }
@@ -220,10 +223,14 @@ fn cells_in(
                 // The row ends at the first list's entry; a key outside any
                 // list is its own column, in the row of its section.
                 let end = row_end.unwrap_or(path.len() - 1).max(2);
+                let words = match other {
+                    Value::String(text) if neighbours(text).is_empty() => choices(&path[2..]),
+                    _ => Vec::new(),
+                };
                 let knob = Knob {
                     path: path.clone(),
                     value: other.clone(),
-                    choices: Vec::new(),
+                    choices: words,
                     cell: Some(Cell {
                         table: path[1].clone(),
                         row: path[2..end].join("."),
@@ -500,6 +507,36 @@ mod tests {
     }
 
     #[test]
+    fn a_word_with_no_order_moves_to_each_word_its_schema_allows() {
+        let table: toml::Table =
+            toml::from_str("[[rows]]\nlabel = \"x\"\ncommander = \"wounded\"\ncolumn = \"B\"\n")
+                .unwrap();
+        let allowed = |path: &[String]| -> Vec<String> {
+            if path.last().map(String::as_str) == Some("commander") {
+                vec!["none".into(), "wounded".into(), "killed".into()]
+            } else {
+                vec!["A".into(), "B".into(), "C".into(), "D".into(), "E".into()]
+            }
+        };
+        let cells: Vec<(String, Vec<Value>)> = table_cells("c", &table, &allowed)
+            .iter()
+            .map(|k| (k.name(), k.moves()))
+            .collect();
+        let s = |x: &str| Value::String(x.to_owned());
+        assert_eq!(
+            cells,
+            [
+                // A damage column keeps its own order: its neighbours only.
+                ("tables.c.rows.x.column".into(), vec![s("A"), s("C")]),
+                (
+                    "tables.c.rows.x.commander".into(),
+                    vec![s("none"), s("killed")]
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn a_tables_cells_move_in_their_own_order() {
         let table: toml::Table = toml::from_str(
             "kind = \"x\"\nstand_ins = [\"rows\"]\n[[rows]]\nlabel = \"A\"\nmin_margin = -2\ncolumn = \"A\"\nroll = [3, 7]\n\
@@ -507,7 +544,7 @@ mod tests {
              rear = { damage = \"-\" }\nfront = { damage = \"1k1\" }\n",
         )
         .unwrap();
-        let cells: Vec<(String, Vec<Value>)> = table_cells("t", &table)
+        let cells: Vec<(String, Vec<Value>)> = table_cells("t", &table, &|_| Vec::new())
             .iter()
             .map(|k| (k.name(), k.moves()))
             .collect();
@@ -536,7 +573,7 @@ mod tests {
                 ("tables.t.rows.D.column".into(), vec![s("C")]),
             ]
         );
-        let where_: Vec<(String, String, String)> = table_cells("t", &table)
+        let where_: Vec<(String, String, String)> = table_cells("t", &table, &|_| Vec::new())
             .into_iter()
             .map(|k| k.cell.unwrap())
             .map(|c| (c.table, c.row, c.column))
@@ -547,7 +584,7 @@ mod tests {
         );
         assert_eq!(where_[6], ("t".into(), "rows.D".into(), "column".into()));
         let flat: toml::Table = toml::from_str("green = 10\n[weights]\ncharge = 1\n").unwrap();
-        let flat: Vec<Cell> = table_cells("m", &flat)
+        let flat: Vec<Cell> = table_cells("m", &flat, &|_| Vec::new())
             .into_iter()
             .map(|k| k.cell.unwrap())
             .collect();

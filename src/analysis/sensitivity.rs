@@ -489,9 +489,13 @@ fn table_cell_knobs(
         if !request.cell_tables.is_empty() && !request.cell_tables.iter().any(|t| t == name) {
             continue;
         }
+        // A word with no order of its own moves to the words the table's
+        // schema allows there.
+        let schema = crate::schema::find(name)?.schema();
         found.extend(table_cells(
             name,
             &as_read(doc, &request.scenario, overrides, name)?,
+            &|path| crate::schema::choices_at(&schema, path),
         ));
     }
     Ok(found)
