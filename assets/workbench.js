@@ -18,7 +18,7 @@ const schemas = new Map(); // schema name -> JSON Schema
 // to any of them marks the answers of another battle at once, before any
 // run. `boxes` are what the answer shows, `what` the battle in words.
 const answers = {
-  run: { key: null, what: "", boxes: ["verdict", "metrics", "files"], note: "run-stale" },
+  run: { key: null, what: "", boxes: ["verdict", "run-flags", "metrics", "files"], note: "run-stale" },
   ask: { key: null, what: "", boxes: ["ask-findings", "ask-files", "ask-report"], note: "ask-stale" },
   compare: { key: null, what: "", boxes: ["compare-files", "compare-report"], note: "compare-stale" },
 };
@@ -423,7 +423,13 @@ function draw(snapshot) {
   } else {
     $("progress").value = snapshot.status === "done" ? 1 : snapshot.planned ? snapshot.done / snapshot.planned : 0;
   }
+  // The report's verdict: its sentences (marked † where stand-in values
+  // decide them), its balance flags once done, and what † stands for.
   $("verdict").replaceChildren(...snapshot.verdict.map((line) => el("p", { text: line + "." })));
+  $("run-flags").replaceChildren(
+    ...(snapshot.stand_ins ? [el("p", { class: "note", text: `† ${snapshot.stand_ins}` })] : []),
+    ...snapshot.flags.map((f) => el("p", { class: f.ok ? "flag ok" : "flag", text: f.text })),
+  );
   drawMetrics(snapshot.metrics);
   if (snapshot.status === "done") {
     // The tables, the provenance and the report; its charts are inside the report.

@@ -365,6 +365,7 @@ fn streaming(c: &mut Criterion) {
             shard: engine::Shard::WHOLE,
             precision: None,
         };
+        let info = warcrunch::runner::run_info(&s, String::new(), 0, std::time::Duration::ZERO);
         let mut group = c.benchmark_group("streaming");
         group.sample_size(10);
         group.warm_up_time(std::time::Duration::from_secs(1));
@@ -380,7 +381,7 @@ fn streaming(c: &mut Criterion) {
             b.iter(|| {
                 let mut published = 0;
                 let mut watch = |metrics: &[warcrunch::stats::Metric<u64>], done: u64| {
-                    let (verdict, shown) = warcrunch::serve::view(metrics, done, None);
+                    let (verdict, shown) = warcrunch::serve::view(metrics, done, None, &info);
                     published += serde_json::to_string(&(verdict, shown))
                         .expect("json")
                         .len();

@@ -348,6 +348,18 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         .map(|l| format!("{}.", l.as_str().unwrap()))
         .collect();
     assert_eq!(shown, json!(from_api));
+    // As report.html: every line marked † (the ambush rests on stand-in
+    // tables), the note it leads to, and the balance flags.
+    assert!(from_api.iter().all(|l| l.ends_with(" †.")), "{from_api:?}");
+    assert_eq!(
+        page.eval("document.querySelector('#run-flags .note').textContent"),
+        json!(format!("† {}", state["stand_ins"].as_str().unwrap()))
+    );
+    assert!(!state["flags"].as_array().unwrap().is_empty());
+    assert_eq!(
+        page.eval("document.querySelectorAll('#run-flags .flag').length"),
+        json!(state["flags"].as_array().unwrap().len())
+    );
     assert!(
         from_api.iter().any(|l| l.contains("Megalos won")),
         "{from_api:?}"

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
-use super::findings::{STAND_IN_MARK, advice, frontiers, headline, stand_in_mark, stand_ins_note};
+use super::findings::{STAND_IN_MARK, advice, frontiers, stand_ins_note, verdict};
 use super::{ReportKind, RunReport};
 use crate::compare::{Difference, Tests, format_p};
 use crate::format::{percent_interval, thousands};
@@ -63,10 +63,9 @@ fn run_summary(report: &RunReport) -> String {
         },
         info.elapsed_seconds.unwrap_or(0.0)
     );
-    let mark = stand_in_mark(info);
     for v in &report.variants {
-        for line in headline(&v.metrics, info.trials.unwrap_or(0)) {
-            let _ = writeln!(out, "{line}{mark}");
+        for line in verdict(&v.metrics, info.trials.unwrap_or(0), info) {
+            let _ = writeln!(out, "{line}");
         }
         for m in &v.metrics {
             let total = m.total();

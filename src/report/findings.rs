@@ -163,6 +163,23 @@ pub fn stand_in_mark(info: &super::RunInfo) -> String {
     }
 }
 
+/// The verdict's sentences of one battle's metrics after `trials` battles,
+/// each marked when the battle rests on stand-in values: what the console,
+/// report.html and the workbench state alike.
+pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> Vec<String> {
+    let mark = stand_in_mark(info);
+    headline(metrics, trials)
+        .into_iter()
+        .map(|line| format!("{line}{mark}"))
+        .collect()
+}
+
+/// The note the mark leads to, when the battle rests on stand-in values.
+pub fn stand_ins_of(info: &super::RunInfo) -> Option<String> {
+    let all = info.stand_ins();
+    (!all.is_empty()).then(|| stand_ins_note(&all))
+}
+
 /// The note the mark leads to: which stand-in values the battle rests on.
 pub fn stand_ins_note(stand_ins: &[String]) -> String {
     format!(
@@ -181,7 +198,7 @@ pub fn upper_first(text: &str) -> String {
 }
 
 /// A balance warning, or a confirmation that a check passed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Flag {
     /// False for a warning, true for a passed check.
     pub ok: bool,

@@ -13,8 +13,8 @@ use askama::Template;
 use super::charts::Picture;
 use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
 use super::findings::{
-    Flag, HeroFrontier, SweepAdvice, advice, find, flags, frontiers, headline, pct, share,
-    stand_in_mark, stand_ins_note, upper_first,
+    Flag, HeroFrontier, SweepAdvice, advice, find, flags, frontiers, pct, share, stand_ins_of,
+    upper_first, verdict,
 };
 use super::page::{Provenance, svg_string, write_report};
 use super::skew::SkewReport;
@@ -379,10 +379,7 @@ impl Export<RunReport> for HtmlReport {
             sweep: None,
             outcomes: Vec::new(),
             usage: None,
-            stand_ins: {
-                let all = info.stand_ins();
-                (!all.is_empty()).then(|| stand_ins_note(&all))
-            },
+            stand_ins: stand_ins_of(info),
             provenance: Provenance::of(info),
         };
         if let Some(usage) = &report.usage {
@@ -423,11 +420,7 @@ impl Export<RunReport> for HtmlReport {
             page.sweep = Some(sweep_section(report, &all, advice.as_ref())?);
         } else {
             if let Some(v) = report.variants.first() {
-                let mark = stand_in_mark(info);
-                page.verdict = headline(&v.metrics, trials)
-                    .into_iter()
-                    .map(|line| format!("{line}{mark}"))
-                    .collect();
+                page.verdict = verdict(&v.metrics, trials, info);
             }
             page.outcomes = outcomes(report)?;
         }
@@ -493,6 +486,7 @@ impl Export<SkewReport> for SkewHtml {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::findings::headline;
 
     /// The verdict reads what a metric means from its declared role, not
     /// its names: relabelled bins and renamed metrics keep their lines.

@@ -109,8 +109,13 @@ pub struct Snapshot {
     pub done: u64,
     /// Battles asked for (the most, for a `precision` run).
     pub planned: u64,
-    /// The verdict in plain words, as the report states it.
+    /// The verdict in plain words, as the report states it (each sentence
+    /// marked † when the battle rests on stand-in values).
     pub verdict: Vec<String>,
+    /// The balance flags report.html shows, once done.
+    pub flags: Vec<crate::report::findings::Flag>,
+    /// The stand-in values the † leads to, if the battle rests on any.
+    pub stand_ins: Option<String>,
     /// Every metric's outcomes so far.
     pub metrics: Vec<Shown>,
     /// The files written, once done.
@@ -227,6 +232,8 @@ impl Runs {
             done: 0,
             planned,
             verdict: Vec::new(),
+            flags: Vec::new(),
+            stand_ins: None,
             metrics: Vec::new(),
             files: Vec::new(),
             note: None,
@@ -360,12 +367,16 @@ fn simulate(
     (line, inputs): (CommandLine, Inputs),
     baseline: Option<&[Metric<u64>]>,
 ) {
-    let command = line
+    let command: String = line
         .written_to(
             run.dir.file_name().map(std::path::Path::new),
             &Formats::default(),
         )
         .into();
+    // What the report will say of the battle, known before any battle:
+    // its stand-in values.
+    let info = crate::runner::run_info(scenario, command.clone(), 0, std::time::Duration::ZERO);
+    let stand_ins = crate::report::findings::stand_ins_of(&info);
     let plan = Plan {
         threads: 0,
         progress: false,
@@ -373,10 +384,11 @@ fn simulate(
         precision,
     };
     let mut watch = |metrics: &[Metric<u64>], done: u64| {
-        let (verdict, metrics) = view(metrics, done, baseline);
+        let (verdict, metrics) = view(metrics, done, baseline, &info);
         run.state.send_modify(|s| {
             s.done = done;
             s.verdict = verdict;
+            s.stand_ins = stand_ins.clone();
             s.metrics = metrics;
         });
         run.scope.stopped() || crate::engine::INTERRUPTED.load(Ordering::SeqCst)
@@ -415,7 +427,9 @@ fn simulate(
     let trials = report.info.trials.unwrap_or(0);
     run.state.send_modify(|s| {
         s.done = trials;
-        s.verdict = crate::report::findings::headline(metrics, trials);
+        s.verdict = crate::report::findings::verdict(metrics, trials, &report.info);
+        s.flags = crate::report::findings::flags(report);
+        s.stand_ins = crate::report::findings::stand_ins_of(&report.info);
         s.metrics = shown(metrics, baseline);
         s.note = report.info.stop_reason.clone();
         s.files = answer.stored.files().to_vec();
@@ -432,9 +446,10 @@ pub fn view(
     metrics: &[Metric<u64>],
     done: u64,
     baseline: Option<&[Metric<u64>]>,
+    info: &crate::report::RunInfo,
 ) -> (Vec<String>, Vec<Shown>) {
     (
-        crate::report::findings::headline(metrics, done),
+        crate::report::findings::verdict(metrics, done, info),
         shown(metrics, baseline),
     )
 }
