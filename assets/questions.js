@@ -26,11 +26,11 @@ export function fill(request) {
   $("ask-exact").checked = !!request.exact;
   $("ask-trials").value = request.trials ?? "";
   $("ask-max-trials").value = request.max_trials ?? "";
-  $("ask-seed").value = request.seed ?? "";
 }
 
 /// The form as the request of `command` (fields left empty are left out:
-/// the scenario's own trials and seed, the command's defaults).
+/// the battle's own battle count, the command's defaults; the seed is
+/// always the battle's, the one seed on the page).
 export function read(command) {
   const number = (id) => ($(id).value.trim() === "" ? undefined : Number($(id).value));
   const list = (id, separator) =>
@@ -52,7 +52,6 @@ export function read(command) {
       trials: number("ask-trials"),
     }),
   }[command]();
-  request.seed = number("ask-seed");
   return JSON.parse(JSON.stringify(request));
 }
 

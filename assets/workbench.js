@@ -35,7 +35,7 @@ function battleKey() {
 }
 
 // The battle on the page in words, for an answer to name.
-function battleWords(settings) {
+function battleWords(settings = `seed ${$("seed").value}`) {
   const name = (scenarioName() || "the battle typed in").split("/").pop();
   const edited = Object.keys(tables.edited);
   return `${name}${edited.length ? ` with the page's ${edited.join(", ")} table${edited.length > 1 ? "s" : ""}` : ""}${settings ? `, ${settings}` : ""}`;
@@ -250,6 +250,7 @@ async function sensitivityFindings(id, target) {
 // The battle with its tables as written against the page's edited tables,
 // on the same battles: `warcrunch compare S S --table 2:NAME=FILE`.
 async function compareTables() {
+  await syncRunSettings();
   const names = Object.keys(tables.edited);
   const trials = Number($("trials").value);
   const seed = Number($("seed").value);
@@ -346,6 +347,12 @@ async function check() {
     showErrors([]);
     const s = result.body;
     $("checked").textContent = `valid: ${s.name} (${s.system_title}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
+    // The Run panel shows the battle's own count and seed, held to the
+    // server's cap: one of each on the page.
+    $("trials").value = s.trials;
+    $("trials").max = s.max_trials;
+    $("seed").value = s.seed;
+    checkedAs = { trials: s.trials, seed: s.seed };
     tables.setBattle(s.tables);
   } else {
     $("checked").textContent = "";
@@ -367,8 +374,28 @@ function request() {
   return data;
 }
 
+// The Run panel's count or seed, changed: the battle's own, in its text.
+async function runSetting(key) {
+  const value = Number($(key).value);
+  if ($(key).value.trim() === "" || !Number.isInteger(value)) return;
+  await applyEdits([{ op: "set", path: [key], value }], true);
+}
+
+// The battle's count and seed as the last check read them.
+let checkedAs = {};
+
+// A count or seed typed and not yet in the battle's text goes there
+// first: what runs is the battle on screen.
+async function syncRunSettings() {
+  const edits = ["trials", "seed"]
+    .filter((k) => $(k).value.trim() !== "" && Number($(k).value) !== checkedAs[k])
+    .map((k) => ({ op: "set", path: [k], value: Number($(k).value) }));
+  if (edits.length) await applyEdits(edits, true);
+}
+
 async function run() {
   if (latest && latest.status === "done") previous = latest.id;
+  await syncRunSettings();
   const data = request();
   if (previous !== null) data.baseline = previous;
   const result = await post("/api/runs", data);
@@ -571,12 +598,13 @@ const onEnter = (ids, action) => {
   }
 };
 onEnter(["precision", "trials", "seed"], () => $("run").disabled || run());
-onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-trials", "ask-max-trials", "ask-seed", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
+onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-trials", "ask-max-trials", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
+for (const key of ["trials", "seed"]) $(key).addEventListener("change", () => runSetting(key));
 // Any edit on the page may change the battle: the answers it leaves
 // behind are marked at once.
 for (const type of ["input", "change"]) document.addEventListener(type, markStale);

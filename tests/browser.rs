@@ -406,7 +406,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "the refusal beside Run",
         "document.getElementById('status').textContent.startsWith('refused') && document.getElementById('status').textContent.includes('trials') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
     );
-    page.eval("{ const t = document.getElementById('trials'); t.value = 20000; t.dispatchEvent(new Event('input', { bubbles: true })); }");
+    page.eval("{ const t = document.getElementById('trials'); t.value = 20000; t.dispatchEvent(new Event('change', { bubbles: true })); }");
     page.wait_for(
         "the answer the battle's again",
         "document.getElementById('run-stale').hidden",
@@ -432,9 +432,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     );
     let shown = page.eval("['ask-set', 'ask-vary', 'ask-target', 'ask-knobs', 'ask-trials'].map(id => !document.getElementById(id).closest('label').hidden)");
     assert_eq!(shown, json!([false, false, true, true, true]));
-    page.eval(
-        "document.getElementById('ask-seed').value = '2'; document.getElementById('ask').click()",
-    );
+    page.eval("document.getElementById('ask').click()");
     page.wait_for("the sensitivity report", "!document.getElementById('ask-report').hidden && document.getElementById('ask-status').textContent.includes(': done')");
     let files = page.eval("[...document.querySelectorAll('#ask-files a')].map(a => a.textContent)");
     assert!(
@@ -734,7 +732,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             page.eval(
                 "(() => { const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'));
                    document.getElementById('ask-cells').checked = true; document.getElementById('ask-trials').value = '5000';
-                   document.getElementById('ask-seed').value = '3'; document.getElementById('ask').click(); })()",
+                   document.getElementById('ask').click(); })()",
             );
             page.wait_for(
                 "the sensitivity's moves",
@@ -832,25 +830,32 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         "the pickers",
         "document.querySelector('#pick-setting option[value=\"sides.Raiders.troop_strength\"]') && document.querySelector('#pick-outcome option[value=\"side:Megalos/victory\"]')",
     );
+    // The battle's seed, the one seed on the page, set in the Run panel: it
+    // is the battle's `seed`, which every question uses.
+    page.eval("{ const e = document.getElementById('seed'); e.value = '3'; e.dispatchEvent(new Event('change', { bubbles: true })); }");
+    page.wait_for(
+        "the seed in the battle",
+        "/^seed = 3/m.test(document.getElementById('toml').value) && document.getElementById('checked').textContent.includes('seed 3')",
+    );
     // Chosen, never typed: the setting, its range, the outcome and its value.
     page.eval(
         "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
            set('ask-command', 'solve');
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '400'); set('pick-to', '1600');
            set('pick-outcome', 'side:Megalos/victory'); set('pick-value', 'won');
-           set('ask-goal', 'equals'); set('ask-p', '0.5'); set('ask-max-trials', '20000'); set('ask-seed', '3'); })()",
+           set('ask-goal', 'equals'); set('ask-p', '0.5'); set('ask-max-trials', '20000'); })()",
     );
     let line = page.eval("document.getElementById('ask-cli').textContent");
     assert_eq!(
         line,
-        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --seed 3"
+        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000"
     );
     // What the page posts is kept, to hold it to the command line's request.
     page.eval(
         "(() => { const sent = window.fetch; window.fetch = (url, options) => { if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
     );
     // Asked from the keyboard: Enter in a field of the question.
-    page.eval("document.getElementById('ask-seed').focus()");
+    page.eval("document.getElementById('ask-max-trials').focus()");
     for kind in ["keyDown", "keyUp"] {
         page.call(
             "Input.dispatchKeyEvent",
@@ -910,7 +915,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
            set('ask-command', 'sweep');
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '600'); set('pick-to', '1000'); set('pick-step', '200');
-           set('ask-trials', '2000'); set('ask-seed', '3'); document.getElementById('ask').click(); })()",
+           set('ask-trials', '2000'); document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sweep");
     let mut asked: warcrunch::analysis::sweep::SweepRequest =
@@ -933,7 +938,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            const knobs = document.getElementById('pick-knobs');
            for (const o of knobs.options) o.selected = o.value === 'days' || o.value === 'sides.Raiders.strategy';
            knobs.dispatchEvent(new Event('change', { bubbles: true }));
-           set('ask-trials', '2000'); set('ask-seed', '3'); document.getElementById('ask').click(); })()",
+           set('ask-trials', '2000'); document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sensitivity");
     let mut asked: warcrunch::analysis::sensitivity::SensitivityRequest =

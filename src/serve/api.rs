@@ -498,6 +498,8 @@ async fn check(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) ->
     let loaded = tokio::task::spawn_blocking(move || {
         load(&state, &posted).map(|(s, _)| {
             json!({
+                // The page's fields hold to the server's cap.
+                "max_trials": state.max_trials,
                 "name": s.name,
                 "system": s.battle.system(),
                 "system_title": crate::systems::registry::title(s.battle.system()),
