@@ -190,8 +190,16 @@ export class TableGrid {
     }
     const wrong = new Map(errors.filter((e) => e.path).map((e) => [JSON.stringify(e.path), e.message]));
     for (const section of grid.sections) out.push(this.section(section, wrong));
+    // The cell that has focus (the next one, after Tab from an edit) keeps
+    // it through the redraw.
+    const box = this.box.querySelector("#table-grid");
+    const focused = box.contains(document.activeElement) ? document.activeElement.dataset.sweep : undefined;
     this.box.querySelector("#table-errors").replaceChildren(...errors.map((e) => el("div", { class: "flag", text: e.message })));
-    this.box.querySelector("#table-grid").replaceChildren(...out);
+    box.replaceChildren(...out);
+    if (focused) {
+      const again = box.querySelector(`[data-sweep="${CSS.escape(focused)}"]`);
+      if (again) again.focus();
+    }
   }
 
   section(section, wrong) {

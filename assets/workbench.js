@@ -297,8 +297,17 @@ async function answer(question, label, shown, done) {
   });
 }
 
+// The edit in flight, if any: a run waits for it, so what runs is the
+// battle on screen.
+let editing = Promise.resolve();
+
 // A field changed: the server edits the text, the form follows.
-async function applyEdits(edits, redraw) {
+function applyEdits(edits, redraw) {
+  editing = editing.catch(() => {}).then(() => editNow(edits, redraw));
+  return editing;
+}
+
+async function editNow(edits, redraw) {
   const result = await post("/api/edit", { toml: $("toml").value, edits });
   if (!result.ok) {
     showErrors(rejection(result));
@@ -395,6 +404,7 @@ async function syncRunSettings() {
 
 async function run() {
   if (latest && latest.status === "done") previous = latest.id;
+  await editing;
   await syncRunSettings();
   const data = request();
   if (previous !== null) data.baseline = previous;
@@ -430,6 +440,8 @@ function follow(id, precision) {
     source.close();
     $("run").disabled = false;
     $("stop").disabled = true;
+    // The answer is where the reader goes next.
+    $("verdict").focus();
   });
 }
 
@@ -598,6 +610,13 @@ const onEnter = (ids, action) => {
   }
 };
 onEnter(["precision", "trials", "seed"], () => $("run").disabled || run());
+// Enter in any field of the battle's form runs it, once its edit is in.
+$("form").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.shiftKey || event.target.tagName !== "INPUT") return;
+  event.preventDefault();
+  event.target.dispatchEvent(new Event("change", { bubbles: true }));
+  if (!$("run").disabled) run();
+});
 onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-trials", "ask-max-trials", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);

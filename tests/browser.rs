@@ -419,6 +419,37 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.eval("window.scrollTo(0, 0)");
     page.screenshot("gm_run");
 
+    // From the keyboard: Enter in a field of the battle's form runs the
+    // battle as edited, and focus lands on the answer.
+    // Runs so far: the first, the second beside it (the refused one is none).
+    let runs_before = id + 1;
+    page.eval(&format!(
+        "(() => {{ const row = [...document.querySelectorAll('.field')].find(r => r.dataset.path === {RAIDERS_STRATEGY:?});
+           const input = row.querySelector('input'); input.focus(); input.value = '12'; }})()"
+    ));
+    for kind in ["keyDown", "keyUp"] {
+        page.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
+        );
+    }
+    page.wait_for(
+        "the run Enter started",
+        &format!("document.getElementById('status').textContent.startsWith('run {}') && document.getElementById('status').textContent.includes(': done,') && document.activeElement === document.getElementById('verdict')", runs_before + 1),
+    );
+    assert!(
+        page.eval("document.getElementById('toml').value")
+            .as_str()
+            .unwrap()
+            .contains("strategy = 12"),
+        "the run is the battle as edited"
+    );
+    assert_eq!(
+        page.eval("document.querySelector('a.skip').getAttribute('href')"),
+        json!("#run-panel"),
+        "a skip link reaches Run"
+    );
+
     // A question from the page: the sensitivity example for this battle,
     // in the form's own fields (the sweep's hidden).
     page.eval("const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'))");
@@ -705,12 +736,24 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         let cell = format!("document.querySelector('#table-grid [data-sweep=\"{sweep}\"]')");
         page.wait_for("the grid", &cell);
         let typed = value.as_str().map_or(value.to_string(), str::to_owned);
+        // Typed, then Tab: the edit is in, and focus is on the next cell,
+        // through the grid's redraw.
         page.eval(&format!(
-            "(() => {{ const f = {cell}; f.value = {typed:?}; f.dispatchEvent(new Event('change')); }})()"
+            "(() => {{ const f = {cell}; f.focus(); f.value = {typed:?}; f.dispatchEvent(new Event('change')); }})()"
         ));
+        for kind in ["keyDown", "keyUp"] {
+            page.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9 }),
+            );
+        }
         page.wait_for(
             "the edited table",
             &format!("document.querySelector('#table-grid h3').textContent.includes('edited') && {cell}.value === {typed:?}"),
+        );
+        page.wait_for(
+            "focus on the next cell",
+            &format!("document.querySelector('#table-grid').contains(document.activeElement) && document.activeElement.dataset.sweep && document.activeElement.dataset.sweep !== {sweep:?}"),
         );
         // The CLI on the same two tables: the built-in one and the page's edit.
         let (_, built_in) = server.json("POST", "/api/tables", Some(json!({ "name": table })));

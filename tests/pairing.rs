@@ -575,7 +575,10 @@ fn a_seed_only_rerun_marks_nothing_on_the_workbench() {
         let after = run(1001 + 2 * pair);
         let (_, shown) = warcrunch::serve::view(&after, 20_000, Some(&before), &info);
         let shares: Vec<_> = shown.iter().flat_map(|m| &m.shares).collect();
-        assert!(shares.iter().all(|s| s.before.is_some()), "every outcome compared");
+        assert!(
+            shares.iter().all(|s| s.before.is_some()),
+            "every outcome compared"
+        );
         if shares
             .iter()
             .any(|s| s.before.as_ref().is_some_and(|b| b.verdict == "differs"))
@@ -584,5 +587,8 @@ fn a_seed_only_rerun_marks_nothing_on_the_workbench() {
         }
     }
     println!("a seed-only re-run marked a difference in {marked} of 100 tries");
-    assert!(marked <= 5, "{marked} of 100 seed-only re-runs marked a difference");
+    assert!(
+        marked <= 5,
+        "{marked} of 100 seed-only re-runs marked a difference"
+    );
 }
