@@ -20,7 +20,9 @@ export function fill(request) {
   $("ask-vary").value = request.vary || "";
   $("ask-target").value = request.target || "";
   $("ask-goal").value = kind;
-  $("ask-p").value = p;
+  // A probability in percent, as the page shows probabilities; a mean as it is.
+  const mean = (request.target || "").endsWith(":mean");
+  $("ask-p").value = p === undefined ? "" : mean ? p : Number((100 * p).toPrecision(12));
   $("ask-knobs").value = (request.knobs || []).join(", ");
   $("ask-cells").checked = !!request.cells;
   $("ask-exact").checked = !!request.exact;
@@ -40,7 +42,11 @@ export function read(command) {
     solve: () => ({
       vary: $("ask-vary").value.trim(),
       target: $("ask-target").value.trim(),
-      goal: { [$("ask-goal").value]: number("ask-p") },
+      goal: {
+        [$("ask-goal").value]: $("ask-target").value.trim().endsWith(":mean")
+          ? number("ask-p")
+          : number("ask-p") === undefined ? undefined : Number((number("ask-p") / 100).toPrecision(12)),
+      },
       exact: $("ask-exact").checked,
       max_trials: $("ask-exact").checked ? undefined : number("ask-max-trials"),
     }),

@@ -886,7 +886,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            set('ask-command', 'solve');
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '400'); set('pick-to', '1600');
            set('pick-outcome', 'side:Megalos/victory'); set('pick-value', 'won');
-           set('ask-goal', 'equals'); set('ask-p', '0.5'); set('ask-max-trials', '20000'); })()",
+           set('ask-goal', 'equals'); set('ask-p', '50'); set('ask-max-trials', '20000'); })()",
     );
     let line = page.eval("document.getElementById('ask-cli').textContent");
     assert_eq!(
