@@ -150,6 +150,22 @@ impl Browser {
     }
 
     /// One DevTools command; its result.
+    /// A key pressed and released, as the keyboard sends it (`Enter`,
+    /// `Tab`): the page's own handlers and the browser's focus moves run.
+    fn press(&mut self, key: &str) {
+        let code = match key {
+            "Enter" => 13,
+            "Tab" => 9,
+            other => panic!("no key code for {other}"),
+        };
+        for kind in ["keyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code }),
+            );
+        }
+    }
+
     fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
@@ -427,12 +443,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "(() => {{ const row = [...document.querySelectorAll('.field')].find(r => r.dataset.path === {RAIDERS_STRATEGY:?});
            const input = row.querySelector('input'); input.focus(); input.value = '12'; }})()"
     ));
-    for kind in ["keyDown", "keyUp"] {
-        page.call(
-            "Input.dispatchKeyEvent",
-            json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
-        );
-    }
+    page.press("Enter");
     page.wait_for(
         "the run Enter started",
         &format!("document.getElementById('status').textContent.startsWith('run {}') && document.getElementById('status').textContent.includes(': done,') && document.activeElement === document.getElementById('verdict')", runs_before + 1),
@@ -741,12 +752,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         page.eval(&format!(
             "(() => {{ const f = {cell}; f.focus(); f.value = {typed:?}; f.dispatchEvent(new Event('change')); }})()"
         ));
-        for kind in ["keyDown", "keyUp"] {
-            page.call(
-                "Input.dispatchKeyEvent",
-                json!({ "type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9 }),
-            );
-        }
+        page.press("Tab");
         page.wait_for(
             "the edited table",
             &format!("document.querySelector('#table-grid h3').textContent.includes('edited') && {cell}.value === {typed:?}"),
@@ -899,12 +905,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     );
     // Asked from the keyboard: Enter in a field of the question.
     page.eval("document.getElementById('ask-max-trials').focus()");
-    for kind in ["keyDown", "keyUp"] {
-        page.call(
-            "Input.dispatchKeyEvent",
-            json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 }),
-        );
-    }
+    page.press("Enter");
     page.wait_for(
         "the solve",
         "document.getElementById('ask-status').textContent.includes(': done') && document.querySelector('#ask-files a')",

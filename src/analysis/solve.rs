@@ -132,8 +132,12 @@ pub fn solve(
         let probe = if request.exact {
             exact_probe(&question, &s, v, threshold)?
         } else {
-            let (probe, used) =
-                sampled_probe(&question, &s, v, threshold, &plan, request.precision)?;
+            let probing = Probing {
+                threshold,
+                plan: &plan,
+                precision: request.precision,
+            };
+            let (probe, used) = sampled_probe(&question, (&s, v), &probing)?;
             threads = used;
             probe
         };
@@ -390,22 +394,30 @@ fn exact_probe(question: &Question, s: &Scenario, v: f64, threshold: f64) -> Res
     })
 }
 
-/// A probe by simulation: battles until the 95% interval leaves the
-/// threshold out, reaches `precision`, or the plan's cap. Returns the probe
-/// and the threads used.
+/// How a simulated probe is fought: until its 95% interval leaves
+/// `threshold` out, is within ±`precision`, or reaches the plan's cap.
+#[derive(Clone, Copy)]
+struct Probing<'a> {
+    threshold: f64,
+    plan: &'a Plan,
+    precision: Option<f64>,
+}
+
+/// A probe by simulation ([`Probing`]) of the scenario `s`, the setting at
+/// `v`. Returns the probe and the threads used.
 fn sampled_probe(
     question: &Question,
-    s: &Scenario,
-    v: f64,
-    threshold: f64,
-    plan: &Plan,
-    precision: Option<f64>,
+    (s, v): (&Scenario, f64),
+    probing: &Probing,
 ) -> Result<(Probe, usize)> {
+    let Probing {
+        threshold,
+        plan,
+        precision,
+    } = *probing;
     let (event, out_of) = match question.counted(&metric_layout(s))? {
         Counted::Share(event, out_of) => (event, out_of),
-        Counted::Mean(metric) => {
-            return sampled_mean(metric, s, v, threshold, plan, precision);
-        }
+        Counted::Mean(metric) => return sampled_mean(metric, (s, v), probing),
     };
     let precise = |x: u64, n: u64| {
         let (low, high) = wilson(x, n, z95());
@@ -450,12 +462,14 @@ fn sampled_probe(
 /// as an event, until the mean's 95% interval leaves the threshold out.
 fn sampled_mean(
     metric: usize,
-    s: &Scenario,
-    v: f64,
-    threshold: f64,
-    plan: &Plan,
-    precision: Option<f64>,
+    (s, v): (&Scenario, f64),
+    probing: &Probing,
 ) -> Result<(Probe, usize)> {
+    let Probing {
+        threshold,
+        plan,
+        precision,
+    } = *probing;
     let layout = metric_layout(s);
     let Values::Integers { first } = layout[metric].values else {
         unreachable!("a mean target's metric is numeric")

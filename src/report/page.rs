@@ -89,14 +89,7 @@ pub fn svg_string(
     caption: &Caption,
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<String> {
-    ensure_font()?;
-    let mut s = String::new();
-    draw(SVGBackend::with_string(&mut s, size).into_drawing_area())?;
-    Ok(inline(&annotate_svg(
-        &s,
-        &caption.title,
-        &caption.description,
-    )))
+    Ok(inline(&svg_document(size, caption, draw)?))
 }
 
 /// A chart as a file of its own (`<img src="data:image/svg+xml,…">` needs
