@@ -465,11 +465,7 @@ fn sampled_mean(
     (s, v): (&Scenario, f64),
     probing: &Probing,
 ) -> Result<(Probe, usize)> {
-    let Probing {
-        threshold,
-        plan,
-        precision,
-    } = *probing;
+    let threshold = probing.threshold;
     let layout = metric_layout(s);
     let Values::Integers { first } = layout[metric].values else {
         unreachable!("a mean target's metric is numeric")
@@ -483,11 +479,18 @@ fn sampled_mean(
     let stop = |counts: &[Vec<u64>], _: u64| {
         summarize(first, &counts[0]).is_some_and(|m| {
             Decision::of(m.ci_low, m.ci_high, threshold) != Decision::Undecided
-                || precision.is_some_and(|h| (m.ci_high - m.ci_low) / 2.0 <= h)
+                || probing
+                    .precision
+                    .is_some_and(|h| (m.ci_high - m.ci_low) / 2.0 <= h)
         })
     };
-    let done = simulate_paired(&[s], PairedAsk::events(vec![values]), plan, Some(&stop))
-        .map_err(nothing_written)?;
+    let done = simulate_paired(
+        &[s],
+        PairedAsk::events(vec![values]),
+        probing.plan,
+        Some(&stop),
+    )
+    .map_err(nothing_written)?;
     let m = done.metrics[0][metric]
         .summary()
         .context("the target's outcome has no value in any battle")?;
