@@ -115,7 +115,11 @@ impl Export<SolveReport> for SolveJson {
 }
 
 fn curve_title(report: &SolveReport) -> String {
-    format!("{} against {}", report.target, report.setting)
+    format!(
+        "{} against {}",
+        super::findings::upper_first(&report.target),
+        report.setting
+    )
 }
 
 /// The search's chart in words: the goal, each probe in value order, the answer.
