@@ -694,10 +694,9 @@ impl Stored {
     pub fn summary(&self, kind: ReportKind, report: &RunReport) -> String {
         match self {
             Stored::Report(written) => format!(
-                "{}Wrote {}: {}\n",
+                "{}{}",
                 summary(kind, report),
-                written.folder.display(),
-                written.files.join(", ")
+                crate::report::console::wrote(&written.folder, &written.files)
             ),
             Stored::Part { folder, shard } => {
                 let battles: u64 = report

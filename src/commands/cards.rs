@@ -68,9 +68,5 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     }
     let dest = staging.commit()?;
     say(&findings(&deck, &source, &report.analysis))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        dest.display(),
-        written.join(", ")
-    ))
+    say(&crate::report::console::wrote(&dest, &written))
 }

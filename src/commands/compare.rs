@@ -58,10 +58,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         };
         let answer = compare_tables(&request, &Plan::from_args(sim), &to)?;
         let mut text = crate::report::table_compare::console(&answer.comparison);
-        text.push_str(&format!(
-            "Wrote {}: {}\n",
-            answer.written.folder.display(),
-            answer.written.files.join(", ")
+        text.push_str(&crate::report::console::wrote(
+            &answer.written.folder,
+            &answer.written.files,
         ));
         return say(&text);
     }

@@ -21,10 +21,9 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     let to = super::destination(&args.out, &args.sim);
     let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
     say(&top_lines(&answer.report, 10))?;
-    say(&format!(
-        "Wrote {}: {}\n",
-        answer.written.folder.display(),
-        answer.written.files.join(", ")
+    say(&crate::report::console::wrote(
+        &answer.written.folder,
+        &answer.written.files,
     ))
 }
 

@@ -82,15 +82,14 @@ fn summary(answer: &SolveAnswer, exact: bool) -> String {
         lines.push_str(&format!("warning: {w}\n"));
     }
     lines.push_str(&format!(
-        "{} probes{}\nWrote {}: {}\n",
+        "{} probes{}\n{}",
         report.probes.len(),
         if exact {
             ", exact".to_owned()
         } else {
             format!(", {} battles in all", thousands(answer.battles))
         },
-        answer.written.folder.display(),
-        answer.written.files.join(", ")
+        crate::report::console::wrote(&answer.written.folder, &answer.written.files)
     ));
     lines
 }

@@ -25,6 +25,33 @@ pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
+/// The console's line for files written into `folder`: the folder, the
+/// page and the tables by name, and the charts counted (a run writes up
+/// to a hundred files; every one is in the folder).
+pub fn wrote(folder: &std::path::Path, files: &[String]) -> String {
+    let chart = |f: &String| f.ends_with(".svg") || f.ends_with(".png");
+    let mut named: Vec<&str> = files
+        .iter()
+        .filter(|f| f.as_str() == "report.html")
+        .chain(
+            files
+                .iter()
+                .filter(|f| !chart(f) && f.as_str() != "report.html"),
+        )
+        .map(String::as_str)
+        .collect();
+    let charts = files.iter().filter(|f| chart(f)).count();
+    let counted = match charts {
+        0 => String::new(),
+        1 => "1 chart file".to_owned(),
+        n => format!("{n} chart files (SVG and PNG)"),
+    };
+    if !counted.is_empty() {
+        named.push(&counted);
+    }
+    format!("Wrote {}: {}\n", folder.display(), named.join(", "))
+}
+
 /// Writes text to stdout unless `--quiet`; a closed pipe (`warcrunch ... |
 /// head`) is not an error.
 pub fn say(text: &str) -> anyhow::Result<()> {
@@ -272,4 +299,31 @@ fn compare_summary(report: &RunReport) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrote;
+
+    #[test]
+    fn the_line_names_the_page_and_tables_and_counts_the_charts() {
+        let files: Vec<String> = [
+            "distributions.csv",
+            "a.svg",
+            "a.png",
+            "a@2x.png",
+            "run.json",
+            "report.html",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        assert_eq!(
+            wrote(std::path::Path::new("out"), &files),
+            "Wrote out: report.html, distributions.csv, run.json, 3 chart files (SVG and PNG)\n"
+        );
+        assert_eq!(
+            wrote(std::path::Path::new("out"), &["run.json".to_owned()]),
+            "Wrote out: run.json\n"
+        );
+    }
 }
