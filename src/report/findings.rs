@@ -223,15 +223,26 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
     if report.variants.len() > 1 {
         out.extend(dominated_flags(report).into_iter().map(warn));
     }
-    for t in &report.info.tables {
-        if !t.stand_ins.is_empty() {
-            out.push(warn(format!(
-                "Stand-in values in use: table `{}` ({}): {}. Replace them with your book's figures for final numbers.",
+    // One flag for every table's stand-ins, not one a table.
+    let stand_ins: Vec<String> = report
+        .info
+        .tables
+        .iter()
+        .filter(|t| !t.stand_ins.is_empty())
+        .map(|t| {
+            format!(
+                "table `{}` ({}): {}",
                 t.name,
                 t.source,
                 t.stand_ins.join(", ")
-            )));
-        }
+            )
+        })
+        .collect();
+    if !stand_ins.is_empty() {
+        out.push(warn(format!(
+            "Stand-in values in use: {}. Replace them with your book's figures for final numbers.",
+            stand_ins.join("; ")
+        )));
     }
     let checks: Vec<_> = agreements(report)
         .into_iter()
