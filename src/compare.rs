@@ -159,7 +159,7 @@ fn tests_of(
 }
 
 /// Welch's t-test of two numeric metrics' means (as independent samples).
-fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
+pub fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
     let (n1, n2) = (b.total() as f64, v.total() as f64);
     let (s1, s2) = (
         b.summary().expect("a numeric metric with counts"),

@@ -23,7 +23,7 @@ use crate::scenario::{self, Edit, Scenario};
 use crate::sensitivity::{
     Cell, Knob, Method, Move, PairedTest, Refused, judge, knobs, rank, table_cells,
 };
-use crate::stats::{Summary, mcnemar, paired_difference, unpaired_difference};
+use crate::stats::{mcnemar, paired_difference, unpaired_difference};
 use crate::sweep::apply;
 use crate::tables::as_read;
 use crate::target::Target;
@@ -310,16 +310,20 @@ fn sampled_means(
             let paired = sums
                 .means()
                 .context("fewer than two battles to pair; raise --trials")?;
-            let d = moved.mean - base.mean;
-            let half = unpaired_half_width(&base, &moved);
+            // What two independent runs would have given: Welch's interval.
+            let (difference, low, high) = crate::compare::welch(
+                &done.metrics[0][means[0][0]],
+                &done.metrics[i + 1][means[i + 1][0]],
+            )
+            .difference;
             Ok(Move {
                 base_estimate: base.mean,
                 estimate: moved.mean,
                 difference: paired.difference,
                 unpaired: Some(crate::stats::DifferenceInterval {
-                    difference: d,
-                    low: d - half,
-                    high: d + half,
+                    difference,
+                    low,
+                    high,
                 }),
                 paired: Some(PairedTest {
                     changed: sums.changed,
@@ -331,14 +335,6 @@ fn sampled_means(
         })
         .collect::<Result<Vec<Move>>>()?;
     Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
-}
-
-/// The half width of the 95% interval of a difference of two means from
-/// independent samples (Welch's, normal approximation): what pairing is
-/// measured against.
-fn unpaired_half_width(a: &Summary, b: &Summary) -> f64 {
-    let variance = |s: &Summary| s.std_dev.powi(2) / s.trials.max(1) as f64;
-    crate::stats::z95() * (variance(a) + variance(b)).sqrt()
 }
 
 /// The knobs to move: those named with `--knobs`; else every one, or none
