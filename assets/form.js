@@ -93,6 +93,8 @@ export class BattleForm {
     box.append(simple);
     const required = new Set(node.required || []);
     for (const key of ordered(node)) {
+      // The battle count and seed are the Run panel's, the page's one place for them.
+      if (path.length === 0 && (key === "trials" || key === "seed")) continue;
       const child = resolve(this.schema, node.properties[key]);
       const here = [...path, key];
       const current = value ? value[key] : undefined;

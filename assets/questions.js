@@ -28,6 +28,35 @@ export function fill(request) {
   $("ask-exact").checked = !!request.exact;
   $("ask-trials").value = request.trials ?? "";
   $("ask-max-trials").value = request.max_trials ?? "";
+  $("ask-cap").value = request.max_risk_of_down === undefined ? "" : Number((100 * request.max_risk_of_down).toPrecision(12));
+  const recommended = new Set(request.recommend_for || []);
+  for (const o of $("pick-recommend").options) o.selected = recommended.has(o.value);
+}
+
+/// A percent field's value as a probability, or undefined when empty.
+const fraction = (id) =>
+  $(id).value.trim() === "" ? undefined : Number((Number($(id).value) / 100).toPrecision(12));
+
+/// What is wrong with the form's numbers, field by field, as the page
+/// shows them (percent, battles), before anything is posted.
+export function problems(command) {
+  const wrong = [];
+  const number = (id) => ($(id).value.trim() === "" ? undefined : Number($(id).value));
+  const label = (id) => $(id).closest("label").querySelector("span").textContent;
+  const percent = (id) => {
+    const x = number(id);
+    if (x !== undefined && !(x >= 0 && x <= 100)) wrong.push({ id, message: `${label(id)}: ${$(id).value} is out of range; allowed: 0 to 100` });
+  };
+  const battles = (id) => {
+    const x = number(id);
+    if (x !== undefined && !(Number.isInteger(x) && x >= 1)) wrong.push({ id, message: `${label(id)}: ${$(id).value} is not a whole number of battles of 1 or more` });
+  };
+  if (command === "solve" && !$("ask-target").value.trim().endsWith(":mean")) percent("ask-p");
+  if (command === "solve" && number("ask-p") === undefined) wrong.push({ id: "ask-p", message: `${label("ask-p")}: give the goal` });
+  if (command === "sweep") percent("ask-cap");
+  if (command !== "solve") battles("ask-trials");
+  if (command === "solve") battles("ask-max-trials");
+  return wrong;
 }
 
 /// The form as the request of `command` (fields left empty are left out:
@@ -38,14 +67,19 @@ export function read(command) {
   const list = (id, separator) =>
     $(id).value.split(separator).map((s) => s.trim()).filter((s) => s !== "");
   const request = {
-    sweep: () => ({ set: list("ask-set", "\n"), trials: number("ask-trials") }),
+    sweep: () => ({
+      set: list("ask-set", "\n"),
+      trials: number("ask-trials"),
+      max_risk_of_down: fraction("ask-cap"),
+      recommend_for: [...$("pick-recommend").selectedOptions].map((o) => o.value),
+    }),
     solve: () => ({
       vary: $("ask-vary").value.trim(),
       target: $("ask-target").value.trim(),
       goal: {
         [$("ask-goal").value]: $("ask-target").value.trim().endsWith(":mean")
           ? number("ask-p")
-          : number("ask-p") === undefined ? undefined : Number((number("ask-p") / 100).toPrecision(12)),
+          : fraction("ask-p"),
       },
       exact: $("ask-exact").checked,
       max_trials: $("ask-exact").checked ? undefined : number("ask-max-trials"),
@@ -95,7 +129,12 @@ export class Pickers {
     for (const k of this.choices.settings) knobs.append(el("option", { value: k.path, text: k.title }));
     const outcome = $("pick-outcome");
     outcome.replaceChildren();
-    for (const o of this.choices.outcomes) outcome.append(el("option", { value: `${o.subject}/${o.metric}`, text: `${o.subject} · ${o.metric}` }));
+    for (const o of this.choices.outcomes) outcome.append(el("option", { value: `${o.subject}/${o.metric}`, text: o.title }));
+    // The PCs a sweep can recommend a value for; no field where there are none.
+    const pcs = [...new Set(this.choices.outcomes.filter((o) => o.subject.startsWith("hero:")).map((o) => o.subject.slice(5)))];
+    $("pick-recommend").replaceChildren(...pcs.map((pc) => el("option", { value: pc, text: pc })));
+    $("recommend-field").classList.toggle("none", !pcs.length);
+    $("cap-field").classList.toggle("none", !pcs.length);
     this.fromFields();
   }
 
@@ -133,9 +172,13 @@ export class Pickers {
     const k = this.knob($("pick-setting").value);
     if (!k) return;
     const v = Number(k.value);
-    if (k.kind === "integer") {
+    const [lo, hi] = [k.minimum ?? -Infinity, k.maximum ?? Infinity];
+    if (k.kind === "integer" && hi - lo <= 20) {
+      // A short range (a Risk, a trait): every value it allows.
+      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [lo, hi, 1];
+    } else if (k.kind === "integer") {
       const step = Math.abs(v) >= 20 ? Math.max(1, Math.round(Math.abs(v) / 10)) : 1;
-      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [v - 2 * step, v + 2 * step, step];
+      [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [Math.max(lo, v - 2 * step), Math.min(hi, v + 2 * step), step];
     } else if (k.kind === "number") {
       const d = v === 0 ? 0.1 : Math.abs(v) / 2;
       [$("pick-from").value, $("pick-to").value, $("pick-step").value] = [v - d, v + d, d / 2];
@@ -162,7 +205,7 @@ export class Pickers {
   valuesOf(write = true) {
     const o = this.choices.outcomes.find((x) => `${x.subject}/${x.metric}` === $("pick-outcome").value);
     if (!o) return;
-    $("pick-value").replaceChildren(...o.values.map((v) => el("option", { value: v, text: v })));
+    $("pick-value").replaceChildren(...o.values.map((v) => el("option", { value: v, text: v.replaceAll("_", " ") })));
     $("pick-value").hidden = o.numeric;
     $("pick-threshold").hidden = !o.numeric;
     for (const op of $("pick-op").options) op.disabled = !o.numeric && op.value !== "=";
@@ -183,7 +226,11 @@ export class Pickers {
 export function commandLine(command, request, file) {
   const quote = (s) => (/^[\w./:=,+-]+$/.test(s) ? s : `"${s.replaceAll('"', '\\"')}"`);
   const parts = ["warcrunch", command, quote(file)];
-  if (command === "sweep") for (const s of request.set || []) parts.push("--set", quote(s));
+  if (command === "sweep") {
+    for (const s of request.set || []) parts.push("--set", quote(s));
+    for (const pc of request.recommend_for || []) parts.push("--recommend-for", quote(pc));
+    if (request.max_risk_of_down !== undefined) parts.push("--max-risk-of-down", String(request.max_risk_of_down));
+  }
   if (command === "solve") {
     parts.push("--vary", quote(request.vary), "--target", quote(request.target));
     const [goal, p] = Object.entries(request.goal || {})[0] || [];

@@ -6,7 +6,7 @@ import { $, download, el, fileLinks, targetWords } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
-import { Pickers, commandLine, fill, read, show } from "/assets/questions.js";
+import { Pickers, commandLine, fill, problems, read, show } from "/assets/questions.js";
 
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
@@ -101,6 +101,8 @@ async function loadScenario() {
   const { ok, body } = await api("/api/scenarios/" + name.split("/").map(encodeURIComponent).join("/"));
   if (ok) {
     $("toml").value = body;
+    // A new battle's count and seed are its own.
+    $("trials").value = $("seed").value = "";
     tables.clear();
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
@@ -177,6 +179,16 @@ function suggest(examples) {
 
 async function ask() {
   const command = $("ask-command").value;
+  // A number the page itself can refuse is refused beside its field, in
+  // the page's units, before anything is posted.
+  for (const field of document.querySelectorAll("#questions .invalid")) field.classList.remove("invalid");
+  const wrong = problems(command);
+  if (wrong.length) {
+    for (const w of wrong) $(w.id).classList.add("invalid");
+    $("ask-status").textContent = "refused: " + wrong.map((w) => w.message).join("; ");
+    $(wrong[0].id).focus();
+    return;
+  }
   asked[command] = read(command);
   $("ask-findings").replaceChildren();
   const done = command === "sensitivity" ? (id) => sensitivityFindings(id, asked[command].target) : undefined;
@@ -358,9 +370,13 @@ async function check() {
     $("checked").textContent = `valid: ${s.name} (${s.system_title}), ${s.trials.toLocaleString()} battles, seed ${s.seed}`;
     // The Run panel shows the battle's own count and seed, held to the
     // server's cap: one of each on the page.
-    $("trials").value = s.trials;
+    // A count or seed typed since the last check is the user's, kept for
+    // the next run to write into the battle; an untouched one follows it.
+    for (const k of ["trials", "seed"]) {
+      const typed = $(k).value.trim() !== "" && Number($(k).value) !== checkedAs[k];
+      if (!typed) $(k).value = s[k];
+    }
     $("trials").max = s.max_trials;
-    $("seed").value = s.seed;
     checkedAs = { trials: s.trials, seed: s.seed };
     tables.setBattle(s.tables);
   } else {
@@ -429,8 +445,8 @@ async function run() {
 function follow(id, precision) {
   if (current) current.source.close();
   const source = new EventSource(`/api/runs/${id}/events`);
-  current = { id, source, precision };
-  $("run").disabled = true;
+  current = { id, source, precision, started: performance.now() };
+  $("run").disabled = $("run-near").disabled = true;
   $("stop").disabled = false;
   $("files").replaceChildren();
   const onState = (event) => draw(JSON.parse(event.data));
@@ -438,7 +454,7 @@ function follow(id, precision) {
   source.addEventListener("end", (event) => {
     onState(event);
     source.close();
-    $("run").disabled = false;
+    $("run").disabled = $("run-near").disabled = false;
     $("stop").disabled = true;
     // The answer is where the reader goes next.
     $("verdict").focus();
@@ -455,7 +471,7 @@ function draw(snapshot) {
     ? `${snapshot.done.toLocaleString()} battles, until every interval is within ±${current.precision} (at most ${snapshot.planned.toLocaleString()})`
     : `${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles`;
   $("status").textContent =
-    `${answers.run.what || `run ${snapshot.id}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "");
+    `${answers.run.what || `run ${snapshot.id}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "") + timeLeft(snapshot);
   // A precision run's end is not known ahead: the bar shows motion, not a share.
   if (current && current.precision && snapshot.status === "running") {
     $("progress").removeAttribute("value");
@@ -474,6 +490,17 @@ function draw(snapshot) {
     // The tables, the provenance and the report; its charts are inside the report.
     fileLinks($("files"), snapshot.id, snapshot.files.filter((f) => /\.(csv|json|html|parquet)$/.test(f)));
   }
+}
+
+// The time a running run still needs at its pace so far (a precision run:
+// at most, as it may stop sooner), once it has run a few seconds.
+function timeLeft(snapshot) {
+  if (!current || snapshot.status !== "running" || !snapshot.done) return "";
+  const elapsed = (performance.now() - current.started) / 1000;
+  if (elapsed < 3) return "";
+  const left = (elapsed * (snapshot.planned - snapshot.done)) / snapshot.done;
+  const words = left < 90 ? `${Math.max(1, Math.round(left))} s` : left < 5400 ? `${Math.round(left / 60)} min` : `${(left / 3600).toFixed(1)} h`;
+  return current.precision ? `; at most about ${words} left` : `; about ${words} left`;
 }
 
 function bar(share) {
@@ -596,6 +623,7 @@ $("load").addEventListener("click", loadScenario);
 $("pick").addEventListener("change", loadScenario);
 $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);
+$("run-near").addEventListener("click", () => $("run").disabled || run());
 // Enter in a run's setting runs it; in a question's field, asks it.
 const onEnter = (ids, action) => {
   for (const id of ids) {

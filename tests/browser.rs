@@ -574,6 +574,72 @@ fn every_bundled_scenario_puts_a_first_result_on_screen() {
     }
 }
 
+/// On a 390-pixel phone: Run sits on the first screen, by the scenario
+/// picker (the Run panel is below the whole form), and runs the battle; a table's row names stay in view
+/// while its columns scroll; an answer comes before its files.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_run_is_on_the_first_screen_and_an_answer_comes_before_its_files() {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
+    );
+    page.wait_for("the phone layout", "window.innerWidth === 390");
+    page.wait_for(
+        "the form",
+        "document.querySelectorAll('.field').length > 20 && document.getElementById('checked').textContent.startsWith('valid')",
+    );
+    let placed = page.eval(
+        "(() => { const near = document.getElementById('run-near').getBoundingClientRect();
+                  const far = document.getElementById('run').getBoundingClientRect();
+                  return [near.width > 0, near.bottom < window.innerHeight, far.top - near.top]; })()",
+    );
+    page.screenshot("phone-first-screen");
+    eprintln!(
+        "at 390 px the Run panel's button is {} px below the first screen's",
+        placed[2]
+    );
+    assert_eq!(
+        (&placed[0], &placed[1]),
+        (&json!(true), &json!(true)),
+        "Run on the first screen"
+    );
+    assert!(
+        placed[2].as_f64().unwrap() > 1000.0,
+        "the Run panel below the whole form"
+    );
+    page.eval("document.querySelector('input[value=precision]').checked = true; document.getElementById('run-near').click()");
+    page.wait_for(
+        "the verdict, focused",
+        "document.getElementById('status').textContent.includes(': done') && document.activeElement.id === 'verdict' && document.querySelector('#verdict p:not(.muted)')",
+    );
+    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.wait_for(
+        "the grid",
+        "document.querySelector('#table-grid table.cells tr th[scope=row]')",
+    );
+    assert_eq!(
+        page.eval("getComputedStyle(document.querySelector('#table-grid table.cells tr th[scope=row]')).position"),
+        "sticky"
+    );
+    let order = page.eval(
+        "['ask', 'compare'].map(w => !!(document.getElementById(w + '-report').compareDocumentPosition(document.getElementById(w + '-files')) & Node.DOCUMENT_POSITION_FOLLOWING))",
+    );
+    assert_eq!(order, json!([true, true]), "the report, then the files");
+    page.call("Emulation.clearDeviceMetricsOverride", json!({}));
+    page.wait_for(
+        "the desktop layout: one Run",
+        "window.innerWidth > 800 && getComputedStyle(document.getElementById('run-near')).display === 'none'",
+    );
+}
+
 /// A report as its readers see it: on a 390-pixel phone every chart's text
 /// is at least 10 px and no number breaks across lines; printed on A4 and
 /// Letter, every table is there (folded ones unfolded), headings keep to
@@ -903,6 +969,32 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     page.eval(
         "(() => { const sent = window.fetch; window.fetch = (url, options) => { if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
     );
+    // The outcomes are named in words, as the report names them.
+    let titles =
+        page.eval("[...document.querySelectorAll('#pick-outcome option')].map(o => o.textContent)");
+    let titles: Vec<&str> = titles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Megalos — victory"), "{titles:?}");
+    assert!(
+        titles.iter().all(|t| !t.contains(':') && !t.contains('_')),
+        "{titles:?}"
+    );
+    // A percent the page can refuse is refused beside its field, in percent,
+    // and nothing is posted.
+    page.eval("{ const e = document.getElementById('ask-p'); e.value = '150'; e.dispatchEvent(new Event('change', { bubbles: true })); document.getElementById('ask').click(); }");
+    assert_eq!(
+        page.eval("document.getElementById('ask-status').textContent"),
+        "refused: its probability, in % (a mean: in its own units): 150 is out of range; allowed: 0 to 100"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('ask-p').classList.contains('invalid') && document.activeElement.id === 'ask-p' && window.posted === undefined"),
+        true
+    );
+    page.eval("{ const e = document.getElementById('ask-p'); e.value = '50'; e.dispatchEvent(new Event('change', { bubbles: true })); }");
     // Asked from the keyboard: Enter in a field of the question.
     page.eval("document.getElementById('ask-max-trials').focus()");
     page.press("Enter");
@@ -954,11 +1046,20 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     assert!(value.is_some(), "{cli}");
     page.screenshots("questions", "solve-form");
 
-    // A sweep and a sensitivity chosen in the pickers: the same holds.
+    // A setting with a short range is offered whole: Risk from −6 to +6.
+    page.eval("{ const e = document.getElementById('pick-setting'); e.value = 'heroes.Varro.risk'; e.dispatchEvent(new Event('change', { bubbles: true })); }");
+    assert_eq!(
+        page.eval("['pick-from', 'pick-to', 'pick-step'].map(id => document.getElementById(id).value).join(' ')"),
+        "-6 6 1"
+    );
+    // A sweep and a sensitivity chosen in the pickers: the same holds, the
+    // recommendation's PC and danger cap included.
     page.eval(
         "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
            set('ask-command', 'sweep');
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '600'); set('pick-to', '1000'); set('pick-step', '200');
+           for (const o of document.getElementById('pick-recommend').options) o.selected = o.value === 'Titus';
+           document.getElementById('pick-recommend').dispatchEvent(new Event('change', { bubbles: true })); set('ask-cap', '10');
            set('ask-trials', '2000'); document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sweep");
@@ -971,6 +1072,10 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     asked.scenario = from_cli.scenario.clone();
     assert_eq!(asked, from_cli, "{posted}");
     assert_eq!(asked.set, ["sides.Raiders.troop_strength=600..1000:200"]);
+    assert_eq!(
+        (asked.recommend_for.as_slice(), asked.max_risk_of_down),
+        (&["Titus".to_owned()][..], 0.1)
+    );
     page.wait_for(
         "the sweep",
         "document.getElementById('ask-status').textContent.includes(': done')",

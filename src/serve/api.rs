@@ -809,7 +809,18 @@ async fn question_choices(
                 &asked.toml,
             )
         })?;
+        // The scenario's schema, for each setting's allowed range.
+        let schema = toml::from_str::<toml::Table>(&asked.toml)
+            .ok()
+            .and_then(|doc| doc.get("system")?.as_str().map(str::to_owned))
+            .and_then(|system| crate::schema::find(&system).ok())
+            .map(|entry| entry.schema())
+            .unwrap_or_default();
         let knob = |k: &crate::sensitivity::Knob| {
+            let (minimum, maximum) = match k.cell {
+                Some(_) => (None, None),
+                None => super::grid::range_at(&schema, &k.path),
+            };
             let kind = match &k.value {
                 toml::Value::Integer(_) => "integer",
                 toml::Value::Float(_) => "number",
@@ -824,12 +835,24 @@ async fn question_choices(
                 "kind": kind,
                 "choices": k.choices,
                 "cell": k.cell,
+                "minimum": minimum,
+                "maximum": maximum,
+            })
+        };
+        // An outcome as the target names it, and in the report's words.
+        let outcome = |o: &crate::analysis::sensitivity::Outcome| {
+            json!({
+                "subject": o.subject,
+                "metric": o.metric,
+                "title": crate::report::words::title(&o.subject, &o.metric),
+                "values": o.values,
+                "numeric": o.numeric,
             })
         };
         Ok::<_, Rejected>(json!({
             "settings": choices.settings.iter().map(knob).collect::<Vec<_>>(),
             "cells": choices.cells.iter().map(knob).collect::<Vec<_>>(),
-            "outcomes": choices.outcomes,
+            "outcomes": choices.outcomes.iter().map(outcome).collect::<Vec<_>>(),
         }))
     })
     .await;

@@ -440,6 +440,42 @@ fn input(node: &Json, value: &Value) -> Input {
     }
 }
 
+/// The lowest and highest value a scenario's `schema` allows at a
+/// setting's sweep path (`heroes.Titus.risk`: a list's entry is named by
+/// its name, not its place), where the schema says.
+pub fn range_at(schema: &Json, path: &[String]) -> (Option<f64>, Option<f64>) {
+    let walk = Walk {
+        name: "",
+        schema,
+        stand_ins: &[],
+        sections: Vec::new(),
+    };
+    let mut node = walk.resolve(schema);
+    let mut steps = path.iter();
+    while let Some(step) = steps.next() {
+        // A list's entry: the step names it, the schema of its items types it.
+        node = match node.get("items") {
+            Some(items) => walk.resolve(items),
+            None => walk.resolve(property(&node, step)),
+        };
+        if node.get("items").is_none() && node.get("properties").is_none() {
+            // An optional value (`anyOf` a type and null): its type's bounds.
+            if let Some(Json::Array(any)) = node.get("anyOf")
+                && let Some(typed) = any
+                    .iter()
+                    .find(|n| n.get("type") != Some(&Json::from("null")))
+            {
+                node = walk.resolve(typed);
+            }
+            if steps.len() == 0 {
+                break;
+            }
+        }
+    }
+    let number = |k: &str| node.get(k).and_then(Json::as_f64);
+    (number("minimum"), number("maximum"))
+}
+
 /// A key as people read it: `min_margin` → `Min margin`, `rear.damage` →
 /// `Rear · damage`, with the games' abbreviations in capitals.
 pub fn title(key: &str) -> String {
