@@ -378,6 +378,9 @@ async function check() {
     }
     $("trials").max = s.max_trials;
     checkedAs = { trials: s.trials, seed: s.seed };
+    // A refusal beside Run is over once the battle checks.
+    if ($("status").textContent.startsWith("refused")) $("status").textContent = "";
+    for (const id of ["precision", "trials", "seed"]) $(id).classList.remove("invalid");
     tables.setBattle(s.tables);
   } else {
     $("checked").textContent = "";
@@ -418,7 +421,36 @@ async function syncRunSettings() {
   if (edits.length) await applyEdits(edits, true);
 }
 
+// The Run panel's numbers the page refuses itself, named as the panel
+// names them, with this server's cap.
+function runProblems() {
+  const wrong = [];
+  const precision = document.querySelector("input[name=mode]:checked").value === "precision";
+  const whole = (id, lo, hi, words) => {
+    const x = Number($(id).value);
+    if ($(id).value.trim() === "" || !Number.isInteger(x) || x < lo || x > hi)
+      wrong.push({ id, message: `${words}: ${$(id).value || "(empty)"} is out of range; allowed: ${lo.toLocaleString()} to ${hi.toLocaleString()}` });
+  };
+  if (precision) {
+    const x = Number($("precision").value);
+    if (!(x >= 0.0001 && x <= 0.2)) wrong.push({ id: "precision", message: `interval half-width: ${$("precision").value || "(empty)"} is out of range; allowed: 0.0001 to 0.2` });
+  } else {
+    whole("trials", 1, Number($("trials").max) || Number.MAX_SAFE_INTEGER, "battles");
+    whole("seed", 0, Number.MAX_SAFE_INTEGER, "seed");
+  }
+  return wrong;
+}
+
 async function run() {
+  for (const id of ["precision", "trials", "seed"]) $(id).classList.remove("invalid");
+  const wrong = runProblems();
+  if (wrong.length) {
+    for (const w of wrong) $(w.id).classList.add("invalid");
+    $("status").textContent = "refused: " + wrong.map((w) => w.message).join("; ");
+    $("checked").textContent = "";
+    markStale();
+    return;
+  }
   if (latest && latest.status === "done") previous = latest.id;
   await editing;
   await syncRunSettings();
@@ -583,7 +615,8 @@ function drawMetrics(metrics) {
   const box = $("metrics");
   box.replaceChildren();
   for (const m of metrics) {
-    const section = el("div", { class: "metric" }, el("h4", { text: `${m.subject} · ${m.metric}` }));
+    // In words, as the report names it; the target's spelling kept beside.
+    const section = el("div", { class: "metric", "data-target": `${m.subject}/${m.metric}` }, el("h4", { text: m.title }));
     // A number's values as a histogram in value order, each bar with its interval.
     const numeric = m.shares.length > 6 && m.shares.every((s) => s.value !== "" && Number.isFinite(Number(s.value)));
     if (numeric) {
@@ -605,7 +638,7 @@ function drawMetrics(metrics) {
             : `before ${before.shown}; ${before.verdict === "differs" ? "Δ" : "tied"} ${interval}`;
         numbers.append(el("div", { class: "prev", text }));
       }
-      section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value }), bar(s), numbers));
+      section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value.replaceAll("_", " ") }), bar(s), numbers));
     }
     if (shares.length < m.shares.length) {
       const text = `the 24 likeliest of ${m.shares.length} values; every value is in distributions.csv`;

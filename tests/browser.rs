@@ -420,16 +420,16 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.eval("{ const t = document.getElementById('trials'); t.value = 0; t.dispatchEvent(new Event('input', { bubbles: true })); document.getElementById('run').click(); }");
     page.wait_for(
         "the refusal beside Run",
-        "document.getElementById('status').textContent.startsWith('refused') && document.getElementById('status').textContent.includes('trials') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
+        "document.getElementById('status').textContent === 'refused: battles: 0 is out of range; allowed: 1 to 1,000,000,000' && document.getElementById('trials').classList.contains('invalid') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
     );
     page.eval("{ const t = document.getElementById('trials'); t.value = 20000; t.dispatchEvent(new Event('change', { bubbles: true })); }");
     page.wait_for(
-        "the answer the battle's again",
-        "document.getElementById('run-stale').hidden",
+        "the answer the battle's again, the refusal gone",
+        "document.getElementById('run-stale').hidden && document.getElementById('status').textContent === '' && !document.getElementById('trials').classList.contains('invalid')",
     );
     // Twice the Raiders: Megalos wins less often, beyond both runs' noise,
     // and the page says so with the server's interval.
-    let won = page.eval("[...document.querySelectorAll('#metrics .metric')].find(m => m.querySelector('h4').textContent === 'side:Megalos · victory').querySelector('.prev').textContent");
+    let won = page.eval("[...document.querySelectorAll('#metrics .metric')].find(m => m.dataset.target === 'side:Megalos/victory' && m.querySelector('h4').textContent === 'Megalos — victory').querySelector('.prev').textContent");
     let won = won.as_str().unwrap();
     assert!(won.contains("Δ -") && !won.contains("tied"), "{won}");
     page.eval("window.scrollTo(0, 0)");

@@ -94,6 +94,8 @@ pub struct Shown {
     pub subject: String,
     /// `victory`, `state`, …
     pub metric: String,
+    /// The two in the report's words: `Megalos — victory`.
+    pub title: String,
     /// Outcomes with at least one battle, in the metric's order.
     pub shares: Vec<Share>,
 }
@@ -537,6 +539,7 @@ fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -
             Shown {
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
+                title: crate::report::words::title(&m.subject, &m.name),
                 shares,
             }
         })
