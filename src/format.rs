@@ -71,6 +71,60 @@ fn percent_with(p: f64, places: usize) -> String {
     }
 }
 
+/// A number with `decimals` decimals and a true minus sign (`−0.12`);
+/// `−0.0` reads `0.0`.
+pub fn signed(x: f64, decimals: usize, plus: bool) -> String {
+    let text = format!("{x:.decimals$}");
+    let zero = text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.');
+    match text.strip_prefix('-') {
+        Some(magnitude) if !zero => format!("\u{2212}{magnitude}"),
+        Some(magnitude) => magnitude.to_owned(),
+        None if plus && !zero => format!("+{text}"),
+        None => text,
+    }
+}
+
+/// A difference and its 95% interval in the one style of every report:
+/// a sign on the difference, true minus signs, `to` between the bounds,
+/// and the decimals the interval's width calls for (its first significant
+/// digit, at least one decimal): `+19.3 pt (18.9 to 19.6)`,
+/// `−0.12 (−0.13 to −0.11)`. `unit` follows the difference (` pt`).
+pub fn change(diff: f64, (lo, hi): (f64, f64), unit: &str) -> String {
+    let decimals = decimals_for(hi - lo);
+    format!(
+        "{}{unit} ({} to {})",
+        signed(diff, decimals, true),
+        signed(lo, decimals, false),
+        signed(hi, decimals, false)
+    )
+}
+
+/// An estimate (a mean) and its 95% interval in the same style, unsigned:
+/// `7.34 (7.30 to 7.37)`.
+pub fn estimate(x: f64, (lo, hi): (f64, f64)) -> String {
+    let decimals = decimals_for(hi - lo);
+    format!(
+        "{} ({} to {})",
+        signed(x, decimals, false),
+        signed(lo, decimals, false),
+        signed(hi, decimals, false)
+    )
+}
+
+/// Decimals for numbers known to within an interval `width` wide: its
+/// first significant digit, at least one decimal (three for an exact
+/// value).
+fn decimals_for(width: f64) -> usize {
+    if width > 0.0 && width.is_finite() {
+        ((-width.log10()).ceil() as i64).clamp(1, 6) as usize
+    } else {
+        3
+    }
+}
+
 /// A word of a command line as a shell reads it back: as it is when it
 /// holds nothing a shell treats specially, else quoted.
 pub fn shell_word(word: &str) -> String {
@@ -99,6 +153,25 @@ pub fn trim_decimal(x: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_reads_in_one_style() {
+        assert_eq!(
+            change(0.193, (0.189, 0.196), " pt"),
+            "+0.193 pt (0.189 to 0.196)"
+        );
+        assert_eq!(change(19.3, (18.9, 19.6), " pt"), "+19.3 pt (18.9 to 19.6)");
+        assert_eq!(
+            change(-0.124, (-0.127, -0.121), ""),
+            "\u{2212}0.124 (\u{2212}0.127 to \u{2212}0.121)"
+        );
+        assert_eq!(
+            change(0.0, (-0.04, 0.04), " pt"),
+            "0.00 pt (\u{2212}0.04 to 0.04)"
+        );
+        assert_eq!(signed(-0.0001, 2, true), "0.00");
+        assert_eq!(estimate(7.337, (7.302, 7.371)), "7.34 (7.30 to 7.37)");
+    }
 
     #[test]
     fn trimmed_decimals() {

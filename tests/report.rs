@@ -34,7 +34,7 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
         assert!(html.contains(heading), "missing {heading}");
     }
     assert!(html.contains("Knights (attacker) won"));
-    assert!(html.contains("Stand-in values in use: table `cards`"));
+    assert!(html.contains("Stand-in values in use: the cards table ("));
     assert!(html.contains("Exact check:"));
     assert!(html.contains("warcrunch run"));
     // One chart, with its caption and description, and one table per metric.
@@ -133,7 +133,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     )
     .unwrap();
     let out = dir.path().join("cmp");
-    warcrunch()
+    let ran = warcrunch()
         .args(["compare", "--trials", "50000", "--out"])
         .arg(&out)
         .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
@@ -143,6 +143,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         .stdout(predicates::str::contains(
             "better_general against ambush_at_the_ford",
         ));
+    std::fs::write(dir.path().join("console.txt"), &ran.get_output().stdout).unwrap();
     let csv = read(&out.join("comparison.csv"));
     assert!(
         csv.starts_with("variant,baseline,subject,subject_kind,subject_name,metric,value,test,")
@@ -181,6 +182,23 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     let html = read(&out.join("report.html"));
     no_network(&html);
     assert!(html.contains("<h2>Significant differences</h2>"));
+    // The verdict says what changed and by how much, in the CSV's numbers.
+    let sentence = format!(
+        "Megalos won in {} vs {} of battles, {}",
+        warcrunch::format::percent(number(won, "estimate")),
+        warcrunch::format::percent(number(won, "baseline_estimate")),
+        warcrunch::format::change(
+            100.0 * number(won, "difference"),
+            (
+                100.0 * number(won, "ci_low"),
+                100.0 * number(won, "ci_high")
+            ),
+            " pt"
+        )
+    );
+    assert!(html.contains(&sentence), "{sentence}");
+    let console = read(&out.join("../console.txt"));
+    assert!(console.contains(&sentence), "{sentence}");
     // The same scenario twice: nothing significant.
     let same = dir.path().join("same");
     warcrunch()
@@ -190,7 +208,10 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         .arg(scenario("knights_vs_pikes.toml"))
         .assert()
         .success()
-        .stdout(predicates::str::contains(": 0 of"));
+        .stdout(predicates::str::contains(": 0 of"))
+        .stdout(predicates::str::contains(
+            "Knights won in 51.48% vs 51.48% of battles, the same in every battle.",
+        ));
 }
 
 #[test]

@@ -16,7 +16,7 @@ use super::draw::{
 };
 use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
-use crate::format::{percent, thousands};
+use crate::format::thousands;
 use crate::stats::{Metric, Values, wilson, z95};
 
 /// Writes `outcome_<subject>_<metric>` for each categorical metric and
@@ -71,6 +71,8 @@ struct Bar {
     percent: f64,
     low: f64,
     high: f64,
+    /// Its share as the tables write it.
+    shown: String,
 }
 
 /// A numeric metric's share of battles at or below each value and at or
@@ -126,6 +128,7 @@ impl Picture {
                     percent: 100.0 * count as f64 / total.max(1) as f64,
                     low: 100.0 * lo,
                     high: 100.0 * hi,
+                    shown: super::findings::shown_share(metric, bin)[0].clone(),
                 }
             })
             .collect();
@@ -252,6 +255,7 @@ impl Picture {
             })
             .x_desc(self.x_label.clone())
             .y_desc("share of battles (%)")
+            .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 15))
             .axis_style(BLACK.stroke_width(1))
@@ -283,7 +287,7 @@ impl Picture {
             chart
                 .draw_series(bars.iter().enumerate().map(|(i, b)| {
                     Text::new(
-                        percent(b.percent / 100.0),
+                        b.shown.clone(),
                         (SegmentValue::CenterOf(i as i32), b.high + y_max * 0.01),
                         style.clone(),
                     )
@@ -326,6 +330,7 @@ impl Picture {
             })
             .x_desc(self.x_label.clone())
             .y_desc("share of battles (%)")
+            .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 15))
             .axis_style(BLACK.stroke_width(1))
@@ -473,7 +478,7 @@ fn describe(
             let mut shares: Vec<String> = bars
                 .iter()
                 .take(8)
-                .map(|b| format!("{} {}", b.label, percent(b.percent / 100.0)))
+                .map(|b| format!("{} {}", b.label, b.shown))
                 .collect();
             if bars.len() > 8 {
                 shares.push(format!("and {} more values", bars.len() - 8));
@@ -495,4 +500,30 @@ fn describe(
     }
     text.push('.');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bar's label is the outcome table's text for the same count, even
+    /// where a share computed another way rounds the other way (9,735 of
+    /// 100,000 is 9.74%; 100 × 9,735 / 100,000 / 100 reads 9.73%).
+    #[test]
+    fn every_bar_label_is_the_tables_text_for_its_count() {
+        let weights = [9_735, 60_535, 29_730];
+        let metric = Metric::categorical("battle", "winner", &["none", "a", "b"], &weights);
+        let picture = Picture::of(&metric, "a battle", false);
+        let labels: Vec<&str> = picture.bars.iter().map(|b| b.shown.as_str()).collect();
+        let tables: Vec<String> = (0..weights.len())
+            .map(|bin| super::super::findings::shown_share(&metric, bin)[0].clone())
+            .collect();
+        assert_eq!(labels, tables);
+        assert_eq!(labels[0], "9.74%");
+        assert!(
+            picture.description.contains("none 9.74%"),
+            "{}",
+            picture.description
+        );
+    }
 }

@@ -181,9 +181,15 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
             })
             .take(1)
             .map(|m| {
-                let total = m.total() as f64;
+                let total = m.total().max(1) as f64;
                 let shares = (0..m.weights.len())
-                    .map(|b| format!("{} {:.2}%", m.label(b), 100.0 * m.weights[b] as f64 / total))
+                    .map(|b| {
+                        format!(
+                            "{} {}",
+                            m.label(b),
+                            crate::format::percent(m.weights[b] as f64 / total)
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
                 // Whose outcome: the side a victory metric belongs to.
@@ -200,20 +206,17 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
         let _ = writeln!(
             out,
             "{}: P({}) and expected Reputation per variant",
-            f.subject, f.out_label
+            super::words::subject(&f.subject),
+            f.out_label
         );
         for p in &f.points {
+            let [p_out, lo, hi] = percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1);
             let _ = writeln!(
                 out,
-                "    {:<22} P({}) {:6.2}% ({:.2}–{:.2})   E[Reputation] {:+.3} ({:+.3}–{:+.3})",
+                "    {:<22} P({}) {p_out} ({lo}–{hi})   E[Reputation] {}",
                 p.variant,
                 f.out_label,
-                100.0 * p.p_out,
-                100.0 * p.p_out_ci.0,
-                100.0 * p.p_out_ci.1,
-                p.reputation,
-                p.reputation_ci.0,
-                p.reputation_ci.1
+                crate::format::estimate(p.reputation, p.reputation_ci)
             );
         }
     }
@@ -245,14 +248,9 @@ fn one_line(d: &Difference) -> String {
     }
     let (scale, unit) = d.scale();
     let (diff, lo, hi) = d.difference;
-    let unit = if unit == "%" { " points" } else { "" };
-    format!(
-        "{}: {:+.3}{unit} ({:+.3} to {:+.3}), p {p}",
-        d.outcome(),
-        scale * diff,
-        scale * lo,
-        scale * hi
-    )
+    let unit = if unit == "%" { " pt" } else { "" };
+    let change = crate::format::change(scale * diff, (scale * lo, scale * hi), unit);
+    format!("{}: {change}, p {p}", d.outcome())
 }
 
 /// What changed significantly, per variant against the first.
@@ -268,6 +266,9 @@ fn compare_summary(report: &RunReport) -> String {
         thousands(report.info.trials.unwrap_or(0)),
         report.info.seed.unwrap_or(0)
     );
+    for line in super::findings::comparison(report) {
+        let _ = writeln!(out, "{line}.");
+    }
     for v in report.variants.iter().skip(1) {
         let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
         let significant = tests.significant();

@@ -61,10 +61,10 @@ pub fn annotate_svg(svg: &str, title: &str, description: &str) -> String {
             .replace('>', "&gt;")
             .replace('"', "&quot;")
     };
-    let fonts = svg.replace(
+    let fonts = round_font_sizes(&svg.replace(
         &format!("font-family=\"{FONT}\""),
         &format!("font-family=\"{FONT_STACK}\""),
-    );
+    ));
     let Some(open) = fonts.find("<svg") else {
         return fonts;
     };
@@ -79,6 +79,37 @@ pub fn annotate_svg(svg: &str, title: &str, description: &str) -> String {
         escape(description),
         &fonts[at + 1..]
     )
+}
+
+/// Every `font-size="12.096774193548388"` written to one decimal
+/// (`12.1`), as a person would set it.
+fn round_font_sizes(svg: &str) -> String {
+    const KEY: &str = "font-size=\"";
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(at) = rest.find(KEY) {
+        let (before, after) = rest.split_at(at + KEY.len());
+        out.push_str(before);
+        let end = after.find('"').unwrap_or(after.len());
+        match after[..end].parse::<f64>() {
+            Ok(size) => out.push_str(&crate::format::trim_decimal(size, 1)),
+            Err(_) => out.push_str(&after[..end]),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An axis tick as a person writes it: no pointless decimals (`60`, not
+/// `60.0`; `0.25`), a true minus sign, never `−0`.
+pub fn tick(v: &f64) -> String {
+    let text = crate::format::trim_decimal(*v, 4);
+    match text.strip_prefix('-') {
+        Some("0") => "0".to_owned(),
+        Some(magnitude) => format!("\u{2212}{magnitude}"),
+        None => text,
+    }
 }
 
 /// What a chart says in words: the title it is drawn under and the
@@ -263,6 +294,20 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn font_sizes_and_ticks_read_as_a_person_writes_them() {
+        assert_eq!(
+            round_font_sizes(
+                r#"<text font-size="12.096774193548388">a</text><text font-size="15">b</text>"#
+            ),
+            r#"<text font-size="12.1">a</text><text font-size="15">b</text>"#
+        );
+        assert_eq!(tick(&60.0), "60");
+        assert_eq!(tick(&0.30000000000000004), "0.3");
+        assert_eq!(tick(&-2.5), "\u{2212}2.5");
+        assert_eq!(tick(&-0.00001), "0");
+    }
 
     #[cfg(target_os = "linux")]
     #[test]

@@ -29,6 +29,13 @@ pub(super) fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
     (m.weights[bin] as f64 / total.max(1) as f64, lo, hi)
 }
 
+/// Bin `bin`'s share and its interval's ends as every table and chart
+/// label writes them: one text for one count, wherever it is shown.
+pub(super) fn shown_share(m: &Metric<u64>, bin: usize) -> [String; 3] {
+    let (p, lo, hi) = share(m, bin);
+    crate::format::percent_interval(p, lo, hi)
+}
+
 pub(super) fn find<'a>(
     metrics: &'a [Metric<u64>],
     subject: &str,
@@ -174,6 +181,105 @@ pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> V
         .collect()
 }
 
+/// The headline outcomes a comparison speaks of, in the baseline's
+/// metrics: (metric, the value tested, the outcome in words). One side's
+/// victory says it all, as in [`headline`].
+fn compared_outcomes(metrics: &[Metric<u64>]) -> Vec<(&Metric<u64>, String, String)> {
+    let mut out = Vec::new();
+    let mut side_seen = false;
+    for m in metrics {
+        match &m.role {
+            MetricRole::Victory { side } if !side_seen => {
+                side_seen = true;
+                out.push((m, m.label(0), format!("{side} won")));
+            }
+            MetricRole::Winner { units } => {
+                for (bin, unit) in units.iter().enumerate() {
+                    out.push((m, m.label(bin), format!("{unit} won")));
+                }
+            }
+            MetricRole::PartyRisk { side, whole, words } => {
+                let who = if *whole {
+                    "someone in the party".to_owned()
+                } else {
+                    format!("someone on the {side} side")
+                };
+                out.push((m, m.label(1), format!("{who} ends {words}")));
+            }
+            MetricRole::Fate { pc, out: bins, .. } => {
+                for &bin in bins {
+                    let label = m.label(bin);
+                    out.push((
+                        m,
+                        label.clone(),
+                        format!("{pc} ends {}", label.replace('_', " ")),
+                    ));
+                }
+            }
+            MetricRole::Fame { pc } => {
+                out.push((m, "mean".to_owned(), format!("{pc}'s mean Reputation")))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A comparison's verdict: for each variant against the first, each
+/// headline outcome in both and the difference with its 95% interval, or
+/// "no clear difference" where the family-wise test (the one
+/// `comparison.csv` and the console use) does not tell them apart.
+pub fn comparison(report: &RunReport) -> Vec<String> {
+    let Some(base) = report.variants.first() else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for v in report.variants.iter().skip(1) {
+        lines.push(format!(
+            "{} against {}, on the same battles",
+            v.variant, base.variant
+        ));
+        let tests =
+            crate::compare::Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
+        for (m, value, words) in compared_outcomes(&base.metrics) {
+            let Some(d) = tests
+                .all
+                .iter()
+                .find(|d| d.subject == m.subject && d.metric == m.name && d.value == value)
+            else {
+                continue;
+            };
+            let share = d.scale().1 == "%";
+            let shown = |x: f64| {
+                if share {
+                    crate::format::percent(x)
+                } else {
+                    crate::format::signed(x, 3, false)
+                }
+            };
+            let (scale, unit) = if share { (100.0, " pt") } else { (1.0, "") };
+            let (diff, lo, hi) = d.difference;
+            let change = crate::format::change(scale * diff, (scale * lo, scale * hi), unit);
+            let of = if share { " of battles" } else { "" };
+            let verdict = if d.pairs.is_some_and(|p| p.discordant == 0) && diff == 0.0 {
+                "the same in every battle".to_owned()
+            } else if tests.is_significant(d) {
+                change
+            } else {
+                format!("no clear difference: {change}")
+            };
+            lines.push(format!(
+                "{} {} {} vs {}{of}, {verdict}",
+                upper_first(&words),
+                if share { "in" } else { "is" },
+                shown(d.estimate),
+                shown(d.baseline),
+            ));
+        }
+    }
+    lines
+}
+
 /// The note the mark leads to, when the battle rests on stand-in values.
 pub fn stand_ins_of(info: &super::RunInfo) -> Option<String> {
     let all = info.stand_ins();
@@ -231,7 +337,7 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
         .filter(|t| !t.stand_ins.is_empty())
         .map(|t| {
             format!(
-                "table `{}` ({}): {}",
+                "the {} table ({}): {}",
                 t.name,
                 t.source,
                 t.stand_ins.join(", ")
@@ -338,7 +444,9 @@ fn dominated_flags(report: &RunReport) -> Vec<String> {
             if let Some(q) = better {
                 out.push(format!(
                     "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
-                    f.subject, f.points[i].variant, q.variant
+                    super::words::subject(&f.subject),
+                    f.points[i].variant,
+                    q.variant
                 ));
             }
         }

@@ -13,8 +13,8 @@ use askama::Template;
 use super::charts::Picture;
 use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
 use super::findings::{
-    Flag, HeroFrontier, SweepAdvice, advice, find, flags, frontiers, pct, share, stand_ins_of,
-    upper_first, verdict,
+    Flag, HeroFrontier, SweepAdvice, advice, comparison, find, flags, frontiers, pct, share,
+    shown_share, stand_ins_of, upper_first, verdict,
 };
 use super::page::{Provenance, svg_string, write_report};
 use super::skew::SkewReport;
@@ -146,6 +146,10 @@ struct ValueRow {
     interval: String,
 }
 
+/// Variants a report's verdict compares in sentences (more: a sweep,
+/// whose table and charts compare them).
+const COMPARED_IN_WORDS: usize = 3;
+
 /// Tables longer than this are folded under their chart.
 const FOLD_ROWS: usize = 12;
 
@@ -153,8 +157,7 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
     let rows: Vec<ValueRow> = m
         .reported_bins(|w| w == 0)
         .map(|bin| {
-            let (p, lo, hi) = share(m, bin);
-            let [p, lo, hi] = percent_interval(p, lo, hi);
+            let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
                 label: m.label(bin),
                 count: m.weights[bin],
@@ -412,11 +415,17 @@ impl Export<RunReport> for HtmlReport {
                 // A comparison of files makes no recommendation, and says nothing of one.
                 None => page.no_recommendation = !all.is_empty() && info.max_risk_of_down.is_some(),
             }
-            page.verdict.push(format!(
-                "{} variants compared: {}",
-                report.variants.len(),
-                crate::recommend::named_few(&info.variants)
-            ));
+            // A comparison of a few variants says what changed in its
+            // headline outcomes; a long sweep names its variants.
+            if report.variants.len() <= COMPARED_IN_WORDS {
+                page.verdict.extend(comparison(report));
+            } else {
+                page.verdict.push(format!(
+                    "{} variants compared: {}",
+                    report.variants.len(),
+                    crate::recommend::named_few(&info.variants)
+                ));
+            }
             page.sweep = Some(sweep_section(report, &all, advice.as_ref())?);
         } else {
             if let Some(v) = report.variants.first() {

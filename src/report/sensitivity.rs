@@ -207,6 +207,7 @@ fn tornado<DB: DrawingBackend>(
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
+        .x_label_formatter(&super::draw::tick)
         .x_desc(match report.quantity {
             Quantity::Probability => {
                 "change in probability (percentage points), bars with 95% interval"

@@ -192,6 +192,8 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .map_err(plot_err)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&super::draw::tick)
+        .y_label_formatter(&super::draw::tick)
         .x_desc(report.setting.as_str())
         .y_desc(match report.quantity {
             Quantity::Probability => "probability (%)",

@@ -223,6 +223,7 @@ fn frontier_panel<DB: DrawingBackend>(
         .configure_mesh()
         .max_light_lines(0)
         .x_desc(format!("P({}) (%)", f.out_label))
+        .x_label_formatter(&super::draw::tick)
         .y_desc("expected Reputation")
         .y_label_formatter(&|v| {
             // Enough decimals that a narrow axis's ticks read apart.
@@ -546,6 +547,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             _ => String::new(),
         })
         .y_desc("probability (%)")
+        .y_label_formatter(&super::draw::tick)
         .label_style((FONT, 12))
         .draw()
         .map_err(plot_err)?;

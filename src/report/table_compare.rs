@@ -431,6 +431,7 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .disable_y_mesh()
         .y_labels(0)
         .x_desc("difference in probability (percentage points), with 95% interval")
+        .x_label_formatter(&super::draw::tick)
         .label_style((FONT, 13))
         .draw()
         .map_err(plot_err)?;
