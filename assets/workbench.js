@@ -631,11 +631,11 @@ function drawMetrics(metrics) {
       // The difference and its interval come from the server (stats.rs).
       const before = s.before;
       if (before) {
-        const interval = `${(100 * before.difference).toFixed(2)} pt (${(100 * before.low).toFixed(2)} to ${(100 * before.high).toFixed(2)})`;
+        // The difference as the reports write it (the server's text).
         const text =
           before.verdict === "unchanged"
             ? `before ${before.shown}; unchanged`
-            : `before ${before.shown}; ${before.verdict === "differs" ? "Δ" : "tied"} ${interval}`;
+            : `before ${before.shown}; ${before.verdict === "differs" ? "Δ" : "tied"} ${before.change}`;
         numbers.append(el("div", { class: "prev", text }));
       }
       section.append(el("div", { class: "bar" }, el("span", { class: "v", text: s.value.replaceAll("_", " ") }), bar(s), numbers));

@@ -93,25 +93,37 @@ pub fn signed(x: f64, decimals: usize, plus: bool) -> String {
 /// digit, at least one decimal): `+19.3 pt (18.9 to 19.6)`,
 /// `−0.12 (−0.13 to −0.11)`. `unit` follows the difference (` pt`).
 pub fn change(diff: f64, (lo, hi): (f64, f64), unit: &str) -> String {
-    let decimals = decimals_for(hi - lo);
-    format!(
-        "{}{unit} ({} to {})",
-        signed(diff, decimals, true),
-        signed(lo, decimals, false),
-        signed(hi, decimals, false)
-    )
+    let [diff, lo, hi] = with_interval(diff, (lo, hi), true);
+    format!("{diff}{unit} ({lo} to {hi})")
 }
 
-/// An estimate (a mean) and its 95% interval in the same style, unsigned:
-/// `7.34 (7.30 to 7.37)`.
+/// An estimate (a mean) and its 95% interval in the same style, unsigned,
+/// an en dash between bounds that are both at least 0 and `to` where one
+/// is negative: `7.34 (7.30–7.37)`, `−0.5 (−0.7 to −0.3)`.
 pub fn estimate(x: f64, (lo, hi): (f64, f64)) -> String {
+    let [x, lo_text, hi_text] = with_interval(x, (lo, hi), false);
+    format!("{x} ({})", range(&lo_text, &hi_text, lo < 0.0))
+}
+
+/// Two bounds as a range: `a–b`, or `a to b` when a bound is negative.
+pub fn range(lo: &str, hi: &str, negative: bool) -> String {
+    if negative {
+        format!("{lo} to {hi}")
+    } else {
+        format!("{lo}\u{2013}{hi}")
+    }
+}
+
+/// A number and its interval's ends, each with the decimals the
+/// interval's width calls for and true minus signs (`plus`: a sign on
+/// the number too, as a difference has).
+pub fn with_interval(x: f64, (lo, hi): (f64, f64), plus: bool) -> [String; 3] {
     let decimals = decimals_for(hi - lo);
-    format!(
-        "{} ({} to {})",
-        signed(x, decimals, false),
+    [
+        signed(x, decimals, plus),
         signed(lo, decimals, false),
-        signed(hi, decimals, false)
-    )
+        signed(hi, decimals, false),
+    ]
 }
 
 /// Decimals for numbers known to within an interval `width` wide: its
@@ -170,7 +182,11 @@ mod tests {
             "0.00 pt (\u{2212}0.04 to 0.04)"
         );
         assert_eq!(signed(-0.0001, 2, true), "0.00");
-        assert_eq!(estimate(7.337, (7.302, 7.371)), "7.34 (7.30 to 7.37)");
+        assert_eq!(estimate(7.337, (7.302, 7.371)), "7.34 (7.30\u{2013}7.37)");
+        assert_eq!(
+            estimate(-0.5, (-0.7, -0.3)),
+            "\u{2212}0.5 (\u{2212}0.7 to \u{2212}0.3)"
+        );
     }
 
     #[test]

@@ -431,7 +431,10 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     // and the page says so with the server's interval.
     let won = page.eval("[...document.querySelectorAll('#metrics .metric')].find(m => m.dataset.target === 'side:Megalos/victory' && m.querySelector('h4').textContent === 'Megalos — victory').querySelector('.prev').textContent");
     let won = won.as_str().unwrap();
-    assert!(won.contains("Δ -") && !won.contains("tied"), "{won}");
+    assert!(
+        won.contains("Δ \u{2212}") && won.contains(" pt (\u{2212}") && !won.contains("tied"),
+        "{won}"
+    );
     page.eval("window.scrollTo(0, 0)");
     page.screenshot("gm_run");
 

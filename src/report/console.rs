@@ -98,8 +98,10 @@ fn run_summary(report: &RunReport) -> String {
             let total = m.total();
             let line = match m.summary() {
                 Some(s) => format!(
-                    "mean {:.3} (95% CI {:.3}–{:.3}), median {}, 95th percentile {}",
-                    s.mean, s.ci_low, s.ci_high, s.p50, s.p95
+                    "mean {}, median {}, 95th percentile {}",
+                    crate::format::estimate(s.mean, (s.ci_low, s.ci_high)),
+                    s.p50,
+                    s.p95
                 ),
                 None => m
                     .reported_bins(|w| w == 0)

@@ -181,53 +181,9 @@ pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> V
         .collect()
 }
 
-/// The headline outcomes a comparison speaks of, in the baseline's
-/// metrics: (metric, the value tested, the outcome in words). One side's
-/// victory says it all, as in [`headline`].
-fn compared_outcomes(metrics: &[Metric<u64>]) -> Vec<(&Metric<u64>, String, String)> {
-    let mut out = Vec::new();
-    let mut side_seen = false;
-    for m in metrics {
-        match &m.role {
-            MetricRole::Victory { side } if !side_seen => {
-                side_seen = true;
-                out.push((m, m.label(0), format!("{side} won")));
-            }
-            MetricRole::Winner { units } => {
-                for (bin, unit) in units.iter().enumerate() {
-                    out.push((m, m.label(bin), format!("{unit} won")));
-                }
-            }
-            MetricRole::PartyRisk { side, whole, words } => {
-                let who = if *whole {
-                    "someone in the party".to_owned()
-                } else {
-                    format!("someone on the {side} side")
-                };
-                out.push((m, m.label(1), format!("{who} ends {words}")));
-            }
-            MetricRole::Fate { pc, out: bins, .. } => {
-                for &bin in bins {
-                    let label = m.label(bin);
-                    out.push((
-                        m,
-                        label.clone(),
-                        format!("{pc} ends {}", label.replace('_', " ")),
-                    ));
-                }
-            }
-            MetricRole::Fame { pc } => {
-                out.push((m, "mean".to_owned(), format!("{pc}'s mean Reputation")))
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// A comparison's verdict: for each variant against the first, each
-/// headline outcome in both and the difference with its 95% interval, or
-/// "no clear difference" where the family-wise test (the one
+/// A comparison's verdict: for each variant against the first, each key
+/// outcome in both and the difference with its 95% interval, or "no
+/// clear difference" where the family-wise test (the one
 /// `comparison.csv` and the console use) does not tell them apart.
 pub fn comparison(report: &RunReport) -> Vec<String> {
     let Some(base) = report.variants.first() else {
@@ -239,43 +195,11 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             "{} against {}, on the same battles",
             v.variant, base.variant
         ));
-        let tests =
-            crate::compare::Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
-        for (m, value, words) in compared_outcomes(&base.metrics) {
-            let Some(d) = tests
-                .all
+        lines.extend(
+            super::key_outcomes::key_outcomes(base, v)
                 .iter()
-                .find(|d| d.subject == m.subject && d.metric == m.name && d.value == value)
-            else {
-                continue;
-            };
-            let share = d.scale().1 == "%";
-            let shown = |x: f64| {
-                if share {
-                    crate::format::percent(x)
-                } else {
-                    crate::format::signed(x, 3, false)
-                }
-            };
-            let (scale, unit) = if share { (100.0, " pt") } else { (1.0, "") };
-            let (diff, lo, hi) = d.difference;
-            let change = crate::format::change(scale * diff, (scale * lo, scale * hi), unit);
-            let of = if share { " of battles" } else { "" };
-            let verdict = if d.pairs.is_some_and(|p| p.discordant == 0) && diff == 0.0 {
-                "the same in every battle".to_owned()
-            } else if tests.is_significant(d) {
-                change
-            } else {
-                format!("no clear difference: {change}")
-            };
-            lines.push(format!(
-                "{} {} {} vs {}{of}, {verdict}",
-                upper_first(&words),
-                if share { "in" } else { "is" },
-                shown(d.estimate),
-                shown(d.baseline),
-            ));
-        }
+                .map(|k| k.sentence()),
+        );
     }
     lines
 }

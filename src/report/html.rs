@@ -162,7 +162,7 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
                 label: m.label(bin),
                 count: m.weights[bin],
                 probability: p,
-                interval: format!("{lo} – {hi}"),
+                interval: format!("{lo}\u{2013}{hi}"),
             }
         })
         .collect();
@@ -180,8 +180,12 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         rows,
         summary: m.summary().map(|s| {
             format!(
-                "{:.4} (95% CI {:.4} – {:.4}), sd {:.4}, p05 {}, median {}, p95 {}",
-                s.mean, s.ci_low, s.ci_high, s.std_dev, s.p05, s.p50, s.p95
+                "mean {}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
+                crate::format::estimate(s.mean, (s.ci_low, s.ci_high)),
+                crate::format::signed(s.std_dev, 3, false),
+                s.p05,
+                s.p50,
+                s.p95
             )
         }),
     })
@@ -203,21 +207,35 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                 .iter()
                 .map(|d| {
                     let (scale, suffix) = d.scale();
+                    let share = suffix == "%";
+                    // A chi-square test has no estimate: a dash, not NaN.
                     let dash_if_nan = |x: f64, text: String| {
-                        if x.is_nan() { "–".to_owned() } else { text }
+                        if x.is_nan() {
+                            "\u{2013}".to_owned()
+                        } else {
+                            text
+                        }
                     };
-                    let shown = |x: f64| dash_if_nan(x, format!("{:.3}{suffix}", scale * x));
-                    let signed = |x: f64| dash_if_nan(x, format!("{:+.3}", scale * x));
+                    let shown = |x: f64| {
+                        dash_if_nan(
+                            x,
+                            if share {
+                                crate::format::percent(x)
+                            } else {
+                                crate::format::signed(x, 3, false)
+                            },
+                        )
+                    };
+                    let (diff, lo, hi) = d.difference;
+                    let [diff_text, lo_text, hi_text] =
+                        crate::format::with_interval(scale * diff, (scale * lo, scale * hi), true);
+                    let unit = if share { " pt" } else { "" };
                     DifferenceRow {
                         outcome: d.outcome(),
                         baseline: shown(d.baseline),
                         variant: shown(d.estimate),
-                        difference: signed(d.difference.0),
-                        interval: format!(
-                            "{} – {}",
-                            signed(d.difference.1),
-                            signed(d.difference.2)
-                        ),
+                        difference: dash_if_nan(diff, format!("{diff_text}{unit}")),
+                        interval: dash_if_nan(diff, format!("{lo_text} to {hi_text}")),
                         p_value: format_p(d.p_value),
                     }
                 })
@@ -251,10 +269,15 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
             probability: percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1)[0].clone(),
             interval: {
                 let [_, lo, hi] = percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1);
-                format!("{lo} – {hi}")
+                format!("{lo}\u{2013}{hi}")
             },
-            reputation: format!("{:+.4}", p.reputation),
-            reputation_interval: format!("{:+.4} – {:+.4}", p.reputation_ci.0, p.reputation_ci.1),
+            reputation: crate::format::with_interval(p.reputation, p.reputation_ci, false)[0]
+                .clone(),
+            reputation_interval: {
+                let [_, lo, hi] =
+                    crate::format::with_interval(p.reputation, p.reputation_ci, false);
+                crate::format::range(&lo, &hi, p.reputation_ci.0 < 0.0)
+            },
         })
         .collect();
     FrontierTable {

@@ -11,6 +11,7 @@ pub mod draw;
 pub mod findings;
 pub mod html;
 pub mod json;
+pub mod key_outcomes;
 pub mod output_dir;
 pub mod page;
 pub mod partial;

@@ -16,11 +16,11 @@ use polars::prelude::Column;
 use super::csv::{numbers, subject_columns, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
+pub use super::key_outcomes::{KeyOutcome, key_outcomes};
 use super::page::{Provenance, svg_string, write_report};
-use super::{Formats, RunInfo, VariantResult};
-use crate::compare::{Tests, format_p, reported_p};
-use crate::format::{percent, thousands};
-use crate::stats::MetricRole;
+use super::{Formats, RunInfo};
+use crate::compare::{format_p, reported_p};
+use crate::format::thousands;
 
 /// Every scenario's key outcomes with table A and table B.
 #[derive(Debug, Clone)]
@@ -68,140 +68,6 @@ impl ScenarioOutcomes {
             self.seed
         )
     }
-}
-
-/// One key outcome with both tables, and the difference.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyOutcome {
-    /// Subject, metric and value, as `comparison.csv` names them.
-    pub subject: String,
-    /// The metric.
-    pub metric: String,
-    /// The value (`mean` for a mean).
-    pub value: String,
-    /// The outcome in words: `Montaigne won`.
-    pub words: String,
-    /// A probability (else a mean).
-    pub is_probability: bool,
-    /// With the baseline table.
-    pub baseline: f64,
-    /// With the other table.
-    pub estimate: f64,
-    /// estimate − baseline, with its 95% interval.
-    pub difference: (f64, f64, f64),
-    /// Two-sided p-value.
-    pub p_value: f64,
-    /// Significant at the scenario comparison's family-wise level.
-    pub significant: bool,
-}
-
-impl KeyOutcome {
-    /// `higher` or `lower` when the family-wise test finds a difference;
-    /// `tied` when the 95% interval holds zero; `unclear` between (the
-    /// interval leaves zero out, but not at the family-wise level).
-    pub fn verdict(&self) -> &'static str {
-        let (d, lo, hi) = self.difference;
-        match (self.significant, d > 0.0) {
-            (true, true) => "higher",
-            (true, false) => "lower",
-            (false, _) if lo <= 0.0 && hi >= 0.0 => "tied",
-            (false, _) => "unclear",
-        }
-    }
-
-    /// A value as the summary prints it.
-    fn shown(&self, v: f64) -> String {
-        if self.is_probability {
-            percent(v)
-        } else {
-            format!("{v:.3}")
-        }
-    }
-
-    /// The difference and its interval: points for a probability.
-    fn difference_text(&self) -> String {
-        let (d, lo, hi) = self.difference;
-        // Rounded to what is printed first, so a tiny negative is `+0.00`.
-        let signed = |v: f64, places: i32| {
-            let scale = 10f64.powi(places);
-            let v = (v * scale).round() / scale + 0.0;
-            format!("{v:+.*}", places as usize)
-        };
-        if self.is_probability {
-            format!(
-                "{} pt ({} to {})",
-                signed(100.0 * d, 2),
-                signed(100.0 * lo, 2),
-                signed(100.0 * hi, 2)
-            )
-        } else {
-            format!("{} ({} to {})", signed(d, 3), signed(lo, 3), signed(hi, 3))
-        }
-    }
-}
-
-/// The outcomes a designer weighs, tested as the comparison tests them:
-/// each side's victory (an engagement's winners), each party's risk, each
-/// event asked or added as an outcome (a PC out of action), each PC's mean
-/// Reputation.
-pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOutcome> {
-    let tests = Tests::new(
-        &base.metrics,
-        &variant.metrics,
-        (&variant.shared, &variant.paired_means),
-    );
-    let mut rows = Vec::new();
-    for m in &base.metrics {
-        let wanted: Vec<(String, String)> = match &m.role {
-            MetricRole::Victory { side } => vec![("won".into(), format!("{side} won"))],
-            MetricRole::Winner { units } => vec![
-                (m.label(0), format!("{} (attacker) won", units[0])),
-                (m.label(1), format!("{} (defender) won", units[1])),
-            ],
-            MetricRole::PartyRisk { side, whole, words } => {
-                let who = if *whole {
-                    "Someone in the party".to_owned()
-                } else {
-                    format!("Some PC on the {side} side")
-                };
-                vec![("yes".into(), format!("{who} ends {words}"))]
-            }
-            MetricRole::Target => vec![("yes".into(), format!("{}/{}", m.subject, m.name))],
-            MetricRole::Fame { pc } => vec![("mean".into(), format!("{pc}: mean Reputation"))],
-            // Out of action in one state; several are asked as a target.
-            MetricRole::Fate { pc, out, .. } if out.len() == 1 => {
-                let state = m.label(out[0]);
-                vec![(
-                    state.clone(),
-                    format!("{pc} ends {}", state.replace('_', " ")),
-                )]
-            }
-            _ => Vec::new(),
-        };
-        for (value, words) in wanted {
-            let Some(d) = tests.all.iter().find(|d| {
-                d.subject == m.subject
-                    && d.metric == m.name
-                    && d.value == value
-                    && d.test != "chi_square"
-            }) else {
-                continue;
-            };
-            rows.push(KeyOutcome {
-                subject: d.subject.clone(),
-                metric: d.metric.clone(),
-                value,
-                words,
-                is_probability: d.scale().1 == "%",
-                baseline: d.baseline,
-                estimate: d.estimate,
-                difference: d.difference,
-                p_value: d.p_value,
-                significant: tests.is_significant(d),
-            });
-        }
-    }
-    rows
 }
 
 /// Writes every file of the summary into `dir`; the names written.

@@ -78,6 +78,9 @@ pub struct Before {
     pub low: f64,
     /// Upper end.
     pub high: f64,
+    /// The difference and its interval as every report writes them
+    /// (`−24.1 pt (−24.4 to −23.8)`).
+    pub change: String,
     /// `unchanged` (the same count of as many battles), `differs` (beyond
     /// noise, family-wise over every outcome shown: Holm at 5% on the
     /// two-proportion test) or `tied`.
@@ -520,6 +523,11 @@ fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -
                             difference: d.difference,
                             low: d.low,
                             high: d.high,
+                            change: crate::format::change(
+                                100.0 * d.difference,
+                                (100.0 * d.low, 100.0 * d.high),
+                                " pt",
+                            ),
                             verdict: if unchanged { "unchanged" } else { "tied" },
                             p_value: two_proportion(x, n, w, total).1,
                         }
