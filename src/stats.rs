@@ -272,7 +272,6 @@ pub fn summarize(first: i64, counts: &[u64]) -> Option<Summary> {
         sum_sq += i * i * c as u128;
     }
     let nf = n as f64;
-    let mean_offset = sum as f64 / nf;
     let variance = if n > 1 {
         // n·Σx² − (Σx)² is exact in integers; divide once.
         let numerator = (n as u128 * sum_sq).saturating_sub(sum * sum) as f64;
@@ -282,7 +281,10 @@ pub fn summarize(first: i64, counts: &[u64]) -> Option<Summary> {
     };
     let std_dev = variance.sqrt();
     let half = z95() * std_dev / nf.sqrt();
-    let mean = first as f64 + mean_offset;
+    // The whole sum divided once: the mean is the double nearest the
+    // exact one, with no noise from adding `first` afterwards (0.1582,
+    // not 0.1581999999999999).
+    let mean = (i128::from(first) * i128::from(n) + sum as i128) as f64 / nf;
     let percentile = |q: f64| -> i64 {
         let target = (q * nf).ceil().max(1.0) as u64;
         let mut cumulative = 0u64;

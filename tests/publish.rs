@@ -87,6 +87,55 @@ fn many_battles_make_one_table_holding_each_battles_own_rows() {
     }
     let summary = csv_rows(&out.join("summary.csv"));
     assert!(summary.iter().any(|r| r["scenario"] == "siege_assault"));
+    // The headline outcomes as rows of numbers, each the other tables' own.
+    let key = csv_rows(&out.join("key_outcomes.csv"));
+    let keyed: BTreeSet<&str> = key.iter().map(|r| r["scenario"].as_str()).collect();
+    assert_eq!(keyed, names, "every battle has its headline rows");
+    for r in &key {
+        let estimate = number(r, "estimate");
+        let battles = number(r, "battles");
+        let in_the_battle = |t: &&Row| {
+            t["scenario"] == r["scenario"]
+                && t["subject"] == r["subject"]
+                && t["metric"] == r["metric"]
+        };
+        if r["kind"] == "mean" {
+            let s = summary.iter().find(in_the_battle).expect("its summary row");
+            assert_eq!(
+                (estimate, battles),
+                (number(s, "mean"), number(s, "trials")),
+                "{r:?}"
+            );
+        } else {
+            let counted: f64 = combined
+                .iter()
+                .filter(in_the_battle)
+                .filter(|t| r["value"].split('|').any(|v| v == t["value"]))
+                .map(|t| number(t, "count"))
+                .sum();
+            assert_eq!(estimate, counted / battles, "{r:?}");
+            assert!(number(r, "ci_low") <= estimate && estimate <= number(r, "ci_high"));
+        }
+        assert!(
+            !r["outcome"].contains('_') && !r["outcome"].contains(':') || r["kind"] == "mean",
+            "{r:?}"
+        );
+    }
+    assert!(
+        key.iter()
+            .any(|r| r["outcome"] == "Titus ends down or dead")
+    );
+    for file in [
+        "distributions.csv",
+        "summary.csv",
+        "key_outcomes.csv",
+        "exact.csv",
+    ] {
+        assert!(
+            !read(&out.join(file)).contains("NaN"),
+            "{file} writes no NaN"
+        );
+    }
     let exact = csv_rows(&out.join("exact.csv"));
     assert!(exact.iter().any(|r| r["scenario"] == "knights_vs_pikes"));
     assert!(

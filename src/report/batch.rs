@@ -10,10 +10,10 @@ use askama::Template;
 use polars::prelude::Column;
 
 use super::csv::{
-    agreement_columns, agreements, distribution_columns, distribution_rows, subject_columns,
-    summary_columns, summary_rows, text, write_table,
+    agreement_columns, agreements, distribution_columns, distribution_rows, numbers,
+    subject_columns, summary_columns, summary_rows, text, write_table,
 };
-use super::findings::key_odds;
+use super::findings::{KeyRow, key_odds, key_rows};
 use super::page::{Provenance, write_report};
 use super::{Formats, RunReport, TOOL_COMMIT};
 use crate::format::thousands;
@@ -42,6 +42,7 @@ pub fn write(
     let mut files = distributions(entries, dir, &formats)?;
     files.extend(summaries(entries, dir, &formats)?);
     files.extend(exact(entries, dir, &formats)?);
+    files.extend(key_outcomes(entries, dir, &formats)?);
     let json = serde_json::json!({
         "tool_version": env!("CARGO_PKG_VERSION"),
         "tool_commit": TOOL_COMMIT,
@@ -126,6 +127,36 @@ fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>
     columns.extend(subject_columns(&subjects));
     columns.extend(agreement_columns(&rows));
     write_table(dir, "exact", formats, columns)
+}
+
+/// `key_outcomes.csv`: every battle's headline outcomes, one row each,
+/// named in words, with its estimate, interval and battles.
+fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
+    let (rows_of, rows) = rows_of_each(entries, |e| {
+        e.report
+            .variants
+            .first()
+            .map(|v| key_rows(&v.metrics))
+            .unwrap_or_default()
+    });
+    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
+    let mut columns = battle_columns(entries, &rows_of);
+    columns.extend(subject_columns(&subjects));
+    let each = |f: &dyn Fn(&KeyRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
+    columns.extend([
+        text("metric", each(&|r| r.metric.clone())),
+        text("value", each(&|r| r.value.clone())),
+        text("outcome", each(&|r| r.outcome.clone())),
+        text("kind", each(&|r| r.kind.to_owned())),
+        numbers("estimate", &rows, |r| r.estimate.0),
+        numbers("ci_low", &rows, |r| r.estimate.1),
+        numbers("ci_high", &rows, |r| r.estimate.2),
+        Column::new(
+            "battles".into(),
+            rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),
+        ),
+    ]);
+    write_table(dir, "key_outcomes", formats, columns)
 }
 
 /// Every battle's rows, each with the index of its battle.

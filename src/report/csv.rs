@@ -48,8 +48,11 @@ impl Export<RunReport> for Comparison {
                     .map(|d| (v.variant.as_str(), alpha, d)),
             );
         }
+        // A chi-square test has no estimate: null (empty), never NaN.
         let col = |f: &dyn Fn(&crate::compare::Difference) -> f64| {
-            rows.iter().map(|(_, _, d)| f(d)).collect::<Vec<f64>>()
+            rows.iter()
+                .map(|(_, _, d)| Some(f(d)).filter(|x| !x.is_nan()))
+                .collect::<Vec<Option<f64>>>()
         };
         let (variants, subjects): (Vec<&str>, Vec<&str>) = rows
             .iter()
@@ -265,7 +268,13 @@ pub fn text(name: &str, values: Vec<String>) -> Column {
 
 /// A column of numbers, one per row.
 pub fn numbers<T>(name: &str, rows: &[T], value: impl Fn(&T) -> f64) -> Column {
-    Column::new(name.into(), rows.iter().map(value).collect::<Vec<f64>>())
+    // "Not applicable" (NaN: a chi-square test has no estimate) is null:
+    // empty in CSV, null in Parquet, never the word NaN.
+    let values: Vec<Option<f64>> = rows
+        .iter()
+        .map(|r| Some(value(r)).filter(|x| !x.is_nan()))
+        .collect();
+    Column::new(name.into(), values)
 }
 
 /// One row of `distributions.csv`.

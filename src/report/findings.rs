@@ -138,6 +138,99 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     lines
 }
 
+/// One headline outcome of a battle as numbers: what a verdict line
+/// states (a side's victory, an engagement's winner, the party's risk, a
+/// PC out of action, a PC's mean Reputation, a target), for
+/// `key_outcomes.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRow {
+    /// `side:Megalos`, `hero:Titus`, `party`, `battle`.
+    pub subject: String,
+    /// The metric read.
+    pub metric: String,
+    /// The value or values counted (`won`, `down|dead`), `mean` for a mean.
+    pub value: String,
+    /// The outcome in words: `Megalos won`, `Titus ends down or dead`.
+    pub outcome: String,
+    /// `probability` or `mean`.
+    pub kind: &'static str,
+    /// The estimate, with its 95% interval.
+    pub estimate: (f64, f64, f64),
+    /// The battles it was counted over.
+    pub battles: u64,
+}
+
+/// The headline outcomes of one battle's metrics, in the verdict's order.
+pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
+    let mut rows = Vec::new();
+    let share_of = |m: &Metric<u64>, bins: &[usize]| {
+        let hits: u64 = bins.iter().map(|&b| m.weights[b]).sum();
+        let total = m.total();
+        let (lo, hi) = wilson(hits, total, z95());
+        (hits as f64 / total.max(1) as f64, lo, hi)
+    };
+    let probability = |m: &Metric<u64>, bins: &[usize], outcome: String| KeyRow {
+        subject: m.subject.clone(),
+        metric: m.name.clone(),
+        value: bins
+            .iter()
+            .map(|&b| m.label(b))
+            .collect::<Vec<_>>()
+            .join("|"),
+        outcome,
+        kind: "probability",
+        estimate: share_of(m, bins),
+        battles: m.total(),
+    };
+    let mut side_seen = false;
+    for m in metrics {
+        match &m.role {
+            MetricRole::Winner { units } => {
+                rows.push(probability(m, &[0], format!("{} (attacker) won", units[0])));
+                rows.push(probability(m, &[1], format!("{} (defender) won", units[1])));
+                rows.push(probability(m, &[2], "Neither won".to_owned()));
+            }
+            MetricRole::Victory { side } if !side_seen => {
+                side_seen = true;
+                rows.push(probability(m, &[0], format!("{side} won")));
+            }
+            MetricRole::PartyRisk { side, whole, words } => {
+                let who = if *whole {
+                    "Someone in the party".to_owned()
+                } else {
+                    format!("Some PC on the {side} side")
+                };
+                rows.push(probability(m, &[1], format!("{who} ends {words}")));
+            }
+            MetricRole::Fate { pc, out, .. } => {
+                rows.push(probability(
+                    m,
+                    out,
+                    format!("{pc} ends {}", out_words(m, out)),
+                ));
+            }
+            MetricRole::Fame { pc } => {
+                if let Some(s) = m.summary() {
+                    rows.push(KeyRow {
+                        subject: m.subject.clone(),
+                        metric: m.name.clone(),
+                        value: "mean".to_owned(),
+                        outcome: format!("{pc}: mean Reputation"),
+                        kind: "mean",
+                        estimate: (s.mean, s.ci_low, s.ci_high),
+                        battles: m.total(),
+                    });
+                }
+            }
+            MetricRole::Target => {
+                rows.push(probability(m, &[1], format!("{}/{}", m.subject, m.name)));
+            }
+            _ => {}
+        }
+    }
+    rows
+}
+
 /// The key odds of one variant's results: who wins and the risk to the
 /// party, the first of the headline sentences (an index's one line).
 pub fn key_odds(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
