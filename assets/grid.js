@@ -131,7 +131,14 @@ export class TableGrid {
     this.setBattle(this.tables);
   }
 
-  async setCell(cell, value) {
+  /// One cell's edit, after any still in flight: each is applied to the
+  /// table as the one before left it, so quick edits never undo each other.
+  setCell(cell, value) {
+    this.editing = (this.editing || Promise.resolve()).catch(() => {}).then(() => this.setCellNow(cell, value));
+    return this.editing;
+  }
+
+  async setCellNow(cell, value) {
     const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
     this.heat = null; // found on the tables before the edit
     const edited = await this.post("/api/edit", { toml: this.current.toml, edits: [edit] });
@@ -266,7 +273,9 @@ export class TableGrid {
         td.classList.add("changed");
         field.title += ` (was ${JSON.stringify(was)})`;
       }
-      const message = wrong.get(JSON.stringify(cell.path));
+      // Every cell out of its range is marked at once (the server names
+      // the first it meets; a range is the cell's own to check).
+      const message = wrong.get(JSON.stringify(cell.path)) || outOfRange(cell, input);
       if (message) {
         td.classList.add("invalid");
         td.append(el("div", { class: "field-error", text: message }));
@@ -289,4 +298,16 @@ export class TableGrid {
     if (input.kind === "list") return raw.split(",").map((w) => (Number.isNaN(Number(w)) ? w.trim() : Number(w)));
     return raw;
   }
+}
+
+/// Why a number cell's value is outside what its column allows, if it is.
+function outOfRange(cell, input) {
+  if (input.kind !== "integer" && input.kind !== "number") return undefined;
+  const v = cell.value;
+  if (typeof v !== "number") return undefined;
+  const low = input.minimum ?? -Infinity;
+  const high = input.maximum ?? Infinity;
+  const whole = input.kind !== "integer" || Number.isInteger(v);
+  if (v >= low && v <= high && whole) return undefined;
+  return `${cell.sweep.split(".").slice(2).join(".")} = ${v} is out of range; allowed: ${input.hint || `${low} to ${high}`}${whole ? "" : ", whole numbers"}`;
 }

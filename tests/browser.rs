@@ -768,7 +768,10 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
     // The ten bundled battles and no error before the user acts.
     page.wait_for(
         "the list",
-        "document.querySelectorAll('#pick option').length === 11",
+        &format!(
+            "document.querySelectorAll('#pick option').length === {}",
+            crate::util::bundled_counts().0 + 1
+        ),
     );
     assert_eq!(
         page.eval("document.getElementById('errors').textContent + document.getElementById('checked').textContent"),
@@ -865,6 +868,35 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             );
         }
         page.screenshots("tables", &format!("table-{}", table.replace('_', "-")));
+        if table == "survival" {
+            // Two cells out of range: both marked at once, each with why.
+            for (sweep, value) in [
+                ("tables.survival.rows.B.min_margin", "50"),
+                ("tables.survival.rows.C.min_margin", "60"),
+            ] {
+                let cell =
+                    format!("document.querySelector('#table-grid [data-sweep=\"{sweep}\"]')");
+                page.eval(&format!(
+                    "(() => {{ const f = {cell}; f.value = {value:?}; f.dispatchEvent(new Event('change')); }})()"
+                ));
+                page.wait_for("the edit", &format!("{cell}.value === {value:?}"));
+            }
+            let marked = page.wait_for(
+                "both cells marked",
+                "(() => { const bad = ['B', 'C'].map(r => document.querySelector(`#table-grid [data-sweep=\"tables.survival.rows.${r}.min_margin\"]`).closest('td'));
+                          return bad.every(td => td.classList.contains('invalid') && td.querySelector('.field-error').textContent.includes('allowed'))
+                            && [...bad].map(td => td.querySelector('.field-error').textContent); })()",
+            );
+            assert!(
+                marked.to_string().contains("= 60 is out of range"),
+                "{marked}"
+            );
+            page.eval("document.getElementById('table-reset').click()");
+            page.wait_for(
+                "the edits undone",
+                "document.querySelectorAll('#table-grid td.invalid').length === 0",
+            );
+        }
     }
     // The deck designer's deck, used in a war-cards battle's comparison.
     page.eval(
