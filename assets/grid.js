@@ -92,6 +92,7 @@ export class TableGrid {
 
   /// Another battle was loaded: its tables start as written.
   clear() {
+    this.asked = (this.asked || 0) + 1;
     this.heat = null;
     this.edited = {};
     this.original = {};
@@ -108,9 +109,13 @@ export class TableGrid {
 
   async show(name) {
     if (!name) return;
+    // Only the latest table asked for is drawn: an answer that comes back
+    // after another was asked (a slow one, of the battle before) is dropped.
+    const asked = (this.asked = (this.asked || 0) + 1);
     const known = this.tables.find((t) => t.name === name);
     const text = this.edited[name] ?? (known && known.text);
     const result = await this.post("/api/tables", text === undefined ? { name } : { name, toml: text });
+    if (asked !== this.asked) return;
     if (!result.ok) return this.fail(result);
     if (!(name in this.original)) {
       this.original[name] = result.body.toml;

@@ -8,8 +8,8 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::paired_mean::PairedSums;
 use crate::stats::{
-    Metric, Values, chi_square_sf, mcnemar, paired_difference, two_proportion, unpaired_difference,
-    z95,
+    Metric, MetricRole, Values, chi_square_sf, mcnemar, paired_difference, two_proportion,
+    unpaired_difference, z95,
 };
 
 /// Family-wise significance level; each test is judged at this over the
@@ -126,7 +126,16 @@ fn tests_of(
     scope: Scope,
 ) -> Vec<Difference> {
     let mut out = Vec::new();
+    let mut victory_tested = false;
     for b in baseline {
+        // One side's victory says the other's: testing both would count
+        // one difference twice and widen the family-wise correction.
+        if scope == Scope::Outcomes && matches!(b.role, MetricRole::Victory { .. }) {
+            if victory_tested {
+                continue;
+            }
+            victory_tested = true;
+        }
         let Some((b, v)) = variant
             .iter()
             .find(|m| m.subject == b.subject && m.name == b.name)
@@ -147,6 +156,20 @@ fn tests_of(
             if scope == Scope::Outcomes {
                 continue;
             }
+        }
+        // Two outcomes (no or yes, won or lost) are one question: its one
+        // test, of the outcome that matters, not three.
+        if scope == Scope::Outcomes && b.weights.len() == 2 {
+            let asked = match b.role {
+                MetricRole::Victory { .. } | MetricRole::Winner { .. } => 0,
+                _ => 1,
+            };
+            out.extend(
+                per_value(b, v, shared)
+                    .into_iter()
+                    .filter(|d| d.value == b.label(asked)),
+            );
+            continue;
         }
         let pool_below = match scope {
             Scope::Outcomes => 0,
@@ -513,17 +536,61 @@ mod tests {
         Metric::categorical("battle", "winner", &["a", "b"], weights)
     }
 
+    fn m3(weights: &[u64]) -> Metric<u64> {
+        Metric::categorical("battle", "end", &["a", "b", "c"], weights)
+    }
+
+    /// Every test of a whole law, a two-outcome metric's three included.
+    fn whole_law(b: &[Metric<u64>], v: &[Metric<u64>], shared: &[SharedCount]) -> Vec<Difference> {
+        tests_of(b, v, (shared, &[]), Scope::WholeLaw)
+    }
+
     #[test]
     fn identical_counts_show_no_difference() {
-        let d = differences(&[m(&[500, 500])], &[m(&[500, 500])], (&[], &[]));
-        assert_eq!(d.len(), 3);
+        let d = differences(&[m3(&[500, 400, 100])], &[m3(&[500, 400, 100])], (&[], &[]));
+        assert_eq!(d.len(), 4);
         assert!(d.iter().all(|x| (x.p_value - 1.0).abs() < 1e-12), "{d:?}");
+    }
+
+    #[test]
+    fn two_outcomes_are_one_test_and_one_sides_victory_says_the_others() {
+        let party = |w: [u64; 2]| Metric::categorical("party", "any_out", &["no", "yes"], &w);
+        let d = differences(&[party([600, 400])], &[party([500, 500])], (&[], &[]));
+        let asked: Vec<(&str, &str)> = d.iter().map(|x| (x.test, x.value.as_str())).collect();
+        assert_eq!(asked, [("two_proportion_z", "yes")]);
+        let side = |name: &str, w: [u64; 3]| {
+            Metric::categorical(
+                &format!("side:{name}"),
+                "victory",
+                &["won", "lost", "draw"],
+                &w,
+            )
+            .with_role(MetricRole::Victory {
+                side: name.to_owned(),
+            })
+        };
+        let base = [side("A", [500, 400, 100]), side("B", [400, 500, 100])];
+        let variant = [side("A", [600, 300, 100]), side("B", [300, 600, 100])];
+        let d = differences(&base, &variant, (&[], &[]));
+        assert!(d.iter().all(|x| x.subject == "side:A"), "{d:?}");
+        assert_eq!(d.len(), 4, "chi-square and three values, once");
+        // A battle that ends won or lost: its side's victory, one test.
+        let two = |w: [u64; 2]| {
+            Metric::categorical("side:A", "victory", &["won", "lost"], &w).with_role(
+                MetricRole::Victory {
+                    side: "A".to_owned(),
+                },
+            )
+        };
+        let d = differences(&[two([500, 500])], &[two([600, 400])], (&[], &[]));
+        let asked: Vec<&str> = d.iter().map(|x| x.value.as_str()).collect();
+        assert_eq!(asked, ["won"]);
     }
 
     #[test]
     fn a_textbook_two_proportion_test() {
         // 60/100 against 40/100: pooled 0.5, z = 0.2 / sqrt(0.25 · 0.02) = 2.828.
-        let d = differences(&[m(&[40, 60])], &[m(&[60, 40])], (&[], &[]));
+        let d = whole_law(&[m(&[40, 60])], &[m(&[60, 40])], &[]);
         let a = d.iter().find(|x| x.value == "a").unwrap();
         assert!((a.statistic - 2.828_427).abs() < 1e-5);
         assert!((a.p_value - 0.004_678).abs() < 1e-5);
@@ -545,11 +612,11 @@ mod tests {
     #[test]
     fn the_significant_list_is_the_counted_list() {
         let a = [
-            m(&[400, 600]),
+            m3(&[400, 500, 100]),
             Metric::integers("battle", "rounds", 0, &[0, 500, 500]),
         ];
         let b = [
-            m(&[600, 400]),
+            m3(&[600, 300, 100]),
             Metric::integers("battle", "rounds", 0, &[0, 300, 700]),
         ];
         let t = Tests::new(&a, &b, (&[], &[]));
@@ -572,14 +639,14 @@ mod tests {
             value: "a".into(),
             battles: 570,
         }];
-        let d = differences(&[m(&[580, 420])], &[m(&[600, 400])], (&shared, &[]));
+        let d = whole_law(&[m(&[580, 420])], &[m(&[600, 400])], &shared);
         let a = d.iter().find(|x| x.value == "a").unwrap();
         assert_eq!((a.test, a.method), ("mcnemar", "paired_newcombe"));
         assert!((a.statistic - 20.0 / 40f64.sqrt()).abs() < 1e-12);
         let b = d.iter().find(|x| x.value == "b").unwrap();
         assert_eq!(b.method, "unpaired_wald", "no shared count for b");
         // The same counts unpaired: a wider interval, a larger p.
-        let u = differences(&[m(&[580, 420])], &[m(&[600, 400])], (&[], &[]));
+        let u = whole_law(&[m(&[580, 420])], &[m(&[600, 400])], &[]);
         let ua = u.iter().find(|x| x.value == "a").unwrap();
         assert!(ua.difference.2 - ua.difference.1 > 2.0 * (a.difference.2 - a.difference.1));
         assert!(ua.p_value > a.p_value);

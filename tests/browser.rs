@@ -809,9 +809,12 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         page.eval(&format!(
             "(() => {{ document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = {scenario:?}; p.dispatchEvent(new Event('change')); }})()"
         ));
+        // Its check done, and its tables offered (not the battle before's).
         page.wait_for(
             "the battle",
-            "document.getElementById('checked').textContent.startsWith('valid')",
+            &format!(
+                "document.getElementById('checked').textContent.startsWith('valid') && [...document.getElementById('table-pick').options].some(o => o.value === {table:?})"
+            ),
         );
         page.eval(&format!(
             "(() => {{ const t = document.getElementById('table-pick'); t.value = {table:?}; t.dispatchEvent(new Event('change')); }})()"

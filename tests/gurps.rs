@@ -283,7 +283,7 @@ fn the_risk_sweep_writes_variants_the_frontier_and_a_recommendation() {
         .success()
         .stdout(
             predicate::str::contains("5 variants")
-                .and(predicate::str::contains("hero:Titus: P(down or dead)"))
+                .and(predicate::str::contains("Titus: P(down or dead)"))
                 .and(predicate::str::contains("For Titus (cap 5.0%):")),
         );
     let d = csv_rows(&out.join("distributions.csv"));

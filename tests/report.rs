@@ -53,9 +53,15 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
         html.matches("<title>").count() - 1
     );
     assert!(html.matches("<table>").count() > metrics.len());
-    // Every count in the CSV appears in the report's tables.
+    // Every count in the CSV appears in the report's tables, its value in
+    // words (the winner by the unit's name).
     for r in &distributions {
-        let cell = format!("<td class=\"l\">{}</td><td>{}</td>", r["value"], r["count"]);
+        let words = match (r["metric"].as_str(), r["value"].as_str()) {
+            ("winner", "attacker") => "Knights (attacker)".to_owned(),
+            ("winner", "defender") => "Pikes (defender)".to_owned(),
+            (_, value) => value.replace('_', " "),
+        };
+        let cell = format!("<td class=\"l\">{words}</td><td>{}</td>", r["count"]);
         assert!(
             html.contains(&cell),
             "report lacks {}/{} = {} count {}",

@@ -155,7 +155,7 @@ fn the_policy_sweep_compares_fame_against_knock_outs() {
         .success()
         .stdout(
             predicate::str::contains("policy=rear")
-                .and(predicate::str::contains("hero:Isabeau: P(knocked out)"))
+                .and(predicate::str::contains("Isabeau: P(knocked out)"))
                 .and(predicate::str::contains("recommended: policy=")),
         );
     let d = read(&out.join("distributions.csv"));

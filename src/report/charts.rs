@@ -123,7 +123,7 @@ impl Picture {
                 let count = metric.weights[bin];
                 let (lo, hi) = wilson(count, total, z95());
                 Bar {
-                    label: metric.label(bin),
+                    label: super::words::value(metric, bin),
                     value: first.map(|f| f + bin as i64),
                     percent: 100.0 * count as f64 / total.max(1) as f64,
                     low: 100.0 * lo,

@@ -159,7 +159,7 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         .map(|bin| {
             let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
-                label: m.label(bin),
+                label: super::words::value(m, bin),
                 count: m.weights[bin],
                 probability: p,
                 interval: format!("{lo}\u{2013}{hi}"),

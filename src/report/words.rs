@@ -25,6 +25,20 @@ pub fn metric(metric: &str) -> (String, Option<&'static str>) {
     }
 }
 
+/// A metric's value in words, as a table row or a chart's bar names it:
+/// an engagement's winner by the unit's name (`Knights (attacker)`),
+/// other words with spaces (`at or below 0hp`, `knocked out`). The CSV
+/// keeps the value as the commands' targets spell it.
+pub fn value<W: Copy>(m: &crate::stats::Metric<W>, bin: usize) -> String {
+    let label = m.label(bin);
+    match &m.role {
+        crate::stats::MetricRole::Winner { units } if bin < 2 => {
+            format!("{} ({label})", units[bin])
+        }
+        _ => label.replace('_', " "),
+    }
+}
+
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
 pub fn title(subject_name: &str, metric_name: &str) -> String {
     let (words, unit) = metric(metric_name);
