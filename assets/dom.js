@@ -40,15 +40,25 @@ export function download(name, text, type = "application/toml") {
 /// How a sensitivity's target is written: `P(event)` in percentage points,
 /// or a numeric outcome's mean (`SUBJECT/METRIC:mean`) in its own units.
 export function targetWords(target) {
-  const sign = (x) => (x >= 0 ? "+" : "\u2212");
-  if (target.endsWith(":mean")) {
-    return {
-      asked: `the mean of ${target.slice(0, -":mean".length)}`,
-      change: (x) => `${sign(x)}${Math.abs(x).toFixed(3)}`,
+  // The reports' one style (format::change): a sign on the difference, true
+  // minus signs, `to` between the bounds, the decimals the interval's width
+  // calls for (its first significant digit, at least one).
+  const style = (scale, unit) => (d, low, high) => {
+    const width = scale * (high - low);
+    const places = width > 0 && Number.isFinite(width) ? Math.min(6, Math.max(1, Math.ceil(-Math.log10(width)))) : 3;
+    const write = (x, plus) => {
+      const text = (scale * x).toFixed(places);
+      const zero = /^-?[0.]+$/.test(text);
+      if (text.startsWith("-") && !zero) return `\u2212${text.slice(1)}`;
+      if (zero) return text.replace(/^-/, "");
+      return plus ? `+${text}` : text;
     };
-  }
-  return {
-    asked: `P(${target})`,
-    change: (x) => `${sign(x)}${Math.abs(100 * x).toFixed(2)} pt`,
+    return `${write(d, true)}${unit} (${write(low, false)} to ${write(high, false)})`;
   };
+  // A size without sign or interval (the darkest cell's move).
+  const amount = (scale, unit, places) => (x) => `${(scale * Math.abs(x)).toFixed(places)}${unit}`;
+  if (target.endsWith(":mean")) {
+    return { asked: `the mean of ${target.slice(0, -":mean".length)}`, change: style(1, ""), amount: amount(1, "", 3) };
+  }
+  return { asked: `P(${target})`, change: style(100, " pt"), amount: amount(100, " pt", 2) };
 }

@@ -39,15 +39,15 @@ export class TableGrid {
       const d = Number(r.difference);
       if (!largest.has(r.knob) || Math.abs(d) > Math.abs(largest.get(r.knob).d)) largest.set(r.knob, { d, r });
     }
-    const { asked, change } = targetWords(target);
+    const { asked, change, amount } = targetWords(target);
     const cells = [...largest.entries()].map(([sweep, { d, r }]) => ({
       sweep,
       amount: Math.abs(d),
-      text: `${r.from} \u2192 ${r.to} moves ${asked} ${change(d)} (${change(Number(r.ci_low))} to ${change(Number(r.ci_high))})`,
+      text: `${r.from} \u2192 ${r.to} moves ${asked} ${change(d, Number(r.ci_low), Number(r.ci_high))}`,
     }));
     // Shaded against the largest move in the table shown.
     const legend = (top) =>
-      `Shading: how far one step of each cell moves ${asked}, from the sensitivity asked below; the darkest cell of this table moves it ${change(top).slice(1)}; white cells were not moved.`;
+      `Shading: how far one step of each cell moves ${asked}, from the sensitivity asked below; the darkest cell of this table moves it ${amount(top)}; white cells were not moved.`;
     this.showHeat({ legend, cells, unlisted: "not moved", relative: true });
   }
 

@@ -239,7 +239,8 @@ async function sensitivityFindings(id, target) {
     const d = Number(r.difference);
     // The analysis's own family-wise verdict, not a single interval.
     const tied = r.differs !== "true";
-    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? "tied with the battle as it is" : change(d)} (${change(Number(r.ci_low))} to ${change(Number(r.ci_high))})`;
+    const moved = change(d, Number(r.ci_low), Number(r.ci_high));
+    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? `tied with the battle as it is: ${moved}` : moved}`;
     const item = el("li", { text: words + " " });
     if (r.table) {
       const go = el("button", { type: "button", class: "quiet small", text: "Show in the grid" });

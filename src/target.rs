@@ -392,7 +392,7 @@ impl Quantity {
     pub fn value(self, x: f64) -> String {
         match self {
             Quantity::Probability => crate::format::percent(x),
-            Quantity::Mean => format!("{x:.3}"),
+            Quantity::Mean => crate::format::signed(x, 3, false),
         }
     }
 
@@ -409,16 +409,16 @@ impl Quantity {
     pub fn interval(self, x: f64, low: f64, high: f64) -> [String; 3] {
         match self {
             Quantity::Probability => crate::format::percent_interval(x, low, high),
-            Quantity::Mean => [x, low, high].map(|v| format!("{v:.3}")),
+            Quantity::Mean => crate::format::with_interval(x, (low, high), false),
         }
     }
 
-    /// A change as written, signed, without its unit: `+2.20`, `-0.412`.
-    pub fn change(self, x: f64) -> String {
-        match self {
-            Quantity::Probability => format!("{:+.2}", 100.0 * x),
-            Quantity::Mean => format!("{x:+.3}"),
-        }
+    /// A change and its interval's ends as written, signed on the change,
+    /// without its unit, in the reports' one style: `+2.2`, `1.9`, `2.5`
+    /// (percentage points); `−0.41`, `−0.44`, `−0.38`.
+    pub fn change(self, (d, low, high): (f64, f64, f64)) -> [String; 3] {
+        let k = self.scale();
+        crate::format::with_interval(k * d, (k * low, k * high), true)
     }
 
     /// The unit of a change, after a space where it has one: ` pt`, ``.

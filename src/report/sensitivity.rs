@@ -386,14 +386,14 @@ impl Export<SensitivityReport> for Tornado {
     }
 }
 
-/// One move in words: `heroes.Titus.risk 0 -> -1: 12.30% -> 10.10%, -2.20 pt (-2.50 to -1.90)`
-/// (a mean: `4.512 -> 4.101, -0.411 (-0.440 to -0.382)`),
+/// One move in words: `heroes.Titus.risk 0 → −1: 12.30% → 10.10%, −2.2 pt (−2.5 to −1.9)`
+/// (a mean: `4.512 → 4.101, −0.41 (−0.44 to −0.38)`),
 /// "unchanged in every battle" where no battle moved, "tied" where the
 /// move does not differ family-wise.
 fn move_line(m: &Move, q: Quantity) -> String {
     if m.unchanged() {
         return format!(
-            "{} {} -> {}: {} {}",
+            "{} {} \u{2192} {}: {} {}",
             m.knob,
             m.from,
             m.to,
@@ -401,14 +401,11 @@ fn move_line(m: &Move, q: Quantity) -> String {
             m.verdict()
         );
     }
+    let [change, low, high] = q.change(difference_of(m));
     let interval = if m.difference.low == m.difference.high {
         "exact".to_owned()
     } else {
-        format!(
-            "{} to {}",
-            q.change(m.difference.low),
-            q.change(m.difference.high)
-        )
+        format!("{low} to {high}")
     };
     let verdict = if m.differs {
         ""
@@ -416,15 +413,19 @@ fn move_line(m: &Move, q: Quantity) -> String {
         ", tied: no change beyond noise across the moves"
     };
     format!(
-        "{} {} -> {}: {} -> {}, {}{} ({interval}){verdict}",
+        "{} {} \u{2192} {}: {} \u{2192} {}, {change}{} ({interval}){verdict}",
         m.knob,
         m.from,
         m.to,
         q.value(m.base_estimate),
         q.value(m.estimate),
-        q.change(m.difference.difference),
         q.change_unit(),
     )
+}
+
+/// A move's difference and its interval's ends.
+fn difference_of(m: &Move) -> (f64, f64, f64) {
+    (m.difference.difference, m.difference.low, m.difference.high)
 }
 
 /// The console summary: the target, the base and the `n` largest moves.
@@ -531,19 +532,18 @@ impl Export<SensitivityReport> for SensitivityHtml {
             moves: report
                 .moves
                 .iter()
-                .map(|m| MoveRow {
-                    knob: m.knob.clone(),
-                    from: m.from.clone(),
-                    to: m.to.clone(),
-                    estimate: q.value(m.estimate),
-                    change: q.change(m.difference.difference),
-                    interval: format!(
-                        "{} to {}",
-                        q.change(m.difference.low),
-                        q.change(m.difference.high)
-                    ),
-                    verdict: m.verdict(),
-                    method: m.method.name(),
+                .map(|m| {
+                    let [change, low, high] = q.change(difference_of(m));
+                    MoveRow {
+                        knob: m.knob.clone(),
+                        from: m.from.clone(),
+                        to: m.to.clone(),
+                        estimate: q.value(m.estimate),
+                        change,
+                        interval: format!("{low} to {high}"),
+                        verdict: m.verdict(),
+                        method: m.method.name(),
+                    }
                 })
                 .collect(),
             refused: &report.refused,
