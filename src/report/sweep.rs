@@ -97,9 +97,28 @@ fn frontier_title(report: &RunReport) -> String {
         None => String::new(),
     };
     format!(
-        "{}: safety against glory per variant{cap_words}",
-        report.info.name
+        "{}: safety against glory per variant, {} each{cap_words}{}",
+        report.info.name,
+        battles_each(report),
+        super::findings::stand_in_mark(&report.info)
     )
+}
+
+/// `20,000 battles`: what each variant of a sweep or comparison fought.
+fn battles_each(report: &RunReport) -> String {
+    format!(
+        "{} battles",
+        crate::format::thousands(report.info.trials.unwrap_or(0))
+    )
+}
+
+/// What a chart's description adds when its numbers rest on stand-ins.
+fn stand_in_words(report: &RunReport) -> &'static str {
+    if report.info.uses_stand_ins() {
+        " It rests on stand-in table values (marked †)."
+    } else {
+        ""
+    }
 }
 
 /// The frontier chart's title and, per PC, each variant's point in words.
@@ -130,17 +149,20 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
     Caption {
         title: frontier_title(report),
         description: format!(
-            "One panel per PC, each variant a point with its 95% intervals. {}",
-            panels.join(" ")
+            "One panel per PC, each variant a point with its 95% intervals. {}{}",
+            panels.join(" "),
+            stand_in_words(report)
         ),
     }
 }
 
 fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
     format!(
-        "{} by variant ({})",
+        "{} by variant ({}, {} each){}",
         super::words::title(subject, name),
-        report.info.name
+        report.info.name,
+        battles_each(report),
+        super::findings::stand_in_mark(&report.info)
     )
 }
 
@@ -167,8 +189,9 @@ pub fn stacked_caption(report: &RunReport, subject: &str, name: &str) -> Caption
     Caption {
         title: stacked_title(report, subject, name),
         description: format!(
-            "One stacked bar per variant, each outcome's share of the battles. {}.",
-            variants.join("; ")
+            "One stacked bar per variant, each outcome's share of the battles. {}.{}",
+            variants.join("; "),
+            stand_in_words(report)
         ),
     }
 }
@@ -584,9 +607,10 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             base += share;
         }
     }
+    // The legend reads as the stack does: its top category first.
     let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for c in 0..categories {
-        let y = 60 + 28 * c as i32;
+    for (row, c) in (0..categories).rev().enumerate() {
+        let y = 60 + 28 * row as i32;
         legend
             .draw(&Rectangle::new(
                 [(10, y - 9), (28, y + 9)],
@@ -594,7 +618,11 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             ))
             .map_err(plot_err)?;
         legend
-            .draw(&Text::new(first.label(c), (36, y), style.clone()))
+            .draw(&Text::new(
+                super::words::value(first, c),
+                (36, y),
+                style.clone(),
+            ))
             .map_err(plot_err)?;
     }
     root.present().map_err(plot_err)
