@@ -288,6 +288,8 @@ pub struct DistributionRow {
     pub metric: String,
     /// Value label.
     pub value: String,
+    /// The value as a number, for a numeric metric (so it sorts as one).
+    pub value_number: Option<i64>,
     /// Battles with this value.
     pub count: u64,
     /// count / trials.
@@ -326,6 +328,10 @@ pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
                     subject: m.subject.clone(),
                     metric: m.name.clone(),
                     value: m.label(bin),
+                    value_number: match m.values {
+                        crate::stats::Values::Integers { first } => Some(first + bin as i64),
+                        crate::stats::Values::Categories(_) => None,
+                    },
                     count: c,
                     probability: c as f64 / total as f64,
                     ci_low: lo,
@@ -393,6 +399,12 @@ pub fn distribution_columns(rows: &[DistributionRow]) -> Vec<Column> {
     vec![
         text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
         text("value", rows.iter().map(|r| r.value.clone()).collect()),
+        Column::new(
+            "value_number".into(),
+            rows.iter()
+                .map(|r| r.value_number)
+                .collect::<Vec<Option<i64>>>(),
+        ),
         Column::new(
             "count".into(),
             rows.iter().map(|r| r.count).collect::<Vec<_>>(),
