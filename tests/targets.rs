@@ -364,9 +364,10 @@ fn a_precision_run_holds_a_targets_interval_to_it() {
         .lines()
         .find(|l| l.contains(",hero,Karl,spoils=purse|fine_weapon_or_horse,yes,"))
         .unwrap_or_else(|| panic!("no target row in {csv}"));
+    // probability, ci_low, ci_high (after value, value_number and count).
     let row: Vec<f64> = line
         .split(',')
-        .skip(6)
+        .skip(7)
         .take(3)
         .map(|f| f.parse().unwrap())
         .collect();
