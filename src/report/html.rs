@@ -180,7 +180,7 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         rows,
         summary: m.summary().map(|s| {
             format!(
-                "mean {}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
+                "{}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
                 crate::format::estimate(s.mean, (s.ci_low, s.ci_high)),
                 crate::format::signed(s.std_dev, 3, false),
                 s.p05,
