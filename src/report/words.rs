@@ -35,7 +35,8 @@ pub fn value<W: Copy>(m: &crate::stats::Metric<W>, bin: usize) -> String {
         crate::stats::MetricRole::Winner { units } if bin < 2 => {
             format!("{} ({label})", units[bin])
         }
-        _ => label.replace('_', " "),
+        _ => crate::systems::registry::value_words(&m.name, &label)
+            .map_or_else(|| label.replace('_', " "), str::to_owned),
     }
 }
 
@@ -59,6 +60,37 @@ pub fn axis(metric_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_read_as_words_a_reader_cannot_confuse() {
+        use crate::stats::{Metric, MetricRole};
+        let spoils = Metric::categorical(
+            "hero:A",
+            "spoils",
+            &["none", "nothing", "fine_weapon_or_horse"],
+            &[1, 1, 1],
+        );
+        let shown: Vec<String> = (0..3).map(|b| value(&spoils, b)).collect();
+        assert_eq!(
+            shown,
+            [
+                "none (the Hero's side lost)",
+                "nothing (won, rolled nothing)",
+                "fine weapon or horse"
+            ]
+        );
+        let winner = Metric::categorical(
+            "battle",
+            "winner",
+            &["attacker", "defender", "none"],
+            &[1, 1, 1],
+        )
+        .with_role(MetricRole::Winner {
+            units: ["Knights".into(), "Pikes".into()],
+        });
+        let shown: Vec<String> = (0..3).map(|b| value(&winner, b)).collect();
+        assert_eq!(shown, ["Knights (attacker)", "Pikes (defender)", "none"]);
+    }
 
     #[test]
     fn titles_read_as_words_with_units() {

@@ -33,6 +33,13 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// `None` for a metric it does not report.
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)>;
 
+    /// A value of one of its metrics in words, where its label alone could
+    /// mislead a reader (two Spoils labels that mean different things);
+    /// `None` leaves the label as it is.
+    fn value_words(_metric: &str, _value: &str) -> Option<&'static str> {
+        None
+    }
+
     /// A first sweep, solve and sensitivity analysis for the battle in
     /// `doc` (the scenario as JSON), as the server's question requests
     /// write them: `{"sweep": {...}, "solve": {...}, "sensitivity": {...}}`.

@@ -324,6 +324,21 @@ pub fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)
     words.1
 }
 
+/// A metric's value in words, as the first system that words it says it.
+pub fn value_words(metric: &str, value: &str) -> Option<&'static str> {
+    struct Words<'a>(&'a str, &'a str, Option<&'static str>);
+    impl VisitType for Words<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if self.2.is_none() {
+                self.2 = S::value_words(self.0, self.1);
+            }
+        }
+    }
+    let mut words = Words(metric, value, None);
+    each_system(&mut words);
+    words.2
+}
+
 /// The example questions for the battle in `doc` (a scenario as JSON),
 /// by its `system`; `None` when it names no system.
 pub fn example_questions(doc: &serde_json::Value) -> Option<serde_json::Value> {

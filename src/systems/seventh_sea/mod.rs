@@ -308,6 +308,16 @@ impl BattleSystem for SeventhSea {
         })
     }
 
+    /// Spoils `none` (the Hero's side lost: no roll) and `nothing` (won,
+    /// and rolled nothing) told apart.
+    fn value_words(metric: &str, value: &str) -> Option<&'static str> {
+        match (metric, value) {
+            ("spoils", "none") => Some("none (the Hero's side lost)"),
+            ("spoils", "nothing") => Some("nothing (won, rolled nothing)"),
+            _ => None,
+        }
+    }
+
     /// The second side's commander's Strategy swept and solved for; the
     /// first side's victory as the sensitivity's target.
     fn example_questions(doc: &serde_json::Value) -> serde_json::Value {
