@@ -240,15 +240,21 @@ impl Browser {
         assert_eq!(self.eval(&script), true);
     }
 
+    /// The page as a 390-pixel phone `height` pixels tall shows it.
+    fn as_phone(&mut self, height: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 390, "height": height, "deviceScaleFactor": 1, "mobile": true }),
+        );
+        self.wait_for("the phone layout", "window.innerWidth === 390");
+    }
+
     /// Screenshots of section `id` at desktop width and at a phone's
     /// (390 px), as `NAME.png` and `NAME-phone.png`.
     fn screenshots(&mut self, id: &str, name: &str) {
         self.eval(&format!("document.getElementById({id:?}).scrollIntoView()"));
         self.screenshot(name);
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": 390, "height": 1800, "deviceScaleFactor": 1, "mobile": true }),
-        );
+        self.as_phone(1800);
         self.eval(&format!("document.getElementById({id:?}).scrollIntoView()"));
         self.screenshot(&format!("{name}-phone"));
         self.call("Emulation.clearDeviceMetricsOverride", json!({}));
@@ -590,11 +596,7 @@ fn on_a_phone_run_is_on_the_first_screen_and_an_answer_comes_before_its_files() 
     let Some(mut page) = ambush_page(&server) else {
         return;
     };
-    page.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
-    );
-    page.wait_for("the phone layout", "window.innerWidth === 390");
+    page.as_phone(844);
     page.wait_for(
         "the form",
         "document.querySelectorAll('.field').length > 20 && document.getElementById('checked').textContent.startsWith('valid')",
@@ -672,11 +674,7 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
         "document.readyState === 'complete' && document.querySelectorAll('details tr').length > 50",
     );
 
-    page.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
-    );
-    page.wait_for("the phone layout", "window.innerWidth === 390");
+    page.as_phone(844);
     let smallest = page.eval(
         "Math.min(...[...document.querySelectorAll('figure svg')].flatMap(svg => {
            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
