@@ -46,16 +46,6 @@ pub(super) fn find<'a>(
         .find(|m| m.subject == subject && m.name == name)
 }
 
-/// A party's risk in words: `Someone in the party ends down or dead`,
-/// `Some PC on the Rebels side ends knocked out`.
-pub fn party_risk_words(side: &str, whole: bool, words: &str) -> String {
-    if whole {
-        format!("Someone in the party ends {words}")
-    } else {
-        format!("Some PC on the {side} side ends {words}")
-    }
-}
-
 /// The out-of-action bins of a fate in words: `down or dead`.
 pub fn out_words(m: &Metric<u64>, bins: &[usize]) -> String {
     bins.iter()
@@ -104,7 +94,7 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         let (p, lo, hi) = share(m, 1);
         lines.push(format!(
             "{} in {}",
-            party_risk_words(side, whole, words),
+            super::words::party_risk(side, whole, words),
             with_interval(p, lo, hi)
         ));
     }
@@ -201,7 +191,11 @@ pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
                 rows.push(probability(m, &[0], format!("{side} won")));
             }
             MetricRole::PartyRisk { side, whole, words } => {
-                rows.push(probability(m, &[1], party_risk_words(side, *whole, words)));
+                rows.push(probability(
+                    m,
+                    &[1],
+                    super::words::party_risk(side, *whole, words),
+                ));
             }
             MetricRole::Fate { pc, out, .. } => {
                 rows.push(probability(

@@ -117,10 +117,9 @@ pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOut
                 (m.label(0), format!("{} (attacker) won", units[0])),
                 (m.label(1), format!("{} (defender) won", units[1])),
             ],
-            MetricRole::PartyRisk { side, whole, words } => vec![(
-                "yes".into(),
-                super::findings::party_risk_words(side, *whole, words),
-            )],
+            MetricRole::PartyRisk { side, whole, words } => {
+                vec![("yes".into(), super::words::party_risk(side, *whole, words))]
+            }
             MetricRole::Target => vec![("yes".into(), format!("{}/{}", m.subject, m.name))],
             MetricRole::Fame { pc } => vec![("mean".into(), format!("{pc}: mean Reputation"))],
             // Out of action in one state; several are asked as a target.

@@ -40,6 +40,16 @@ pub fn value<W: Copy>(m: &crate::stats::Metric<W>, bin: usize) -> String {
     }
 }
 
+/// A party's risk in words: `Someone in the party ends down or dead`,
+/// `Some PC on the Rebels side ends knocked out`.
+pub fn party_risk(side: &str, whole: bool, words: &str) -> String {
+    if whole {
+        format!("Someone in the party ends {words}")
+    } else {
+        format!("Some PC on the {side} side ends {words}")
+    }
+}
+
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
 pub fn title(subject_name: &str, metric_name: &str) -> String {
     let (words, unit) = metric(metric_name);
