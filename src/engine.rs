@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -216,6 +216,12 @@ pub trait Tally<O>: Send {
     /// clearing a block's bit masks, skipping the empty ones a few at a
     /// time).
     fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
+    /// Whether every histogram counted every battle once (a system's
+    /// [`Histograms`](crate::histograms::Histograms) can tell; checked at
+    /// the end of every run).
+    fn counted_once_each(&self) -> bool {
+        true
+    }
 }
 
 /// One chunk of a run, as a system fights it: where its battles sit among
@@ -479,6 +485,10 @@ fn run_batches<S: System>(
         }
     }
     progress.finish_and_clear();
+    ensure!(
+        tally.counted_once_each(),
+        "internal error: a histogram of this battle counted a value past its last bin (the system sized it too small); please report it with the scenario"
+    );
     Ok(RunOutput {
         tally,
         trials: done,

@@ -14,6 +14,7 @@ pub mod dice;
 pub mod embedded;
 pub mod engine;
 pub mod format;
+pub mod histograms;
 pub mod inverse;
 pub mod paired;
 pub mod paired_mean;

@@ -15,8 +15,9 @@ use super::strategy::ratio_bonus;
 use super::success::{category_distribution, three_d6_distribution};
 use super::survival::{LOSING_PENALTY_STEP, MAX_PENALTY, injury_law};
 use super::tables::{self, CatastropheRow, LeaderHarm};
+use crate::histograms::Histograms;
 use crate::stats::Metric;
-use crate::systems::party::PartyTally;
+use crate::systems::party::Parties;
 
 /// The exact distributions of the metrics that have one, for a one-day
 /// battle whose catastrophes cannot knock a PC down.
@@ -27,10 +28,13 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     let cat = catastrophe_laws(r);
     let wound = two_d6_distribution();
     let fate_given = fates_given(g, &wound);
-    let mut party = PartyTally::<f64>::new(
+    let mut party = Histograms::<f64>::default();
+    let parties = Parties::declare(
+        &mut party,
         &r.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
         g.side_names(),
         true,
+        ("down_or_dead", "down or dead"),
     );
     let mut sums = Sums::new(g);
     for (ra, &pa) in cat[0].iter().enumerate() {
@@ -43,7 +47,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
             let victory = victory_law(g, rows);
             add_party(
                 g,
-                (&mut party, &mut sums.captured),
+                (&parties, &mut party, &mut sums.captured),
                 &fate_given,
                 rows,
                 &victory,
@@ -53,7 +57,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
         }
     }
     let mut metrics = sums.metrics(g, &cat);
-    metrics.extend(party.metrics("down_or_dead", "down or dead"));
+    metrics.extend(party.metrics());
     Ok(metrics)
 }
 
@@ -381,7 +385,7 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
 /// chance of being captured (alive, his side beaten overwhelmingly) too.
 fn add_party(
     g: &Gurps,
-    (party, captured): (&mut PartyTally<f64>, &mut [f64]),
+    (parties, party, captured): (&Parties, &mut Histograms<f64>, &mut [f64]),
     fate_given: &FatesGiven,
     rows: [&super::tables::CatastropheRow; 2],
     victory: &std::collections::BTreeMap<i64, f64>,
@@ -434,7 +438,7 @@ fn add_party(
                         captured[i] += weight * p0 * p1 * q * (1.0 - fates[i].1);
                     }
                 }
-                party.add_independent(&fates, weight * p0 * p1 * q);
+                parties.add_independent(party, &fates, weight * p0 * p1 * q);
             }
         }
     }

@@ -31,10 +31,12 @@ use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::{Parsed, Role};
 use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
-use crate::stats::{Metric, MetricRole, Weight};
+use crate::histograms::{Hist, Histograms};
+use crate::stats::MetricRole::{self, Detail};
+use crate::stats::{Metric, Values, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
-use crate::systems::party::{PartyBattle, PartyTally};
+use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
 use crate::usage::CellReads;
 use crate::validate::{Header, as_written};
@@ -151,114 +153,35 @@ impl Gurps {
 
     /// Metric histograms of a tally.
     pub fn metrics<W: Weight>(&self, tally: &GurpsTally<W>) -> Vec<Metric<W>> {
-        let t = &self.rules.tables;
-        let mut out = Vec::new();
-        for (s, name) in self.side_names().iter().enumerate() {
-            let subject = format!("side:{name}");
-            let mut victory = [W::default(); 3];
-            victory[0] = tally.winner[s];
-            victory[1] = tally.winner[1 - s];
-            victory[2] = tally.winner[2];
-            out.push(
-                Metric::categorical(&subject, "victory", &["won", "lost", "draw"], &victory)
-                    .with_role(MetricRole::Victory {
-                        side: (*name).to_owned(),
-                    }),
-            );
-            out.push(Metric::integers(
-                &subject,
-                "casualties_pct",
-                0,
-                &tally.casualties[s],
-            ));
-            out.push(Metric::integers(
-                &subject,
-                "catastrophe",
-                3,
-                &tally.catastrophe[s],
-            ));
-        }
-        out.push(
-            Metric::categorical(
-                "battle",
-                "result",
-                &tables::labels(&t.battle_results),
-                &tally.result,
-            )
-            .with_role(MetricRole::Outcome),
-        );
-        let mut survival_labels = vec!["no_roll".to_owned()];
-        survival_labels.extend(tables::labels(&t.survival));
-        let mut glory_labels = vec!["no_roll".to_owned()];
-        glory_labels.extend(tables::labels(&t.glory));
-        for (i, h) in self.parsed.heroes.iter().enumerate() {
-            let subject = format!("hero:{}", h.file.name);
-            let pc = h.file.name.clone();
-            let ht = &tally.heroes[i];
-            out.push(
-                Metric::categorical(&subject, "survival", &survival_labels, &ht.survival)
-                    .with_role(MetricRole::Survival { pc: pc.clone() }),
-            );
-            out.push(Metric::integers(&subject, "hp_lost", 0, &ht.hp_lost));
-            out.push(
-                Metric::categorical(&subject, "state", &State::LABELS, &ht.state).with_role(
-                    MetricRole::Fate {
-                        pc: pc.clone(),
-                        out: vec![State::Down as usize, State::Dead as usize],
-                        dead: Some(State::Dead as usize),
-                    },
-                ),
-            );
-            out.push(Metric::categorical(
-                &subject,
-                "glory",
-                &glory_labels,
-                &ht.glory,
-            ));
-            out.push(
-                Metric::integers(
-                    &subject,
-                    "reputation",
-                    tally.reputation_first,
-                    &ht.reputation,
-                )
-                .with_role(MetricRole::Fame { pc }),
-            );
-            if let Some((_, captured)) = tally.captured.iter().find(|(pc, _)| *pc == i) {
-                out.push(Metric::categorical(
-                    &subject,
-                    "captured",
-                    &["no", "yes"],
-                    captured,
-                ));
-            }
-        }
-        out.extend(tally.party.metrics("down_or_dead", "down or dead"));
-        out
+        tally.hists.metrics()
     }
 }
 
-/// Histograms of every GURPS metric.
+/// Histograms of every GURPS metric, each declared once in
+/// [`GurpsTally::new`], in report order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GurpsTally<W> {
-    winner: [W; 3],
-    result: Vec<W>,
-    casualties: [Vec<W>; 2],
-    catastrophe: [Vec<W>; 2],
-    heroes: Vec<HeroTally<W>>,
-    /// Per PC army commander (by PC index): not captured, captured.
-    captured: Vec<(usize, [W; 2])>,
-    party: PartyTally<W>,
+    hists: Histograms<W>,
+    /// Battles by winner: the first side, the second, a draw.
+    winner: Hist,
+    result: Hist,
+    casualties: [Hist; 2],
+    catastrophe: [Hist; 2],
+    heroes: Vec<HeroHists>,
+    parties: Parties,
     reputation_first: i64,
 }
 
+/// One PC's histograms.
 #[derive(Debug, Clone, PartialEq)]
-struct HeroTally<W> {
-    survival: Vec<W>,
-    hp_lost: Vec<W>,
-    state: [W; 5],
-    glory: Vec<W>,
-    reputation: Vec<W>,
+struct HeroHists {
+    survival: Hist,
+    hp_lost: Hist,
+    state: Hist,
+    glory: Hist,
+    reputation: Hist,
+    /// An army commander's: not captured, captured.
+    captured: Option<Hist>,
 }
 
 impl<W: Weight> GurpsTally<W> {
@@ -267,32 +190,82 @@ impl<W: Weight> GurpsTally<W> {
         let days = g.rules.days as i64;
         let (low, high) = t.reputation_range();
         let (rep_min, rep_max) = (low * days, high * days);
+        let mut h = Histograms::default();
+        let victory = ["won", "lost", "draw"];
+        let names = g.side_names();
+        let mut winner = None;
+        let mut casualties = Vec::new();
+        let mut catastrophe = Vec::new();
+        for name in names {
+            let subject = format!("side:{name}");
+            let role = MetricRole::Victory {
+                side: name.to_owned(),
+            };
+            match winner {
+                None => winner = Some(h.categorical(&subject, "victory", &victory, role)),
+                // The second side's victory is the first's turned round.
+                Some(first) => {
+                    let values = Values::Categories(victory.map(str::to_owned).to_vec());
+                    h.view(
+                        &subject,
+                        "victory",
+                        values,
+                        role,
+                        first,
+                        &[1..2, 0..1, 2..3],
+                    );
+                }
+            }
+            casualties.push(h.integers(&subject, "casualties_pct", 0, 101, Detail));
+            catastrophe.push(h.integers(&subject, "catastrophe", 3, 16, Detail));
+        }
+        let results = tables::labels(&t.battle_results);
+        let result = h.categorical("battle", "result", &results, MetricRole::Outcome);
+        let no_roll_and = |rows: Vec<String>| -> Vec<String> {
+            std::iter::once("no_roll".to_owned()).chain(rows).collect()
+        };
+        let survival_labels = no_roll_and(tables::labels(&t.survival));
+        let glory_labels = no_roll_and(tables::labels(&t.glory));
+        let heroes = (g.parsed.heroes.iter().zip(&g.rules.heroes))
+            .map(|(file, rules)| {
+                let pc = file.file.name.clone();
+                let subject = format!("hero:{pc}");
+                let role = MetricRole::Survival { pc: pc.clone() };
+                let survival = h.categorical(&subject, "survival", &survival_labels, role);
+                let hp_lost = h.integers(&subject, "hp_lost", 0, g.max_hp_lost(rules) + 1, Detail);
+                let fate = MetricRole::Fate {
+                    pc: pc.clone(),
+                    out: vec![State::Down as usize, State::Dead as usize],
+                    dead: Some(State::Dead as usize),
+                };
+                let state = h.categorical(&subject, "state", &State::LABELS, fate);
+                let glory = h.categorical(&subject, "glory", &glory_labels, Detail);
+                let bins = (rep_max - rep_min + 1) as usize;
+                let fame = MetricRole::Fame { pc };
+                let reputation = h.integers(&subject, "reputation", rep_min, bins, fame);
+                let captured = (rules.role == Role::ArmyCommander)
+                    .then(|| h.categorical(&subject, "captured", &["no", "yes"], Detail));
+                HeroHists {
+                    survival,
+                    hp_lost,
+                    state,
+                    glory,
+                    reputation,
+                    captured,
+                }
+            })
+            .collect();
+        let side_of: Vec<usize> = g.rules.heroes.iter().map(|h| h.side).collect();
+        let out = ("down_or_dead", "down or dead");
+        let parties = Parties::declare(&mut h, &side_of, names, true, out);
         GurpsTally {
-            winner: [W::default(); 3],
-            result: vec![W::default(); t.battle_results.len()],
-            casualties: [vec![W::default(); 101], vec![W::default(); 101]],
-            catastrophe: [vec![W::default(); 16], vec![W::default(); 16]],
-            heroes: g
-                .rules
-                .heroes
-                .iter()
-                .map(|h| HeroTally {
-                    survival: vec![W::default(); t.survival.len() + 1],
-                    hp_lost: vec![W::default(); g.max_hp_lost(h) + 1],
-                    state: [W::default(); 5],
-                    glory: vec![W::default(); t.glory.len() + 1],
-                    reputation: vec![W::default(); (rep_max - rep_min + 1) as usize],
-                })
-                .collect(),
-            captured: (g.rules.heroes.iter().enumerate())
-                .filter(|(_, h)| h.role == Role::ArmyCommander)
-                .map(|(i, _)| (i, [W::default(); 2]))
-                .collect(),
-            party: PartyTally::new(
-                &g.rules.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
-                g.side_names(),
-                true,
-            ),
+            hists: h,
+            winner: winner.expect("two sides"),
+            result,
+            casualties: [casualties[0], casualties[1]],
+            catastrophe: [catastrophe[0], catastrophe[1]],
+            heroes,
+            parties,
             reputation_first: rep_min,
         }
     }
@@ -300,30 +273,28 @@ impl<W: Weight> GurpsTally<W> {
     /// Adds one battle with a weight.
     #[inline]
     pub fn add(&mut self, o: &BattleOutcome, w: W) {
-        self.winner[o.winner as usize] += w;
-        self.result[o.result as usize] += w;
+        let h = &mut self.hists;
+        h.add(self.winner, o.winner as usize, w);
+        h.add(self.result, o.result as usize, w);
         for s in 0..2 {
-            self.casualties[s][o.casualties_pct[s] as usize] += w;
-            self.catastrophe[s][o.catastrophe[s] as usize - 3] += w;
+            h.add(self.casualties[s], o.casualties_pct[s] as usize, w);
+            h.add(self.catastrophe[s], o.catastrophe[s] as usize - 3, w);
         }
         let mut party = PartyBattle::default();
-        for (i, (h, ho)) in self.heroes.iter_mut().zip(&o.heroes).enumerate() {
-            party.pc(
-                &self.party,
-                i,
-                ho.state >= State::Down,
-                ho.state == State::Dead,
-            );
-            h.survival[ho.survival as usize] += w;
-            h.hp_lost[ho.hp_lost as usize] += w;
-            h.state[ho.state as usize] += w;
-            h.glory[ho.glory as usize] += w;
-            h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
+        for (i, (pc, ho)) in self.heroes.iter().zip(&o.heroes).enumerate() {
+            let out = ho.state >= State::Down;
+            party.pc(&self.parties, i, out, ho.state == State::Dead);
+            h.add(pc.survival, ho.survival as usize, w);
+            h.add(pc.hp_lost, ho.hp_lost as usize, w);
+            h.add(pc.state, ho.state as usize, w);
+            h.add(pc.glory, ho.glory as usize, w);
+            let reputation = (ho.reputation as i64 - self.reputation_first) as usize;
+            h.add(pc.reputation, reputation, w);
+            if let Some(captured) = pc.captured {
+                h.add(captured, usize::from(ho.captured), w);
+            }
         }
-        for (pc, captured) in &mut self.captured {
-            captured[usize::from(o.heroes[*pc].captured)] += w;
-        }
-        self.party.add(&party, w);
+        self.parties.add(h, &party, w);
     }
 }
 
@@ -335,22 +306,11 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
 
     #[inline]
     fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
-        visit(&mut self.winner);
-        visit(&mut self.result);
-        for side in self.casualties.iter_mut().chain(&mut self.catastrophe) {
-            visit(side);
-        }
-        for h in &mut self.heroes {
-            visit(&mut h.survival);
-            visit(&mut h.hp_lost);
-            visit(&mut h.state);
-            visit(&mut h.glory);
-            visit(&mut h.reputation);
-        }
-        for (_, captured) in &mut self.captured {
-            visit(captured);
-        }
-        self.party.for_each_slice(&mut visit);
+        visit(self.hists.counts_mut());
+    }
+
+    fn counted_once_each(&self) -> bool {
+        self.hists.counted_once_each()
     }
 }
 

@@ -30,11 +30,13 @@ use self::rules::{BattleRules, HeroRules, SideRules};
 use self::scenario::{FreeRaiseCount, Parsed, PersonalRoll};
 use self::tables::SeaTables;
 use crate::engine::{System, Tally};
+use crate::histograms::{Hist, Histograms};
 use crate::inverse::InverseLaw;
-use crate::stats::{Metric, MetricRole, Weight};
+use crate::stats::MetricRole::{self, Detail};
+use crate::stats::{Metric, Values, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
-use crate::systems::party::{PartyBattle, PartyTally};
+use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
 use crate::usage::CellReads;
 use crate::validate::{Header, as_written};
@@ -138,79 +140,32 @@ impl SeventhSea {
 
     /// Metric histograms of a tally.
     pub fn metrics<W: Weight>(&self, tally: &SeaTally<W>) -> Vec<Metric<W>> {
-        let mut out = Vec::new();
-        for (s, name) in self.side_names().iter().enumerate() {
-            let victory = [tally.winner[s], tally.winner[1 - s], tally.winner[2]];
-            out.push(
-                Metric::categorical(
-                    &format!("side:{name}"),
-                    "victory",
-                    &["won", "lost", "undecided"],
-                    &victory,
-                )
-                .with_role(MetricRole::Victory {
-                    side: (*name).to_owned(),
-                }),
-            );
-        }
-        out.push(Metric::integers("battle", "rounds", 0, &tally.rounds));
-        let mut spoils = vec!["none".to_owned()];
-        spoils.extend(self.rules.tables.spoils.iter().map(|(_, l)| l.clone()));
-        for (i, (h, _)) in self.parsed.heroes.iter().enumerate() {
-            let subject = format!("hero:{}", h.name);
-            let ht = &tally.heroes[i];
-            let pc = h.name.clone();
-            out.push(
-                Metric::integers(
-                    &subject,
-                    "reputation",
-                    self.reputation_first(),
-                    &ht.reputation,
-                )
-                .with_role(MetricRole::Fame { pc: pc.clone() }),
-            );
-            out.push(Metric::integers(&subject, "dramatic_wounds", 0, &ht.wounds));
-            out.push(
-                Metric::categorical(&subject, "state", &HeroState::LABELS, &ht.state).with_role(
-                    MetricRole::Fate {
-                        pc,
-                        out: vec![HeroState::KnockedOut as usize],
-                        dead: None,
-                    },
-                ),
-            );
-            out.push(Metric::integers(
-                &subject,
-                "opportunities_taken",
-                0,
-                &ht.taken,
-            ));
-            out.push(Metric::categorical(&subject, "spoils", &spoils, &ht.spoils));
-            out.push(Metric::integers(&subject, "duels_won", 0, &ht.duels_won));
-        }
-        out.extend(tally.party.metrics("knocked_out", "knocked out"));
-        out
+        tally.hists.metrics()
     }
 }
 
-/// Histograms of every 7th Sea metric.
+/// Histograms of every 7th Sea metric, each declared once in
+/// [`SeaTally::new`], in report order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeaTally<W> {
-    winner: [W; 3],
-    rounds: Vec<W>,
-    heroes: Vec<HeroTally<W>>,
-    party: PartyTally<W>,
+    hists: Histograms<W>,
+    /// Battles by winner: the first side, the second, undecided.
+    winner: Hist,
+    rounds: Hist,
+    heroes: Vec<HeroHists>,
+    parties: Parties,
     reputation_first: i64,
 }
 
+/// One Hero's histograms.
 #[derive(Debug, Clone, PartialEq)]
-struct HeroTally<W> {
-    reputation: Vec<W>,
-    wounds: Vec<W>,
-    state: [W; 3],
-    taken: Vec<W>,
-    spoils: Vec<W>,
-    duels_won: Vec<W>,
+struct HeroHists {
+    reputation: Hist,
+    wounds: Hist,
+    state: Hist,
+    taken: Hist,
+    spoils: Hist,
+    duels_won: Hist,
 }
 
 impl<W: Weight> SeaTally<W> {
@@ -219,27 +174,58 @@ impl<W: Weight> SeaTally<W> {
         let rounds = g.rules.max_rounds as usize;
         let rep_bins =
             ((MAX_REPUTATION_PER_ROUND - MIN_REPUTATION_PER_ROUND) * rounds as i64 + 1) as usize;
+        let mut h = Histograms::default();
+        let [first, second] = g.side_names();
+        let victory = ["won", "lost", "undecided"];
+        let role = |side: &str| MetricRole::Victory {
+            side: side.to_owned(),
+        };
+        let winner = h.categorical(&format!("side:{first}"), "victory", &victory, role(first));
+        // The second side's victory is the first's turned round.
+        let values = Values::Categories(victory.map(str::to_owned).to_vec());
+        let subject = format!("side:{second}");
+        let turned = [1..2, 0..1, 2..3];
+        h.view(&subject, "victory", values, role(second), winner, &turned);
+        let rounds_hist = h.integers("battle", "rounds", 0, rounds + 1, Detail);
+        let mut spoils = vec!["none".to_owned()];
+        spoils.extend(g.rules.tables.spoils.iter().map(|(_, l)| l.clone()));
+        let heroes = (g.parsed.heroes.iter().zip(&g.rules.heroes))
+            .map(|((file, _), rules)| {
+                let pc = file.name.clone();
+                let subject = format!("hero:{pc}");
+                let fame = MetricRole::Fame { pc: pc.clone() };
+                let first = g.reputation_first();
+                let reputation = h.integers(&subject, "reputation", first, rep_bins, fame);
+                let wound_bins = 2 * rules.resolve as usize + 1;
+                let wounds = h.integers(&subject, "dramatic_wounds", 0, wound_bins, Detail);
+                let fate = MetricRole::Fate {
+                    pc,
+                    out: vec![HeroState::KnockedOut as usize],
+                    dead: None,
+                };
+                let state = h.categorical(&subject, "state", &HeroState::LABELS, fate);
+                let taken = h.integers(&subject, "opportunities_taken", 0, rounds + 1, Detail);
+                let spoils = h.categorical(&subject, "spoils", &spoils, Detail);
+                let duels_won = h.integers(&subject, "duels_won", 0, rounds + 1, Detail);
+                HeroHists {
+                    reputation,
+                    wounds,
+                    state,
+                    taken,
+                    spoils,
+                    duels_won,
+                }
+            })
+            .collect();
+        let side_of: Vec<usize> = g.rules.heroes.iter().map(|h| h.side).collect();
+        let out = ("knocked_out", "knocked out");
+        let parties = Parties::declare(&mut h, &side_of, g.side_names(), false, out);
         SeaTally {
-            winner: [W::default(); 3],
-            rounds: vec![W::default(); rounds + 1],
-            heroes: g
-                .rules
-                .heroes
-                .iter()
-                .map(|h| HeroTally {
-                    reputation: vec![W::default(); rep_bins],
-                    wounds: vec![W::default(); 2 * h.resolve as usize + 1],
-                    state: [W::default(); 3],
-                    taken: vec![W::default(); rounds + 1],
-                    spoils: vec![W::default(); g.rules.tables.spoils.len() + 1],
-                    duels_won: vec![W::default(); rounds + 1],
-                })
-                .collect(),
-            party: PartyTally::new(
-                &g.rules.heroes.iter().map(|h| h.side).collect::<Vec<_>>(),
-                g.side_names(),
-                false,
-            ),
+            hists: h,
+            winner,
+            rounds: rounds_hist,
+            heroes,
+            parties,
             reputation_first: g.reputation_first(),
         }
     }
@@ -247,20 +233,23 @@ impl<W: Weight> SeaTally<W> {
     /// Adds one battle with a weight.
     #[inline]
     pub fn add(&mut self, o: &BattleOutcome, w: W) {
-        self.winner[o.winner as usize] += w;
-        self.rounds[o.rounds as usize] += w;
+        let h = &mut self.hists;
+        h.add(self.winner, o.winner as usize, w);
+        h.add(self.rounds, o.rounds as usize, w);
         let mut party = PartyBattle::default();
-        for (i, (h, ho)) in self.heroes.iter_mut().zip(&o.heroes).enumerate() {
-            party.pc(&self.party, i, ho.state == HeroState::KnockedOut, false);
+        for (i, (pc, ho)) in self.heroes.iter().zip(&o.heroes).enumerate() {
+            let out = ho.state == HeroState::KnockedOut;
+            party.pc(&self.parties, i, out, false);
             // The tables' ranges keep every round within the bounds above.
-            h.reputation[(ho.reputation as i64 - self.reputation_first) as usize] += w;
-            h.wounds[ho.dramatic_wounds as usize] += w;
-            h.state[ho.state as usize] += w;
-            h.taken[ho.opportunities_taken as usize] += w;
-            h.spoils[ho.spoils as usize] += w;
-            h.duels_won[ho.duels_won as usize] += w;
+            let reputation = (ho.reputation as i64 - self.reputation_first) as usize;
+            h.add(pc.reputation, reputation, w);
+            h.add(pc.wounds, ho.dramatic_wounds as usize, w);
+            h.add(pc.state, ho.state as usize, w);
+            h.add(pc.taken, ho.opportunities_taken as usize, w);
+            h.add(pc.spoils, ho.spoils as usize, w);
+            h.add(pc.duels_won, ho.duels_won as usize, w);
         }
-        self.party.add(&party, w);
+        self.parties.add(h, &party, w);
     }
 }
 
@@ -272,17 +261,11 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
 
     #[inline]
     fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
-        visit(&mut self.winner);
-        visit(&mut self.rounds);
-        for h in &mut self.heroes {
-            visit(&mut h.reputation);
-            visit(&mut h.wounds);
-            visit(&mut h.state);
-            visit(&mut h.taken);
-            visit(&mut h.spoils);
-            visit(&mut h.duels_won);
-        }
-        self.party.for_each_slice(&mut visit);
+        visit(self.hists.counts_mut());
+    }
+
+    fn counted_once_each(&self) -> bool {
+        self.hists.counted_once_each()
     }
 }
 

@@ -15,7 +15,11 @@ use super::tally::WarTally;
 pub const EXACT_LIMIT: u64 = 50_000_000;
 
 /// The exact distribution of every engagement metric.
-pub fn exact_distribution(rules: &EngagementRules, rally_chance: f64) -> Result<WarTally<f64>> {
+pub fn exact_distribution(
+    rules: &EngagementRules,
+    names: [&str; 2],
+    rally_chance: f64,
+) -> Result<WarTally<f64>> {
     if rules.draw == Draw::Deck {
         bail!(
             "exact odds need draw = \"die\": with a physical deck each card depends on the cards already drawn; run without --exact"
@@ -46,7 +50,7 @@ pub fn exact_distribution(rules: &EngagementRules, rally_chance: f64) -> Result<
             .as_deref()
             .map_or(miss_only, result_probabilities),
     ];
-    let mut tally = WarTally::new(rules.max_exchanges, rules.missile_volleys, max);
+    let mut tally = WarTally::new(names, rules.max_exchanges, rules.missile_volleys, max);
     let mut mass = vec![0.0f64; states as usize];
     mass[0] = 1.0;
     let phases = (1..=rules.missile_volleys)

@@ -326,7 +326,7 @@ impl WarCards {
 
     /// Metric histograms of a tally.
     pub fn metrics<W: crate::stats::Weight>(&self, tally: &WarTally<W>) -> Vec<Metric<W>> {
-        tally.metrics(self.names())
+        tally.metrics()
     }
 }
 
@@ -427,7 +427,8 @@ impl BattleSystem for WarCards {
 
     /// The exact distribution of every metric (die draw only).
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
-        let tally = exact::exact_distribution(&self.rules, self.engagement.rally_chance)?;
+        let tally =
+            exact::exact_distribution(&self.rules, self.names(), self.engagement.rally_chance)?;
         Ok(self.metrics(&tally))
     }
 
@@ -570,6 +571,7 @@ impl System for WarCards {
 
     fn new_tally(&self) -> WarTally<u64> {
         WarTally::new(
+            self.names(),
             self.rules.max_exchanges,
             self.rules.missile_volleys,
             self.rules.units.map(|u| u.max_damage),

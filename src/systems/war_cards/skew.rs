@@ -684,7 +684,9 @@ mod tests {
                 draw: Draw::Die,
                 rally_threshold: 0,
             };
-            let metrics = exact_distribution(&rules, 0.0).unwrap().metrics(["a", "d"]);
+            let metrics = exact_distribution(&rules, ["a", "d"], 0.0)
+                .unwrap()
+                .metrics();
             let winner = metrics.iter().find(|m| m.name == "winner").unwrap();
             let forward = winner.weights[0];
             assert!(

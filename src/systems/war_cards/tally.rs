@@ -2,76 +2,92 @@
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
 use crate::engine::Tally;
-use crate::stats::{Metric, MetricRole, Weight};
+use crate::histograms::{Hist, Histograms};
+use crate::stats::MetricRole::{self, Detail};
+use crate::stats::{Metric, Weight};
 
-/// Histograms of every war-cards metric. `W` is `u64` for Monte Carlo
-/// counts and `f64` for exact probabilities.
+/// Histograms of every war-cards metric, each declared once in
+/// [`WarTally::new`]. `W` is `u64` for Monte Carlo counts and `f64` for
+/// exact probabilities.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WarTally<W> {
-    winner: [W; 3],
-    end: [W; 5],
-    exchanges: Vec<W>,
-    volleys: Vec<W>,
-    damage: [Vec<W>; 2],
-    fate: [[W; 4]; 2],
+    hists: Histograms<W>,
+    winner: Hist,
+    end: Hist,
+    exchanges: Hist,
+    volleys: Hist,
+    damage: [Hist; 2],
+    fate: [Hist; 2],
 }
 
 impl<W: Weight> WarTally<W> {
-    /// An empty tally sized for the given caps: every bin exists up front.
-    pub fn new(max_exchanges: u32, missile_volleys: u32, max_damage: [u32; 2]) -> Self {
-        let bins = |n: u32| vec![W::default(); n as usize + 1];
-        WarTally {
-            winner: [W::default(); 3],
-            end: [W::default(); 5],
-            exchanges: bins(max_exchanges),
-            volleys: bins(missile_volleys),
+    /// An empty tally of units `names` (attacker first) sized for the
+    /// caps: every bin exists up front. The volleys metric is listed only
+    /// when volleys are part of the engagement.
+    pub fn new(
+        names: [&str; 2],
+        max_exchanges: u32,
+        missile_volleys: u32,
+        max_damage: [u32; 2],
+    ) -> Self {
+        let mut h = Histograms::default();
+        let winner = h.categorical(
+            "battle",
+            "winner",
+            &Winner::LABELS,
+            MetricRole::Winner {
+                units: names.map(str::to_owned),
+            },
+        );
+        let end = h.categorical("battle", "end", &End::LABELS, MetricRole::Outcome);
+        let exchanges = h.integers("battle", "exchanges", 0, bins(max_exchanges), Detail);
+        let volleys = if missile_volleys > 0 {
+            h.integers("battle", "volleys", 0, bins(missile_volleys), Detail)
+        } else {
+            h.unlisted(1)
+        };
+        let mut damage = [winner; 2];
+        let mut fate = [winner; 2];
+        for side in [ATTACKER, DEFENDER] {
+            let subject = format!("unit:{}", names[side]);
             // Damage runs to max + 1: the hit that destroys.
-            damage: [bins(max_damage[0] + 1), bins(max_damage[1] + 1)],
-            fate: [[W::default(); 4]; 2],
+            damage[side] = h.integers(&subject, "damage", 0, bins(max_damage[side] + 1), Detail);
+            fate[side] = h.categorical(&subject, "fate", &Fate::LABELS, Detail);
+        }
+        WarTally {
+            hists: h,
+            winner,
+            end,
+            exchanges,
+            volleys,
+            damage,
+            fate,
         }
     }
 
     /// Adds one outcome with a weight.
     #[inline]
     pub fn add(&mut self, o: &EngagementOutcome, weight: W) {
-        self.winner[winner_index(o.winner)] += weight;
-        self.end[end_index(o.end)] += weight;
-        self.exchanges[o.exchanges as usize] += weight;
-        self.volleys[o.volleys as usize] += weight;
+        let h = &mut self.hists;
+        h.add(self.winner, winner_index(o.winner), weight);
+        h.add(self.end, end_index(o.end), weight);
+        h.add(self.exchanges, o.exchanges as usize, weight);
+        h.add(self.volleys, o.volleys as usize, weight);
         for side in [ATTACKER, DEFENDER] {
-            self.damage[side][o.damage[side] as usize] += weight;
-            self.fate[side][fate_index(o.fate[side])] += weight;
+            h.add(self.damage[side], o.damage[side] as usize, weight);
+            h.add(self.fate[side], fate_index(o.fate[side]), weight);
         }
     }
 
-    /// The metrics, named for reports. `names` are the units' names; the
-    /// volleys metric appears only when volleys were part of the engagement.
-    pub fn metrics(&self, names: [&str; 2]) -> Vec<Metric<W>> {
-        let mut metrics = vec![
-            Metric::categorical("battle", "winner", &Winner::LABELS, &self.winner).with_role(
-                MetricRole::Winner {
-                    units: names.map(str::to_owned),
-                },
-            ),
-            Metric::categorical("battle", "end", &End::LABELS, &self.end)
-                .with_role(MetricRole::Outcome),
-            Metric::integers("battle", "exchanges", 0, &self.exchanges),
-        ];
-        if self.volleys.len() > 1 {
-            metrics.push(Metric::integers("battle", "volleys", 0, &self.volleys));
-        }
-        for side in [ATTACKER, DEFENDER] {
-            let subject = format!("unit:{}", names[side]);
-            metrics.push(Metric::integers(&subject, "damage", 0, &self.damage[side]));
-            metrics.push(Metric::categorical(
-                &subject,
-                "fate",
-                &Fate::LABELS,
-                &self.fate[side],
-            ));
-        }
-        metrics
+    /// The metrics, in report order.
+    pub fn metrics(&self) -> Vec<Metric<W>> {
+        self.hists.metrics()
     }
+}
+
+/// Bins for the values 0 to `max`.
+fn bins(max: u32) -> usize {
+    max as usize + 1
 }
 
 impl Tally<EngagementOutcome> for WarTally<u64> {
@@ -82,16 +98,11 @@ impl Tally<EngagementOutcome> for WarTally<u64> {
 
     #[inline]
     fn for_each_slice(&mut self, mut visit: impl FnMut(&mut [u64])) {
-        visit(&mut self.winner);
-        visit(&mut self.end);
-        visit(&mut self.exchanges);
-        visit(&mut self.volleys);
-        for side in &mut self.damage {
-            visit(side);
-        }
-        for side in &mut self.fate {
-            visit(side);
-        }
+        visit(self.hists.counts_mut());
+    }
+
+    fn counted_once_each(&self) -> bool {
+        self.hists.counted_once_each()
     }
 }
 
