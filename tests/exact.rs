@@ -34,7 +34,7 @@ fn simulate(w: &WarCards, trials: u64, seed: u64) -> Vec<Metric<u64>> {
         },
     )
     .unwrap();
-    w.metrics(&out.tally)
+    out.tally.metrics()
 }
 
 /// Every value of every metric: the exact probability inside the

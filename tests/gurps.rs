@@ -34,7 +34,7 @@ fn assert_agreement(g: &Gurps, trials: u64, seed: u64) {
         },
     )
     .unwrap();
-    let checked = assert_within_family(&exact, &g.metrics(&out.tally), trials);
+    let checked = assert_within_family(&exact, &out.tally.metrics(), trials);
     assert!(checked > 40, "{checked}");
 }
 

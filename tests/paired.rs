@@ -143,7 +143,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
         .iter()
         .map(|s| s.battle.downcast::<Gurps>().expect("one system"))
         .collect();
-    check(gurps, &|g, t| g.metrics(t), 300);
+    check(gurps, &|_, t| t.metrics(), 300);
 
     let policy = |p: &str| toml::Value::String(p.into());
     let field = ["engaged", "rear"].map(|p| {
@@ -157,7 +157,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
         .iter()
         .map(|s| s.battle.downcast::<SeventhSea>().expect("one system"))
         .collect();
-    check(sea, &|g, t| g.metrics(t), 300);
+    check(sea, &|_, t| t.metrics(), 300);
 
     let clash = [0.0, 0.5].map(|r| {
         variant(
@@ -170,7 +170,7 @@ fn paired_counts_equal_plain_counts_in_every_system() {
         .iter()
         .map(|s| s.battle.downcast::<WarCards>().expect("one system"))
         .collect();
-    check(cards, &|w, t| w.metrics(t), 1000);
+    check(cards, &|_, t| t.metrics(), 1000);
 }
 
 fn whole(threads: usize) -> warcrunch::runner::Plan {

@@ -40,7 +40,7 @@ fn assert_agreement(g: &SeventhSea, trials: u64, seed: u64) {
         },
     )
     .unwrap();
-    assert_within_family(&exact, &g.metrics(&out.tally), trials);
+    assert_within_family(&exact, &out.tally.metrics(), trials);
 }
 
 const EVEN: &str = r#"
@@ -104,7 +104,7 @@ fn an_officer_tips_the_balance() {
         },
     )
     .unwrap();
-    let metrics = g.metrics(&out.tally);
+    let metrics = out.tally.metrics();
     let castille = metrics
         .iter()
         .find(|m| m.subject == "side:Castille")

@@ -150,11 +150,6 @@ impl Gurps {
             .unwrap_or(0);
         ((worst_row + 12) * self.rules.days as i64) as usize
     }
-
-    /// Metric histograms of a tally.
-    pub fn metrics<W: Weight>(&self, tally: &GurpsTally<W>) -> Vec<Metric<W>> {
-        tally.hists.metrics()
-    }
 }
 
 /// Histograms of every GURPS metric, each declared once in
@@ -268,6 +263,11 @@ impl<W: Weight> GurpsTally<W> {
             parties,
             reputation_first: rep_min,
         }
+    }
+
+    /// The metrics, in report order.
+    pub fn metrics(&self) -> Vec<Metric<W>> {
+        self.hists.metrics()
     }
 
     /// Adds one battle with a weight.
@@ -565,7 +565,7 @@ impl BattleSystem for Gurps {
     }
 
     fn metrics_of(&self, tally: &GurpsTally<u64>) -> Vec<Metric<u64>> {
-        self.metrics(tally)
+        tally.metrics()
     }
 
     fn exact(&self) -> Result<Vec<Metric<f64>>> {

@@ -227,7 +227,7 @@ mod tests {
             fast.record(&g.simulate(&mut BattleStream::battle(11, battle as u64)));
             book.record(&fight_by_the_book(book_rules, &mut rng));
         }
-        [g.metrics(&fast), g.metrics(&book)]
+        [fast.metrics(), book.metrics()]
     }
 
     /// `n` battles of `g` each way, fast and by the book: every value of

@@ -137,11 +137,6 @@ impl SeventhSea {
     fn reputation_first(&self) -> i64 {
         MIN_REPUTATION_PER_ROUND * self.rules.max_rounds as i64
     }
-
-    /// Metric histograms of a tally.
-    pub fn metrics<W: Weight>(&self, tally: &SeaTally<W>) -> Vec<Metric<W>> {
-        tally.hists.metrics()
-    }
 }
 
 /// Histograms of every 7th Sea metric, each declared once in
@@ -228,6 +223,11 @@ impl<W: Weight> SeaTally<W> {
             parties,
             reputation_first: g.reputation_first(),
         }
+    }
+
+    /// The metrics, in report order.
+    pub fn metrics(&self) -> Vec<Metric<W>> {
+        self.hists.metrics()
     }
 
     /// Adds one battle with a weight.
@@ -462,7 +462,7 @@ impl BattleSystem for SeventhSea {
     }
 
     fn metrics_of(&self, tally: &SeaTally<u64>) -> Vec<Metric<u64>> {
-        self.metrics(tally)
+        tally.metrics()
     }
 
     fn exact(&self) -> Result<Vec<Metric<f64>>> {

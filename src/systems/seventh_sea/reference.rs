@@ -610,7 +610,7 @@ mod tests {
                 fast.record(&sea.simulate(&mut BattleStream::battle(5, battle)));
                 book.record(&fight_by_the_book(&sea.rules, &mut rng));
             }
-            let (fast, book) = (sea.metrics(&fast), sea.metrics(&book));
+            let (fast, book) = (fast.metrics(), book.metrics());
             let bad = disagreements(&fast, &book, 0.001);
             assert!(
                 bad.is_empty(),
@@ -629,7 +629,7 @@ mod tests {
             fast.record(&sea.simulate(&mut BattleStream::battle(17, battle as u64)));
             book.record(&fight_by_the_book(&sea.rules, &mut rng));
         }
-        let bad = disagreements(&sea.metrics(&fast), &sea.metrics(&book), 0.001);
+        let bad = disagreements(&fast.metrics(), &book.metrics(), 0.001);
         assert!(
             bad.is_empty(),
             "{what}: the fast path differs from the book: {bad:#?}"

@@ -323,11 +323,6 @@ impl WarCards {
             "--cells",
         )
     }
-
-    /// Metric histograms of a tally.
-    pub fn metrics<W: crate::stats::Weight>(&self, tally: &WarTally<W>) -> Vec<Metric<W>> {
-        tally.metrics()
-    }
 }
 
 impl BattleSystem for WarCards {
@@ -429,7 +424,7 @@ impl BattleSystem for WarCards {
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         let tally =
             exact::exact_distribution(&self.rules, self.names(), self.engagement.rally_chance)?;
-        Ok(self.metrics(&tally))
+        Ok(tally.metrics())
     }
 
     /// Rules of this engagement whose published form is unknown.
@@ -518,7 +513,7 @@ impl BattleSystem for WarCards {
     }
 
     fn metrics_of(&self, tally: &WarTally<u64>) -> Vec<Metric<u64>> {
-        self.metrics(tally)
+        tally.metrics()
     }
 
     fn tables(&self) -> &[TableUse] {
