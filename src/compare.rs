@@ -74,6 +74,24 @@ pub struct Difference {
     pub pairs: Option<Pairs>,
 }
 
+impl Difference {
+    /// What the test compares: `value` (one value's share), `mean` (the
+    /// means) or `distribution` (every value at once, chi-square).
+    pub fn scope(&self) -> &'static str {
+        match self.test {
+            "chi_square" => "distribution",
+            "welch_t" | "paired_t" => "mean",
+            _ => "value",
+        }
+    }
+
+    /// The value whose share is tested; `None` for a mean or a whole
+    /// distribution (the files leave it empty).
+    pub fn value_tested(&self) -> Option<&str> {
+        (self.scope() == "value").then_some(self.value.as_str())
+    }
+}
+
 /// What pairing the battles bought one paired test.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pairs {

@@ -280,7 +280,7 @@ fn compare_tests_a_spoils_row_only_one_table_has() {
     let csv = read(&dir.path().join("c/comparison.csv"));
     assert!(
         csv.lines()
-            .any(|l| l.contains("hero:Isabeau") && l.contains(",spoils,scraps,")),
+            .any(|l| l.contains("hero:Isabeau") && l.contains(",spoils,value,scraps,")),
         "the new row is tested: {csv}"
     );
     let significant = out
@@ -588,7 +588,7 @@ fn cells_moved_in_a_swapped_table_move_it() {
     assert!(
         builtin
             .lines()
-            .any(|l| l.contains("any_down_or_dead,yes") && l.ends_with(",true,true")),
+            .any(|l| l.contains("any_down_or_dead,value,yes") && l.ends_with(",true,true")),
         "{builtin}"
     );
     let cells = read(&dir.path().join("cells_builtin/sensitivity.csv"));

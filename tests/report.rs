@@ -151,9 +151,9 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         ));
     std::fs::write(dir.path().join("console.txt"), &ran.get_output().stdout).unwrap();
     let csv = read(&out.join("comparison.csv"));
-    assert!(
-        csv.starts_with("variant,baseline,subject,subject_kind,subject_name,metric,value,test,")
-    );
+    assert!(csv.starts_with(
+        "variant,baseline,subject,subject_kind,subject_name,metric,scope,value,test,"
+    ));
     let rows = csv_rows(&out.join("comparison.csv"));
     let won = rows
         .iter()
@@ -170,9 +170,19 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         won["significant"], "true",
         "three more Strategy is a significant change: {won:?}"
     );
-    assert!(rows.iter().any(|r| r["test"] == "chi_square"));
+    // A test of a whole distribution or of a mean names no value.
+    assert!(
+        rows.iter().any(
+            |r| (r["scope"].as_str(), r["value"].as_str()) == ("distribution", "")
+                && r["test"] == "chi_square"
+        )
+    );
+    assert!(
+        rows.iter()
+            .all(|r| (r["scope"] == "value") != r["value"].is_empty())
+    );
     // Means on the battles' differences, with the battles whose value moved.
-    assert!(rows.iter().any(|r| r["value"] == "mean"
+    assert!(rows.iter().any(|r| r["scope"] == "mean"
         && r["test"] == "paired_t"
         && r["method"] == "paired_t"
         && number(r, "discordant") > 0.0));

@@ -145,7 +145,13 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
     let each = |f: &dyn Fn(&KeyRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
     columns.extend([
         text("metric", each(&|r| r.metric.clone())),
-        text("value", each(&|r| r.value.clone())),
+        // A mean reads no one value: its `value` is empty, as its kind says.
+        Column::new(
+            "value".into(),
+            rows.iter()
+                .map(|r| (r.kind != "mean").then_some(r.value.as_str()))
+                .collect::<Vec<Option<&str>>>(),
+        ),
         text("outcome", each(&|r| r.outcome.clone())),
         text("kind", each(&|r| r.kind.to_owned())),
         numbers("estimate", &rows, |r| r.estimate.0),

@@ -70,8 +70,14 @@ impl Export<RunReport> for Comparison {
                 rows.iter().map(|(_, _, d)| d.metric.clone()).collect(),
             ),
             text(
-                "value",
-                rows.iter().map(|(_, _, d)| d.value.clone()).collect(),
+                "scope",
+                rows.iter().map(|(_, _, d)| d.scope().to_owned()).collect(),
+            ),
+            Column::new(
+                "value".into(),
+                rows.iter()
+                    .map(|(_, _, d)| d.value_tested())
+                    .collect::<Vec<Option<&str>>>(),
             ),
             text(
                 "test",
@@ -460,6 +466,7 @@ pub fn agreement_columns(rows: &[Agreement]) -> Vec<Column> {
 const VALUE_COLUMNS: &[&str] = &[
     "baseline",
     "metric",
+    "scope",
     "value",
     "count",
     "probability",

@@ -137,8 +137,25 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     columns.extend(subject_columns(&subjects));
     columns.extend([
         text("metric", each(&|_, r| r.metric.clone())),
-        text("value", each(&|_, r| r.value.clone())),
+        // A mean reads no one value: its `value` is empty, as its kind says.
+        Column::new(
+            "value".into(),
+            rows.iter()
+                .map(|(_, r)| r.is_probability.then_some(r.value.as_str()))
+                .collect::<Vec<Option<&str>>>(),
+        ),
         text("outcome", each(&|_, r| r.words.clone())),
+        text(
+            "kind",
+            each(&|_, r| {
+                if r.is_probability {
+                    "probability"
+                } else {
+                    "mean"
+                }
+                .to_owned()
+            }),
+        ),
         text("baseline_table", each(&|_, _| c.labels[0].clone())),
         text("table", each(&|_, _| c.labels[1].clone())),
         number("baseline_estimate", &|r| r.baseline),
