@@ -19,7 +19,9 @@
 //! starter is added by adding its file: the bundled scenarios
 //! (`scenarios/SYSTEM/*.toml`), the built-in tables (`scenarios/tables/`,
 //! each named by its `kind` key, its system by its folder or, at the top,
-//! its file name) and the starters (`assets/starters/SYSTEM.toml`).
+//! its file name) and the starters (`assets/starters/SYSTEM.toml`); and,
+//! for tests only, the same folders under `tests/fourth_system/` (the dice
+//! duel, the system compiled only in tests).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -86,80 +88,116 @@ fn stem(path: &Path) -> String {
 
 /// Writes `embedded.rs`: `BUNDLED` (path under `scenarios/`, text),
 /// `TABLES` (kind, system, path under `scenarios/tables/`, text) and
-/// `STARTERS` (system, text), each sorted by path.
+/// `STARTERS` (system, text), each sorted by path. The files of the
+/// system compiled only in tests (`tests/fourth_system/`, laid out as the
+/// repository is) follow, each marked `#[cfg(test)]`.
 fn embedded() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let scenarios = root.join("scenarios");
-    let tables = scenarios.join("tables");
-    let include = |path: &Path| format!("include_str!({:?})", path.display().to_string());
+    let mut found = Found::default();
+    found.walk(&root, "");
+    found.walk(&root.join("tests/fourth_system"), "#[cfg(test)] ");
     let mut code = String::new();
-    code.push_str("/// Every bundled scenario: its path under `scenarios/` and its text.\n");
-    code.push_str("pub const BUNDLED: &[(&str, &str)] = &[\n");
-    for folder in folders(&scenarios) {
-        let system = stem(&folder);
-        if system == "tables" || system == "schema" {
-            continue;
+    let mut list = |doc: &str, head: &str, items: &[String]| {
+        let _ = writeln!(code, "/// {doc}\npub const {head} = &[");
+        for item in items {
+            let _ = writeln!(code, "    {item},");
         }
-        for file in tomls(&folder) {
-            let name = format!(
-                "{system}/{}",
-                file.file_name().expect("a file").to_string_lossy()
-            );
-            let _ = writeln!(code, "    ({name:?}, {}),", include(&file));
-        }
-    }
-    code.push_str("];\n");
-    code.push_str(
-        "/// Every built-in table: its kind, system, path under `scenarios/tables/` and text.\n",
+        code.push_str("];\n");
+    };
+    list(
+        "Every bundled scenario: its path under `scenarios/` and its text.",
+        "BUNDLED: &[(&str, &str)]",
+        &found.bundled,
     );
-    code.push_str("pub const TABLES: &[(&str, &str, &str, &str)] = &[\n");
-    let mut files: Vec<(String, PathBuf)> =
-        tomls(&tables).into_iter().map(|f| (stem(&f), f)).collect();
-    for folder in folders(&tables) {
-        files.extend(tomls(&folder).into_iter().map(|f| (stem(&folder), f)));
-    }
-    files.sort_by(|a, b| a.1.cmp(&b.1));
-    // A table is named by its kind everywhere (`--table NAME=FILE`,
-    // `[tables]`): two files of one kind would be one name for two tables.
-    let mut kinds: Vec<(String, PathBuf)> = Vec::new();
-    for (system, file) in files {
-        let text =
-            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let kind = text
-            .lines()
-            .find_map(|line| {
-                let value = line.strip_prefix("kind")?.trim_start().strip_prefix('=')?;
-                Some(value.trim().trim_matches('"').to_owned())
-            })
-            .unwrap_or_else(|| panic!("{}: a built-in table names its `kind`", file.display()));
-        if let Some((_, other)) = kinds.iter().find(|(k, _)| *k == kind) {
-            panic!(
-                "{}: kind `{kind}` is already the kind of {}; table kinds are one namespace across systems, so give one of them another",
-                file.display(),
-                other.display()
-            );
-        }
-        kinds.push((kind.clone(), file.clone()));
-        let path = file
-            .strip_prefix(&tables)
-            .expect("under scenarios/tables")
-            .display()
-            .to_string();
-        let _ = writeln!(
-            code,
-            "    ({kind:?}, {system:?}, {path:?}, {}),",
-            include(&file)
-        );
-    }
-    code.push_str("];\n");
-    code.push_str("/// Every system's starter scenario: the system and its text.\n");
-    code.push_str("pub const STARTERS: &[(&str, &str)] = &[\n");
-    for file in tomls(&root.join("assets/starters")) {
-        let _ = writeln!(code, "    ({:?}, {}),", stem(&file), include(&file));
-    }
-    code.push_str("];\n");
+    list(
+        "Every built-in table: its kind, system, path under `scenarios/tables/` and text.",
+        "TABLES: &[(&str, &str, &str, &str)]",
+        &found.tables,
+    );
+    list(
+        "Every system's starter scenario: the system and its text.",
+        "STARTERS: &[(&str, &str)]",
+        &found.starters,
+    );
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("embedded.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// The entries of `embedded.rs`, as Rust expressions, and each table kind
+/// with its file.
+#[derive(Default)]
+struct Found {
+    bundled: Vec<String>,
+    tables: Vec<String>,
+    starters: Vec<String>,
+    kinds: Vec<(String, PathBuf)>,
+}
+
+impl Found {
+    /// Adds the files under `root` (`scenarios/`, `assets/starters/`),
+    /// each entry preceded by `cfg` (an attribute, or nothing).
+    fn walk(&mut self, root: &Path, cfg: &str) {
+        let scenarios = root.join("scenarios");
+        let tables = scenarios.join("tables");
+        let include = |path: &Path| format!("include_str!({:?})", path.display().to_string());
+        for folder in folders(&scenarios) {
+            let system = stem(&folder);
+            if system == "tables" || system == "schema" {
+                continue;
+            }
+            for file in tomls(&folder) {
+                let name = format!(
+                    "{system}/{}",
+                    file.file_name().expect("a file").to_string_lossy()
+                );
+                self.bundled
+                    .push(format!("{cfg}({name:?}, {})", include(&file)));
+            }
+        }
+        let mut files: Vec<(String, PathBuf)> =
+            tomls(&tables).into_iter().map(|f| (stem(&f), f)).collect();
+        for folder in folders(&tables) {
+            files.extend(tomls(&folder).into_iter().map(|f| (stem(&folder), f)));
+        }
+        files.sort_by(|a, b| a.1.cmp(&b.1));
+        for (system, file) in files {
+            let text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let kind = text
+                .lines()
+                .find_map(|line| {
+                    let value = line.strip_prefix("kind")?.trim_start().strip_prefix('=')?;
+                    Some(value.trim().trim_matches('"').to_owned())
+                })
+                .unwrap_or_else(|| panic!("{}: a built-in table names its `kind`", file.display()));
+            // A table is named by its kind everywhere (`--table NAME=FILE`,
+            // `[tables]`): two files of one kind would be one name for two tables.
+            if let Some((_, other)) = self.kinds.iter().find(|(k, _)| *k == kind) {
+                panic!(
+                    "{}: kind `{kind}` is already the kind of {}; table kinds are one namespace across systems, so give one of them another",
+                    file.display(),
+                    other.display()
+                );
+            }
+            self.kinds.push((kind.clone(), file.clone()));
+            let path = file
+                .strip_prefix(&tables)
+                .expect("under scenarios/tables")
+                .display()
+                .to_string();
+            self.tables.push(format!(
+                "{cfg}({kind:?}, {system:?}, {path:?}, {})",
+                include(&file)
+            ));
+        }
+        let starters = root.join("assets/starters");
+        if starters.is_dir() {
+            for file in tomls(&starters) {
+                self.starters
+                    .push(format!("{cfg}({:?}, {})", stem(&file), include(&file)));
+            }
+        }
+    }
 }
 
 /// The commit of the work tree, or `unknown`; watched so that a new

@@ -354,6 +354,17 @@ fn has_word(text: &str, word: &str) -> bool {
 #[test]
 fn no_code_outside_a_systems_folder_reaches_a_system_by_name() {
     let src = repo().join("src");
+    // Every system, the one compiled only in tests too: a folder of
+    // `src/systems/` each.
+    let systems: Vec<String> = std::fs::read_dir(src.join("systems"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for system in warcrunch::systems::SYSTEMS {
+        assert!(systems.iter().any(|s| s == system), "{system} has a folder");
+    }
     let mut files = Vec::new();
     sources(&src, &mut files);
     let mut found = Vec::new();
@@ -364,7 +375,7 @@ fn no_code_outside_a_systems_folder_reaches_a_system_by_name() {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
-        for &system in warcrunch::systems::SYSTEMS {
+        for system in &systems {
             for name in [format!("systems::{system}"), type_name(system)] {
                 if has_word(&text, &name) {
                     found.push(format!("{shown}: {name}"));

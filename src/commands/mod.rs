@@ -3,6 +3,8 @@
 pub mod cards;
 pub mod check;
 pub mod compare;
+#[cfg(test)]
+mod every_system;
 pub mod merge;
 pub mod new;
 pub mod run;

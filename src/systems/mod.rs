@@ -2,6 +2,8 @@
 //! and keeps one contract ([`BattleSystem`]); [`registry`] lists them.
 
 pub mod contract;
+#[cfg(test)]
+pub mod dice_duel;
 pub mod gurps;
 pub mod party;
 pub mod registry;
