@@ -497,14 +497,10 @@ fn table_cell_knobs(
     Ok(found)
 }
 
-/// Lists of words whose allowed entries a table names, not the schema:
-/// (the list's key, the table, the section whose keys are the entries).
-const LISTS_FROM_TABLES: [(&str, &str, &str); 1] = [("position", "strategy", "position")];
-
 /// What each word and list of words of the scenario may hold: the words
-/// its system's schema allows, or for a list a table names (a side's
-/// positions: the Strategy table's), that table's entries as the scenario
-/// reads it.
+/// its system's schema allows, or for a list a table names
+/// ([`crate::systems::BattleSystem::WORDS_FROM_TABLES`]), that table's
+/// entries as the scenario reads it.
 fn setting_choices(
     request: &SensitivityRequest,
     doc: &toml::Table,
@@ -513,7 +509,7 @@ fn setting_choices(
 ) -> Result<impl Fn(&[String]) -> Vec<String>> {
     let schema = crate::schema::find(base.battle.system())?.schema();
     let mut from_tables = Vec::new();
-    for (key, table, section) in LISTS_FROM_TABLES {
+    for &(key, table, section) in base.battle.words_from_tables() {
         if base.battle.tables().iter().any(|t| t.name == table) {
             let read = as_read(doc, &request.scenario, overrides, table)?;
             let entries: Vec<String> = read

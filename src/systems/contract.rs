@@ -28,6 +28,12 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// as one Markdown list item without its bullet (docs/scenarios.md).
     const CHECK_RULES: &'static str;
 
+    /// Lists of words in its scenarios whose allowed entries one of its
+    /// tables names, where the schema cannot (GURPS: a side's `position`
+    /// takes the keys of the Strategy table's `position` section): the
+    /// list's key, the table, the section whose keys are the entries.
+    const WORDS_FROM_TABLES: &'static [(&'static str, &'static str, &'static str)] = &[];
+
     /// One of the system's metrics in words, with its unit where it has
     /// one: `casualties_pct` → (`casualties`, `% of Troop Strength`);
     /// `None` for a metric it does not report.

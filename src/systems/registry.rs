@@ -169,6 +169,12 @@ impl Battle {
         self.account().check_notes()
     }
 
+    /// Lists of words its scenario's tables name the entries of
+    /// ([`BattleSystem::WORDS_FROM_TABLES`]).
+    pub fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        self.account().words_from_tables()
+    }
+
     /// Rules this battle follows whose published form is unknown.
     pub fn stand_in_rules(&self) -> Vec<String> {
         self.account().stand_in_rules()
@@ -224,6 +230,7 @@ trait Account {
     fn reads_table(&self, name: &str) -> bool;
     fn check_notes(&self) -> Vec<String>;
     fn stand_in_rules(&self) -> Vec<String>;
+    fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)];
     fn describe(&self) -> String;
     fn metric_layout(&self) -> Vec<Metric<u64>>;
     fn exact(&self) -> Result<Vec<Metric<f64>>>;
@@ -244,6 +251,9 @@ impl<S: BattleSystem> Account for S {
     }
     fn stand_in_rules(&self) -> Vec<String> {
         BattleSystem::stand_in_rules(self)
+    }
+    fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        S::WORDS_FROM_TABLES
     }
     fn describe(&self) -> String {
         BattleSystem::describe(self)

@@ -317,6 +317,8 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
 impl BattleSystem for Gurps {
     const NAME: &'static str = "gurps";
     const TITLE: &'static str = "GURPS";
+    const WORDS_FROM_TABLES: &'static [(&'static str, &'static str, &'static str)] =
+        &[("position", "strategy", "position")];
     const CHECK_RULES: &'static str = "GURPS: both sides attacking; a `position` on the attacking side or with no \
   attacker; a `position` entry the strategy table does not list; a Hero with \
   neither `tactics` nor `iq`; Risk outside what the Hero's traits allow \
