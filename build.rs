@@ -15,13 +15,13 @@
 //! `-modified` when tracked files differ from it, or `unknown` outside git.
 //!
 //! And it finds the files compiled into the binary by walking their
-//! folders (`embedded.rs` in `OUT_DIR`), so a battle, a table or a system's
-//! starter is added by adding its file: the bundled scenarios
-//! (`scenarios/SYSTEM/*.toml`), the built-in tables (`scenarios/tables/`,
-//! each named by its `kind` key, its system by its folder or, at the top,
-//! its file name) and the starters (`assets/starters/SYSTEM.toml`); and,
-//! for tests only, the same folders under `tests/fourth_system/` (the dice
-//! duel, the system compiled only in tests).
+//! folders (`embedded.rs` in `OUT_DIR`), so a battle or a table is added by
+//! adding its file: the bundled scenarios (`scenarios/SYSTEM/*.toml`) and
+//! the built-in tables (`scenarios/tables/`, each named by its `kind` key,
+//! its system by its folder or, at the top, its file name); and, for tests
+//! only, the same folders under `tests/fourth_system/` (the dice duel, the
+//! system compiled only in tests). A system's starter is its own
+//! (`src/systems/SYSTEM/starter.toml`, the contract's `STARTER`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -86,9 +86,9 @@ fn stem(path: &Path) -> String {
         .into_owned()
 }
 
-/// Writes `embedded.rs`: `BUNDLED` (path under `scenarios/`, text),
-/// `TABLES` (kind, system, path under `scenarios/tables/`, text) and
-/// `STARTERS` (system, text), each sorted by path. The files of the
+/// Writes `embedded.rs`: `BUNDLED` (path under `scenarios/`, text) and
+/// `TABLES` (kind, system, path under `scenarios/tables/`, text), each
+/// sorted by path. The files of the
 /// system compiled only in tests (`tests/fourth_system/`, laid out as the
 /// repository is) follow, each marked `#[cfg(test)]`.
 fn embedded() {
@@ -118,11 +118,6 @@ fn embedded() {
         "TABLES: &[(&str, &str, &str, &str)]",
         &found.tables,
     );
-    list(
-        "Every system's starter scenario: the system and its text.",
-        "STARTERS: &[(&str, &str)]",
-        &found.starters,
-    );
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("embedded.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }
@@ -133,12 +128,11 @@ fn embedded() {
 struct Found {
     bundled: Vec<String>,
     tables: Vec<String>,
-    starters: Vec<String>,
     kinds: Vec<(String, PathBuf)>,
 }
 
 impl Found {
-    /// Adds the files under `root` (`scenarios/`, `assets/starters/`),
+    /// Adds the files under `root`'s `scenarios/`,
     /// each entry preceded by `cfg` (an attribute, or nothing).
     fn walk(&mut self, root: &Path, cfg: &str) {
         let scenarios = root.join("scenarios");
@@ -193,13 +187,6 @@ impl Found {
                 "{cfg}({kind:?}, {system:?}, {path:?}, {})",
                 include(&file)
             ));
-        }
-        let starters = root.join("assets/starters");
-        if starters.is_dir() {
-            for file in tomls(&starters) {
-                self.starters
-                    .push(format!("{cfg}({:?}, {})", stem(&file), include(&file)));
-            }
         }
     }
 }

@@ -36,14 +36,6 @@ pub fn find(name: &str) -> Option<Bundled> {
     SCENARIOS.iter().copied().find(|s| s.name == name)
 }
 
-/// The commented starter scenario of a system (`assets/starters/SYSTEM.toml`).
-pub fn starter(system: &str) -> Option<&'static str> {
-    crate::embedded::STARTERS
-        .iter()
-        .find(|(name, _)| *name == system)
-        .map(|&(_, text)| text)
-}
-
 /// Checks table file `file` as table `name` on its own: read as its
 /// system's starter battle reads it, with every check a scenario's table
 /// gets. Returns the stand-ins it declares.
@@ -55,7 +47,8 @@ pub fn check_table(name: &str, file: &str) -> Result<Vec<String>> {
             all.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
         )
     })?;
-    let starter = starter(builtin.system).expect("every table's system has a starter");
+    let starter =
+        crate::systems::registry::starter(builtin.system).expect("a table's system is registered");
     let battle = std::path::Path::new(file).with_file_name("starter.toml");
     let s = scenario::load_edited(
         &battle,

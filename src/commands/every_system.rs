@@ -63,7 +63,7 @@ fn every_system_runs_through_every_command() {
         let file = at("starter.toml");
         ok(&["new", system, "--out", &file]);
         let text = std::fs::read_to_string(&file).unwrap();
-        let starter = crate::bundled::starter(system).expect("a starter");
+        let starter = crate::systems::registry::starter(system).expect("a starter");
         assert!(
             text.ends_with(starter),
             "{system}: the starter, after a schema line"

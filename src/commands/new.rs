@@ -10,8 +10,11 @@ use anyhow::{Context, Result, bail};
 /// Writes the starter where asked, never over a file unless `--force`.
 pub fn run(args: &NewArgs) -> Result<()> {
     let name = args.system.as_str();
-    let starter = crate::bundled::starter(name).ok_or_else(|| {
-        anyhow::anyhow!("{name}: the system has no starter (assets/starters/{name}.toml)")
+    let starter = crate::systems::registry::starter(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{name}: no such system; allowed: {}",
+            crate::systems::SYSTEMS.join(", ")
+        )
     })?;
     let path = args
         .out

@@ -24,6 +24,10 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// The system's name in words, as the page writes it (`7th Sea`).
     const TITLE: &'static str;
 
+    /// The commented starter scenario `warcrunch new` writes (its folder's
+    /// `starter.toml`); it passes `check` as written.
+    const STARTER: &'static str;
+
     /// The rules `warcrunch check` enforces that a schema cannot express,
     /// as one Markdown list item without its bullet (docs/scenarios.md).
     const CHECK_RULES: &'static str;

@@ -1,7 +1,8 @@
 //! The one place that lists the systems: [`Battle`] holds a battle of any
 //! of them, and every question about "whichever system this is" goes
 //! through [`Battle::visit`] (an instance) or [`each_system`] (the types).
-//! A fourth system is one more line of the `systems!` list below.
+//! A fourth system is one more line of the `systems!` list below (its
+//! module and type).
 
 use std::any::Any;
 use std::path::Path;
@@ -9,11 +10,6 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::contract::{BattleSystem, CellMove};
-#[cfg(test)]
-use super::dice_duel::DiceDuel;
-use super::gurps::Gurps;
-use super::seventh_sea::SeventhSea;
-use super::war_cards::WarCards;
 use crate::stats::Metric;
 use crate::tables::{BuiltIn, TableUse};
 use crate::validate::Header;
@@ -34,7 +30,9 @@ pub trait VisitType {
 }
 
 macro_rules! systems {
-    ($($(#[$meta:meta])* $variant:ident),+ $(,)?) => {
+    ($($(#[$meta:meta])* $module:ident :: $variant:ident),+ $(,)?) => {
+        $($(#[$meta])* use super::$module::$variant;)+
+
         /// A battle of one of the supported systems.
         #[derive(Debug, Clone)]
         pub enum Battle {
@@ -105,11 +103,11 @@ macro_rules! systems {
 // The dice duel is compiled only in tests: the fourth system that keeps
 // "a new system is a new folder" true (`src/systems/dice_duel/`).
 systems!(
-    WarCards,
-    Gurps,
-    SeventhSea,
+    war_cards::WarCards,
+    gurps::Gurps,
+    seventh_sea::SeventhSea,
     #[cfg(test)]
-    DiceDuel
+    dice_duel::DiceDuel,
 );
 
 impl Battle {
@@ -310,6 +308,22 @@ pub fn title(system: &str) -> Option<&'static str> {
         fn visit<S: BattleSystem>(&mut self) {
             if S::NAME == self.0 {
                 self.1 = Some(S::TITLE);
+            }
+        }
+    }
+    let mut find = Find(system, None);
+    each_system(&mut find);
+    find.1
+}
+
+/// The starter scenario of the system called `system`
+/// ([`BattleSystem::STARTER`]); `None` when no system has that name.
+pub fn starter(system: &str) -> Option<&'static str> {
+    struct Find<'a>(&'a str, Option<&'static str>);
+    impl VisitType for Find<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.1 = Some(S::STARTER);
             }
         }
     }

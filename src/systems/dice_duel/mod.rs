@@ -230,6 +230,7 @@ impl System for DiceDuel {
 impl BattleSystem for DiceDuel {
     const NAME: &'static str = "dice_duel";
     const TITLE: &'static str = "dice duel";
+    const STARTER: &'static str = include_str!("starter.toml");
     const CHECK_RULES: &'static str = "dice duel: two champions of one name;";
 
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {

@@ -317,6 +317,7 @@ impl Tally<BattleOutcome> for GurpsTally<u64> {
 impl BattleSystem for Gurps {
     const NAME: &'static str = "gurps";
     const TITLE: &'static str = "GURPS";
+    const STARTER: &'static str = include_str!("starter.toml");
     const WORDS_FROM_TABLES: &'static [(&'static str, &'static str, &'static str)] =
         &[("position", "strategy", "position")];
     const CHECK_RULES: &'static str = "GURPS: both sides attacking; a `position` on the attacking side or with no \

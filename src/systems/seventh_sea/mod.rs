@@ -272,6 +272,7 @@ impl Tally<BattleOutcome> for SeaTally<u64> {
 impl BattleSystem for SeventhSea {
     const NAME: &'static str = "seventh_sea";
     const TITLE: &'static str = "7th Sea";
+    const STARTER: &'static str = include_str!("starter.toml");
     const CHECK_RULES: &'static str = "7th Sea: `leadership` above 0 on a Hero who is not an officer, or 0 on \
   an officer;";
 

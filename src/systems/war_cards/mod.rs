@@ -328,6 +328,7 @@ impl WarCards {
 impl BattleSystem for WarCards {
     const NAME: &'static str = "war_cards";
     const TITLE: &'static str = "war cards";
+    const STARTER: &'static str = include_str!("starter.toml");
 
     /// Every cell of every card that this engagement reads, moved to each
     /// neighbouring result (in the order `- F H R D`).
