@@ -21,8 +21,9 @@ const MAX_DECIMALS: usize = 12;
 /// A probability as a percentage: two decimals (`56.80%`), more where it
 /// lies within 0.1 point of 0% or of 100%, enough for two significant
 /// digits of its distance from there (`0.0084%`, `99.9916%`), so a seen
-/// outcome never reads as 0 or as certain. Exactly 0 and 1 are `0.00%`
-/// and `100.00%`. The one rule of every console line, page and report.
+/// outcome never reads as 0 or as certain. Exactly 0 and 1 (never seen,
+/// always seen; an exact answer) are `0%` and `100%`, with no decimals to
+/// suggest a rounding. The one rule of every console line, page and report.
 pub fn percent(p: f64) -> String {
     percent_with(p, decimals(p))
 }
@@ -58,6 +59,12 @@ fn decimals(p: f64) -> usize {
 /// `p` as a percentage with `places` decimals, as a bound where that
 /// would read as 0% or 100% though it is neither.
 fn percent_with(p: f64, places: usize) -> String {
+    if p == 0.0 {
+        return "0%".to_owned();
+    }
+    if p == 1.0 {
+        return "100%".to_owned();
+    }
     let shown = 100.0 * p;
     let text = format!("{shown:.places$}");
     let zero = format!("{:.places$}", 0.0);
@@ -213,8 +220,8 @@ mod tests {
 
     #[test]
     fn a_seen_outcome_is_never_zero_percent_nor_certain() {
-        assert_eq!(percent(0.0), "0.00%");
-        assert_eq!(percent(1.0), "100.00%");
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(1.0), "100%");
         assert_eq!(percent(0.568), "56.80%");
         assert_eq!(percent(0.00005), "0.0050%");
         assert_eq!(percent(12.0 / 1_000_000.0), "0.0012%");
@@ -242,7 +249,7 @@ mod tests {
             ["50.00%", "49.00%", "51.00%"]
         );
         let [p, lo, hi] = percent_interval(0.0, 0.0, 3e-6);
-        assert_eq!((p.as_str(), lo.as_str()), ("0.00000%", "0.00000%"));
+        assert_eq!((p.as_str(), lo.as_str()), ("0%", "0%"));
         assert_eq!(hi, "0.00030%");
     }
 }

@@ -74,7 +74,8 @@ struct SweepSection {
 
 /// One PC's frontier as a table.
 struct FrontierTable {
-    subject: String,
+    /// The PC in words, its heading.
+    heading: String,
     out_label: String,
     rows: Vec<FrontierRow>,
 }
@@ -91,8 +92,8 @@ struct FrontierRow {
 
 /// One categorical outcome across the variants.
 struct StackedOutcome {
-    subject: String,
-    name: String,
+    /// Its subject and metric in words, its heading (`Megalos — victory`).
+    heading: String,
     chart: String,
     labels: Vec<String>,
     /// Each variant with its shares.
@@ -122,6 +123,8 @@ struct DifferenceRow {
 /// A subject's outcomes in a plain run.
 struct SubjectOutcomes {
     subject: String,
+    /// The subject in words, its heading (`Titus`, `The party`).
+    heading: String,
     metrics: Vec<OutcomeTable>,
 }
 
@@ -281,7 +284,7 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
         })
         .collect();
     FrontierTable {
-        subject: f.subject.clone(),
+        heading: super::words::subject(&f.subject),
         out_label: f.out_label.clone(),
         rows,
     }
@@ -322,8 +325,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                 })
                 .collect();
             Ok(StackedOutcome {
-                subject: m.subject.clone(),
-                name: m.name.clone(),
+                heading: super::words::title(&m.subject, &m.name),
                 chart: svg_string(
                     super::sweep::STACKED_SIZE,
                     &super::sweep::stacked_caption(report, &m.subject, &m.name),
@@ -373,6 +375,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
                 subject: m.subject.clone(),
+                heading: super::words::subject(&m.subject),
                 metrics: vec![table],
             }),
         }
