@@ -647,8 +647,10 @@ fn on_a_phone_run_is_on_the_first_screen_and_an_answer_comes_before_its_files() 
 
 /// A report as its readers see it: on a 390-pixel phone every chart's text
 /// is at least 10 px and no number breaks across lines; printed on A4 and
-/// Letter, every table is there (folded ones unfolded), headings keep to
-/// what follows them, and the pages hold the report without large blanks.
+/// Letter, it fits on 8 pages: every table is there but the long ones,
+/// left to the CSV their printed summary names, no chart text is under
+/// 8 pt, headings keep to what follows them, and the pages hold the report
+/// without large blanks.
 /// Screenshots and the PDFs land in `target/browser/`.
 #[test]
 #[cfg_attr(
@@ -700,9 +702,36 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
     );
     page.call("Emulation.setEmulatedMedia", json!({ "media": "print" }));
     let hidden = page.eval(
-        "[...document.querySelectorAll('table tr')].filter(tr => tr.getClientRects().length === 0).length",
+        "[...document.querySelectorAll('table tr')].filter(tr => !tr.closest('.outcomes details') && tr.getClientRects().length === 0).length",
     );
-    assert_eq!(hidden, json!(0), "every table row is printed");
+    assert_eq!(
+        hidden,
+        json!(0),
+        "every table row is printed but a long table's"
+    );
+    // A long table is left to the CSV, which its printed summary names.
+    let unnamed = page.eval(
+        "[...document.querySelectorAll('.outcomes details')].filter(d => {
+           const note = d.previousElementSibling;
+           return !note || note.getClientRects().length === 0 || !note.textContent.includes('distributions.csv');
+         }).length",
+    );
+    assert_eq!(
+        unnamed,
+        json!(0),
+        "each long table's printed note names the CSV"
+    );
+    // No printed chart text under 8 pt (10.7 px).
+    let smallest_printed = page.eval(
+        "Math.min(1000, ...[...document.querySelectorAll('figure svg')].filter(svg => svg.getClientRects().length > 0).flatMap(svg => {
+           const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+           return [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
+         }))",
+    );
+    assert!(
+        smallest_printed.as_f64().unwrap() >= 10.6,
+        "printed chart text {smallest_printed} px"
+    );
     let loose = page.eval(
         "[...document.querySelectorAll('h2, h3')].filter(h => getComputedStyle(h).breakAfter !== 'avoid').length",
     );
@@ -733,6 +762,10 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
         let page_height = (tall - 2.0 * margin) * 96.0;
         // The content's height, at a print width near the paper's, over
         // what the pages hold: blanks at page ends stay under a third.
+        assert!(
+            pages <= 8,
+            "{paper}: a one-battle report prints on {pages} pages"
+        );
         let fill = height / (pages as f64 * page_height);
         assert!(
             fill > 0.67,

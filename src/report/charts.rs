@@ -41,15 +41,8 @@ impl Export<RunReport> for Charts {
             return Ok(Vec::new());
         };
         let mut written = Vec::new();
-        let mut stems = Stems::default();
-        for m in &first.metrics {
+        for (m, stem) in first.metrics.iter().zip(stems(&first.metrics)) {
             let picture = Picture::of(m, &report.info.name, report.info.uses_stand_ins());
-            let kind = if m.is_numeric() { "hist" } else { "outcome" };
-            let stem = stems.claim(format!(
-                "{kind}_{}_{}",
-                file_safe(&m.subject),
-                file_safe(&m.name)
-            ));
             written.extend(draw_publication(
                 dir,
                 &stem,
@@ -61,6 +54,24 @@ impl Export<RunReport> for Charts {
         }
         Ok(written)
     }
+}
+
+/// Each metric's chart file, without its extension: `hist_hero_Titus_hp_lost`
+/// for a numeric metric, `outcome_side_Megalos_victory` for the others (a
+/// name two metrics would share gets `-2`, `-3`...).
+pub fn stems(metrics: &[Metric<u64>]) -> Vec<String> {
+    let mut stems = Stems::default();
+    metrics
+        .iter()
+        .map(|m| {
+            let kind = if m.is_numeric() { "hist" } else { "outcome" };
+            stems.claim(format!(
+                "{kind}_{}_{}",
+                file_safe(&m.subject),
+                file_safe(&m.name)
+            ))
+        })
+        .collect()
 }
 
 /// One bar: a value's share of the battles in percent, with its 95% interval.

@@ -131,6 +131,9 @@ struct SubjectOutcomes {
 /// One metric: its chart and every value with its interval.
 struct OutcomeTable {
     chart: String,
+    /// The chart's file beside the report, named where the report is
+    /// printed without its charts.
+    file: String,
     /// The chart's title, and what it leaves off the axis.
     caption: String,
     /// The chart in words (its alt text).
@@ -174,6 +177,7 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         chart: svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
         })?,
+        file: String::new(),
         caption: match &picture.tail {
             Some(tail) => format!("{}. {tail}.", picture.title),
             None => format!("{}.", picture.title),
@@ -369,8 +373,9 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
     let Some(v) = report.variants.first() else {
         return Ok(groups);
     };
-    for m in &v.metrics {
-        let table = outcome_table(&report.info.name, m, report.info.uses_stand_ins())?;
+    for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
+        let mut table = outcome_table(&report.info.name, m, report.info.uses_stand_ins())?;
+        table.file = format!("{stem}.svg");
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
