@@ -335,6 +335,23 @@ fn tables_are_tidy_in_csv_and_parquet_alike() {
             "{table}: counts as Int64: {schema}"
         );
         assert!(schema.contains("Int64"), "{table}: {schema}");
+        // What the file is, said in the file: the run and its units.
+        let said = |key: &str| {
+            metadata
+                .key_value_metadata()
+                .iter()
+                .flatten()
+                .find(|kv| kv.key == format!("warcrunch.{key}"))
+                .and_then(|kv| kv.value.clone())
+                .unwrap_or_else(|| panic!("{table}: no warcrunch.{key}"))
+        };
+        assert_eq!(said("battles"), "3000", "{table}");
+        assert_eq!(said("seed"), "7", "{table}");
+        assert_eq!(said("interval_level"), "0.95", "{table}");
+        assert_eq!(said("system"), "gurps", "{table}");
+        assert_eq!(said("tool_version"), env!("CARGO_PKG_VERSION"), "{table}");
+        let units: serde_json::Value = serde_json::from_str(&said("units")).unwrap();
+        assert_eq!(units["casualties_pct"], "% of Troop Strength", "{table}");
     }
     // A sweep: one column per swept setting, numbers as numbers.
     let sweep = dir.path().join("sweep");

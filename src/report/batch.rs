@@ -10,7 +10,7 @@ use askama::Template;
 use polars::prelude::Column;
 
 use super::csv::{
-    agreement_columns, agreements, distribution_columns, distribution_rows, numbers,
+    TableMeta, agreement_columns, agreements, distribution_columns, distribution_rows, numbers,
     subject_columns, summary_columns, summary_rows, text, write_table,
 };
 use super::findings::{KeyRow, key_odds, key_rows};
@@ -102,7 +102,7 @@ fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
     columns.extend(distribution_columns(&rows));
-    write_table(dir, "distributions", formats, columns)
+    write_table(dir, "distributions", (formats, &TableMeta::tool()), columns)
 }
 
 /// `summary.csv`: every battle's.
@@ -112,7 +112,7 @@ fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<Str
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
     columns.extend(summary_columns(&rows));
-    write_table(dir, "summary", formats, columns)
+    write_table(dir, "summary", (formats, &TableMeta::tool()), columns)
 }
 
 /// `exact.csv`: every battle's exact odds beside its estimates, when any
@@ -126,7 +126,7 @@ fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>
     let mut columns = battle_columns(entries, &rows_of);
     columns.extend(subject_columns(&subjects));
     columns.extend(agreement_columns(&rows));
-    write_table(dir, "exact", formats, columns)
+    write_table(dir, "exact", (formats, &TableMeta::tool()), columns)
 }
 
 /// `key_outcomes.csv`: every battle's headline outcomes, one row each,
@@ -162,7 +162,7 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),
         ),
     ]);
-    write_table(dir, "key_outcomes", formats, columns)
+    write_table(dir, "key_outcomes", (formats, &TableMeta::tool()), columns)
 }
 
 /// Every battle's rows, each with the index of its battle.

@@ -6,10 +6,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use polars_parquet::write::schema_to_metadata_key;
+use polars_parquet::write::{KeyValue, schema_to_metadata_key};
 
-use super::{Export, Formats, RunReport};
+use super::{Export, Formats, RunInfo, RunReport};
 use crate::compare::reported_p;
+use crate::stats::Metric;
 use crate::stats::{clopper_pearson, wilson, z95};
 use crate::target::{with_combined, with_combined_as};
 
@@ -120,7 +121,8 @@ impl Export<RunReport> for Comparison {
                     .collect::<Vec<bool>>(),
             ),
         ]);
-        write_table(dir, "comparison", &report.formats, columns)
+        let about = TableMeta::of(&report.info).with_units(&base.metrics);
+        write_table(dir, "comparison", (&report.formats, &about), columns)
     }
 }
 
@@ -153,7 +155,7 @@ pub fn write_csv(dir: &Path, name: &str, columns: Vec<Column>) -> Result<Vec<Str
 pub fn write_table(
     dir: &Path,
     stem: &str,
-    formats: &Formats,
+    (formats, about): (&Formats, &TableMeta),
     columns: Vec<Column>,
 ) -> Result<Vec<String>> {
     let mut written = Vec::new();
@@ -165,8 +167,13 @@ pub fn write_table(
         let mut frame = frame(&name, columns)?;
         let file =
             File::create(dir.join(&name)).with_context(|| format!("cannot create {name}"))?;
+        let mut metadata = vec![arrow_schema_for_older_readers(&frame)];
+        metadata.extend(
+            (about.0.iter())
+                .map(|(key, value)| KeyValue::new(format!("warcrunch.{key}"), value.clone())),
+        );
         ParquetWriter::new(file)
-            .with_key_value_metadata(Some(arrow_schema_for_older_readers(&frame)))
+            .with_key_value_metadata(Some(KeyValueMetadata::Static(metadata)))
             .finish(&mut frame)
             .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
         written.push(name);
@@ -262,9 +269,63 @@ fn typed(name: &str, values: &[&str]) -> Column {
 /// types (pyarrow, pandas): strings as plain (large) strings, which every
 /// reader knows, rather than the newer string views polars writes by
 /// default. The pages hold the same UTF-8 bytes either way.
-fn arrow_schema_for_older_readers(frame: &DataFrame) -> KeyValueMetadata {
-    let schema = frame.schema().to_arrow(CompatLevel::oldest());
-    KeyValueMetadata::Static(vec![schema_to_metadata_key(&schema)])
+fn arrow_schema_for_older_readers(frame: &DataFrame) -> KeyValue {
+    schema_to_metadata_key(&frame.schema().to_arrow(CompatLevel::oldest()))
+}
+
+/// What a Parquet file says of itself in its key-value metadata, each key
+/// prefixed `warcrunch.`: the tool, the intervals' level and, for one
+/// battle's run, the battle, its system, seed and battles, and the units of
+/// its metrics (a CSV file has no place for them: `run.json` beside it
+/// holds the same, and the command, which would make the bytes depend on
+/// the output folder).
+#[derive(Debug, Clone, Default)]
+pub struct TableMeta(Vec<(String, String)>);
+
+impl TableMeta {
+    /// The tool's version and the intervals' level.
+    pub fn tool() -> TableMeta {
+        TableMeta(vec![
+            (
+                "tool_version".to_owned(),
+                env!("CARGO_PKG_VERSION").to_owned(),
+            ),
+            ("interval_level".to_owned(), "0.95".to_owned()),
+        ])
+    }
+
+    /// A run's: the tool, and the run's battle, system, seed and battles.
+    pub fn of(info: &RunInfo) -> TableMeta {
+        let mut meta = TableMeta::tool();
+        let mut add = |key: &str, value: Option<String>| {
+            if let Some(value) = value {
+                meta.0.push((key.to_owned(), value));
+            }
+        };
+        add("tool_commit", Some(info.tool_commit.clone()));
+        add("battle", Some(info.name.clone()));
+        add("system", Some(info.system.clone()));
+        add("seed", info.seed.map(|s| s.to_string()));
+        add("battles", info.trials.map(|t| t.to_string()));
+        meta
+    }
+
+    /// With `units`: a JSON object of each metric's unit, where it has one
+    /// (`{"casualties_pct": "% of Troop Strength"}`).
+    pub fn with_units<W>(mut self, metrics: &[Metric<W>]) -> TableMeta {
+        let units: serde_json::Map<String, serde_json::Value> = metrics
+            .iter()
+            .filter_map(|m| {
+                let unit = super::words::metric(&m.name).1?;
+                Some((m.name.clone(), serde_json::Value::from(unit)))
+            })
+            .collect();
+        self.0.push((
+            "units".to_owned(),
+            serde_json::Value::Object(units).to_string(),
+        ));
+        self
+    }
 }
 
 /// A string column.
@@ -376,7 +437,12 @@ impl Export<RunReport> for Distributions {
         );
         columns.extend(distribution_columns(&rows));
         columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
-        write_table(dir, "distributions", &report.formats, columns)
+        write_table(
+            dir,
+            "distributions",
+            (&report.formats, &report.table_meta()),
+            columns,
+        )
     }
 }
 
@@ -390,7 +456,12 @@ impl Export<RunReport> for Summary {
         );
         columns.extend(summary_columns(&rows));
         columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
-        write_table(dir, "summary", &report.formats, columns)
+        write_table(
+            dir,
+            "summary",
+            (&report.formats, &report.table_meta()),
+            columns,
+        )
     }
 }
 
@@ -585,6 +656,11 @@ impl Export<RunReport> for ExactComparison {
         );
         columns.extend(agreement_columns(&rows));
         columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
-        write_table(dir, "exact", &report.formats, columns)
+        write_table(
+            dir,
+            "exact",
+            (&report.formats, &report.table_meta()),
+            columns,
+        )
     }
 }

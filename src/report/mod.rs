@@ -270,6 +270,12 @@ impl RunReport {
     pub fn is_plain(&self) -> bool {
         matches!(self.variants.as_slice(), [only] if only.variant.is_empty())
     }
+
+    /// What its Parquet files say of themselves: the run and its metrics' units.
+    pub fn table_meta(&self) -> csv::TableMeta {
+        let metrics = self.variants.first().map_or(&[][..], |v| &v.metrics[..]);
+        csv::TableMeta::of(&self.info).with_units(metrics)
+    }
 }
 
 /// Writes one or more output files for a report of type `R`.

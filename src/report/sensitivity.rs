@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{numbers, text, write_table};
+use super::csv::{TableMeta, numbers, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
@@ -68,7 +68,7 @@ impl Export<SensitivityReport> for SensitivityCsv {
         write_table(
             dir,
             "sensitivity",
-            &report.formats,
+            (&report.formats, &TableMeta::of(&report.info)),
             vec![
                 text("knob", m.iter().map(|x| x.knob.clone()).collect()),
                 text("table", cell_part(m, |c| &c.table)),

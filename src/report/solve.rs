@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::Column;
 
-use super::csv::{numbers, text, write_table};
+use super::csv::{TableMeta, numbers, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
@@ -67,7 +67,7 @@ impl Export<SolveReport> for SolveCsv {
         write_table(
             dir,
             "solve",
-            &report.formats,
+            (&report.formats, &TableMeta::of(&report.info)),
             vec![
                 Column::new("probe".into(), (1..=p.len() as u64).collect::<Vec<u64>>()),
                 text(

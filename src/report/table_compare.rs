@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{numbers, subject_columns, text, write_table};
+use super::csv::{TableMeta, numbers, subject_columns, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 pub use super::key_outcomes::{KeyOutcome, key_outcomes};
@@ -172,7 +172,12 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         ),
         text("verdict", each(&|_, r| r.verdict().to_owned())),
     ]);
-    write_table(dir, "tables", &c.formats, columns)
+    write_table(
+        dir,
+        "tables",
+        (&c.formats, &TableMeta::of(&c.info)),
+        columns,
+    )
 }
 
 /// The summary printed on the console: every scenario's key outcomes.

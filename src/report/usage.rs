@@ -73,7 +73,7 @@ impl Export<RunReport> for UsageCsv {
         write_table(
             dir,
             "usage",
-            &report.formats,
+            (&report.formats, &report.table_meta()),
             vec![
                 text(
                     "table",
