@@ -163,7 +163,9 @@ fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
 fn tornado_title(report: &SensitivityReport) -> String {
     format!(
         "What moves {} most: one step of each knob",
-        report.quantity.of_target(&report.target)
+        report
+            .quantity
+            .of_target(&super::words::target(&report.target))
     )
 }
 

@@ -91,13 +91,12 @@ pub fn frontier_size(all: &[HeroFrontier]) -> (u32, u32) {
     (1000, 480 * all.len() as u32 + 40)
 }
 
+/// The frontier chart's title, short enough for its width; the cap on
+/// the chance of going out is a line on each panel (and in the
+/// description).
 fn frontier_title(report: &RunReport) -> String {
-    let cap_words = match report.info.max_risk_of_down {
-        Some(cap) => format!(" (cap on the chance of going out = {:.1}%)", 100.0 * cap),
-        None => String::new(),
-    };
     format!(
-        "{}: safety against glory per variant, {} each{cap_words}{}",
+        "{}: safety against glory, {} per variant{}",
         report.info.name,
         battles_each(report),
         super::findings::stand_in_mark(&report.info)
@@ -149,7 +148,14 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
     Caption {
         title: frontier_title(report),
         description: format!(
-            "One panel per PC, each variant a point with its 95% intervals. {}{}",
+            "One panel per PC, each variant a point with its 95% intervals{}. {}{}",
+            match report.info.max_risk_of_down {
+                Some(cap) => format!(
+                    "; the line at {} is the cap on the chance of going out",
+                    cap_percent(cap)
+                ),
+                None => String::new(),
+            },
             panels.join(" "),
             stand_in_words(report)
         ),
@@ -252,12 +258,8 @@ fn frontier_panel<DB: DrawingBackend>(
             // Enough decimals that a narrow axis's ticks read apart.
             let decimals =
                 ((-(y_hi - y_lo + 2.0 * pad).log10()).ceil() as i64 + 1).clamp(1, 4) as usize;
-            let text = format!("{v:.decimals$}");
-            if text.trim_start_matches(['-', '0', '.']).is_empty() {
-                text.trim_start_matches('-').to_owned()
-            } else {
-                text
-            }
+            // A true minus sign, and no sign on zero.
+            crate::format::signed(*v, decimals, false)
         })
         .label_style((FONT, 13))
         .draw()

@@ -50,6 +50,38 @@ pub fn party_risk(side: &str, whole: bool, words: &str) -> String {
     }
 }
 
+/// A target as `--target` writes it, in words: `party/any_down_or_dead=yes`
+/// → `the party: anyone down or dead = yes`, `hero:Isabeau/reputation>=10`
+/// → `Isabeau: Reputation gained ≥ 10`, `side:A/victory=won|draw` →
+/// `A: victory = won or draw`; a mean's `:mean` is left to its quantity.
+pub fn target(target: &str) -> String {
+    let Some((who, what)) = target.split_once('/') else {
+        return target.to_owned();
+    };
+    let what = what.strip_suffix(":mean").unwrap_or(what);
+    let cut = what.find(['=', '<', '>']).unwrap_or(what.len());
+    let (name, condition) = what.split_at(cut);
+    let condition = match condition {
+        "" => String::new(),
+        c => {
+            let (op, values) =
+                match c.split_at(c.find(|ch: char| !"<>=".contains(ch)).unwrap_or(c.len())) {
+                    (">=", v) => ("\u{2265}", v),
+                    ("<=", v) => ("\u{2264}", v),
+                    (op, v) => (op, v),
+                };
+            let values: Vec<String> = values.split('|').map(|v| v.replace('_', " ")).collect();
+            format!(" {op} {}", values.join(" or "))
+        }
+    };
+    let who = subject(who);
+    let who = match who.strip_prefix("The ") {
+        Some(rest) => format!("the {rest}"),
+        None => who,
+    };
+    format!("{who}: {}{condition}", metric(name).0)
+}
+
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
 pub fn title(subject_name: &str, metric_name: &str) -> String {
     let (words, unit) = metric(metric_name);
@@ -70,6 +102,30 @@ pub fn axis(metric_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_reads_in_words() {
+        assert_eq!(
+            target("party/any_down_or_dead=yes"),
+            "the party: anyone down or dead = yes"
+        );
+        assert_eq!(
+            target("side:Megalos/victory=won|draw"),
+            "Megalos: victory = won or draw"
+        );
+        assert_eq!(
+            target("hero:Isabeau/reputation>=10"),
+            "Isabeau: Reputation gained \u{2265} 10"
+        );
+        assert_eq!(
+            target("hero:Titus/state=at_or_below_0hp"),
+            "Titus: state after the battle = at or below 0hp"
+        );
+        assert_eq!(
+            target("hero:Isabeau/reputation:mean"),
+            "Isabeau: Reputation gained"
+        );
+    }
 
     #[test]
     fn values_read_as_words_a_reader_cannot_confuse() {
