@@ -163,6 +163,10 @@ impl Picture {
             "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
             thousands(total)
         )];
+        if let Some(note) = crate::systems::registry::metric_note(&metric.name) {
+            subtitle.push(note.to_owned());
+            description.push_str(&format!(" {note}."));
+        }
         if stand_ins {
             title.push_str(&format!(" {STAND_IN_MARK}"));
             subtitle.push(format!("{STAND_IN_MARK} rests on stand-in table values"));

@@ -178,9 +178,14 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
             picture.draw(root)
         })?,
         file: String::new(),
-        caption: match &picture.tail {
-            Some(tail) => format!("{}. {tail}.", picture.title),
-            None => format!("{}.", picture.title),
+        caption: {
+            let note = crate::systems::registry::metric_note(&m.name);
+            [Some(picture.title.as_str()), picture.tail.as_deref(), note]
+                .into_iter()
+                .flatten()
+                .map(|part| format!("{part}."))
+                .collect::<Vec<_>>()
+                .join(" ")
         },
         description: picture.description.clone(),
         folded: rows.len() > FOLD_ROWS,

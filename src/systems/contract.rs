@@ -43,6 +43,13 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// `None` for a metric it does not report.
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)>;
 
+    /// What a reader needs to read one of its metrics' values, where the
+    /// values alone do not say it (GURPS Survival's `A` to `D`); the
+    /// reports print it under the metric's chart and table.
+    fn metric_note(_metric: &str) -> Option<&'static str> {
+        None
+    }
+
     /// A value of one of its metrics in words, where its label alone could
     /// mislead a reader (two Spoils labels that mean different things);
     /// `None` leaves the label as it is.

@@ -361,6 +361,22 @@ pub fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)
     words.1
 }
 
+/// The note on a metric's values, as the first system that reports a
+/// metric of that name gives it ([`BattleSystem::metric_note`]).
+pub fn metric_note(metric: &str) -> Option<&'static str> {
+    struct Note<'a>(&'a str, Option<&'static str>);
+    impl VisitType for Note<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if self.1.is_none() && S::metric_words(self.0).is_some() {
+                self.1 = S::metric_note(self.0);
+            }
+        }
+    }
+    let mut note = Note(metric, None);
+    each_system(&mut note);
+    note.1
+}
+
 /// A metric's value in words, as the first system that words it says it.
 pub fn value_words(metric: &str, value: &str) -> Option<&'static str> {
     struct Words<'a>(&'a str, &'a str, Option<&'static str>);

@@ -346,6 +346,15 @@ impl BattleSystem for Gurps {
         })
     }
 
+    fn metric_note(metric: &str) -> Option<&'static str> {
+        match metric {
+            "survival" => {
+                Some("A to D: injury rolled on that column of the Damage table (D the worst)")
+            }
+            _ => None,
+        }
+    }
+
     /// Troop Strength of the second side swept around its value, solved for
     /// an even battle; the party's danger as the sensitivity's target.
     fn example_questions(doc: &serde_json::Value) -> serde_json::Value {
