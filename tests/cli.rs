@@ -162,7 +162,7 @@ fn run_writes_every_output_and_a_summary() {
     let distributions = read(&out.join("distributions.csv"));
     assert_eq!(
         distributions.lines().next().unwrap(),
-        "subject,subject_kind,subject_name,metric,value,value_number,count,probability,ci_low,ci_high,uses_stand_ins"
+        "subject,subject_kind,subject_name,metric,value,value_number,value_words,count,probability,ci_low,ci_high,uses_stand_ins"
     );
     assert!(distributions.contains("unit:Knights,unit,Knights,fate,holds,"));
     assert!(distributions.contains("battle,battle,,end,max_exchanges,"));

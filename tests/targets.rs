@@ -364,10 +364,11 @@ fn a_precision_run_holds_a_targets_interval_to_it() {
         .lines()
         .find(|l| l.contains(",hero,Karl,spoils=purse|fine_weapon_or_horse,yes,"))
         .unwrap_or_else(|| panic!("no target row in {csv}"));
-    // probability, ci_low, ci_high (after value, value_number and count).
+    // probability, ci_low, ci_high (after value, value_number, value_words
+    // and count).
     let row: Vec<f64> = line
         .split(',')
-        .skip(7)
+        .skip(8)
         .take(3)
         .map(|f| f.parse().unwrap())
         .collect();

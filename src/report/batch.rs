@@ -76,32 +76,40 @@ pub fn write(
     Ok(files)
 }
 
-/// The columns every combined table starts with: the battle's name, its
-/// system and whether its numbers rest on stand-in values, one per row.
-fn battle_columns(entries: &[Entry], rows_of: &[usize]) -> Vec<Column> {
+/// A combined table's columns: the battle's name and system, the
+/// subject's columns, the table's own `columns`, and last (as in every
+/// file) whether the battle's numbers rest on stand-in values.
+fn battle_columns(
+    entries: &[Entry],
+    rows_of: &[usize],
+    subjects: &[&str],
+    columns: Vec<Column>,
+) -> Vec<Column> {
     let each = |f: &dyn Fn(&Entry) -> String| -> Vec<String> {
         rows_of.iter().map(|&i| f(&entries[i])).collect()
     };
-    vec![
+    let mut all = vec![
         text("scenario", each(&|e| e.name.to_owned())),
         text("system", each(&|e| e.report.info.system.clone())),
-        Column::new(
-            "uses_stand_ins".into(),
-            rows_of
-                .iter()
-                .map(|&i| entries[i].report.info.uses_stand_ins())
-                .collect::<Vec<bool>>(),
-        ),
-    ]
+    ];
+    all.extend(subject_columns(subjects));
+    all.extend(columns);
+    // Last, as in every file.
+    all.push(Column::new(
+        "uses_stand_ins".into(),
+        rows_of
+            .iter()
+            .map(|&i| entries[i].report.info.uses_stand_ins())
+            .collect::<Vec<bool>>(),
+    ));
+    all
 }
 
 /// `distributions.csv`: every battle's.
 fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| distribution_rows(e.report));
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let mut columns = battle_columns(entries, &rows_of);
-    columns.extend(subject_columns(&subjects));
-    columns.extend(distribution_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &subjects, distribution_columns(&rows));
     write_table(dir, "distributions", (formats, &TableMeta::tool()), columns)
 }
 
@@ -109,9 +117,7 @@ fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec
 fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| summary_rows(e.report));
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let mut columns = battle_columns(entries, &rows_of);
-    columns.extend(subject_columns(&subjects));
-    columns.extend(summary_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &subjects, summary_columns(&rows));
     write_table(dir, "summary", (formats, &TableMeta::tool()), columns)
 }
 
@@ -123,9 +129,7 @@ fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>
         return Ok(Vec::new());
     }
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let mut columns = battle_columns(entries, &rows_of);
-    columns.extend(subject_columns(&subjects));
-    columns.extend(agreement_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &subjects, agreement_columns(&rows));
     write_table(dir, "exact", (formats, &TableMeta::tool()), columns)
 }
 
@@ -140,10 +144,8 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             .unwrap_or_default()
     });
     let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let mut columns = battle_columns(entries, &rows_of);
-    columns.extend(subject_columns(&subjects));
     let each = |f: &dyn Fn(&KeyRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
-    columns.extend([
+    let columns = vec![
         text("metric", each(&|r| r.metric.clone())),
         // A mean reads no one value: its `value` is empty, as its kind says.
         Column::new(
@@ -161,7 +163,8 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             "battles".into(),
             rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),
         ),
-    ]);
+    ];
+    let columns = battle_columns(entries, &rows_of, &subjects, columns);
     write_table(dir, "key_outcomes", (formats, &TableMeta::tool()), columns)
 }
 

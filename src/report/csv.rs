@@ -357,6 +357,9 @@ pub struct DistributionRow {
     pub value: String,
     /// The value as a number, for a numeric metric (so it sorts as one).
     pub value_number: Option<i64>,
+    /// The value in words, as the report's tables write it: a war-cards
+    /// winner by its unit (`Knights (attacker)`), `at or below 0hp`.
+    pub value_words: String,
     /// Battles with this value.
     pub count: u64,
     /// count / trials.
@@ -395,6 +398,7 @@ pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
                     subject: m.subject.clone(),
                     metric: m.name.clone(),
                     value: m.label(bin),
+                    value_words: super::words::value(m, bin),
                     value_number: match m.values {
                         crate::stats::Values::Integers { first } => Some(first + bin as i64),
                         crate::stats::Values::Categories(_) => None,
@@ -482,6 +486,10 @@ pub fn distribution_columns(rows: &[DistributionRow]) -> Vec<Column> {
                 .map(|r| r.value_number)
                 .collect::<Vec<Option<i64>>>(),
         ),
+        text(
+            "value_words",
+            rows.iter().map(|r| r.value_words.clone()).collect(),
+        ),
         Column::new(
             "count".into(),
             rows.iter().map(|r| r.count).collect::<Vec<_>>(),
@@ -539,6 +547,8 @@ const VALUE_COLUMNS: &[&str] = &[
     "metric",
     "scope",
     "value",
+    "value_number",
+    "value_words",
     "count",
     "probability",
     "ci_low",
