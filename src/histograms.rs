@@ -141,6 +141,20 @@ impl<W: Weight> Histograms<W> {
         });
     }
 
+    /// Lists `of`, a battle's result counted for the first side (its
+    /// won, lost and a third outcome, in that order), as the second side's:
+    /// won and lost swapped.
+    pub fn turned(
+        &mut self,
+        (subject, name): (&str, &str),
+        labels: [&str; 3],
+        role: MetricRole,
+        of: Hist,
+    ) {
+        let values = Values::Categories(labels.map(str::to_owned).to_vec());
+        self.view(subject, name, values, role, of, &[1..2, 0..1, 2..3]);
+    }
+
     /// Adds `weight` to bin `bin` of `hist`.
     #[inline(always)]
     pub fn add(&mut self, hist: Hist, bin: usize, weight: W) {

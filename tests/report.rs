@@ -432,7 +432,7 @@ fn a_single_value_draws_a_proper_bar() {
         .success();
     let single = read(&run.join("hist_party_down_or_dead.svg"));
     assert!(
-        read(&run.join("distributions.csv")).contains("party,party,,down_or_dead,0,0,5000,1.0,"),
+        read(&run.join("distributions.csv")).contains("party,party,,down_or_dead,0,0,0,5000,1.0,"),
         "the party's count has one value"
     );
     assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));

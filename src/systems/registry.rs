@@ -300,14 +300,14 @@ pub fn built_ins() -> Vec<BuiltIn> {
     tables.0
 }
 
-/// The name in words of the system called `system` (`7th Sea`); `None`
-/// when no system has that name.
-pub fn title(system: &str) -> Option<&'static str> {
-    struct Find<'a>(&'a str, Option<&'static str>);
+/// The fixed facts of the system called `system`: its name in words and
+/// its starter; `None` when no system has that name.
+fn named(system: &str) -> Option<(&'static str, &'static str)> {
+    struct Find<'a>(&'a str, Option<(&'static str, &'static str)>);
     impl VisitType for Find<'_> {
         fn visit<S: BattleSystem>(&mut self) {
             if S::NAME == self.0 {
-                self.1 = Some(S::TITLE);
+                self.1 = Some((S::TITLE, S::STARTER));
             }
         }
     }
@@ -316,20 +316,16 @@ pub fn title(system: &str) -> Option<&'static str> {
     find.1
 }
 
+/// The name in words of the system called `system` (`7th Sea`); `None`
+/// when no system has that name.
+pub fn title(system: &str) -> Option<&'static str> {
+    named(system).map(|(title, _)| title)
+}
+
 /// The starter scenario of the system called `system`
 /// ([`BattleSystem::STARTER`]); `None` when no system has that name.
 pub fn starter(system: &str) -> Option<&'static str> {
-    struct Find<'a>(&'a str, Option<&'static str>);
-    impl VisitType for Find<'_> {
-        fn visit<S: BattleSystem>(&mut self) {
-            if S::NAME == self.0 {
-                self.1 = Some(S::STARTER);
-            }
-        }
-    }
-    let mut find = Find(system, None);
-    each_system(&mut find);
-    find.1
+    named(system).map(|(_, starter)| starter)
 }
 
 /// Each system's name and the rules its `check` enforces beyond the schema.

@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 use crate::engine::{System, Tally};
 use crate::histograms::{Hist, Histograms};
-use crate::stats::{Metric, MetricRole, Values};
+use crate::stats::{Metric, MetricRole};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::tables::{TableSource, TableUse, built_in_text, load_text, parse_table};
@@ -156,15 +156,7 @@ impl DuelTally {
         };
         let subject = |name: &str| format!("side:{name}");
         let winner = h.categorical(&subject(first), "victory", &labels, role(first));
-        let values = Values::Categories(labels.map(str::to_owned).to_vec());
-        h.view(
-            &subject(second),
-            "victory",
-            values,
-            role(second),
-            winner,
-            &[1..2, 0..1, 2..3],
-        );
+        h.turned((&subject(second), "victory"), labels, role(second), winner);
         let bins = duel.max_rolls as usize;
         let rolls = h.integers("battle", "rolls", 1, bins, MetricRole::Detail);
         (h, winner, rolls)

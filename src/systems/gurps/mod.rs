@@ -33,7 +33,7 @@ use self::tables::GurpsTables;
 use crate::engine::{System, Tally};
 use crate::histograms::{Hist, Histograms};
 use crate::stats::MetricRole::{self, Detail};
-use crate::stats::{Metric, Values, Weight};
+use crate::stats::{Metric, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
@@ -199,17 +199,7 @@ impl<W: Weight> GurpsTally<W> {
             match winner {
                 None => winner = Some(h.categorical(&subject, "victory", &victory, role)),
                 // The second side's victory is the first's turned round.
-                Some(first) => {
-                    let values = Values::Categories(victory.map(str::to_owned).to_vec());
-                    h.view(
-                        &subject,
-                        "victory",
-                        values,
-                        role,
-                        first,
-                        &[1..2, 0..1, 2..3],
-                    );
-                }
+                Some(first) => h.turned((&subject, "victory"), victory, role, first),
             }
             casualties.push(h.integers(&subject, "casualties_pct", 0, 101, Detail));
             catastrophe.push(h.integers(&subject, "catastrophe", 3, 16, Detail));

@@ -33,7 +33,7 @@ use crate::engine::{System, Tally};
 use crate::histograms::{Hist, Histograms};
 use crate::inverse::InverseLaw;
 use crate::stats::MetricRole::{self, Detail};
-use crate::stats::{Metric, Values, Weight};
+use crate::stats::{Metric, Weight};
 use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
@@ -177,10 +177,8 @@ impl<W: Weight> SeaTally<W> {
         };
         let winner = h.categorical(&format!("side:{first}"), "victory", &victory, role(first));
         // The second side's victory is the first's turned round.
-        let values = Values::Categories(victory.map(str::to_owned).to_vec());
         let subject = format!("side:{second}");
-        let turned = [1..2, 0..1, 2..3];
-        h.view(&subject, "victory", values, role(second), winner, &turned);
+        h.turned((&subject, "victory"), victory, role(second), winner);
         let rounds_hist = h.integers("battle", "rounds", 0, rounds + 1, Detail);
         let mut spoils = vec!["none".to_owned()];
         spoils.extend(g.rules.tables.spoils.iter().map(|(_, l)| l.clone()));
