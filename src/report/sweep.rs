@@ -299,14 +299,23 @@ fn frontier_panel<DB: DrawingBackend>(
         .map(|p| chart.backend_coord(&(100.0 * p.p_out, p.reputation)))
         .collect();
     let (x_range, y_range) = chart.plotting_area().get_pixel_range();
+    // The recommended variants named first, then the two ends, then the
+    // rest while there are few (every variant is in the table below).
+    let best = |i: usize| f.advised && advice.is_some_and(|a| a.recommends(i));
+    let end = |i: usize| i == 0 || i + 1 == f.points.len();
+    let mut order: Vec<usize> = (0..f.points.len())
+        .filter(|&i| f.points.len() <= MAX_NAMED_POINTS || best(i) || end(i))
+        .collect();
+    order.sort_by_key(|&i| (!best(i), !end(i), i));
     let offsets = place_labels(
         &anchors,
         &texts,
+        &order,
         (x_range.start, y_range.start, x_range.end, y_range.end),
     );
     for (i, p) in f.points.iter().enumerate() {
-        let best = f.advised && advice.is_some_and(|a| a.recommends(i));
-        let colour = if best { PALETTE[5] } else { PALETTE[0] };
+        let recommended = best(i);
+        let colour = if recommended { PALETTE[5] } else { PALETTE[0] };
         let (x, y) = (100.0 * p.p_out, p.reputation);
         chart
             .draw_series([
@@ -323,18 +332,14 @@ fn frontier_panel<DB: DrawingBackend>(
         chart
             .draw_series(std::iter::once(Circle::new(
                 (x, y),
-                if best { 8 } else { 4 },
+                if recommended { 8 } else { 4 },
                 colour.filled(),
             )))
             .map_err(plot_err)?;
-        // Many variants: only the recommended ones and the two ends are
-        // named (every variant is in the table below the chart).
-        let named = f.points.len() <= MAX_NAMED_POINTS || best || i == 0 || i + 1 == f.points.len();
-        if named {
+        if let Some(offset) = offsets[i] {
             chart
                 .draw_series(std::iter::once(
-                    EmptyElement::at((x, y))
-                        + Text::new(texts[i].clone(), offsets[i], label.clone()),
+                    EmptyElement::at((x, y)) + Text::new(texts[i].clone(), offset, label.clone()),
                 ))
                 .map_err(plot_err)?;
         }
@@ -484,21 +489,25 @@ fn frontier_labels(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> Vec<String
 /// Point size of the frontier's labels.
 const LABEL_SIZE: i32 = 12;
 
-/// Where each frontier label goes, as a pixel offset of its bottom-left
-/// corner from its point: the first of eight places around the point that
-/// stays inside `area` (left, top, right, bottom) and clear of the labels
-/// already placed; when none is clear, the place that overlaps least.
+/// Where each wanted frontier label goes, as a pixel offset of its
+/// bottom-left corner from its point: the first of eight places around the
+/// point that stays inside `area` (left, top, right, bottom) and clear of
+/// the labels already placed. Labels are placed in `order` (the most wanted
+/// first); one with no clear place is left out (`None`), so no two labels
+/// ever touch (every variant is in the table beside the chart).
 pub(crate) fn place_labels(
     anchors: &[(i32, i32)],
     texts: &[String],
+    order: &[usize],
     area: (i32, i32, i32, i32),
-) -> Vec<(i32, i32)> {
+) -> Vec<Option<(i32, i32)>> {
     // A character of the 12-point font is at most about 7 pixels wide.
     let width = |text: &str| 7 * text.chars().count() as i32;
     let height = LABEL_SIZE + 2;
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
-    let mut offsets = Vec::with_capacity(anchors.len());
-    for (&(x, y), text) in anchors.iter().zip(texts) {
+    let mut offsets = vec![None; anchors.len()];
+    for &i in order {
+        let ((x, y), text) = (anchors[i], &texts[i]);
         let w = width(text);
         let candidates = [
             (6, -4),
@@ -511,19 +520,15 @@ pub(crate) fn place_labels(
             (-6 - w, 4 + 2 * height),
         ];
         let rect = |(dx, dy): (i32, i32)| (x + dx, y + dy - height, x + dx + w, y + dy);
-        let cost = |offset: (i32, i32)| -> i64 {
+        let clear = |offset: (i32, i32)| {
             let r = rect(offset);
-            let outside = i64::from(r.0 < area.0 || r.1 < area.1 || r.2 > area.2 || r.3 > area.3);
-            let overlap: i64 = placed.iter().map(|p| overlap_area(r, *p)).sum();
-            outside * 1_000_000 + overlap
+            let inside = r.0 >= area.0 && r.1 >= area.1 && r.2 <= area.2 && r.3 <= area.3;
+            inside && placed.iter().all(|p| overlap_area(r, *p) == 0)
         };
-        let best = candidates
-            .iter()
-            .copied()
-            .min_by_key(|&offset| cost(offset))
-            .expect("eight candidates");
-        placed.push(rect(best));
-        offsets.push(best);
+        if let Some(best) = candidates.iter().copied().find(|&o| clear(o)) {
+            placed.push(rect(best));
+            offsets[i] = Some(best);
+        }
     }
     offsets
 }
@@ -672,7 +677,11 @@ mod tests {
         let anchors: Vec<(i32, i32)> = (0..13).map(|i| (200 + 14 * i, 500 - 20 * i)).collect();
         let texts: Vec<String> = (-6..=6).map(|r| format!("risk={r}")).collect();
         let area = (60, 40, 1200, 560);
-        let offsets = place_labels(&anchors, &texts, area);
+        let order: Vec<usize> = (0..13).collect();
+        let offsets: Vec<(i32, i32)> = place_labels(&anchors, &texts, &order, area)
+            .into_iter()
+            .map(|o| o.expect("every label of a risk sweep has a place"))
+            .collect();
         let boxes = rects(&anchors, &texts, &offsets);
         for (i, a) in boxes.iter().enumerate() {
             assert!(a.0 >= area.0 && a.1 >= area.1 && a.2 <= area.2 && a.3 <= area.3);
@@ -685,7 +694,33 @@ mod tests {
     #[test]
     fn a_label_at_the_right_edge_goes_left() {
         let texts = vec!["a long label".to_owned()];
-        let offsets = place_labels(&[(1190, 300)], &texts, (0, 0, 1200, 600));
-        assert!(offsets[0].0 < 0);
+        let offsets = place_labels(&[(1190, 300)], &texts, &[0], (0, 0, 1200, 600));
+        assert!(offsets[0].expect("a place").0 < 0);
+    }
+
+    #[test]
+    fn labels_that_would_touch_are_left_out_most_wanted_first() {
+        // Forty labels on one spot: the first has its place, and no two
+        // placed ones touch.
+        let anchors = vec![(300, 300); 40];
+        let texts: Vec<String> = (0..40).map(|i| format!("variant {i} (tied)")).collect();
+        let order: Vec<usize> = (0..40).rev().collect();
+        let offsets = place_labels(&anchors, &texts, &order, (0, 0, 1200, 600));
+        assert!(offsets[39].is_some(), "the first placed");
+        let placed: Vec<usize> = (0..40).filter(|&i| offsets[i].is_some()).collect();
+        assert!(placed.len() < 40 && placed.len() >= 4, "{placed:?}");
+        let boxes = rects(
+            &placed.iter().map(|&i| anchors[i]).collect::<Vec<_>>(),
+            &placed.iter().map(|&i| texts[i].clone()).collect::<Vec<_>>(),
+            &placed
+                .iter()
+                .map(|&i| offsets[i].unwrap())
+                .collect::<Vec<_>>(),
+        );
+        for (k, a) in boxes.iter().enumerate() {
+            for b in &boxes[k + 1..] {
+                assert_eq!(overlap_area(*a, *b), 0);
+            }
+        }
     }
 }
