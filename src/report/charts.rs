@@ -158,7 +158,7 @@ impl Picture {
             Steps { at_most, at_least }
         });
         let mut title = words::title(&metric.subject, &metric.name);
-        let mut description = describe(metric, &title, &bars, total, tail.as_deref());
+        let mut description = describe(metric, &bars, total, tail.as_deref());
         let mut subtitle = vec![format!(
             "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
             thousands(total)
@@ -474,13 +474,13 @@ fn battles(n: u64) -> String {
 }
 
 /// The chart in words, for a reader who cannot see it.
-fn describe(
-    metric: &Metric<u64>,
-    title: &str,
-    bars: &[Bar],
-    total: u64,
-    tail: Option<&str>,
-) -> String {
+fn describe(metric: &Metric<u64>, bars: &[Bar], total: u64, tail: Option<&str>) -> String {
+    // Read aloud as a sentence: `Histogram of HP lost for Titus, in HP,
+    // over 20,000 battles`, not the title's dash and comma.
+    let (words, unit) = words::metric(&metric.name);
+    let whom = words::subject_within(&metric.subject);
+    let unit = unit.map_or_else(String::new, |u| format!(", in {u},"));
+    let title = format!("{words} for {whom}{unit}");
     let mut text = match metric.summary() {
         Some(s) => format!(
             "Histogram of {title} over {} battles: mean {:.3}, median {}, 95th percentile {}",

@@ -14,6 +14,15 @@ pub fn subject(subject: &str) -> String {
     }
 }
 
+/// A subject in words inside a sentence: `the party`, `Titus`.
+pub fn subject_within(subject_name: &str) -> String {
+    let words = subject(subject_name);
+    match words.strip_prefix("The ") {
+        Some(rest) => format!("the {rest}"),
+        None => words,
+    }
+}
+
 /// A metric in words, with its unit where it has one: (`casualties`,
 /// `% of Troop Strength`), as the system that reports it says. A metric no
 /// system knows (an outcome a `--target` adds, `reputation>=10`) is shown
@@ -74,12 +83,7 @@ pub fn target(target: &str) -> String {
             format!(" {op} {}", values.join(" or "))
         }
     };
-    let who = subject(who);
-    let who = match who.strip_prefix("The ") {
-        Some(rest) => format!("the {rest}"),
-        None => who,
-    };
-    format!("{who}: {}{condition}", metric(name).0)
+    format!("{}: {}{condition}", subject_within(who), metric(name).0)
 }
 
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
