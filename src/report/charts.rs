@@ -108,6 +108,8 @@ pub struct Picture {
     steps: Option<Steps>,
     /// What the axis leaves off, in words.
     pub tail: Option<String>,
+    /// What a reader needs to read the values ([`crate::systems::registry::metric_note`]).
+    pub note: Option<&'static str>,
     /// The chart in a few sentences: SVG `<desc>`, the report's alt text.
     pub description: String,
 }
@@ -163,7 +165,8 @@ impl Picture {
             "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
             thousands(total)
         )];
-        if let Some(note) = crate::systems::registry::metric_note(&metric.name) {
+        let note = crate::systems::registry::metric_note(&metric.name);
+        if let Some(note) = note {
             subtitle.push(note.to_owned());
             description.push_str(&format!(" {note}."));
         }
@@ -183,6 +186,7 @@ impl Picture {
             bars,
             steps,
             tail,
+            note,
             description,
         }
     }

@@ -10,8 +10,7 @@ use polars_parquet::write::{KeyValue, schema_to_metadata_key};
 
 use super::{Export, Formats, RunInfo, RunReport};
 use crate::compare::reported_p;
-use crate::stats::Metric;
-use crate::stats::{clopper_pearson, wilson, z95};
+use crate::stats::{Metric, clopper_pearson, wilson, z95};
 use crate::target::{with_combined, with_combined_as};
 
 /// Confidence of the Monte Carlo-versus-exact agreement check.

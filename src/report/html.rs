@@ -159,7 +159,12 @@ const COMPARED_IN_WORDS: usize = 3;
 /// Tables longer than this are folded under their chart.
 const FOLD_ROWS: usize = 12;
 
-fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<OutcomeTable> {
+fn outcome_table(
+    title: &str,
+    m: &Metric<u64>,
+    stand_ins: bool,
+    file: String,
+) -> Result<OutcomeTable> {
     let rows: Vec<ValueRow> = m
         .reported_bins(|w| w == 0)
         .map(|bin| {
@@ -177,15 +182,18 @@ fn outcome_table(title: &str, m: &Metric<u64>, stand_ins: bool) -> Result<Outcom
         chart: svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
         })?,
-        file: String::new(),
+        file,
         caption: {
-            let note = crate::systems::registry::metric_note(&m.name);
-            [Some(picture.title.as_str()), picture.tail.as_deref(), note]
-                .into_iter()
-                .flatten()
-                .map(|part| format!("{part}."))
-                .collect::<Vec<_>>()
-                .join(" ")
+            [
+                Some(picture.title.as_str()),
+                picture.tail.as_deref(),
+                picture.note,
+            ]
+            .into_iter()
+            .flatten()
+            .map(|part| format!("{part}."))
+            .collect::<Vec<_>>()
+            .join(" ")
         },
         description: picture.description.clone(),
         folded: rows.len() > FOLD_ROWS,
@@ -379,8 +387,8 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
         return Ok(groups);
     };
     for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
-        let mut table = outcome_table(&report.info.name, m, report.info.uses_stand_ins())?;
-        table.file = format!("{stem}.svg");
+        let file = format!("{stem}.svg");
+        let table = outcome_table(&report.info.name, m, report.info.uses_stand_ins(), file)?;
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
