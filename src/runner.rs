@@ -601,6 +601,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         stop_reason: None,
         tables: s.battle.tables().to_vec(),
         stand_in_rules: s.battle.stand_in_rules(),
+        rests_on: s.battle.rests_on(),
         variants: Vec::new(),
         max_risk_of_down: None,
         swept_heroes: Vec::new(),

@@ -65,6 +65,63 @@ pub struct TableUse {
     pub text: Option<String>,
 }
 
+/// The tables one metric of a battle can depend on (names as
+/// [`TableUse::name`]): what a row of the reports names as the stand-ins it
+/// rests on ([`crate::systems::BattleSystem::metric_tables`]).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct RestsOn {
+    /// The metric's subject: `hero:Titus`.
+    pub subject: String,
+    /// The metric: `state`.
+    pub metric: String,
+    /// The tables, in the battle's order.
+    pub tables: Vec<String>,
+}
+
+/// `more` joined into `rests_on`: each metric rests on the tables either
+/// lists (a sweep's variants may read their tables differently).
+pub fn join_rests_on(rests_on: &mut Vec<RestsOn>, more: Vec<RestsOn>) {
+    for m in more {
+        match rests_on
+            .iter_mut()
+            .find(|r| r.subject == m.subject && r.metric == m.metric)
+        {
+            Some(r) => {
+                let new: Vec<String> = (m.tables.into_iter())
+                    .filter(|t| !r.tables.contains(t))
+                    .collect();
+                r.tables.extend(new);
+            }
+            None => rests_on.push(m),
+        }
+    }
+}
+
+/// The stand-in tables (those of `tables` holding a stand-in value) that
+/// metric `metric` of `subject` rests on by `rests_on`. A metric it does
+/// not list (a `run.json` older than the record, a target's view named
+/// `state=down|dead`) rests on the tables of the metric it views, else on
+/// every table: never fewer than it may.
+pub fn stand_in_tables(
+    tables: &[TableUse],
+    rests_on: &[RestsOn],
+    subject: &str,
+    metric: &str,
+) -> Vec<String> {
+    let viewed = metric.split(['=', ':']).next().unwrap_or(metric);
+    let listed = [metric, viewed].into_iter().find_map(|name| {
+        rests_on
+            .iter()
+            .find(|r| r.subject == subject && r.metric == name)
+    });
+    tables
+        .iter()
+        .filter(|t| !t.stand_ins.is_empty())
+        .filter(|t| listed.is_none_or(|r| r.tables.contains(&t.name)))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
 impl TableUse {
     /// The use of a table `name` read from `source` (as [`load_text`] or
     /// [`origin`] gives it) as `text`.

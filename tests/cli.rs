@@ -162,13 +162,13 @@ fn run_writes_every_output_and_a_summary() {
     let distributions = read(&out.join("distributions.csv"));
     assert_eq!(
         distributions.lines().next().unwrap(),
-        "subject,subject_kind,subject_name,metric,value,value_number,value_words,count,probability,ci_low,ci_high,uses_stand_ins"
+        "subject,subject_kind,subject_name,metric,value,value_number,value_words,count,probability,ci_low,ci_high,stand_in_tables,uses_stand_ins"
     );
     assert!(distributions.contains("unit:Knights,unit,Knights,fate,holds,"));
     assert!(distributions.contains("battle,battle,,end,max_exchanges,"));
     assert_eq!(
         read(&out.join("summary.csv")).lines().next().unwrap(),
-        "subject,subject_kind,subject_name,metric,trials,mean,std_dev,ci_low,ci_high,p05,p50,p95,uses_stand_ins"
+        "subject,subject_kind,subject_name,metric,trials,mean,std_dev,ci_low,ci_high,p05,p50,p95,stand_in_tables,uses_stand_ins"
     );
     let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
     assert_eq!(run["trials"], 50000);

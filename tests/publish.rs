@@ -577,7 +577,9 @@ fn charts_say_what_they_show_at_both_extremes() {
         .success();
     let single = read(&siege.join("hist_party_down_or_dead.svg"));
     assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));
-    assert!(single.contains("It rests on stand-in table values.</desc>"));
+    assert!(single.contains(
+        "It rests on the catastrophe and damage tables, which hold stand-in values.</desc>"
+    ));
     // The description reads as a sentence, without the title's dash.
     assert!(
         single.contains(
@@ -856,7 +858,7 @@ fn the_readmes_combined_table_is_what_its_command_writes() {
     let columns = [
         "scenario",
         "system",
-        "uses_stand_ins",
+        "stand_in_tables",
         "subject",
         "metric",
         "value",

@@ -27,6 +27,7 @@ mod schema;
 mod serve;
 mod seventh_sea;
 mod slurm;
+mod stand_ins;
 mod table_cells;
 mod table_checks;
 mod table_compare;

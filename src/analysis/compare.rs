@@ -129,6 +129,7 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
             sha256: s.sha256.clone(),
             text: Some(s.text.clone()),
             tables: s.battle.tables().to_vec(),
+            rests_on: s.battle.rests_on(),
         })
         .collect();
     let report = RunReport {

@@ -154,6 +154,9 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     let command = reproduce_command(request, base, (&out, to, plan.shard));
     let mut info = run_info(base, command, threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
+    for (_, s) in scenarios.iter().skip(1) {
+        crate::tables::join_rests_on(&mut info.rests_on, s.battle.rests_on());
+    }
     info.max_risk_of_down = Some(request.max_risk_of_down);
     info.swept_heroes = settings
         .iter()

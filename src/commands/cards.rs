@@ -54,6 +54,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
                 deck.stand_ins.clone(),
             )],
             stand_in_rules: Vec::new(),
+            rests_on: Vec::new(),
             variants: Vec::new(),
             max_risk_of_down: None,
             swept_heroes: Vec::new(),

@@ -95,7 +95,6 @@ fn batch_summary(answer: &BatchAnswer) -> String {
     for r in &answer.runs {
         let report = &r.answer.report;
         let info = &report.info;
-        let mark = if info.uses_stand_ins() { " †" } else { "" };
         let _ = writeln!(
             out,
             "{} ({}): {} battles",
@@ -104,7 +103,9 @@ fn batch_summary(answer: &BatchAnswer) -> String {
             crate::format::thousands(info.trials.unwrap_or(0))
         );
         if let Some(v) = report.variants.first() {
-            for line in crate::report::findings::key_odds(&v.metrics, info.trials.unwrap_or(0)) {
+            let trials = info.trials.unwrap_or(0);
+            for (line, marked) in crate::report::findings::key_odds(&v.metrics, trials, info) {
+                let mark = if marked { " †" } else { "" };
                 let _ = writeln!(out, "  {line}{mark}");
             }
         }

@@ -78,11 +78,12 @@ pub fn write(
 
 /// A combined table's columns: the battle's name and system, the
 /// subject's columns, the table's own `columns`, and last (as in every
-/// file) whether the battle's numbers rest on stand-in values.
+/// file) the stand-in tables each row's metric rests on in its battle.
+/// Rows are given as (subject, metric).
 fn battle_columns(
     entries: &[Entry],
     rows_of: &[usize],
-    subjects: &[&str],
+    keys: &[(&str, &str)],
     columns: Vec<Column>,
 ) -> Vec<Column> {
     let each = |f: &dyn Fn(&Entry) -> String| -> Vec<String> {
@@ -92,15 +93,25 @@ fn battle_columns(
         text("scenario", each(&|e| e.name.to_owned())),
         text("system", each(&|e| e.report.info.system.clone())),
     ];
-    all.extend(subject_columns(subjects));
+    let subjects: Vec<&str> = keys.iter().map(|k| k.0).collect();
+    all.extend(subject_columns(&subjects));
     all.extend(columns);
-    // Last, as in every file.
+    let tables: Vec<Vec<String>> = rows_of
+        .iter()
+        .zip(keys)
+        .map(|(&i, &(subject, metric))| {
+            let e = &entries[i];
+            let variant = e.report.variants.first().map_or("", |v| v.variant.as_str());
+            e.report.info.stand_in_tables(variant, subject, metric)
+        })
+        .collect();
+    all.push(text(
+        "stand_in_tables",
+        tables.iter().map(|t| t.join("; ")).collect(),
+    ));
     all.push(Column::new(
         "uses_stand_ins".into(),
-        rows_of
-            .iter()
-            .map(|&i| entries[i].report.info.uses_stand_ins())
-            .collect::<Vec<bool>>(),
+        tables.iter().map(|t| !t.is_empty()).collect::<Vec<bool>>(),
     ));
     all
 }
@@ -108,16 +119,22 @@ fn battle_columns(
 /// `distributions.csv`: every battle's.
 fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| distribution_rows(e.report));
-    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let columns = battle_columns(entries, &rows_of, &subjects, distribution_columns(&rows));
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.subject.as_str(), r.metric.as_str()))
+        .collect();
+    let columns = battle_columns(entries, &rows_of, &keys, distribution_columns(&rows));
     write_table(dir, "distributions", (formats, &TableMeta::tool()), columns)
 }
 
 /// `summary.csv`: every battle's.
 fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| summary_rows(e.report));
-    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let columns = battle_columns(entries, &rows_of, &subjects, summary_columns(&rows));
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.subject.as_str(), r.metric.as_str()))
+        .collect();
+    let columns = battle_columns(entries, &rows_of, &keys, summary_columns(&rows));
     write_table(dir, "summary", (formats, &TableMeta::tool()), columns)
 }
 
@@ -128,8 +145,11 @@ fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
-    let columns = battle_columns(entries, &rows_of, &subjects, agreement_columns(&rows));
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.subject.as_str(), r.metric.as_str()))
+        .collect();
+    let columns = battle_columns(entries, &rows_of, &keys, agreement_columns(&rows));
     write_table(dir, "exact", (formats, &TableMeta::tool()), columns)
 }
 
@@ -143,7 +163,10 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             .map(|v| key_rows(&v.metrics))
             .unwrap_or_default()
     });
-    let subjects: Vec<&str> = rows.iter().map(|r| r.subject.as_str()).collect();
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.subject.as_str(), r.metric.as_str()))
+        .collect();
     let each = |f: &dyn Fn(&KeyRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
     let columns = vec![
         text("metric", each(&|r| r.metric.clone())),
@@ -164,7 +187,7 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),
         ),
     ];
-    let columns = battle_columns(entries, &rows_of, &subjects, columns);
+    let columns = battle_columns(entries, &rows_of, &keys, columns);
     write_table(dir, "key_outcomes", (formats, &TableMeta::tool()), columns)
 }
 
@@ -195,8 +218,9 @@ struct BattleLine {
     folder: String,
     system: String,
     battles: String,
-    /// Its key odds, each a sentence without its full stop.
-    odds: Vec<String>,
+    /// Its key odds, each a sentence without its full stop, and whether
+    /// it rests on stand-in values.
+    odds: Vec<(String, bool)>,
     /// Its stand-in values, listed (empty: none).
     stand_ins: Vec<String>,
     no_exact: Option<String>,
@@ -217,7 +241,7 @@ fn index(entries: &[Entry], left_out: &[(String, String)], command: &str) -> Ind
                     .report
                     .variants
                     .first()
-                    .map(|v| key_odds(&v.metrics, trials))
+                    .map(|v| key_odds(&v.metrics, trials, info))
                     .unwrap_or_default(),
                 stand_ins: info.stand_ins(),
                 no_exact: e.no_exact.map(str::to_owned),

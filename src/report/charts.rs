@@ -42,7 +42,10 @@ impl Export<RunReport> for Charts {
         };
         let mut written = Vec::new();
         for (m, stem) in first.metrics.iter().zip(stems(&first.metrics)) {
-            let picture = Picture::of(m, &report.info.name, report.info.uses_stand_ins());
+            let stand_ins = report
+                .info
+                .stand_in_tables(&first.variant, &m.subject, &m.name);
+            let picture = Picture::of(m, &report.info.name, &stand_ins);
             written.extend(draw_publication(
                 dir,
                 &stem,
@@ -115,9 +118,10 @@ pub struct Picture {
 }
 
 impl Picture {
-    /// The picture of `metric` from the battle called `battle`; one whose
-    /// battle rests on stand-in table values says so (its title marked †).
-    pub fn of(metric: &Metric<u64>, battle: &str, stand_ins: bool) -> Picture {
+    /// The picture of `metric` from the battle called `battle`; one that
+    /// rests on tables holding stand-in values (`stand_ins` names them)
+    /// says which, its title marked †.
+    pub fn of(metric: &Metric<u64>, battle: &str, stand_ins: &[String]) -> Picture {
         let total = metric.total();
         let reported = metric.reported_bins(|w| w == 0);
         let drawn = match metric.values {
@@ -170,10 +174,15 @@ impl Picture {
             subtitle.push(note.to_owned());
             description.push_str(&format!(" {note}."));
         }
-        if stand_ins {
+        if !stand_ins.is_empty() {
+            let tables = words::tables(stand_ins);
             title.push_str(&format!(" {STAND_IN_MARK}"));
-            subtitle.push(format!("{STAND_IN_MARK} rests on stand-in table values"));
-            description.push_str(" It rests on stand-in table values.");
+            subtitle.push(format!(
+                "{STAND_IN_MARK} rests on {tables}, which hold stand-in values"
+            ));
+            description.push_str(&format!(
+                " It rests on {tables}, which hold stand-in values."
+            ));
         }
         Picture {
             subtitle,
@@ -532,7 +541,7 @@ mod tests {
     fn every_bar_label_is_the_tables_text_for_its_count() {
         let weights = [9_735, 60_535, 29_730];
         let metric = Metric::categorical("battle", "winner", &["none", "a", "b"], &weights);
-        let picture = Picture::of(&metric, "a battle", false);
+        let picture = Picture::of(&metric, "a battle", &[]);
         let labels: Vec<&str> = picture.bars.iter().map(|b| b.shown.as_str()).collect();
         let tables: Vec<String> = (0..weights.len())
             .map(|bin| super::super::findings::shown_share(&metric, bin)[0].clone())

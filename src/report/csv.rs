@@ -112,14 +112,12 @@ impl Export<RunReport> for Comparison {
                     .map(|(_, alpha, d)| d.p_value < *alpha)
                     .collect::<Vec<bool>>(),
             ),
-            Column::new(
-                "uses_stand_ins".into(),
-                variants
-                    .iter()
-                    .map(|v| uses_stand_ins(report, v) || uses_stand_ins(report, &base.variant))
-                    .collect::<Vec<bool>>(),
-            ),
         ]);
+        let keys: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|(v, _, d)| (*v, d.subject.as_str(), d.metric.as_str()))
+            .collect();
+        columns.extend(stand_in_columns(report, &keys, Some(&base.variant)));
         let about = TableMeta::of(&report.info).with_units(&base.metrics);
         write_table(dir, "comparison", (&report.formats, &about), columns)
     }
@@ -229,25 +227,51 @@ pub fn variant_columns(report: &RunReport, variants: &[&str], taken: &[&str]) ->
     columns
 }
 
-/// `uses_stand_ins`: whether each row's battle rests on a stand-in table
-/// value: in a comparison of files, that row's scenario's; else the run's.
-pub fn stand_in_column(report: &RunReport, variants: &[&str]) -> Column {
-    Column::new(
-        "uses_stand_ins".into(),
-        variants
-            .iter()
-            .map(|v| uses_stand_ins(report, v))
-            .collect::<Vec<bool>>(),
-    )
+/// The last two columns of every file: `stand_in_tables`, the tables
+/// holding stand-in values that each row's metric rests on (`; `
+/// between them, empty for none), then `uses_stand_ins`, whether there is
+/// one. Rows are given as (variant, subject, metric); with `base`, a
+/// comparison's rows rest on the base variant's tables too.
+pub fn stand_in_columns(
+    report: &RunReport,
+    rows: &[(&str, &str, &str)],
+    base: Option<&str>,
+) -> [Column; 2] {
+    let tables: Vec<Vec<String>> = rows
+        .iter()
+        .map(|&(variant, subject, metric)| {
+            let mut tables = report.info.stand_in_tables(variant, subject, metric);
+            for t in base
+                .map(|b| report.info.stand_in_tables(b, subject, metric))
+                .unwrap_or_default()
+            {
+                if !tables.contains(&t) {
+                    tables.push(t);
+                }
+            }
+            tables
+        })
+        .collect();
+    [
+        text(
+            "stand_in_tables",
+            tables.iter().map(|t| t.join("; ")).collect(),
+        ),
+        Column::new(
+            "uses_stand_ins".into(),
+            tables.iter().map(|t| !t.is_empty()).collect::<Vec<bool>>(),
+        ),
+    ]
 }
 
-/// Whether `variant`'s battles rest on a stand-in value.
-pub fn uses_stand_ins(report: &RunReport, variant: &str) -> bool {
-    let info = &report.info;
-    match info.scenarios.iter().find(|u| u.variant == variant) {
-        Some(u) => !super::stand_ins_of(&u.tables).is_empty(),
-        None => info.uses_stand_ins(),
-    }
+/// Each row's (variant, subject, metric), for [`stand_in_columns`].
+fn row_keys<T>(rows: &[T], key: fn(&T) -> [&String; 3]) -> Vec<(&str, &str, &str)> {
+    rows.iter()
+        .map(|r| {
+            let [v, s, m] = key(r);
+            (v.as_str(), s.as_str(), m.as_str())
+        })
+        .collect()
 }
 
 /// A column of values shown as text, typed: whole numbers as integers,
@@ -439,7 +463,11 @@ impl Export<RunReport> for Distributions {
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
         columns.extend(distribution_columns(&rows));
-        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
+        columns.extend(stand_in_columns(
+            report,
+            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
+            None,
+        ));
         write_table(
             dir,
             "distributions",
@@ -458,7 +486,11 @@ impl Export<RunReport> for Summary {
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
         columns.extend(summary_columns(&rows));
-        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
+        columns.extend(stand_in_columns(
+            report,
+            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
+            None,
+        ));
         write_table(
             dir,
             "summary",
@@ -466,11 +498,6 @@ impl Export<RunReport> for Summary {
             columns,
         )
     }
-}
-
-/// Each row's variant.
-fn variants_of<T>(rows: &[T], variant: fn(&T) -> &String) -> Vec<&str> {
-    rows.iter().map(|r| variant(r).as_str()).collect()
 }
 
 /// The columns of `distributions.csv` after the subject's.
@@ -575,6 +602,7 @@ const VALUE_COLUMNS: &[&str] = &[
     "subject",
     "subject_kind",
     "subject_name",
+    "stand_in_tables",
     "uses_stand_ins",
 ];
 
@@ -664,7 +692,11 @@ impl Export<RunReport> for ExactComparison {
                 .map(|r| (r.variant.as_str(), r.subject.as_str())),
         );
         columns.extend(agreement_columns(&rows));
-        columns.push(stand_in_column(report, &variants_of(&rows, |r| &r.variant)));
+        columns.extend(stand_in_columns(
+            report,
+            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
+            None,
+        ));
         write_table(
             dir,
             "exact",

@@ -56,6 +56,14 @@ pub fn out_words(m: &Metric<u64>, bins: &[usize]) -> String {
 
 /// The headline sentences of one variant's results.
 pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
+    sentences(metrics, trials)
+        .into_iter()
+        .map(|(line, _)| line)
+        .collect()
+}
+
+/// The headline sentences, each with the metric it states.
+fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)> {
     let mut lines = Vec::new();
     let n = thousands(trials);
     for (w, units) in metrics.iter().filter_map(|m| match &m.role {
@@ -64,14 +72,17 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
     }) {
         for (bin, role) in [(0, "attacker"), (1, "defender")] {
             let (p, lo, hi) = share(w, bin);
-            lines.push(format!(
-                "{} ({role}) won {} of {n} engagements",
-                units[bin],
-                with_interval(p, lo, hi)
+            lines.push((
+                format!(
+                    "{} ({role}) won {} of {n} engagements",
+                    units[bin],
+                    with_interval(p, lo, hi)
+                ),
+                w,
             ));
         }
         let (p, _, _) = share(w, 2);
-        lines.push(format!("Neither won in {}", pct(p)));
+        lines.push((format!("Neither won in {}", pct(p)), w));
     }
     // One side's view says it all: the first side's.
     if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
@@ -85,17 +96,20 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
         if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
             let _ = write!(line, "; {} {}", m.label(2), pct(r));
         }
-        lines.push(line);
+        lines.push((line, m));
     }
     for (m, side, whole, words) in metrics.iter().filter_map(|m| match &m.role {
         MetricRole::PartyRisk { side, whole, words } => Some((m, side, *whole, words)),
         _ => None,
     }) {
         let (p, lo, hi) = share(m, 1);
-        lines.push(format!(
-            "{} in {}",
-            super::words::party_risk(side, whole, words),
-            with_interval(p, lo, hi)
+        lines.push((
+            format!(
+                "{} in {}",
+                super::words::party_risk(side, whole, words),
+                with_interval(p, lo, hi)
+            ),
+            m,
         ));
     }
     for (m, name, out_bins) in metrics.iter().filter_map(|m| match &m.role {
@@ -120,15 +134,18 @@ pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
                 .collect();
             let _ = write!(line, ": {}", apart.join(", "));
         }
-        lines.push(line);
+        lines.push((line, m));
     }
     for m in metrics.iter().filter(|m| m.role == MetricRole::Target) {
         let (p, lo, hi) = share(m, 1);
-        lines.push(format!(
-            "{}/{} in {} of {n} battles",
-            m.subject,
-            m.name,
-            with_interval(p, lo, hi)
+        lines.push((
+            format!(
+                "{}/{} in {} of {n} battles",
+                m.subject,
+                m.name,
+                with_interval(p, lo, hi)
+            ),
+            m,
         ));
     }
     lines
@@ -227,11 +244,16 @@ pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
 }
 
 /// The key odds of one variant's results: who wins and the risk to the
-/// party, the first of the headline sentences (an index's one line).
-pub fn key_odds(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
-    let key: Vec<Metric<u64>> = metrics
-        .iter()
-        .filter(|m| {
+/// party, the first of the headline sentences (an index's one line), each
+/// with whether its metric rests on stand-in values (marked †).
+pub fn key_odds(
+    metrics: &[Metric<u64>],
+    trials: u64,
+    info: &super::RunInfo,
+) -> Vec<(String, bool)> {
+    sentences(metrics, trials)
+        .into_iter()
+        .filter(|(_, m)| {
             matches!(
                 m.role,
                 MetricRole::Winner { .. }
@@ -239,9 +261,8 @@ pub fn key_odds(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
                     | MetricRole::PartyRisk { .. }
             )
         })
-        .cloned()
-        .collect();
-    headline(&key, trials)
+        .map(|(line, m)| (line, info.metric_uses_stand_ins(&m.subject, &m.name)))
+        .collect()
 }
 
 /// The mark a number resting on stand-in values carries, leading to
@@ -259,13 +280,18 @@ pub fn stand_in_mark(info: &super::RunInfo) -> String {
 }
 
 /// The verdict's sentences of one battle's metrics after `trials` battles,
-/// each marked when the battle rests on stand-in values: what the console,
-/// report.html and the workbench state alike.
+/// each marked † when its metric rests on stand-in values: what the
+/// console, report.html and the workbench state alike.
 pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> Vec<String> {
-    let mark = stand_in_mark(info);
-    headline(metrics, trials)
+    sentences(metrics, trials)
         .into_iter()
-        .map(|line| format!("{line}{mark}"))
+        .map(|(line, m)| {
+            if info.metric_uses_stand_ins(&m.subject, &m.name) {
+                format!("{line} {STAND_IN_MARK}")
+            } else {
+                line
+            }
+        })
         .collect()
 }
 
@@ -344,9 +370,8 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
     // One flag for every table's stand-ins, not one a table.
     let stand_ins: Vec<String> = report
         .info
-        .tables
+        .tables_resting_on_stand_ins()
         .iter()
-        .filter(|t| !t.stand_ins.is_empty())
         .map(|t| {
             format!(
                 "the {} table ({}): {}",

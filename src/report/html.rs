@@ -162,7 +162,7 @@ const FOLD_ROWS: usize = 12;
 fn outcome_table(
     title: &str,
     m: &Metric<u64>,
-    stand_ins: bool,
+    stand_ins: &[String],
     file: String,
 ) -> Result<OutcomeTable> {
     let rows: Vec<ValueRow> = m
@@ -388,7 +388,8 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
     };
     for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
         let file = format!("{stem}.svg");
-        let table = outcome_table(&report.info.name, m, report.info.uses_stand_ins(), file)?;
+        let stand_ins = report.info.stand_in_tables(&v.variant, &m.subject, &m.name);
+        let table = outcome_table(&report.info.name, m, &stand_ins, file)?;
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {

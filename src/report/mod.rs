@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::compare::{PairedMean, SharedCount};
 use crate::stats::Metric;
-use crate::tables::TableUse;
+use crate::tables::{RestsOn, TableUse};
 
 /// Provenance of a run, written to `run.json` and shown in every report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -80,6 +80,10 @@ pub struct RunInfo {
     pub tables: Vec<TableUse>,
     /// Rules in use whose published form is unknown.
     pub stand_in_rules: Vec<String>,
+    /// The tables each metric can depend on (absent from an older
+    /// `run.json`: then every metric rests on every table).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rests_on: Vec<RestsOn>,
     /// Variant names of a sweep, in order (empty for a plain run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<String>,
@@ -116,14 +120,46 @@ impl RunInfo {
     /// (`table glory: rows`). (The stand-in rules, readings of the rules,
     /// are in every run of a system and listed in its provenance.)
     pub fn stand_ins(&self) -> Vec<String> {
-        stand_ins_of(&self.tables)
+        stand_ins_of(&self.tables_resting_on_stand_ins())
     }
 
-    /// Whether the run's numbers rest on a stand-in table value: a table it
-    /// loaded holds one. (Per battle, not per number: one outcome feeds
-    /// the next, so none is set apart.)
+    /// The tables holding stand-in values that some metric of the run
+    /// rests on (a table the battle loads but never reads is left out).
+    pub fn tables_resting_on_stand_ins(&self) -> Vec<TableUse> {
+        self.tables
+            .iter()
+            .filter(|t| !t.stand_ins.is_empty())
+            .filter(|t| {
+                self.rests_on.is_empty() || self.rests_on.iter().any(|r| r.tables.contains(&t.name))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Whether any of the run's numbers rests on a stand-in table value: a
+    /// table it loaded holds one.
     pub fn uses_stand_ins(&self) -> bool {
         !self.stand_ins().is_empty()
+    }
+
+    /// The tables holding stand-in values that metric `metric` of
+    /// `subject` rests on, in `variant`'s battle (a comparison's scenario,
+    /// else the run's).
+    pub fn stand_in_tables(&self, variant: &str, subject: &str, metric: &str) -> Vec<String> {
+        let (tables, rests_on) = match self.scenarios.iter().find(|u| u.variant == variant) {
+            Some(u) => (&u.tables, &u.rests_on),
+            None => (&self.tables, &self.rests_on),
+        };
+        crate::tables::stand_in_tables(tables, rests_on, subject, metric)
+    }
+
+    /// Whether metric `metric` of `subject` rests on a stand-in value in
+    /// the run's battle (or any of a comparison's).
+    pub fn metric_uses_stand_ins(&self, subject: &str, metric: &str) -> bool {
+        let variants = self.scenarios.iter().map(|u| u.variant.as_str());
+        std::iter::once("")
+            .chain(variants)
+            .any(|v| !self.stand_in_tables(v, subject, metric).is_empty())
     }
 }
 
@@ -158,6 +194,9 @@ pub struct ScenarioUse {
     pub text: Option<String>,
     /// Every table it used, with its stand-ins.
     pub tables: Vec<TableUse>,
+    /// The tables each of its metrics can depend on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rests_on: Vec<RestsOn>,
 }
 
 /// The results of one variant (a plain run has one, with an empty name).

@@ -112,8 +112,8 @@ fn battles_each(report: &RunReport) -> String {
 }
 
 /// What a chart's description adds when its numbers rest on stand-ins.
-fn stand_in_words(report: &RunReport) -> &'static str {
-    if report.info.uses_stand_ins() {
+fn stand_in_words(stand_ins: bool) -> &'static str {
+    if stand_ins {
         " It rests on stand-in table values (marked †)."
     } else {
         ""
@@ -157,18 +157,22 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
                 None => String::new(),
             },
             panels.join(" "),
-            stand_in_words(report)
+            stand_in_words(report.info.uses_stand_ins())
         ),
     }
 }
 
 fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
+    let mark = if report.info.metric_uses_stand_ins(subject, name) {
+        format!(" {}", super::findings::STAND_IN_MARK)
+    } else {
+        String::new()
+    };
     format!(
-        "{} by variant ({}, {} each){}",
+        "{} by variant ({}, {} each){mark}",
         super::words::title(subject, name),
         report.info.name,
         battles_each(report),
-        super::findings::stand_in_mark(&report.info)
     )
 }
 
@@ -197,7 +201,7 @@ pub fn stacked_caption(report: &RunReport, subject: &str, name: &str) -> Caption
         description: format!(
             "One stacked bar per variant, each outcome's share of the battles. {}.{}",
             variants.join("; "),
-            stand_in_words(report)
+            stand_in_words(report.info.metric_uses_stand_ins(subject, name))
         ),
     }
 }

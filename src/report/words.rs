@@ -103,9 +103,32 @@ pub fn axis(metric_name: &str) -> String {
     }
 }
 
+/// Tables named in words: `the glory table`, `the morale and casualties
+/// tables`, `the glory, morale and casualties tables` (names with `_` read
+/// as words: `battle chart`).
+pub fn tables(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| n.replace('_', " ")).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => format!("the {one} table"),
+        [first @ .., last] => format!("the {} and {last} tables", first.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_read_as_a_list() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(tables(&names(&["glory"])), "the glory table");
+        assert_eq!(
+            tables(&names(&["battle_chart", "spoils"])),
+            "the battle chart and spoils tables"
+        );
+        assert_eq!(tables(&names(&["a", "b", "c"])), "the a, b and c tables");
+    }
 
     #[test]
     fn a_target_reads_in_words() {

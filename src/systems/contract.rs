@@ -88,6 +88,20 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
         true
     }
 
+    /// The tables whose values metric `metric` of `subject` can depend on
+    /// in this battle (names as [`Self::tables`] gives them): the stand-ins
+    /// a row of the reports says it rests on. By default every table the
+    /// battle reads; a system that lists fewer is held to it by a test (a
+    /// move of a stand-in value in a table not listed leaves the metric
+    /// the same in every battle).
+    fn metric_tables(&self, _subject: &str, _metric: &str) -> Vec<&str> {
+        self.tables()
+            .iter()
+            .filter(|t| self.reads_table(&t.name))
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
     /// What `warcrunch check` should point out about this battle with its
     /// tables: rows no battle of it can reach, and the like.
     fn check_notes(&self) -> Vec<String> {

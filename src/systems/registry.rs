@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use super::contract::{BattleSystem, CellMove};
 use crate::stats::Metric;
-use crate::tables::{BuiltIn, TableUse};
+use crate::tables::{BuiltIn, RestsOn, TableUse};
 use crate::validate::Header;
 
 /// Work done on a battle of whichever system: one generic method, called
@@ -162,6 +162,12 @@ impl Battle {
         self.account().reads_table(name)
     }
 
+    /// The tables each of its metrics can depend on
+    /// ([`BattleSystem::metric_tables`]), in report order.
+    pub fn rests_on(&self) -> Vec<RestsOn> {
+        self.account().rests_on()
+    }
+
     /// What `warcrunch check` points out about this battle and its tables.
     pub fn check_notes(&self) -> Vec<String> {
         self.account().check_notes()
@@ -226,6 +232,7 @@ trait Account {
     fn name(&self) -> &'static str;
     fn tables(&self) -> &[TableUse];
     fn reads_table(&self, name: &str) -> bool;
+    fn rests_on(&self) -> Vec<RestsOn>;
     fn check_notes(&self) -> Vec<String>;
     fn stand_in_rules(&self) -> Vec<String>;
     fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)];
@@ -243,6 +250,18 @@ impl<S: BattleSystem> Account for S {
     }
     fn reads_table(&self, name: &str) -> bool {
         BattleSystem::reads_table(self, name)
+    }
+    fn rests_on(&self) -> Vec<RestsOn> {
+        self.metric_layout()
+            .iter()
+            .map(|m| RestsOn {
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                tables: (self.metric_tables(&m.subject, &m.name).into_iter())
+                    .map(str::to_owned)
+                    .collect(),
+            })
+            .collect()
     }
     fn check_notes(&self) -> Vec<String> {
         BattleSystem::check_notes(self)

@@ -29,7 +29,7 @@ use self::morale::base_morale;
 use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::{Parsed, Role};
-use self::tables::GurpsTables;
+use self::tables::{GurpsTables, TABLE_NAMES};
 use crate::engine::{System, Tally};
 use crate::histograms::{Hist, Histograms};
 use crate::stats::MetricRole::{self, Detail};
@@ -396,6 +396,41 @@ impl BattleSystem for Gurps {
     /// Survival, damage and Glory are read by PCs only.
     fn reads_table(&self, name: &str) -> bool {
         !self.rules.heroes.is_empty() || !["survival", "damage", "glory"].contains(&name)
+    }
+
+    /// In a one-day battle, each outcome reads the tables of the steps
+    /// that lead to it (docs/rules.md §2): the Catastrophe roll none; the
+    /// contest the Catastrophe and Strategy tables; the result those and
+    /// the battle results; casualties those two and the casualty and
+    /// Morale tables; a PC's fate the contest's (his penalty) and his
+    /// Survival and damage; an army commander's capture those and the
+    /// battle results; his Glory the Catastrophe (which may keep him from
+    /// rolling) and Glory. Over more days every outcome feeds the next
+    /// day's, so each rests on every table read.
+    fn metric_tables(&self, subject: &str, metric: &str) -> Vec<&str> {
+        const CONTEST: [&str; 2] = ["catastrophe", "strategy"];
+        let steps: &[&str] = match metric {
+            "catastrophe" => &[],
+            _ if self.rules.days > 1 => &TABLE_NAMES,
+            "victory" => &CONTEST,
+            "result" => &["catastrophe", "strategy", "battle_results"],
+            "casualties_pct" => &["catastrophe", "strategy", "casualties", "morale"],
+            "glory" | "reputation" => &["catastrophe", "glory"],
+            "captured" => &[
+                "catastrophe",
+                "strategy",
+                "battle_results",
+                "survival",
+                "damage",
+            ],
+            "survival" | "hp_lost" | "state" => &["catastrophe", "strategy", "survival", "damage"],
+            _ if subject == "party" => &["catastrophe", "strategy", "survival", "damage"],
+            _ => &TABLE_NAMES,
+        };
+        TABLE_NAMES
+            .into_iter()
+            .filter(|t| steps.contains(t) && self.reads_table(t))
+            .collect()
     }
 
     fn read_cells<R: rand::Rng>(&self, rng: &mut R, reads: &mut CellReads) {

@@ -335,6 +335,17 @@ impl BattleSystem for SeventhSea {
         !self.rules.heroes.is_empty() || !scenario::TABLE_NAMES.contains(&name)
     }
 
+    /// Only a winner's Spoils read the Spoils table; every outcome reads
+    /// the chart and the opportunities (a Hero's round moves his side's
+    /// contest through his officer's help and his deeds), where a Hero
+    /// fights.
+    fn metric_tables(&self, _subject: &str, metric: &str) -> Vec<&str> {
+        scenario::TABLE_NAMES
+            .into_iter()
+            .filter(|&t| (metric == "spoils" || t != "spoils") && self.reads_table(t))
+            .collect()
+    }
+
     /// Spoils rows no Hero of this battle can roll: 1d10 + his Commission
     /// reaches `1 + c` to `10 + c`.
     fn check_notes(&self) -> Vec<String> {
