@@ -185,7 +185,7 @@ fn sensitivity_against_exact(extra: &[&str]) -> Vec<Vec<String>> {
         let mut lines = csv.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "knob,table,row,column,from,to,metric,value,base_probability,probability,difference,ci_low,ci_high,method,differs,discordant,width_ratio"
+            "knob,table,row,column,from,to,metric,value,base_probability,probability,difference,ci_low,ci_high,method,differs,discordant,width_ratio,stand_in_tables,uses_stand_ins"
         );
         // Without the cell's table, row and column (read: knob, from, to, …).
         lines

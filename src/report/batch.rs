@@ -11,7 +11,7 @@ use polars::prelude::Column;
 
 use super::csv::{
     TableMeta, agreement_columns, agreements, distribution_columns, distribution_rows, numbers,
-    subject_columns, summary_columns, summary_rows, text, write_table,
+    stand_in_pair, subject_columns, summary_columns, summary_rows, text, write_table,
 };
 use super::findings::{KeyRow, key_odds, key_rows};
 use super::page::{Provenance, write_report};
@@ -105,14 +105,7 @@ fn battle_columns(
             e.report.info.stand_in_tables(variant, subject, metric)
         })
         .collect();
-    all.push(text(
-        "stand_in_tables",
-        tables.iter().map(|t| t.join("; ")).collect(),
-    ));
-    all.push(Column::new(
-        "uses_stand_ins".into(),
-        tables.iter().map(|t| !t.is_empty()).collect::<Vec<bool>>(),
-    ));
+    all.extend(stand_in_pair(&tables));
     all
 }
 

@@ -252,6 +252,12 @@ pub fn stand_in_columns(
             tables
         })
         .collect();
+    stand_in_pair(&tables)
+}
+
+/// The two stand-in columns of rows whose metrics rest on the stand-in
+/// tables `tables` lists, row by row.
+pub fn stand_in_pair(tables: &[Vec<String>]) -> [Column; 2] {
     [
         text(
             "stand_in_tables",

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{TableMeta, numbers, text, write_table};
+use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
@@ -65,6 +65,11 @@ impl Export<SensitivityReport> for SensitivityCsv {
         let m = &report.moves;
         let (subject_metric, value) = split_text(&report.target);
         let estimate = report.quantity.name();
+        // The target's base numbers rest on these, whichever cell moves.
+        let (subject, metric) = subject_metric
+            .split_once('/')
+            .unwrap_or(("", subject_metric));
+        let rests_on = report.info.stand_in_tables("", subject, metric);
         write_table(
             dir,
             "sensitivity",
@@ -101,7 +106,10 @@ impl Export<SensitivityReport> for SensitivityCsv {
                     "width_ratio".into(),
                     m.iter().map(width_ratio).collect::<Vec<Option<f64>>>(),
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(stand_in_pair(&vec![rests_on; m.len()]))
+            .collect(),
         )
     }
 }

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{TableMeta, numbers, subject_columns, text, write_table};
+use super::csv::{TableMeta, numbers, stand_in_pair, subject_columns, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 pub use super::key_outcomes::{KeyOutcome, key_outcomes};
@@ -172,6 +172,23 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         ),
         text("verdict", each(&|_, r| r.verdict().to_owned())),
     ]);
+    // A row rests on the stand-in tables of its scenario under either table.
+    let tables: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(s, r)| {
+            let mut tables: Vec<String> = Vec::new();
+            for label in &c.labels {
+                let variant = format!("{} / {label}", s.scenario);
+                for t in c.info.stand_in_tables(&variant, &r.subject, &r.metric) {
+                    if !tables.contains(&t) {
+                        tables.push(t);
+                    }
+                }
+            }
+            tables
+        })
+        .collect();
+    columns.extend(stand_in_pair(&tables));
     write_table(
         dir,
         "tables",
