@@ -66,8 +66,8 @@ pub struct TableUse {
 }
 
 /// The tables one metric of a battle can depend on (names as
-/// [`TableUse::name`]): what a row of the reports names as the stand-ins it
-/// rests on ([`crate::systems::BattleSystem::metric_tables`]).
+/// [`TableUse::name`]), as its system says: what a row of the reports
+/// names as the stand-ins it rests on.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct RestsOn {
     /// The metric's subject: `hero:Titus`.

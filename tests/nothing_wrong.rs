@@ -588,7 +588,8 @@ fn cells_moved_in_a_swapped_table_move_it() {
     assert!(
         builtin
             .lines()
-            .any(|l| l.contains("any_down_or_dead,value,yes") && l.ends_with(",true,true")),
+            .any(|l| l.contains("any_down_or_dead,value,yes")
+                && l.ends_with(",true,catastrophe; damage,true")),
         "{builtin}"
     );
     let cells = read(&dir.path().join("cells_builtin/sensitivity.csv"));

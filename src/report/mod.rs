@@ -137,7 +137,7 @@ impl RunInfo {
     }
 
     /// Whether any of the run's numbers rests on a stand-in table value: a
-    /// table it loaded holds one.
+    /// table some metric rests on holds one.
     pub fn uses_stand_ins(&self) -> bool {
         !self.stand_ins().is_empty()
     }
