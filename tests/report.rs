@@ -226,7 +226,7 @@ fn compare_tests_every_difference_and_flags_what_changed() {
         .success()
         .stdout(predicates::str::contains(": 0 of"))
         .stdout(predicates::str::contains(
-            "Knights (attacker) won in 51.48% vs 51.48% of battles, the same in every battle.",
+            "Knights (attacker) won in 51.48% vs 51.48% of battles, the same in every battle †.",
         ));
 }
 

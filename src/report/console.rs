@@ -66,11 +66,27 @@ pub fn say(text: &str) -> anyhow::Result<()> {
 }
 
 /// The console summary of a finished report of the command `kind`.
+/// Every kind ends with the note the † marks lead to, when a number
+/// rests on stand-in values.
 pub fn summary(kind: ReportKind, report: &RunReport) -> String {
-    match kind {
+    let mut out = match kind {
         ReportKind::Run => run_summary(report),
         ReportKind::Sweep => sweep_summary(report, report.info.max_risk_of_down.unwrap_or(0.05)),
         ReportKind::Compare => compare_summary(report),
+    };
+    let stand_ins = report.info.stand_ins();
+    if !stand_ins.is_empty() {
+        let _ = writeln!(out, "{STAND_IN_MARK} {}", stand_ins_note(&stand_ins));
+    }
+    out
+}
+
+/// ` †` after a line whose metric rests on stand-in values, else nothing.
+fn mark(report: &RunReport, subject: &str, metric: &str) -> String {
+    if report.info.metric_uses_stand_ins(subject, metric) {
+        format!(" {STAND_IN_MARK}")
+    } else {
+        String::new()
     }
 }
 
@@ -148,10 +164,6 @@ fn run_summary(report: &RunReport) -> String {
     if let Some(reason) = &info.stop_reason {
         let _ = writeln!(out, "  {reason}");
     }
-    let stand_ins = info.stand_ins();
-    if !stand_ins.is_empty() {
-        let _ = writeln!(out, "{STAND_IN_MARK} {}", stand_ins_note(&stand_ins));
-    }
     out
 }
 
@@ -195,9 +207,10 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
                     .collect::<Vec<_>>()
                     .join(", ");
                 // Whose outcome: the side a victory metric belongs to.
+                let mark = mark(report, &m.subject, &m.name);
                 match &m.role {
-                    MetricRole::Victory { side } => format!("{side} {shares}"),
-                    _ => shares,
+                    MetricRole::Victory { side } => format!("{side} {shares}{mark}"),
+                    _ => format!("{shares}{mark}"),
                 }
             })
             .collect();
@@ -207,9 +220,17 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
     for f in &all {
         let _ = writeln!(
             out,
-            "{}: P({}) and expected Reputation per variant",
+            "{}: P({}) and expected Reputation per variant{}",
             super::words::subject(&f.subject),
-            f.out_label
+            f.out_label,
+            // The frontier plots his fate against his Reputation.
+            [
+                mark(report, &f.subject, "state"),
+                mark(report, &f.subject, "reputation")
+            ]
+            .into_iter()
+            .max()
+            .unwrap_or_default()
         );
         for p in &f.points {
             let [p_out, lo, hi] = percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1);

@@ -298,7 +298,8 @@ pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> V
 /// A comparison's verdict: for each variant against the first, each key
 /// outcome in both and the difference with its 95% interval, or "no
 /// clear difference" where the family-wise test (the one
-/// `comparison.csv` and the console use) does not tell them apart.
+/// `comparison.csv` and the console use) does not tell them apart; each
+/// marked † when its metric rests on stand-in values.
 pub fn comparison(report: &RunReport) -> Vec<String> {
     let Some(base) = report.variants.first() else {
         return Vec::new();
@@ -309,11 +310,13 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             "{} against {}, on the same battles",
             v.variant, base.variant
         ));
-        lines.extend(
-            super::key_outcomes::key_outcomes(base, v)
-                .iter()
-                .map(|k| k.sentence()),
-        );
+        lines.extend(super::key_outcomes::key_outcomes(base, v).iter().map(|k| {
+            if report.info.metric_uses_stand_ins(&k.subject, &k.metric) {
+                format!("{} {STAND_IN_MARK}", k.sentence())
+            } else {
+                k.sentence()
+            }
+        }));
     }
     lines
 }
