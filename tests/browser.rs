@@ -693,6 +693,11 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
          }).map(td => td.textContent)",
     );
     assert_eq!(broken, json!([]), "numbers broken across lines on a phone");
+    assert_eq!(
+        words_broken_on_a_phone(&mut page),
+        json!([]),
+        "words broken on a phone"
+    );
     page.screenshot("report_phone");
 
     // Printed: the printable width of A4 with the page's margins.
@@ -772,6 +777,85 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
             "{paper}: {pages} pages hold {height:.0} px of report ({:.0}% filled)",
             100.0 * fill
         );
+    }
+}
+
+/// Every word shown on the page on a 390-pixel phone that breaks across
+/// lines inside itself (a break after `_`, `/` or a hyphen is a break
+/// between words).
+fn words_broken_on_a_phone(page: &mut Browser) -> Value {
+    page.as_phone(844);
+    page.eval(
+        "(() => {
+           const broken = [];
+           const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+           while (walker.nextNode()) {
+             const node = walker.currentNode;
+             const parent = node.parentElement;
+             if (parent.closest('svg') || !parent.checkVisibility()) continue;
+             // A compound breaks after its hyphen as words do.
+             for (const m of node.textContent.matchAll(/[^\\s-]+-?/g)) {
+               const range = document.createRange();
+               range.setStart(node, m.index);
+               range.setEnd(node, m.index + m[0].length);
+               const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+               if (lines.size > 1) broken.push(m[0]);
+             }
+           }
+           return broken;
+         })()",
+    )
+}
+
+/// A sweep's and a comparison's reports on a 390-pixel phone: no word or
+/// number breaks inside itself, though their variants are long file names
+/// and their flags name table files by path. Screenshots in
+/// `target/browser/`.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
+    let dir = tempfile::tempdir().unwrap();
+    let sea = |name: &str| repo().join(format!("scenarios/seventh_sea/{name}.toml"));
+    let questions: [(&str, Vec<std::ffi::OsString>); 2] = [
+        (
+            "sweep",
+            vec![
+                "sweep".into(),
+                repo()
+                    .join("scenarios/gurps/ambush_at_the_ford.toml")
+                    .into(),
+                "--set".into(),
+                "heroes.Titus.risk=-3,0,3".into(),
+            ],
+        ),
+        (
+            "compare",
+            vec![
+                "compare".into(),
+                sea("even_field_battle").into(),
+                sea("officer_tips_the_balance").into(),
+            ],
+        ),
+    ];
+    for (name, args) in questions {
+        let out = dir.path().join(name);
+        crate::util::warcrunch()
+            .args(&args)
+            .args(["--quiet", "--trials", "5000", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let url = format!("file://{}", out.join("report.html").display());
+        let Some(mut page) = browser(&url) else {
+            return;
+        };
+        page.wait_for("the report", "document.readyState === 'complete'");
+        let broken = words_broken_on_a_phone(&mut page);
+        page.screenshot(&format!("{name}_report_phone"));
+        assert_eq!(broken, json!([]), "{name}: words broken on a phone");
     }
 }
 
