@@ -10,8 +10,8 @@ use askama::Template;
 use polars::prelude::Column;
 
 use super::csv::{
-    TableMeta, agreement_columns, agreements, distribution_columns, distribution_rows, numbers,
-    stand_in_pair, subject_columns, summary_columns, summary_rows, text, write_table,
+    Keyed, TableMeta, agreement_columns, agreements, distribution_columns, distribution_rows,
+    numbers, stand_in_pair, subject_columns, summary_columns, summary_rows, text, write_table,
 };
 use super::findings::{KeyRow, key_odds, key_rows};
 use super::page::{Provenance, write_report};
@@ -79,11 +79,10 @@ pub fn write(
 /// A combined table's columns: the battle's name and system, the
 /// subject's columns, the table's own `columns`, and last (as in every
 /// file) the stand-in tables each row's metric rests on in its battle.
-/// Rows are given as (subject, metric).
-fn battle_columns(
+fn battle_columns<T: Keyed>(
     entries: &[Entry],
     rows_of: &[usize],
-    keys: &[(&str, &str)],
+    rows: &[T],
     columns: Vec<Column>,
 ) -> Vec<Column> {
     let each = |f: &dyn Fn(&Entry) -> String| -> Vec<String> {
@@ -93,13 +92,14 @@ fn battle_columns(
         text("scenario", each(&|e| e.name.to_owned())),
         text("system", each(&|e| e.report.info.system.clone())),
     ];
-    let subjects: Vec<&str> = keys.iter().map(|k| k.0).collect();
+    let subjects: Vec<&str> = rows.iter().map(|r| r.key()[1]).collect();
     all.extend(subject_columns(&subjects));
     all.extend(columns);
     let tables: Vec<Vec<String>> = rows_of
         .iter()
-        .zip(keys)
-        .map(|(&i, &(subject, metric))| {
+        .zip(rows)
+        .map(|(&i, row)| {
+            let [_, subject, metric] = row.key();
             let e = &entries[i];
             let variant = e.report.variants.first().map_or("", |v| v.variant.as_str());
             e.report.info.stand_in_tables(variant, subject, metric)
@@ -112,22 +112,14 @@ fn battle_columns(
 /// `distributions.csv`: every battle's.
 fn distributions(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| distribution_rows(e.report));
-    let keys: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r.subject.as_str(), r.metric.as_str()))
-        .collect();
-    let columns = battle_columns(entries, &rows_of, &keys, distribution_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &rows, distribution_columns(&rows));
     write_table(dir, "distributions", (formats, &TableMeta::tool()), columns)
 }
 
 /// `summary.csv`: every battle's.
 fn summaries(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>> {
     let (rows_of, rows) = rows_of_each(entries, |e| summary_rows(e.report));
-    let keys: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r.subject.as_str(), r.metric.as_str()))
-        .collect();
-    let columns = battle_columns(entries, &rows_of, &keys, summary_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &rows, summary_columns(&rows));
     write_table(dir, "summary", (formats, &TableMeta::tool()), columns)
 }
 
@@ -138,11 +130,7 @@ fn exact(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<String>
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let keys: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r.subject.as_str(), r.metric.as_str()))
-        .collect();
-    let columns = battle_columns(entries, &rows_of, &keys, agreement_columns(&rows));
+    let columns = battle_columns(entries, &rows_of, &rows, agreement_columns(&rows));
     write_table(dir, "exact", (formats, &TableMeta::tool()), columns)
 }
 
@@ -156,10 +144,6 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             .map(|v| key_rows(&v.metrics))
             .unwrap_or_default()
     });
-    let keys: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r.subject.as_str(), r.metric.as_str()))
-        .collect();
     let each = |f: &dyn Fn(&KeyRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
     let columns = vec![
         text("metric", each(&|r| r.metric.clone())),
@@ -180,7 +164,7 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
             rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),
         ),
     ];
-    let columns = battle_columns(entries, &rows_of, &keys, columns);
+    let columns = battle_columns(entries, &rows_of, &rows, columns);
     write_table(dir, "key_outcomes", (formats, &TableMeta::tool()), columns)
 }
 

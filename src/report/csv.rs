@@ -240,16 +240,10 @@ pub fn stand_in_columns(
     let tables: Vec<Vec<String>> = rows
         .iter()
         .map(|&(variant, subject, metric)| {
-            let mut tables = report.info.stand_in_tables(variant, subject, metric);
-            for t in base
-                .map(|b| report.info.stand_in_tables(b, subject, metric))
-                .unwrap_or_default()
-            {
-                if !tables.contains(&t) {
-                    tables.push(t);
-                }
-            }
-            tables
+            let variants: Vec<&str> = std::iter::once(variant).chain(base).collect();
+            report
+                .info
+                .stand_in_tables_of_any(&variants, subject, metric)
         })
         .collect();
     stand_in_pair(&tables)
@@ -270,14 +264,57 @@ pub fn stand_in_pair(tables: &[Vec<String>]) -> [Column; 2] {
     ]
 }
 
-/// Each row's (variant, subject, metric), for [`stand_in_columns`].
-fn row_keys<T>(rows: &[T], key: fn(&T) -> [&String; 3]) -> Vec<(&str, &str, &str)> {
-    rows.iter()
+/// A row of a table about one metric of one variant's subject.
+pub(super) trait Keyed {
+    /// Its variant, subject and metric.
+    fn key(&self) -> [&str; 3];
+}
+
+/// `name` (and its other formats): one row per entry of `rows`, its
+/// variant and subject columns, then `own`, then the stand-in columns.
+fn keyed_table<T: Keyed>(
+    report: &RunReport,
+    dir: &Path,
+    name: &str,
+    rows: &[T],
+    own: Vec<Column>,
+) -> Result<Vec<String>> {
+    let keys3: Vec<(&str, &str, &str)> = rows
+        .iter()
         .map(|r| {
-            let [v, s, m] = key(r);
-            (v.as_str(), s.as_str(), m.as_str())
+            let [v, s, m] = r.key();
+            (v, s, m)
         })
-        .collect()
+        .collect();
+    let mut columns = keys(report, keys3.iter().map(|&(v, s, _)| (v, s)));
+    columns.extend(own);
+    columns.extend(stand_in_columns(report, &keys3, None));
+    write_table(dir, name, (&report.formats, &report.table_meta()), columns)
+}
+
+impl Keyed for DistributionRow {
+    fn key(&self) -> [&str; 3] {
+        [&self.variant, &self.subject, &self.metric]
+    }
+}
+
+impl Keyed for SummaryRow {
+    fn key(&self) -> [&str; 3] {
+        [&self.variant, &self.subject, &self.metric]
+    }
+}
+
+impl Keyed for Agreement {
+    fn key(&self) -> [&str; 3] {
+        [&self.variant, &self.subject, &self.metric]
+    }
+}
+
+/// A headline outcome is its battle's own (a plain run: no variant).
+impl Keyed for super::findings::KeyRow {
+    fn key(&self) -> [&str; 3] {
+        ["", &self.subject, &self.metric]
+    }
 }
 
 /// A column of values shown as text, typed: whole numbers as integers,
@@ -463,22 +500,12 @@ pub fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
 impl Export<RunReport> for Distributions {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = distribution_rows(report);
-        let mut columns = keys(
+        keyed_table(
             report,
-            rows.iter()
-                .map(|r| (r.variant.as_str(), r.subject.as_str())),
-        );
-        columns.extend(distribution_columns(&rows));
-        columns.extend(stand_in_columns(
-            report,
-            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
-            None,
-        ));
-        write_table(
             dir,
             "distributions",
-            (&report.formats, &report.table_meta()),
-            columns,
+            &rows,
+            distribution_columns(&rows),
         )
     }
 }
@@ -486,23 +513,7 @@ impl Export<RunReport> for Distributions {
 impl Export<RunReport> for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         let rows = summary_rows(report);
-        let mut columns = keys(
-            report,
-            rows.iter()
-                .map(|r| (r.variant.as_str(), r.subject.as_str())),
-        );
-        columns.extend(summary_columns(&rows));
-        columns.extend(stand_in_columns(
-            report,
-            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
-            None,
-        ));
-        write_table(
-            dir,
-            "summary",
-            (&report.formats, &report.table_meta()),
-            columns,
-        )
+        keyed_table(report, dir, "summary", &rows, summary_columns(&rows))
     }
 }
 
@@ -692,22 +703,6 @@ impl Export<RunReport> for ExactComparison {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        let mut columns = keys(
-            report,
-            rows.iter()
-                .map(|r| (r.variant.as_str(), r.subject.as_str())),
-        );
-        columns.extend(agreement_columns(&rows));
-        columns.extend(stand_in_columns(
-            report,
-            &row_keys(&rows, |r| [&r.variant, &r.subject, &r.metric]),
-            None,
-        ));
-        write_table(
-            dir,
-            "exact",
-            (&report.formats, &report.table_meta()),
-            columns,
-        )
+        keyed_table(report, dir, "exact", &rows, agreement_columns(&rows))
     }
 }

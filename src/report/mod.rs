@@ -153,13 +153,33 @@ impl RunInfo {
         crate::tables::stand_in_tables(tables, rests_on, subject, metric)
     }
 
+    /// [`RunInfo::stand_in_tables`] in any of `variants`' battles, each
+    /// table once, in the order first met.
+    pub fn stand_in_tables_of_any(
+        &self,
+        variants: &[&str],
+        subject: &str,
+        metric: &str,
+    ) -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        for v in variants {
+            for t in self.stand_in_tables(v, subject, metric) {
+                if !all.contains(&t) {
+                    all.push(t);
+                }
+            }
+        }
+        all
+    }
+
     /// Whether metric `metric` of `subject` rests on a stand-in value in
     /// the run's battle (or any of a comparison's).
     pub fn metric_uses_stand_ins(&self, subject: &str, metric: &str) -> bool {
-        let variants = self.scenarios.iter().map(|u| u.variant.as_str());
-        std::iter::once("")
-            .chain(variants)
-            .any(|v| !self.stand_in_tables(v, subject, metric).is_empty())
+        let mut variants = vec![""];
+        variants.extend(self.scenarios.iter().map(|u| u.variant.as_str()));
+        !self
+            .stand_in_tables_of_any(&variants, subject, metric)
+            .is_empty()
     }
 }
 

@@ -176,16 +176,13 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     let tables: Vec<Vec<String>> = rows
         .iter()
         .map(|(s, r)| {
-            let mut tables: Vec<String> = Vec::new();
-            for label in &c.labels {
-                let variant = format!("{} / {label}", s.scenario);
-                for t in c.info.stand_in_tables(&variant, &r.subject, &r.metric) {
-                    if !tables.contains(&t) {
-                        tables.push(t);
-                    }
-                }
-            }
-            tables
+            let variants = c
+                .labels
+                .clone()
+                .map(|label| format!("{} / {label}", s.scenario));
+            let variants = variants.each_ref().map(String::as_str);
+            c.info
+                .stand_in_tables_of_any(&variants, &r.subject, &r.metric)
         })
         .collect();
     columns.extend(stand_in_pair(&tables));
