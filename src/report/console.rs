@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
-use super::findings::{STAND_IN_MARK, advice, frontiers, stand_ins_note, verdict};
+use super::findings::{STAND_IN_MARK, advice, frontiers, metric_mark, stand_ins_note, verdict};
 use super::{ReportKind, RunReport};
 use crate::compare::{Difference, Tests, format_p};
 use crate::format::{percent_interval, thousands};
@@ -79,15 +79,6 @@ pub fn summary(kind: ReportKind, report: &RunReport) -> String {
         let _ = writeln!(out, "{STAND_IN_MARK} {}", stand_ins_note(&stand_ins));
     }
     out
-}
-
-/// ` †` after a line whose metric rests on stand-in values, else nothing.
-fn mark(report: &RunReport, subject: &str, metric: &str) -> String {
-    if report.info.metric_uses_stand_ins(subject, metric) {
-        format!(" {STAND_IN_MARK}")
-    } else {
-        String::new()
-    }
 }
 
 /// The short human summary printed after a run.
@@ -207,7 +198,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
                     .collect::<Vec<_>>()
                     .join(", ");
                 // Whose outcome: the side a victory metric belongs to.
-                let mark = mark(report, &m.subject, &m.name);
+                let mark = metric_mark(&report.info, &m.subject, &m.name);
                 match &m.role {
                     MetricRole::Victory { side } => format!("{side} {shares}{mark}"),
                     _ => format!("{shares}{mark}"),
@@ -225,8 +216,8 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
             f.out_label,
             // The frontier plots his fate against his Reputation.
             [
-                mark(report, &f.subject, "state"),
-                mark(report, &f.subject, "reputation")
+                metric_mark(&report.info, &f.subject, "state"),
+                metric_mark(&report.info, &f.subject, "reputation")
             ]
             .into_iter()
             .max()

@@ -310,13 +310,6 @@ impl Keyed for Agreement {
     }
 }
 
-/// A headline outcome is its battle's own (a plain run: no variant).
-impl Keyed for super::findings::KeyRow {
-    fn key(&self) -> [&str; 3] {
-        ["", &self.subject, &self.metric]
-    }
-}
-
 /// A column of values shown as text, typed: whole numbers as integers,
 /// other numbers as floats, anything else as text.
 fn typed(name: &str, values: &[&str]) -> Column {

@@ -173,6 +173,13 @@ pub struct KeyRow {
     pub battles: u64,
 }
 
+/// A headline outcome is its battle's own (a plain run: no variant).
+impl super::csv::Keyed for KeyRow {
+    fn key(&self) -> [&str; 3] {
+        ["", &self.subject, &self.metric]
+    }
+}
+
 /// The headline outcomes of one battle's metrics, in the verdict's order.
 pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
     let mut rows = Vec::new();
@@ -279,19 +286,23 @@ pub fn stand_in_mark(info: &super::RunInfo) -> String {
     }
 }
 
+/// What to append to a line about metric `metric` of `subject`: ` †`
+/// when it rests on stand-in values, else nothing.
+pub fn metric_mark(info: &super::RunInfo, subject: &str, metric: &str) -> String {
+    if info.metric_uses_stand_ins(subject, metric) {
+        format!(" {STAND_IN_MARK}")
+    } else {
+        String::new()
+    }
+}
+
 /// The verdict's sentences of one battle's metrics after `trials` battles,
 /// each marked † when its metric rests on stand-in values: what the
 /// console, report.html and the workbench state alike.
 pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> Vec<String> {
     sentences(metrics, trials)
         .into_iter()
-        .map(|(line, m)| {
-            if info.metric_uses_stand_ins(&m.subject, &m.name) {
-                format!("{line} {STAND_IN_MARK}")
-            } else {
-                line
-            }
-        })
+        .map(|(line, m)| line + &metric_mark(info, &m.subject, &m.name))
         .collect()
 }
 
@@ -310,13 +321,11 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             "{} against {}, on the same battles",
             v.variant, base.variant
         ));
-        lines.extend(super::key_outcomes::key_outcomes(base, v).iter().map(|k| {
-            if report.info.metric_uses_stand_ins(&k.subject, &k.metric) {
-                format!("{} {STAND_IN_MARK}", k.sentence())
-            } else {
-                k.sentence()
-            }
-        }));
+        lines.extend(
+            super::key_outcomes::key_outcomes(base, v)
+                .iter()
+                .map(|k| k.sentence() + &metric_mark(&report.info, &k.subject, &k.metric)),
+        );
     }
     lines
 }

@@ -163,11 +163,7 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
 }
 
 fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
-    let mark = if report.info.metric_uses_stand_ins(subject, name) {
-        format!(" {}", super::findings::STAND_IN_MARK)
-    } else {
-        String::new()
-    };
+    let mark = super::findings::metric_mark(&report.info, subject, name);
     format!(
         "{} by variant ({}, {} each){mark}",
         super::words::title(subject, name),
