@@ -38,8 +38,10 @@ export function download(name, text, type = "application/toml") {
 }
 
 /// How a sensitivity's target is written: `P(event)` in percentage points,
-/// or a numeric outcome's mean (`SUBJECT/METRIC:mean`) in its own units.
-export function targetWords(target) {
+/// or a numeric outcome's mean (`SUBJECT/METRIC:mean`) in its own units;
+/// `words` is the event as the server words it (the target as typed if none).
+export function targetWords(target, words) {
+  const named = words ?? target.replace(/:mean$/, "");
   // The reports' one style (format::change): a sign on the difference, true
   // minus signs, `to` between the bounds, the decimals the interval's width
   // calls for (its first significant digit, at least one).
@@ -58,7 +60,7 @@ export function targetWords(target) {
   // A size without sign or interval (the darkest cell's move).
   const amount = (scale, unit, places) => (x) => `${(scale * Math.abs(x)).toFixed(places)}${unit}`;
   if (target.endsWith(":mean")) {
-    return { asked: `the mean of ${target.slice(0, -":mean".length)}`, change: style(1, ""), amount: amount(1, "", 3) };
+    return { asked: `the mean of ${named}`, change: style(1, ""), amount: amount(1, "", 3) };
   }
-  return { asked: `P(${target})`, change: style(100, " pt"), amount: amount(100, " pt", 2) };
+  return { asked: `P(${named})`, change: style(100, " pt"), amount: amount(100, " pt", 2) };
 }

@@ -45,7 +45,7 @@ function kind(node) {
 
 /// A key as people read it: `catastrophe_modifier` → `Catastrophe modifier`.
 const title = (key) => {
-  const words = String(key).split("_").map((w) => (["ts", "tl", "hp", "dr", "ht", "iq", "pc"].includes(w) ? w.toUpperCase() : w));
+  const words = String(key).split("_").map((w) => (["ts", "tl", "hp", "dr", "ht", "iq", "pc", "gm"].includes(w) ? w.toUpperCase() : w));
   const text = words.join(" ");
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
@@ -86,9 +86,9 @@ export class BattleForm {
     this.box.append(this.group(schema, doc, [], schema.title || "Battle"));
   }
 
-  group(node, value, path, title) {
+  group(node, value, path, legend) {
     const box = el("fieldset", { class: "group" });
-    if (title) box.append(el("legend", { text: title }));
+    if (legend) box.append(el("legend", { text: legend, title: shown(path) }));
     const simple = el("div", { class: "fields" });
     box.append(simple);
     const required = new Set(node.required || []);
@@ -99,23 +99,25 @@ export class BattleForm {
       const here = [...path, key];
       const current = value ? value[key] : undefined;
       const k = kind(child);
-      if (k === "group") box.append(this.group(child, current, here, key));
+      if (k === "group") box.append(this.group(child, current, here, title(key)));
       else if (k === "list" && child.items) box.append(this.list(child, current || [], here, key));
       else simple.append(this.field(child, current, here, key, required.has(key), k));
     }
     return box;
   }
 
-  list(node, items, path, title) {
+  list(node, items, path, key) {
     const item = resolve(this.schema, node.items);
-    const box = el("div", { class: "list" }, el("h3", { text: `${title} (${items.length})` }));
+    // An entry is named by its schema's kind (`HeroFile` → Hero), counted from 1.
+    const noun = node.items && node.items.$ref ? node.items.$ref.split("/").pop().replace(/File$/, "") : title(key);
+    const box = el("div", { class: "list" }, el("h3", { text: `${title(key)} (${items.length})`, title: shown(path) }));
     const max = node.maxItems ?? Infinity;
     const min = node.minItems ?? 0;
     items.forEach((value, i) => {
-      const name = value && value.name ? `${title}[${i}]: ${value.name}` : `${title}[${i}]`;
+      const name = value && value.name ? `${noun} ${i + 1}: ${value.name}` : `${noun} ${i + 1}`;
       // Short lists (two sides) open; longer ones (the PCs) folded to a line each.
       const fieldset = kind(item) === "group" ? this.group(item, value, [...path, i], null) : el("div");
-      const fold = el("details", {}, el("summary", { text: name }), fieldset);
+      const fold = el("details", {}, el("summary", { text: name, title: `${shown(path)}[${i}]` }), fieldset);
       if (items.length <= 2 || this.opened.has(`${shown(path)}[${i}]`)) fold.open = true;
       fold.addEventListener("toggle", () => {
         const key = `${shown(path)}[${i}]`;
@@ -128,7 +130,7 @@ export class BattleForm {
       fieldset.append(remove);
       box.append(fold);
     });
-    const add = el("button", { class: "quiet", type: "button", text: `Add to ${title}` });
+    const add = el("button", { class: "quiet", type: "button", text: `Add a ${noun.toLowerCase()}` });
     add.disabled = items.length >= max;
     add.addEventListener("click", () => {
       this.opened.add(`${shown(path)}[${items.length}]`);
@@ -162,8 +164,9 @@ export class BattleForm {
   field(node, current, path, key, required, k) {
     const id = "f-" + shown(path).replace(/[^A-Za-z0-9_-]/g, "_");
     const row = el("div", { class: "field", "data-path": JSON.stringify(path) });
+    // In words; the tooltip adds the key as the file and the CLI's messages name it.
     const label = el("label", { for: id, text: title(key) });
-    if (node.description) label.title = node.description;
+    label.title = `${node.description ? `${node.description}\n` : ""}(in the file: ${shown(path)})`;
     let input;
     const present = current !== undefined;
     if (k === "choice") {

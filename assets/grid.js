@@ -31,15 +31,16 @@ export class TableGrid {
   }
 
   /// Which cells matter: each moved cell's largest change of the target,
-  /// from a sensitivity's rows (`knob`, `from`, `to`, `difference`, `ci_low`, `ci_high`).
-  showSensitivity(target, rows) {
+  /// from a sensitivity's rows (`knob`, `from`, `to`, `difference`, `ci_low`, `ci_high`);
+  /// `words` is its target as the server words it.
+  showSensitivity(target, rows, words) {
     const largest = new Map();
     for (const r of rows) {
       if (!r.knob.startsWith("tables.")) continue;
       const d = Number(r.difference);
       if (!largest.has(r.knob) || Math.abs(d) > Math.abs(largest.get(r.knob).d)) largest.set(r.knob, { d, r });
     }
-    const { asked, change, amount } = targetWords(target);
+    const { asked, change, amount } = targetWords(target, words);
     const cells = [...largest.entries()].map(([sweep, { d, r }]) => ({
       sweep,
       amount: Math.abs(d),

@@ -26,8 +26,6 @@ export function fill(request) {
   $("ask-knobs").value = (request.knobs || []).join(", ");
   $("ask-cells").checked = !!request.cells;
   $("ask-exact").checked = !!request.exact;
-  $("ask-trials").value = request.trials ?? "";
-  $("ask-max-trials").value = request.max_trials ?? "";
   $("ask-cap").value = request.max_risk_of_down === undefined ? "" : Number((100 * request.max_risk_of_down).toPrecision(12));
   const recommended = new Set(request.recommend_for || []);
   for (const o of $("pick-recommend").options) o.selected = recommended.has(o.value);
@@ -47,21 +45,15 @@ export function problems(command) {
     const x = number(id);
     if (x !== undefined && !(x >= 0 && x <= 100)) wrong.push({ id, message: `${label(id)}: ${$(id).value} is out of range; allowed: 0 to 100` });
   };
-  const battles = (id) => {
-    const x = number(id);
-    if (x !== undefined && !(Number.isInteger(x) && x >= 1)) wrong.push({ id, message: `${label(id)}: ${$(id).value} is not a whole number of battles of 1 or more` });
-  };
   if (command === "solve" && !$("ask-target").value.trim().endsWith(":mean")) percent("ask-p");
   if (command === "solve" && number("ask-p") === undefined) wrong.push({ id: "ask-p", message: `${label("ask-p")}: give the goal` });
   if (command === "sweep") percent("ask-cap");
-  if (command !== "solve") battles("ask-trials");
-  if (command === "solve") battles("ask-max-trials");
   return wrong;
 }
 
 /// The form as the request of `command` (fields left empty are left out:
-/// the battle's own battle count, the command's defaults; the seed is
-/// always the battle's, the one seed on the page).
+/// the command's defaults). The battle count and seed are always the
+/// battle's, the page's one count and seed.
 export function read(command) {
   const number = (id) => ($(id).value.trim() === "" ? undefined : Number($(id).value));
   const list = (id, separator) =>
@@ -69,7 +61,6 @@ export function read(command) {
   const request = {
     sweep: () => ({
       set: list("ask-set", "\n"),
-      trials: number("ask-trials"),
       max_risk_of_down: fraction("ask-cap"),
       recommend_for: [...$("pick-recommend").selectedOptions].map((o) => o.value),
     }),
@@ -82,14 +73,12 @@ export function read(command) {
           : fraction("ask-p"),
       },
       exact: $("ask-exact").checked,
-      max_trials: $("ask-exact").checked ? undefined : number("ask-max-trials"),
     }),
     sensitivity: () => ({
       target: $("ask-target").value.trim(),
       knobs: list("ask-knobs", ","),
       cells: $("ask-cells").checked,
       exact: $("ask-exact").checked,
-      trials: number("ask-trials"),
     }),
   }[command]();
   return JSON.parse(JSON.stringify(request));
@@ -132,7 +121,10 @@ export class Pickers {
     for (const o of this.choices.outcomes) outcome.append(el("option", { value: `${o.subject}/${o.metric}`, text: o.title }));
     // The PCs a sweep can recommend a value for; no field where there are none.
     const pcs = [...new Set(this.choices.outcomes.filter((o) => o.subject.startsWith("hero:")).map((o) => o.subject.slice(5)))];
+    // Redrawn for the battle as it is now, the PCs chosen stay chosen.
+    const chosen = new Set([...$("pick-recommend").selectedOptions].map((o) => o.value));
     $("pick-recommend").replaceChildren(...pcs.map((pc) => el("option", { value: pc, text: pc })));
+    for (const o of $("pick-recommend").options) o.selected = chosen.has(o.value);
     $("recommend-field").classList.toggle("none", !pcs.length);
     $("cap-field").classList.toggle("none", !pcs.length);
     this.fromFields();
@@ -243,6 +235,7 @@ export function commandLine(command, request, file) {
   }
   if (request.exact) parts.push("--exact");
   if (request.max_trials !== undefined) parts.push("--max-trials", String(request.max_trials));
+  if (request.precision !== undefined) parts.push("--precision", String(request.precision));
   if (request.trials !== undefined) parts.push("--trials", String(request.trials));
   if (request.seed !== undefined) parts.push("--seed", String(request.seed));
   return parts.join(" ");

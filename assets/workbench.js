@@ -30,12 +30,12 @@ function battleKey() {
     toml: $("toml").value,
     name: scenarioName(),
     tables: tables.edited,
-    run: mode === "precision" ? { precision: $("precision").value } : { trials: $("trials").value, seed: $("seed").value },
+    run: { precision: mode === "precision" ? $("precision").value : null, trials: $("trials").value, seed: $("seed").value },
   });
 }
 
 // The battle on the page in words, for an answer to name.
-function battleWords(settings = `seed ${$("seed").value}`) {
+function battleWords(settings = runWords()) {
   const name = (scenarioName() || "the battle typed in").split("/").pop();
   const edited = Object.keys(tables.edited);
   return `${name}${edited.length ? ` with the page's ${edited.join(", ")} table${edited.length > 1 ? "s" : ""}` : ""}${settings ? `, ${settings}` : ""}`;
@@ -148,7 +148,7 @@ async function fromToml() {
   }
   await drawForm(result.body);
   suggest(result.body.examples);
-  if (await check()) await pickers.load(battle());
+  await check();
   askedAs();
 }
 
@@ -163,7 +163,21 @@ function battle() {
 function askedAs() {
   const command = $("ask-command").value;
   const file = (scenarioName() || "my_battle.toml").split("/").pop();
-  $("ask-cli").textContent = commandLine(command, read(command), file);
+  $("ask-cli").textContent = commandLine(command, withPageSettings(command, read(command)), file);
+}
+
+// A question as the page asks it: a solve's probes take the page's count
+// as their most and stop at its precision (the others fight the battle's
+// own count, which the request leaves to the battle).
+function withPageSettings(command, request) {
+  const question = { ...request };
+  if (command === "solve" && !question.exact) {
+    question.max_trials = Number($("trials").value);
+    // A mean's precision is in its own units, not the page's points.
+    const precision = pagePrecision();
+    if (precision !== undefined && !String(question.target || "").endsWith(":mean")) question.precision = precision;
+  }
+  return question;
 }
 
 // Each question's example for the battle on the page (the server's, as
@@ -189,10 +203,15 @@ async function ask() {
     $(wrong[0].id).focus();
     return;
   }
+  // The page's one count and seed go into the battle first; a solve's
+  // probes take the count as their most and stop at the page's precision.
+  await editing;
+  await syncRunSettings();
   asked[command] = read(command);
+  const question = withPageSettings(command, asked[command]);
   $("ask-findings").replaceChildren();
-  const done = command === "sensitivity" ? (id) => sensitivityFindings(id, asked[command].target) : undefined;
-  await answer({ [command]: asked[command] }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") }, done);
+  const done = command === "sensitivity" ? (id, words) => sensitivityFindings(id, asked[command].target, words) : undefined;
+  await answer({ [command]: question }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") }, done);
 }
 
 // A CSV text as rows of named fields (quoted fields may hold commas).
@@ -227,11 +246,11 @@ function csvRows(text) {
 
 // A sensitivity's moves as a list in words, the largest first, each table
 // cell a button to it in the grid, and the cells shaded in the grid.
-async function sensitivityFindings(id, target) {
+async function sensitivityFindings(id, target, words) {
   const response = await fetch(`/api/runs/${id}/files/sensitivity.csv`);
   if (!response.ok) return;
   const rows = csvRows(await response.text());
-  const { asked, change } = targetWords(target);
+  const { asked, change } = targetWords(target, words);
   const box = $("ask-findings");
   box.replaceChildren(el("h3", { text: `What moves ${asked} most` }));
   const list = el("ol");
@@ -240,8 +259,10 @@ async function sensitivityFindings(id, target) {
     // The analysis's own family-wise verdict, not a single interval.
     const tied = r.differs !== "true";
     const moved = change(d, Number(r.ci_low), Number(r.ci_high));
-    const words = `${r.knob}: ${r.from} \u2192 ${r.to}, ${tied ? `tied with the battle as it is: ${moved}` : moved}`;
-    const item = el("li", { text: words + " " });
+    // The setting or cell in words, its command-line name in the tooltip.
+    const knob = pickers.knob(r.knob);
+    const line = `${knob ? knob.title : r.knob}: ${r.from.replaceAll("_", " ")} \u2192 ${r.to.replaceAll("_", " ")}, ${tied ? `tied with the battle as it is: ${moved}` : moved}`;
+    const item = el("li", { text: line + " ", title: r.knob });
     if (r.table) {
       const go = el("button", { type: "button", class: "quiet small", text: "Show in the grid" });
       go.addEventListener("click", async () => {
@@ -257,7 +278,7 @@ async function sensitivityFindings(id, target) {
   }
   box.append(list);
   if (rows.length > 12) box.append(el("p", { class: "muted", text: `the 12 largest of ${rows.length} moves; every move is in sensitivity.csv` }));
-  if (rows.some((r) => r.table)) tables.showSensitivity(target, rows);
+  if (rows.some((r) => r.table)) tables.showSensitivity(target, rows, words);
 }
 
 // The battle with its tables as written against the page's edited tables,
@@ -286,13 +307,15 @@ async function answer(question, label, shown, done) {
   }
   const id = result.body.id;
   const which = label === "compare" ? "compare" : "ask";
-  answered(which, `${label} ${id} of ${battleWords()}`);
+  // The battle it answers, with the battles it fights as the server holds them.
+  const what = `${label} ${id} of ${battleWords(`${result.body.battles}, seed ${$("seed").value}`)}`;
+  answered(which, what);
   shown.button.disabled = true;
-  shown.status.textContent = `${label} ${id} of ${battleWords()}: queued`;
+  shown.status.textContent = `${what}: queued`;
   const source = new EventSource(`/api/runs/${id}/events`);
   const seen = (event) => {
     const s = JSON.parse(event.data);
-    shown.status.textContent = `${label} ${id} of ${battleWords()}: ${s.status}` + (s.note ? ` (${s.note})` : "");
+    shown.status.textContent = `${what}: ${s.status}` + (s.note ? ` (${s.note})` : "");
     return s;
   };
   source.addEventListener("update", seen);
@@ -306,7 +329,7 @@ async function answer(question, label, shown, done) {
       shown.report.src = `/api/runs/${id}/files/report.html`;
       shown.report.hidden = false;
     }
-    if (done) done(id);
+    if (done) done(id, result.body.target_words);
   });
 }
 
@@ -383,6 +406,8 @@ async function check() {
     if ($("status").textContent.startsWith("refused")) $("status").textContent = "";
     for (const id of ["precision", "trials", "seed"]) $(id).classList.remove("invalid");
     tables.setBattle(s.tables);
+    // The pickers offer the battle as it is now: its PCs, its values.
+    await pickers.load(battle());
   } else {
     $("checked").textContent = "";
     showErrors(rejection(result));
@@ -394,13 +419,27 @@ async function check() {
 function request() {
   const data = { toml: $("toml").value, name: scenarioName() };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
-  if (document.querySelector("input[name=mode]:checked").value === "precision") {
-    data.precision = Number($("precision").value);
-  } else {
-    data.trials = Number($("trials").value);
-    data.seed = Number($("seed").value);
-  }
+  // The page's one count and seed; a precision run stops sooner once every
+  // interval is narrow enough (typed in points, posted as a fraction).
+  data.trials = Number($("trials").value);
+  data.seed = Number($("seed").value);
+  const precision = pagePrecision();
+  if (precision !== undefined) data.precision = precision;
   return data;
+}
+
+// The Run panel's precision as a fraction, when a run stops at it.
+function pagePrecision() {
+  if (document.querySelector("input[name=mode]:checked").value !== "precision") return undefined;
+  return Number((Number($("precision").value) / 100).toPrecision(12));
+}
+
+// The Run panel's settings in words: the battles, the precision, the seed.
+function runWords() {
+  const trials = Number($("trials").value).toLocaleString();
+  return pagePrecision() === undefined
+    ? `${trials} battles, seed ${$("seed").value}`
+    : `until every interval is within \u00b1${$("precision").value} pt (at most ${trials} battles), seed ${$("seed").value}`;
 }
 
 // The Run panel's count or seed, changed: the battle's own, in its text.
@@ -434,11 +473,11 @@ function runProblems() {
   };
   if (precision) {
     const x = Number($("precision").value);
-    if (!(x >= 0.0001 && x <= 0.2)) wrong.push({ id: "precision", message: `interval half-width: ${$("precision").value || "(empty)"} is out of range; allowed: 0.0001 to 0.2` });
-  } else {
-    whole("trials", 1, Number($("trials").max) || Number.MAX_SAFE_INTEGER, "battles");
-    whole("seed", 0, Number.MAX_SAFE_INTEGER, "seed");
+    if ($("precision").value.trim() === "" || !(x >= 0.01 && x <= 20))
+      wrong.push({ id: "precision", message: `interval half-width, in percentage points: ${$("precision").value || "(empty)"} is out of range; allowed: 0.01 to 20` });
   }
+  whole("trials", 1, Number($("trials").max) || Number.MAX_SAFE_INTEGER, "battles");
+  whole("seed", 0, Number.MAX_SAFE_INTEGER, "seed");
   return wrong;
 }
 
@@ -468,11 +507,8 @@ async function run() {
     return;
   }
   showErrors([]);
-  const settings = data.precision
-    ? `until every interval is within ±${data.precision}`
-    : `${data.trials.toLocaleString()} battles, seed ${data.seed}`;
-  answered("run", `run ${result.body.id} of ${battleWords(settings)}`);
-  follow(result.body.id, data.precision);
+  answered("run", `run ${result.body.id} of ${battleWords(runWords())}`);
+  follow(result.body.id, data.precision !== undefined ? $("precision").value : undefined);
 }
 
 function follow(id, precision) {
@@ -500,8 +536,9 @@ async function stop() {
 
 function draw(snapshot) {
   latest = snapshot;
+  // The run's settings are in its words already; here, how far it is.
   const battles = current && current.precision
-    ? `${snapshot.done.toLocaleString()} battles, until every interval is within ±${current.precision} (at most ${snapshot.planned.toLocaleString()})`
+    ? `${snapshot.done.toLocaleString()} battles`
     : `${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles`;
   $("status").textContent =
     `${answers.run.what || `run ${snapshot.id}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "") + timeLeft(snapshot);
@@ -679,13 +716,15 @@ $("form").addEventListener("keydown", (event) => {
   event.target.dispatchEvent(new Event("change", { bubbles: true }));
   if (!$("run").disabled) run();
 });
-onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-trials", "ask-max-trials", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
+onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-cap", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
 for (const key of ["trials", "seed"]) $(key).addEventListener("change", () => runSetting(key));
+for (const id of ["precision", "trials"]) for (const type of ["input", "change"]) $(id).addEventListener(type, askedAs);
+for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", askedAs);
 // Any edit on the page may change the battle: the answers it leaves
 // behind are marked at once.
 for (const type of ["input", "change"]) document.addEventListener(type, markStale);

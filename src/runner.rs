@@ -10,12 +10,13 @@ use anyhow::Result;
 
 use crate::cli::SimulationArgs;
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
-use crate::format::thousands;
+use crate::format::{thousands, trim_decimal};
 use crate::paired::{Event, Lockstep, MetricsOf};
 use crate::paired_mean::PairedSums;
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
+use crate::report::words;
 use crate::report::{
     PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters,
 };
@@ -157,7 +158,7 @@ fn simulate_system<S: BattleSystem>(
         metrics
     };
     let precise_enough = |m: &[Metric<u64>], target: f64| {
-        widest_half_width(m).is_none_or(|(width, _)| width <= target)
+        widest_half_width(m).is_none_or(|w| w.half_width <= target)
     };
     let mut stopped_by_watch = false;
     let output = match (plan.precision, watch) {
@@ -185,15 +186,29 @@ fn simulate_system<S: BattleSystem>(
     }
     let metrics = metrics(&output.tally);
     let stop_reason = plan.precision.map(|target| {
-        let (width, at) = widest_half_width(&metrics).unwrap_or((0.0, "no value".into()));
+        // In percentage points and words, as the reports show shares (the
+        // page and the console alike).
+        let points = |x: f64| format!("±{} points", trim_decimal(100.0 * x, 4));
+        let (width, at) = match widest_half_width(&metrics) {
+            Some(w) => {
+                let m = &metrics[w.metric];
+                let at = words::target(&format!("{}/{}={}", m.subject, m.name, m.label(w.bin)));
+                (w.half_width, at)
+            }
+            None => (0.0, "no value".to_owned()),
+        };
         let trials = thousands(output.trials);
         if width <= target {
             format!(
-                "stopped after {trials} battles: every probability's 95% interval is within ±{target} (widest ±{width:.6}, {at})"
+                "stopped after {trials} battles: every probability's 95% interval is within {} (the widest is {}, for {at})",
+                points(target),
+                points(width)
             )
         } else {
             format!(
-                "stopped at --max-trials ({trials} battles) before reaching ±{target}: the widest 95% interval is ±{width:.6} ({at})"
+                "stopped at the most battles asked ({trials}) before every probability's 95% interval was within {}: the widest is {}, for {at}",
+                points(target),
+                points(width)
             )
         }
     });

@@ -182,9 +182,9 @@ impl Metric<u64> {
 
 /// The widest 95% Wilson half-width over every value of every metric, and
 /// where it is (`battle/winner = attacker`); `None` without counts.
-pub fn widest_half_width(metrics: &[Metric<u64>]) -> Option<(f64, String)> {
-    let mut widest: Option<(f64, String)> = None;
-    for m in metrics {
+pub fn widest_half_width(metrics: &[Metric<u64>]) -> Option<Widest> {
+    let mut widest: Option<Widest> = None;
+    for (metric, m) in metrics.iter().enumerate() {
         let total = m.total();
         if total == 0 {
             continue;
@@ -192,12 +192,28 @@ pub fn widest_half_width(metrics: &[Metric<u64>]) -> Option<(f64, String)> {
         for (bin, &count) in m.weights.iter().enumerate() {
             let (lo, hi) = wilson(count, total, z95());
             let half = (hi - lo) / 2.0;
-            if widest.as_ref().is_none_or(|(w, _)| half > *w) {
-                widest = Some((half, format!("{}/{} = {}", m.subject, m.name, m.label(bin))));
+            if widest.as_ref().is_none_or(|w| half > w.half_width) {
+                widest = Some(Widest {
+                    half_width: half,
+                    metric,
+                    bin,
+                });
             }
         }
     }
     widest
+}
+
+/// The widest 95% interval of a run's shares: its half-width, and where
+/// it is (the metric's index among those asked, the value's bin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Widest {
+    /// Half the interval's width, as a fraction.
+    pub half_width: f64,
+    /// The metric's index.
+    pub metric: usize,
+    /// The value's bin within it.
+    pub bin: usize,
 }
 
 /// Summary statistics of an integer histogram.

@@ -303,6 +303,20 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "the form",
         "document.querySelectorAll('.field').length > 20",
     );
+    // Settings in words, the file's key in the tooltip.
+    let named = page.eval(
+        "[...document.querySelectorAll('#form summary')].slice(0, 3).map(s => [s.textContent, s.title])
+           .concat([...document.querySelectorAll('#form .field label')].filter(l => l.textContent === 'GM modifier').slice(0, 1).map(l => [l.textContent, l.title.split('\\n').pop()]))",
+    );
+    assert_eq!(
+        named,
+        json!([
+            ["Side 1: Megalos", "sides[0]"],
+            ["Side 2: Raiders", "sides[1]"],
+            ["Hero 1: Titus", "heroes[0]"],
+            ["GM modifier", "(in the file: sides[0].gm_modifier)"]
+        ])
+    );
 
     // Out of range in the form: the CLI's message beside the field.
     page.type_into(RAIDERS_STRATEGY, "40");
@@ -330,9 +344,14 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.type_into(RAIDERS_STRATEGY, "13");
     page.wait_for("the error to clear", "document.querySelectorAll('.field.invalid').length === 0 && document.getElementById('checked').textContent.startsWith('valid')");
     assert_eq!(page.field_error(RAIDERS_STRATEGY), "");
+    // The question's pickers follow the edit: they offer the battle on screen.
+    page.wait_for(
+        "the pickers to follow",
+        "document.querySelector('#pick-setting option[value=\"sides.Raiders.strategy\"]')?.textContent.endsWith('(now 13)')",
+    );
 
     // Add a PC: the TOML view gains a fifth [[heroes]], comments kept.
-    page.eval("[...document.querySelectorAll('button')].find(b => b.textContent === 'Add to heroes').click()");
+    page.eval("[...document.querySelectorAll('button')].find(b => b.textContent === 'Add a hero').click()");
     page.wait_for(
         "the new PC",
         "document.getElementById('toml').value.includes('name = \"Brother Anselm 2\"')",
@@ -481,10 +500,44 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
             .contains("party/any_down_or_dead=yes"),
         "{target}"
     );
-    let shown = page.eval("['ask-set', 'ask-vary', 'ask-target', 'ask-knobs', 'ask-trials'].map(id => !document.getElementById(id).closest('label').hidden)");
-    assert_eq!(shown, json!([false, false, true, true, true]));
+    let shown = page.eval("['ask-set', 'ask-vary', 'ask-target', 'ask-knobs'].map(id => !document.getElementById(id).closest('label').hidden)");
+    assert_eq!(shown, json!([false, false, true, true]));
+    // No battle count of its own: the question fights the page's one count.
+    assert_eq!(
+        page.eval("document.getElementById('ask-trials')"),
+        Value::Null
+    );
     page.eval("document.getElementById('ask').click()");
     page.wait_for("the sensitivity report", "!document.getElementById('ask-report').hidden && document.getElementById('ask-status').textContent.includes(': done')");
+    // The answer names its battle and what it fought: the page's one count and seed.
+    let status = page.eval("document.getElementById('ask-status').textContent");
+    assert!(
+        status
+            .as_str()
+            .unwrap()
+            .contains("ambush_at_the_ford.toml, 20,000 battles a move, seed 3: done"),
+        "{status}"
+    );
+    // Its moves in words, each with the command line's name in its tooltip.
+    page.wait_for(
+        "the moves",
+        "document.querySelectorAll('#ask-findings li').length > 0",
+    );
+    let heading = page.eval("document.querySelector('#ask-findings h3').textContent");
+    assert_eq!(
+        heading,
+        "What moves P(the party: anyone down or dead = yes) most"
+    );
+    let moves = page.eval(
+        "[...document.querySelectorAll('#ask-findings li')].map(li => [li.textContent, li.title])",
+    );
+    for pair in moves.as_array().unwrap() {
+        let (text, name) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        assert!(
+            !text.contains(name) && !text.contains('_'),
+            "{text} ({name})"
+        );
+    }
     let files = page.eval("[...document.querySelectorAll('#ask-files a')].map(a => a.textContent)");
     assert!(
         files
@@ -624,6 +677,15 @@ fn on_a_phone_run_is_on_the_first_screen_and_an_answer_comes_before_its_files() 
     page.wait_for(
         "the verdict, focused",
         "document.getElementById('status').textContent.includes(': done') && document.activeElement.id === 'verdict' && document.querySelector('#verdict p:not(.muted)')",
+    );
+    // The precision in points, as the page shows its shares; the battle's
+    // count is its most.
+    let status = page.eval("document.getElementById('status').textContent");
+    assert!(
+        status.as_str().unwrap().contains(
+            "until every interval is within ±0.5 pt (at most 1,000,000 battles), seed 7: done"
+        ),
+        "{status}"
     );
     page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
     page.wait_for(
@@ -970,7 +1032,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             // listed in words and shaded on the grid.
             page.eval(
                 "(() => { const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'));
-                   document.getElementById('ask-cells').checked = true; document.getElementById('ask-trials').value = '5000';
+                   document.getElementById('ask-cells').checked = true; document.getElementById('trials').value = '5000';
                    document.getElementById('ask').click(); })()",
             );
             page.wait_for(
@@ -1111,12 +1173,14 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            set('ask-command', 'solve');
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '400'); set('pick-to', '1600');
            set('pick-outcome', 'side:Megalos/victory'); set('pick-value', 'won');
-           set('ask-goal', 'equals'); set('ask-p', '50'); set('ask-max-trials', '20000'); })()",
+           set('ask-goal', 'equals'); set('ask-p', '50'); set('trials', '20000'); })()",
     );
+    // Its probes take the page's one count as their most and stop at the
+    // page's precision, typed in points (0.5) and asked as a fraction.
     let line = page.eval("document.getElementById('ask-cli').textContent");
     assert_eq!(
         line,
-        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000"
+        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --precision 0.005"
     );
     // What the page posts is kept, to hold it to the command line's request.
     page.eval(
@@ -1149,7 +1213,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     );
     page.eval("{ const e = document.getElementById('ask-p'); e.value = '50'; e.dispatchEvent(new Event('change', { bubbles: true })); }");
     // Asked from the keyboard: Enter in a field of the question.
-    page.eval("document.getElementById('ask-max-trials').focus()");
+    page.eval("document.getElementById('ask-p').focus()");
     page.press("Enter");
     page.wait_for(
         "the solve",
@@ -1171,6 +1235,8 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
             "0.5",
             "--max-trials",
             "20000",
+            "--precision",
+            "0.005",
             "--seed",
             "3",
             "--quiet",
@@ -1213,7 +1279,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            set('pick-setting', 'sides.Raiders.troop_strength'); set('pick-from', '600'); set('pick-to', '1000'); set('pick-step', '200');
            for (const o of document.getElementById('pick-recommend').options) o.selected = o.value === 'Titus';
            document.getElementById('pick-recommend').dispatchEvent(new Event('change', { bubbles: true })); set('ask-cap', '10');
-           set('ask-trials', '2000'); document.getElementById('ask').click(); })()",
+           document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sweep");
     let mut asked: warcrunch::analysis::sweep::SweepRequest =
@@ -1240,7 +1306,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            const knobs = document.getElementById('pick-knobs');
            for (const o of knobs.options) o.selected = o.value === 'days' || o.value === 'sides.Raiders.strategy';
            knobs.dispatchEvent(new Event('change', { bubbles: true }));
-           set('ask-trials', '2000'); document.getElementById('ask').click(); })()",
+           document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sensitivity");
     let mut asked: warcrunch::analysis::sensitivity::SensitivityRequest =

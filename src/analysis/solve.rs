@@ -16,6 +16,7 @@ use crate::format::thousands;
 use crate::paired::Event;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
+use crate::report::words;
 use crate::runner::{
     PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
     question_out_dir, run_info, simulate_paired, table_overrides,
@@ -145,9 +146,11 @@ pub fn solve(
         seen(count, &setting, domain, &probe)?;
         Ok(probe)
     };
+    // The answer's sentences name the setting and the event in words.
     let event = question.text(&metric_layout(&first))?;
     let quantity = question.quantity();
-    let (probes, solution) = search(domain, (goal, quantity), (&setting, &event), probe)?;
+    let setting_words = words::setting(&setting);
+    let (probes, solution) = search(domain, (goal, quantity), (&setting_words, &event), probe)?;
     let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
     let mut info = run_info(
         &first,
@@ -253,10 +256,10 @@ impl Question {
     }
 
     /// What is measured, in words, as the answer's sentences name it:
-    /// `P(side:A/victory=won)`, `the mean of hero:A/reputation`.
+    /// `P(A: victory = won)`, `the mean of A: Reputation gained`.
     fn text<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<String> {
         let inner = match self {
-            Question::Reach(t) => t.text(),
+            Question::Reach(t) => words::target(&t.text()),
             Question::Balance(b) => b.events(metrics)?.text,
         };
         Ok(self.quantity().of_target(&inner))

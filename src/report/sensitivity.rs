@@ -15,7 +15,7 @@ use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
-use super::{Export, Formats, RunInfo};
+use super::{Export, Formats, RunInfo, words};
 use crate::format::thousands;
 use crate::sensitivity::{Cell, Method, Move, Refused};
 use crate::target::Quantity;
@@ -171,9 +171,7 @@ fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
 fn tornado_title(report: &SensitivityReport) -> String {
     format!(
         "What moves {} most: one step of each knob",
-        report
-            .quantity
-            .of_target(&super::words::target(&report.target))
+        report.quantity.of_target(&words::target(&report.target))
     )
 }
 
@@ -182,7 +180,7 @@ fn tornado_caption(report: &SensitivityReport) -> Caption {
     let (_, shown, _) = charted_moves(report);
     let lines: Vec<String> = shown
         .iter()
-        .map(|m| move_line(m, report.quantity))
+        .map(|m| move_line(m, report.quantity, knob_words))
         .collect();
     Caption {
         title: tornado_title(report),
@@ -326,11 +324,10 @@ fn label_room(knobs: &[&str], shown: &[&Move]) -> u32 {
     (20 + 7 * longest).clamp(290, 480)
 }
 
-/// A row's label: the knob (a table cell without `tables.`) and the
+/// A row's label: the knob in words and the
 /// value it moves from.
 fn row_label(knob: &str, shown: &[&Move]) -> String {
-    let name = knob.strip_prefix("tables.").unwrap_or(knob);
-    format!("{name} ({})", value_of(shown, knob))
+    format!("{} ({})", knob_words(knob), value_of(shown, knob))
 }
 
 /// The knobs the chart shows (the first [`CHART_KNOBS`] by rank), their
@@ -400,11 +397,11 @@ impl Export<SensitivityReport> for Tornado {
 /// (a mean: `4.512 → 4.101, −0.41 (−0.44 to −0.38)`),
 /// "unchanged in every battle" where no battle moved, "tied" where the
 /// move does not differ family-wise.
-fn move_line(m: &Move, q: Quantity) -> String {
+fn move_line(m: &Move, q: Quantity, knob_name: fn(&str) -> String) -> String {
     if m.unchanged() {
         return format!(
             "{} {} \u{2192} {}: {} {}",
-            m.knob,
+            knob_name(&m.knob),
             m.from,
             m.to,
             q.value(m.base_estimate),
@@ -424,7 +421,7 @@ fn move_line(m: &Move, q: Quantity) -> String {
     };
     format!(
         "{} {} \u{2192} {}: {} \u{2192} {}, {change}{} ({interval}){verdict}",
-        m.knob,
+        knob_name(&m.knob),
         m.from,
         m.to,
         q.value(m.base_estimate),
@@ -438,8 +435,25 @@ fn difference_of(m: &Move) -> (f64, f64, f64) {
     (m.difference.difference, m.difference.low, m.difference.high)
 }
 
-/// The console summary: the target, the base and the `n` largest moves.
+/// A knob as the report's page and charts name it: `Heroes · Varro · HT`,
+/// a table cell without `tables.` (`Survival · rows · A · column`).
+fn knob_words(knob: &str) -> String {
+    words::setting(knob.strip_prefix("tables.").unwrap_or(knob))
+}
+
+/// A knob as the command line names it (`heroes.Varro.ht`), for the console.
+fn knob_path(knob: &str) -> String {
+    knob.to_owned()
+}
+
+/// The console summary: the target, the base and the `n` largest moves,
+/// each knob as the command line names it.
 pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
+    lines_naming(report, n, knob_path)
+}
+
+/// [`top_lines`] with each knob named by `knob_name`.
+fn lines_naming(report: &SensitivityReport, n: usize, knob_name: fn(&str) -> String) -> String {
     let mut out = String::new();
     // The exact base when any move is exact; the simulated one otherwise.
     let exact = report.moves.iter().find(|m| m.method == Method::Exact);
@@ -475,7 +489,7 @@ pub fn top_lines(report: &SensitivityReport, n: usize) -> String {
         report.moves.len()
     );
     for m in report.moves.iter().take(n) {
-        let _ = writeln!(out, "  {}", move_line(m, q));
+        let _ = writeln!(out, "  {}", move_line(m, q, knob_name));
     }
     if !report.refused.is_empty() {
         let _ = writeln!(
@@ -510,7 +524,10 @@ struct SensitivityPage<'a> {
 }
 
 struct MoveRow {
+    /// The knob in words.
     knob: String,
+    /// The knob as the command line names it, in the row's tooltip.
+    path: String,
     from: String,
     to: String,
     estimate: String,
@@ -525,13 +542,13 @@ impl Export<SensitivityReport> for SensitivityHtml {
         let q = report.quantity;
         let page = SensitivityPage {
             title: &report.info.name,
-            asked: q.of_target(&report.target),
+            asked: q.of_target(&words::target(&report.target)),
             estimate: q.name(),
             unit: match q {
                 Quantity::Probability => " (pt)",
                 Quantity::Mean => "",
             },
-            lines: top_lines(report, 3)
+            lines: lines_naming(report, 3, knob_words)
                 .lines()
                 .skip(2)
                 .map(|line| line.trim().to_owned())
@@ -545,7 +562,8 @@ impl Export<SensitivityReport> for SensitivityHtml {
                 .map(|m| {
                     let [change, low, high] = q.change(difference_of(m));
                     MoveRow {
-                        knob: m.knob.clone(),
+                        knob: knob_words(&m.knob),
+                        path: m.knob.clone(),
                         from: m.from.clone(),
                         to: m.to.clone(),
                         estimate: q.value(m.estimate),

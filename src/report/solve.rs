@@ -118,7 +118,7 @@ fn curve_title(report: &SolveReport) -> String {
     format!(
         "{} against {}",
         super::findings::upper_first(&report.target),
-        report.setting
+        super::words::setting(&report.setting)
     )
 }
 
@@ -194,7 +194,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .configure_mesh()
         .x_label_formatter(&super::draw::tick)
         .y_label_formatter(&super::draw::tick)
-        .x_desc(report.setting.as_str())
+        .x_desc(super::words::setting(&report.setting))
         .y_desc(match report.quantity {
             Quantity::Probability => "probability (%)",
             Quantity::Mean => "mean",

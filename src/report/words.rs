@@ -86,6 +86,32 @@ pub fn target(target: &str) -> String {
     format!("{}: {}{condition}", subject_within(who), metric(name).0)
 }
 
+/// A key or a `--set` path as people read it: `min_margin` → `Min margin`,
+/// `rear.damage` → `Rear · damage`, `heroes.Varro.ht` → `Heroes · Varro ·
+/// HT`, with the games' abbreviations in capitals.
+pub fn setting(key: &str) -> String {
+    let words: Vec<String> = key
+        .split('.')
+        .map(|part| {
+            part.split('_')
+                .map(|w| match w {
+                    "ts" | "tl" | "hp" | "pc" | "pcs" | "tn" | "dr" | "ht" | "iq" | "gm" => {
+                        w.to_uppercase()
+                    }
+                    "pct" => "%".to_owned(),
+                    _ => w.to_owned(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let mut text = words.join(" \u{b7} ");
+    if let Some(first) = text.chars().next() {
+        text = first.to_uppercase().collect::<String>() + &text[first.len_utf8()..];
+    }
+    text
+}
+
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
 pub fn title(subject_name: &str, metric_name: &str) -> String {
     let (words, unit) = metric(metric_name);
@@ -118,6 +144,17 @@ pub fn tables(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_read_as_settings() {
+        assert_eq!(setting("min_margin"), "Min margin");
+        assert_eq!(setting("own_ts_pct"), "Own TS %");
+        assert_eq!(setting("rear.damage"), "Rear \u{b7} damage");
+        assert_eq!(
+            setting("heroes.Varro.gm_modifier"),
+            "Heroes \u{b7} Varro \u{b7} GM modifier"
+        );
+    }
 
     #[test]
     fn tables_read_as_a_list() {

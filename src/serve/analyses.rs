@@ -167,6 +167,54 @@ impl Ask {
     }
 }
 
+impl Ask {
+    /// What the answer fights, held by [`Ask::within`], in words for the
+    /// page to name beside it: `1,000,000 battles a variant`.
+    pub fn battles_in_words(&self, scenario_trials: u64) -> String {
+        let count = |n: u64| crate::format::thousands(n);
+        match self {
+            Ask::Sweep(r) if r.set.iter().any(|s| s.starts_with("trials=")) => {
+                "the swept battles a variant".to_owned()
+            }
+            Ask::Sweep(r) => format!(
+                "{} battles a variant",
+                count(r.trials.unwrap_or(scenario_trials))
+            ),
+            Ask::Solve(r) if r.exact => "exact odds".to_owned(),
+            Ask::Solve(r) => {
+                let most = format!("at most {} battles a probe", count(r.max_trials()));
+                match r.precision {
+                    Some(h) => format!(
+                        "{most}, each until its interval is within ±{} pt",
+                        crate::format::trim_decimal(100.0 * h, 6)
+                    ),
+                    None => most,
+                }
+            }
+            Ask::Sensitivity(r) if r.exact => "exact odds".to_owned(),
+            Ask::Sensitivity(r) => format!(
+                "{} battles a move",
+                count(r.trials.unwrap_or(scenario_trials))
+            ),
+            Ask::Compare(r) => format!(
+                "{} battles each",
+                count(r.trials.unwrap_or(scenario_trials))
+            ),
+        }
+    }
+
+    /// The question's target in words (`the party: anyone down or dead =
+    /// yes`), for the page's heading over its answer.
+    pub fn target_in_words(&self) -> Option<String> {
+        let target = match self {
+            Ask::Solve(r) => r.target.as_deref(),
+            Ask::Sensitivity(r) => Some(r.target.as_str()),
+            Ask::Sweep(_) | Ask::Compare(_) => None,
+        };
+        target.map(crate::report::words::target)
+    }
+}
+
 /// A solve that names no `max_trials` probes with at most 1/this of the
 /// server's cap each (a search takes about 2 + log2(range) probes).
 pub const SOLVE_SHARE: u64 = 16;

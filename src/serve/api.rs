@@ -713,8 +713,17 @@ static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(
 
 /// The reply to a queued run: its id, or 429 when too many wait.
 fn started(queued: Result<u64, Busy>) -> Response {
+    started_as(queued, json!({}))
+}
+
+/// [`started`], its answer carrying `terms` beside the id (a question's
+/// battles and target in words).
+fn started_as(queued: Result<u64, Busy>, mut terms: serde_json::Value) -> Response {
     match queued {
-        Ok(id) => Json(json!({ "id": id })).into_response(),
+        Ok(id) => {
+            terms["id"] = json!(id);
+            Json(terms).into_response()
+        }
         Err(Busy { waiting }) => {
             let mut reply = error(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -748,21 +757,27 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             let _ = std::fs::remove_dir_all(&written.input);
             Rejected::Refused(refusal)
         })?;
-        Ok::<_, Rejected>(Asked {
+        let terms = json!({
+            "battles": ask.battles_in_words(written.trials),
+            "target_words": ask.target_in_words(),
+        });
+        let asked = Asked {
             ask,
             input: written.input,
             file: written.file,
             name: q.name.as_deref().unwrap_or(POSTED).to_owned(),
             tables: written.tables,
             inputs: written.inputs,
-        })
+        };
+        Ok::<_, Rejected>((asked, terms))
     })
     .await;
     match prepared {
-        Ok(Ok(asked)) => started(
+        Ok(Ok((asked, terms))) => started_as(
             state
                 .runs
                 .start_with(0, state.max_trials, move |run| asked.answer(run)),
+            terms,
         ),
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
@@ -830,7 +845,7 @@ async fn question_choices(
             };
             json!({
                 "path": k.name(),
-                "title": super::grid::title(&k.path.join(".")),
+                "title": crate::report::words::setting(&k.path.join(".")),
                 "value": k.value,
                 "kind": kind,
                 "choices": k.choices,

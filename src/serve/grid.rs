@@ -10,6 +10,7 @@ use serde_json::{Value as Json, json};
 use toml::Value;
 
 use super::edit::Step;
+use crate::report::words;
 
 /// Keys of a table file that are not cells.
 const NOT_CELLS: [&str; 2] = ["kind", "stand_ins"];
@@ -207,7 +208,7 @@ impl Walk<'_> {
                     title: if key_of.is_empty() {
                         "Settings".to_owned()
                     } else {
-                        title(&key_of)
+                        words::setting(&key_of)
                     },
                     description: if key_of.is_empty() {
                         None
@@ -229,7 +230,7 @@ impl Walk<'_> {
         let section = &mut self.sections[at];
         section.columns.push(Column {
             key: key.to_owned(),
-            title: title(key),
+            title: words::setting(key),
             input: input(node, value),
         });
         section.rows[0].cells.push(Some(cell));
@@ -246,7 +247,7 @@ impl Walk<'_> {
         let item_node = self.resolve(node.get("items").unwrap_or(&Json::Null));
         let mut section = Section {
             key: sweep.join("."),
-            title: title(sweep.last().map_or("", String::as_str)),
+            title: words::setting(sweep.last().map_or("", String::as_str)),
             description: text_of(node, "description"),
             list: true,
             columns: Vec::new(),
@@ -267,7 +268,7 @@ impl Walk<'_> {
                     Some(at) => at,
                     None => {
                         section.columns.push(Column {
-                            title: title(&key),
+                            title: words::setting(&key),
                             key,
                             input,
                         });
@@ -476,31 +477,6 @@ pub fn range_at(schema: &Json, path: &[String]) -> (Option<f64>, Option<f64>) {
     (number("minimum"), number("maximum"))
 }
 
-/// A key as people read it: `min_margin` → `Min margin`, `rear.damage` →
-/// `Rear · damage`, with the games' abbreviations in capitals.
-pub fn title(key: &str) -> String {
-    let words: Vec<String> = key
-        .split('.')
-        .map(|part| {
-            part.split('_')
-                .map(|w| match w {
-                    "ts" | "tl" | "hp" | "pc" | "pcs" | "tn" | "dr" | "ht" | "iq" => {
-                        w.to_uppercase()
-                    }
-                    "pct" => "%".to_owned(),
-                    _ => w.to_owned(),
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    let mut text = words.join(" \u{b7} ");
-    if let Some(first) = text.chars().next() {
-        text = first.to_uppercase().collect::<String>() + &text[first.len_utf8()..];
-    }
-    text
-}
-
 /// The cell a message quotes (`rows[0].rear.damage`, `` `rows` ``), if
 /// the table's text has it: the longest such key path found.
 pub fn cell_named(message: &str, text: &str) -> Option<Vec<Step>> {
@@ -652,12 +628,5 @@ mod tests {
             Some(vec![Step::Key("rows".into())])
         );
         assert_eq!(cell_named("nothing here", text), None);
-    }
-
-    #[test]
-    fn keys_read_as_titles() {
-        assert_eq!(title("min_margin"), "Min margin");
-        assert_eq!(title("own_ts_pct"), "Own TS %");
-        assert_eq!(title("rear.damage"), "Rear \u{b7} damage");
     }
 }

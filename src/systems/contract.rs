@@ -60,6 +60,7 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// A first sweep, solve and sensitivity analysis for the battle in
     /// `doc` (the scenario as JSON), as the server's question requests
     /// write them: `{"sweep": {...}, "solve": {...}, "sensitivity": {...}}`.
+    /// They name no battle count or seed: a question takes the battle's.
     fn example_questions(doc: &serde_json::Value) -> serde_json::Value;
 
     /// Parses and validates scenario `text` (read from `origin`; relative

@@ -236,13 +236,13 @@ impl BattleSystem for DiceDuel {
     fn example_questions(doc: &serde_json::Value) -> serde_json::Value {
         let first = doc["champions"][0]["name"].as_str().unwrap_or("first");
         serde_json::json!({
-            "sweep": { "set": ["max_rolls=1..5"], "trials": 100_000 },
+            "sweep": { "set": ["max_rolls=1..5"] },
             "solve": {
                 "vary": "champions.0.bonus=-3..3",
                 "target": format!("side:{first}/victory=won"),
                 "goal": { "at_least": 0.5 }
             },
-            "sensitivity": { "target": format!("side:{first}/victory=won"), "trials": 100_000 }
+            "sensitivity": { "target": format!("side:{first}/victory=won") }
         })
     }
 

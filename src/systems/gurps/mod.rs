@@ -352,22 +352,21 @@ impl BattleSystem for Gurps {
         let (a, b) = (sides[0]["name"].as_str(), sides[1]["name"].as_str());
         let (Some(a), Some(b)) = (a, b) else {
             return serde_json::json!({
-                "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 100_000 }
+                "sensitivity": { "target": "party/any_down_or_dead=yes" }
             });
         };
         let strength = sides[1]["troop_strength"].as_i64().unwrap_or(1000);
         let step = (strength as f64 / 10.0).round().max(1.0) as i64;
         serde_json::json!({
             "sweep": {
-                "set": [format!("sides.{b}.troop_strength={}..{}:{step}", strength - 3 * step, strength + 3 * step)],
-                "trials": 100_000
+                "set": [format!("sides.{b}.troop_strength={}..{}:{step}", strength - 3 * step, strength + 3 * step)]
             },
             "solve": {
                 "vary": format!("sides.{b}.troop_strength=100..{}", 4 * strength),
                 "target": format!("side:{a}/victory=won"),
                 "goal": { "equals": 0.5 }
             },
-            "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 100_000 }
+            "sensitivity": { "target": "party/any_down_or_dead=yes" }
         })
     }
 

@@ -308,13 +308,13 @@ impl BattleSystem for SeventhSea {
             return serde_json::json!({});
         };
         serde_json::json!({
-            "sweep": { "set": [format!("sides.{b}.commander.strategy=1..5")], "trials": 100_000 },
+            "sweep": { "set": [format!("sides.{b}.commander.strategy=1..5")] },
             "solve": {
                 "vary": format!("sides.{b}.commander.strategy=1..5"),
                 "target": format!("side:{a}/victory=won"),
                 "goal": { "at_least": 0.5 }
             },
-            "sensitivity": { "target": format!("side:{a}/victory=won"), "trials": 100_000 }
+            "sensitivity": { "target": format!("side:{a}/victory=won") }
         })
     }
 

@@ -384,13 +384,13 @@ impl BattleSystem for WarCards {
     /// fight, and the attacker's victory as the sensitivity's target.
     fn example_questions(_doc: &serde_json::Value) -> serde_json::Value {
         serde_json::json!({
-            "sweep": { "set": ["engagement.max_exchanges=5..30:5"], "trials": 100_000 },
+            "sweep": { "set": ["engagement.max_exchanges=5..30:5"] },
             "solve": {
                 "vary": "engagement.rally_chance=0..1",
                 "target": "battle/winner=attacker",
                 "goal": { "equals": 0.5 }
             },
-            "sensitivity": { "target": "battle/winner=attacker", "trials": 100_000 }
+            "sensitivity": { "target": "battle/winner=attacker" }
         })
     }
 
