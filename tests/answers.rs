@@ -90,7 +90,9 @@ fn solve_finds_the_exact_chains_boundary_on_an_integer_setting() {
             csv.lines().count() - 1 <= 8,
             "40 values in at most 8 probes:\n{csv}"
         );
-        assert!(read(&out.join("report.html")).contains("The smallest engagement.max_exchanges"));
+        assert!(
+            read(&out.join("report.html")).contains("The smallest Engagement \u{b7} max exchanges")
+        );
     }
 }
 

@@ -304,7 +304,8 @@ fn a_balance_is_the_share_of_decided_battles_won() {
         "adjacent values bracket the balance: {probes:?}"
     );
     let answer = read(&out.join("report.html"));
-    let bracket = format!("lies between attacker.melee = {below}");
+    // The setting in words, as the page's pickers name it.
+    let bracket = format!("lies between Attacker \u{b7} melee = {below}");
     assert!(answer.contains(&bracket), "{answer}");
     refused_writing_nothing(
         warcrunch()

@@ -81,8 +81,9 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
                 w,
             ));
         }
-        let (p, _, _) = share(w, 2);
-        lines.push((format!("Neither won in {}", pct(p)), w));
+        // Each share spelled as its table row spells it (one text a count).
+        let [neither, ..] = shown_share(w, 2);
+        lines.push((format!("Neither won in {neither}"), w));
     }
     // One side's view says it all: the first side's.
     if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
@@ -91,10 +92,10 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
     }) {
         let (p, lo, hi) = share(m, 0);
         let mut line = format!("{name} won {} of {n} battles", with_interval(p, lo, hi));
-        let (q, _, _) = share(m, 1);
-        let _ = write!(line, "; lost {}", pct(q));
-        if let Some((r, _, _)) = (2 < m.weights.len()).then(|| share(m, 2)) {
-            let _ = write!(line, "; {} {}", m.label(2), pct(r));
+        let [lost, ..] = shown_share(m, 1);
+        let _ = write!(line, "; lost {lost}");
+        if let Some([other, ..]) = (2 < m.weights.len()).then(|| shown_share(m, 2)) {
+            let _ = write!(line, "; {} {other}", m.label(2));
         }
         lines.push((line, m));
     }
@@ -317,8 +318,10 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
     };
     let mut lines = Vec::new();
     for v in report.variants.iter().skip(1) {
+        // Paired by battle on the same random numbers: true of a sweep's
+        // variants and of two unrelated battles compared alike.
         lines.push(format!(
-            "{} against {}, on the same battles",
+            "{} against {}, battle by battle on the same random numbers",
             v.variant, base.variant
         ));
         lines.extend(

@@ -577,4 +577,25 @@ mod tests {
             .collect();
         assert!(headline(&plain, 100).is_empty());
     }
+
+    /// A share the verdict writes without its interval is spelled as its
+    /// table row spells it: one text for one count (here 1 battle lost in
+    /// 20,000, `0.00500%`, where the share alone would read `0.0050%`).
+    #[test]
+    fn the_verdict_spells_a_share_as_its_row_does() {
+        let victory = Metric::categorical(
+            "side:North",
+            "victory",
+            &["won", "lost", "draw"],
+            &[15_000, 1, 4_999],
+        )
+        .with_role(MetricRole::Victory {
+            side: "North".into(),
+        });
+        let [row, ..] = crate::report::findings::shown_share(&victory, 1);
+        assert_eq!(row, "0.00500%");
+        assert_ne!(crate::format::percent(1.0 / 20_000.0), row);
+        let lines = headline(std::slice::from_ref(&victory), 20_000);
+        assert!(lines[0].contains("; lost 0.00500%;"), "{lines:?}");
+    }
 }
