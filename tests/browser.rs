@@ -696,6 +696,13 @@ fn on_a_phone_run_is_on_the_first_screen_and_an_answer_comes_before_its_files() 
         page.eval("getComputedStyle(document.querySelector('#table-grid table.cells tr th[scope=row]')).position"),
         "sticky"
     );
+    // Every editable column of the Survival grid in view at 390 px, the
+    // Column choice included.
+    let right = page.eval("Math.max(...[...document.querySelectorAll('#table-grid table.cells tr:nth-child(2) > *')].map(c => c.getBoundingClientRect().right))");
+    assert!(
+        right.as_f64().unwrap() <= 390.0,
+        "the grid's last column ends at {right} px"
+    );
     let order = page.eval(
         "['ask', 'compare'].map(w => !!(document.getElementById(w + '-report').compareDocumentPosition(document.getElementById(w + '-files')) & Node.DOCUMENT_POSITION_FOLLOWING))",
     );
@@ -1032,7 +1039,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             // listed in words and shaded on the grid.
             page.eval(
                 "(() => { const c = document.getElementById('ask-command'); c.value = 'sensitivity'; c.dispatchEvent(new Event('change'));
-                   document.getElementById('ask-cells').checked = true; document.getElementById('trials').value = '5000';
+                   document.getElementById('ask-cells').checked = true;
                    document.getElementById('ask').click(); })()",
             );
             page.wait_for(
@@ -1041,6 +1048,11 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
             );
             let first = page.eval("document.querySelector('#ask-findings li').textContent");
             assert!(first.as_str().unwrap().contains(" pt ("), "{first}");
+            // A question of the same battle leaves the comparison its own.
+            assert_eq!(
+                page.eval("document.getElementById('compare-stale').hidden"),
+                true
+            );
             let moved = page.eval("[...document.querySelectorAll('#table-grid [data-sweep]')].filter(f => f.title.includes('moves P(')).length");
             assert!(
                 moved.as_u64().unwrap() > 0,
