@@ -34,8 +34,8 @@ function battleKey() {
   });
 }
 
-// The battle on the page in words, for an answer to name.
-function battleWords(settings = runWords()) {
+// The battle on the page in words, with `settings` (what it fights, its seed), for an answer to name.
+function battleWords(settings) {
   const name = (scenarioName() || "the battle typed in").split("/").pop();
   const edited = Object.keys(tables.edited);
   return `${name}${edited.length ? ` with the page's ${edited.join(", ")} table${edited.length > 1 ? "s" : ""}` : ""}${settings ? `, ${settings}` : ""}`;
@@ -302,7 +302,7 @@ async function answer(question, label, shown, done) {
   shown.files.replaceChildren();
   shown.report.hidden = true;
   if (!result.ok) {
-    shown.status.textContent = "refused: " + rejection(result).map((e) => e.message).join("; ");
+    shown.status.textContent = "refused: " + rejection(result).map((e) => inQuestionWords(e.message)).join("; ");
     return;
   }
   const id = result.body.id;
@@ -315,7 +315,7 @@ async function answer(question, label, shown, done) {
   const source = new EventSource(`/api/runs/${id}/events`);
   const seen = (event) => {
     const s = JSON.parse(event.data);
-    shown.status.textContent = `${what}: ${s.status}` + (s.note ? ` (${s.note})` : "");
+    shown.status.textContent = `${what}: ${s.status}` + (s.note ? ` (${s.status === "failed" ? inQuestionWords(s.note) : s.note})` : "");
     return s;
   };
   source.addEventListener("update", seen);
@@ -323,6 +323,8 @@ async function answer(question, label, shown, done) {
     source.close();
     shown.button.disabled = false;
     const s = seen(event);
+    // The reader goes on from the answer's line, beside Ask.
+    shown.status.focus();
     if (s.status !== "done") return;
     fileLinks(shown.files, id, s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f)));
     if (s.files.includes("report.html")) {
@@ -376,6 +378,26 @@ function selectLine(line) {
   const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
   area.focus();
   area.setSelectionRange(start, start + (lines[line - 1] || "").length);
+}
+
+// The question's fields by the options the commands' messages name them
+// by: a message about `--set X` is said of "settings swept", and its field
+// is framed.
+const askFields = {
+  set: ["ask-set", "settings swept"],
+  vary: ["ask-vary", "setting varied"],
+  target: ["ask-target", "target"],
+  knobs: ["ask-knobs", "knobs"],
+};
+
+// A question's refusal or failure in the page's words, its field framed.
+function inQuestionWords(message) {
+  const m = /^--([a-z-]+) /.exec(message);
+  const field = m && askFields[m[1]];
+  if (!field) return message;
+  $(field[0]).classList.add("invalid");
+  $("ask-typed").open = true;
+  return `${field[1]}: ${message.slice(m[0].length)}`;
 }
 
 function rejection(result) {

@@ -518,6 +518,11 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
             .contains("ambush_at_the_ford.toml, 20,000 battles a move, seed 3: done"),
         "{status}"
     );
+    // Focus lands on the answer's line, beside Ask.
+    page.wait_for(
+        "focus on the answer",
+        "document.activeElement === document.getElementById('ask-status')",
+    );
     // Its moves in words, each with the command line's name in its tooltip.
     page.wait_for(
         "the moves",
@@ -1331,6 +1336,31 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     assert_eq!(asked, from_cli, "{posted}");
     assert_eq!(asked.target, "side:Megalos/casualties_pct>=10");
     assert_eq!(asked.knobs, ["days", "sides.Raiders.strategy"]);
+    page.wait_for(
+        "the sensitivity",
+        "document.getElementById('ask-status').textContent.includes(': done')",
+    );
+
+    // A question that fails says so beside Ask in the page's words, naming
+    // the field (not the command's option), and frames the field.
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('ask-command', 'sweep'); set('ask-set', 'sides.Nobody.strategy=1..3');
+           document.getElementById('ask').click(); })()",
+    );
+    let status = page.wait_for(
+        "the failure",
+        "document.getElementById('ask-status').textContent.includes(': failed') && document.getElementById('ask-status').textContent",
+    );
+    let status = status.as_str().unwrap();
+    assert!(
+        status.contains("(settings swept: sides.Nobody.strategy=1..3") && !status.contains("--set"),
+        "{status}"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('ask-set').classList.contains('invalid') && document.getElementById('ask-typed').open"),
+        true
+    );
 }
 
 /// The request the page last posted for `command`, and the command line
