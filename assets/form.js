@@ -56,7 +56,7 @@ function hint(node) {
     const n = (x) => String(x).replace("-", "\u2212");
     parts.push(node.minimum === undefined ? `at most ${n(node.maximum)}` : node.maximum === undefined ? `at least ${n(node.minimum)}` : `${n(node.minimum)} to ${n(node.maximum)}`);
   }
-  if (node.default !== undefined && typeof node.default !== "object") parts.push(`default ${node.default}`);
+  if (node.default !== undefined && typeof node.default !== "object") parts.push(`default ${String(node.default).replaceAll("_", " ")}`);
   return parts.join(", ");
 }
 
@@ -171,8 +171,10 @@ export class BattleForm {
     const present = current !== undefined;
     if (k === "choice") {
       input = el("select", { id });
-      if (!required) input.append(el("option", { value: "", text: node.default !== undefined ? `(default: ${node.default})` : "(not set)" }));
-      for (const o of node.oneOf) input.append(el("option", { value: o.const, text: o.const }));
+      // Choices read in words (`as needed`); the value is the file's (`as_needed`).
+      const words = (v) => String(v).replaceAll("_", " ");
+      if (!required) input.append(el("option", { value: "", text: node.default !== undefined ? `(default: ${words(node.default)})` : "(not set)" }));
+      for (const o of node.oneOf) input.append(el("option", { value: o.const, text: words(o.const), title: o.const }));
       input.value = present ? current : "";
     } else if (k === "flag") {
       input = el("input", { id, type: "checkbox" });

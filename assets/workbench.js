@@ -313,9 +313,16 @@ async function answer(question, label, shown, done) {
   shown.button.disabled = true;
   shown.status.textContent = `${what}: queued`;
   const source = new EventSource(`/api/runs/${id}/events`);
+  let running = null; // when it started to simulate, for the time it has left
   const seen = (event) => {
     const s = JSON.parse(event.data);
-    shown.status.textContent = `${what}: ${s.status}` + (s.note ? ` (${s.status === "failed" ? inQuestionWords(s.note) : s.note})` : "");
+    if (s.status === "running" && running === null) running = performance.now();
+    // While it simulates: its battles so far, of those its simulations set
+    // out to fight (a solve's later probes add to them, so no time left).
+    const battles = s.status === "running" && s.done
+      ? `, ${s.done.toLocaleString()} of ${s.planned.toLocaleString()} battles${label === "solve" ? " so far" : left(running, s.done, s.planned)}`
+      : "";
+    shown.status.textContent = `${what}: ${s.status}${battles}` + (s.note ? ` (${s.status === "failed" ? inQuestionWords(s.note) : s.note})` : "");
     return s;
   };
   source.addEventListener("update", seen);
@@ -588,11 +595,18 @@ function draw(snapshot) {
 // at most, as it may stop sooner), once it has run a few seconds.
 function timeLeft(snapshot) {
   if (!current || snapshot.status !== "running" || !snapshot.done) return "";
-  const elapsed = (performance.now() - current.started) / 1000;
+  return left(current.started, snapshot.done, snapshot.planned, current.precision ? "at most " : "");
+}
+
+// `; about 20 s left` for `done` of `planned` battles fought since
+// `started` (page clock), once it has run a few seconds.
+function left(started, done, planned, hedge = "") {
+  if (started === null || !done) return "";
+  const elapsed = (performance.now() - started) / 1000;
   if (elapsed < 3) return "";
-  const left = (elapsed * (snapshot.planned - snapshot.done)) / snapshot.done;
-  const words = left < 90 ? `${Math.max(1, Math.round(left))} s` : left < 5400 ? `${Math.round(left / 60)} min` : `${(left / 3600).toFixed(1)} h`;
-  return current.precision ? `; at most about ${words} left` : `; about ${words} left`;
+  const rest = (elapsed * (planned - done)) / done;
+  const words = rest < 90 ? `${Math.max(1, Math.round(rest))} s` : rest < 5400 ? `${Math.round(rest / 60)} min` : `${(rest / 3600).toFixed(1)} h`;
+  return `; ${hedge}about ${words} left`;
 }
 
 function bar(share) {

@@ -68,6 +68,7 @@ pub struct Scope {
     stop: AtomicBool,
     budget: u64,
     left: AtomicU64,
+    fought: AtomicU64,
 }
 
 impl Scope {
@@ -77,7 +78,19 @@ impl Scope {
             stop: AtomicBool::new(false),
             budget,
             left: AtomicU64::new(budget),
+            fought: AtomicU64::new(0),
         }
+    }
+
+    /// Battles its simulations have set out to fight so far (a later
+    /// simulation of the scope, a solve's next probe, adds to it).
+    pub fn planned(&self) -> u64 {
+        self.budget - self.left.load(Ordering::SeqCst)
+    }
+
+    /// Battles its simulations have fought so far.
+    pub fn fought(&self) -> u64 {
+        self.fought.load(Ordering::Relaxed)
     }
 
     /// Asks every simulation of the scope to stop within a piece of battles.
@@ -451,6 +464,10 @@ fn run_batches<S: System>(
                             };
                             system.fight_into(chunk, &mut partial);
                             progress.inc(piece);
+                            if let Some(scope) = &scope {
+                                let battles = piece.saturating_mul(system.battles_per_trial());
+                                scope.fought.fetch_add(battles, Ordering::Relaxed);
+                            }
                             first += piece;
                         }
                         partial

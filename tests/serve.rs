@@ -715,6 +715,36 @@ fn two_hundred_runs_keep_the_servers_memory_and_disk_flat() {
 }
 
 #[test]
+fn a_running_question_says_how_many_battles_it_has_fought() {
+    let server = Server::start(&[]);
+    let asked = json!({ "sweep": { "set": ["heroes.Titus.risk=-1..1"], "trials": 4_000_000 } });
+    let (status, body) = server.json(
+        "POST",
+        "/api/analyses",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "ask": asked })),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["battles"], "4,000,000 battles a variant", "{body}");
+    let id = body["id"].as_u64().unwrap();
+    // Three variants in lockstep: 12,000,000 battles set out, some fought.
+    let state = server.wait_for(id, |s| {
+        s["status"] != "queued" && (s["status"] != "running" || s["done"].as_u64() > Some(0))
+    });
+    assert_eq!(
+        state["status"], "running",
+        "ended before any report: {state}"
+    );
+    let (done, planned) = (
+        state["done"].as_u64().unwrap(),
+        state["planned"].as_u64().unwrap(),
+    );
+    assert_eq!(planned, 12_000_000, "{state}");
+    assert!(done > 0 && done < planned, "{state}");
+    let (status, _) = server.request("DELETE", &format!("/api/runs/{id}"), None);
+    assert_eq!(status, 200);
+}
+
+#[test]
 fn questions_from_the_page_write_the_commands_files() {
     let server = Server::start(&["--max-trials", "1000000"]);
     let options = [

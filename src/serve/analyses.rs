@@ -6,6 +6,8 @@
 //! line is built or parsed here.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -215,6 +217,32 @@ impl Ask {
     }
 }
 
+/// Every [`PROGRESS_EVERY`], while a question runs, its battles fought
+/// and planned so far into its state, until `finished`.
+fn report_battles(run: &Run, finished: &AtomicBool) {
+    let step = Duration::from_millis(50);
+    let mut since = Duration::ZERO;
+    while !finished.load(Ordering::SeqCst) {
+        std::thread::sleep(step);
+        since += step;
+        if since < PROGRESS_EVERY {
+            continue;
+        }
+        since = Duration::ZERO;
+        let (done, planned) = (run.scope.fought(), run.scope.planned());
+        run.state.send_if_modified(|s| {
+            let moved = s.status == Status::Running && (s.done, s.planned) != (done, planned);
+            if moved {
+                (s.done, s.planned) = (done, planned);
+            }
+            moved
+        });
+    }
+}
+
+/// How often a running question reports its battles.
+const PROGRESS_EVERY: Duration = Duration::from_millis(400);
+
 /// A solve that names no `max_trials` probes with at most 1/this of the
 /// server's cap each (a search takes about 2 + log2(range) probes).
 pub const SOLVE_SHARE: u64 = 16;
@@ -238,8 +266,19 @@ pub struct Asked {
 
 impl Asked {
     /// Answers on this (blocking) thread, writing into the run's folder,
-    /// and reports its files or its error through the run's state.
+    /// and reports its files or its error through the run's state; while
+    /// it simulates, the state says how many battles it has fought of
+    /// those its simulations set out to fight so far.
     pub fn answer(self, run: &Run) {
+        let finished = AtomicBool::new(false);
+        std::thread::scope(|threads| {
+            threads.spawn(|| report_battles(run, &finished));
+            self.answer_now(run);
+            finished.store(true, Ordering::SeqCst);
+        });
+    }
+
+    fn answer_now(self, run: &Run) {
         let plan = Plan {
             threads: 0,
             progress: false,
