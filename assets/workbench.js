@@ -318,9 +318,10 @@ async function answer(question, label, shown, done) {
     const s = JSON.parse(event.data);
     if (s.status === "running" && running === null) running = performance.now();
     // While it simulates: its battles so far, of those its simulations set
-    // out to fight (a solve's later probes add to them, so no time left).
+    // out to fight (a solve's later probes, a sweep of the seed's variants
+    // one by one, add to them: then no time left).
     const battles = s.status === "running" && s.done
-      ? `, ${s.done.toLocaleString()} of ${s.planned.toLocaleString()} battles${label === "solve" ? " so far" : left(running, s.done, s.planned)}`
+      ? `, ${s.done.toLocaleString()} of ${s.planned.toLocaleString()} battles${result.body.plans_ahead ? left(running, s.done, s.planned) : " so far"}`
       : "";
     shown.status.textContent = `${what}: ${s.status}${battles}` + (s.note ? ` (${s.status === "failed" ? inQuestionWords(s.note) : s.note})` : "");
     return s;

@@ -725,6 +725,7 @@ fn a_running_question_says_how_many_battles_it_has_fought() {
     );
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["battles"], "4,000,000 battles a variant", "{body}");
+    assert_eq!(body["plans_ahead"], true, "{body}");
     let id = body["id"].as_u64().unwrap();
     // Three variants in lockstep: 12,000,000 battles set out, some fought.
     let state = server.wait_for(id, |s| {

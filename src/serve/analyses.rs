@@ -205,6 +205,21 @@ impl Ask {
         }
     }
 
+    /// Whether its simulations set out to fight all their battles at once
+    /// (one lockstep run), so its battles fought tell the time left: not
+    /// a solve's probes, nor a sweep of `trials` or `seed`, fought one
+    /// after another.
+    pub fn plans_ahead(&self) -> bool {
+        match self {
+            Ask::Sweep(r) => !r
+                .set
+                .iter()
+                .any(|s| s.starts_with("trials=") || s.starts_with("seed=")),
+            Ask::Solve(_) => false,
+            Ask::Sensitivity(_) | Ask::Compare(_) => true,
+        }
+    }
+
     /// The question's target in words (`the party: anyone down or dead =
     /// yes`), for the page's heading over its answer.
     pub fn target_in_words(&self) -> Option<String> {
@@ -377,5 +392,39 @@ impl Asked {
             (Ok(()), Err(e)) => run.fail(format!("cannot list the files written: {e}")),
             (Err(message), _) => run.fail(message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(json: serde_json::Value) -> Ask {
+        serde_json::from_value(json).expect("a question")
+    }
+
+    /// A lockstep question knows its battles from the start; a solve and
+    /// a sweep of the seed or the count add simulations as they go.
+    #[test]
+    fn only_a_lockstep_question_plans_ahead() {
+        let sweep = |set: &str| ask(serde_json::json!({ "sweep": { "set": [set] } }));
+        assert!(sweep("heroes.Titus.risk=-1..1").plans_ahead());
+        assert!(!sweep("trials=1000,2000").plans_ahead());
+        assert!(!sweep("seed=1..3").plans_ahead());
+        let solve = ask(serde_json::json!({ "solve": {
+            "vary": "sides.A.strategy=1..20", "target": "side:A/victory=won", "goal": { "equals": 0.5 }
+        } }));
+        assert!(!solve.plans_ahead());
+        let sensitivity =
+            ask(serde_json::json!({ "sensitivity": { "target": "side:A/victory=won" } }));
+        assert!(sensitivity.plans_ahead());
+        assert_eq!(
+            sensitivity.battles_in_words(20_000),
+            "20,000 battles a move"
+        );
+        assert_eq!(
+            sensitivity.target_in_words().as_deref(),
+            Some("A: victory = won")
+        );
     }
 }

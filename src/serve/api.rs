@@ -760,6 +760,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
         let terms = json!({
             "battles": ask.battles_in_words(written.trials),
             "target_words": ask.target_in_words(),
+            "plans_ahead": ask.plans_ahead(),
         });
         let asked = Asked {
             ask,
