@@ -6,7 +6,7 @@
 //! line is built or parsed here.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -175,9 +175,7 @@ impl Ask {
     pub fn battles_in_words(&self, scenario_trials: u64) -> String {
         let count = |n: u64| crate::format::thousands(n);
         match self {
-            Ask::Sweep(r) if r.set.iter().any(|s| s.starts_with("trials=")) => {
-                "the swept battles a variant".to_owned()
-            }
+            Ask::Sweep(r) if sweeps(r, &["trials"]) => "the swept battles a variant".to_owned(),
             Ask::Sweep(r) => format!(
                 "{} battles a variant",
                 count(r.trials.unwrap_or(scenario_trials))
@@ -211,10 +209,7 @@ impl Ask {
     /// after another.
     pub fn plans_ahead(&self) -> bool {
         match self {
-            Ask::Sweep(r) => !r
-                .set
-                .iter()
-                .any(|s| s.starts_with("trials=") || s.starts_with("seed=")),
+            Ask::Sweep(r) => !sweeps(r, &["trials", "seed"]),
             Ask::Solve(_) => false,
             Ask::Sensitivity(_) | Ask::Compare(_) => true,
         }
@@ -232,18 +227,19 @@ impl Ask {
     }
 }
 
+/// Whether the sweep sets one of `keys` (the battle count, the seed),
+/// read as the sweep reads its settings.
+fn sweeps(r: &SweepRequest, keys: &[&str]) -> bool {
+    r.set.iter().any(|typed| {
+        crate::sweep::parse_setting(typed)
+            .is_ok_and(|s| matches!(s.path.as_slice(), [key] if keys.contains(&key.as_str())))
+    })
+}
+
 /// Every [`PROGRESS_EVERY`], while a question runs, its battles fought
-/// and planned so far into its state, until `finished`.
-fn report_battles(run: &Run, finished: &AtomicBool) {
-    let step = Duration::from_millis(50);
-    let mut since = Duration::ZERO;
-    while !finished.load(Ordering::SeqCst) {
-        std::thread::sleep(step);
-        since += step;
-        if since < PROGRESS_EVERY {
-            continue;
-        }
-        since = Duration::ZERO;
+/// and planned so far into its state, until `finished` is closed.
+fn report_battles(run: &Run, finished: &Receiver<()>) {
+    while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(PROGRESS_EVERY) {
         let (done, planned) = (run.scope.fought(), run.scope.planned());
         run.state.send_if_modified(|s| {
             let moved = s.status == Status::Running && (s.done, s.planned) != (done, planned);
@@ -285,11 +281,12 @@ impl Asked {
     /// it simulates, the state says how many battles it has fought of
     /// those its simulations set out to fight so far.
     pub fn answer(self, run: &Run) {
-        let finished = AtomicBool::new(false);
+        let (answered, finished) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|threads| {
-            threads.spawn(|| report_battles(run, &finished));
+            threads.spawn(move || report_battles(run, &finished));
             self.answer_now(run);
-            finished.store(true, Ordering::SeqCst);
+            // Dropped: the reporter stops at once.
+            drop(answered);
         });
     }
 
@@ -411,6 +408,7 @@ mod tests {
         assert!(sweep("heroes.Titus.risk=-1..1").plans_ahead());
         assert!(!sweep("trials=1000,2000").plans_ahead());
         assert!(!sweep("seed=1..3").plans_ahead());
+        assert!(!sweep(" seed = 1..3").plans_ahead());
         let solve = ask(serde_json::json!({ "solve": {
             "vary": "sides.A.strategy=1..20", "target": "side:A/victory=won", "goal": { "equals": 0.5 }
         } }));
