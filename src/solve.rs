@@ -351,7 +351,7 @@ fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
         )
     } else if same_side && meets(a.decision) {
         format!(
-            "Every {setting} from {} to {} meets the target: {event} is {} at {} and {} at {}",
+            "Every value of {setting} from {} to {} meets the target: {event} is {} at {} and {} at {}",
             name(lo),
             name(hi),
             at(&a.point),
@@ -361,7 +361,7 @@ fn answer_at_the_ends(w: &Wording, a: &Probe, b: &Probe) -> Option<Solution> {
         )
     } else {
         format!(
-            "No {setting} from {} to {} reaches {p_text}: the closest is {} with {event} = {}",
+            "No value of {setting} from {} to {} reaches {p_text}: the closest is {} with {event} = {}",
             name(lo),
             name(hi),
             name(closest.point.value),
