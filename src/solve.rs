@@ -570,7 +570,7 @@ mod tests {
         .unwrap();
         assert_eq!(probes.len(), 2);
         assert_eq!(s.point.value, 10.0);
-        assert!(s.sentence.starts_with("No x"), "{}", s.sentence);
+        assert!(s.sentence.starts_with("No value of x"), "{}", s.sentence);
         // A probe whose interval holds the threshold ends the search there.
         let (_, s) = search(
             domain,
