@@ -12,6 +12,35 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|e| e.to_string())
 }
 
+/// The most worker threads `--threads` accepts for each core: more only
+/// queue for the same cores (and each thread costs memory).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// `--threads N`: 0 (every core) up to [`THREADS_PER_CORE`] per core.
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let most = cores * THREADS_PER_CORE;
+    let n: usize = text
+        .parse()
+        .map_err(|_| format!("expected a whole number from 0 (every core) to {most}"))?;
+    if n > most {
+        return Err(format!(
+            "{n} threads is more than {THREADS_PER_CORE} per core on this machine's {cores} \
+             (at most {most}; 0 uses every core)"
+        ));
+    }
+    Ok(n)
+}
+
+/// A count of battles (`--max-trials`): 1 up to the engine's limit.
+fn parse_battle_count(text: &str) -> Result<u64, String> {
+    let most = crate::engine::MAX_TRIALS;
+    match text.parse::<u64>() {
+        Ok(n) if (1..=most).contains(&n) => Ok(n),
+        _ => Err(format!("allowed: 1 to {most} battles")),
+    }
+}
+
 /// warcrunch: how mass-battle rules play out, with measured certainty.
 #[derive(Debug, Parser)]
 #[command(name = "warcrunch", version, about, long_about = None)]
@@ -110,7 +139,7 @@ pub struct RunArgs {
     #[arg(long = "target", value_name = "EVENT")]
     pub targets: Vec<String>,
     /// The most battles a --precision run may take.
-    #[arg(long, requires = "precision", default_value_t = crate::engine::DEFAULT_PRECISION_MAX_TRIALS)]
+    #[arg(long, requires = "precision", default_value_t = crate::engine::DEFAULT_PRECISION_MAX_TRIALS, value_parser = parse_battle_count)]
     pub max_trials: u64,
     /// Options shared with sweep and compare.
     #[command(flatten)]
@@ -126,8 +155,8 @@ pub struct SimulationArgs {
     /// Seed of the random streams, the same for every scenario or variant (overrides the scenario's `seed`).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads; 0 uses every core. Results do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0 uses every core, at most 4 per core. Results do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
     /// Print nothing but errors (no summary, no progress bar).
     #[arg(long, short)]
@@ -236,7 +265,7 @@ pub struct SolveArgs {
     #[arg(long, value_name = "HALF_WIDTH")]
     pub precision: Option<f64>,
     /// The most battles one probe may take.
-    #[arg(long, default_value_t = crate::solve::DEFAULT_MAX_TRIALS)]
+    #[arg(long, default_value_t = crate::solve::DEFAULT_MAX_TRIALS, value_parser = parse_battle_count)]
     pub max_trials: u64,
     /// For a real setting: stop once the bracket is this narrow [default: a thousandth of the range].
     #[arg(long)]

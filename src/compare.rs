@@ -4,9 +4,8 @@
 //! metric; on the means of numeric metrics, the t-test on the
 //! battle-by-battle differences of paired battles, or else Welch's.
 
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
-
 use crate::paired_mean::PairedSums;
+use crate::stats::special::t_two_sided_p;
 use crate::stats::{
     Metric, MetricRole, Values, chi_square_sf, mcnemar, paired_difference, two_proportion,
     unpaired_difference, z95,
@@ -57,8 +56,11 @@ pub struct Difference {
     /// or `welch_t`.
     pub test: &'static str,
     /// How the interval of the difference was found: `paired_newcombe` or
-    /// `paired_t` (from the battle-by-battle pairs), `unpaired_wald` or
-    /// `welch` (as if the samples were independent), `none` for chi-square.
+    /// `paired_t` (from the battle-by-battle pairs;
+    /// `paired_t_constant_difference` when every battle changed by the same
+    /// amount, whose statistic is infinite and left empty), `unpaired_wald`
+    /// or `welch` (as if the samples were independent), `none` for
+    /// chi-square.
     pub method: &'static str,
     /// The baseline's estimate (proportion or mean; NaN for chi-square).
     pub baseline: f64,
@@ -101,10 +103,6 @@ pub struct Pairs {
     /// The width the interval would have from two independent runs of as
     /// many battles, over the paired interval's width.
     pub width_ratio: f64,
-}
-
-fn two_sided_normal(z: f64) -> f64 {
-    2.0 * Normal::standard().sf(z.abs())
 }
 
 /// Every test between a baseline and a variant, metric by metric. A
@@ -212,9 +210,7 @@ pub fn welch(b: &Metric<u64>, v: &Metric<u64>) -> Difference {
     let (t, p) = if se > 0.0 {
         let t = diff / se;
         let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
-        let p = StudentsT::new(0.0, 1.0, df.max(1.0))
-            .map(|d| 2.0 * d.sf(t.abs()))
-            .unwrap_or_else(|_| two_sided_normal(t));
+        let p = t_two_sided_p(t, df.max(1.0));
         (t, p)
     } else {
         (0.0, if diff == 0.0 { 1.0 } else { 0.0 })
@@ -243,11 +239,19 @@ fn paired_t(b: &Metric<u64>, v: &Metric<u64>, pairs: &PairedMean) -> Option<Diff
     let d = found.difference;
     let width = d.high - d.low;
     let unpaired_width = unpaired.difference.2 - unpaired.difference.1;
+    // Every battle changed by the same amount: the difference is certain
+    // and t is infinite, which no file writes; its method says why the
+    // statistic is empty.
+    let (method, statistic) = if found.statistic.is_finite() {
+        ("paired_t", found.statistic)
+    } else {
+        ("paired_t_constant_difference", f64::NAN)
+    };
     Some(Difference {
         test: "paired_t",
-        method: "paired_t",
+        method,
         difference: (d.difference, d.low, d.high),
-        statistic: found.statistic,
+        statistic,
         p_value: found.p_value,
         pairs: Some(Pairs {
             discordant: pairs.sums.changed,

@@ -1,6 +1,47 @@
 //! How numbers are written for people: thousands separators and
 //! percentages that never print a seen outcome as zero.
 
+/// An input as a message quotes it: whole up to `most` characters, else
+/// its first `most` and how many more there were, so a message never
+/// echoes a megabyte someone typed.
+pub fn clipped(text: &str, most: usize) -> String {
+    let count = text.chars().count();
+    if count <= most {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(most).collect();
+    format!(
+        "{head}… ({} more characters)",
+        thousands((count - most) as u64)
+    )
+}
+
+/// A message with every overlong stretch of input in it clipped (see
+/// [`clipped`]): a run of more than [`MAX_ECHOED`] characters without a
+/// space keeps its first [`MAX_ECHOED`], so an error never repeats a
+/// megabyte-long name back.
+pub fn clip_echoes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(64 * 1024));
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(&clipped(word, MAX_ECHOED));
+        word.clear();
+    };
+    for c in message.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// The longest stretch of input a message repeats whole.
+pub const MAX_ECHOED: usize = 200;
+
 /// Writes a number with thousands separators (1,000,000).
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -172,6 +213,28 @@ pub fn trim_decimal(x: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_input_is_clipped_with_its_length() {
+        assert_eq!(clipped("short", 10), "short");
+        let long = "é".repeat(1_000_000);
+        let shown = clipped(&long, 100);
+        assert!(shown.starts_with(&"é".repeat(100)), "{shown}");
+        assert!(shown.ends_with("… (999,900 more characters)"), "{shown}");
+        assert!(shown.len() < 300);
+        let message = format!(
+            "hero \"{}\" is unknown;\nsee `check`",
+            "n".repeat(1_000_000)
+        );
+        let clipped = clip_echoes(&message);
+        assert!(clipped.len() < 400, "{}", clipped.len());
+        assert!(
+            clipped.starts_with("hero \"nnn")
+                && clipped.ends_with("more characters) is unknown;\nsee `check`"),
+            "{clipped}"
+        );
+        assert_eq!(clip_echoes("a  b\tc"), "a  b\tc");
+    }
 
     #[test]
     fn a_change_reads_in_one_style() {

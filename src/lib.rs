@@ -15,6 +15,7 @@ pub mod embedded;
 pub mod engine;
 pub mod format;
 pub mod histograms;
+pub mod input_file;
 pub mod inverse;
 pub mod paired;
 pub mod paired_mean;

@@ -4,9 +4,8 @@
 //! (Student's t on the differences, which is what Welch's test becomes
 //! when the two samples are the two halves of the same pairs).
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
-use crate::stats::{DifferenceInterval, z95};
+use crate::stats::DifferenceInterval;
+use crate::stats::special::{t_975, t_two_sided_p};
 
 /// Sums of the battle-by-battle differences of one numeric outcome, kept
 /// in integers so the order the battles are added in (threads, shards)
@@ -93,10 +92,8 @@ impl PairedSums {
                 p_value,
             });
         }
-        let (quantile, p_value) = match StudentsT::new(0.0, 1.0, n - 1.0) {
-            Ok(t) => (t.inverse_cdf(0.975), 2.0 * t.sf((mean / error).abs())),
-            Err(_) => (z95(), 1.0),
-        };
+        let quantile = t_975(self.battles - 1);
+        let p_value = t_two_sided_p(mean / error, n - 1.0);
         Some(PairedMeans {
             difference: DifferenceInterval {
                 difference: mean,

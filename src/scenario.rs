@@ -153,9 +153,8 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
 }
 /// Reads a scenario file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read scenario file {}", path.display()))?;
-    String::from_utf8(bytes).map_err(|_| anyhow!("{}: the file is not UTF-8 text", path.display()))
+    crate::input_file::read_text(path)
+        .map_err(|e| anyhow!("cannot read scenario file {}: {e}", path.display()))
 }
 
 /// Parses and validates scenario text as if read from `path` (which names

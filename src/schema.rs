@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
@@ -160,7 +160,7 @@ pub fn place(entry: &Entry, file: &Path, replace: bool) -> Result<Placement> {
 
 /// Writes a schema file.
 pub fn write(entry: &Entry, path: &Path) -> Result<()> {
-    std::fs::write(path, entry.text()).with_context(|| format!("cannot write {}", path.display()))
+    crate::report::output_dir::write_files_whole(&[(path.to_path_buf(), entry.text())])
 }
 
 /// A text with its first line replaced when it is a `#:schema` line, or

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 use crate::toml_path;
 use serde::de::Error as _;
@@ -207,8 +207,9 @@ pub fn load_text(
             None | Some(BUILT_IN) => Ok((builtin.to_owned(), "built-in".to_owned())),
             Some(p) => {
                 let full = base_dir.join(p);
-                let text = std::fs::read_to_string(&full)
-                    .with_context(|| format!("cannot read table file {}", full.display()))?;
+                let text = crate::input_file::read_text(&full).map_err(|e| {
+                    anyhow::anyhow!("cannot read table file {}: {e}", full.display())
+                })?;
                 Ok((text, full.display().to_string()))
             }
         }

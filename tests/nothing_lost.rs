@@ -177,7 +177,7 @@ fn sigterm_stops_the_server_with_its_runs_and_removes_its_files() {
     server.wait_for(id, |s| {
         s["status"] == "running" && s["done"].as_u64() > Some(0)
     });
-    let files = temp.join(format!("warcrunch-serve-{}", server.pid()));
+    let files = crate::util::server_files(server.pid());
     assert!(files.exists(), "{} while running", files.display());
     let ended = server.terminate(Duration::from_secs(5));
     assert!(ended.is_some(), "the server ends within 5 s of SIGTERM");

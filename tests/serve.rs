@@ -683,8 +683,10 @@ fn two_hundred_runs_keep_the_servers_memory_and_disk_flat() {
             .expect("ten readings")
     };
     let mut settled = 0;
+    let mut first = None;
     for i in 0..200 {
-        knights_run(&server, 20_000);
+        let id = knights_run(&server, 20_000);
+        first.get_or_insert(id);
         if i == 49 {
             settled = held();
         }
@@ -695,7 +697,7 @@ fn two_hundred_runs_keep_the_servers_memory_and_disk_flat() {
         end < settled + 4 * 1024,
         "memory grew from {settled} KiB to {end} KiB"
     );
-    let folder = std::env::temp_dir().join(format!("warcrunch-serve-{pid}"));
+    let folder = crate::util::server_files(pid);
     let kept = std::fs::read_dir(&folder)
         .unwrap()
         .filter(|e| {
@@ -710,7 +712,7 @@ fn two_hundred_runs_keep_the_servers_memory_and_disk_flat() {
         "the last 33 runs' folders, no more, in {}",
         folder.display()
     );
-    let (status, body) = server.json("GET", "/api/runs/1", None);
+    let (status, body) = server.json("GET", &format!("/api/runs/{}", first.unwrap()), None);
     assert_eq!(status, 404, "the oldest run is forgotten: {body}");
 }
 
@@ -914,21 +916,23 @@ fn a_foreign_host_or_origin_is_refused_on_every_endpoint() {
         let (status, _) = server.request_with("GET", "/api/scenarios", &[&host], None);
         assert_eq!(status, 200, "{host}");
     }
-    // A post or delete from another site's page: refused before any work.
+    // Any request from another site's page, GET included (a run's events:
+    // dropping them stops the run), is refused before any work: by its
+    // Origin, or by the browser's Sec-Fetch-Site where it sends no Origin.
     let host = format!("Host: {}", server.address);
-    for (method, path, body) in endpoints().into_iter().filter(|(m, _, _)| *m != "GET") {
-        let (status, text) = server.request_with(
-            method,
-            path,
-            &[
-                &host,
-                "Origin: http://evil.example",
-                "Content-Type: application/json",
-            ],
-            body.as_deref(),
-        );
-        assert_eq!(status, 403, "{method} {path}: {text}");
-        assert!(text.contains("another site's page"), "{text}");
+    for (method, path, body) in endpoints() {
+        for from in ["Origin: http://evil.example", "Sec-Fetch-Site: cross-site"] {
+            let (status, text) = server.request_with(
+                method,
+                path,
+                &[&host, from, "Content-Type: application/json"],
+                body.as_deref(),
+            );
+            if path.starts_with("/api/") || from.starts_with("Origin") {
+                assert_eq!(status, 403, "{method} {path} with {from}: {text}");
+                assert!(text.contains("another site's page"), "{text}");
+            }
+        }
     }
     let own = format!("Origin: http://{}", server.address);
     let (status, text) = server.request_with(

@@ -346,3 +346,15 @@ pub fn sigterm(pid: u32) {
         .expect("kill runs");
     assert!(sent.success(), "kill -TERM {pid}");
 }
+
+/// The folder a running server with this PID keeps its runs' files in
+/// (`warcrunch-serve-PID-` and random characters, in the temporary folder).
+pub fn server_files(pid: u32) -> PathBuf {
+    let prefix = format!("warcrunch-serve-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .find(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("{prefix}(none)")))
+}

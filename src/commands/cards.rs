@@ -1,6 +1,6 @@
 //! `warcrunch cards`: the exact skew analysis of a Combat Card deck.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::CardsArgs;
 use crate::report::RunInfo;
@@ -18,8 +18,8 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     let (text, source) = match &args.table {
         None => (built_in_text("cards").to_owned(), "built-in".to_owned()),
         Some(path) => (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read table file {}", path.display()))?,
+            crate::input_file::read_text(path)
+                .map_err(|e| anyhow::anyhow!("cannot read table file {}: {e}", path.display()))?,
             path.display().to_string(),
         ),
     };

@@ -1,7 +1,7 @@
 //! `warcrunch merge`: combine the partial results of `--shard` runs into the
 //! report one run would have written.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::cli::MergeArgs;
 use crate::engine::Shard;
@@ -11,6 +11,18 @@ use crate::runner::finish;
 
 /// Reads every part, checks they make one whole run, writes its report.
 pub fn run(args: &MergeArgs) -> Result<()> {
+    // Replacing a folder one of the parts lives in would lose that part.
+    if let Ok(out) = args.out.canonicalize() {
+        for part in &args.parts {
+            if part.canonicalize().is_ok_and(|p| p.starts_with(&out)) {
+                bail!(
+                    "merge --out {}: the part {} is in that folder, which the merged report would replace; choose another --out",
+                    args.out.display(),
+                    part.display()
+                );
+            }
+        }
+    }
     let parts = args
         .parts
         .iter()

@@ -1,11 +1,12 @@
 //! `warcrunch new`: a commented starter scenario that passes `check` as written.
 
+use crate::report::output_dir::write_files_whole;
 use std::path::PathBuf;
 
 use crate::cli::NewArgs;
 use crate::report::console::say;
 use crate::schema;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 /// Writes the starter where asked, never over a file unless `--force`.
 pub fn run(args: &NewArgs) -> Result<()> {
@@ -29,7 +30,7 @@ pub fn run(args: &NewArgs) -> Result<()> {
     let schema = schema::find(name)?;
     let placed = schema::place(&schema, &path, args.force)?;
     let text = format!("{}\n{}", placed.line, starter);
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    write_files_whole(&[(path.clone(), text)])?;
     let mut said = format!(
         "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
         p = path.display()

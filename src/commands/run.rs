@@ -156,8 +156,8 @@ fn batch_summary(answer: &BatchAnswer) -> String {
 /// scenario and tables, each written to a private folder that is removed
 /// afterwards; the hashes checked before and after.
 fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
-    let text = std::fs::read_to_string(from)
-        .with_context(|| format!("--from: cannot read {}", from.display()))?;
+    let text = crate::input_file::read_results(from)
+        .map_err(|e| anyhow::anyhow!("--from: cannot read {}: {e}", from.display()))?;
     if let Ok(batch) = serde_json::from_str::<BatchRecord>(&text) {
         return rerun_batch(from, &batch, args);
     }

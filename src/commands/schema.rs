@@ -1,6 +1,7 @@
 //! `warcrunch schema`: print or write the JSON Schemas of scenario and
 //! table files, or the key reference as Markdown.
 
+use crate::report::output_dir::write_files_whole;
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
@@ -33,10 +34,12 @@ pub fn run(args: &SchemaArgs) -> Result<()> {
         }
     }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for entry in &chosen {
-        let path = dir.join(entry.file_name());
-        std::fs::write(&path, entry.text())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    let files: Vec<(std::path::PathBuf, String)> = chosen
+        .iter()
+        .map(|entry| (dir.join(entry.file_name()), entry.text()))
+        .collect();
+    write_files_whole(&files)?;
+    for (path, _) in &files {
         say(&format!("wrote {}\n", path.display()))?;
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! `warcrunch tables`: list the built-in tables or write them out.
 
+use crate::report::output_dir::write_files_whole;
 use anyhow::{Context, Result, bail};
 
 use crate::cli::TablesArgs;
@@ -53,8 +54,7 @@ pub fn run(args: &TablesArgs) -> Result<()> {
         }
         let entry = schema::find(t.name)?;
         let placed = schema::place(&entry, &path, args.force)?;
-        std::fs::write(&path, schema::with_schema_line(t.text, &placed.line))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write_files_whole(&[(path.clone(), schema::with_schema_line(t.text, &placed.line))])?;
         say(&format!("wrote {}\n", path.display()))?;
         if let Some(spare) = &placed.write {
             schema::write(&entry, spare)?;

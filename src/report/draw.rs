@@ -189,7 +189,8 @@ impl Stems {
 
 /// A name reduced to letters, digits and underscores.
 pub fn file_safe(name: &str) -> String {
-    name.chars()
+    let safe: String = name
+        .chars()
         .map(|c| match c {
             c if c.is_ascii_alphanumeric() => c.to_string(),
             '<' => "_lt_".to_owned(),
@@ -198,8 +199,21 @@ pub fn file_safe(name: &str) -> String {
             '|' => "_or_".to_owned(),
             _ => "_".to_owned(),
         })
-        .collect()
+        .collect();
+    if safe.len() <= MAX_FILE_PART {
+        return safe;
+    }
+    // A name too long for a file name (a hero's, a value's) keeps its
+    // start and gains a digest of the whole, so two stay apart.
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{hex}", &safe[..MAX_FILE_PART - 9])
 }
+
+/// The longest part a name gives a file name (two parts, a prefix and an
+/// extension stay well inside the 255 bytes a file name may have).
+const MAX_FILE_PART: usize = 64;
 
 /// A grid of coloured cells with labels.
 pub struct Grid {
@@ -332,6 +346,19 @@ mod tests {
             format!("{e:#}"),
             "cannot write t.png: No space left on device (os error 28)"
         );
+    }
+
+    #[test]
+    fn a_long_name_is_cut_with_a_digest_that_keeps_two_apart() {
+        let (a, b) = (
+            format!("{}a", "x".repeat(300)),
+            format!("{}b", "x".repeat(300)),
+        );
+        let (a, b) = (file_safe(&a), file_safe(&b));
+        assert_eq!(a.len(), MAX_FILE_PART);
+        assert_ne!(a, b);
+        assert!(a.starts_with(&"x".repeat(50)), "{a}");
+        assert_eq!(file_safe("hero:Titus"), "hero_Titus");
     }
 
     #[test]

@@ -9,9 +9,21 @@
 //! user's: it refuses to replace a folder holding any, unless `--force`.
 //! Staging folders left by a killed process are removed by the next run
 //! into the same place.
+//!
+//! One process writes a destination at a time: a staging folder holds a
+//! lock (`.STEM.lock` beside the destination, released when the process
+//! ends, however it ends), and a second writer is refused.
+//!
+//! A stop (Ctrl-C, SIGTERM) ends the process within a second whatever it
+//! is doing: [`abandon_and_exit`] removes every folder still in progress,
+//! waiting only for a commit already under way, so the previous results
+//! stay whole and nothing is left half-written.
 
 use std::fs;
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use anyhow::{Context, Result, bail};
 
@@ -24,12 +36,100 @@ const MARKER_HEAD: &str = "written by warcrunch; the files it wrote here:";
 /// The most user files a refusal names.
 const SHOWN: usize = 10;
 
+/// Folders this process is writing that a stop must not leave behind:
+/// staging folders and the server's folder for its runs.
+static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The folders in progress, locked: a commit holds them for its renames,
+/// so a stop waits for it rather than leaving a destination half-moved.
+fn folders_in_progress() -> MutexGuard<'static, Vec<PathBuf>> {
+    IN_PROGRESS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Marks `folder` as one a stop removes.
+pub fn in_progress(folder: &Path) {
+    folders_in_progress().push(folder.to_path_buf());
+}
+
+/// Removes every folder in progress (after any commit under way) and ends
+/// the process with `code`.
+pub fn abandon_and_exit(code: i32) -> ! {
+    let folders = folders_in_progress();
+    for folder in folders.iter() {
+        fs::remove_dir_all(folder).ok();
+    }
+    std::process::exit(code)
+}
+
 /// A staging folder for one destination.
 #[derive(Debug)]
 pub struct Staging {
     dest: PathBuf,
     tmp: PathBuf,
     committed: bool,
+    /// The destination's lock, held while this process writes it.
+    _lock: DestinationLock,
+}
+
+/// An advisory lock on a destination (`flock` on `.STEM.lock` beside it):
+/// the system releases it when the process ends, so a killed writer's
+/// lock is never mistaken for a live one. The file is removed on release.
+#[derive(Debug)]
+struct DestinationLock {
+    path: PathBuf,
+    /// The open file the lock is on; closing it releases the lock.
+    _held: fs::File,
+}
+
+impl DestinationLock {
+    /// Takes the lock of `dest`, or names the process that holds it.
+    fn take(parent: &Path, stem: &str, dest: &Path) -> Result<DestinationLock> {
+        use rustix::fs::{FlockOperation, flock};
+        let path = parent.join(format!(".{stem}.lock"));
+        // A lock taken on a file another writer was removing as we opened
+        // it guards nothing: take it again on the file now at the path.
+        for _ in 0..100 {
+            let file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+            if flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive).is_err() {
+                let holder = fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                bail!(
+                    "output folder {} is being written by another warcrunch{}; wait for it to finish, or choose another --out",
+                    dest.display(),
+                    if holder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (process {holder})")
+                    }
+                );
+            }
+            let same = match (file.metadata(), fs::metadata(&path)) {
+                (Ok(held), Ok(now)) => held.ino() == now.ino() && held.dev() == now.dev(),
+                _ => false,
+            };
+            if same {
+                fs::write(&path, std::process::id().to_string()).ok();
+                return Ok(DestinationLock { path, _held: file });
+            }
+        }
+        bail!("cannot take the lock file {}", path.display())
+    }
+}
+
+impl Drop for DestinationLock {
+    fn drop(&mut self) {
+        // Removed while still held: a writer waiting on this file sees it
+        // replaced and takes the new one (above).
+        fs::remove_file(&self.path).ok();
+    }
 }
 
 impl Staging {
@@ -71,6 +171,7 @@ impl Staging {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "out".into());
+        let lock = DestinationLock::take(&parent, &stem, dest)?;
         remove_stale_staging(&parent, &stem);
         let tmp = parent.join(format!(".{stem}.partial-{}", std::process::id()));
         if tmp.exists() {
@@ -78,13 +179,16 @@ impl Staging {
         }
         fs::create_dir(&tmp)
             .with_context(|| format!("cannot create staging folder {}", tmp.display()))?;
-        fs::write(tmp.join(MARKER), format!("{MARKER_HEAD}\n"))
-            .with_context(|| format!("cannot write in {}", tmp.display()))?;
-        Ok(Staging {
+        in_progress(&tmp);
+        let staging = Staging {
             dest: dest.to_path_buf(),
             tmp,
             committed: false,
-        })
+            _lock: lock,
+        };
+        fs::write(staging.tmp.join(MARKER), format!("{MARKER_HEAD}\n"))
+            .with_context(|| format!("cannot write in {}", staging.tmp.display()))?;
+        Ok(staging)
     }
 
     /// The folder to write files into.
@@ -104,6 +208,9 @@ impl Staging {
         }
         fs::write(self.tmp.join(MARKER), manifest)
             .with_context(|| format!("cannot write in {}", self.tmp.display()))?;
+        // Held through the renames: a stop waits for them to finish.
+        let mut in_progress = folders_in_progress();
+        in_progress.retain(|folder| folder != &self.tmp);
         let old = self.tmp.with_extension("old");
         if self.dest.exists() {
             fs::rename(&self.dest, &old).with_context(|| {
@@ -123,6 +230,44 @@ impl Staging {
         self.committed = true;
         Ok(self.dest.clone())
     }
+}
+
+/// Writes each `(path, text)` whole or not at all: every text into a
+/// hidden file beside its path first, then all moved into place. When any
+/// write fails (a full disk), the hidden files are removed and no path is
+/// created or replaced.
+pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
+    let hidden = |path: &Path| {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    };
+    let mut written: Vec<PathBuf> = Vec::new();
+    let mut staged = || -> Result<()> {
+        for (path, text) in files {
+            let tmp = hidden(path);
+            written.push(tmp.clone());
+            let mut file = fs::File::create(&tmp)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            std::io::Write::write_all(&mut file, text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    };
+    if let Err(e) = staged() {
+        for tmp in &written {
+            fs::remove_file(tmp).ok();
+        }
+        return Err(e);
+    }
+    for (path, _) in files {
+        fs::rename(hidden(path), path)
+            .with_context(|| format!("cannot move {} into place", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Every file and empty folder under `root`, as relative paths with `/`
@@ -196,7 +341,9 @@ pub fn process_is_running(pid: u32) -> bool {
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.committed {
+            let mut in_progress = folders_in_progress();
             fs::remove_dir_all(&self.tmp).ok();
+            in_progress.retain(|folder| folder != &self.tmp);
         }
     }
 }
@@ -204,6 +351,53 @@ impl Drop for Staging {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_are_written_whole_or_not_at_all() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (root.path().join("a.toml"), root.path().join("b.toml"));
+        fs::write(&a, "old").unwrap();
+        write_files_whole(&[(a.clone(), "new".into()), (b.clone(), "b".into())]).unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "b");
+        // A disk that is full: nothing is created or replaced, nothing left.
+        if Path::new("/dev/full").exists() {
+            let c = root.path().join("c.toml");
+            // Stage c through /dev/full by making its hidden name a link.
+            let hidden = root
+                .path()
+                .join(format!(".c.toml.partial-{}", std::process::id()));
+            std::os::unix::fs::symlink("/dev/full", &hidden).unwrap();
+            let e = write_files_whole(&[(a.clone(), "newer".into()), (c.clone(), "c".into())])
+                .unwrap_err();
+            assert!(format!("{e:#}").contains("cannot write"), "{e:#}");
+            assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+            assert!(!c.exists());
+            let left: Vec<_> = fs::read_dir(root.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(left.len(), 2, "{left:?}");
+        }
+    }
+
+    #[test]
+    fn a_second_writer_to_the_same_folder_is_refused_while_the_first_holds_it() {
+        let root = tempfile::tempdir().unwrap();
+        let dest = root.path().join("out");
+        let first = Staging::new(&dest, false).unwrap();
+        let e = format!("{:#}", Staging::new(&dest, false).unwrap_err());
+        assert!(
+            e.contains("is being written by another warcrunch")
+                && e.contains(&format!("(process {})", std::process::id())),
+            "{e}"
+        );
+        first.commit().unwrap();
+        // Released with the first: the next writer proceeds, and no lock
+        // file is left beside the results.
+        Staging::new(&dest, false).unwrap().commit().unwrap();
+        assert!(!root.path().join(".out.lock").exists());
+    }
 
     #[test]
     fn dropped_staging_leaves_nothing_and_commit_replaces() {

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Formats, ReportKind, RunInfo, RunReport, VariantResult};
 use crate::engine::Shard;
+use crate::stats::MetricRole;
 
 /// The file a shard writes into its output folder.
 pub const PARTIAL_FILE: &str = "partial.json";
@@ -147,6 +148,17 @@ impl Partial {
                     m.sums.changed
                 );
             }
+            if let Err(contradiction) = counts_agree(v) {
+                bail!(
+                    "{}: {}{contradiction}: {again}",
+                    file.display(),
+                    if v.variant.is_empty() {
+                        String::new()
+                    } else {
+                        format!("variant `{}`, ", v.variant)
+                    },
+                );
+            }
             if let Some(c) = v.shared.iter().find(|c| c.battles > battles) {
                 bail!(
                     "{}: paired count {}/{}={} is {} battles, more than the shard's {battles}: {again}",
@@ -178,8 +190,8 @@ impl Partial {
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("cannot read partial result {}", file.display()))?;
+        let text = crate::input_file::read_results(&file)
+            .map_err(|e| anyhow::anyhow!("cannot read partial result {}: {e}", file.display()))?;
         let partial: Partial = serde_json::from_str(&text).with_context(|| {
             format!(
                 "{} is not a warcrunch partial result (write one with `run --shard I/N`)",
@@ -251,6 +263,70 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> S
         }
         _ => format!("{at} ({a} vs {b})"),
     }
+}
+
+/// Whether one variant's counts agree with each other, as every battle
+/// makes them: one side's wins are the other's losses (and their draws the
+/// same), and the whole party had someone out of action in at least as
+/// many battles as any one PC, and at most in as many as all of them
+/// together. Says which histograms contradict each other.
+fn counts_agree(v: &VariantResult) -> std::result::Result<(), String> {
+    let sides: Vec<&crate::stats::Metric<u64>> = v
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.role, MetricRole::Victory { .. }))
+        .collect();
+    if let [a, b] = sides[..]
+        && a.weights.len() == b.weights.len()
+        && a.weights.len() >= 2
+    {
+        let mirrored = a.weights[0] == b.weights[1]
+            && a.weights[1] == b.weights[0]
+            && a.weights[2..] == b.weights[2..];
+        if !mirrored {
+            return Err(format!(
+                "{}/{} counts {} won and {} lost, but {}/{} counts {} lost and {} won; one side's wins must be the other's losses",
+                a.subject,
+                a.name,
+                a.weights[0],
+                a.weights[1],
+                b.subject,
+                b.name,
+                b.weights[1],
+                b.weights[0]
+            ));
+        }
+    }
+    let out_of_action: Vec<(&str, u64)> = v
+        .metrics
+        .iter()
+        .filter_map(|m| match &m.role {
+            MetricRole::Fate { out, .. } => Some((
+                m.subject.as_str(),
+                out.iter().filter_map(|&bin| m.weights.get(bin)).sum(),
+            )),
+            _ => None,
+        })
+        .collect();
+    for party in &v.metrics {
+        let MetricRole::PartyRisk { whole: true, .. } = party.role else {
+            continue;
+        };
+        let Some(&any_out) = party.weights.get(1) else {
+            continue;
+        };
+        let most = out_of_action.iter().max_by_key(|(_, n)| *n);
+        let all: u64 = out_of_action.iter().map(|(_, n)| n).sum();
+        if let Some((pc, alone)) = most
+            && (any_out < *alone || any_out > all)
+        {
+            return Err(format!(
+                "{}/{} counts {any_out} battles with a PC out of action, but {pc} alone was out in {alone} and all PCs together in {all}",
+                party.subject, party.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Adds the counts of the shards `parts` (path, partial) into the report

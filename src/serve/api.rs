@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use anyhow::Context as _;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::{StatusCode, header};
@@ -63,7 +64,16 @@ impl State {
     /// The state of a server started with `options`.
     pub fn new(options: &ServeOptions) -> anyhow::Result<State> {
         remove_files_of_stopped_servers();
-        let files = std::env::temp_dir().join(format!("{FILES_PREFIX}{}", std::process::id()));
+        // A new folder with an unpredictable name, made (never reused,
+        // never through a link someone planted) readable by us alone.
+        use std::os::unix::fs::PermissionsExt as _;
+        let files = tempfile::Builder::new()
+            .prefix(&format!("{FILES_PREFIX}{}-", std::process::id()))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .context("cannot make the server's folder for its runs' files")?
+            .keep();
+        crate::report::output_dir::in_progress(&files);
         Ok(State {
             scenarios: ScenarioFolder::new(&options.scenarios),
             runs: Runs::new(options.max_runs, files),
@@ -72,7 +82,8 @@ impl State {
     }
 }
 
-/// The runs' folder of server PID in the temporary folder: this + PID.
+/// The runs' folder of server PID in the temporary folder: this, the PID,
+/// `-` and random characters.
 const FILES_PREFIX: &str = "warcrunch-serve-";
 
 /// Removes the runs' folders of servers no longer running (killed before
@@ -85,8 +96,11 @@ fn remove_files_of_stopped_servers() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let pid = name
             .strip_prefix(FILES_PREFIX)
+            .and_then(|rest| rest.split('-').next())
             .and_then(|p| p.parse::<u32>().ok());
-        if pid.is_some_and(|pid| !crate::report::output_dir::process_is_running(pid)) {
+        // Only a folder, never what a link points to.
+        let folder = entry.file_type().is_ok_and(|t| t.is_dir());
+        if folder && pid.is_some_and(|pid| !crate::report::output_dir::process_is_running(pid)) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -104,7 +104,8 @@ impl ScenarioFolder {
                         .map(|c| c.as_os_str().to_string_lossy())
                         .collect::<Vec<_>>()
                         .join("/");
-                    if let Some(entry) = std::fs::read_to_string(&path)
+                    if let Some(entry) = self
+                        .read_resolved(&path, &name)
                         .ok()
                         .and_then(|text| listed(name, &text))
                     {
@@ -149,19 +150,18 @@ impl ScenarioFolder {
     /// The text of a file `resolve` found, read through one handle whose
     /// own path is checked to be inside the tree: a file swapped for a link
     /// between the check and the read is refused, never read.
+    /// Only a regular file is read (never a pipe or a device), and none
+    /// larger than [`crate::input_file::MAX_INPUT_BYTES`].
     pub fn read_resolved(&self, real: &Path, name: &str) -> Result<String, Refusal> {
-        use std::io::Read;
-        let unreadable = |e: std::io::Error| Refusal {
+        let unreadable = |e: String| Refusal {
             status: 404,
             message: format!("`{name}`: {e}"),
         };
-        let mut file = std::fs::File::open(real).map_err(unreadable)?;
+        let file = crate::input_file::open_regular(real).map_err(unreadable)?;
         if !handle_is_inside(&file, &self.root) {
             return Err(Refusal::outside(name));
         }
-        let mut text = String::new();
-        file.read_to_string(&mut text).map_err(unreadable)?;
-        Ok(text)
+        crate::input_file::read_open(file).map_err(unreadable)
     }
 
     /// The text of a scenario in the tree, or of the bundled battle of that
@@ -175,16 +175,14 @@ impl ScenarioFolder {
             }
             resolved => resolved?,
         };
-        if !path.is_file() || path.extension().is_none_or(|e| e != "toml") {
+        if path.extension().is_none_or(|e| e != "toml") {
             return Err(Refusal {
                 status: 404,
                 message: format!("`{name}`: not a scenario file (.toml) in the scenarios folder"),
             });
         }
-        std::fs::read_to_string(&path).map_err(|e| Refusal {
-            status: 404,
-            message: format!("`{name}`: {e}"),
-        })
+        // Read through the handle whose place was checked, as tables are.
+        self.read_resolved(&path, name)
     }
 }
 

@@ -3,8 +3,9 @@
 //! - a request addressed to the server by a name it listens under (its
 //!   `Host`), so a web page whose own name was rebound to 127.0.0.1 (DNS
 //!   rebinding) is refused;
-//! - a POST or DELETE whose `Origin`, when present, is the server itself,
-//!   so another site's page cannot start or stop runs;
+//! - any request whose `Origin`, when present, is the server itself, and
+//!   whose `Sec-Fetch-Site`, when present, is the page's own, so another
+//!   site's page cannot start, follow or stop runs (GET included);
 //! - with a token (always on a non-loopback address, or asked with
 //!   `--token`), every call but the page itself carries it: the page's URL
 //!   holds it once, and the server hands it back as a same-site cookie.
@@ -13,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -89,22 +90,37 @@ impl Guard {
                 ),
             ));
         }
-        if matches!(*request.method(), Method::POST | Method::DELETE)
-            && let Some(origin) = headers.get(header::ORIGIN)
+        // Any request, GET included (a run's events: dropping them stops
+        // the run), from another site's page is refused: by its `Origin`
+        // where it sends one, by the browser's `Sec-Fetch-Site` where it
+        // sends none (an image or a link).
+        if let Some(origin) = headers.get(header::ORIGIN)
             && origin.to_str().ok() != Some(&format!("http://{host}"))
         {
             return Err(Refused(
                 StatusCode::FORBIDDEN,
                 format!(
                     "a request from another site's page (Origin {}) is refused; use the workbench's own page at http://{host}",
-                    origin.to_str().unwrap_or("?")
+                    shown(origin.to_str().unwrap_or("?"))
+                ),
+            ));
+        }
+        let path = request.uri().path();
+        if path.starts_with("/api/")
+            && let Some(site) = headers.get("sec-fetch-site")
+            && !matches!(site.to_str().unwrap_or(""), "same-origin" | "none")
+        {
+            return Err(Refused(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "a request made by another site's page (Sec-Fetch-Site {}) is refused; use the workbench's own page at http://{host}",
+                    shown(site.to_str().unwrap_or("?"))
                 ),
             ));
         }
         let Some(token) = &self.token else {
             return Ok(false);
         };
-        let path = request.uri().path();
         let in_query = query_token(request.uri().query()).is_some_and(|t| same(&t, token));
         if path == "/" || path.starts_with("/assets/") {
             return Ok(path == "/" && in_query);
@@ -120,6 +136,11 @@ impl Guard {
             ))
         }
     }
+}
+
+/// A header's value as a message quotes it: at most 100 characters.
+fn shown(value: &str) -> String {
+    crate::format::clipped(value, 100)
 }
 
 /// A refusal: its status and the reason.
@@ -188,6 +209,7 @@ pub fn new_token() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::Method;
 
     fn request(method: Method, uri: &str, headers: &[(&str, &str)]) -> Request {
         let mut builder = Request::builder().method(method).uri(uri);

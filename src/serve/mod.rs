@@ -69,14 +69,51 @@ pub fn serve(options: ServeOptions, announce: impl FnOnce(SocketAddr) -> Result<
         announce(address)?;
         let files = state.files().to_path_buf();
         let guard = guard::Guard::new(address, options.token.clone());
-        let served = axum::serve(listener, api::router(state, guard))
-            .with_graceful_shutdown(interrupted())
-            .await
-            .context("the server stopped");
+        let app = api::router(state, guard).layer(
+            tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT),
+        );
+        accept_until_interrupted(listener, app).await;
         // The runs' files were for this session's page only.
         let _ = std::fs::remove_dir_all(files);
-        served
+        Ok(())
     })
+}
+
+/// How long a client may take to send a request's header.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client may take to send a request's body (a few kilobytes
+/// of TOML, never more than a megabyte).
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves every connection until Ctrl-C (or SIGTERM): a header not sent
+/// within [`HEADER_TIMEOUT`] closes its connection. On a stop, listening
+/// ends at once and open connections, idle or half-sent, are closed with
+/// the runtime.
+async fn accept_until_interrupted(listener: tokio::net::TcpListener, app: axum::Router) {
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // A connection that failed before it was accepted is the
+                // client's; the next one is served.
+                Err(_) => continue,
+            },
+            () = interrupted() => return,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT);
+            // A connection that fails is the client's own.
+            let _ = builder
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .with_upgrades()
+                .await;
+        });
+    }
 }
 
 /// Resolves once Ctrl-C has asked every run to stop.

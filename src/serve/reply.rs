@@ -19,9 +19,10 @@ pub(super) fn crashed(what: &str, e: tokio::task::JoinError) -> Response {
     )
 }
 
-/// A JSON error with a status.
+/// A JSON error with a status (overlong echoes of the input clipped).
 pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
+    let message = crate::format::clip_echoes(&message.into());
+    (status, Json(json!({ "error": message }))).into_response()
 }
 
 /// A JSON request body. A body that is too large (413), not JSON (415,

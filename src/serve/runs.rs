@@ -146,6 +146,8 @@ pub struct Run {
     pub counts: OnceLock<Vec<Metric<u64>>>,
     /// When a stop was first asked for.
     asked_to_stop: OnceLock<std::time::Instant>,
+    /// Its place in the order runs were started (its id is random).
+    started: u64,
 }
 
 /// Ended runs kept (state and files) when a new run starts; older ones are
@@ -191,6 +193,20 @@ impl Runs {
         &self.files
     }
 
+    /// A random id no run of this server has: another site cannot guess a
+    /// run's id to follow or stop it. Below 2^53, so the page's numbers
+    /// hold it exactly.
+    fn unused_id(&self) -> u64 {
+        use rand::RngExt;
+        let runs = self.runs.lock().expect("runs lock");
+        loop {
+            let id = rand::rng().random_range(1..1u64 << 53);
+            if !runs.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
     /// The run with this id.
     pub fn get(&self, id: u64) -> Option<Arc<Run>> {
         self.runs.lock().expect("runs lock").get(&id).cloned()
@@ -230,7 +246,8 @@ impl Runs {
                 (n < MAX_QUEUED).then_some(n + 1)
             })
             .map_err(|waiting| Busy { waiting })?;
-        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let started = self.next.fetch_add(1, Ordering::SeqCst);
+        let id = self.unused_id();
         let snapshot = Snapshot {
             id,
             status: Status::Queued,
@@ -250,6 +267,7 @@ impl Runs {
             dir: self.files.join(format!("run-{id}")),
             counts: OnceLock::new(),
             asked_to_stop: OnceLock::new(),
+            started,
         });
         {
             let mut runs = self.runs.lock().expect("runs lock");
@@ -346,16 +364,16 @@ fn give_back_memory() {
 
 /// Forgets the oldest ended runs beyond [`KEPT`], files and all.
 fn forget_old(runs: &mut HashMap<u64, Arc<Run>>) {
-    let mut ended: Vec<u64> = runs
+    let mut ended: Vec<(u64, u64)> = runs
         .iter()
         .filter(|(_, run)| run.state.borrow().status.ended())
-        .map(|(&id, _)| id)
+        .map(|(&id, run)| (run.started, id))
         .collect();
     if ended.len() <= KEPT {
         return;
     }
     ended.sort_unstable();
-    for id in &ended[..ended.len() - KEPT] {
+    for (_, id) in &ended[..ended.len() - KEPT] {
         if let Some(run) = runs.remove(id) {
             // A folder already gone is what we want.
             let _ = std::fs::remove_dir_all(&run.dir);

@@ -8,6 +8,10 @@ use std::sync::OnceLock;
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
+pub mod special;
+
+pub use special::clopper_pearson;
+
 /// A histogram weight: an integer count (Monte Carlo) or a probability (exact).
 pub trait Weight: Copy + Default + std::ops::AddAssign + PartialEq + Send + 'static {}
 impl Weight for u64 {}
@@ -360,29 +364,6 @@ pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
         1.0
     } else {
         (centre + half).min(1.0)
-    };
-    (lo, hi)
-}
-
-/// The Clopper–Pearson ("exact") interval for `successes` out of `trials`
-/// at `confidence`: it never covers less than it says, even for a handful
-/// of successes, where Wilson's interval falls short.
-pub fn clopper_pearson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
-    use statrs::distribution::Beta;
-    if trials == 0 {
-        return (0.0, 1.0);
-    }
-    let tail = (1.0 - confidence) / 2.0;
-    let (x, n) = (successes as f64, trials as f64);
-    let lo = if successes == 0 {
-        0.0
-    } else {
-        Beta::new(x, n - x + 1.0).map_or(0.0, |b| b.inverse_cdf(tail))
-    };
-    let hi = if successes == trials {
-        1.0
-    } else {
-        Beta::new(x + 1.0, n - x).map_or(1.0, |b| b.inverse_cdf(1.0 - tail))
     };
     (lo, hi)
 }

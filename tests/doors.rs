@@ -1,0 +1,435 @@
+//! The doors a reliability and security probe found open, each held shut:
+//! cross-site requests, slow clients, pipes and devices, planted links,
+//! unbounded threads and names, half-written files, contradicting shards,
+//! two writers to one folder, and options misnamed in messages.
+
+use std::io::Write as _;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::serve::Server;
+use crate::util::{failure_stderr, is_root, read, repo, skipped, warcrunch};
+
+const AMBUSH: &str = "scenarios/gurps/ambush_at_the_ford.toml";
+const KNIGHTS: &str = "scenarios/war_cards/knights_vs_pikes.toml";
+
+fn ambush() -> String {
+    read(&repo().join(AMBUSH))
+}
+
+/// A named pipe at `path`.
+fn fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+#[test]
+fn a_cross_site_get_neither_follows_nor_stops_a_run_and_ids_are_not_guessable() {
+    let server = Server::start(&[]);
+    let id = server.start_run(json!({ "toml": ambush(), "trials": 1_000_000_000, "seed": 1 }));
+    let other = server.start_run(json!({ "toml": ambush(), "trials": 1000, "seed": 1 }));
+    // Random ids below 2^53: not 1, 2, 3…, and not one after the other.
+    assert!(
+        id > 1 << 20 && other > 1 << 20 && id.abs_diff(other) != 1,
+        "{id} {other}"
+    );
+    server.wait_for(id, |s| s["status"] == "running");
+    let host = format!("Host: {}", server.address);
+    for from in ["Origin: https://evil.example", "Sec-Fetch-Site: cross-site"] {
+        let (status, text) = server.request_with(
+            "GET",
+            &format!("/api/runs/{id}/events"),
+            &[&host, from],
+            None,
+        );
+        assert_eq!(status, 403, "{from}: {text}");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let (_, state) = server.json("GET", &format!("/api/runs/{id}"), None);
+    assert_eq!(state["status"], "running", "the run goes on: {state}");
+    let (status, _) = server.json("DELETE", &format!("/api/runs/{id}"), None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn slow_clients_do_not_hold_the_server_after_sigterm() {
+    let mut server = Server::start(&[]);
+    let files = crate::util::server_files(server.pid());
+    assert!(files.is_dir());
+    // A header never finished, and a body short of its Content-Length.
+    let mut half_header = TcpStream::connect(&server.address).unwrap();
+    write!(
+        half_header,
+        "GET /api/scenarios HTTP/1.1\r\nHost: {}\r\n",
+        server.address
+    )
+    .unwrap();
+    let mut short_body = TcpStream::connect(&server.address).unwrap();
+    write!(
+        short_body,
+        "POST /api/check HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"toml\":",
+        server.address
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    let ended = server.terminate(Duration::from_secs(3));
+    assert!(ended.is_some(), "still serving 3 s after SIGTERM");
+    assert!(asked.elapsed() < Duration::from_secs(3));
+    assert!(!files.exists(), "{} is left behind", files.display());
+    drop((half_header, short_body));
+}
+
+#[test]
+fn a_slow_client_is_cut_off_while_the_server_runs() {
+    use std::io::Read as _;
+    let server = Server::start(&[]);
+    let mut half_header = TcpStream::connect(&server.address).unwrap();
+    write!(
+        half_header,
+        "GET /api/scenarios HTTP/1.1\r\nHost: {}\r\n",
+        server.address
+    )
+    .unwrap();
+    let mut short_body = TcpStream::connect(&server.address).unwrap();
+    write!(
+        short_body,
+        "POST /api/check HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"toml\":",
+        server.address
+    )
+    .unwrap();
+    let started = Instant::now();
+    for stream in [&mut half_header, &mut short_body] {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(40)))
+            .unwrap();
+    }
+    // The half-sent header: the connection is closed (10 s).
+    let mut answer = Vec::new();
+    half_header.read_to_end(&mut answer).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&answer).contains("200 OK"),
+        "{answer:?}"
+    );
+    // The short body: refused once its time is up (10 s).
+    let mut answer = String::new();
+    short_body.read_to_string(&mut answer).ok();
+    assert!(
+        answer.starts_with("HTTP/1.1 4") && answer.contains("designated timeout"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    // The server still answers others.
+    let (status, _) = server.json("GET", "/api/scenarios", None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn the_servers_folder_is_new_unpredictable_and_never_a_planted_link() {
+    let temp = std::env::temp_dir();
+    let target = tempfile::tempdir().unwrap();
+    // Links where a server of the next few hundred process ids would once
+    // have put its files.
+    let me = std::process::id();
+    let planted: Vec<PathBuf> = (me..me + 400)
+        .map(|pid| temp.join(format!("warcrunch-serve-{pid}")))
+        .filter(|link| std::os::unix::fs::symlink(target.path(), link).is_ok())
+        .collect();
+    let server = Server::start(&[]);
+    let knights = read(&repo().join(KNIGHTS));
+    let id = server.start_run(json!({ "toml": knights, "trials": 2000, "seed": 1 }));
+    assert_eq!(server.follow(id)["status"], "done");
+    let files = crate::util::server_files(server.pid());
+    let kind = std::fs::symlink_metadata(&files).unwrap();
+    assert!(kind.is_dir(), "{} is a real folder", files.display());
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(kind.permissions().mode() & 0o777, 0o700, "ours alone");
+    let name = files.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.len() > format!("warcrunch-serve-{}-", server.pid()).len() + 4,
+        "{name} ends in random characters"
+    );
+    assert_eq!(
+        std::fs::read_dir(target.path()).unwrap().count(),
+        0,
+        "nothing written through a planted link"
+    );
+    for link in planted {
+        std::fs::remove_file(link).ok();
+    }
+}
+
+#[test]
+fn pipes_and_devices_are_refused_at_once_by_the_cli_and_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("fifo.toml");
+    fifo(&pipe);
+    let zero = dir.path().join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    for (file, what) in [(&pipe, "a named pipe"), (&zero, "a device")] {
+        let started = Instant::now();
+        let error = failure_stderr(warcrunch().arg("check").arg(file));
+        assert!(
+            error.contains(&format!("it is {what}, not a regular file")),
+            "{error}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+    // A scenario whose table is a pipe: refused by `check` and by the server.
+    let scenario = dir.path().join("ambush.toml");
+    let text = ambush().replacen(
+        "[[sides]]",
+        "[tables]\nglory = \"fifo.toml\"\n\n[[sides]]",
+        1,
+    );
+    std::fs::write(&scenario, &text).unwrap();
+    let error = failure_stderr(warcrunch().arg("check").arg(&scenario));
+    assert!(
+        error.contains("table file") && error.contains("a named pipe"),
+        "{error}"
+    );
+    let server = Server::start_in(dir.path(), &["--scenarios", "."]);
+    let (status, body) = server.json(
+        "POST",
+        "/api/check",
+        Some(json!({ "toml": text, "name": "ambush.toml" })),
+    );
+    assert!((400..500).contains(&status), "{status} {body}");
+    assert!(body.to_string().contains("named pipe"), "{body}");
+    let (status, body) = server.json("GET", "/api/scenarios/fifo.toml", None);
+    assert_eq!(status, 404, "{body}");
+    assert!(body.to_string().contains("named pipe"), "{body}");
+}
+
+#[test]
+fn threads_are_capped_and_a_long_name_neither_breaks_a_file_nor_floods_a_message() {
+    let error = failure_stderr(warcrunch().args(["run", KNIGHTS, "--threads", "100000"]));
+    assert!(
+        error.contains("--threads") && error.contains("per core"),
+        "{error}"
+    );
+    let error = failure_stderr(warcrunch().args(["run", KNIGHTS, "--threads", "4294967296"]));
+    assert!(error.contains("--threads"), "{error}");
+    // A hero named with 300 characters: charts get a cut name with a digest.
+    let dir = tempfile::tempdir().unwrap();
+    let long = "Titus".repeat(60);
+    let scenario = dir.path().join("long.toml");
+    std::fs::write(
+        &scenario,
+        ambush().replace("\"Titus\"", &format!("\"{long}\"")),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "2000"])
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let longest = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().len())
+        .max()
+        .unwrap();
+    assert!(longest < 200, "a file name of {longest} bytes");
+    // A name as long as one argument may be (128 KiB): the message quotes
+    // a few hundred bytes of it.
+    let huge = "x".repeat(120_000);
+    let error = failure_stderr(warcrunch().args([
+        "sweep",
+        AMBUSH,
+        "--set",
+        &format!("heroes.{huge}.risk=1,2"),
+    ]));
+    assert!(error.len() < 4096, "a message of {} bytes", error.len());
+    assert!(error.contains("more characters"), "{error}");
+}
+
+#[test]
+fn generated_files_are_written_whole_or_not_at_all_on_a_full_disk() {
+    if !is_root() {
+        return skipped("a full disk is made with a small tmpfs, which needs root");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=12k", "tmpfs"])
+        .arg(&disk)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount a 12 KiB tmpfs");
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            std::process::Command::new("umount")
+                .arg(&self.0)
+                .status()
+                .ok();
+        }
+    }
+    let _unmount = Unmount(disk.clone());
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    // Schemas of every kind: tens of kilobytes, more than the disk holds.
+    let error = failure_stderr(
+        warcrunch()
+            .args(["schema", "--out"])
+            .arg(disk.join("schema")),
+    );
+    assert!(error.contains("cannot write"), "{error}");
+    assert!(
+        names(&disk.join("schema")).is_empty(),
+        "{:?}",
+        names(&disk.join("schema"))
+    );
+    let error = failure_stderr(
+        warcrunch()
+            .args(["tables", "--export"])
+            .arg(disk.join("tables")),
+    );
+    assert!(error.contains("cannot write"), "{error}");
+    let written: Vec<String> = names(&disk.join("tables"))
+        .into_iter()
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(written.is_empty(), "hidden leftovers {written:?}");
+    // Fill the disk, then `new`: no empty file that a retry calls existing.
+    std::fs::write(disk.join("filler"), vec![0u8; 12 * 1024]).ok();
+    let mine = disk.join("mine.toml");
+    let error = failure_stderr(warcrunch().args(["new", "gurps", "--out"]).arg(&mine));
+    assert!(error.contains("cannot write"), "{error}");
+    assert!(!mine.exists(), "a half-written {}", mine.display());
+    // Completions to a full device: an error, not a panic.
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warcrunch"))
+        .args(["completions", "bash"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot write to standard output"));
+}
+
+#[test]
+fn a_reader_that_closes_early_ends_the_command_quietly() {
+    for args in [&["completions", "bash"][..], &["man"][..], &["tables"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_warcrunch"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        use std::os::unix::process::ExitStatusExt as _;
+        let quiet = output.status.success() || output.status.signal() == Some(13);
+        assert!(
+            quiet,
+            "{args:?}: {:?} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    }
+}
+
+#[test]
+fn merge_refuses_parts_that_contradict_themselves_and_an_out_holding_a_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let part = |i: u32| dir.path().join(format!("part{i}"));
+    for i in 0..2 {
+        warcrunch()
+            .args([
+                "run",
+                "--quiet",
+                "--trials",
+                "20000",
+                "--shard",
+                &format!("{i}/2"),
+                AMBUSH,
+                "--out",
+            ])
+            .arg(part(i))
+            .assert()
+            .success();
+    }
+    // Megalos wins 500 battles more, Raiders lose none more: totals kept,
+    // the digest recomputed.
+    let file = part(1).join("partial.json");
+    let mut partial: warcrunch::report::partial::Partial =
+        serde_json::from_str(&read(&file)).unwrap();
+    let victory = partial.variants[0]
+        .metrics
+        .iter_mut()
+        .find(|m| m.subject == "side:Megalos" && m.name == "victory")
+        .unwrap();
+    victory.weights[0] += 500;
+    victory.weights[1] -= 500;
+    partial.counts_sha256 = partial.counts_digest();
+    std::fs::write(&file, serde_json::to_string(&partial).unwrap()).unwrap();
+    let error = failure_stderr(
+        warcrunch()
+            .arg("merge")
+            .arg(part(0))
+            .arg(part(1))
+            .arg("--out")
+            .arg(dir.path().join("whole")),
+    );
+    assert!(
+        error.contains("part1")
+            && error.contains("side:Megalos/victory")
+            && error.contains("side:Raiders/victory"),
+        "{error}"
+    );
+    assert!(!dir.path().join("whole").exists());
+    // An output folder holding one of the parts is refused, the part kept.
+    let error = failure_stderr(
+        warcrunch()
+            .arg("merge")
+            .arg(part(0))
+            .arg(part(1))
+            .arg("--out")
+            .arg(part(0)),
+    );
+    assert!(
+        error.contains("merge --out") && error.contains("choose another --out"),
+        "{error}"
+    );
+    assert!(part(0).join("partial.json").exists());
+}
+
+#[test]
+fn messages_name_the_option_typed() {
+    let error = failure_stderr(warcrunch().args([
+        "run",
+        KNIGHTS,
+        "--precision",
+        "0.01",
+        "--max-trials",
+        "0",
+    ]));
+    assert!(
+        error.contains("--max-trials") && !error.contains("--trials:"),
+        "{error}"
+    );
+}
