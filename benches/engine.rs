@@ -592,6 +592,7 @@ fn many_variants(c: &mut Criterion) {
         out: Some(out.path().join("sensitivity")),
         named_out: None,
         inputs: None,
+        large_output: false,
         force: true,
         formats: warcrunch::report::Formats {
             csv: true,

@@ -164,6 +164,9 @@ pub struct SimulationArgs {
     /// Replace an output folder that warcrunch did not write.
     #[arg(long)]
     pub force: bool,
+    /// Go on with a sweep that would write more than about 100 MB (its size is said first).
+    #[arg(long)]
+    pub yes: bool,
     /// Use another table file without editing the scenario: NAME=FILE (repeatable);
     /// compare takes N:NAME=FILE, for its Nth scenario, or NAME=A,B to compare two tables
     /// (each `builtin` or a file) across every scenario listed.

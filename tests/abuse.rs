@@ -249,21 +249,20 @@ fn three_hundred_queued_runs_are_bounded_and_every_kind_stops_within_a_second() 
         );
         eprintln!("{asked}: stopped in {} ms", state["stopped_after_ms"]);
     }
-    // A question whose battles in all (moves × battles) exceed the cap
-    // fails before its first battle, saying so.
+    // A question whose battles in all (moves × battles) exceed the cap is
+    // refused when it is asked, as a sweep's are.
     let (status, body) = server.json(
         "POST",
         "/api/analyses",
         Some(json!({ "toml": ambush(), "ask": { "sensitivity": { "target": "party/any_down_or_dead=yes", "trials": 50_000_000 } } })),
     );
-    assert_eq!(status, 200, "{body}");
-    let state = server.follow(body["id"].as_u64().unwrap());
-    assert_eq!(state["status"], "failed", "{state}");
+    assert_eq!(status, 422, "{body}");
     assert!(
-        state["note"].as_str().is_some_and(|n| n.contains("more than this server's cap of 1000000000 battles in all")),
-        "{state}"
+        body["error"]
+            .as_str()
+            .is_some_and(|n| n.contains("this server fights at most 1000000000 for one question")),
+        "{body}"
     );
-    assert_eq!(state["done"], 0);
     alive(&server);
 }
 

@@ -433,3 +433,119 @@ fn messages_name_the_option_typed() {
         "{error}"
     );
 }
+
+#[test]
+fn a_folder_swapped_for_a_link_during_requests_never_serves_the_file_outside() {
+    let root = tempfile::tempdir().unwrap();
+    let (inside, outside) = (root.path().join("scenarios"), root.path().join("outside"));
+    let (sub, parked) = (inside.join("sub"), root.path().join("parked"));
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let knights = read(&repo().join(KNIGHTS));
+    std::fs::write(sub.join("x.toml"), &knights).unwrap();
+    let secret = knights.replacen("name = \"", "name = \"OUTSIDE SECRET ", 1);
+    std::fs::write(outside.join("x.toml"), &secret).unwrap();
+    let server = Server::start_in(root.path(), &["--scenarios", "scenarios"]);
+    // `sub` is a real folder one moment and a link out the next, while the
+    // page asks for the file in it and for the listing.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, sub, parked, outside) =
+            (stop.clone(), sub.clone(), parked.clone(), outside.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::fs::rename(&sub, &parked).unwrap();
+                std::os::unix::fs::symlink(&outside, &sub).unwrap();
+                std::thread::yield_now();
+                std::fs::remove_file(&sub).unwrap();
+                std::fs::rename(&parked, &sub).unwrap();
+                std::thread::yield_now();
+            }
+        })
+    };
+    let mut served = 0;
+    for i in 0..1500 {
+        let path = if i % 5 == 0 {
+            "/api/scenarios"
+        } else {
+            "/api/scenarios/sub/x.toml"
+        };
+        let (status, text) = server.request("GET", path, None);
+        assert!(
+            !text.contains("OUTSIDE SECRET"),
+            "request {i} served the file outside"
+        );
+        served += usize::from(status == 200);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(
+        served > 300,
+        "the page is still answered ({served} answers)"
+    );
+}
+
+#[test]
+fn a_sweep_that_would_write_more_than_100_mb_says_so_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big");
+    let error = failure_stderr(
+        warcrunch()
+            .args([
+                "sweep",
+                AMBUSH,
+                "--set",
+                "heroes.Titus.risk=-6..6",
+                "--set",
+                "heroes.Varro.risk=-6..6",
+                "--set",
+                "heroes.Ilsa.risk=-6..6",
+                "--max-variants",
+                "2200",
+                "--trials",
+                "1000",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(
+        error.contains("this sweep would write about")
+            && error.contains("2,197 variants")
+            && error.contains("--yes"),
+        "{error}"
+    );
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_capped_server_shares_its_cap_among_a_sensitivitys_moves_as_among_a_sweeps_variants() {
+    // The ambush's own 200,000 battles for each of its moves would be far
+    // over a cap of 60,000: each gets an equal share instead.
+    let server = Server::start(&["--max-trials", "60000"]);
+    let (status, body) = server.json(
+        "POST",
+        "/api/analyses",
+        Some(json!({ "toml": ambush(), "name": AMBUSH, "ask": { "sensitivity": { "target": "side:Megalos/victory=won" } } })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    let done = server.follow(id);
+    assert_eq!(
+        done["status"], "done",
+        "accepted and answered, not failed: {done}"
+    );
+    let (_, record) = server.json("GET", &format!("/api/runs/{id}/files/run.json"), None);
+    let each = record["trials"].as_u64().unwrap();
+    let (_, table) = server.request(
+        "GET",
+        &format!("/api/runs/{id}/files/sensitivity.csv"),
+        None,
+    );
+    let moves = table.lines().count() as u64 - 1;
+    assert!(moves > 2 && each > 0, "{record}");
+    assert!(
+        each * (moves + 1) <= 60_000,
+        "{each} battles × {moves} moves and the base"
+    );
+}

@@ -174,6 +174,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
             formats: to.formats,
             named_out: Some(out.join(&name)),
             inputs: to.inputs.clone(),
+            large_output: to.large_output,
         };
         if plan.progress {
             eprintln!("{name}: {}", file.display());

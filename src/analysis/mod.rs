@@ -34,7 +34,13 @@ pub struct Destination {
     /// A folder of inputs whose files the record names by file name alone:
     /// the server's copy of a posted question, written beside its answer.
     pub inputs: Option<PathBuf>,
+    /// Write a sweep's files even when they come to more than
+    /// [`LARGE_OUTPUT_BYTES`] (`--yes`; the server's caps bound its own).
+    pub large_output: bool,
 }
+
+/// Files a question writes beyond which it asks for `--yes` first.
+pub const LARGE_OUTPUT_BYTES: u64 = 100 << 20;
 
 impl Destination {
     /// The folder a reproduce line names for files written to `written`:

@@ -122,12 +122,23 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// Loads the base scenario and every move, runs them and writes the report.
-pub fn sensitivity(
-    request: &SensitivityRequest,
-    plan: &Plan,
-    to: &Destination,
-) -> Result<SensitivityAnswer> {
+/// A sensitivity analysis ready to fight: its target, base and moves, and
+/// the moves refused.
+struct Prepared {
+    target: Target,
+    base: Scenario,
+    variants: Vec<Variant>,
+    refused: Vec<Refused>,
+}
+
+/// How many scenarios a sensitivity analysis fights (the base and each
+/// move), each for its `trials`: what a server's cap is shared among.
+pub fn scenarios_fought(request: &SensitivityRequest) -> Result<u64> {
+    Ok(prepare(request)?.variants.len() as u64 + 1)
+}
+
+/// Loads the base scenario and every move, checking them all.
+fn prepare(request: &SensitivityRequest) -> Result<Prepared> {
     let target = Target::parse(&request.target)?;
     let overrides = table_overrides(&request.tables)?;
     let tables: Vec<Edit> = overrides.iter().map(Edit::table).collect();
@@ -144,10 +155,9 @@ pub fn sensitivity(
     }
     let doc: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
-    let choices = setting_choices(request, &doc, &base, &overrides)?;
+    let mut all = knobs(&doc, &setting_choices(request, &doc, &base, &overrides)?);
     // A battle whose cells no table path names moves them itself.
     let own_cells = base.battle.own_cell_moves().transpose()?;
-    let mut all = knobs(&doc, &choices);
     // Cells named with --knobs, in any table the scenario reads.
     if own_cells.is_none() && request.knobs.iter().any(|k| k.starts_with("tables.")) {
         let every_table = SensitivityRequest {
@@ -184,6 +194,26 @@ pub fn sensitivity(
                 .join("; ")
         );
     }
+    Ok(Prepared {
+        target,
+        base,
+        variants,
+        refused,
+    })
+}
+
+/// Loads the base scenario and every move, runs them and writes the report.
+pub fn sensitivity(
+    request: &SensitivityRequest,
+    plan: &Plan,
+    to: &Destination,
+) -> Result<SensitivityAnswer> {
+    let Prepared {
+        target,
+        base,
+        variants,
+        refused,
+    } = prepare(request)?;
     let out = to.out.clone().unwrap_or_else(|| {
         let mut asked = vec![request.target.clone()];
         asked.extend(request.knobs.iter().cloned());

@@ -123,6 +123,20 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
             .map_err(|e| anyhow::anyhow!("variant {}: {e}", v.name))?;
         scenarios.push((v.name.clone(), s));
     }
+    let bins: u64 = metric_layout(&scenarios[0].1)
+        .iter()
+        .map(|m| m.weights.len() as u64)
+        .sum();
+    let size = expected_output_bytes(scenarios.len() as u64, bins);
+    if size > super::LARGE_OUTPUT_BYTES && !to.large_output {
+        bail!(
+            "this sweep would write about {} MB ({} variants × {} values each, in its tables, report and charts); \
+             pass --yes to write them, or sweep fewer values",
+            crate::format::thousands(size >> 20),
+            crate::format::thousands(scenarios.len() as u64),
+            crate::format::thousands(bins)
+        );
+    }
     let out = output_dir(
         to.out.as_deref(),
         question_out_dir(
@@ -306,4 +320,12 @@ fn reproduce_command(
         .written_to(to.named(out, shard), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()
+}
+
+/// About what a sweep of `variants` writes when each has `bins` values in
+/// all (its metrics' bins): some 265 bytes a value a variant across
+/// `distributions.csv`, `comparison.csv`, the report and the charts
+/// (measured on a 2,197-variant GURPS sweep: 315 MB), and 4 MB besides.
+fn expected_output_bytes(variants: u64, bins: u64) -> u64 {
+    variants.saturating_mul(bins).saturating_mul(265) + (4 << 20)
 }

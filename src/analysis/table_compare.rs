@@ -137,6 +137,7 @@ pub fn compare_tables(
             formats: to.formats,
             named_out: Some(out.join(&name)),
             inputs: to.inputs.clone(),
+            large_output: to.large_output,
         };
         let answer = compare(&single, plan, &folder)?;
         let report: &RunReport = &answer.report;

@@ -67,5 +67,6 @@ fn destination(out: &Option<PathBuf>, sim: &SimulationArgs) -> Destination {
         formats: crate::report::Formats::of(&sim.format),
         named_out: None,
         inputs: None,
+        large_output: sim.yes,
     }
 }

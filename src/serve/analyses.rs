@@ -47,11 +47,17 @@ impl Ask {
     /// scenario's number), one that names them is refused when its
     /// variants × battles exceed the cap; a solve that names no
     /// `max_trials` probes with at most [`SOLVE_SHARE`] of the cap each;
-    /// a sensitivity analysis (its moves are known only once it runs) is
-    /// held by the run's budget. A sweep runs at most
+    /// a sensitivity analysis shares the cap as a sweep does among the
+    /// scenarios it fights (the base and each move), which
+    /// `sensitivity_scenarios` counts. A sweep runs at most
     /// [`crate::sweep::DEFAULT_MAX_VARIANTS`] variants whatever it asks,
     /// and no question may read a table file.
-    pub fn within(mut self, max_trials: u64, scenario_trials: u64) -> Result<Ask, Refusal> {
+    pub fn within(
+        mut self,
+        max_trials: u64,
+        scenario_trials: u64,
+        sensitivity_scenarios: impl FnOnce(&SensitivityRequest) -> anyhow::Result<u64>,
+    ) -> Result<Ask, Refusal> {
         let refuse = |message: String| Refusal {
             status: 422,
             message,
@@ -162,7 +168,11 @@ impl Ask {
                     );
                 }
             }
-            Ask::Sensitivity(r) => over("trials", r.trials)?,
+            Ask::Sensitivity(r) => {
+                over("trials", r.trials)?;
+                let fought = sensitivity_scenarios(r).map_err(|e| refuse(format!("{e:#}")))?;
+                share(&mut r.trials, fought)?;
+            }
             Ask::Compare(r) => share(&mut r.trials, 2)?,
         }
         Ok(self)
@@ -305,6 +315,8 @@ impl Asked {
             // answer into a folder named as the run's.
             named_out: run.dir.file_name().map(PathBuf::from),
             inputs: Some(self.input.clone()),
+            // The server's caps on variants and battles bound its files.
+            large_output: true,
         };
         let scenario = self.file.clone();
         let edited: Vec<String> = self

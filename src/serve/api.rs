@@ -767,7 +767,36 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             }));
         }
         let written = write_question(&for_load, &q.toml, q.name.as_deref(), &q.tables)?;
-        let ask = q.ask.within(for_load.max_trials, written.trials).map_err(|refusal| {
+        // A sensitivity's moves, counted as its answer will make them; a
+        // refusal names the battle and the page's tables, not the files
+        // the server wrote them to.
+        let scenarios_fought = |request: &crate::analysis::sensitivity::SensitivityRequest| {
+            crate::analysis::sensitivity::scenarios_fought(
+                &crate::analysis::sensitivity::SensitivityRequest {
+                    scenario: written.file.clone(),
+                    tables: written
+                        .tables
+                        .iter()
+                        .map(|(name, file)| format!("{name}={}", file.display()))
+                        .collect(),
+                    ..request.clone()
+                },
+            )
+            .map_err(|e| {
+                let mut message = format!("{e:#}").replace(
+                    &written.file.display().to_string(),
+                    q.name.as_deref().unwrap_or(POSTED),
+                );
+                for (name, file) in &written.tables {
+                    message = message.replace(
+                        &file.display().to_string(),
+                        &format!("the page's {name} table"),
+                    );
+                }
+                anyhow::anyhow!(message)
+            })
+        };
+        let ask = q.ask.within(for_load.max_trials, written.trials, scenarios_fought).map_err(|refusal| {
             let _ = std::fs::remove_dir_all(&written.input);
             Rejected::Refused(refusal)
         })?;
