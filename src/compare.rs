@@ -721,6 +721,29 @@ mod tests {
     }
 
     #[test]
+    fn a_difference_that_never_varies_writes_no_infinite_statistic() {
+        // Every one of 1,000 battles lost 2 hp more: certain, t infinite.
+        let a = Metric::integers("hero:A", "hp_lost", 0, &[1000, 0, 0]);
+        let b = Metric::integers("hero:A", "hp_lost", 0, &[0, 0, 1000]);
+        let pairs = PairedMean {
+            subject: "hero:A".into(),
+            metric: "hp_lost".into(),
+            sums: PairedSums {
+                battles: 1000,
+                changed: 1000,
+                sum: 2000,
+                squares: 4000,
+            },
+        };
+        let d = differences(&[a], &[b], (&[], std::slice::from_ref(&pairs)));
+        assert_eq!(d.len(), 1);
+        assert!(d[0].statistic.is_nan(), "empty in every file: {:?}", d[0]);
+        assert_eq!(d[0].method, "paired_t_constant_difference");
+        assert_eq!(d[0].p_value, 0.0);
+        assert_eq!(d[0].difference, (2.0, 2.0, 2.0));
+    }
+
+    #[test]
     fn welch_on_a_textbook_case() {
         // {0, 2} against {4, 6}: means 1 and 5, variances 2 and 2, so
         // t = 4 / sqrt(2/2 + 2/2) = 2.8284 on df = 2, where Student's t has
