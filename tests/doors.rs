@@ -57,12 +57,9 @@ fn a_cross_site_get_neither_follows_nor_stops_a_run_and_ids_are_not_guessable() 
     assert_eq!(status, 200);
 }
 
-#[test]
-fn slow_clients_do_not_hold_the_server_after_sigterm() {
-    let mut server = Server::start(&[]);
-    let files = crate::util::server_files(server.pid());
-    assert!(files.is_dir());
-    // A header never finished, and a body short of its Content-Length.
+/// Two slow clients of `server`: one whose header never ends, one whose
+/// body stops short of its Content-Length.
+fn slow_clients(server: &Server) -> (TcpStream, TcpStream) {
     let mut half_header = TcpStream::connect(&server.address).unwrap();
     write!(
         half_header,
@@ -77,6 +74,15 @@ fn slow_clients_do_not_hold_the_server_after_sigterm() {
         server.address
     )
     .unwrap();
+    (half_header, short_body)
+}
+
+#[test]
+fn slow_clients_do_not_hold_the_server_after_sigterm() {
+    let mut server = Server::start(&[]);
+    let files = crate::util::server_files(server.pid());
+    assert!(files.is_dir());
+    let (half_header, short_body) = slow_clients(&server);
     std::thread::sleep(Duration::from_millis(300));
     let asked = Instant::now();
     let ended = server.terminate(Duration::from_secs(3));
@@ -90,20 +96,7 @@ fn slow_clients_do_not_hold_the_server_after_sigterm() {
 fn a_slow_client_is_cut_off_while_the_server_runs() {
     use std::io::Read as _;
     let server = Server::start(&[]);
-    let mut half_header = TcpStream::connect(&server.address).unwrap();
-    write!(
-        half_header,
-        "GET /api/scenarios HTTP/1.1\r\nHost: {}\r\n",
-        server.address
-    )
-    .unwrap();
-    let mut short_body = TcpStream::connect(&server.address).unwrap();
-    write!(
-        short_body,
-        "POST /api/check HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"toml\":",
-        server.address
-    )
-    .unwrap();
+    let (mut half_header, mut short_body) = slow_clients(&server);
     let started = Instant::now();
     for stream in [&mut half_header, &mut short_body] {
         stream

@@ -121,11 +121,7 @@ impl Partial {
                     bail!(
                         "{}: {}{}/{} counts {} battles, but shard {}/{} of a run of {trials} has {battles}: {again}",
                         file.display(),
-                        if v.variant.is_empty() {
-                            String::new()
-                        } else {
-                            format!("variant `{}`, ", v.variant)
-                        },
+                        variant_named(v),
                         m.subject,
                         m.name,
                         counted.map_or("more than 2^64".to_owned(), |n| n.to_string()),
@@ -152,11 +148,7 @@ impl Partial {
                 bail!(
                     "{}: {}{contradiction}: {again}",
                     file.display(),
-                    if v.variant.is_empty() {
-                        String::new()
-                    } else {
-                        format!("variant `{}`, ", v.variant)
-                    },
+                    variant_named(v),
                 );
             }
             if let Some(c) = v.shared.iter().find(|c| c.battles > battles) {
@@ -262,6 +254,16 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> S
                 .unwrap_or_else(|| at.to_owned())
         }
         _ => format!("{at} ({a} vs {b})"),
+    }
+}
+
+/// How a message names a variant before its metric: `variant `risk=-1`, `
+/// (nothing for a plain run's one variant).
+fn variant_named(v: &VariantResult) -> String {
+    if v.variant.is_empty() {
+        String::new()
+    } else {
+        format!("variant `{}`, ", v.variant)
     }
 }
 
