@@ -308,7 +308,7 @@ async function answer(question, label, shown, done) {
   const id = result.body.id;
   const which = label === "compare" ? "compare" : "ask";
   // The battle it answers, with the battles it fights as the server holds them.
-  const what = `${label} ${id} of ${battleWords(`${result.body.battles}, seed ${$("seed").value}`)}`;
+  const what = `${label} ${result.body.number} of ${battleWords(`${result.body.battles}, seed ${$("seed").value}`)}`;
   answered(which, what);
   shown.button.disabled = true;
   shown.status.textContent = `${what}: queued`;
@@ -537,7 +537,7 @@ async function run() {
     return;
   }
   showErrors([]);
-  answered("run", `run ${result.body.id} of ${battleWords(runWords())}`);
+  answered("run", `run ${result.body.number} of ${battleWords(runWords())}`);
   follow(result.body.id, data.precision !== undefined ? $("precision").value : undefined);
 }
 
@@ -571,7 +571,7 @@ function draw(snapshot) {
     ? `${snapshot.done.toLocaleString()} battles`
     : `${snapshot.done.toLocaleString()} of ${snapshot.planned.toLocaleString()} battles`;
   $("status").textContent =
-    `${answers.run.what || `run ${snapshot.id}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "") + timeLeft(snapshot);
+    `${answers.run.what || `run ${snapshot.number}`}: ${snapshot.status}, ${battles}` + (snapshot.note ? `; ${snapshot.note}` : "") + timeLeft(snapshot);
   // A precision run's end is not known ahead: the bar shows motion, not a share.
   if (current && current.precision && snapshot.status === "running") {
     $("progress").removeAttribute("value");

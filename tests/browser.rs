@@ -375,13 +375,24 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "document.getElementById('status').textContent.includes(': done,')",
     );
     let shown = page.eval("[...document.querySelectorAll('#verdict p')].map(p => p.textContent)");
-    let id = page
+    // The page names a run by its number on this server; its id (random)
+    // is the one the page follows.
+    let number = page
         .eval("document.getElementById('status').textContent.match(/^run (\\d+)/)[1]")
         .as_str()
         .unwrap()
         .parse::<u64>()
         .unwrap();
+    let id = page
+        .eval(
+            "document.querySelector('#files a').getAttribute('href').match(/runs\\/(\\d+)\\//)[1]",
+        )
+        .as_str()
+        .unwrap()
+        .parse::<u64>()
+        .unwrap();
     let (_, state) = server.json("GET", &format!("/api/runs/{id}"), None);
+    assert_eq!(state["number"], json!(number), "{state}");
     let from_api: Vec<String> = state["verdict"]
         .as_array()
         .unwrap()
@@ -428,7 +439,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "document.getElementById('checked').textContent.startsWith('valid')",
     );
     page.eval("document.getElementById('run').click()");
-    page.wait_for("the second run", &format!("document.getElementById('status').textContent.startsWith('run {}') && document.getElementById('status').textContent.includes(': done,')", id + 1));
+    page.wait_for("the second run", &format!("document.getElementById('status').textContent.startsWith('run {}') && document.getElementById('status').textContent.includes(': done,')", number + 1));
     let compared = page
         .eval("document.querySelectorAll('#metrics .prev').length")
         .as_u64()
@@ -466,7 +477,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     // From the keyboard: Enter in a field of the battle's form runs the
     // battle as edited, and focus lands on the answer.
     // Runs so far: the first, the second beside it (the refused one is none).
-    let runs_before = id + 1;
+    let runs_before = number + 1;
     page.eval(&format!(
         "(() => {{ const row = [...document.querySelectorAll('.field')].find(r => r.dataset.path === {RAIDERS_STRATEGY:?});
            const input = row.querySelector('input'); input.focus(); input.value = '12'; }})()"

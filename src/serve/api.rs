@@ -626,7 +626,10 @@ async fn start_run(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>
                 None => line.option("trials", s.trials),
             }
             .option("seed", s.seed);
-            started(state.runs.start(s, precision, (line, inputs), baseline))
+            started(
+                &state.runs,
+                state.runs.start(s, precision, (line, inputs), baseline),
+            )
         }
         Ok(Err(rejected)) => rejected.into_response(),
         Err(e) => crashed("the check", e),
@@ -725,17 +728,19 @@ fn write_question(
 /// Posted scenarios of questions are written under `input-N`.
 static INPUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// The reply to a queued run: its id, or 429 when too many wait.
-fn started(queued: Result<u64, Busy>) -> Response {
-    started_as(queued, json!({}))
+/// The reply to a queued run: its id and number, or 429 when too many
+/// wait.
+fn started(runs: &Runs, queued: Result<u64, Busy>) -> Response {
+    started_as(runs, queued, json!({}))
 }
 
 /// [`started`], its answer carrying `terms` beside the id (a question's
 /// battles and target in words).
-fn started_as(queued: Result<u64, Busy>, mut terms: serde_json::Value) -> Response {
+fn started_as(runs: &Runs, queued: Result<u64, Busy>, mut terms: serde_json::Value) -> Response {
     match queued {
         Ok(id) => {
             terms["id"] = json!(id);
+            terms["number"] = json!(runs.get(id).map(|run| run.number()));
             Json(terms).into_response()
         }
         Err(Busy { waiting }) => {
@@ -818,6 +823,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
     .await;
     match prepared {
         Ok(Ok((asked, terms))) => started_as(
+            &state.runs,
             state
                 .runs
                 .start_with(0, state.max_trials, move |run| asked.answer(run)),

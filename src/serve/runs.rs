@@ -106,8 +106,11 @@ pub struct Shown {
 /// What the event stream sends: the whole state of a run, each time it moves.
 #[derive(Debug, Clone, Serialize)]
 pub struct Snapshot {
-    /// The run's id.
+    /// The run's id (random: another site's page cannot guess it).
     pub id: u64,
+    /// The run's number on this server, in the order runs were started
+    /// (1, 2, 3…): what the page calls it.
+    pub number: u64,
     /// Where it is.
     pub status: Status,
     /// Battles done so far.
@@ -148,6 +151,13 @@ pub struct Run {
     asked_to_stop: OnceLock<std::time::Instant>,
     /// Its place in the order runs were started (its id is random).
     started: u64,
+}
+
+impl Run {
+    /// Its number on this server (see [`Snapshot::number`]).
+    pub fn number(&self) -> u64 {
+        self.started
+    }
 }
 
 /// Ended runs kept (state and files) when a new run starts; older ones are
@@ -250,6 +260,7 @@ impl Runs {
         let id = self.unused_id();
         let snapshot = Snapshot {
             id,
+            number: started,
             status: Status::Queued,
             done: 0,
             planned,
