@@ -30,7 +30,12 @@ fn main() -> ExitCode {
                 "error: {}",
                 warcrunch::format::clip_echoes(&format!("{e:#}"))
             );
-            ExitCode::FAILURE
+            // Stopped by a signal: the status a shell gives Ctrl-C.
+            if warcrunch::engine::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -97,7 +97,12 @@ fn stopped_at(args: &[&str], after: Duration) {
         whole(&out),
         "{args:?} stopped at {after:?}: the report is not whole"
     );
-    if !status.unwrap().success() {
+    let status = status.unwrap();
+    assert!(
+        status.success() || status.code() == Some(130),
+        "{args:?} stopped at {after:?}: {status:?}, not 130"
+    );
+    if !status.success() {
         assert_eq!(
             std::fs::read(out.join("run.json")).unwrap(),
             before,
