@@ -36,8 +36,8 @@ const MARKER_HEAD: &str = "written by warcrunch; the files it wrote here:";
 /// The most user files a refusal names.
 const SHOWN: usize = 10;
 
-/// Folders this process is writing that a stop must not leave behind:
-/// staging folders and the server's folder for its runs.
+/// Folders this process is writing that a stop must not leave behind
+/// (staging folders, the server's folder for its runs), and its lock files.
 static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The folders in progress, locked: a commit holds them for its renames,
@@ -48,17 +48,21 @@ fn folders_in_progress() -> MutexGuard<'static, Vec<PathBuf>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Marks `folder` as one a stop removes.
-pub fn in_progress(folder: &Path) {
-    folders_in_progress().push(folder.to_path_buf());
+/// Marks `path` (a folder, or a lock file) as one a stop removes.
+pub fn in_progress(path: &Path) {
+    folders_in_progress().push(path.to_path_buf());
 }
 
-/// Removes every folder in progress (after any commit under way) and ends
-/// the process with `code`.
+/// Removes every folder and lock file in progress (after any commit under
+/// way) and ends the process with `code`.
 pub fn abandon_and_exit(code: i32) -> ! {
-    let folders = folders_in_progress();
-    for folder in folders.iter() {
-        fs::remove_dir_all(folder).ok();
+    let paths = folders_in_progress();
+    for path in paths.iter() {
+        if path.is_dir() {
+            fs::remove_dir_all(path).ok();
+        } else {
+            fs::remove_file(path).ok();
+        }
     }
     std::process::exit(code)
 }
@@ -117,6 +121,7 @@ impl DestinationLock {
             };
             if same {
                 fs::write(&path, std::process::id().to_string()).ok();
+                in_progress(&path);
                 return Ok(DestinationLock { path, _held: file });
             }
         }
@@ -128,7 +133,9 @@ impl Drop for DestinationLock {
     fn drop(&mut self) {
         // Removed while still held: a writer waiting on this file sees it
         // replaced and takes the new one (above).
+        let mut in_progress = folders_in_progress();
         fs::remove_file(&self.path).ok();
+        in_progress.retain(|path| path != &self.path);
     }
 }
 
