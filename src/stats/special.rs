@@ -12,8 +12,10 @@
 //!   Stegun 26.7.5), which at ν ≥ 1000 is exact to the last bit of a double;
 //! - the incomplete beta by its continued fraction (DLMF 8.17.22) with the
 //!   prefactor in Loader's saddle-point form (no cancellation of the huge
-//!   log-gamma terms), and its quantile by Newton's method held inside a
-//!   bracket that halves whenever a step would leave it.
+//!   log-gamma terms), or, for a small x above the law's mean, by the sum
+//!   of the binomial terms below (so no digit of x is lost to 1 − x); and
+//!   its quantile by Newton's method held inside a bracket that halves
+//!   whenever a step would leave it.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 use statrs::function::gamma::ln_gamma;
