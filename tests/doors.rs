@@ -380,14 +380,17 @@ fn merge_refuses_parts_that_contradict_themselves_and_an_out_holding_a_part() {
     victory.weights[1] -= 500;
     partial.counts_sha256 = partial.counts_digest();
     std::fs::write(&file, serde_json::to_string(&partial).unwrap()).unwrap();
-    let error = failure_stderr(
-        warcrunch()
-            .arg("merge")
-            .arg(part(0))
-            .arg(part(1))
-            .arg("--out")
-            .arg(dir.path().join("whole")),
-    );
+    let merged_into = |out: &Path| {
+        failure_stderr(
+            warcrunch()
+                .arg("merge")
+                .arg(part(0))
+                .arg(part(1))
+                .arg("--out")
+                .arg(out),
+        )
+    };
+    let error = merged_into(&dir.path().join("whole"));
     assert!(
         error.contains("part1")
             && error.contains("side:Megalos/victory")
@@ -396,14 +399,7 @@ fn merge_refuses_parts_that_contradict_themselves_and_an_out_holding_a_part() {
     );
     assert!(!dir.path().join("whole").exists());
     // An output folder holding one of the parts is refused, the part kept.
-    let error = failure_stderr(
-        warcrunch()
-            .arg("merge")
-            .arg(part(0))
-            .arg(part(1))
-            .arg("--out")
-            .arg(part(0)),
-    );
+    let error = merged_into(&part(0));
     assert!(
         error.contains("merge --out") && error.contains("choose another --out"),
         "{error}"

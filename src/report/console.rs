@@ -52,15 +52,19 @@ pub fn wrote(folder: &std::path::Path, files: &[String]) -> String {
     format!("Wrote {}: {}\n", folder.display(), named.join(", "))
 }
 
-/// Writes text to stdout unless `--quiet`; a closed pipe (`warcrunch ... |
+/// Writes text to stdout unless `--quiet`, flushed, so a write that fails
+/// (a full disk) is an error naming it; a closed pipe (`warcrunch ... |
 /// head`) is not an error.
 pub fn say(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     if quiet() {
         return Ok(());
     }
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::anyhow!("cannot write to standard output: {e}"))
+        }
         _ => Ok(()),
     }
 }

@@ -101,7 +101,7 @@ impl Guard {
                 StatusCode::FORBIDDEN,
                 format!(
                     "a request from another site's page (Origin {}) is refused; use the workbench's own page at http://{host}",
-                    shown(origin.to_str().unwrap_or("?"))
+                    origin.to_str().unwrap_or("?")
                 ),
             ));
         }
@@ -114,7 +114,7 @@ impl Guard {
                 StatusCode::FORBIDDEN,
                 format!(
                     "a request made by another site's page (Sec-Fetch-Site {}) is refused; use the workbench's own page at http://{host}",
-                    shown(site.to_str().unwrap_or("?"))
+                    site.to_str().unwrap_or("?")
                 ),
             ));
         }
@@ -136,11 +136,6 @@ impl Guard {
             ))
         }
     }
-}
-
-/// A header's value as a message quotes it: at most 100 characters.
-fn shown(value: &str) -> String {
-    crate::format::clipped(value, 100)
 }
 
 /// A refusal: its status and the reason.
