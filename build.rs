@@ -191,8 +191,15 @@ impl Found {
     }
 }
 
-/// The commit of the work tree, or `unknown`; watched so that a new
-/// commit, or an edit to what the binary is built from, records it anew.
+/// The commit of the work tree, or `unknown`.
+///
+/// Watched so that a new commit records it anew and nothing else does: the
+/// ref that moves (the branch `HEAD` names, loose or packed) and `HEAD`
+/// itself, never the index, which `git status` and `git add` rewrite. An
+/// edit to what the binary is built from rebuilds the crate anyway, and
+/// the script reruns with it to add `-modified`. The folders of scenarios
+/// are watched by [`tomls`], one by one, so regenerating
+/// `scenarios/schema/` compiles nothing.
 fn commit() -> String {
     let git = |args: &[&str]| -> Option<String> {
         let out = Command::new("git").args(args).output().ok()?;
@@ -203,15 +210,17 @@ fn commit() -> String {
     let Some(hash) = git(&["rev-parse", "--short=12", "HEAD"]) else {
         return "unknown".to_owned();
     };
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for file in ["HEAD", "index"] {
-            let path = Path::new(&dir).join(file);
+    let mut moving = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
+    moving.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in moving {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            let path = Path::new(&path);
             if path.exists() {
                 println!("cargo::rerun-if-changed={}", path.display());
             }
         }
     }
-    for watched in ["src", "templates", "assets", "scenarios", "Cargo.toml"] {
+    for watched in ["src", "templates", "assets", "Cargo.toml"] {
         println!("cargo::rerun-if-changed={watched}");
     }
     let modified = git(&["status", "--porcelain", "--untracked-files=no"])
