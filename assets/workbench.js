@@ -203,15 +203,30 @@ async function ask() {
     $(wrong[0].id).focus();
     return;
   }
+  // One question at a time, from the click: a second click while this one
+  // is still being sent would answer in the same line.
+  const shown = { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") };
+  sending(shown, command);
   // The page's one count and seed go into the battle first; a solve's
   // probes take the count as their most and stop at the page's precision.
-  await editing;
-  await syncRunSettings();
+  try {
+    await editing;
+    await syncRunSettings();
+  } finally {
+    shown.button.disabled = false;
+  }
   asked[command] = read(command);
   const question = withPageSettings(command, asked[command]);
   $("ask-findings").replaceChildren();
   const done = command === "sensitivity" ? (id, words) => sensitivityFindings(id, asked[command].target, words) : undefined;
-  await answer({ [command]: question }, command, { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") }, done);
+  await answer({ [command]: question }, command, shown, done);
+}
+
+// A question is on its way: its button waits and its line says so, so the
+// line never shows an earlier answer's state meanwhile.
+function sending(shown, label) {
+  shown.button.disabled = true;
+  shown.status.textContent = `${label}: asking…`;
 }
 
 // A CSV text as rows of named fields (quoted fields may hold commas).
@@ -298,7 +313,10 @@ async function compareTables() {
 async function answer(question, label, shown, done) {
   const data = { toml: $("toml").value, name: scenarioName(), ask: question };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
-  const result = await post("/api/analyses", data);
+  sending(shown, label);
+  const result = await post("/api/analyses", data).finally(() => {
+    shown.button.disabled = false;
+  });
   shown.files.replaceChildren();
   shown.report.hidden = true;
   if (!result.ok) {

@@ -209,8 +209,12 @@ impl Browser {
             }
             if Instant::now() > deadline {
                 self.screenshot("timeout");
+                // What the page shows: its statuses, its disabled buttons, focus.
+                let page = self.eval(
+                    "JSON.stringify({ statuses: [...document.querySelectorAll('[id$=status]')].map(e => `${e.id}: ${e.textContent}`), disabled: [...document.querySelectorAll('button:disabled')].map(e => e.id || e.textContent), focus: document.activeElement.id, posted: window.posted && Object.keys(window.posted.ask), fetched: (window.fetched || []).slice(-12) })",
+                );
                 panic!(
-                    "waited 60 s for {what} (`{condition}`); screenshot in target/browser/timeout.png"
+                    "waited 60 s for {what} (`{condition}`); the page: {page}; screenshot in target/browser/timeout.png"
                 );
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -1212,7 +1216,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     );
     // What the page posts is kept, to hold it to the command line's request.
     page.eval(
-        "(() => { const sent = window.fetch; window.fetch = (url, options) => { if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
+        "(() => { const sent = window.fetch; window.fetch = (url, options) => { (window.fetched = window.fetched || []).push(String(url)); if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
     );
     // The outcomes are named in words, as the report names them.
     let titles =
@@ -1325,7 +1329,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     );
     page.wait_for(
         "the sweep",
-        "document.getElementById('ask-status').textContent.includes(': done')",
+        "document.getElementById('ask-status').textContent.startsWith('sweep ') && document.getElementById('ask-status').textContent.includes(': done')",
     );
     page.eval(
         "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
@@ -1349,7 +1353,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     assert_eq!(asked.knobs, ["days", "sides.Raiders.strategy"]);
     page.wait_for(
         "the sensitivity",
-        "document.getElementById('ask-status').textContent.includes(': done')",
+        "document.getElementById('ask-status').textContent.startsWith('sensitivity ') && document.getElementById('ask-status').textContent.includes(': done')",
     );
 
     // A question that fails says so beside Ask in the page's words, naming
