@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use polars::prelude::*;
 use polars_parquet::write::{KeyValue, schema_to_metadata_key};
 
-use super::{Export, Formats, RunInfo, RunReport};
+use super::{Export, Formats, RunInfo, RunReport, VariantResult};
 use crate::compare::reported_p;
 use crate::stats::{Metric, clopper_pearson, wilson, z95};
 use crate::target::{with_combined, with_combined_as};
@@ -30,97 +30,96 @@ pub struct Comparison;
 
 impl Export<RunReport> for Comparison {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        use crate::compare::Tests;
         let Some(base) = report.variants.first() else {
             return Ok(Vec::new());
         };
         if report.variants.len() < 2 {
             return Ok(Vec::new());
         }
-        let mut rows = Vec::new();
-        for v in report.variants.iter().skip(1) {
-            let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
-            let alpha = tests.alpha;
-            rows.extend(
-                tests
-                    .all
-                    .into_iter()
-                    .map(|d| (v.variant.as_str(), alpha, d)),
-            );
-        }
-        // A chi-square test has no estimate: null (empty), never NaN.
-        let col = |f: &dyn Fn(&crate::compare::Difference) -> f64| {
-            rows.iter()
-                .map(|(_, _, d)| Some(f(d)).filter(|x| !x.is_nan()))
-                .collect::<Vec<Option<f64>>>()
-        };
-        let (variants, subjects): (Vec<&str>, Vec<&str>) = rows
+        let held: Vec<&str> = report.variants[1..]
             .iter()
-            .map(|(v, _, d)| (*v, d.subject.as_str()))
-            .unzip();
-        let mut columns = variant_columns(report, &variants, VALUE_COLUMNS);
-        columns.push(text(
-            "baseline",
-            rows.iter().map(|_| base.variant.clone()).collect(),
-        ));
-        columns.extend(subject_columns(&subjects));
-        columns.extend([
-            text(
-                "metric",
-                rows.iter().map(|(_, _, d)| d.metric.clone()).collect(),
-            ),
-            text(
-                "scope",
-                rows.iter().map(|(_, _, d)| d.scope().to_owned()).collect(),
-            ),
-            Column::new(
-                "value".into(),
-                rows.iter()
-                    .map(|(_, _, d)| d.value_tested())
-                    .collect::<Vec<Option<&str>>>(),
-            ),
-            text(
-                "test",
-                rows.iter().map(|(_, _, d)| d.test.to_owned()).collect(),
-            ),
-            text(
-                "method",
-                rows.iter().map(|(_, _, d)| d.method.to_owned()).collect(),
-            ),
-            Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
-            Column::new("estimate".into(), col(&|d| d.estimate)),
-            Column::new("difference".into(), col(&|d| d.difference.0)),
-            Column::new("ci_low".into(), col(&|d| d.difference.1)),
-            Column::new("ci_high".into(), col(&|d| d.difference.2)),
-            Column::new("statistic".into(), col(&|d| d.statistic)),
-            Column::new("p_value".into(), col(&|d| reported_p(d.p_value))),
-            Column::new(
-                "discordant".into(),
-                rows.iter()
-                    .map(|(_, _, d)| d.pairs.map(|p| p.discordant))
-                    .collect::<Vec<Option<u64>>>(),
-            ),
-            Column::new(
-                "width_ratio".into(),
-                rows.iter()
-                    .map(|(_, _, d)| d.pairs.map(|p| p.width_ratio).filter(|r| r.is_finite()))
-                    .collect::<Vec<Option<f64>>>(),
-            ),
-            Column::new(
-                "significant".into(),
-                rows.iter()
-                    .map(|(_, alpha, d)| d.p_value < *alpha)
-                    .collect::<Vec<bool>>(),
-            ),
-        ]);
-        let keys: Vec<(&str, &str, &str)> = rows
-            .iter()
-            .map(|(v, _, d)| (*v, d.subject.as_str(), d.metric.as_str()))
+            .map(|v| v.variant.as_str())
             .collect();
-        columns.extend(stand_in_columns(report, &keys, Some(&base.variant)));
         let about = TableMeta::of(&report.info).with_units(&base.metrics);
-        write_table(dir, "comparison", (&report.formats, &about), columns)
+        let mut table = TableWriter::new(dir, "comparison", (&report.formats, &about));
+        let variant_keys = VariantKeys::new(report, &held);
+        // A variant's tests at a time: memory holds one variant's rows.
+        for v in &report.variants[1..] {
+            table.write(comparison_columns(report, v, &variant_keys))?;
+        }
+        table.finish()
     }
+}
+
+/// The rows of `comparison.csv` that test `v` against the first variant,
+/// as columns.
+fn comparison_columns(
+    report: &RunReport,
+    v: &VariantResult,
+    variant_keys: &VariantKeys,
+) -> Vec<Column> {
+    use crate::compare::{Difference, Tests};
+    let base = &report.variants[0];
+    let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
+    let alpha = tests.alpha;
+    let rows: Vec<Difference> = tests.all;
+    // A chi-square test has no estimate: null (empty), never NaN.
+    let col = |f: &dyn Fn(&Difference) -> f64| {
+        rows.iter()
+            .map(|d| Some(f(d)).filter(|x| !x.is_nan()))
+            .collect::<Vec<Option<f64>>>()
+    };
+    let variants = vec![v.variant.as_str(); rows.len()];
+    let subjects: Vec<&str> = rows.iter().map(|d| d.subject.as_str()).collect();
+    let mut columns = variant_keys.columns(&variants, VALUE_COLUMNS);
+    columns.push(text(
+        "baseline",
+        rows.iter().map(|_| base.variant.clone()).collect(),
+    ));
+    columns.extend(subject_columns(&subjects));
+    columns.extend([
+        text("metric", rows.iter().map(|d| d.metric.clone()).collect()),
+        text("scope", rows.iter().map(|d| d.scope().to_owned()).collect()),
+        Column::new(
+            "value".into(),
+            rows.iter()
+                .map(|d| d.value_tested())
+                .collect::<Vec<Option<&str>>>(),
+        ),
+        text("test", rows.iter().map(|d| d.test.to_owned()).collect()),
+        text("method", rows.iter().map(|d| d.method.to_owned()).collect()),
+        Column::new("baseline_estimate".into(), col(&|d| d.baseline)),
+        Column::new("estimate".into(), col(&|d| d.estimate)),
+        Column::new("difference".into(), col(&|d| d.difference.0)),
+        Column::new("ci_low".into(), col(&|d| d.difference.1)),
+        Column::new("ci_high".into(), col(&|d| d.difference.2)),
+        Column::new("statistic".into(), col(&|d| d.statistic)),
+        Column::new("p_value".into(), col(&|d| reported_p(d.p_value))),
+        Column::new(
+            "discordant".into(),
+            rows.iter()
+                .map(|d| d.pairs.map(|p| p.discordant))
+                .collect::<Vec<Option<u64>>>(),
+        ),
+        Column::new(
+            "width_ratio".into(),
+            rows.iter()
+                .map(|d| d.pairs.map(|p| p.width_ratio).filter(|r| r.is_finite()))
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new(
+            "significant".into(),
+            rows.iter()
+                .map(|d| d.p_value < alpha)
+                .collect::<Vec<bool>>(),
+        ),
+    ]);
+    let keys: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|d| (v.variant.as_str(), d.subject.as_str(), d.metric.as_str()))
+        .collect();
+    columns.extend(stand_in_columns(report, &keys, Some(&base.variant)));
+    columns
 }
 
 /// The frame of `columns`, counts (unsigned) as signed 64-bit integers: the
@@ -155,27 +154,153 @@ pub fn write_table(
     (formats, about): (&Formats, &TableMeta),
     columns: Vec<Column>,
 ) -> Result<Vec<String>> {
-    let mut written = Vec::new();
-    if formats.csv {
-        written.extend(write_csv(dir, &format!("{stem}.csv"), columns.clone())?);
+    let mut table = TableWriter::new(dir, stem, (formats, about));
+    table.write(columns)?;
+    table.finish()
+}
+
+/// Rows a Parquet row group holds (polars' own default), so a table
+/// written in chunks has the row groups it would have had whole.
+const ROW_GROUP: usize = 512 * 512;
+
+/// A table written a chunk of rows at a time (a variant's, in a sweep), as
+/// `<stem>.csv` and/or `<stem>.parquet`: memory holds one chunk, and at
+/// most a Parquet row group's rows. The bytes are those of the whole table
+/// written at once; every chunk has the same columns.
+pub struct TableWriter<'a> {
+    dir: &'a Path,
+    stem: &'a str,
+    formats: &'a Formats,
+    about: &'a TableMeta,
+    /// Opened with the first chunk, whose columns name the schema.
+    csv: Option<polars::io::csv::write::BatchedWriter<File>>,
+    parquet: Option<ParquetRows>,
+}
+
+/// A Parquet file being written, and the rows not yet in a row group.
+struct ParquetRows {
+    writer: polars::io::parquet::write::BatchedWriter<File>,
+    pending: Vec<DataFrame>,
+    rows: usize,
+}
+
+impl<'a> TableWriter<'a> {
+    /// A table to be written in `dir`; nothing is created before the first chunk.
+    pub fn new(
+        dir: &'a Path,
+        stem: &'a str,
+        (formats, about): (&'a Formats, &'a TableMeta),
+    ) -> Self {
+        Self {
+            dir,
+            stem,
+            formats,
+            about,
+            csv: None,
+            parquet: None,
+        }
     }
-    if formats.parquet {
-        let name = format!("{stem}.parquet");
-        let mut frame = frame(&name, columns)?;
-        let file =
-            File::create(dir.join(&name)).with_context(|| format!("cannot create {name}"))?;
-        let mut metadata = vec![arrow_schema_for_older_readers(&frame)];
-        metadata.extend(
-            (about.0.iter())
-                .map(|(key, value)| KeyValue::new(format!("warcrunch.{key}"), value.clone())),
-        );
-        ParquetWriter::new(file)
-            .with_key_value_metadata(Some(KeyValueMetadata::Static(metadata)))
-            .finish(&mut frame)
-            .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
-        written.push(name);
+
+    fn create(&self, format: &str) -> Result<File> {
+        let name = format!("{}.{format}", self.stem);
+        File::create(self.dir.join(&name)).with_context(|| format!("cannot create {name}"))
     }
-    Ok(written)
+
+    fn failed(&self, format: &str, e: impl std::fmt::Display) -> anyhow::Error {
+        anyhow::anyhow!("cannot write {}.{format}: {e}", self.stem)
+    }
+
+    /// Appends the rows of `columns`.
+    pub fn write(&mut self, columns: Vec<Column>) -> Result<()> {
+        let frame = frame(self.stem, columns)?;
+        if self.formats.csv {
+            if self.csv.is_none() {
+                let file = self.create("csv")?;
+                let batches = CsvWriter::new(file)
+                    .include_header(true)
+                    .batched(frame.schema())
+                    .map_err(|e| self.failed("csv", e))?;
+                self.csv = Some(batches);
+            }
+            let result = self.csv.as_mut().map(|csv| csv.write_batch(&frame));
+            result.transpose().map_err(|e| self.failed("csv", e))?;
+        }
+        if self.formats.parquet {
+            if self.parquet.is_none() {
+                let file = self.create("parquet")?;
+                let mut metadata = vec![arrow_schema_for_older_readers(&frame)];
+                metadata.extend(
+                    (self.about.0.iter()).map(|(key, value)| {
+                        KeyValue::new(format!("warcrunch.{key}"), value.clone())
+                    }),
+                );
+                let writer = ParquetWriter::new(file)
+                    .with_key_value_metadata(Some(KeyValueMetadata::Static(metadata)))
+                    .batched(frame.schema())
+                    .map_err(|e| self.failed("parquet", e))?;
+                self.parquet = Some(ParquetRows {
+                    writer,
+                    pending: Vec::new(),
+                    rows: 0,
+                });
+            }
+            let full = self.parquet.as_mut().is_some_and(|p| {
+                p.rows += frame.height();
+                p.pending.push(frame);
+                p.rows >= ROW_GROUP
+            });
+            if full {
+                self.flush_row_groups(false)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the pending rows as row groups of [`ROW_GROUP`] rows; the last,
+    /// shorter one only when `all`.
+    fn flush_row_groups(&mut self, all: bool) -> Result<()> {
+        let Some(parquet) = self.parquet.as_mut() else {
+            return Ok(());
+        };
+        if parquet.pending.is_empty() {
+            return Ok(());
+        }
+        let failed = |e: PolarsError| anyhow::anyhow!("cannot write {}.parquet: {e}", self.stem);
+        let mut chunks = std::mem::take(&mut parquet.pending).into_iter();
+        let mut rows = chunks.next().expect("pending rows");
+        for chunk in chunks {
+            rows.vstack_mut_owned(chunk).map_err(failed)?;
+        }
+        while rows.height() >= ROW_GROUP || (all && rows.height() > 0) {
+            let (mut group, rest) = rows.split_at(ROW_GROUP.min(rows.height()) as i64);
+            group.rechunk_mut_par();
+            parquet.writer.write_batch(&group).map_err(failed)?;
+            rows = rest;
+        }
+        parquet.rows = rows.height();
+        if parquet.rows > 0 {
+            parquet.pending.push(rows);
+        }
+        Ok(())
+    }
+
+    /// Ends the files; returns their names.
+    pub fn finish(mut self) -> Result<Vec<String>> {
+        let mut written = Vec::new();
+        if let Some(mut csv) = self.csv.take() {
+            csv.finish().map_err(|e| self.failed("csv", e))?;
+            written.push(format!("{}.csv", self.stem));
+        }
+        self.flush_row_groups(true)?;
+        if let Some(parquet) = self.parquet.take() {
+            parquet
+                .writer
+                .finish()
+                .map_err(|e| self.failed("parquet", e))?;
+            written.push(format!("{}.parquet", self.stem));
+        }
+        Ok(written)
+    }
 }
 
 /// The subject columns: `subject` as the metric names it (`side:Megalos`),
@@ -201,30 +326,66 @@ pub fn subject_columns(subjects: &[&str]) -> Vec<Column> {
 /// setting holding its value (numbers as numbers). A setting whose name is
 /// one of `taken` (the table's other columns) is called `set.NAME`.
 pub fn variant_columns(report: &RunReport, variants: &[&str], taken: &[&str]) -> Vec<Column> {
-    if report.is_plain() {
-        return Vec::new();
-    }
-    let mut columns = vec![Column::new("variant".into(), variants.to_vec())];
-    let order = &report.info.variants;
-    for p in &report.info.parameters {
-        let values: Vec<&str> = variants
+    VariantKeys::new(report, variants).columns(variants, taken)
+}
+
+/// What a table's variant columns need, found once for the table: each
+/// variant's place among the report's, and the type of each swept
+/// setting's column (whole numbers, numbers or text, as every variant the
+/// table holds allows), so that chunks of the table agree.
+struct VariantKeys<'a> {
+    report: &'a RunReport,
+    place: std::collections::HashMap<&'a str, usize>,
+    kinds: Vec<ValueKind>,
+}
+
+impl<'a> VariantKeys<'a> {
+    /// The keys of a table whose rows are about the variants `held`.
+    fn new(report: &'a RunReport, held: &[&str]) -> Self {
+        let place: std::collections::HashMap<&str, usize> = report
+            .info
+            .variants
             .iter()
-            .map(|v| {
-                order
-                    .iter()
-                    .position(|o| o == v)
-                    .and_then(|i| p.values.get(i))
-                    .map_or("", String::as_str)
-            })
+            .enumerate()
+            .rev()
+            .map(|(i, name)| (name.as_str(), i))
             .collect();
-        let name = if taken.contains(&p.name.as_str()) || p.name == "variant" {
-            format!("set.{}", p.name)
-        } else {
-            p.name.clone()
+        let mut keys = VariantKeys {
+            report,
+            place,
+            kinds: Vec::new(),
         };
-        columns.push(typed(&name, &values));
+        keys.kinds = (report.info.parameters.iter())
+            .map(|p| ValueKind::of(held.iter().map(|v| keys.value(p, v))))
+            .collect();
+        keys
     }
-    columns
+
+    /// Setting `p`'s value in variant `v` (empty where it has none).
+    fn value(&self, p: &'a super::Parameter, v: &str) -> &'a str {
+        self.place
+            .get(v)
+            .and_then(|&i| p.values.get(i))
+            .map_or("", String::as_str)
+    }
+
+    /// The variant columns of rows about `variants`, row by row.
+    fn columns(&self, variants: &[&str], taken: &[&str]) -> Vec<Column> {
+        if self.report.is_plain() {
+            return Vec::new();
+        }
+        let mut columns = vec![Column::new("variant".into(), variants.to_vec())];
+        for (p, kind) in self.report.info.parameters.iter().zip(&self.kinds) {
+            let values: Vec<&str> = variants.iter().map(|v| self.value(p, v)).collect();
+            let name = if taken.contains(&p.name.as_str()) || p.name == "variant" {
+                format!("set.{}", p.name)
+            } else {
+                p.name.clone()
+            };
+            columns.push(kind.column(&name, &values));
+        }
+        columns
+    }
 }
 
 /// The last two columns of every file: `stand_in_tables`, the tables
@@ -270,26 +431,40 @@ pub(super) trait Keyed {
     fn key(&self) -> [&str; 3];
 }
 
-/// `name` (and its other formats): one row per entry of `rows`, its
-/// variant and subject columns, then `own`, then the stand-in columns.
+/// `name` (and its other formats), written a variant at a time: the rows
+/// `rows_of` gives each variant that `holds` rows, each with its variant
+/// and subject columns, then the columns `own` makes of them, then the
+/// stand-in columns.
 fn keyed_table<T: Keyed>(
     report: &RunReport,
-    dir: &Path,
-    name: &str,
-    rows: &[T],
-    own: Vec<Column>,
+    (dir, name): (&Path, &str),
+    holds: impl Fn(&VariantResult) -> bool,
+    rows_of: impl Fn(&VariantResult) -> Vec<T>,
+    own: fn(&[T]) -> Vec<Column>,
 ) -> Result<Vec<String>> {
-    let keys3: Vec<(&str, &str, &str)> = rows
-        .iter()
-        .map(|r| {
-            let [v, s, m] = r.key();
-            (v, s, m)
-        })
-        .collect();
-    let mut columns = keys(report, keys3.iter().map(|&(v, s, _)| (v, s)));
-    columns.extend(own);
-    columns.extend(stand_in_columns(report, &keys3, None));
-    write_table(dir, name, (&report.formats, &report.table_meta()), columns)
+    let held: Vec<&VariantResult> = report.variants.iter().filter(|v| holds(v)).collect();
+    let held_names: Vec<&str> = held.iter().map(|v| v.variant.as_str()).collect();
+    let variant_keys = VariantKeys::new(report, &held_names);
+    let about = report.table_meta();
+    let mut table = TableWriter::new(dir, name, (&report.formats, &about));
+    for variant in held {
+        let rows = rows_of(variant);
+        let keys3: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|r| {
+                let [v, s, m] = r.key();
+                (v, s, m)
+            })
+            .collect();
+        let (variants, subjects): (Vec<&str>, Vec<&str>) =
+            keys3.iter().map(|&(v, s, _)| (v, s)).unzip();
+        let mut columns = variant_keys.columns(&variants, VALUE_COLUMNS);
+        columns.extend(subject_columns(&subjects));
+        columns.extend(own(&rows));
+        columns.extend(stand_in_columns(report, &keys3, None));
+        table.write(columns)?;
+    }
+    table.finish()
 }
 
 impl Keyed for DistributionRow {
@@ -310,18 +485,45 @@ impl Keyed for Agreement {
     }
 }
 
-/// A column of values shown as text, typed: whole numbers as integers,
-/// other numbers as floats, anything else as text.
-fn typed(name: &str, values: &[&str]) -> Column {
-    if let Ok(ints) = values.iter().map(|v| v.parse::<i64>()).collect() {
-        let ints: Vec<i64> = ints;
-        return Column::new(name.into(), ints);
+/// The type of a column of values shown as text: whole numbers as
+/// integers, other numbers as floats, anything else as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    Integer,
+    Float,
+    Text,
+}
+
+impl ValueKind {
+    /// The type every one of `values` allows.
+    fn of<'a>(values: impl Iterator<Item = &'a str>) -> ValueKind {
+        values.fold(ValueKind::Integer, |kind, v| match kind {
+            ValueKind::Integer if v.parse::<i64>().is_ok() => ValueKind::Integer,
+            ValueKind::Integer | ValueKind::Float if v.parse::<f64>().is_ok() => ValueKind::Float,
+            _ => ValueKind::Text,
+        })
     }
-    if let Ok(floats) = values.iter().map(|v| v.parse::<f64>()).collect() {
-        let floats: Vec<f64> = floats;
-        return Column::new(name.into(), floats);
+
+    /// `values` as a column of this type.
+    fn column(self, name: &str, values: &[&str]) -> Column {
+        match self {
+            ValueKind::Integer => Column::new(
+                name.into(),
+                values
+                    .iter()
+                    .map(|v| v.parse::<i64>().ok())
+                    .collect::<Vec<_>>(),
+            ),
+            ValueKind::Float => Column::new(
+                name.into(),
+                values
+                    .iter()
+                    .map(|v| v.parse::<f64>().ok())
+                    .collect::<Vec<_>>(),
+            ),
+            ValueKind::Text => Column::new(name.into(), values.to_vec()),
+        }
     }
-    Column::new(name.into(), values.to_vec())
 }
 
 /// The Arrow schema a Parquet file carries for readers that restore Arrow
@@ -445,29 +647,36 @@ pub struct SummaryRow {
 
 /// Every row of `distributions.csv`.
 pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
+    report
+        .variants
+        .iter()
+        .flat_map(distribution_rows_of)
+        .collect()
+}
+
+/// The rows of `distributions.csv` about one variant.
+pub fn distribution_rows_of(v: &VariantResult) -> Vec<DistributionRow> {
     let mut rows = Vec::new();
-    for v in &report.variants {
-        for m in &with_combined(&v.metrics) {
-            let total = m.total();
-            for bin in m.reported_bins(|w| w == 0) {
-                let c = m.weights[bin];
-                let (lo, hi) = wilson(c, total, z95());
-                rows.push(DistributionRow {
-                    variant: v.variant.clone(),
-                    subject: m.subject.clone(),
-                    metric: m.name.clone(),
-                    value: m.label(bin),
-                    value_words: super::words::value(m, bin),
-                    value_number: match m.values {
-                        crate::stats::Values::Integers { first } => Some(first + bin as i64),
-                        crate::stats::Values::Categories(_) => None,
-                    },
-                    count: c,
-                    probability: c as f64 / total as f64,
-                    ci_low: lo,
-                    ci_high: hi,
-                });
-            }
+    for m in &with_combined(&v.metrics) {
+        let total = m.total();
+        for bin in m.reported_bins(|w| w == 0) {
+            let c = m.weights[bin];
+            let (lo, hi) = wilson(c, total, z95());
+            rows.push(DistributionRow {
+                variant: v.variant.clone(),
+                subject: m.subject.clone(),
+                metric: m.name.clone(),
+                value: m.label(bin),
+                value_words: super::words::value(m, bin),
+                value_number: match m.values {
+                    crate::stats::Values::Integers { first } => Some(first + bin as i64),
+                    crate::stats::Values::Categories(_) => None,
+                },
+                count: c,
+                probability: c as f64 / total as f64,
+                ci_low: lo,
+                ci_high: hi,
+            });
         }
     }
     rows
@@ -475,38 +684,45 @@ pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
 
 /// Every row of `summary.csv`.
 pub fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
-    let mut rows = Vec::new();
-    for v in &report.variants {
-        for m in &v.metrics {
-            let Some(s) = m.summary() else { continue };
-            rows.push(SummaryRow {
+    report.variants.iter().flat_map(summary_rows_of).collect()
+}
+
+/// The rows of `summary.csv` about one variant.
+pub fn summary_rows_of(v: &VariantResult) -> Vec<SummaryRow> {
+    v.metrics
+        .iter()
+        .filter_map(|m| {
+            Some(SummaryRow {
                 variant: v.variant.clone(),
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
-                summary: s.into(),
-            });
-        }
-    }
-    rows
+                summary: m.summary()?.into(),
+            })
+        })
+        .collect()
 }
 
 impl Export<RunReport> for Distributions {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let rows = distribution_rows(report);
         keyed_table(
             report,
-            dir,
-            "distributions",
-            &rows,
-            distribution_columns(&rows),
+            (dir, "distributions"),
+            |_| true,
+            distribution_rows_of,
+            distribution_columns,
         )
     }
 }
 
 impl Export<RunReport> for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let rows = summary_rows(report);
-        keyed_table(report, dir, "summary", &rows, summary_columns(&rows))
+        keyed_table(
+            report,
+            (dir, "summary"),
+            |_| true,
+            summary_rows_of,
+            summary_columns,
+        )
     }
 }
 
@@ -616,14 +832,6 @@ const VALUE_COLUMNS: &[&str] = &[
     "uses_stand_ins",
 ];
 
-/// The key columns of rows given as (variant, subject).
-fn keys<'a>(report: &RunReport, rows: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Column> {
-    let (variants, subjects): (Vec<&str>, Vec<&str>) = rows.unzip();
-    let mut columns = variant_columns(report, &variants, VALUE_COLUMNS);
-    columns.extend(subject_columns(&subjects));
-    columns
-}
-
 /// One value's exact probability beside its Monte Carlo estimate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agreement {
@@ -660,31 +868,36 @@ impl Agreement {
 /// Every value of every metric the exact answer covers (those neither it
 /// nor the simulation reached too), compared at [`AGREEMENT_CONFIDENCE`].
 pub fn agreements(report: &RunReport) -> Vec<Agreement> {
+    report.variants.iter().flat_map(agreements_of).collect()
+}
+
+/// The agreements of one variant (none without exact laws).
+pub fn agreements_of(v: &VariantResult) -> Vec<Agreement> {
     let mut out = Vec::new();
-    for v in &report.variants {
-        let Some(exact) = &v.exact else { continue };
-        let simulated = with_combined(&v.metrics);
-        for ex in &with_combined_as(&v.metrics, exact) {
-            let Some(mc) = simulated
-                .iter()
-                .find(|m| m.subject == ex.subject && m.name == ex.name)
-            else {
-                continue;
-            };
-            let total = mc.total();
-            for bin in 0..mc.weights.len() {
-                let (count, p) = (mc.weights[bin], ex.weights[bin]);
-                out.push(Agreement {
-                    variant: v.variant.clone(),
-                    subject: mc.subject.clone(),
-                    metric: mc.name.clone(),
-                    value: mc.label(bin),
-                    exact: p,
-                    count,
-                    trials: total,
-                    interval: clopper_pearson(count, total, AGREEMENT_CONFIDENCE),
-                });
-            }
+    let Some(exact) = &v.exact else {
+        return out;
+    };
+    let simulated = with_combined(&v.metrics);
+    for ex in &with_combined_as(&v.metrics, exact) {
+        let Some(mc) = simulated
+            .iter()
+            .find(|m| m.subject == ex.subject && m.name == ex.name)
+        else {
+            continue;
+        };
+        let total = mc.total();
+        for bin in 0..mc.weights.len() {
+            let (count, p) = (mc.weights[bin], ex.weights[bin]);
+            out.push(Agreement {
+                variant: v.variant.clone(),
+                subject: mc.subject.clone(),
+                metric: mc.name.clone(),
+                value: mc.label(bin),
+                exact: p,
+                count,
+                trials: total,
+                interval: clopper_pearson(count, total, AGREEMENT_CONFIDENCE),
+            });
         }
     }
     out
@@ -692,10 +905,75 @@ pub fn agreements(report: &RunReport) -> Vec<Agreement> {
 
 impl Export<RunReport> for ExactComparison {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let rows = agreements(report);
-        if rows.is_empty() {
+        let holds = |v: &VariantResult| !agreements_of(v).is_empty();
+        if !report.variants.iter().any(holds) {
             return Ok(Vec::new());
         }
-        keyed_table(report, dir, "exact", &rows, agreement_columns(&rows))
+        keyed_table(
+            report,
+            (dir, "exact"),
+            holds,
+            agreements_of,
+            agreement_columns,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn formats() -> Formats {
+        Formats {
+            csv: true,
+            parquet: true,
+            json: false,
+        }
+    }
+
+    fn chunk(values: &[&str], counts: &[u64]) -> Vec<Column> {
+        let values: Vec<&str> = values.to_vec();
+        vec![
+            ValueKind::of(["1", "2.5", "3"].into_iter()).column("setting", &values),
+            Column::new("count".into(), counts.to_vec()),
+        ]
+    }
+
+    #[test]
+    fn a_table_written_in_chunks_is_the_table_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (whole, parts) = (dir.path().join("whole"), dir.path().join("parts"));
+        std::fs::create_dir_all(&whole).unwrap();
+        std::fs::create_dir_all(&parts).unwrap();
+        let (about, formats) = (TableMeta::tool(), formats());
+        write_table(
+            &whole,
+            "t",
+            (&formats, &about),
+            chunk(&["1", "1", "2.5", "3"], &[4, 5, 6, 7]),
+        )
+        .unwrap();
+        let mut table = TableWriter::new(&parts, "t", (&formats, &about));
+        // A chunk of whole numbers still writes them as the column's floats.
+        table.write(chunk(&["1", "1"], &[4, 5])).unwrap();
+        table.write(chunk(&["2.5", "3"], &[6, 7])).unwrap();
+        assert_eq!(table.finish().unwrap(), ["t.csv", "t.parquet"]);
+        let csv = std::fs::read_to_string(parts.join("t.csv")).unwrap();
+        assert_eq!(csv, "setting,count\n1.0,4\n1.0,5\n2.5,6\n3.0,7\n");
+        assert_eq!(std::fs::read_to_string(whole.join("t.csv")).unwrap(), csv);
+        assert_eq!(
+            std::fs::read(whole.join("t.parquet")).unwrap(),
+            std::fs::read(parts.join("t.parquet")).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_settings_column_takes_the_type_every_value_allows() {
+        let kind = |values: &[&str]| ValueKind::of(values.iter().copied());
+        assert_eq!(kind(&["-3", "0", "12"]), ValueKind::Integer);
+        assert_eq!(kind(&["0", "0.05", "1"]), ValueKind::Float);
+        assert_eq!(kind(&["1", "elite", "2.5"]), ValueKind::Text);
+        assert_eq!(kind(&["2.5", "elite"]), ValueKind::Text);
+        assert_eq!(kind(&[]), ValueKind::Integer);
     }
 }

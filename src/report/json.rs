@@ -1,5 +1,6 @@
 //! `run.json`: the run's provenance.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -24,15 +25,36 @@ impl Export<RunReport> for ResultsJson {
         if !report.formats.json {
             return Ok(Vec::new());
         }
-        let document = serde_json::json!({
-            "run": &report.info,
-            "distributions": super::csv::distribution_rows(report),
-            "summary": super::csv::summary_rows(report),
-        });
-        let text = serde_json::to_string_pretty(&document).context("cannot encode results.json")?;
-        std::fs::write(dir.join("results.json"), text + "\n")
+        // Its keys in the order a JSON object's sorted keys take.
+        #[derive(serde::Serialize)]
+        struct Results<'a> {
+            distributions: EachVariant<'a, super::csv::DistributionRow>,
+            run: &'a super::RunInfo,
+            summary: EachVariant<'a, super::csv::SummaryRow>,
+        }
+        let document = Results {
+            distributions: EachVariant(report, super::csv::distribution_rows_of),
+            run: &report.info,
+            summary: EachVariant(report, super::csv::summary_rows_of),
+        };
+        let file = std::fs::File::create(dir.join("results.json"))
+            .context("cannot create results.json")?;
+        let mut out = std::io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut out, &document).context("cannot write results.json")?;
+        out.write_all(b"\n")
+            .and_then(|()| out.flush())
             .context("cannot write results.json")?;
         Ok(vec!["results.json".into()])
+    }
+}
+
+/// The rows of every variant as one JSON array, made a variant at a time
+/// as it is written, so memory holds one variant's rows.
+struct EachVariant<'a, T>(&'a RunReport, fn(&super::VariantResult) -> Vec<T>);
+
+impl<T: serde::Serialize> serde::Serialize for EachVariant<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.variants.iter().flat_map(self.1))
     }
 }
 
