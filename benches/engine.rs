@@ -14,10 +14,10 @@ use std::time::SystemTime;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use rand::Rng;
+use warcrunch::engine::paired::{Event, Lockstep, MetricsOf};
+use warcrunch::engine::stream::BattleStream;
 use warcrunch::engine::{self, RunSettings, System};
-use warcrunch::paired::{Event, Lockstep, MetricsOf};
 use warcrunch::scenario;
-use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::war_cards::WarCards;
@@ -339,7 +339,7 @@ fn engine_overhead(c: &mut Criterion) {
 /// every outcome's interval and the event's JSON), on every core: the
 /// JSON gives the workbench's slowdown.
 fn streaming(c: &mut Criterion) {
-    use warcrunch::runner::{Plan, simulate, simulate_watched};
+    use warcrunch::analysis::runner::{Plan, simulate, simulate_watched};
     for (folder, file, trials) in [
         ("war_cards", "knights_vs_pikes.toml", 64_000_000),
         ("war_cards", "longbows_vs_men_at_arms.toml", 32_000_000),
@@ -365,7 +365,8 @@ fn streaming(c: &mut Criterion) {
             shard: engine::Shard::WHOLE,
             precision: None,
         };
-        let info = warcrunch::runner::run_info(&s, String::new(), 0, std::time::Duration::ZERO);
+        let info =
+            warcrunch::analysis::runner::run_info(&s, String::new(), 0, std::time::Duration::ZERO);
         let mut group = c.benchmark_group("streaming");
         group.sample_size(10);
         group.warm_up_time(std::time::Duration::from_secs(1));
@@ -480,7 +481,7 @@ static WIDTH_RATIOS: Mutex<Vec<(String, String, String, f64)>> = Mutex::new(Vec:
 /// difference's interval; the JSON gives the efficiency, (unpaired width /
 /// paired width)² × plain time / paired time.
 fn pairing(c: &mut Criterion) {
-    use warcrunch::runner::{PairedAsk, Plan, metric_layout, simulate, simulate_paired};
+    use warcrunch::analysis::runner::{PairedAsk, Plan, metric_layout, simulate, simulate_paired};
     use warcrunch::scenario::Edit;
     use warcrunch::stats::{paired_difference, unpaired_difference};
     let plan = Plan {
@@ -500,7 +501,7 @@ fn pairing(c: &mut Criterion) {
         let edit = Edit {
             option: path.to_owned(),
             apply: Box::new(move |doc| {
-                warcrunch::sweep::apply(doc, &keys, toml::Value::Integer(value))
+                warcrunch::questions::sweep::apply(doc, &keys, toml::Value::Integer(value))
             }),
         };
         let mut base = scenario::load(&file_path).expect("a bundled scenario loads");
@@ -514,7 +515,7 @@ fn pairing(c: &mut Criterion) {
             s.trials = trials;
             s.seed = 3;
         }
-        let target = warcrunch::target::Target::parse(event).expect("an event");
+        let target = warcrunch::questions::target::Target::parse(event).expect("an event");
         let event_of = |s: &scenario::Scenario| target.event(&metric_layout(s)).expect("the event");
         let events = vec![vec![event_of(&base)], vec![event_of(&moved)]];
         let done = simulate_paired(
@@ -565,8 +566,8 @@ fn pairing(c: &mut Criterion) {
 /// report written, and `run`'s simulation.
 fn many_variants(c: &mut Criterion) {
     use warcrunch::analysis::Destination;
+    use warcrunch::analysis::runner::{Plan, simulate};
     use warcrunch::analysis::sensitivity::{SensitivityRequest, sensitivity};
-    use warcrunch::runner::{Plan, simulate};
     let plan = Plan {
         threads: 1,
         progress: false,

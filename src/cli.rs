@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::analysis::runner::Plan;
 use crate::engine::Shard;
 use crate::report::Format;
 
@@ -181,6 +182,18 @@ pub struct SimulationArgs {
     pub shard: Option<Shard>,
 }
 
+impl SimulationArgs {
+    /// The plan these options describe.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            threads: self.threads,
+            progress: !self.quiet,
+            shard: self.shard.unwrap_or(Shard::WHOLE),
+            precision: None,
+        }
+    }
+}
+
 /// Arguments of `sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -191,10 +204,10 @@ pub struct SweepArgs {
     #[arg(long, required = true)]
     pub set: Vec<String>,
     /// Most variants the sweep may run.
-    #[arg(long, default_value_t = crate::sweep::DEFAULT_MAX_VARIANTS)]
+    #[arg(long, default_value_t = crate::questions::sweep::DEFAULT_MAX_VARIANTS)]
     pub max_variants: usize,
     /// Cap on a PC's chance of going out of action (GURPS: down or dead; 7th Sea: knocked out) for the recommended variant.
-    #[arg(long, default_value_t = crate::recommend::DEFAULT_MAX_RISK_OF_DOWN)]
+    #[arg(long, default_value_t = crate::stats::recommend::DEFAULT_MAX_RISK_OF_DOWN)]
     pub max_risk_of_down: f64,
     /// Make the recommendation for this PC too (by default it is made only for PCs whose own settings are swept). Repeatable.
     #[arg(long, value_name = "NAME")]
@@ -268,7 +281,7 @@ pub struct SolveArgs {
     #[arg(long, value_name = "HALF_WIDTH")]
     pub precision: Option<f64>,
     /// The most battles one probe may take.
-    #[arg(long, default_value_t = crate::solve::DEFAULT_MAX_TRIALS, value_parser = parse_battle_count)]
+    #[arg(long, default_value_t = crate::questions::solve::DEFAULT_MAX_TRIALS, value_parser = parse_battle_count)]
     pub max_trials: u64,
     /// For a real setting: stop once the bracket is this narrow [default: a thousandth of the range].
     #[arg(long)]

@@ -1,39 +1,31 @@
 //! warcrunch: Monte Carlo and exact analysis of tabletop mass-battle rules.
 //!
-//! A scenario names a system and a battle; the [`engine`] fights it millions
-//! of times in reproducible parallel chunks; the [`report`] module writes
-//! distributions, summaries, provenance and charts.
+//! The folders, from the bottom up (each uses only folders listed before
+//! it; `tests/architecture.rs` keeps it so):
+//!
+//! - [`stats`]: intervals, tests, recommendations and number formatting,
+//!   from integer counts;
+//! - [`engine`]: the random streams, dice and laws, tallies, and the
+//!   engines that fight a battle millions of times (one scenario, or every
+//!   variant of one on the same battles);
+//! - [`tables`]: rule tables and what reading them takes;
+//! - [`questions`]: what a user asks, in its own terms;
+//! - [`systems`]: the battle systems, each behind one contract;
+//! - [`report`]: every file a run writes;
+//! - [`scenario`]: scenario files, the bundled battles and the schemas;
+//! - [`analysis`]: each question answered on the engine, as a library call;
+//! - [`cli`], [`commands`] and [`serve`]: the command line and the
+//!   workbench's server, which map what a user typed or posted onto those
+//!   calls.
 
 pub mod analysis;
-pub mod bundled;
 pub mod cli;
-pub mod command_line;
 pub mod commands;
-pub mod compare;
-pub mod dice;
-pub mod embedded;
 pub mod engine;
-pub mod format;
-pub mod histograms;
-pub mod input_file;
-pub mod inverse;
-pub mod paired;
-pub mod paired_mean;
-pub mod ranges;
-pub mod recommend;
+pub mod questions;
 pub mod report;
-pub mod runner;
 pub mod scenario;
-pub mod schema;
-pub mod sensitivity;
 pub mod serve;
-pub mod solve;
 pub mod stats;
-pub mod stream;
-pub mod sweep;
 pub mod systems;
 pub mod tables;
-pub mod target;
-pub mod toml_path;
-pub mod usage;
-pub mod validate;

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!(
                 "error: {}",
-                warcrunch::format::clip_echoes(&format!("{e:#}"))
+                warcrunch::stats::format::clip_echoes(&format!("{e:#}"))
             );
             // Stopped by a signal: the status a shell gives Ctrl-C.
             if warcrunch::engine::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {

@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
+use warcrunch::analysis::runner::{PairedAsk, Plan, exact_metrics, metric_layout, simulate_paired};
 use warcrunch::engine::Shard;
-use warcrunch::runner::{PairedAsk, Plan, exact_metrics, metric_layout, simulate_paired};
+use warcrunch::questions::sensitivity::knobs;
+use warcrunch::questions::target::Target;
 use warcrunch::scenario::{self, Edit, Scenario};
-use warcrunch::sensitivity::knobs;
 use warcrunch::stats::{MetricRole, paired_difference, unpaired_difference, z_for_confidence, z95};
-use warcrunch::target::Target;
 
 use crate::util::{bundled_scenarios, read, repo, warcrunch};
 
@@ -19,7 +19,7 @@ fn at(file: &str, path: &str, value: toml::Value) -> Scenario {
     let keys: Vec<String> = path.split('.').map(str::to_owned).collect();
     let edit = Edit {
         option: path.to_owned(),
-        apply: Box::new(move |doc| warcrunch::sweep::apply(doc, &keys, value.clone())),
+        apply: Box::new(move |doc| warcrunch::questions::sweep::apply(doc, &keys, value.clone())),
     };
     scenario::load_edited(&file, &text, &[edit]).unwrap()
 }
@@ -277,7 +277,7 @@ fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
             let path = knob.path.clone();
             let edit = Edit {
                 option: knob.name(),
-                apply: Box::new(move |d| warcrunch::sweep::apply(d, &path, up.clone())),
+                apply: Box::new(move |d| warcrunch::questions::sweep::apply(d, &path, up.clone())),
             };
             let Ok(mut moved) = scenario::load_edited(&file, &text, &[edit]) else {
                 continue;
@@ -287,7 +287,7 @@ fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
                 s.trials = 100_000;
                 s.seed = 3;
             }
-            let event = warcrunch::paired::Event {
+            let event = warcrunch::engine::paired::Event {
                 metric,
                 bins: vec![0],
             };

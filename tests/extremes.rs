@@ -8,9 +8,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
+use warcrunch::analysis::runner::{Plan, simulate};
 use warcrunch::engine::Shard;
-use warcrunch::runner::{Plan, simulate};
-use warcrunch::schema::{self, Kind};
+use warcrunch::scenario::schema::{self, Kind};
 use warcrunch::systems::built_ins;
 
 use crate::schema::bundled_scenarios;

@@ -95,7 +95,7 @@ fn an_exact_survival_table_by_hand() {
     let rows = warcrunch::systems::gurps::success::rows_by_roll(&g.rules.tables.survival, skill);
     let unhurt: u32 = (3..=18)
         .filter(|&r| rows[r] == 0)
-        .map(|r| warcrunch::dice::THREE_D6_WAYS[r])
+        .map(|r| warcrunch::engine::dice::THREE_D6_WAYS[r])
         .sum();
     assert_eq!(unhurt, 108);
     // 17 and 18 are critical failures at skill 15: column D (row 6).

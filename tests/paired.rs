@@ -1,14 +1,14 @@
 //! Variants fought battle by battle on the same streams: the bit-sliced
-//! counts of [`warcrunch::paired`] equal plain counting of the same
+//! counts of [`warcrunch::engine::paired`] equal plain counting of the same
 //! outcomes, and the pairs' counts and the sums of the numeric outcomes'
 //! differences equal a battle-by-battle count.
 
+use warcrunch::engine::paired::{Event, Lockstep, MetricsOf};
+use warcrunch::engine::stream::BattleStream;
 use warcrunch::engine::{System, Tally};
-use warcrunch::paired::{Event, Lockstep, MetricsOf};
-use warcrunch::paired_mean::PairedSums;
 use warcrunch::scenario::{self, Edit, Scenario};
+use warcrunch::stats::paired_mean::PairedSums;
 use warcrunch::stats::{Metric, Values};
-use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::seventh_sea::SeventhSea;
 use warcrunch::systems::war_cards::WarCards;
@@ -22,7 +22,7 @@ fn variant(path: &str, key: &str, value: toml::Value) -> Scenario {
     let keys: Vec<String> = key.split('.').map(str::to_owned).collect();
     let edit = Edit {
         option: format!("--set {key}"),
-        apply: Box::new(move |doc| warcrunch::sweep::apply(doc, &keys, value.clone())),
+        apply: Box::new(move |doc| warcrunch::questions::sweep::apply(doc, &keys, value.clone())),
     };
     scenario::load_edited(&path, &text, &[edit]).unwrap()
 }
@@ -173,8 +173,8 @@ fn paired_counts_equal_plain_counts_in_every_system() {
     check(cards, &|_, t| t.metrics(), 1000);
 }
 
-fn whole(threads: usize) -> warcrunch::runner::Plan {
-    warcrunch::runner::Plan {
+fn whole(threads: usize) -> warcrunch::analysis::runner::Plan {
+    warcrunch::analysis::runner::Plan {
         threads,
         progress: false,
         shard: warcrunch::engine::Shard::WHOLE,
@@ -191,14 +191,15 @@ fn identical_variants_fought_paired_never_disagree_in_a_battle() {
     for file in bundled_scenarios() {
         let mut s = scenario::load(&file).unwrap();
         s.trials = 5_000;
-        let layout = warcrunch::runner::metric_layout(&s);
+        let layout = warcrunch::analysis::runner::metric_layout(&s);
         let every = events(&layout);
         let means = numeric(&layout);
-        let ask = warcrunch::runner::PairedAsk {
+        let ask = warcrunch::analysis::runner::PairedAsk {
             events: vec![every.clone(), every.clone()],
             means: vec![means.clone(), means.clone()],
         };
-        let done = warcrunch::runner::simulate_paired(&[&s, &s], ask, &whole(2), None).unwrap();
+        let done =
+            warcrunch::analysis::runner::simulate_paired(&[&s, &s], ask, &whole(2), None).unwrap();
         for (t, sums) in done.mean_sums[1].iter().enumerate() {
             assert_eq!(
                 (sums.battles, sums.changed, sums.sum, sums.squares),
@@ -238,12 +239,13 @@ fn the_paired_interval_covers_the_exact_difference_95_times_in_100() {
         toml::from_str(&scenario::read_text(&repo().join(file)).unwrap()).unwrap();
     let defence = doc["attacker"]["defence"].as_integer().unwrap();
     let moved = variant(file, "attacker.defence", toml::Value::Integer(defence + 1));
-    let layout = warcrunch::runner::metric_layout(&base);
+    let layout = warcrunch::analysis::runner::metric_layout(&base);
     let metric = layout
         .iter()
         .position(|m| m.subject == "battle" && m.name == "winner")
         .expect("the winner metric");
-    let exact = |s: &Scenario| warcrunch::runner::exact_metrics(s).unwrap()[metric].weights[0];
+    let exact =
+        |s: &Scenario| warcrunch::analysis::runner::exact_metrics(s).unwrap()[metric].weights[0];
     let truth = exact(&moved) - exact(&base);
     assert!(truth.abs() > 0.005, "the move changes the odds: {truth}");
     let event = Event {
@@ -257,9 +259,9 @@ fn the_paired_interval_covers_the_exact_difference_95_times_in_100() {
         for s in [&mut a, &mut b] {
             (s.trials, s.seed) = (20_000, 1_000 + seed);
         }
-        let done = warcrunch::runner::simulate_paired(
+        let done = warcrunch::analysis::runner::simulate_paired(
             &[&a, &b],
-            warcrunch::runner::PairedAsk::events(vec![vec![event.clone()]; 2]),
+            warcrunch::analysis::runner::PairedAsk::events(vec![vec![event.clone()]; 2]),
             &whole(1),
             None,
         )

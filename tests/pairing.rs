@@ -3,12 +3,14 @@
 //! count; paired intervals cover the exact differences and are narrower
 //! than two independent runs'.
 
+use warcrunch::analysis::runner::{
+    PairedAsk, Plan, exact_metrics, metric_layout, simulate, simulate_paired,
+};
 use warcrunch::engine::System;
-use warcrunch::paired::Event;
-use warcrunch::runner::{PairedAsk, Plan, exact_metrics, metric_layout, simulate, simulate_paired};
+use warcrunch::engine::paired::Event;
+use warcrunch::engine::stream::BattleStream;
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::{Metric, paired_difference, unpaired_difference};
-use warcrunch::stream::BattleStream;
 use warcrunch::systems::gurps::Gurps;
 use warcrunch::systems::gurps::outcome::BattleOutcome;
 use warcrunch::systems::seventh_sea::SeventhSea;
@@ -30,7 +32,9 @@ fn edited(path: &str, sets: &[(&str, toml::Value)]) -> Option<Scenario> {
             let value = value.clone();
             Edit {
                 option: format!("--set {key}"),
-                apply: Box::new(move |doc| warcrunch::sweep::apply(doc, &keys, value.clone())),
+                apply: Box::new(move |doc| {
+                    warcrunch::questions::sweep::apply(doc, &keys, value.clone())
+                }),
             }
         })
         .collect::<Vec<_>>();
@@ -562,7 +566,8 @@ fn a_seed_only_rerun_marks_nothing_on_the_workbench() {
         shard: warcrunch::engine::Shard::WHOLE,
         precision: None,
     };
-    let info = warcrunch::runner::run_info(&base, String::new(), 0, std::time::Duration::ZERO);
+    let info =
+        warcrunch::analysis::runner::run_info(&base, String::new(), 0, std::time::Duration::ZERO);
     let run = |seed: u64| {
         let mut s = base.clone();
         s.seed = seed;

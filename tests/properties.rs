@@ -4,9 +4,9 @@
 //! panic. `PROPTEST_CASES` raises the case count for a long fuzzing run.
 
 use proptest::prelude::*;
+use warcrunch::engine::stream::BattleStream;
 use warcrunch::engine::{self, CHUNK_SIZE, RunSettings, Shard, System, Tally};
 use warcrunch::scenario;
-use warcrunch::stream::BattleStream;
 use warcrunch::systems::war_cards::WarCards;
 
 use crate::util::garble;
@@ -171,6 +171,6 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("t.toml");
         std::fs::write(&file, lines.join("\n")).unwrap();
-        let _ = warcrunch::bundled::check_table(table.name, &file.display().to_string());
+        let _ = warcrunch::scenario::bundled::check_table(table.name, &file.display().to_string());
     }
 }

@@ -202,9 +202,9 @@ fn compare_tests_every_difference_and_flags_what_changed() {
     // The verdict says what changed and by how much, in the CSV's numbers.
     let sentence = format!(
         "Megalos won in {} vs {} of battles, {}",
-        warcrunch::format::percent(number(won, "estimate")),
-        warcrunch::format::percent(number(won, "baseline_estimate")),
-        warcrunch::format::change(
+        warcrunch::stats::format::percent(number(won, "estimate")),
+        warcrunch::stats::format::percent(number(won, "baseline_estimate")),
+        warcrunch::stats::format::change(
             100.0 * number(won, "difference"),
             (
                 100.0 * number(won, "ci_low"),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use warcrunch::schema::{self, Entry, Kind};
+use warcrunch::scenario::schema::{self, Entry, Kind};
 use warcrunch::systems::built_ins;
 
 use crate::util::{read, repo, warcrunch};

@@ -1220,7 +1220,7 @@ fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
                 "{share}"
             );
             // Written by the one rule the console and the report follow.
-            let [p, lo, hi] = warcrunch::format::percent_interval(
+            let [p, lo, hi] = warcrunch::stats::format::percent_interval(
                 share["probability"].as_f64().unwrap(),
                 share["ci_low"].as_f64().unwrap(),
                 share["ci_high"].as_f64().unwrap(),
@@ -1228,7 +1228,7 @@ fn a_run_beside_an_earlier_one_shows_the_servers_difference_interval() {
             assert_eq!(share["shown"], format!("{p} ({lo}–{hi})"));
             assert_eq!(
                 shown["shown"],
-                warcrunch::format::percent(x1 as f64 / 20000.0)
+                warcrunch::stats::format::percent(x1 as f64 / 20000.0)
             );
             for (key, want) in [
                 ("difference", d.difference),

@@ -3,7 +3,7 @@
 //! to the engine's limit (2^44) and event counts from 0 to n. (The values
 //! themselves are checked against scipy in `stats::special`'s own tests.)
 
-use warcrunch::paired_mean::PairedSums;
+use warcrunch::stats::paired_mean::PairedSums;
 use warcrunch::stats::special::{t_975, t_two_sided_p};
 use warcrunch::stats::{
     chi_square_sf, clopper_pearson, mcnemar, paired_difference, two_proportion,

@@ -4,11 +4,11 @@
 //! of any cell of a table it leaves out leaves the metric the same in
 //! every battle.
 
+use warcrunch::analysis::runner::{PairedAsk, Plan, metric_layout, simulate_paired};
 use warcrunch::engine::Shard;
-use warcrunch::paired::Event;
-use warcrunch::runner::{PairedAsk, Plan, metric_layout, simulate_paired};
+use warcrunch::engine::paired::Event;
+use warcrunch::questions::sensitivity::table_cells;
 use warcrunch::scenario::{self, Edit, Scenario};
-use warcrunch::sensitivity::table_cells;
 
 use crate::util::{bundled_scenarios, repo, warcrunch};
 
@@ -29,15 +29,17 @@ fn moves_of_unlisted_tables(path: &std::path::Path, base: &Scenario) -> Vec<(Str
         if table.stand_ins.is_empty() || !base.battle.reads_table(name) || !left_out {
             continue;
         }
-        let schema = warcrunch::schema::find(name).unwrap().schema();
+        let schema = warcrunch::scenario::schema::find(name).unwrap().schema();
         let read = warcrunch::tables::as_read(&doc, path, &[], name).unwrap();
-        let choices = |at: &[String]| warcrunch::schema::choices_at(&schema, at);
+        let choices = |at: &[String]| warcrunch::scenario::schema::choices_at(&schema, at);
         for knob in table_cells(name, &read, &choices) {
             for to in knob.moves() {
                 let keys = knob.path.clone();
                 let edit = Edit {
                     option: format!("{} = {to}", knob.name()),
-                    apply: Box::new(move |doc| warcrunch::sweep::apply(doc, &keys, to.clone())),
+                    apply: Box::new(move |doc| {
+                        warcrunch::questions::sweep::apply(doc, &keys, to.clone())
+                    }),
                 };
                 if let Ok(mut s) = scenario::load_edited(path, &text, &[edit]) {
                     (s.seed, s.trials) = (base.seed, base.trials);

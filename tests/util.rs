@@ -20,7 +20,7 @@ pub fn repo() -> PathBuf {
 
 /// Every bundled scenario file, in order.
 pub fn bundled_scenarios() -> Vec<PathBuf> {
-    let files: Vec<PathBuf> = warcrunch::bundled::SCENARIOS
+    let files: Vec<PathBuf> = warcrunch::scenario::bundled::SCENARIOS
         .iter()
         .map(|s| repo().join("scenarios").join(s.name))
         .collect();
@@ -31,7 +31,7 @@ pub fn bundled_scenarios() -> Vec<PathBuf> {
 /// How many bundled scenarios and built-in table files there are.
 pub fn bundled_counts() -> (usize, usize) {
     (
-        warcrunch::bundled::SCENARIOS.len(),
+        warcrunch::scenario::bundled::SCENARIOS.len(),
         warcrunch::systems::built_ins().len(),
     )
 }

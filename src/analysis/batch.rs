@@ -7,9 +7,9 @@ use anyhow::{Context, Result, bail};
 
 use super::run::{RunAnswer, RunRequest, run};
 use super::{Destination, unique_name};
+use crate::analysis::runner::Plan;
 use crate::report::batch::Entry;
 use crate::report::output_dir::Staging;
-use crate::runner::Plan;
 
 /// A run of several scenarios asked: the files and folders named, and the
 /// run each of them gets (its `scenario` is set per file).
@@ -150,7 +150,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
     }
     let (files, skipped) = scenario_files(&request.inputs)?;
     // Every scenario loads before any battle is fought.
-    let overrides = crate::runner::table_overrides(&request.run.tables)?;
+    let overrides = crate::analysis::runner::table_overrides(&request.run.tables)?;
     for file in &files {
         crate::scenario::load_with_tables(file, &overrides)?;
     }

@@ -8,15 +8,15 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Destination;
-use crate::command_line::CommandLine;
-use crate::report::output_dir::Staging;
-use crate::report::{ReportKind, RunReport, ScenarioUse};
-use crate::runner::{
+use crate::analysis::runner::{
     Plan, Stored, output_dir, override_settings, run_info, simulate_variants, store,
     table_overrides,
 };
+use crate::questions::target::parse_all;
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::scenario::{self, Scenario};
-use crate::target::parse_all;
 
 /// A comparison asked: the scenarios (the first is the baseline) and their battles.
 #[derive(Debug, Clone, Deserialize)]
@@ -100,7 +100,8 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
     );
     let staging = Staging::new(&out, to.force)?;
     let named: Vec<(String, &Scenario)> = names.iter().cloned().zip(&scenarios).collect();
-    let done = simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
+    let done = simulate_variants(&named, &targets, plan)
+        .map_err(crate::analysis::runner::nothing_written)?;
     let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
     let paths: Vec<String> = request
         .scenarios

@@ -1,5 +1,5 @@
 //! The questions warcrunch answers, as library calls: each takes a request
-//! (what is asked), a [`Plan`](crate::runner::Plan) (how to simulate) and a
+//! (what is asked), a [`Plan`](crate::analysis::runner::Plan) (how to simulate) and a
 //! [`Destination`] (where its files go), and returns what it found and
 //! wrote. `commands/` maps the command line to these requests and prints
 //! the answers; `serve/` maps the page's JSON to the same requests.
@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod compare;
 pub mod run;
+pub mod runner;
 pub mod sensitivity;
 pub mod solve;
 pub mod sweep;

@@ -9,19 +9,19 @@ use serde::Deserialize;
 use super::Destination;
 use std::path::Path;
 
-use crate::command_line::CommandLine;
-use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
-use crate::report::output_dir::Staging;
-use crate::report::{Formats, ReportKind, RunReport, VariantResult};
-use crate::runner::{
+use crate::analysis::runner::{
     Plan, Stored, Watch, count_usage, default_out_dir, exact_metrics, nothing_written, output_dir,
     override_settings, run_info, simulate_watched, store, table_overrides,
 };
+use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
+use crate::questions::target::{Target, add_outcomes, parse_events};
+use crate::questions::usage::Usage;
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::{Formats, ReportKind, RunReport, VariantResult};
 use crate::scenario::{self, Edit, Scenario};
 use crate::stats::Metric;
 use crate::tables::text_as_read;
-use crate::target::{Target, add_outcomes, parse_events};
-use crate::usage::Usage;
 
 /// A run asked: the scenario, its size and whether to add the exact odds.
 #[derive(Debug, Clone, Deserialize)]
@@ -91,7 +91,8 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     let overrides = table_overrides(&request.tables)?;
     let mut plan = *plan;
     if let Some(p) = request.precision {
-        crate::validate::check_precision(p).map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
+        crate::tables::validate::check_precision(p)
+            .map_err(|e| anyhow::anyhow!("--precision = {e}"))?;
         plan.precision = Some(p);
     }
     if request.usage && (plan.shard != Shard::WHOLE || request.precision.is_some()) {
@@ -112,7 +113,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         }
         None => scenario::load_with_tables(&request.scenario, &overrides)?,
     };
-    add_outcomes(&mut crate::runner::metric_layout(&s), &targets)?;
+    add_outcomes(&mut crate::analysis::runner::metric_layout(&s), &targets)?;
     let trials = match request.precision {
         Some(_) => Some(request.max_trials()),
         None => request.trials,

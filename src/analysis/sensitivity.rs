@@ -11,22 +11,23 @@ use toml::Value;
 use super::Destination;
 use std::path::Path;
 
-use crate::command_line::CommandLine;
-use crate::paired::Event;
-use crate::report::output_dir::Staging;
-use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
-use crate::runner::{
+use crate::analysis::runner::{
     PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
-use crate::scenario::{self, Edit, Scenario};
-use crate::sensitivity::{
-    Cell, Knob, Method, Move, PairedTest, Refused, judge, knobs, rank, table_cells,
+use crate::engine::paired::Event;
+use crate::questions::sensitivity::{
+    Knob, Method, Move, PairedTest, Refused, judge, knobs, rank, table_cells,
 };
+use crate::questions::sweep::apply;
+use crate::questions::target::Target;
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
+use crate::scenario::{self, Edit, Scenario};
 use crate::stats::{mcnemar, paired_difference, unpaired_difference};
-use crate::sweep::apply;
 use crate::tables::as_read;
-use crate::target::Target;
+use crate::tables::cells::Cell;
 
 /// A sensitivity analysis asked: the event, and which knobs or cells move.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -341,7 +342,7 @@ fn sampled_means(
                 .means()
                 .context("fewer than two battles to pair; raise --trials")?;
             // What two independent runs would have given: Welch's interval.
-            let (difference, low, high) = crate::compare::welch(
+            let (difference, low, high) = crate::stats::compare::welch(
                 &done.metrics[0][means[0][0]],
                 &done.metrics[i + 1][means[i + 1][0]],
             )
@@ -374,6 +375,8 @@ fn sampled_means(
 /// (none for war cards, whose deck cells move as card results), and its
 /// outcomes, as `--target` names them; for the workbench's pickers.
 pub struct Choices {
+    /// The battle's system (`gurps`), whose words the outcomes take.
+    pub system: &'static str,
     /// The settings, by their `--set` paths.
     pub settings: Vec<Knob>,
     /// The table cells, by their `--set` paths (`tables.survival.rows.D.column`).
@@ -444,6 +447,7 @@ pub fn choices(scenario: &std::path::Path, tables: &[String]) -> Result<Choices>
         })
         .collect();
     Ok(Choices {
+        system: base.battle.system(),
         settings,
         cells,
         outcomes,
@@ -517,11 +521,11 @@ fn table_cell_knobs(
         }
         // A word with no order of its own moves to the words the table's
         // schema allows there.
-        let schema = crate::schema::find(name)?.schema();
+        let schema = crate::scenario::schema::find(name)?.schema();
         found.extend(table_cells(
             name,
             &as_read(doc, &request.scenario, overrides, name)?,
-            &|path| crate::schema::choices_at(&schema, path),
+            &|path| crate::scenario::schema::choices_at(&schema, path),
         ));
     }
     Ok(found)
@@ -537,7 +541,7 @@ fn setting_choices(
     base: &Scenario,
     overrides: &[(String, String)],
 ) -> Result<impl Fn(&[String]) -> Vec<String>> {
-    let schema = crate::schema::find(base.battle.system())?.schema();
+    let schema = crate::scenario::schema::find(base.battle.system())?.schema();
     let mut from_tables = Vec::new();
     for &(key, table, section) in base.battle.words_from_tables() {
         if base.battle.tables().iter().any(|t| t.name == table) {
@@ -551,7 +555,7 @@ fn setting_choices(
         }
     }
     Ok(move |path: &[String]| {
-        let words = crate::schema::choices_at(&schema, path);
+        let words = crate::scenario::schema::choices_at(&schema, path);
         if !words.is_empty() {
             return words;
         }

@@ -11,20 +11,20 @@ use toml::Value;
 use super::Destination;
 use std::path::Path;
 
-use crate::command_line::CommandLine;
-use crate::format::thousands;
-use crate::paired::Event;
-use crate::report::output_dir::Staging;
-use crate::report::solve::{SolveReport, solve_exporters};
-use crate::report::words;
-use crate::runner::{
+use crate::analysis::runner::{
     PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
     question_out_dir, run_info, simulate_paired, table_overrides,
 };
+use crate::engine::paired::Event;
+use crate::questions::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
+use crate::questions::target::{Balance, Quantity, Target, check_probability};
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::solve::{SolveReport, solve_exporters};
+use crate::report::words;
 use crate::scenario::{self, Edit, Scenario};
-use crate::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
+use crate::stats::format::thousands;
 use crate::stats::{Metric, Values, summarize, wilson, z95};
-use crate::target::{Balance, Quantity, Target, check_probability};
 
 /// A solve asked: the setting and its range, the event and the goal.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -98,7 +98,7 @@ pub fn solve(
     let (question, goal) = Question::asked(request)?;
     if let Some(h) = request.precision {
         match question.quantity() {
-            Quantity::Probability => crate::validate::check_precision(h)
+            Quantity::Probability => crate::tables::validate::check_precision(h)
                 .map_err(|e| anyhow::anyhow!("--precision = {e}"))?,
             Quantity::Mean if h.is_finite() && h > 0.0 => {}
             Quantity::Mean => bail!(
@@ -147,7 +147,7 @@ pub fn solve(
         Ok(probe)
     };
     // The answer's sentences name the setting and the event in words.
-    let event = question.text(&metric_layout(&first))?;
+    let event = question.text(first.battle.system(), &metric_layout(&first))?;
     let quantity = question.quantity();
     let setting_words = words::setting(&setting);
     let (probes, solution) = search(domain, (goal, quantity), (&setting_words, &event), probe)?;
@@ -256,10 +256,11 @@ impl Question {
     }
 
     /// What is measured, in words, as the answer's sentences name it:
-    /// `P(A: victory = won)`, `the mean of A: Reputation gained`.
-    fn text<W: Copy>(&self, metrics: &[Metric<W>]) -> Result<String> {
+    /// `P(A: victory = won)`, `the mean of A: Reputation gained`, in
+    /// `system`'s words.
+    fn text<W: Copy>(&self, system: &str, metrics: &[Metric<W>]) -> Result<String> {
         let inner = match self {
-            Question::Reach(t) => words::target(&t.text()),
+            Question::Reach(t) => words::target(system, &t.text()),
             Question::Balance(b) => b.events(metrics)?.text,
         };
         Ok(self.quantity().of_target(&inner))
@@ -321,7 +322,7 @@ impl Loader<'_> {
         let path = self.path.clone();
         let mut edits = vec![Edit {
             option: format!("--vary {} (value {value})", self.request.vary),
-            apply: Box::new(move |doc| crate::sweep::apply(doc, &path, value.clone())),
+            apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, value.clone())),
         }];
         edits.extend(self.overrides.iter().map(Edit::table));
         let mut s = scenario::load_edited(&self.request.scenario, &self.text, &edits)?;
@@ -336,7 +337,7 @@ fn takes_reals(loader: &Loader, at: f64) -> bool {
     let path = loader.path.clone();
     let edit = Edit {
         option: String::new(),
-        apply: Box::new(move |doc| crate::sweep::apply(doc, &path, Value::Float(at))),
+        apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, Value::Float(at))),
     };
     scenario::load_edited(&loader.request.scenario, &loader.text, &[edit]).is_ok()
 }

@@ -11,18 +11,20 @@ use serde::Deserialize;
 use super::Destination;
 use std::path::Path;
 
-use crate::command_line::CommandLine;
-use crate::engine::Shard;
-use crate::recommend::DEFAULT_MAX_RISK_OF_DOWN;
-use crate::report::output_dir::Staging;
-use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
-use crate::runner::{
+use crate::analysis::runner::{
     Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info,
     simulate, simulate_variants, store,
 };
+use crate::engine::Shard;
+use crate::questions::sweep::{
+    DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting,
+};
+use crate::questions::target::{Target, add_outcomes, parse_events};
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
 use crate::scenario::{self, Edit, Scenario};
-use crate::sweep::{DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting};
-use crate::target::{Target, add_outcomes, parse_events};
+use crate::stats::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 
 /// A sweep asked: the scenario, the settings swept and the recommendation's terms.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -95,7 +97,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings, request.max_variants)?;
     let targets = parse_events(&request.targets, "sweep")?;
-    let overrides = crate::runner::table_overrides(&request.tables)?;
+    let overrides = crate::analysis::runner::table_overrides(&request.tables)?;
     let text = scenario::read_text(&request.scenario)?;
     check_recommend_for(request, &text)?;
     // Validate every variant before simulating any.
@@ -132,9 +134,9 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         bail!(
             "this sweep would write about {} MB ({} variants × {} values each, in its tables, report and charts); \
              pass --yes to write them, or sweep fewer values",
-            crate::format::thousands(size >> 20),
-            crate::format::thousands(scenarios.len() as u64),
-            crate::format::thousands(bins)
+            crate::stats::format::thousands(size >> 20),
+            crate::stats::format::thousands(scenarios.len() as u64),
+            crate::stats::format::thousands(bins)
         );
     }
     let out = output_dir(
@@ -158,8 +160,8 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     let (results, threads, elapsed, failure) = if pairable {
         let named: Vec<(String, &Scenario)> =
             scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
-        let done =
-            simulate_variants(&named, &targets, plan).map_err(crate::runner::nothing_written)?;
+        let done = simulate_variants(&named, &targets, plan)
+            .map_err(crate::analysis::runner::nothing_written)?;
         (done.variants, done.threads, done.elapsed, None)
     } else {
         one_by_one(&scenarios, &targets, plan)?
@@ -295,7 +297,7 @@ fn one_by_one(
     }
     // A partial result must hold every variant.
     if let Some(failure) = failure.take_if(|_| results.is_empty() || plan.shard != Shard::WHOLE) {
-        return Err(crate::runner::nothing_written(failure));
+        return Err(crate::analysis::runner::nothing_written(failure));
     }
     Ok((results, threads, elapsed, failure))
 }

@@ -8,14 +8,14 @@ use anyhow::{Result, bail};
 
 use super::compare::{CompareRequest, compare};
 use super::{Destination, scenario_name, unique_name};
-use crate::command_line::CommandLine;
+use crate::analysis::runner::{Plan, Written, metric_layout, run_info};
+use crate::questions::target::{Target, combined_targets};
+use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
-use crate::runner::{Plan, Written, metric_layout, run_info};
 use crate::scenario;
 use crate::tables::BUILT_IN;
-use crate::target::{Target, combined_targets};
 
 /// A table comparison asked: `--table NAME=A,B` over some scenarios.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     let (text, source) = match &args.table {
         None => (built_in_text("cards").to_owned(), "built-in".to_owned()),
         Some(path) => (
-            crate::input_file::read_text(path)
+            crate::tables::input_file::read_text(path)
                 .map_err(|e| anyhow::anyhow!("cannot read table file {}: {e}", path.display()))?,
             path.display().to_string(),
         ),

@@ -63,9 +63,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     say(&out)
 }
 
-/// Checks one table file on its own (see [`crate::bundled::check_table`]).
+/// Checks one table file on its own (see [`crate::scenario::bundled::check_table`]).
 fn check_table((name, file): &(String, String)) -> Result<String> {
-    let stand_ins = crate::bundled::check_table(name, file)?;
+    let stand_ins = crate::scenario::bundled::check_table(name, file)?;
     let stand_ins = if stand_ins.is_empty() {
         "none".to_owned()
     } else {

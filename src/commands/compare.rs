@@ -9,7 +9,6 @@ use crate::analysis::table_compare::{TableCompareRequest, compare_tables};
 use crate::cli::CompareArgs;
 use crate::report::ReportKind;
 use crate::report::console::say;
-use crate::runner::Plan;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -56,7 +55,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             seed: sim.seed,
             targets: args.targets.clone(),
         };
-        let answer = compare_tables(&request, &Plan::from_args(sim), &to)?;
+        let answer = compare_tables(&request, &sim.plan(), &to)?;
         let mut text = crate::report::table_compare::console(&answer.comparison);
         text.push_str(&crate::report::console::wrote(
             &answer.written.folder,
@@ -72,6 +71,6 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         seed: sim.seed,
         tables: sim.tables.clone(),
     };
-    let answer = compare(&request, &Plan::from_args(sim), &to)?;
+    let answer = compare(&request, &sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Compare, &answer.report))
 }

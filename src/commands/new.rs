@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::NewArgs;
 use crate::report::console::say;
-use crate::schema;
+use crate::scenario::schema;
 use anyhow::{Result, bail};
 
 /// Writes the starter where asked, never over a file unless `--force`.

@@ -11,10 +11,9 @@ use clap::Parser;
 use crate::analysis::batch::{BatchAnswer, BatchRequest, run_batch};
 use crate::analysis::run::{RunRequest, run as run_scenario};
 use crate::cli::{Cli, Command, RunArgs};
-use crate::command_line::CommandLine;
+use crate::report::command_line::CommandLine;
 use crate::report::console::say;
 use crate::report::{Formats, ReportKind, RunInfo};
-use crate::runner::Plan;
 use crate::scenario::Edit;
 
 /// Loads, simulates, writes and summarises.
@@ -23,7 +22,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         return rerun(from, args);
     }
     let request = request(args, args.scenarios[0].clone());
-    let plan = Plan::from_args(&args.sim);
+    let plan = args.sim.plan();
     let to = super::destination(&args.out, &args.sim);
     match args.scenarios.as_slice() {
         [one] if !one.is_dir() => {
@@ -100,7 +99,7 @@ fn batch_summary(answer: &BatchAnswer) -> String {
             "{} ({}): {} battles",
             info.name,
             r.name,
-            crate::format::thousands(info.trials.unwrap_or(0))
+            crate::stats::format::thousands(info.trials.unwrap_or(0))
         );
         if let Some(v) = report.variants.first() {
             let trials = info.trials.unwrap_or(0);
@@ -156,7 +155,7 @@ fn batch_summary(answer: &BatchAnswer) -> String {
 /// scenario and tables, each written to a private folder that is removed
 /// afterwards; the hashes checked before and after.
 fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
-    let text = crate::input_file::read_results(from)
+    let text = crate::tables::input_file::read_results(from)
         .map_err(|e| anyhow::anyhow!("--from: cannot read {}: {e}", from.display()))?;
     if let Ok(batch) = serde_json::from_str::<BatchRecord>(&text) {
         return rerun_batch(from, &batch, args);
@@ -212,7 +211,7 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     }
     // Every table as read now must be the one recorded (a built-in table
     // may have changed since), checked before any battle.
-    let overrides = crate::runner::table_overrides(&request.tables)?;
+    let overrides = crate::analysis::runner::table_overrides(&request.tables)?;
     let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
     let now = crate::scenario::load_edited(Path::new(path), scenario_text, &edits)?;
     for was in &info.tables {
@@ -236,12 +235,12 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     // Where and as what the record says the run wrote, unless asked anew.
     let out = (args.out.clone())
         .or(recorded.out.clone())
-        .unwrap_or_else(|| crate::runner::default_out_dir(Path::new(path)));
+        .unwrap_or_else(|| crate::analysis::runner::default_out_dir(Path::new(path)));
     let mut to = super::destination(&Some(out), &args.sim);
     if args.sim.format.is_empty() {
         to.formats = Formats::of(&recorded.sim.format);
     }
-    let answer = run_scenario(&request, &Plan::from_args(&args.sim), &to)?;
+    let answer = run_scenario(&request, &args.sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
 }
 

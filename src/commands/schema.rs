@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::cli::SchemaArgs;
 use crate::report::console::say;
-use crate::schema::{self, Kind};
+use crate::scenario::schema::{self, Kind};
 
 /// Prints one schema, writes schemas to a folder, prints the Markdown
 /// reference, or lists the schemas.

@@ -7,7 +7,6 @@ use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::cli::SensitivityArgs;
 use crate::report::console::say;
 use crate::report::sensitivity::top_lines;
-use crate::runner::Plan;
 
 /// Runs the analysis the options ask and prints its largest moves.
 pub fn run(args: &SensitivityArgs) -> Result<()> {
@@ -19,7 +18,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     }
     let request = request(args);
     let to = super::destination(&args.out, &args.sim);
-    let answer = sensitivity(&request, &Plan::from_args(sim), &to)?;
+    let answer = sensitivity(&request, &sim.plan(), &to)?;
     say(&top_lines(&answer.report, 10))?;
     say(&crate::report::console::wrote(
         &answer.written.folder,

@@ -5,10 +5,9 @@ use anyhow::{Result, bail};
 
 use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
-use crate::format::thousands;
+use crate::questions::solve::{Domain, Goal, Probe, shown};
 use crate::report::console::say;
-use crate::runner::Plan;
-use crate::solve::{Domain, Goal, Probe, shown};
+use crate::stats::format::thousands;
 
 /// Validates the options, searches and prints the answer.
 pub fn run(args: &SolveArgs) -> Result<()> {
@@ -17,7 +16,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut seen = |count: usize, setting: &str, domain: Domain, probe: &Probe| {
         say(&probe_line(count, setting, domain, probe))
     };
-    let answer = solve(&request, &Plan::from_args(&args.sim), &to, &mut seen)?;
+    let answer = solve(&request, &args.sim.plan(), &to, &mut seen)?;
     say(&summary(&answer, args.exact))
 }
 

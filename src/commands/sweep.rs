@@ -7,13 +7,12 @@ use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::cli::SweepArgs;
 use crate::report::ReportKind;
 use crate::report::console::say;
-use crate::runner::Plan;
 
 /// Runs the sweep the options ask and prints its comparison.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let request = request(args);
     let to = super::destination(&args.out, &args.sim);
-    let answer = sweep(&request, &Plan::from_args(&args.sim), &to)?;
+    let answer = sweep(&request, &args.sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Sweep, &answer.report))?;
     match answer.failure {
         Some(failure) => Err(failure.context(match answer.report.variants.len() {

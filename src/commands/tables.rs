@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::cli::TablesArgs;
 use crate::report::console::say;
-use crate::schema;
+use crate::scenario::schema;
 use crate::systems::built_ins;
 use crate::tables::BuiltIn;
 

@@ -16,7 +16,7 @@ use super::csv::{
 use super::findings::{KeyRow, key_odds, key_rows};
 use super::page::{Provenance, write_report};
 use super::{Formats, RunReport, TOOL_COMMIT};
-use crate::format::thousands;
+use crate::stats::format::thousands;
 
 /// One battle of the batch, as the combined files show it.
 pub struct Entry<'a> {

@@ -16,7 +16,7 @@ use super::draw::{
 };
 use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
-use crate::format::thousands;
+use crate::stats::format::thousands;
 use crate::stats::{Metric, Values, wilson, z95};
 
 /// Writes `outcome_<subject>_<metric>` for each categorical metric and
@@ -48,7 +48,7 @@ impl Export<RunReport> for Charts {
             let stand_ins = report
                 .info
                 .stand_in_tables(&first.variant, &m.subject, &m.name);
-            let picture = Picture::of(m, &report.info.name, &stand_ins);
+            let picture = Picture::of(&report.info.system, m, &report.info.name, &stand_ins);
             written.extend(draw_publication(
                 dir,
                 &stem,
@@ -121,10 +121,10 @@ pub struct Picture {
 }
 
 impl Picture {
-    /// The picture of `metric` from the battle called `battle`; one that
-    /// rests on tables holding stand-in values (`stand_ins` names them)
-    /// says which, its title marked †.
-    pub fn of(metric: &Metric<u64>, battle: &str, stand_ins: &[String]) -> Picture {
+    /// The picture of `metric` from the battle called `battle`, in the
+    /// words of `system`; one that rests on tables holding stand-in values
+    /// (`stand_ins` names them) says which, its title marked †.
+    pub fn of(system: &str, metric: &Metric<u64>, battle: &str, stand_ins: &[String]) -> Picture {
         let total = metric.total();
         let reported = metric.reported_bins(|w| w == 0);
         let drawn = match metric.values {
@@ -143,7 +143,7 @@ impl Picture {
                 let count = metric.weights[bin];
                 let (lo, hi) = wilson(count, total, z95());
                 Bar {
-                    label: super::words::value(metric, bin),
+                    label: super::words::value(system, metric, bin),
                     value: first.map(|f| f + bin as i64),
                     percent: 100.0 * count as f64 / total.max(1) as f64,
                     low: 100.0 * lo,
@@ -166,13 +166,13 @@ impl Picture {
             }
             Steps { at_most, at_least }
         });
-        let mut title = words::title(&metric.subject, &metric.name);
-        let mut description = describe(metric, &bars, total, tail.as_deref());
+        let mut title = words::title(system, &metric.subject, &metric.name);
+        let mut description = describe(system, metric, &bars, total, tail.as_deref());
         let mut subtitle = vec![format!(
             "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
             thousands(total)
         )];
-        let note = crate::systems::registry::metric_note(&metric.name);
+        let note = crate::systems::registry::metric_note(system, &metric.name);
         if let Some(note) = note {
             subtitle.push(note.to_owned());
             description.push_str(&format!(" {note}."));
@@ -190,9 +190,9 @@ impl Picture {
         Picture {
             subtitle,
             x_label: if first.is_some() {
-                words::axis(&metric.name)
+                words::axis(system, &metric.name)
             } else {
-                words::metric(&metric.name).0
+                words::metric(system, &metric.name).0
             },
             title,
             bars,
@@ -515,10 +515,16 @@ fn battles(n: u64) -> String {
 }
 
 /// The chart in words, for a reader who cannot see it.
-fn describe(metric: &Metric<u64>, bars: &[Bar], total: u64, tail: Option<&str>) -> String {
+fn describe(
+    system: &str,
+    metric: &Metric<u64>,
+    bars: &[Bar],
+    total: u64,
+    tail: Option<&str>,
+) -> String {
     // Read aloud as a sentence: `Histogram of HP lost for Titus, in HP,
     // over 20,000 battles`, not the title's dash and comma.
-    let (words, unit) = words::metric(&metric.name);
+    let (words, unit) = words::metric(system, &metric.name);
     let whom = words::subject_within(&metric.subject);
     let unit = unit.map_or_else(String::new, |u| format!(", in {u},"));
     let title = format!("{words} for {whom}{unit}");
@@ -572,7 +578,7 @@ mod tests {
             139, 420, 761, 1188, 1580, 1815, 1643, 1208, 698, 370, 138, 29, 10, 1,
         ];
         let metric = Metric::integers("side:A", "catastrophe", 3, &weights);
-        let picture = Picture::of(&metric, "a battle", &[]);
+        let picture = Picture::of("gurps", &metric, "a battle", &[]);
         let svg = crate::report::page::svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
         })
@@ -611,7 +617,7 @@ mod tests {
     fn every_bar_label_is_the_tables_text_for_its_count() {
         let weights = [9_735, 60_535, 29_730];
         let metric = Metric::categorical("battle", "winner", &["none", "a", "b"], &weights);
-        let picture = Picture::of(&metric, "a battle", &[]);
+        let picture = Picture::of("gurps", &metric, "a battle", &[]);
         let labels: Vec<&str> = picture.bars.iter().map(|b| b.shown.as_str()).collect();
         let tables: Vec<String> = (0..weights.len())
             .map(|bin| super::super::findings::shown_share(&metric, bin)[0].clone())

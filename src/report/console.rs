@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::csv::{AGREEMENT_CONFIDENCE, agreements};
 use super::findings::{STAND_IN_MARK, advice, frontiers, metric_mark, stand_ins_note, verdict};
 use super::{ReportKind, RunReport};
-use crate::compare::{Difference, Tests, format_p};
-use crate::format::{percent_interval, thousands};
+use crate::stats::compare::{Difference, Tests, format_p};
+use crate::stats::format::{percent_interval, thousands};
 use crate::stats::{MetricRole, wilson, z95};
 
 /// Set once, by the command line's `--quiet`: then [`say`] prints nothing
@@ -110,7 +110,7 @@ fn run_summary(report: &RunReport) -> String {
             let line = match m.summary() {
                 Some(s) => format!(
                     "mean {}, median {}, 95th percentile {}",
-                    crate::format::estimate(s.mean, (s.ci_low, s.ci_high)),
+                    crate::stats::format::estimate(s.mean, (s.ci_low, s.ci_high)),
                     s.p50,
                     s.p95
                 ),
@@ -196,7 +196,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
                         format!(
                             "{} {}",
                             m.label(b),
-                            crate::format::percent(m.weights[b] as f64 / total)
+                            crate::stats::format::percent(m.weights[b] as f64 / total)
                         )
                     })
                     .collect::<Vec<_>>()
@@ -234,7 +234,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
                 "    {:<22} P({}) {p_out} ({lo}–{hi})   E[Reputation] {}",
                 p.variant,
                 f.out_label,
-                crate::format::estimate(p.reputation, p.reputation_ci)
+                crate::stats::format::estimate(p.reputation, p.reputation_ci)
             );
         }
     }
@@ -267,7 +267,7 @@ fn one_line(d: &Difference) -> String {
     let (scale, unit) = d.scale();
     let (diff, lo, hi) = d.difference;
     let unit = if unit == "%" { " pt" } else { "" };
-    let change = crate::format::change(scale * diff, (scale * lo, scale * hi), unit);
+    let change = crate::stats::format::change(scale * diff, (scale * lo, scale * hi), unit);
     format!("{}: {change}, p {p}", d.outcome())
 }
 

@@ -9,9 +9,9 @@ use polars::prelude::*;
 use polars_parquet::write::{KeyValue, schema_to_metadata_key};
 
 use super::{Export, Formats, RunInfo, RunReport, VariantResult};
-use crate::compare::reported_p;
+use crate::questions::target::{with_combined, with_combined_as};
+use crate::stats::compare::reported_p;
 use crate::stats::{Metric, clopper_pearson, wilson, z95};
-use crate::target::{with_combined, with_combined_as};
 
 /// Confidence of the Monte Carlo-versus-exact agreement check.
 pub const AGREEMENT_CONFIDENCE: f64 = 0.999;
@@ -58,7 +58,7 @@ fn comparison_columns(
     v: &VariantResult,
     variant_keys: &VariantKeys,
 ) -> Vec<Column> {
-    use crate::compare::{Difference, Tests};
+    use crate::stats::compare::{Difference, Tests};
     let base = &report.variants[0];
     let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
     let alpha = tests.alpha;
@@ -572,12 +572,17 @@ impl TableMeta {
     }
 
     /// With `units`: a JSON object of each metric's unit, where it has one
-    /// (`{"casualties_pct": "% of Troop Strength"}`).
+    /// (`{"casualties_pct": "% of Troop Strength"}`), as the battle's
+    /// system (the `system` already named) words it.
     pub fn with_units<W>(mut self, metrics: &[Metric<W>]) -> TableMeta {
+        let system = (self.0.iter())
+            .find(|(key, _)| key == "system")
+            .map(|(_, value)| value.clone())
+            .unwrap_or_default();
         let units: serde_json::Map<String, serde_json::Value> = metrics
             .iter()
             .filter_map(|m| {
-                let unit = super::words::metric(&m.name).1?;
+                let unit = super::words::metric(&system, &m.name).1?;
                 Some((m.name.clone(), serde_json::Value::from(unit)))
             })
             .collect();
@@ -647,15 +652,14 @@ pub struct SummaryRow {
 
 /// Every row of `distributions.csv`.
 pub fn distribution_rows(report: &RunReport) -> Vec<DistributionRow> {
-    report
-        .variants
-        .iter()
-        .flat_map(distribution_rows_of)
+    (report.variants.iter())
+        .flat_map(|v| distribution_rows_of(&report.info.system, v))
         .collect()
 }
 
-/// The rows of `distributions.csv` about one variant.
-pub fn distribution_rows_of(v: &VariantResult) -> Vec<DistributionRow> {
+/// The rows of `distributions.csv` about one variant of a battle of
+/// `system` (whose words its values take).
+pub fn distribution_rows_of(system: &str, v: &VariantResult) -> Vec<DistributionRow> {
     let mut rows = Vec::new();
     for m in &with_combined(&v.metrics) {
         let total = m.total();
@@ -667,7 +671,7 @@ pub fn distribution_rows_of(v: &VariantResult) -> Vec<DistributionRow> {
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
                 value: m.label(bin),
-                value_words: super::words::value(m, bin),
+                value_words: super::words::value(system, m, bin),
                 value_number: match m.values {
                     crate::stats::Values::Integers { first } => Some(first + bin as i64),
                     crate::stats::Values::Categories(_) => None,
@@ -708,7 +712,7 @@ impl Export<RunReport> for Distributions {
             report,
             (dir, "distributions"),
             |_| true,
-            distribution_rows_of,
+            |v| distribution_rows_of(&report.info.system, v),
             distribution_columns,
         )
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::findings::Flag;
 use super::skew::{IMPACT_FLAG, SkewReport, impact_flagged};
-use crate::format::percent;
+use crate::stats::format::percent;
 use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
 

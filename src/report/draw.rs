@@ -92,7 +92,7 @@ fn round_font_sizes(svg: &str) -> String {
         out.push_str(before);
         let end = after.find('"').unwrap_or(after.len());
         match after[..end].parse::<f64>() {
-            Ok(size) => out.push_str(&crate::format::trim_decimal(size, 1)),
+            Ok(size) => out.push_str(&crate::stats::format::trim_decimal(size, 1)),
             Err(_) => out.push_str(&after[..end]),
         }
         rest = &after[end..];
@@ -104,7 +104,7 @@ fn round_font_sizes(svg: &str) -> String {
 /// An axis tick as a person writes it: no pointless decimals (`60`, not
 /// `60.0`; `0.25`), a true minus sign, never `−0`.
 pub fn tick(v: &f64) -> String {
-    let text = crate::format::trim_decimal(*v, 4);
+    let text = crate::stats::format::trim_decimal(*v, 4);
     match text.strip_prefix('-') {
         Some("0") => "0".to_owned(),
         Some(magnitude) => format!("\u{2212}{magnitude}"),

@@ -5,21 +5,21 @@
 
 use std::fmt::Write as _;
 
-use crate::format::thousands;
-use crate::recommend::{Choice, Estimate, Recommendation, recommend};
+use crate::stats::format::thousands;
+use crate::stats::recommend::{Choice, Estimate, Recommendation, recommend};
 use crate::stats::{Metric, MetricRole, wilson, z95};
 
 use super::RunReport;
 use super::csv::agreements;
 
 pub(super) fn pct(p: f64) -> String {
-    crate::format::percent(p)
+    crate::stats::format::percent(p)
 }
 
 /// A probability with its interval: `56.80% (55.10%–58.00%)`, written by
-/// [`crate::format::percent_interval`].
+/// [`crate::stats::format::percent_interval`].
 pub(super) fn with_interval(p: f64, low: f64, high: f64) -> String {
-    let [p, low, high] = crate::format::percent_interval(p, low, high);
+    let [p, low, high] = crate::stats::format::percent_interval(p, low, high);
     format!("{p} ({low}–{high})")
 }
 
@@ -33,7 +33,7 @@ pub(super) fn share(m: &Metric<u64>, bin: usize) -> (f64, f64, f64) {
 /// label writes them: one text for one count, wherever it is shown.
 pub(super) fn shown_share(m: &Metric<u64>, bin: usize) -> [String; 3] {
     let (p, lo, hi) = share(m, bin);
-    crate::format::percent_interval(p, lo, hi)
+    crate::stats::format::percent_interval(p, lo, hi)
 }
 
 pub(super) fn find<'a>(

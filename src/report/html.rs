@@ -19,9 +19,9 @@ use super::findings::{
 use super::page::{Provenance, svg_string, write_report};
 use super::skew::SkewReport;
 use super::{Export, RunReport};
-use crate::compare::{Tests, format_p};
-use crate::format::{percent_interval, thousands};
-use crate::recommend::Recommendation;
+use crate::stats::compare::{Tests, format_p};
+use crate::stats::format::{percent_interval, thousands};
+use crate::stats::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
 use crate::systems::war_cards::skew::GroupSkew;
 
@@ -160,6 +160,7 @@ const COMPARED_IN_WORDS: usize = 3;
 const FOLD_ROWS: usize = 12;
 
 fn outcome_table(
+    system: &str,
     title: &str,
     m: &Metric<u64>,
     stand_ins: &[String],
@@ -170,14 +171,14 @@ fn outcome_table(
         .map(|bin| {
             let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
-                label: super::words::value(m, bin),
+                label: super::words::value(system, m, bin),
                 count: m.weights[bin],
                 probability: p,
                 interval: format!("{lo}\u{2013}{hi}"),
             }
         })
         .collect();
-    let picture = Picture::of(m, title, stand_ins);
+    let picture = Picture::of(system, m, title, stand_ins);
     Ok(OutcomeTable {
         chart: svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
@@ -201,8 +202,8 @@ fn outcome_table(
         summary: m.summary().map(|s| {
             format!(
                 "{}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
-                crate::format::estimate(s.mean, (s.ci_low, s.ci_high)),
-                crate::format::signed(s.std_dev, 3, false),
+                crate::stats::format::estimate(s.mean, (s.ci_low, s.ci_high)),
+                crate::stats::format::signed(s.std_dev, 3, false),
                 s.p05,
                 s.p50,
                 s.p95
@@ -240,15 +241,18 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                         dash_if_nan(
                             x,
                             if share {
-                                crate::format::percent(x)
+                                crate::stats::format::percent(x)
                             } else {
-                                crate::format::signed(x, 3, false)
+                                crate::stats::format::signed(x, 3, false)
                             },
                         )
                     };
                     let (diff, lo, hi) = d.difference;
-                    let [diff_text, lo_text, hi_text] =
-                        crate::format::with_interval(scale * diff, (scale * lo, scale * hi), true);
+                    let [diff_text, lo_text, hi_text] = crate::stats::format::with_interval(
+                        scale * diff,
+                        (scale * lo, scale * hi),
+                        true,
+                    );
                     let unit = if share { " pt" } else { "" };
                     DifferenceRow {
                         outcome: d.outcome(),
@@ -291,12 +295,13 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
                 let [_, lo, hi] = percent_interval(p.p_out, p.p_out_ci.0, p.p_out_ci.1);
                 format!("{lo}\u{2013}{hi}")
             },
-            reputation: crate::format::with_interval(p.reputation, p.reputation_ci, false)[0]
-                .clone(),
+            reputation: crate::stats::format::with_interval(p.reputation, p.reputation_ci, false)
+                [0]
+            .clone(),
             reputation_interval: {
                 let [_, lo, hi] =
-                    crate::format::with_interval(p.reputation, p.reputation_ci, false);
-                crate::format::range(&lo, &hi, p.reputation_ci.0 < 0.0)
+                    crate::stats::format::with_interval(p.reputation, p.reputation_ci, false);
+                crate::stats::format::range(&lo, &hi, p.reputation_ci.0 < 0.0)
             },
         })
         .collect();
@@ -342,7 +347,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                 })
                 .collect();
             Ok(StackedOutcome {
-                heading: super::words::title(&m.subject, &m.name),
+                heading: super::words::title(&report.info.system, &m.subject, &m.name),
                 chart: svg_string(
                     super::sweep::STACKED_SIZE,
                     &super::sweep::stacked_caption(report, &m.subject, &m.name),
@@ -389,7 +394,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
     for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
         let file = format!("{stem}.svg");
         let stand_ins = report.info.stand_in_tables(&v.variant, &m.subject, &m.name);
-        let table = outcome_table(&report.info.name, m, &stand_ins, file)?;
+        let table = outcome_table(&report.info.system, &report.info.name, m, &stand_ins, file)?;
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
@@ -468,7 +473,7 @@ impl Export<RunReport> for HtmlReport {
                 page.verdict.push(format!(
                     "{} variants compared: {}",
                     report.variants.len(),
-                    crate::recommend::named_few(&info.variants)
+                    crate::stats::recommend::named_few(&info.variants)
                 ));
             }
             page.sweep = Some(sweep_section(report, &all, advice.as_ref())?);
@@ -594,7 +599,7 @@ mod tests {
         });
         let [row, ..] = crate::report::findings::shown_share(&victory, 1);
         assert_eq!(row, "0.00500%");
-        assert_ne!(crate::format::percent(1.0 / 20_000.0), row);
+        assert_ne!(crate::stats::format::percent(1.0 / 20_000.0), row);
         let lines = headline(std::slice::from_ref(&victory), 20_000);
         assert!(lines[0].contains("; lost 0.00500%;"), "{lines:?}");
     }

@@ -35,7 +35,7 @@ impl Export<RunReport> for ResultsJson {
         let document = Results {
             distributions: EachVariant(report, super::csv::distribution_rows_of),
             run: &report.info,
-            summary: EachVariant(report, super::csv::summary_rows_of),
+            summary: EachVariant(report, |_, v| super::csv::summary_rows_of(v)),
         };
         let file = std::fs::File::create(dir.join("results.json"))
             .context("cannot create results.json")?;
@@ -50,11 +50,12 @@ impl Export<RunReport> for ResultsJson {
 
 /// The rows of every variant as one JSON array, made a variant at a time
 /// as it is written, so memory holds one variant's rows.
-struct EachVariant<'a, T>(&'a RunReport, fn(&super::VariantResult) -> Vec<T>);
+struct EachVariant<'a, T>(&'a RunReport, fn(&str, &super::VariantResult) -> Vec<T>);
 
 impl<T: serde::Serialize> serde::Serialize for EachVariant<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.variants.iter().flat_map(self.1))
+        let system = &self.0.info.system;
+        serializer.collect_seq(self.0.variants.iter().flat_map(|v| (self.1)(system, v)))
     }
 }
 

@@ -6,9 +6,9 @@
 //! and the table comparison alike.
 
 use super::VariantResult;
-use crate::compare::Tests;
-use crate::format::percent;
 use crate::stats::MetricRole;
+use crate::stats::compare::Tests;
+use crate::stats::format::percent;
 
 /// One key outcome of two variants (two tables, two scenarios), and the
 /// difference.
@@ -58,7 +58,7 @@ impl KeyOutcome {
         if self.is_probability {
             percent(v)
         } else {
-            crate::format::signed(v, 3, false)
+            crate::stats::format::signed(v, 3, false)
         }
     }
 
@@ -71,7 +71,7 @@ impl KeyOutcome {
         } else {
             (1.0, "")
         };
-        crate::format::change(scale * d, (scale * lo, scale * hi), unit)
+        crate::stats::format::change(scale * d, (scale * lo, scale * hi), unit)
     }
 
     /// The outcome in a sentence: what it is with each, and the difference

@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod charts;
+pub mod command_line;
 pub mod console;
 pub mod csv;
 pub mod deck_findings;
@@ -29,8 +30,8 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-pub use crate::compare::{PairedMean, SharedCount};
 use crate::stats::Metric;
+pub use crate::stats::compare::{PairedMean, SharedCount};
 use crate::tables::{RestsOn, TableUse};
 
 /// Provenance of a run, written to `run.json` and shown in every report.
@@ -321,7 +322,7 @@ pub struct RunReport {
     /// Tabular output formats.
     pub formats: Formats,
     /// How often the battles read each table cell, when asked (`run --usage`).
-    pub usage: Option<crate::usage::Usage>,
+    pub usage: Option<crate::questions::usage::Usage>,
 }
 
 impl RunReport {

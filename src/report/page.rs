@@ -14,7 +14,7 @@ use plotters::prelude::*;
 
 use super::RunInfo;
 use super::draw::{Caption, annotate_svg, ensure_font};
-use crate::format::thousands;
+use crate::stats::format::thousands;
 
 /// The stylesheet every HTML page of warcrunch shares.
 pub const CSS: &str = include_str!("../../assets/report.css");

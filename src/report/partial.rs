@@ -182,7 +182,7 @@ impl Partial {
         } else {
             path.to_path_buf()
         };
-        let text = crate::input_file::read_results(&file)
+        let text = crate::tables::input_file::read_results(&file)
             .map_err(|e| anyhow::anyhow!("cannot read partial result {}: {e}", file.display()))?;
         let partial: Partial = serde_json::from_str(&text).with_context(|| {
             format!(

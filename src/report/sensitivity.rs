@@ -16,10 +16,11 @@ use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo, words};
-use crate::format::thousands;
-use crate::sensitivity::{Cell, Method, Move, Refused};
-use crate::target::Quantity;
-use crate::target::split_text;
+use crate::questions::sensitivity::{Method, Move, Refused};
+use crate::questions::target::Quantity;
+use crate::questions::target::split_text;
+use crate::stats::format::thousands;
+use crate::tables::cells::Cell;
 
 /// A finished sensitivity analysis.
 #[derive(Debug, Clone)]
@@ -171,7 +172,9 @@ fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
 fn tornado_title(report: &SensitivityReport) -> String {
     format!(
         "What moves {} most: one step of each knob",
-        report.quantity.of_target(&words::target(&report.target))
+        report
+            .quantity
+            .of_target(&words::target(&report.info.system, &report.target))
     )
 }
 
@@ -542,7 +545,7 @@ impl Export<SensitivityReport> for SensitivityHtml {
         let q = report.quantity;
         let page = SensitivityPage {
             title: &report.info.name,
-            asked: q.of_target(&words::target(&report.target)),
+            asked: q.of_target(&words::target(&report.info.system, &report.target)),
             estimate: q.name(),
             unit: match q {
                 Quantity::Probability => " (pt)",

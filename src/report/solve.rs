@@ -14,9 +14,9 @@ use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
-use crate::format::thousands;
-use crate::solve::{Domain, Goal, Probe, Solution, shown};
-use crate::target::Quantity;
+use crate::questions::solve::{Domain, Goal, Probe, Solution, shown};
+use crate::questions::target::Quantity;
+use crate::stats::format::thousands;
 
 /// A finished search.
 #[derive(Debug, Clone)]

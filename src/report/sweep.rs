@@ -14,8 +14,8 @@ use super::draw::{
     Caption, FONT, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
 };
 use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
-use crate::format::percent;
-use crate::recommend::Recommendation;
+use crate::stats::format::percent;
+use crate::stats::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
 
 /// Whether variants are the values of one numeric setting (`risk=-3`).
@@ -107,7 +107,7 @@ fn frontier_title(report: &RunReport) -> String {
 fn battles_each(report: &RunReport) -> String {
     format!(
         "{} battles",
-        crate::format::thousands(report.info.trials.unwrap_or(0))
+        crate::stats::format::thousands(report.info.trials.unwrap_or(0))
     )
 }
 
@@ -166,7 +166,7 @@ fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
     let mark = super::findings::metric_mark(&report.info, subject, name);
     format!(
         "{} by variant ({}, {} each){mark}",
-        super::words::title(subject, name),
+        super::words::title(&report.info.system, subject, name),
         report.info.name,
         battles_each(report),
     )
@@ -259,7 +259,7 @@ fn frontier_panel<DB: DrawingBackend>(
             let decimals =
                 ((-(y_hi - y_lo + 2.0 * pad).log10()).ceil() as i64 + 1).clamp(1, 4) as usize;
             // A true minus sign, and no sign on zero.
-            crate::format::signed(*v, decimals, false)
+            crate::stats::format::signed(*v, decimals, false)
         })
         .label_style((FONT, 13))
         .draw()
@@ -381,7 +381,7 @@ fn cap_axis(data_max: f64, cap: f64) -> (f64, CapShown) {
 
 /// A cap as the charts write it: `5%`, `2.5%`.
 fn cap_percent(cap: f64) -> String {
-    format!("{}%", crate::format::trim_decimal(100.0 * cap, 2))
+    format!("{}%", crate::stats::format::trim_decimal(100.0 * cap, 2))
 }
 
 /// Width of the comparison chart's plot, in pixels (before its margins).
@@ -626,7 +626,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             .map_err(plot_err)?;
         legend
             .draw(&Text::new(
-                super::words::value(first, c),
+                super::words::value(&report.info.system, first, c),
                 (36, y),
                 style.clone(),
             ))

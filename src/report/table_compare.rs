@@ -19,8 +19,8 @@ use super::json::write_info_with;
 pub use super::key_outcomes::{KeyOutcome, key_outcomes};
 use super::page::{Provenance, svg_string, write_report};
 use super::{Formats, RunInfo};
-use crate::compare::{format_p, reported_p};
-use crate::format::thousands;
+use crate::stats::compare::{format_p, reported_p};
+use crate::stats::format::thousands;
 
 /// Every scenario's key outcomes with table A and table B.
 #[derive(Debug, Clone)]

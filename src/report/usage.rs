@@ -12,7 +12,7 @@ use polars::prelude::Column;
 use super::csv::{text, write_table};
 use super::draw::{Caption, Grid, draw_grid, draw_publication, file_safe, sequential};
 use super::{Export, RunReport};
-use crate::usage::{TableUsage, Usage};
+use crate::questions::usage::{TableUsage, Usage};
 
 /// `usage.csv`.
 pub struct UsageCsv;
@@ -132,7 +132,7 @@ fn map_title(usage: &Usage, t: &TableUsage) -> String {
     format!(
         "{}: reads per battle over {} battles (colour: share of battles reading the cell)",
         t.table,
-        crate::format::thousands(usage.battles)
+        crate::stats::format::thousands(usage.battles)
     )
 }
 

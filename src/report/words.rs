@@ -24,11 +24,11 @@ pub fn subject_within(subject_name: &str) -> String {
 }
 
 /// A metric in words, with its unit where it has one: (`casualties`,
-/// `% of Troop Strength`), as the system that reports it says. A metric no
-/// system knows (an outcome a `--target` adds, `reputation>=10`) is shown
-/// as it is named.
-pub fn metric(metric: &str) -> (String, Option<&'static str>) {
-    match crate::systems::registry::metric_words(metric) {
+/// `% of Troop Strength`), as `system`, which reports it, says. A metric
+/// the system does not word (an outcome a `--target` adds,
+/// `reputation>=10`) is shown as it is named.
+pub fn metric(system: &str, metric: &str) -> (String, Option<&'static str>) {
+    match crate::systems::registry::metric_words(system, metric) {
         Some((words, unit)) => (words.to_owned(), unit),
         None => (metric.replace('_', " "), None),
     }
@@ -38,13 +38,13 @@ pub fn metric(metric: &str) -> (String, Option<&'static str>) {
 /// an engagement's winner by the unit's name (`Knights (attacker)`),
 /// other words with spaces (`at or below 0hp`, `knocked out`). The CSV
 /// keeps the value as the commands' targets spell it.
-pub fn value<W: Copy>(m: &crate::stats::Metric<W>, bin: usize) -> String {
+pub fn value<W: Copy>(system: &str, m: &crate::stats::Metric<W>, bin: usize) -> String {
     let label = m.label(bin);
     match &m.role {
         crate::stats::MetricRole::Winner { units } if bin < 2 => {
             format!("{} ({label})", units[bin])
         }
-        _ => crate::systems::registry::value_words(&m.name, &label)
+        _ => crate::systems::registry::value_words(system, &m.name, &label)
             .map_or_else(|| label.replace('_', " "), str::to_owned),
     }
 }
@@ -63,7 +63,7 @@ pub fn party_risk(side: &str, whole: bool, words: &str) -> String {
 /// → `the party: anyone down or dead = yes`, `hero:Isabeau/reputation>=10`
 /// → `Isabeau: Reputation gained ≥ 10`, `side:A/victory=won|draw` →
 /// `A: victory = won or draw`; a mean's `:mean` is left to its quantity.
-pub fn target(target: &str) -> String {
+pub fn target(system: &str, target: &str) -> String {
     let Some((who, what)) = target.split_once('/') else {
         return target.to_owned();
     };
@@ -83,7 +83,11 @@ pub fn target(target: &str) -> String {
             format!(" {op} {}", values.join(" or "))
         }
     };
-    format!("{}: {}{condition}", subject_within(who), metric(name).0)
+    format!(
+        "{}: {}{condition}",
+        subject_within(who),
+        metric(system, name).0
+    )
 }
 
 /// A key or a `--set` path as people read it: `min_margin` → `Min margin`,
@@ -113,8 +117,8 @@ pub fn setting(key: &str) -> String {
 }
 
 /// A chart's title: `Megalos — casualties, % of Troop Strength`.
-pub fn title(subject_name: &str, metric_name: &str) -> String {
-    let (words, unit) = metric(metric_name);
+pub fn title(system: &str, subject_name: &str, metric_name: &str) -> String {
+    let (words, unit) = metric(system, metric_name);
     match unit {
         Some(unit) => format!("{} — {words}, {unit}", subject(subject_name)),
         None => format!("{} — {words}", subject(subject_name)),
@@ -122,8 +126,8 @@ pub fn title(subject_name: &str, metric_name: &str) -> String {
 }
 
 /// A numeric metric's axis label: `casualties (% of Troop Strength)`.
-pub fn axis(metric_name: &str) -> String {
-    match metric(metric_name) {
+pub fn axis(system: &str, metric_name: &str) -> String {
+    match metric(system, metric_name) {
         (words, Some(unit)) => format!("{words} ({unit})"),
         (words, None) => words,
     }
@@ -170,23 +174,23 @@ mod tests {
     #[test]
     fn a_target_reads_in_words() {
         assert_eq!(
-            target("party/any_down_or_dead=yes"),
+            target("gurps", "party/any_down_or_dead=yes"),
             "the party: anyone down or dead = yes"
         );
         assert_eq!(
-            target("side:Megalos/victory=won|draw"),
+            target("gurps", "side:Megalos/victory=won|draw"),
             "Megalos: victory = won or draw"
         );
         assert_eq!(
-            target("hero:Isabeau/reputation>=10"),
+            target("seventh_sea", "hero:Isabeau/reputation>=10"),
             "Isabeau: Reputation gained \u{2265} 10"
         );
         assert_eq!(
-            target("hero:Titus/state=at_or_below_0hp"),
+            target("gurps", "hero:Titus/state=at_or_below_0hp"),
             "Titus: state after the battle = at or below 0hp"
         );
         assert_eq!(
-            target("hero:Isabeau/reputation:mean"),
+            target("seventh_sea", "hero:Isabeau/reputation:mean"),
             "Isabeau: Reputation gained"
         );
     }
@@ -200,7 +204,7 @@ mod tests {
             &["none", "nothing", "fine_weapon_or_horse"],
             &[1, 1, 1],
         );
-        let shown: Vec<String> = (0..3).map(|b| value(&spoils, b)).collect();
+        let shown: Vec<String> = (0..3).map(|b| value("seventh_sea", &spoils, b)).collect();
         assert_eq!(
             shown,
             [
@@ -218,33 +222,44 @@ mod tests {
         .with_role(MetricRole::Winner {
             units: ["Knights".into(), "Pikes".into()],
         });
-        let shown: Vec<String> = (0..3).map(|b| value(&winner, b)).collect();
+        let shown: Vec<String> = (0..3).map(|b| value("war_cards", &winner, b)).collect();
         assert_eq!(shown, ["Knights (attacker)", "Pikes (defender)", "none"]);
     }
 
     #[test]
     fn titles_read_as_words_with_units() {
         assert_eq!(
-            title("side:Megalos", "casualties_pct"),
+            title("gurps", "side:Megalos", "casualties_pct"),
             "Megalos — casualties, % of Troop Strength"
         );
         assert_eq!(
-            title("hero:Titus", "state"),
+            title("gurps", "hero:Titus", "state"),
             "Titus — state after the battle"
         );
         assert_eq!(
-            title("party", "any_down_or_dead"),
+            title("gurps", "party", "any_down_or_dead"),
             "The party — anyone down or dead"
         );
         assert_eq!(
-            title("party:Rebels", "down_or_dead"),
+            title("gurps", "party:Rebels", "down_or_dead"),
             "The Rebels side's PCs — PCs down or dead, PCs"
         );
         assert_eq!(
-            title("hero:Isabeau", "reputation>=10"),
+            title("seventh_sea", "hero:Isabeau", "reputation>=10"),
             "Isabeau — reputation>=10"
         );
-        assert_eq!(axis("hp_lost"), "HP lost (HP)");
-        assert_eq!(axis("victory"), "victory");
+        assert_eq!(axis("gurps", "hp_lost"), "HP lost (HP)");
+        // Each system its own words: one that does not word a metric shows
+        // it as named, whatever another system calls a metric of that name.
+        assert_eq!(
+            metric("seventh_sea", "reputation"),
+            ("Reputation gained".to_owned(), Some("points"))
+        );
+        assert_eq!(
+            metric("war_cards", "reputation"),
+            ("reputation".to_owned(), None)
+        );
+        assert_eq!(metric("gurps", "rounds"), ("rounds".to_owned(), None));
+        assert_eq!(axis("gurps", "victory"), "victory");
     }
 }

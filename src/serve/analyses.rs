@@ -16,11 +16,11 @@ use super::inputs::Inputs;
 use super::runs::{Run, Status};
 use crate::analysis::Destination;
 use crate::analysis::compare::{CompareRequest, compare};
+use crate::analysis::runner::Plan;
 use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::engine::Shard;
-use crate::runner::Plan;
 
 /// A question and its terms, as the page posts it:
 /// `{"sweep": {"set": ["sides.A.strategy=10..14"], "trials": 100000}}`.
@@ -50,7 +50,7 @@ impl Ask {
     /// a sensitivity analysis shares the cap as a sweep does among the
     /// scenarios it fights (the base and each move), which
     /// `sensitivity_scenarios` counts. A sweep runs at most
-    /// [`crate::sweep::DEFAULT_MAX_VARIANTS`] variants whatever it asks,
+    /// [`crate::questions::sweep::DEFAULT_MAX_VARIANTS`] variants whatever it asks,
     /// and no question may read a table file.
     pub fn within(
         mut self,
@@ -90,12 +90,14 @@ impl Ask {
         match &mut self {
             Ask::Sweep(r) => {
                 over("trials", r.trials)?;
-                r.max_variants = r.max_variants.min(crate::sweep::DEFAULT_MAX_VARIANTS);
+                r.max_variants = r
+                    .max_variants
+                    .min(crate::questions::sweep::DEFAULT_MAX_VARIANTS);
                 let settings = r
                     .set
                     .iter()
                     .map(|typed| {
-                        crate::sweep::parse_setting(typed)
+                        crate::questions::sweep::parse_setting(typed)
                             .map(|setting| (typed, setting))
                             .map_err(|e| refuse(format!("{e:#}")))
                     })
@@ -164,7 +166,8 @@ impl Ask {
                 over("max_trials", r.max_trials)?;
                 if r.max_trials.is_none() && !r.exact {
                     r.max_trials = Some(
-                        crate::solve::DEFAULT_MAX_TRIALS.min((max_trials / SOLVE_SHARE).max(1)),
+                        crate::questions::solve::DEFAULT_MAX_TRIALS
+                            .min((max_trials / SOLVE_SHARE).max(1)),
                     );
                 }
             }
@@ -183,7 +186,7 @@ impl Ask {
     /// What the answer fights, held by [`Ask::within`], in words for the
     /// page to name beside it: `1,000,000 battles a variant`.
     pub fn battles_in_words(&self, scenario_trials: u64) -> String {
-        let count = |n: u64| crate::format::thousands(n);
+        let count = |n: u64| crate::stats::format::thousands(n);
         match self {
             Ask::Sweep(r) if sweeps(r, &["trials"]) => "the swept battles a variant".to_owned(),
             Ask::Sweep(r) => format!(
@@ -196,7 +199,7 @@ impl Ask {
                 match r.precision {
                     Some(h) => format!(
                         "{most}, each until its interval is within ±{} pt",
-                        crate::format::trim_decimal(100.0 * h, 6)
+                        crate::stats::format::trim_decimal(100.0 * h, 6)
                     ),
                     None => most,
                 }
@@ -226,14 +229,14 @@ impl Ask {
     }
 
     /// The question's target in words (`the party: anyone down or dead =
-    /// yes`), for the page's heading over its answer.
-    pub fn target_in_words(&self) -> Option<String> {
+    /// yes`) as `system` words it, for the page's heading over its answer.
+    pub fn target_in_words(&self, system: &str) -> Option<String> {
         let target = match self {
             Ask::Solve(r) => r.target.as_deref(),
             Ask::Sensitivity(r) => Some(r.target.as_str()),
             Ask::Sweep(_) | Ask::Compare(_) => None,
         };
-        target.map(crate::report::words::target)
+        target.map(|t| crate::report::words::target(system, t))
     }
 }
 
@@ -241,7 +244,7 @@ impl Ask {
 /// read as the sweep reads its settings.
 fn sweeps(r: &SweepRequest, keys: &[&str]) -> bool {
     r.set.iter().any(|typed| {
-        crate::sweep::parse_setting(typed)
+        crate::questions::sweep::parse_setting(typed)
             .is_ok_and(|s| matches!(s.path.as_slice(), [key] if keys.contains(&key.as_str())))
     })
 }
@@ -433,7 +436,7 @@ mod tests {
             "20,000 battles a move"
         );
         assert_eq!(
-            sensitivity.target_in_words().as_deref(),
+            sensitivity.target_in_words("gurps").as_deref(),
             Some("A: victory = won")
         );
     }

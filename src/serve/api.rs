@@ -24,7 +24,7 @@ use super::files::{Refusal, ScenarioFolder};
 use super::inputs::{Inputs, ScenarioTable};
 use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
 use super::runs::{Busy, MAX_QUEUED, Run, Runs};
-use crate::command_line::CommandLine;
+use crate::report::command_line::CommandLine;
 use crate::scenario::{self, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
@@ -178,7 +178,7 @@ async fn read_scenario(
 }
 
 async fn schema(UrlPath(name): UrlPath<String>) -> Response {
-    match crate::schema::find(&name) {
+    match crate::scenario::schema::find(&name) {
         Ok(entry) => Json(entry.schema()).into_response(),
         Err(e) => error(StatusCode::NOT_FOUND, format!("{e:#}")),
     }
@@ -253,7 +253,7 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
     let origin = path.display().to_string();
     let doc: toml::Table = toml::from_str(&posted.toml).map_err(|e| {
         invalid(
-            &crate::validate::toml_error(&origin, e).to_string(),
+            &crate::tables::validate::toml_error(&origin, e).to_string(),
             &origin,
             name,
             &posted.toml,
@@ -312,7 +312,7 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
         (None, None) => Some(s.trials.min(max)),
     };
     if let Some(h) = posted.precision
-        && let Err(e) = crate::validate::check_precision(h)
+        && let Err(e) = crate::tables::validate::check_precision(h)
     {
         return Err(Rejected::Invalid(vec![json!({
             "key": "precision",
@@ -320,7 +320,7 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
             "message": format!("`precision` = {e}"),
         })]));
     }
-    crate::runner::override_settings(&mut s, trials, posted.seed)
+    crate::analysis::runner::override_settings(&mut s, trials, posted.seed)
         .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     Ok((s, tables))
 }
@@ -392,7 +392,7 @@ async fn read_table(Shared(state): Shared<Arc<State>>, Body(posted): Body<TableT
             );
         };
         let text = posted.toml.unwrap_or_else(|| builtin.text.to_owned());
-        let schema = match crate::schema::find(builtin.name) {
+        let schema = match crate::scenario::schema::find(builtin.name) {
             Ok(entry) => entry.schema(),
             Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")),
         };
@@ -405,7 +405,7 @@ async fn read_table(Shared(state): Shared<Arc<State>>, Body(posted): Body<TableT
             Ok(written) => {
                 let (_, file) = &written[0];
                 let origin = file.display().to_string();
-                let checked = crate::bundled::check_table(builtin.name, &origin);
+                let checked = crate::scenario::bundled::check_table(builtin.name, &origin);
                 let _ = std::fs::remove_file(file);
                 match checked {
                     Ok(_) => Vec::new(),
@@ -554,7 +554,9 @@ fn form_of(text: &str) -> Response {
     match edit::document(text) {
         Ok(document) => {
             let schema = match document.get("system").and_then(|s| s.as_str()) {
-                Some(system) => crate::schema::find(system).ok().map(|_| system.to_owned()),
+                Some(system) => crate::scenario::schema::find(system)
+                    .ok()
+                    .map(|_| system.to_owned()),
                 None if document.get("cards").is_some() => Some("cards".to_owned()),
                 None => None,
             };
@@ -662,6 +664,8 @@ struct Written {
     inputs: Inputs,
     /// The scenario's battles, held to the server's cap.
     trials: u64,
+    /// The battle's system, whose words the answer takes.
+    system: &'static str,
 }
 
 /// The files of a posted battle that [`load`] checked.
@@ -722,6 +726,7 @@ fn write_question(
         input,
         inputs,
         trials: loaded.trials,
+        system: loaded.battle.system(),
     })
 }
 
@@ -807,7 +812,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
         })?;
         let terms = json!({
             "battles": ask.battles_in_words(written.trials),
-            "target_words": ask.target_in_words(),
+            "target_words": ask.target_in_words(written.system),
             "plans_ahead": ask.plans_ahead(),
         });
         let asked = Asked {
@@ -878,10 +883,10 @@ async fn question_choices(
         let schema = toml::from_str::<toml::Table>(&asked.toml)
             .ok()
             .and_then(|doc| doc.get("system")?.as_str().map(str::to_owned))
-            .and_then(|system| crate::schema::find(&system).ok())
+            .and_then(|system| crate::scenario::schema::find(&system).ok())
             .map(|entry| entry.schema())
             .unwrap_or_default();
-        let knob = |k: &crate::sensitivity::Knob| {
+        let knob = |k: &crate::questions::sensitivity::Knob| {
             let (minimum, maximum) = match k.cell {
                 Some(_) => (None, None),
                 None => super::grid::range_at(&schema, &k.path),
@@ -909,7 +914,7 @@ async fn question_choices(
             json!({
                 "subject": o.subject,
                 "metric": o.metric,
-                "title": crate::report::words::title(&o.subject, &o.metric),
+                "title": crate::report::words::title(choices.system, &o.subject, &o.metric),
                 "values": o.values,
                 "numeric": o.numeric,
             })
@@ -942,13 +947,13 @@ async fn cell_usage(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted
             ..posted
         };
         let (s, _) = load(&state, &posted)?;
-        let plan = crate::runner::Plan {
+        let plan = crate::analysis::runner::Plan {
             threads: 0,
             progress: false,
             shard: crate::engine::Shard::WHOLE,
             precision: None,
         };
-        let tally = crate::runner::count_usage(&s, &plan).map_err(|e| {
+        let tally = crate::analysis::runner::count_usage(&s, &plan).map_err(|e| {
             Rejected::Refused(Refusal {
                 status: 422,
                 message: format!("{e:#}"),

@@ -48,7 +48,7 @@ fn listed(name: String, text: &str) -> Option<Listed> {
     let doc = toml::from_str::<toml::Table>(text).ok()?;
     let system = doc.get("system")?.as_str()?;
     let system_title = crate::systems::registry::title(system)?;
-    let bundled = crate::bundled::find(&name).is_some_and(|b| b.text == text);
+    let bundled = crate::scenario::bundled::find(&name).is_some_and(|b| b.text == text);
     Some(Listed {
         system: system.to_owned(),
         system_title,
@@ -114,7 +114,7 @@ impl ScenarioFolder {
                 }
             }
         }
-        for bundled in crate::bundled::SCENARIOS {
+        for bundled in crate::scenario::bundled::SCENARIOS {
             if !self.root.join(bundled.name).exists()
                 && let Some(entry) = listed(bundled.name.to_owned(), bundled.text)
             {
@@ -151,17 +151,17 @@ impl ScenarioFolder {
     /// own path is checked to be inside the tree: a file swapped for a link
     /// between the check and the read is refused, never read.
     /// Only a regular file is read (never a pipe or a device), and none
-    /// larger than [`crate::input_file::MAX_INPUT_BYTES`].
+    /// larger than [`crate::tables::input_file::MAX_INPUT_BYTES`].
     pub fn read_resolved(&self, real: &Path, name: &str) -> Result<String, Refusal> {
         let unreadable = |e: String| Refusal {
             status: 404,
             message: format!("`{name}`: {e}"),
         };
-        let file = crate::input_file::open_regular(real).map_err(unreadable)?;
+        let file = crate::tables::input_file::open_regular(real).map_err(unreadable)?;
         if !handle_is_inside(&file, &self.root) {
             return Err(Refusal::outside(name));
         }
-        crate::input_file::read_open(file).map_err(unreadable)
+        crate::tables::input_file::read_open(file).map_err(unreadable)
     }
 
     /// The text of a scenario in the tree, or of the bundled battle of that
@@ -169,7 +169,7 @@ impl ScenarioFolder {
     pub fn read(&self, name: &str) -> Result<String, Refusal> {
         let path = match self.resolve(name) {
             Err(r) if r.status == 404 => {
-                return crate::bundled::find(name)
+                return crate::scenario::bundled::find(name)
                     .map(|b| b.text.to_owned())
                     .ok_or(r);
             }
@@ -235,12 +235,12 @@ mod tests {
         // Its own scenario beside every bundled battle.
         assert_eq!(
             listed.len(),
-            crate::bundled::SCENARIOS.len() + 1,
+            crate::scenario::bundled::SCENARIOS.len() + 1,
             "{names:?}"
         );
         let own = listed.iter().find(|s| s.name == "gurps/a.toml").unwrap();
         assert_eq!((own.system.as_str(), own.bundled), ("gurps", false));
-        for b in crate::bundled::SCENARIOS {
+        for b in crate::scenario::bundled::SCENARIOS {
             let entry = listed.iter().find(|s| s.name == b.name).unwrap();
             assert!(entry.bundled && entry.title.is_some(), "{}", b.name);
             assert_eq!(scenarios.read(b.name).unwrap(), b.text);
@@ -250,13 +250,13 @@ mod tests {
     #[test]
     fn a_file_of_the_folder_takes_a_bundled_name_and_is_marked_only_if_equal() {
         let (dir, scenarios) = folder();
-        let name = crate::bundled::SCENARIOS[0].name;
+        let name = crate::scenario::bundled::SCENARIOS[0].name;
         let file = dir.path().join("scenarios").join(name);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, crate::bundled::SCENARIOS[0].text).unwrap();
+        std::fs::write(&file, crate::scenario::bundled::SCENARIOS[0].text).unwrap();
         let entry = |s: &ScenarioFolder| s.list().into_iter().find(|l| l.name == name).unwrap();
         assert!(entry(&scenarios).bundled);
-        let mine = crate::bundled::SCENARIOS[0]
+        let mine = crate::scenario::bundled::SCENARIOS[0]
             .text
             .replace("trials", "# mine\ntrials");
         std::fs::write(&file, &mine).unwrap();

@@ -254,8 +254,8 @@ impl Walk<'_> {
             rows: Vec::new(),
         };
         for (i, item) in items.iter().enumerate() {
-            let label =
-                crate::toml_path::entry_name(item).map_or_else(|| i.to_string(), str::to_owned);
+            let label = crate::tables::toml_path::entry_name(item)
+                .map_or_else(|| i.to_string(), str::to_owned);
             path.push(Step::Index(i));
             sweep.push(label.clone());
             let mut leaves = Vec::new();
@@ -513,7 +513,7 @@ mod tests {
     use crate::serve::edit::{Edit, apply, document};
 
     fn grid_of(name: &str, text: &str) -> Grid {
-        let schema = crate::schema::find(name).unwrap().schema();
+        let schema = crate::scenario::schema::find(name).unwrap().schema();
         grid(name, text, &schema).unwrap()
     }
 
@@ -565,7 +565,7 @@ mod tests {
             let parsed: toml::Table = toml::from_str(table.text).unwrap();
             for c in cells(&g) {
                 let path: Vec<String> = c.sweep.split('.').skip(2).map(str::to_owned).collect();
-                let found = crate::toml_path::get(&parsed, &path).unwrap();
+                let found = crate::tables::toml_path::get(&parsed, &path).unwrap();
                 assert_eq!(serde_json::to_value(found).unwrap(), c.value, "{}", c.sweep);
             }
         }

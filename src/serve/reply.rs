@@ -21,7 +21,7 @@ pub(super) fn crashed(what: &str, e: tokio::task::JoinError) -> Response {
 
 /// A JSON error with a status (overlong echoes of the input clipped).
 pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    let message = crate::format::clip_echoes(&message.into());
+    let message = crate::stats::format::clip_echoes(&message.into());
     (status, Json(json!({ "error": message }))).into_response()
 }
 

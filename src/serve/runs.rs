@@ -13,11 +13,11 @@ use tokio::sync::{Semaphore, watch};
 
 use super::inputs::Inputs;
 use crate::analysis::run::{Asked, simulate_and_store};
-use crate::command_line::CommandLine;
+use crate::analysis::runner::Plan;
 use crate::engine::Scope;
 use crate::report::Formats;
+use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
-use crate::runner::Plan;
 use crate::scenario::Scenario;
 use crate::stats::{Metric, two_proportion, unpaired_difference, wilson, z95};
 
@@ -409,7 +409,8 @@ fn simulate(
         .into();
     // What the report will say of the battle, known before any battle:
     // its stand-in values.
-    let info = crate::runner::run_info(scenario, command.clone(), 0, std::time::Duration::ZERO);
+    let info =
+        crate::analysis::runner::run_info(scenario, command.clone(), 0, std::time::Duration::ZERO);
     let stand_ins = crate::report::findings::stand_ins_of(&info);
     let plan = Plan {
         threads: 0,
@@ -464,7 +465,7 @@ fn simulate(
         s.verdict = crate::report::findings::verdict(metrics, trials, &report.info);
         s.flags = crate::report::findings::flags(report);
         s.stand_ins = crate::report::findings::stand_ins_of(&report.info);
-        s.metrics = shown(metrics, baseline);
+        s.metrics = shown(&report.info.system, metrics, baseline);
         s.note = report.info.stop_reason.clone();
         s.files = answer.stored.files().to_vec();
         s.files.extend(inputs.names());
@@ -484,7 +485,7 @@ pub fn view(
 ) -> (Vec<String>, Vec<Shown>) {
     (
         crate::report::findings::verdict(metrics, done, info),
-        shown(metrics, baseline),
+        shown(&info.system, metrics, baseline),
     )
 }
 
@@ -492,8 +493,8 @@ pub fn view(
 /// interval, and beside it the same outcome in `baseline` (0 battles where
 /// the baseline never saw it) with the difference's interval, for every
 /// metric the baseline has too.
-fn shown(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
-    let mut shown = shown_one_by_one(metrics, baseline);
+fn shown(system: &str, metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
+    let mut shown = shown_one_by_one(system, metrics, baseline);
     judge(&mut shown);
     shown
 }
@@ -522,7 +523,11 @@ fn judge(shown: &mut [Shown]) {
 }
 
 /// [`shown`] before the family-wise verdicts.
-fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -> Vec<Shown> {
+fn shown_one_by_one(
+    system: &str,
+    metrics: &[Metric<u64>],
+    baseline: Option<&[Metric<u64>]>,
+) -> Vec<Shown> {
     metrics
         .iter()
         .map(|m| {
@@ -548,11 +553,11 @@ fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -
                         let unchanged = x == w && n == total;
                         Before {
                             probability: x as f64 / n.max(1) as f64,
-                            shown: crate::format::percent(x as f64 / n.max(1) as f64),
+                            shown: crate::stats::format::percent(x as f64 / n.max(1) as f64),
                             difference: d.difference,
                             low: d.low,
                             high: d.high,
-                            change: crate::format::change(
+                            change: crate::stats::format::change(
                                 100.0 * d.difference,
                                 (100.0 * d.low, 100.0 * d.high),
                                 " pt",
@@ -562,7 +567,8 @@ fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -
                         }
                     });
                     let probability = w as f64 / total.max(1) as f64;
-                    let [p, lo, hi] = crate::format::percent_interval(probability, ci_low, ci_high);
+                    let [p, lo, hi] =
+                        crate::stats::format::percent_interval(probability, ci_low, ci_high);
                     Share {
                         value,
                         probability,
@@ -576,7 +582,7 @@ fn shown_one_by_one(metrics: &[Metric<u64>], baseline: Option<&[Metric<u64>]>) -
             Shown {
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
-                title: crate::report::words::title(&m.subject, &m.name),
+                title: crate::report::words::title(system, &m.subject, &m.name),
                 shares,
             }
         })

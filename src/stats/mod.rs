@@ -8,6 +8,10 @@ use std::sync::OnceLock;
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
+pub mod compare;
+pub mod format;
+pub mod paired_mean;
+pub mod recommend;
 pub mod special;
 
 pub use special::clopper_pearson;

@@ -8,11 +8,11 @@ use anyhow::Result;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::engine::System;
-use crate::sensitivity::Cell;
 use crate::stats::Metric;
 use crate::tables::TableUse;
-use crate::usage::CellReads;
-use crate::validate::Header;
+use crate::tables::cells::Cell;
+use crate::tables::cells::CellReads;
+use crate::tables::validate::Header;
 
 /// A battle system: a scenario layout, a battle the engine can fight, the
 /// metrics it counts, its exact method if it has one, and an account of its

@@ -3,7 +3,7 @@
 //! battle's dice strike them all. One party when every PC is on one side
 //! (subject `party`), else one per side that has PCs (`party:<side>`).
 
-use crate::histograms::{Hist, Histograms};
+use crate::engine::histograms::{Hist, Histograms};
 use crate::stats::{MetricRole, Values, Weight};
 
 /// The largest number of parties: one per side.

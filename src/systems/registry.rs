@@ -11,8 +11,8 @@ use anyhow::Result;
 
 use super::contract::{BattleSystem, CellMove};
 use crate::stats::Metric;
+use crate::tables::validate::Header;
 use crate::tables::{BuiltIn, RestsOn, TableUse};
-use crate::validate::Header;
 
 /// Work done on a battle of whichever system: one generic method, called
 /// with the system's own type.
@@ -360,51 +360,55 @@ pub fn check_rules() -> Vec<(&'static str, &'static str)> {
     rules.0
 }
 
-/// A metric in words and its unit, as the first system that reports a
-/// metric of that name says it.
-pub fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
-    struct Words<'a>(&'a str, Option<(&'static str, Option<&'static str>)>);
+/// A metric in words and its unit, as the system called `system` says it
+/// (each system its own words: two systems may name a metric alike).
+pub fn metric_words(system: &str, metric: &str) -> Option<(&'static str, Option<&'static str>)> {
+    struct Words<'a>(
+        &'a str,
+        &'a str,
+        Option<(&'static str, Option<&'static str>)>,
+    );
     impl VisitType for Words<'_> {
         fn visit<S: BattleSystem>(&mut self) {
-            if self.1.is_none() {
-                self.1 = S::metric_words(self.0);
+            if S::NAME == self.0 {
+                self.2 = S::metric_words(self.1);
             }
         }
     }
-    let mut words = Words(metric, None);
-    each_system(&mut words);
-    words.1
-}
-
-/// The note on a metric's values, as the first system that reports a
-/// metric of that name gives it ([`BattleSystem::metric_note`]).
-pub fn metric_note(metric: &str) -> Option<&'static str> {
-    struct Note<'a>(&'a str, Option<&'static str>);
-    impl VisitType for Note<'_> {
-        fn visit<S: BattleSystem>(&mut self) {
-            if self.1.is_none() && S::metric_words(self.0).is_some() {
-                self.1 = S::metric_note(self.0);
-            }
-        }
-    }
-    let mut note = Note(metric, None);
-    each_system(&mut note);
-    note.1
-}
-
-/// A metric's value in words, as the first system that words it says it.
-pub fn value_words(metric: &str, value: &str) -> Option<&'static str> {
-    struct Words<'a>(&'a str, &'a str, Option<&'static str>);
-    impl VisitType for Words<'_> {
-        fn visit<S: BattleSystem>(&mut self) {
-            if self.2.is_none() {
-                self.2 = S::value_words(self.0, self.1);
-            }
-        }
-    }
-    let mut words = Words(metric, value, None);
+    let mut words = Words(system, metric, None);
     each_system(&mut words);
     words.2
+}
+
+/// The note on a metric's values, as the system called `system` gives it
+/// ([`BattleSystem::metric_note`]).
+pub fn metric_note(system: &str, metric: &str) -> Option<&'static str> {
+    struct Note<'a>(&'a str, &'a str, Option<&'static str>);
+    impl VisitType for Note<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.2 = S::metric_note(self.1);
+            }
+        }
+    }
+    let mut note = Note(system, metric, None);
+    each_system(&mut note);
+    note.2
+}
+
+/// A metric's value in words, as the system called `system` words it.
+pub fn value_words(system: &str, metric: &str, value: &str) -> Option<&'static str> {
+    struct Words<'a>(&'a str, &'a str, &'a str, Option<&'static str>);
+    impl VisitType for Words<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.3 = S::value_words(self.1, self.2);
+            }
+        }
+    }
+    let mut words = Words(system, metric, value, None);
+    each_system(&mut words);
+    words.3
 }
 
 /// The example questions for the battle in `doc` (a scenario as JSON),

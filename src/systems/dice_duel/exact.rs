@@ -2,7 +2,7 @@
 //! not a tie decides, and `max_rolls` ties make a draw.
 
 use super::DiceDuel;
-use crate::histograms::Histograms;
+use crate::engine::histograms::Histograms;
 use crate::stats::Metric;
 
 /// Each metric's exact distribution.

@@ -18,14 +18,14 @@ use anyhow::{Result, anyhow};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::engine::histograms::{Hist, Histograms};
+use crate::engine::stream::BattleStream;
 use crate::engine::{System, Tally};
-use crate::histograms::{Hist, Histograms};
 use crate::stats::{Metric, MetricRole};
-use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
+use crate::tables::cells::CellReads;
+use crate::tables::validate::{Header, check_two_sides};
 use crate::tables::{TableSource, TableUse, built_in_text, load_text, parse_table};
-use crate::usage::CellReads;
-use crate::validate::{Header, check_two_sides};
 
 /// A champion's bonus, added to every roll.
 pub const BONUS: RangeInclusive<i64> = -3..=3;
@@ -78,7 +78,7 @@ pub struct Champion {
 #[serde(deny_unknown_fields)]
 struct TablesSection {
     /// A tuned duel die: a file relative to the scenario, or the die with faces set.
-    #[schemars(schema_with = "crate::validate::table_source_schema")]
+    #[schemars(schema_with = "crate::tables::validate::table_source_schema")]
     duel_die: Option<TableSource>,
 }
 
@@ -248,10 +248,10 @@ impl BattleSystem for DiceDuel {
 
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, DiceDuel)> {
         let doc: toml::Table =
-            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
-        crate::ranges::check::<ScenarioFile>(text, &doc, (origin, true))?;
+            toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
+        crate::tables::ranges::check::<ScenarioFile>(text, &doc, (origin, true))?;
         let file: ScenarioFile =
-            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+            toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
         let names: Vec<&str> = file.champions.iter().map(|c| c.name.as_str()).collect();
         check_two_sides(origin, &names)?;
         let builtin = crate::tables::built_in("duel_die").expect("the duel die is built in");

@@ -1,7 +1,7 @@
 //! The dice duel by the book, die by die: the plain reference the fast
 //! duel is checked against. It imports nothing from the fast path.
 
-use crate::usage::CellReads;
+use crate::tables::cells::CellReads;
 
 /// What the book's duel reads.
 pub struct Duel<'a> {
@@ -21,7 +21,7 @@ pub fn duel<R: rand::Rng>(d: Duel<'_>, rng: &mut R, reads: &mut CellReads) -> (u
     for roll in 1..=d.max_rolls {
         let mut totals = [0; 2];
         for (total, bonus) in totals.iter_mut().zip(d.bonus) {
-            let face = crate::dice::below(rng, d.faces.len() as u32) as usize;
+            let face = crate::engine::dice::below(rng, d.faces.len() as u32) as usize;
             reads.note("duel_die", || format!("faces.{}", d.labels[face]), "value");
             *total = d.faces[face] + bonus;
         }

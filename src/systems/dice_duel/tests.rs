@@ -10,7 +10,7 @@ use super::{DiceDuel, reference};
 use crate::engine::{RunSettings, System, run};
 use crate::stats::{Metric, wilson};
 use crate::systems::BattleSystem;
-use crate::usage::CellReads;
+use crate::tables::cells::CellReads;
 
 /// The bundled duel.
 fn even_duel() -> DiceDuel {

@@ -1,5 +1,5 @@
 //! Where each decision of a GURPS battle reads its random number in the
-//! battle's window ([`crate::stream::Decisions`]): a block per day, in it
+//! battle's window ([`crate::engine::stream::Decisions`]): a block per day, in it
 //! the sides' rolls and a block per PC. Each roll reads half a number
 //! ([`Decisions::half`]), two rolls always made together sharing one; a
 //! draw of unbounded length reads a stream of its own. A variant that
@@ -9,7 +9,7 @@
 
 use super::scenario::{MAX_DAYS, MAX_HEROES};
 use super::survival::HT_ROLLS;
-use crate::stream::{Decisions, WINDOW_BITS};
+use crate::engine::stream::{Decisions, WINDOW_BITS};
 
 /// Numbers of one day.
 const DAY: u32 = 256;

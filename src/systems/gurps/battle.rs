@@ -17,8 +17,8 @@ use super::scenario::{MAX_HEROES, Role};
 use super::strategy::{self, MARGIN_SPAN};
 use super::success::{RollLaw, quick_contest};
 use super::survival::{self, SurvivalDraws, injure_fast};
-use crate::inverse;
-use crate::stream::{BattleStream, Decisions};
+use crate::engine::inverse;
+use crate::engine::stream::{BattleStream, Decisions};
 
 /// Each side's army commander, if a PC: his index (a side has at most one).
 fn army_commanders(rules: &BattleRules) -> [Option<usize>; 2] {

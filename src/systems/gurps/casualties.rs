@@ -7,7 +7,7 @@
 //! margin, each row's percent drawn by the inverse of its law) and
 //! [`Laws::draw`]. Both report with [`casualty_percent`].
 
-use crate::usage::CellReads;
+use crate::tables::cells::CellReads;
 use rand::Rng;
 
 use super::address;
@@ -19,9 +19,9 @@ use super::scenario::Armour;
 use super::strategy::MARGIN_SPAN;
 use super::success::d6_sum;
 use super::tables::{CatastropheRow, GurpsTables};
-use crate::dice::Digits;
-use crate::inverse::InverseLaw;
-use crate::stream::Decisions;
+use crate::engine::dice::Digits;
+use crate::engine::inverse::InverseLaw;
+use crate::engine::stream::Decisions;
 
 /// Armour class → casualty rows toward less loss.
 pub fn armour_rows(tables: &GurpsTables, armour: Armour) -> i64 {
@@ -251,7 +251,7 @@ mod tests {
                             &mut CellReads::default(),
                         ))
                         .or_default() += 1;
-                    let day = crate::stream::BattleStream::battle(7, battle).decisions();
+                    let day = crate::engine::stream::BattleStream::battle(7, battle).decisions();
                     let share = laws.draw(day, 1, &t, (&side, side.morale), signed, &effect);
                     *fast.entry((share * 100.0).round() as i64).or_default() += 1;
                 }

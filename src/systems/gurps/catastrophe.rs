@@ -18,9 +18,9 @@ use super::scenario::Role;
 use super::success::{RollLaw, d6_sum, roll_3d6};
 use super::survival::{injure, injure_fast};
 use super::tables::{CatastropheRow, LeaderHarm};
-use crate::dice;
-use crate::inverse;
-use crate::stream::Decisions;
+use crate::engine::dice;
+use crate::engine::inverse;
+use crate::engine::stream::Decisions;
 
 /// Side `side`'s Catastrophe roll, 3 to 18, die by die.
 pub fn roll<R: Rng>(rng: &mut R, side: &SideRules) -> i64 {
@@ -246,7 +246,7 @@ mod tests {
                 let mut lost = [0i64; MAX_HEROES];
                 let (mut killed, mut wounded) = ([false; MAX_HEROES], [false; MAX_HEROES]);
                 let struck = (&mut killed[..], &mut wounded[..]);
-                let day = crate::stream::BattleStream::battle(13, battle).decisions();
+                let day = crate::engine::stream::BattleStream::battle(13, battle).decisions();
                 strike_leaders_fast(r, day, 0, &row, (&mut pcs, &mut lost), struck);
                 *fast.entry((lost[0], pcs[0].state)).or_default() += 1;
                 assert_eq!(killed[0], harm == LeaderHarm::Killed);

@@ -15,7 +15,7 @@ use super::strategy::ratio_bonus;
 use super::success::{category_distribution, three_d6_distribution};
 use super::survival::{LOSING_PENALTY_STEP, MAX_PENALTY, injury_law};
 use super::tables::{self, CatastropheRow, LeaderHarm};
-use crate::histograms::Histograms;
+use crate::engine::histograms::Histograms;
 use crate::stats::Metric;
 use crate::systems::party::Parties;
 

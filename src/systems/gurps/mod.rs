@@ -30,16 +30,16 @@ use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::{Parsed, Role};
 use self::tables::{GurpsTables, TABLE_NAMES};
+use crate::engine::histograms::{Hist, Histograms};
+use crate::engine::stream::BattleStream;
 use crate::engine::{System, Tally};
-use crate::histograms::{Hist, Histograms};
 use crate::stats::MetricRole::{self, Detail};
 use crate::stats::{Metric, Weight};
-use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
-use crate::usage::CellReads;
-use crate::validate::{Header, as_written};
+use crate::tables::cells::CellReads;
+use crate::tables::validate::{Header, as_written};
 
 /// A validated GURPS battle.
 #[derive(Debug, Clone)]

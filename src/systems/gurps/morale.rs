@@ -11,7 +11,7 @@ use super::catastrophe::Effect;
 use super::scenario::Quality;
 use super::success::{check, roll_3d6, three_d6_distribution};
 use super::tables::{CatastropheRow, GurpsTables};
-use crate::inverse;
+use crate::engine::inverse;
 
 /// A side beaten by at least this margin rolls Morale and routs on a failure [stand-in].
 pub const ROUT_MARGIN: i64 = 13;

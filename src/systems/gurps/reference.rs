@@ -6,7 +6,7 @@
 //! function of its rule's file. Read this to learn the order of a day; read
 //! a rule's file to learn the rule.
 
-use crate::usage::CellReads;
+use crate::tables::cells::CellReads;
 use rand::Rng;
 
 use super::casualties::{self, casualty_percent};
@@ -207,9 +207,9 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::compare::disagreements;
+    use crate::engine::stream::BattleStream;
     use crate::engine::{System, Tally};
-    use crate::stream::BattleStream;
+    use crate::stats::compare::disagreements;
     use crate::systems::gurps::Gurps;
     use crate::systems::gurps::tables::{CatastropheRow, GurpsTables};
 

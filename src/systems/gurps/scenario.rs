@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::tables::{GurpsTables, TABLE_NAMES};
 use crate::tables::TableSource;
-use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
+use crate::tables::validate::{
+    Header, check_range, check_table_names, check_two_sides, side_index,
+};
 
 /// A side as written.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -254,7 +256,7 @@ pub struct ScenarioFile {
 
 /// The `[tables]` section's schema: one optional path per table name.
 fn table_paths(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    crate::validate::table_paths_schema(generator, &TABLE_NAMES)
+    crate::tables::validate::table_paths_schema(generator, &TABLE_NAMES)
 }
 
 fn one_day() -> i64 {
@@ -335,7 +337,7 @@ pub struct Parsed {
 /// Parses and validates the scenario and loads its tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
     let file: ScenarioFile =
-        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+        toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
         GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;

@@ -9,8 +9,8 @@ use rand::Rng;
 
 use super::rules::COMBAT_CAP;
 use super::tables::{GurpsTables, MarginBand};
-use crate::dice::{self, THREE_D6_WAYS};
-use crate::inverse::{self, InverseLaw};
+use crate::engine::dice::{self, THREE_D6_WAYS};
+use crate::engine::inverse::{self, InverseLaw};
 
 /// Refuses a Survival or Glory row no roll can reach: the skill rolled
 /// against is capped at [`COMBAT_CAP`], and 3d6 rolls 3 at best. `origin`
@@ -189,7 +189,7 @@ mod tests {
         for skill in 0..=20 {
             let (mut successes, mut crits, mut fumbles) = (0, 0, 0);
             for i in 0..216 {
-                let roll = crate::dice::THREE_D6[i] as i64;
+                let roll = crate::engine::dice::THREE_D6[i] as i64;
                 let c = check(skill, roll);
                 let (s, cs, cf) = expected(skill, roll);
                 assert_eq!(

@@ -17,7 +17,7 @@ use super::outcome::State;
 use super::rules::{COMBAT_CAP, HeroRules};
 use super::success::{RollLaw, check, roll_3d6, row_of, rows_by_roll, three_d6_distribution};
 use super::tables::GurpsTables;
-use crate::inverse::InverseLaw;
+use crate::engine::inverse::InverseLaw;
 
 /// The losing side's PCs take −1 on Survival per this many points of the
 /// margin of victory [stand-in].
@@ -270,9 +270,9 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::inverse;
+    use crate::engine::inverse;
+    use crate::engine::stream::BattleStream;
     use crate::stats::assert_counts_follow;
-    use crate::stream::BattleStream;
     use crate::systems::gurps::scenario::Role;
 
     /// A soldier PC with Combat skill `skill` (Risk 0) and (HP, HT, DR).

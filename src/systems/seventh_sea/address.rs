@@ -1,5 +1,5 @@
 //! Where each decision of a 7th Sea battle reads its random number in the
-//! battle's window ([`crate::stream::Decisions`]): a block for what is
+//! battle's window ([`crate::engine::stream::Decisions`]): a block for what is
 //! drawn once a battle (Free Raises, Spoils), then a block per round, in it
 //! the commanders' contest and a block per Hero. Each decision reads half a
 //! number ([`Decisions::half`]); the contest rolled out reads a stream of
@@ -8,7 +8,7 @@
 //! variants fight.
 
 use super::scenario::{MAX_HEROES, MAX_ROUNDS};
-use crate::stream::{Decisions, WINDOW_BITS};
+use crate::engine::stream::{Decisions, WINDOW_BITS};
 
 /// A side's Free Raises (half-slot, + side).
 pub const FREE_RAISES: u32 = 0;

@@ -19,7 +19,7 @@ use super::round::{PENALTY_STEPS, ROUND_SLOTS, RoundDraws, RoundHero};
 use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HeroRules, REAR, SideRules};
 use super::scenario::{MAX_HEROES, Spending};
 use super::tables::Opportunity;
-use crate::stream::{BattleStream, Decisions};
+use crate::engine::stream::{BattleStream, Decisions};
 
 /// The battle's fast laws, each built on first use.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@
 use rand::distr::Distribution;
 use std::hint::select_unpredictable;
 
-use crate::inverse::InverseLaw;
+use crate::engine::inverse::InverseLaw;
 
 /// Rerolls (neither succeeds, or a tie) before a round is called even.
 pub const MAX_REROLLS: u32 = 1000;
@@ -220,7 +220,7 @@ impl Distribution<RoundEnd> for ContestLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::Digits;
+    use crate::engine::dice::Digits;
     use crate::systems::seventh_sea::roll_keep::Pool;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;

@@ -8,7 +8,7 @@
 use rand::Rng;
 use rand::distr::Distribution;
 
-use crate::inverse::InverseLaw;
+use crate::engine::inverse::InverseLaw;
 
 /// How a duel ends from one starting point, drawn with one random number
 /// by the inverse of its law, from the Hero's best end (won unhurt) to his
@@ -106,7 +106,7 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::dice::Digits;
+    use crate::engine::dice::Digits;
     use crate::systems::seventh_sea::roll_keep::Pool;
 
     /// A duel fought exchange by exchange with dice rolled die by die: the

@@ -29,17 +29,17 @@ use self::roll_keep::Pool;
 use self::rules::{BattleRules, HeroRules, SideRules};
 use self::scenario::{FreeRaiseCount, Parsed, PersonalRoll};
 use self::tables::SeaTables;
+use crate::engine::histograms::{Hist, Histograms};
+use crate::engine::inverse::InverseLaw;
+use crate::engine::stream::BattleStream;
 use crate::engine::{System, Tally};
-use crate::histograms::{Hist, Histograms};
-use crate::inverse::InverseLaw;
 use crate::stats::MetricRole::{self, Detail};
 use crate::stats::{Metric, Weight};
-use crate::stream::BattleStream;
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
-use crate::usage::CellReads;
-use crate::validate::{Header, as_written};
+use crate::tables::cells::CellReads;
+use crate::tables::validate::{Header, as_written};
 
 /// Largest Reputation change one round can bring, for histogram bounds.
 const MAX_REPUTATION_PER_ROUND: i64 = 30;

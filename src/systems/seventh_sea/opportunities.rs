@@ -10,7 +10,7 @@ use super::outcome::HeroState;
 use super::rules::{BattleRules, HEAVILY_ENGAGED};
 use super::scenario::Policy;
 use super::tables::Opportunity;
-use crate::stream::Decisions;
+use crate::engine::stream::Decisions;
 
 /// Per-Hero state during a battle (small: sixteen of them are set up per
 /// battle).
@@ -184,7 +184,7 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::stream::BattleStream;
+    use crate::engine::stream::BattleStream;
     use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::SeventhSea;
     use crate::systems::seventh_sea::reference::{self as book, BookBattle, BookHero};

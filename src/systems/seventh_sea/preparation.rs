@@ -56,7 +56,7 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::dice::Digits;
+    use crate::engine::dice::Digits;
     use crate::systems::seventh_sea::roll_keep::{Pool, reach_chance};
 
     #[test]

@@ -5,7 +5,7 @@
 //! here rolls its exploding d10s, sorts them and keeps the highest; nothing
 //! is tabulated ahead.
 
-use crate::usage::CellReads;
+use crate::tables::cells::CellReads;
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -17,7 +17,7 @@ use super::round::MISSED_PER_EXTRA_WOUND;
 use super::rules::{BattleRules, CAPTURE_REAR_BONUS, HEAVILY_ENGAGED, REAR};
 use super::scenario::{FreeRaiseCount, MAX_HEROES, PersonalRoll, Policy, Spending};
 use super::tables::Opportunity;
-use crate::dice;
+use crate::engine::dice;
 
 /// A Hero's own `XkY`: holding the banner he rolls "−1 unkept die", so a
 /// pool with more dice rolled than kept rolls one fewer; the ten-dice rule
@@ -579,9 +579,9 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
-    use crate::compare::disagreements;
+    use crate::engine::stream::BattleStream;
     use crate::engine::{System, Tally};
-    use crate::stream::BattleStream;
+    use crate::stats::compare::disagreements;
     use crate::systems::seventh_sea::SeventhSea;
 
     fn bundled(file: &str) -> SeventhSea {

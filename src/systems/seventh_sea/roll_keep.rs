@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use rand::Rng;
 
-use crate::dice::{AliasTable, Digits};
+use crate::engine::dice::{AliasTable, Digits};
 
 /// The exact total distribution of every `XkY` (X, Y ≤ 10, no bonus) as an
 /// alias table, built the first time a battle uses that pool.
@@ -281,10 +281,10 @@ pub fn at_least((first, p): &(i64, Vec<f64>), target: i64) -> f64 {
     p.iter().skip(start).sum()
 }
 
-/// Threshold for [`crate::dice::chance`]: a roll of `pool` reaches `tn`.
+/// Threshold for [`crate::engine::dice::chance`]: a roll of `pool` reaches `tn`.
 pub fn reach_chance(pool: Pool, tn: i64) -> u64 {
     let law = pool.law();
-    crate::dice::chance_threshold(law.iter().skip(tn.max(0) as usize).sum())
+    crate::engine::dice::chance_threshold(law.iter().skip(tn.max(0) as usize).sum())
 }
 
 #[cfg(test)]

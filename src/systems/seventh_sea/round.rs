@@ -20,8 +20,8 @@ use super::roll_keep::{Pool, without_far_tail};
 use super::rules::HeroRules;
 use super::scenario::PersonalRoll;
 use super::tables::SeaTables;
-use crate::inverse::InverseLaw;
-use crate::stream::Decisions;
+use crate::engine::inverse::InverseLaw;
+use crate::engine::stream::Decisions;
 
 /// A failed Wound Check deals one more Dramatic Wound per this many points
 /// missed [stand-in].
@@ -225,8 +225,8 @@ mod tests {
     use rand::Rng;
 
     use super::*;
-    use crate::dice::Digits;
-    use crate::stream::BattleStream;
+    use crate::engine::dice::Digits;
+    use crate::engine::stream::BattleStream;
     use crate::systems::contract::BattleSystem;
     use crate::systems::seventh_sea::rules::BattleRules;
 

@@ -5,7 +5,7 @@
 use super::roll_keep::Pool;
 use super::scenario::{FreeRaiseCount, PersonalRoll, Policy, Spending};
 use super::tables::SeaTables;
-use crate::inverse::InverseLaw;
+use crate::engine::inverse::InverseLaw;
 
 /// Engagement levels, Rear (0) to Heavily Engaged (3).
 pub const REAR: usize = 0;
@@ -74,7 +74,7 @@ pub struct HeroRules {
     pub armour_kept: i64,
     /// Policy.
     pub policy: Policy,
-    /// Threshold for [`crate::dice::chance`]: the Line of Fire shot
+    /// Threshold for [`crate::engine::dice::chance`]: the Line of Fire shot
     /// reaches its TN, without and with a banner.
     pub line_of_fire_hit: [u64; 2],
 }

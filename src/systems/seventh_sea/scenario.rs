@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
 use crate::tables::TableSource;
-use crate::validate::{Header, check_range, check_table_names, check_two_sides, side_index};
+use crate::tables::validate::{
+    Header, check_range, check_table_names, check_two_sides, side_index,
+};
 
 /// A commander: Wits + Strategy.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
@@ -235,7 +237,7 @@ pub struct ScenarioFile {
 
 /// The `[tables]` section's schema: one optional path per table name.
 fn table_paths(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    crate::validate::table_paths_schema(generator, &TABLE_NAMES)
+    crate::tables::validate::table_paths_schema(generator, &TABLE_NAMES)
 }
 
 fn default_max_rounds() -> i64 {
@@ -277,7 +279,7 @@ pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 /// Parses, validates and loads the tables.
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
     let file: ScenarioFile =
-        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+        toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     // A winner rolls 1d10 + his Commission rank (a knack).

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::roll_keep::Pool;
-use crate::inverse::InverseLaw;
+use crate::engine::inverse::InverseLaw;
 use crate::tables::{
     Place, TableSource, TableUse, built_in, load_text, origin as table_origin, parse_table,
 };

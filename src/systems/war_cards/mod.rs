@@ -19,14 +19,14 @@ use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
 use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, Picks};
 use self::table::EngagementTable;
 use self::tally::WarTally;
-use crate::dice::chance_threshold;
 use crate::engine::System;
-use crate::sensitivity::Cell;
+use crate::engine::dice::chance_threshold;
 use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, CellMove, Layout};
+use crate::tables::cells::Cell;
+use crate::tables::cells::CellReads;
+use crate::tables::validate::{Header, check_range};
 use crate::tables::{self, TableSource, TableUse};
-use crate::usage::CellReads;
-use crate::validate::{Header, check_range};
 
 /// Allowed range of melee, missile, defence and modifier values.
 const RATING_RANGE: RangeInclusive<i64> = -20..=20;
@@ -119,7 +119,7 @@ struct TablesSection {
     /// A tuned Combat Card deck: a file relative to the scenario file, or
     /// the deck with cells set (`file`, `set`).
     #[serde(default)]
-    #[schemars(schema_with = "crate::validate::table_source_schema")]
+    #[schemars(schema_with = "crate::tables::validate::table_source_schema")]
     cards: Option<TableSource>,
 }
 
@@ -397,7 +397,7 @@ impl BattleSystem for WarCards {
     /// Parses and validates a war-cards scenario.
     fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
         let file: ScenarioFile =
-            toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+            toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
         let (deck_text, source) = tables::load_text(
             tables::built_in_text("cards"),
             file.tables.cards.as_ref(),
@@ -575,7 +575,7 @@ impl System for WarCards {
     }
 
     #[inline]
-    fn simulate(&self, rng: &mut crate::stream::BattleStream) -> EngagementOutcome {
+    fn simulate(&self, rng: &mut crate::engine::stream::BattleStream) -> EngagementOutcome {
         self.fight(rng)
     }
 }

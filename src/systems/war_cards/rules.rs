@@ -6,7 +6,7 @@
 use rand::Rng;
 
 use super::deck::{CardResult, MAX_CARDS};
-use crate::dice;
+use crate::engine::dice;
 
 /// Side index of the attacking unit.
 pub const ATTACKER: usize = 0;

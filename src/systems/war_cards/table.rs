@@ -13,7 +13,7 @@ use super::rules::{
     ATTACKER, CardDeck, Combatant, DEFENDER, Draw, End, EngagementOutcome, Fate, Winner,
     resolve_exchange, settle,
 };
-use crate::dice::{self, Digits};
+use crate::engine::dice::{self, Digits};
 
 /// The largest table built (entries); larger engagements take the plain path.
 const TABLE_LIMIT: u64 = 1 << 20;

@@ -2,7 +2,7 @@
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
 use crate::engine::Tally;
-use crate::histograms::{Hist, Histograms};
+use crate::engine::histograms::{Hist, Histograms};
 use crate::stats::MetricRole::{self, Detail};
 use crate::stats::{Metric, Weight};
 

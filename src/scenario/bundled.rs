@@ -21,10 +21,10 @@ pub struct Bundled {
 /// Every bundled scenario, sorted by name: the `.toml` files of each
 /// system's folder under `scenarios/`, found when the binary is built.
 pub const SCENARIOS: &[Bundled] = &{
-    let mut all = [Bundled { name: "", text: "" }; crate::embedded::BUNDLED.len()];
+    let mut all = [Bundled { name: "", text: "" }; crate::tables::embedded::BUNDLED.len()];
     let mut i = 0;
     while i < all.len() {
-        let (name, text) = crate::embedded::BUNDLED[i];
+        let (name, text) = crate::tables::embedded::BUNDLED[i];
         all[i] = Bundled { name, text };
         i += 1;
     }
@@ -92,7 +92,7 @@ mod tests {
             here.sort();
             found.extend(here);
         }
-        assert_eq!(found.len(), crate::embedded::BUNDLED.len());
+        assert_eq!(found.len(), crate::tables::embedded::BUNDLED.len());
         let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
         assert_eq!(names, found);
         assert!(find("gurps/ambush_at_the_ford.toml").is_some());

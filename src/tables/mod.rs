@@ -1,18 +1,28 @@
 //! The built-in rule tables, embedded from `scenarios/tables/`, and the
 //! record of which table a run used.
+//!
+//! The layer below the systems: the tables and what reading them takes
+//! (files read safely, dotted paths, ranges, validation messages, the cells
+//! a battle reads). A system imports it; it imports no system.
+
+pub mod cells;
+pub mod embedded;
+pub mod input_file;
+pub mod ranges;
+pub mod toml_path;
+pub mod validate;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::toml_path;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
 /// A built-in table: its name, the file it exports to and its text, as
-/// found in `scenarios/tables/` ([`crate::embedded::TABLES`]);
+/// found in `scenarios/tables/` ([`crate::tables::embedded::TABLES`]);
 /// the registry lists them in each system's order.
 #[derive(Debug, Clone, Copy)]
 pub struct BuiltIn {
@@ -28,7 +38,7 @@ pub struct BuiltIn {
 
 /// The built-in table of kind `name`, if there is one.
 pub fn built_in(name: &str) -> Option<BuiltIn> {
-    crate::embedded::TABLES
+    crate::tables::embedded::TABLES
         .iter()
         .find(|(kind, ..)| *kind == name)
         .map(|&(name, system, file, text)| BuiltIn {
@@ -207,7 +217,7 @@ pub fn load_text(
             None | Some(BUILT_IN) => Ok((builtin.to_owned(), "built-in".to_owned())),
             Some(p) => {
                 let full = base_dir.join(p);
-                let text = crate::input_file::read_text(&full).map_err(|e| {
+                let text = crate::tables::input_file::read_text(&full).map_err(|e| {
                     anyhow::anyhow!("cannot read table file {}: {e}", full.display())
                 })?;
                 Ok((text, full.display().to_string()))
@@ -224,7 +234,7 @@ pub fn load_text(
             }
             let mut table: toml::Table = text
                 .parse()
-                .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
+                .map_err(|e: toml::de::Error| crate::tables::validate::toml_error(&origin, e))?;
             for (path, value) in &edited.set {
                 let parts: Vec<String> = path.split('.').map(str::to_owned).collect();
                 toml_path::set(&mut table, &parts, value.clone()).map_err(|e| {
@@ -260,7 +270,7 @@ pub fn origin(source: &str, file: &str) -> String {
 /// Every table kind, as a table file's `kind` key names it, in
 /// alphabetical order.
 pub fn kinds() -> Vec<&'static str> {
-    let mut kinds: Vec<&'static str> = crate::embedded::TABLES
+    let mut kinds: Vec<&'static str> = crate::tables::embedded::TABLES
         .iter()
         .map(|&(kind, ..)| kind)
         .collect();
@@ -296,7 +306,7 @@ pub fn check_kind(text: &str, origin: &str, expected: &str) -> Result<()> {
 /// Parses a table file given as `kind`: refused when it is another kind,
 /// serde's message (with a suggestion) when a key is wrong, and the key
 /// and its allowed values when a number is out of the range its type
-/// declares ([`crate::ranges`]).
+/// declares ([`crate::tables::ranges`]).
 pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     text: &str,
     origin: &str,
@@ -304,10 +314,11 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
 ) -> Result<T> {
     check_kind(text, origin, kind)?;
     let doc: toml::Table =
-        toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+        toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     let as_written = !origin.contains(WITH_CELLS);
-    crate::ranges::check::<T>(text, &doc, (origin, as_written))?;
-    let parsed = toml::from_str(text).map_err(|e| crate::validate::toml_error(origin, e))?;
+    crate::tables::ranges::check::<T>(text, &doc, (origin, as_written))?;
+    let parsed =
+        toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
     check_stand_ins(text, &doc, origin)?;
     Ok(parsed)
@@ -329,7 +340,7 @@ impl Place<'_> {
     pub fn at(&self, path: &str) -> String {
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
         let as_written = !self.origin.contains(WITH_CELLS);
-        match crate::ranges::line_of(self.text, &steps).filter(|_| as_written) {
+        match crate::tables::ranges::line_of(self.text, &steps).filter(|_| as_written) {
             Some(line) => format!("{}:{line}", self.origin),
             None => self.origin.to_owned(),
         }
@@ -349,7 +360,7 @@ fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
     for (i, entry) in entries.iter().enumerate() {
         let Some(path) = entry.as_str() else { continue };
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
-        if let Err(e) = crate::toml_path::find(&cells, &steps) {
+        if let Err(e) = crate::tables::toml_path::find(&cells, &steps) {
             let at = Place { origin, text }.at(&format!("stand_ins.{i}"));
             bail!("{at}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
         }
@@ -394,7 +405,7 @@ pub fn text_as_read(
     let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
     let table = text
         .parse()
-        .map_err(|e: toml::de::Error| crate::validate::toml_error(&origin, e))?;
+        .map_err(|e: toml::de::Error| crate::tables::validate::toml_error(&origin, e))?;
     Ok((text, table))
 }
 
@@ -424,7 +435,10 @@ fn check_labels(text: &str, origin: &str, kind: &str) -> Result<()> {
     let mut lists = Vec::new();
     lists_in(&table, &mut Vec::new(), &mut lists);
     for (path, items) in lists {
-        let labels: Vec<Option<&str>> = items.iter().map(crate::toml_path::entry_name).collect();
+        let labels: Vec<Option<&str>> = items
+            .iter()
+            .map(crate::tables::toml_path::entry_name)
+            .collect();
         for (i, label) in labels.iter().enumerate() {
             let Some(label) = label else { continue };
             let line = line_of_label(

@@ -8,6 +8,7 @@ use serde::Serialize;
 use toml::Value;
 
 use crate::stats::DifferenceInterval;
+use crate::tables::cells::Cell;
 
 /// Settings that are not rules of the battle.
 const NOT_KNOBS: [&str; 4] = ["trials", "seed", "system", "name"];
@@ -27,19 +28,6 @@ pub struct Knob {
     /// The words a word may be, in their order; the entries a list may
     /// hold. Empty for a number or a yes/no.
     pub choices: Vec<String>,
-}
-
-/// Where a table cell is: its table, its row as the file names it, and
-/// the key within the row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Cell {
-    /// The table's name: `survival`, `battle_chart`, `cards`.
-    pub table: String,
-    /// The row: `rows.D`, `rows.2`, `card4.sword_banner` (empty for a key
-    /// outside any list of rows).
-    pub row: String,
-    /// The key within the row: `column`, `engaged.damage`, `>=+3`.
-    pub column: String,
 }
 
 impl Knob {
@@ -210,7 +198,7 @@ fn cells_in(
                 for (i, item) in items.iter().enumerate() {
                     if let Value::Table(row) = item {
                         path.push(
-                            crate::toml_path::entry_name(item)
+                            crate::tables::toml_path::entry_name(item)
                                 .map_or_else(|| i.to_string(), str::to_owned),
                         );
                         cells_in(row, path, (row_end.or(Some(path.len())), choices), out);

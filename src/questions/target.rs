@@ -8,7 +8,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::paired::Event;
+use crate::engine::paired::Event;
 use crate::stats::{Metric, MetricRole, Values, Weight};
 
 /// An event named on the command line.
@@ -391,8 +391,8 @@ impl Quantity {
     /// A value as written: `12.30%`, `4.512`.
     pub fn value(self, x: f64) -> String {
         match self {
-            Quantity::Probability => crate::format::percent(x),
-            Quantity::Mean => crate::format::signed(x, 3, false),
+            Quantity::Probability => crate::stats::format::percent(x),
+            Quantity::Mean => crate::stats::format::signed(x, 3, false),
         }
     }
 
@@ -408,8 +408,8 @@ impl Quantity {
     /// `12.71%`; `4.512`, `4.401`, `4.623`.
     pub fn interval(self, x: f64, low: f64, high: f64) -> [String; 3] {
         match self {
-            Quantity::Probability => crate::format::percent_interval(x, low, high),
-            Quantity::Mean => crate::format::with_interval(x, (low, high), false),
+            Quantity::Probability => crate::stats::format::percent_interval(x, low, high),
+            Quantity::Mean => crate::stats::format::with_interval(x, (low, high), false),
         }
     }
 
@@ -418,7 +418,7 @@ impl Quantity {
     /// (percentage points); `−0.41`, `−0.44`, `−0.38`.
     pub fn change(self, (d, low, high): (f64, f64, f64)) -> [String; 3] {
         let k = self.scale();
-        crate::format::with_interval(k * d, (k * low, k * high), true)
+        crate::stats::format::with_interval(k * d, (k * low, k * high), true)
     }
 
     /// The unit of a change, after a space where it has one: ` pt`, ``.

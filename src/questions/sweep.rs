@@ -6,7 +6,7 @@ use anyhow::{Result, anyhow, bail};
 use toml::Value;
 
 use crate::tables::BUILT_IN;
-use crate::toml_path;
+use crate::tables::toml_path;
 
 /// One `--set` option: a dotted path and the values it takes.
 #[derive(Debug, Clone, PartialEq)]

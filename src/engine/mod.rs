@@ -1,13 +1,23 @@
 //! The Monte Carlo engine, generic over a battle system.
 //!
 //! Trials are cut into chunks of [`CHUNK_SIZE`]; battle *n* of a run fights
-//! on its own window of random numbers ([`crate::stream`]), whichever chunk,
+//! on its own window of random numbers ([`crate::engine::stream`]), whichever chunk,
 //! thread, shard or variant of a paired run fights it. Chunks run on a
 //! rayon pool in batches; each worker counts its chunks into an integer
 //! tally of its own, merged as they finish (integer counts merge exactly, in
 //! any grouping). The result depends only on the seed and the number of
 //! trials, never on the thread count, and memory stays flat whatever the
 //! number of trials: a few tallies are alive at a time.
+//!
+//! Its files: the random streams ([`stream`]), the tallies ([`histograms`]),
+//! dice and laws drawn by their inverse ([`dice`], [`inverse`]), and the
+//! paired engine that fights each battle in every variant ([`paired`]).
+
+pub mod dice;
+pub mod histograms;
+pub mod inverse;
+pub mod paired;
+pub mod stream;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,7 +27,7 @@ use anyhow::{Context, Result, bail, ensure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::stream::BattleStream;
+use crate::engine::stream::BattleStream;
 
 /// The version of how a run reads its random numbers: the chunks'
 /// streams, the battle streams of paired runs and how each system turns
@@ -41,7 +51,7 @@ const BATCH_CHUNKS: u64 = 256;
 
 /// The largest run accepted: as many battles as the windows number (2^44,
 /// well inside u64 counts for every metric).
-pub const MAX_TRIALS: u64 = crate::stream::MAX_BATTLES;
+pub const MAX_TRIALS: u64 = crate::engine::stream::MAX_BATTLES;
 
 /// The fewest battles a worker fights between two looks at the stop flag.
 const MIN_PIECE: u64 = 256;
@@ -168,7 +178,7 @@ pub trait System: Sync {
     }
 
     /// Fights one battle on its window of random numbers, read in turn or
-    /// by address ([`crate::stream`]). Whatever the battle hands the stream
+    /// by address ([`crate::engine::stream`]). Whatever the battle hands the stream
     /// to should be inlined, so its state stays in a register.
     fn simulate(&self, rng: &mut BattleStream) -> Self::Outcome;
 
@@ -230,7 +240,7 @@ pub trait Tally<O>: Send {
     /// time).
     fn for_each_slice(&mut self, visit: impl FnMut(&mut [u64]));
     /// Whether every histogram counted every battle once (a system's
-    /// [`Histograms`](crate::histograms::Histograms) can tell; checked at
+    /// [`Histograms`](crate::engine::histograms::Histograms) can tell; checked at
     /// the end of every run).
     fn counted_once_each(&self) -> bool {
         true

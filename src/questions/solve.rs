@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 
-use crate::target::Quantity;
+use crate::questions::target::Quantity;
 
 /// The most battles one probe may take unless `--max-trials` says otherwise.
 pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000;

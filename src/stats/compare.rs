@@ -4,7 +4,7 @@
 //! metric; on the means of numeric metrics, the t-test on the
 //! battle-by-battle differences of paired battles, or else Welch's.
 
-use crate::paired_mean::PairedSums;
+use crate::stats::paired_mean::PairedSums;
 use crate::stats::special::t_two_sided_p;
 use crate::stats::{
     Metric, MetricRole, Values, chi_square_sf, mcnemar, paired_difference, two_proportion,

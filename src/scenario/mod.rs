@@ -3,6 +3,12 @@
 //! The `system` key picks the parser; each system's file layout rejects
 //! unknown keys. Relative paths inside a scenario resolve against the
 //! scenario file's folder.
+//!
+//! The layer above the systems: a scenario names one, so reading it, the
+//! bundled battles and the schemas of every file sit here.
+
+pub mod bundled;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +17,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use crate::engine::MAX_TRIALS;
 use crate::systems::{Battle, SYSTEMS};
 use crate::tables::sha256_hex;
-use crate::validate::{check_range, toml_error};
+use crate::tables::validate::{check_range, toml_error};
 
 /// Battles run when a scenario gives no `trials`.
 pub const DEFAULT_TRIALS: u64 = 1_000_000;
@@ -153,7 +159,7 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
 }
 /// Reads a scenario file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
-    crate::input_file::read_text(path)
+    crate::tables::input_file::read_text(path)
         .map_err(|e| anyhow!("cannot read scenario file {}: {e}", path.display()))
 }
 

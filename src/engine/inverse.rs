@@ -11,7 +11,7 @@
 use rand::Rng;
 use rand::distr::Distribution;
 
-use crate::dice::THREE_D6_WAYS;
+use crate::engine::dice::THREE_D6_WAYS;
 
 /// An outcome is drawn for numbers (taken to 63 bits) from the upper bound
 /// of the one before it up to its own.

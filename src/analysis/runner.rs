@@ -8,11 +8,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::SimulationArgs;
+use crate::engine::paired::{Event, Lockstep, MetricsOf};
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
-use crate::format::{thousands, trim_decimal};
-use crate::paired::{Event, Lockstep, MetricsOf};
-use crate::paired_mean::PairedSums;
+use crate::questions::target::{Target, YES_NO, add_outcomes};
+use crate::questions::usage::UsageTally;
 use crate::report::console::{say, summary};
 use crate::report::output_dir::Staging;
 use crate::report::partial::Partial;
@@ -21,10 +20,11 @@ use crate::report::{
     PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters,
 };
 use crate::scenario::{self, Scenario};
+use crate::stats::format::{thousands, trim_decimal};
+use crate::stats::paired_mean::PairedSums;
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
-use crate::target::{Target, YES_NO, add_outcomes};
-use crate::usage::{CellReads, UsageTally};
+use crate::tables::cells::CellReads;
 
 /// Parses `--table NAME=FILE` options.
 pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
@@ -37,7 +37,7 @@ pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
 /// Applies `--trials` and `--seed` overrides.
 pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
     if let Some(trials) = trials {
-        crate::validate::check_range("--trials", "trials", trials, 1..=engine::MAX_TRIALS)?;
+        crate::tables::validate::check_range("--trials", "trials", trials, 1..=engine::MAX_TRIALS)?;
         s.trials = trials;
     }
     if let Some(seed) = seed {
@@ -68,16 +68,6 @@ impl Plan {
             threads: self.threads,
             progress: self.progress,
             shard: self.shard,
-        }
-    }
-
-    /// The plan the shared command-line options describe.
-    pub fn from_args(sim: &SimulationArgs) -> Plan {
-        Plan {
-            threads: sim.threads,
-            progress: !sim.quiet,
-            shard: sim.shard.unwrap_or(Shard::WHOLE),
-            precision: None,
         }
     }
 }
@@ -192,7 +182,10 @@ fn simulate_system<S: BattleSystem>(
         let (width, at) = match widest_half_width(&metrics) {
             Some(w) => {
                 let m = &metrics[w.metric];
-                let at = words::target(&format!("{}/{}={}", m.subject, m.name, m.label(w.bin)));
+                let at = words::target(
+                    S::NAME,
+                    &format!("{}/{}={}", m.subject, m.name, m.label(w.bin)),
+                );
                 (w.half_width, at)
             }
             None => (0.0, "no value".to_owned()),
@@ -225,7 +218,7 @@ fn simulate_system<S: BattleSystem>(
 /// the battles so far.
 pub type StopRule<'a> = dyn Fn(&[Vec<u64>], u64) -> bool + 'a;
 
-/// Variants simulated on common random numbers ([`crate::paired`]).
+/// Variants simulated on common random numbers ([`crate::engine::paired`]).
 #[derive(Debug)]
 pub struct SimulatedPairs {
     /// Per variant, counts of every metric.
@@ -345,7 +338,7 @@ fn run_lockstep<S: System>(
     settings: RunSettings,
     stop: Option<&StopRule<'_>>,
 ) -> Result<SimulatedPairs> {
-    crate::stream::check_battles(settings.trials)?;
+    crate::engine::stream::check_battles(settings.trials)?;
     let variants = systems.len();
     let events = ask.events.clone();
     let lockstep = Lockstep::new(systems, metrics, ask.events, ask.means);
@@ -552,7 +545,7 @@ impl<S: BattleSystem> System for ByTheBook<'_, S> {
         UsageTally::default()
     }
 
-    fn simulate(&self, rng: &mut crate::stream::BattleStream) -> CellReads {
+    fn simulate(&self, rng: &mut crate::engine::stream::BattleStream) -> CellReads {
         let mut reads = CellReads::counting();
         self.0.read_cells(rng, &mut reads);
         reads

@@ -7,8 +7,8 @@
 use std::fmt::Display;
 use std::path::Path;
 
-use crate::format::shell_word;
 use crate::report::Formats;
+use crate::stats::format::shell_word;
 
 /// A `warcrunch` command line being written: its words, unquoted.
 #[derive(Debug, Clone)]

@@ -8,55 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::Tally;
-
-/// A table cell as the file names it: the table, its row (`rows.D`,
-/// `rows.2`, `weights`, or empty for a key outside any row) and the key
-/// within the row (empty when the row is read as a whole).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub struct CellName {
-    /// The table: `survival`, `battle_chart`.
-    pub table: &'static str,
-    /// The row.
-    pub row: String,
-    /// The key within the row.
-    pub column: String,
-}
-
-/// Reads of table cells, counted when switched on.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CellReads {
-    counting: bool,
-    counts: BTreeMap<CellName, u64>,
-}
-
-impl CellReads {
-    /// A counter that counts.
-    pub fn counting() -> Self {
-        CellReads {
-            counting: true,
-            counts: BTreeMap::new(),
-        }
-    }
-
-    /// Notes one read of `table`'s cell `column` of the row `row()` names;
-    /// `row` is called only when counting.
-    #[inline]
-    pub fn note(&mut self, table: &'static str, row: impl FnOnce() -> String, column: &str) {
-        if self.counting {
-            let cell = CellName {
-                table,
-                row: row(),
-                column: column.to_owned(),
-            };
-            *self.counts.entry(cell).or_insert(0) += 1;
-        }
-    }
-
-    /// The counts, cell by cell in table, row and column order.
-    pub fn counts(&self) -> &BTreeMap<CellName, u64> {
-        &self.counts
-    }
-}
+use crate::tables::cells::{CellName, CellReads};
 
 /// Reads of every cell over many battles.
 #[derive(Debug, Clone, Default)]
@@ -69,7 +21,7 @@ pub struct UsageTally {
 
 impl Tally<CellReads> for UsageTally {
     fn record_weighted(&mut self, outcome: &CellReads, weight: u64) {
-        for (cell, &n) in &outcome.counts {
+        for (cell, &n) in outcome.counts() {
             *self.counts.entry(cell.clone()).or_insert(0) += n * weight;
             *self.battles.entry(cell.clone()).or_insert(0) += weight;
         }
@@ -274,8 +226,8 @@ fn rows_in_order(doc: &toml::Table, text: &str, cells: &[CellUsage]) -> Vec<Stri
     for list in lists {
         if let Some(toml::Value::Array(items)) = doc.get(list) {
             for (i, item) in items.iter().enumerate() {
-                let name =
-                    crate::toml_path::entry_name(item).map_or_else(|| i.to_string(), str::to_owned);
+                let name = crate::tables::toml_path::entry_name(item)
+                    .map_or_else(|| i.to_string(), str::to_owned);
                 add(format!("{list}.{name}"), &mut rows);
             }
         }

@@ -1,7 +1,7 @@
 //! Variants of a battle on common random numbers, battle by battle.
 //!
 //! Battle *n* of every variant fights on the same numbers: the battle's
-//! window ([`crate::stream`]), as in a plain run, so the base variant's
+//! window ([`crate::engine::stream`]), as in a plain run, so the base variant's
 //! counts are the plain run's. A one-step change then moves only the
 //! battles it really changes, and a difference between two variants is measured on the pairs
 //! ([`crate::stats::paired_difference`]) instead of between two independent
@@ -24,10 +24,10 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 
+use crate::engine::stream::BattleStream;
 use crate::engine::{Chunk, System, Tally};
-use crate::paired_mean::PairedSums;
 use crate::stats::Metric;
-use crate::stream::BattleStream;
+use crate::stats::paired_mean::PairedSums;
 
 /// Battles counted per block: the bits of a `u64` weight.
 const BLOCK: u32 = u64::BITS;
