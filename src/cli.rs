@@ -64,6 +64,8 @@ pub enum Command {
     Solve(SolveArgs),
     /// Move every knob of a scenario one step each way and rank what moves a target's probability (or a mean) most.
     Sensitivity(SensitivityArgs),
+    /// Find settings or table cells that bring several outcomes into their goals at once, then judge them on fresh battles.
+    Tune(TuneArgs),
     /// Combine the partial results of `--shard` runs into the files one run writes.
     Merge(MergeArgs),
     /// Exact skew analysis of the Combat Card deck.
@@ -290,6 +292,42 @@ pub struct SolveArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Options shared with run, sweep and compare.
+    #[command(flatten)]
+    pub sim: SimulationArgs,
+}
+
+/// Arguments of `tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// A goal: TARGET in LO%..HI%, TARGET <= X% or TARGET >= X% for an event's probability,
+    /// e.g. "side:Megalos/victory=won in 45%..55%" or "party/any_down_or_dead=yes <= 10%";
+    /// a mean in its own units, e.g. "hero:Isabeau/reputation:mean >= 2". Repeatable
+    #[arg(long, value_name = "GOAL", required = true)]
+    pub goal: Vec<String>,
+    /// What may change, with its range: PATH=LO..HI[:STEP] or PATH=V1,V2,... (a setting or a
+    /// table cell, as `sweep --set` takes it); the range holds the battle's own value. Repeatable
+    #[arg(long, value_name = "PATH=RANGE", required = true)]
+    pub vary: Vec<String>,
+    /// The most settings the tuned battle may change [default: every one varied].
+    #[arg(long, value_name = "N")]
+    pub max_changes: Option<usize>,
+    /// The most steps of the search.
+    #[arg(long, value_name = "N", default_value_t = crate::analysis::tune::DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
+    /// Battles of the verifying run [default: enough for the goals' bands, at least 4 times
+    /// the search's battles].
+    #[arg(long, value_name = "N", value_parser = parse_battle_count)]
+    pub verify_trials: Option<u64>,
+    /// Seed of the verifying run [default: one derived from the search's, never the same].
+    #[arg(long, value_name = "SEED")]
+    pub verify_seed: Option<u64>,
+    /// Output folder [default: reports/<scenario file stem>.tune.<varied paths>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Options shared with run, sweep and compare (--trials: battles each candidate fights in
+    /// the search, 20,000 by default; --seed: the search's seed).
     #[command(flatten)]
     pub sim: SimulationArgs,
 }

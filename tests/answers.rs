@@ -229,8 +229,10 @@ fn sensitivity_against_exact(extra: &[&str]) -> Vec<Vec<String>> {
     exact
 }
 
-/// The least each bundled battle's paired interval must gain over the
-/// unpaired one (unpaired width / paired width) for its first moving knob.
+/// The least these bundled battles' paired intervals must gain over the
+/// unpaired ones (unpaired width / paired width) for their first moving
+/// knob: what pairing was measured to buy them, kept from falling back. A
+/// battle not listed (a new one) is held to no wider than unpaired.
 const PAIRED_WIDTH_GAIN: [(&str, f64); 10] = [
     ("ambush_at_the_ford", 1.4),
     ("siege_assault", 1.0),
@@ -328,8 +330,7 @@ fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
         let floor = PAIRED_WIDTH_GAIN
             .iter()
             .find(|(name, _)| *name == stem)
-            .unwrap_or_else(|| panic!("no floor for {stem}"))
-            .1;
+            .map_or(1.0, |&(_, floor)| floor);
         assert!(
             ratio >= floor,
             "{stem}: pairing narrows the interval {ratio:.2}x, less than {floor}x"

@@ -487,7 +487,7 @@ fn no_code_outside_a_systems_folder_reaches_a_system_by_name() {
     );
     assert_eq!(
         code,
-        "\nlet a = Gurps::new(\"\", \"\", ' ');  fn f<'a>(x: &'a str) {}"
+        "\nlet a = Gurps::new(\"\", \"\", ' '); \n fn f<'a>(x: &'a str) {}"
     );
     assert_eq!(type_name("seventh_sea"), "SeventhSea");
 }

@@ -37,5 +37,6 @@ mod table_compare;
 mod table_kinds;
 mod targets;
 mod truth;
+mod tune;
 mod usage;
 mod util;

@@ -12,6 +12,7 @@ pub mod sensitivity;
 pub mod solve;
 pub mod sweep;
 pub mod table_compare;
+pub mod tune;
 
 use std::path::{Path, PathBuf};
 

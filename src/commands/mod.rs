@@ -15,6 +15,7 @@ pub mod shell;
 pub mod solve;
 pub mod sweep;
 pub mod tables;
+pub mod tune;
 
 use std::path::PathBuf;
 
@@ -31,6 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => a.sim.quiet,
         Command::Sensitivity(a) => a.sim.quiet,
         Command::Solve(a) => a.sim.quiet,
+        Command::Tune(a) => a.sim.quiet,
         Command::Merge(a) => a.quiet,
         Command::Cards(a) => a.quiet,
         Command::Check(_)
@@ -47,6 +49,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare::run(&args),
         Command::Sensitivity(args) => sensitivity::run(&args),
         Command::Solve(args) => solve::run(&args),
+        Command::Tune(args) => tune::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Cards(args) => cards::run(&args),
         Command::Check(args) => check::run(&args),

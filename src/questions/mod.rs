@@ -9,4 +9,5 @@ pub mod sensitivity;
 pub mod solve;
 pub mod sweep;
 pub mod target;
+pub mod tune;
 pub mod usage;

@@ -22,6 +22,7 @@ pub mod skew;
 pub mod solve;
 pub mod sweep;
 pub mod table_compare;
+pub mod tune;
 pub mod usage;
 pub mod words;
 

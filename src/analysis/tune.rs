@@ -1,0 +1,585 @@
+//! A tune: the settings or table cells that bring several outcomes into
+//! their goals at once, found by a search every candidate of which is
+//! fought on the same battles, then judged on fresh ones.
+//!
+//! The search starts from the scenario as written. Each step fights the
+//! current candidate and every candidate one step away (each setting one
+//! value up or down its range) on the same battle streams, and takes the
+//! one whose total shortfall (the sum of each goal's distance from its
+//! band, in percentage points or in a mean's units) is least; fewer
+//! changed settings break a tie. It stops when no single step lowers the
+//! shortfall, or after `max_steps`. The search's numbers choose; they do
+//! not judge: the table found is fought again on a seed the search never
+//! used, and only that run says whether each goal is met, missed or too
+//! close to tell, on intervals family-wise over the goals.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use toml::Value;
+
+use super::Destination;
+use crate::analysis::runner::{
+    Plan, Written, metric_layout, override_settings, question_out_dir, run_info, simulate,
+    simulate_variants, table_overrides,
+};
+use crate::questions::sweep::{Setting, apply, parse_setting};
+use crate::questions::target::with_combined;
+use crate::questions::tune::Goal;
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::tune::{Change, GoalResult, StepRow, TuneReport};
+use crate::scenario::{self, Edit, Scenario};
+use crate::stats::{Metric, wilson, z_for_confidence};
+
+/// Battles each candidate of the search fights, unless the request says.
+pub const DEFAULT_SEARCH_TRIALS: u64 = 20_000;
+
+/// Most steps of the search, unless the request says.
+pub const DEFAULT_MAX_STEPS: usize = 40;
+
+/// Most battles the verifying run sizes itself to.
+const MAX_VERIFY_TRIALS: u64 = 10_000_000;
+
+/// The family-wise confidence of the verdicts.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A tune asked: the goals, what may change, and how hard to look.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneRequest {
+    /// The scenario file (set by the caller).
+    #[serde(skip)]
+    pub scenario: PathBuf,
+    /// The goals: `TARGET in LO..HI`, `TARGET <= X` or `TARGET >= X`.
+    pub goals: Vec<String>,
+    /// The settings or table cells that may change, with their ranges:
+    /// `PATH=LO..HI[:STEP]` or `PATH=V1,V2,...`, as `sweep --set` takes them.
+    pub vary: Vec<String>,
+    /// The most settings the tuned scenario may change.
+    #[serde(default)]
+    pub max_changes: Option<usize>,
+    /// The most steps of the search.
+    #[serde(default)]
+    pub max_steps: Option<usize>,
+    /// Battles each candidate fights in the search.
+    #[serde(default)]
+    pub trials: Option<u64>,
+    /// Seed of the search's battles (the scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Battles of the verifying run (sized to the goals when absent).
+    #[serde(default)]
+    pub verify_trials: Option<u64>,
+    /// Seed of the verifying run (one derived from the search's when absent).
+    #[serde(default)]
+    pub verify_seed: Option<u64>,
+    /// `NAME=FILE` table overrides (set by the caller).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+/// What a tune found and wrote.
+#[derive(Debug)]
+pub struct TuneAnswer {
+    /// The search, the table found and the verdicts.
+    pub report: TuneReport,
+    /// Where it was written.
+    pub written: Written,
+}
+
+/// One step of the search as it is taken (a move to a candidate one step
+/// away): its number, the candidate, and its total shortfall.
+pub type StepSeen<'a> = dyn FnMut(usize, &str, f64) -> Result<()> + 'a;
+
+/// The seed the verifying run takes when none is given: the search's,
+/// moved by a fixed odd constant, so the two never share battles.
+pub fn verify_seed_of(search_seed: u64) -> u64 {
+    search_seed.wrapping_add(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Validates the request, searches (showing `seen` each step), verifies
+/// the table found on fresh battles and writes the report.
+pub fn tune(
+    request: &TuneRequest,
+    plan: &Plan,
+    to: &Destination,
+    seen: &mut StepSeen,
+) -> Result<TuneAnswer> {
+    let started = std::time::Instant::now();
+    if request.goals.is_empty() {
+        bail!(
+            "tune needs at least one --goal, e.g. --goal \"side:Megalos/victory=won in 45%..55%\""
+        );
+    }
+    if request.vary.is_empty() {
+        bail!(
+            "tune needs at least one --vary PATH=RANGE, e.g. --vary sides.Raiders.troop_strength=600..1400:100"
+        );
+    }
+    let goals = (request.goals.iter())
+        .map(|g| Goal::parse(g))
+        .collect::<Result<Vec<_>>>()?;
+    let settings = (request.vary.iter())
+        .map(|v| parse_setting(v).map_err(|e| anyhow::anyhow!("{}", vary_words(&e))))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, s) in settings.iter().enumerate() {
+        if settings[..i].iter().any(|t| t.path == s.path) {
+            bail!("--vary {}: the path is varied twice", s.path.join("."));
+        }
+    }
+    let max_changes = request.max_changes.unwrap_or(settings.len());
+    if max_changes == 0 {
+        bail!("--max-changes 0 allows no change; allowed: 1 or more");
+    }
+    let max_steps = request.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    let overrides = table_overrides(&request.tables)?;
+    let text = scenario::read_text(&request.scenario)?;
+    let base = scenario::load_edited(
+        &request.scenario,
+        &text,
+        &overrides.iter().map(Edit::table).collect::<Vec<_>>(),
+    )?;
+    // Every goal names an outcome of this battle, before anything is fought.
+    let layout = with_combined(&metric_layout(&base));
+    for g in &goals {
+        let named = if g.target.is_mean() {
+            g.target.mean_metric(&layout).map(|_| ())
+        } else {
+            g.target.event(&layout).map(|_| ())
+        };
+        named.map_err(|e| anyhow::anyhow!("--goal {}: {e:#}", g.text))?;
+    }
+    let start = start_indices(request, &settings)?;
+    let search_trials = request.trials.unwrap_or(DEFAULT_SEARCH_TRIALS);
+    let search_seed = request.seed.unwrap_or(base.seed);
+    let fight = Fight {
+        request,
+        text: &text,
+        settings: &settings,
+        overrides: &overrides,
+        trials: search_trials,
+        seed: search_seed,
+    };
+    let out = to.out.clone().unwrap_or_else(|| {
+        let paths: Vec<String> = settings.iter().map(|s| s.path.join(".")).collect();
+        question_out_dir(&request.scenario, "tune", &paths)
+    });
+    let staging = Staging::new(&out, to.force)?;
+    let plan = Plan {
+        progress: false,
+        ..*plan
+    };
+
+    // The search.
+    let mut current = start.clone();
+    let mut steps = Vec::new();
+    let mut threads = 1;
+    let mut last_round: Vec<Scored> = Vec::new();
+    let mut stopped = format!("it took the most steps allowed ({max_steps}, --max-steps)");
+    for step in 1..=max_steps {
+        let mut candidates = vec![current.clone()];
+        for (i, s) in settings.iter().enumerate() {
+            for next in [current[i].checked_sub(1), Some(current[i] + 1)] {
+                let Some(next) = next.filter(|&n| n < s.values.len()) else {
+                    continue;
+                };
+                let mut c = current.clone();
+                c[i] = next;
+                if changed(&c, &start) <= max_changes {
+                    candidates.push(c);
+                }
+            }
+        }
+        let (scored, used) = fight.score(&candidates, &goals, &plan)?;
+        threads = used;
+        let best = (0..scored.len())
+            .min_by(|&a, &b| {
+                let key = |k: usize| (scored[k].total, changed(&scored[k].at, &start), k);
+                key(a).partial_cmp(&key(b)).expect("shortfalls are numbers")
+            })
+            .expect("the current candidate is scored");
+        let moved = best != 0 && scored[best].total < scored[0].total;
+        let chosen = if moved { best } else { 0 };
+        for (k, s) in scored.iter().enumerate() {
+            steps.push(StepRow {
+                step,
+                candidate: fight.name(&s.at),
+                changed: changed(&s.at, &start),
+                estimates: s.estimates.clone(),
+                shortfalls: s.shortfalls.clone(),
+                total: s.total,
+                chosen: k == chosen,
+            });
+        }
+        if moved {
+            seen(step, &fight.name(&scored[chosen].at), scored[chosen].total)?;
+        }
+        current = scored[chosen].at.clone();
+        let done = if scored[chosen].total == 0.0 {
+            stopped = "every goal is met in the search's battles".to_owned();
+            true
+        } else if !moved {
+            stopped = "no single step lowers the total shortfall".to_owned();
+            true
+        } else {
+            false
+        };
+        last_round = scored;
+        if done {
+            break;
+        }
+    }
+    let search = last_round
+        .iter()
+        .find(|s| s.at == current)
+        .cloned()
+        .expect("the table found was scored");
+    let conflicts = if search.total > 0.0 {
+        pulls(&goals, &last_round, &current)
+    } else {
+        Vec::new()
+    };
+
+    // The verifying run, on battles the search never saw.
+    let verify_seed = request.verify_seed.unwrap_or(verify_seed_of(search_seed));
+    if verify_seed == search_seed {
+        bail!(
+            "--verify-seed {verify_seed} is the search's seed; the verdicts need battles the search never saw"
+        );
+    }
+    let z = z_for_confidence(1.0 - (1.0 - CONFIDENCE) / goals.len() as f64);
+    let verify_trials = request
+        .verify_trials
+        .unwrap_or_else(|| verify_trials_for(&goals, &search, z, search_trials));
+    let mut tuned = fight.scenario(&current)?;
+    override_settings(&mut tuned, Some(verify_trials), Some(verify_seed))?;
+    let verified = simulate(&tuned, &plan)?;
+    let all = with_combined(&verified.metrics);
+    let mut results = Vec::new();
+    for (g, search_estimate) in goals.iter().zip(&search.estimates) {
+        let measured = measure(g, &all)?;
+        let (low, high) = measured.interval(z);
+        results.push(GoalResult {
+            goal: g.text.clone(),
+            target: g.target.text(),
+            band: g.band_text(),
+            mean: g.target.is_mean(),
+            search_estimate: *search_estimate,
+            estimate: measured.estimate(),
+            ci_low: low,
+            ci_high: high,
+            verdict: g.verdict(low, high),
+        });
+    }
+    let changes = (settings.iter().zip(&start).zip(&current))
+        .filter(|((_, a), b)| a != b)
+        .map(|((s, &a), &b)| Change {
+            setting: s.path.join("."),
+            from: shown(&s.values[a]),
+            to: shown(&s.values[b]),
+        })
+        .collect();
+    let mut info = run_info(
+        &tuned,
+        reproduce_command(request, (&out, to)),
+        threads,
+        started.elapsed(),
+    );
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    let report = TuneReport {
+        info,
+        goals: results,
+        steps,
+        changes,
+        conflicts,
+        stopped,
+        tuned: fight.document(&current)?,
+        search_trials,
+        search_seed,
+        verify_trials,
+        verify_seed,
+        confidence: CONFIDENCE,
+        formats: to.formats,
+    };
+    let files = crate::report::tune::write(&report, staging.path())?;
+    let folder = staging.commit()?;
+    Ok(TuneAnswer {
+        report,
+        written: Written { folder, files },
+    })
+}
+
+/// `--set` in a sweep's message is `--vary` here.
+fn vary_words(e: &anyhow::Error) -> String {
+    format!("{e:#}").replacen("--set ", "--vary ", 1)
+}
+
+/// How many settings `at` changes from `start`.
+fn changed(at: &[usize], start: &[usize]) -> usize {
+    at.iter().zip(start).filter(|(a, b)| a != b).count()
+}
+
+/// A value as the files write it: `12`, `0.5`, `elite`.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Where each setting's range holds the scenario's own value: the search
+/// starts from the battle as written.
+fn start_indices(request: &TuneRequest, settings: &[Setting]) -> Result<Vec<usize>> {
+    let choices = crate::analysis::sensitivity::choices(&request.scenario, &request.tables)?;
+    settings
+        .iter()
+        .map(|s| {
+            let path = s.path.join(".");
+            let knob = (choices.settings.iter().chain(&choices.cells))
+                .find(|k| k.name() == path)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--vary {path}: not a setting or table cell of this battle; `warcrunch sensitivity --cells` lists them"
+                    )
+                })?;
+            let same = |v: &Value| match (v, &knob.value) {
+                (Value::Integer(a), Value::Float(b)) | (Value::Float(b), Value::Integer(a)) => {
+                    (*a as f64 - b).abs() < 1e-9
+                }
+                (Value::Float(a), Value::Float(b)) => (a - b).abs() < 1e-9,
+                (a, b) => a == b,
+            };
+            s.values.iter().position(same).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--vary {path}: its range does not hold the battle's own value, {}; the search starts there, so include it",
+                    shown(&knob.value)
+                )
+            })
+        })
+        .collect()
+}
+
+/// What the search fights: the scenario with each candidate's values.
+struct Fight<'a> {
+    request: &'a TuneRequest,
+    text: &'a str,
+    settings: &'a [Setting],
+    overrides: &'a [(String, String)],
+    trials: u64,
+    seed: u64,
+}
+
+/// A candidate fought: where it is, each goal's estimate and shortfall,
+/// and their sum.
+#[derive(Debug, Clone)]
+struct Scored {
+    at: Vec<usize>,
+    estimates: Vec<f64>,
+    shortfalls: Vec<f64>,
+    total: f64,
+}
+
+impl Fight<'_> {
+    /// A candidate's name: each setting at its value.
+    fn name(&self, at: &[usize]) -> String {
+        (self.settings.iter().zip(at))
+            .map(|(s, &i)| format!("{}={}", s.path.join("."), shown(&s.values[i])))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The edits that make a candidate, after the table overrides.
+    fn edits(&self, at: &[usize]) -> Vec<Edit<'_>> {
+        let mut edits: Vec<Edit> = self.overrides.iter().map(Edit::table).collect();
+        for (s, &i) in self.settings.iter().zip(at) {
+            let (path, value) = (s.path.clone(), s.values[i].clone());
+            edits.push(Edit {
+                option: format!("--vary {} (value {})", path.join("."), shown(&value)),
+                apply: Box::new(move |doc| apply(doc, &path, value.clone())),
+            });
+        }
+        edits
+    }
+
+    /// A candidate as a scenario, at the search's battles and seed.
+    fn scenario(&self, at: &[usize]) -> Result<Scenario> {
+        let mut s = scenario::load_edited(&self.request.scenario, self.text, &self.edits(at))?;
+        override_settings(&mut s, Some(self.trials), Some(self.seed))?;
+        Ok(s)
+    }
+
+    /// A candidate's scenario file: the battle as written with the
+    /// candidate's values set (and the `--table` files named).
+    fn document(&self, at: &[usize]) -> Result<String> {
+        let mut doc: toml::Table = toml::from_str(self.text)
+            .with_context(|| format!("{}: not a TOML document", self.request.scenario.display()))?;
+        for edit in self.edits(at) {
+            (edit.apply)(&mut doc).with_context(|| edit.option.clone())?;
+        }
+        toml::to_string(&doc).context("cannot write the tuned scenario")
+    }
+
+    /// Fights every candidate on the same battles; each one's score, and
+    /// the threads used.
+    fn score(
+        &self,
+        candidates: &[Vec<usize>],
+        goals: &[Goal],
+        plan: &Plan,
+    ) -> Result<(Vec<Scored>, usize)> {
+        let scenarios = (candidates.iter())
+            .map(|c| Ok((self.name(c), self.scenario(c)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let named: Vec<(String, &Scenario)> =
+            scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
+        let done = simulate_variants(&named, &[], plan)?;
+        let scored = (candidates.iter().zip(&done.variants))
+            .map(|(at, v)| {
+                let all = with_combined(&v.metrics);
+                let estimates = (goals.iter())
+                    .map(|g| estimate(g, &all))
+                    .collect::<Result<Vec<_>>>()?;
+                let shortfalls: Vec<f64> = goals
+                    .iter()
+                    .zip(&estimates)
+                    .map(|(g, &x)| g.shortfall(x))
+                    .collect();
+                Ok(Scored {
+                    at: at.clone(),
+                    total: shortfalls.iter().sum(),
+                    estimates,
+                    shortfalls,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((scored, done.threads))
+    }
+}
+
+/// A goal's outcome as counted.
+enum Measured {
+    /// An event: battles with it, of all battles.
+    Share(u64, u64),
+    /// A mean, its standard deviation and the battles.
+    Mean(f64, f64, u64),
+}
+
+impl Measured {
+    fn estimate(&self) -> f64 {
+        match *self {
+            Measured::Share(x, n) => x as f64 / n.max(1) as f64,
+            Measured::Mean(mean, _, _) => mean,
+        }
+    }
+
+    /// The interval at normal quantile `z`: Wilson for a share, normal for a mean.
+    fn interval(&self, z: f64) -> (f64, f64) {
+        match *self {
+            Measured::Share(x, n) => wilson(x, n, z),
+            Measured::Mean(mean, sd, n) => {
+                let half = z * sd / (n.max(1) as f64).sqrt();
+                (mean - half, mean + half)
+            }
+        }
+    }
+}
+
+/// A goal's outcome in a battle's metrics (its combined ones too).
+fn measure(g: &Goal, metrics: &[Metric<u64>]) -> Result<Measured> {
+    if g.target.is_mean() {
+        let m = &metrics[g.target.mean_metric(metrics)?];
+        let s = m
+            .summary()
+            .ok_or_else(|| anyhow::anyhow!("--goal {}: no battle was counted", g.text))?;
+        Ok(Measured::Mean(s.mean, s.std_dev, s.trials))
+    } else {
+        let e = g.target.event(metrics)?;
+        let m = &metrics[e.metric];
+        let x: u64 = e.bins.iter().map(|&b| m.weights[b]).sum();
+        Ok(Measured::Share(x, m.total()))
+    }
+}
+
+/// A goal's estimate in a battle's metrics.
+fn estimate(g: &Goal, metrics: &[Metric<u64>]) -> Result<f64> {
+    measure(g, metrics).map(|m| m.estimate())
+}
+
+/// Battles for the verifying run: enough that a goal's interval, at the
+/// family-wise level, is at most half its band's half-width where the
+/// band has one (a bound has none: four times the search's battles), and
+/// never fewer than the search's.
+fn verify_trials_for(goals: &[Goal], search: &Scored, z: f64, search_trials: u64) -> u64 {
+    let mut n = search_trials.saturating_mul(4);
+    for (g, &x) in goals.iter().zip(&search.estimates) {
+        let Some(h) = g.half_width() else { continue };
+        if h <= 0.0 {
+            continue;
+        }
+        // The spread of one battle's outcome: a share's at most 1/2; a
+        // mean's as the search saw it is not kept, so its estimate's size.
+        let sd = if g.target.is_mean() {
+            x.abs().max(1.0)
+        } else {
+            0.5
+        };
+        let needed = (z * sd / (h / 2.0)).powi(2).ceil() as u64;
+        n = n.max(needed);
+    }
+    n.clamp(search_trials, MAX_VERIFY_TRIALS.max(search_trials))
+}
+
+/// From the table found (its last round of neighbours), the goals that
+/// pull against each other, and those no single step brings closer.
+fn pulls(goals: &[Goal], round: &[Scored], current: &[usize]) -> Vec<String> {
+    let Some(here) = round.iter().find(|s| s.at == current) else {
+        return Vec::new();
+    };
+    let neighbours: Vec<&Scored> = round.iter().filter(|s| s.at != current).collect();
+    let mut said = Vec::new();
+    for (i, gi) in goals.iter().enumerate() {
+        if here.shortfalls[i] == 0.0 {
+            continue;
+        }
+        let helps: Vec<&&Scored> = neighbours
+            .iter()
+            .filter(|s| s.shortfalls[i] < here.shortfalls[i])
+            .collect();
+        if helps.is_empty() {
+            said.push(format!(
+                "\"{}\": no single step of the settings varied brings it closer (widen a range or vary another setting)",
+                gi.text
+            ));
+            continue;
+        }
+        for (j, gj) in goals.iter().enumerate() {
+            if j != i && helps.iter().all(|s| s.shortfalls[j] > here.shortfalls[j]) {
+                said.push(format!(
+                    "\"{}\" and \"{}\" pull against each other here: in the search's battles, every single step that brings the first closer takes the second further",
+                    gi.text, gj.text
+                ));
+            }
+        }
+    }
+    said
+}
+
+/// The command line that asks this tune again, into the same folder.
+fn reproduce_command(request: &TuneRequest, (out, to): (&std::path::Path, &Destination)) -> String {
+    CommandLine::new("tune")
+        .path(&request.scenario)
+        .options("goal", &request.goals)
+        .options("vary", &request.vary)
+        .option_if("max-changes", request.max_changes)
+        .option_if("max-steps", request.max_steps)
+        .option_if("trials", request.trials)
+        .option_if("seed", request.seed)
+        .option_if("verify-trials", request.verify_trials)
+        .option_if("verify-seed", request.verify_seed)
+        .options("table", &request.tables)
+        .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
+        .into()
+}

@@ -1,0 +1,89 @@
+//! `warcrunch tune`: the command line as a [`TuneRequest`], each step of
+//! the search printed as it is taken, then each goal's verdict on the
+//! verifying run.
+
+use anyhow::{Result, bail};
+
+use crate::analysis::tune::{TuneAnswer, TuneRequest, tune};
+use crate::cli::TuneArgs;
+use crate::report::console::say;
+use crate::stats::format::{thousands, trim_decimal};
+
+/// Validates the options, searches, verifies and prints the verdicts.
+pub fn run(args: &TuneArgs) -> Result<()> {
+    let request = request(args)?;
+    let to = super::destination(&args.out, &args.sim);
+    let mut seen = |step: usize, candidate: &str, shortfall: f64| {
+        say(&format!(
+            "step {step}: {candidate} (total shortfall {})\n",
+            trim_decimal(shortfall, 3)
+        ))
+    };
+    let answer = tune(&request, &args.sim.plan(), &to, &mut seen)?;
+    say(&summary(&answer))
+}
+
+/// The options as the request the library answers.
+pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
+    if args.sim.shard.is_some() {
+        bail!("--shard: tune decides each step before the next; run it without --shard");
+    }
+    Ok(TuneRequest {
+        scenario: args.scenario.clone(),
+        goals: args.goal.clone(),
+        vary: args.vary.clone(),
+        max_changes: args.max_changes,
+        max_steps: Some(args.max_steps),
+        trials: args.sim.trials,
+        seed: args.sim.seed,
+        verify_trials: args.verify_trials,
+        verify_seed: args.verify_seed,
+        tables: args.sim.tables.clone(),
+    })
+}
+
+/// The table found, each goal's verdict, what pulls against what, and
+/// the files.
+fn summary(answer: &TuneAnswer) -> String {
+    let report = &answer.report;
+    let mut lines = format!("the search stopped: {}\n", report.stopped);
+    if report.changes.is_empty() {
+        lines.push_str("it keeps the battle as written\n");
+    } else {
+        lines.push_str("the table it found:\n");
+        for c in &report.changes {
+            lines.push_str(&format!("  {}: {} -> {}\n", c.setting, c.from, c.to));
+        }
+    }
+    lines.push_str(&format!(
+        "on {} fresh battles (seed {}), {}% family-wise over the goals:\n",
+        thousands(report.verify_trials),
+        report.verify_seed,
+        trim_decimal(100.0 * report.confidence, 3)
+    ));
+    for g in &report.goals {
+        let shown = |x: f64| {
+            if g.mean {
+                trim_decimal(x, 3)
+            } else {
+                format!("{}%", trim_decimal(100.0 * x, 2))
+            }
+        };
+        lines.push_str(&format!(
+            "  {}: {} ({}–{}), {}\n",
+            g.goal,
+            shown(g.estimate),
+            shown(g.ci_low),
+            shown(g.ci_high),
+            g.verdict.words()
+        ));
+    }
+    for c in &report.conflicts {
+        lines.push_str(&format!("  {c}\n"));
+    }
+    lines.push_str(&crate::report::console::wrote(
+        &answer.written.folder,
+        &answer.written.files,
+    ));
+    lines
+}

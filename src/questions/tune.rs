@@ -1,0 +1,228 @@
+//! The terms of `warcrunch tune`: a goal is an outcome (an event's
+//! probability, or a numeric outcome's mean, in the target syntax) with a
+//! band or a bound it should keep to; how far an estimate falls short of
+//! it; and what an interval says of it.
+
+use anyhow::{Result, bail};
+
+use super::target::Target;
+
+/// One goal: `"side:Megalos/victory=won in 45%..55%"`,
+/// `"party/any_down_or_dead=yes <= 10%"`, `"hero:Isabeau/reputation:mean >= 2"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Goal {
+    /// As the user wrote it.
+    pub text: String,
+    /// The outcome it is about.
+    pub target: Target,
+    /// Where the outcome should be: probabilities as shares (0.45),
+    /// means in the outcome's own units.
+    pub band: Band,
+}
+
+/// Where a goal's outcome should be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Band {
+    /// From the first to the second, both included.
+    Between(f64, f64),
+    /// At most this.
+    AtMost(f64),
+    /// At least this.
+    AtLeast(f64),
+}
+
+/// What the verifying run says of a goal, family-wise over the goals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The whole interval is inside the band.
+    Met,
+    /// The whole interval is outside the band.
+    Missed,
+    /// The interval straddles an edge of the band.
+    TooCloseToTell,
+}
+
+impl Verdict {
+    /// In words, as the console and the CSV write it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Met => "met",
+            Verdict::Missed => "missed",
+            Verdict::TooCloseToTell => "too close to tell at this precision",
+        }
+    }
+}
+
+const USAGE: &str = "a goal is TARGET in LO..HI, TARGET <= X or TARGET >= X, e.g. \"side:Megalos/victory=won in 45%..55%\", \"party/any_down_or_dead=yes <= 10%\" or \"hero:Isabeau/reputation:mean >= 2\"";
+
+impl Goal {
+    /// Parses a goal; a probability's numbers are percentages (`45%`), a
+    /// mean's are in its own units.
+    pub fn parse(text: &str) -> Result<Goal> {
+        let trimmed = text.trim();
+        let found = [" in ", " <= ", " >= "]
+            .iter()
+            .filter_map(|op| trimmed.rfind(op).map(|at| (at, *op)))
+            .max_by_key(|&(at, _)| at);
+        let Some((at, op)) = found else {
+            bail!("--goal {trimmed}: no band; {USAGE}");
+        };
+        let (target_text, bound) = (trimmed[..at].trim(), trimmed[at + op.len()..].trim());
+        let target =
+            Target::parse(target_text).map_err(|e| anyhow::anyhow!("--goal {trimmed}: {e:#}"))?;
+        let mean = target.is_mean();
+        let number = |word: &str| -> Result<f64> {
+            let word = word.trim();
+            let (digits, percent) = match word.strip_suffix('%') {
+                Some(digits) => (digits.trim(), true),
+                None => (word, false),
+            };
+            let x: f64 = digits.parse().map_err(|_| {
+                anyhow::anyhow!("--goal {trimmed}: `{word}` is not a number; {USAGE}")
+            })?;
+            if !x.is_finite() {
+                bail!("--goal {trimmed}: `{word}` is not a number; {USAGE}");
+            }
+            match (mean, percent) {
+                (true, true) => bail!(
+                    "--goal {trimmed}: `{word}` is a percentage, but a mean is in its outcome's own units; write it without %"
+                ),
+                (true, false) => Ok(x),
+                (false, false) => bail!(
+                    "--goal {trimmed}: `{word}` needs a % sign: a probability's bound is a percentage, e.g. 10%"
+                ),
+                (false, true) if (0.0..=100.0).contains(&x) => Ok(x / 100.0),
+                (false, true) => {
+                    bail!("--goal {trimmed}: {word} is out of range; allowed: 0% to 100%")
+                }
+            }
+        };
+        let band = match op.trim() {
+            "in" => {
+                let Some((lo, hi)) = bound.split_once("..") else {
+                    bail!("--goal {trimmed}: `in` takes a range LO..HI; {USAGE}");
+                };
+                let (lo, hi) = (number(lo)?, number(hi)?);
+                if lo > hi {
+                    bail!("--goal {trimmed}: the range is empty; write the smaller bound first");
+                }
+                Band::Between(lo, hi)
+            }
+            "<=" => Band::AtMost(number(bound)?),
+            _ => Band::AtLeast(number(bound)?),
+        };
+        Ok(Goal {
+            text: trimmed.to_owned(),
+            target,
+            band,
+        })
+    }
+
+    /// How far `estimate` is from the band, in the units the goal is
+    /// written in (percentage points for a probability): 0 inside it.
+    pub fn shortfall(&self, estimate: f64) -> f64 {
+        let scale = if self.target.is_mean() { 1.0 } else { 100.0 };
+        let gap = match self.band {
+            Band::Between(lo, hi) => (lo - estimate).max(estimate - hi),
+            Band::AtMost(hi) => estimate - hi,
+            Band::AtLeast(lo) => lo - estimate,
+        };
+        gap.max(0.0) * scale
+    }
+
+    /// What an interval `(low, high)` around the outcome says of the goal.
+    pub fn verdict(&self, low: f64, high: f64) -> Verdict {
+        let (lo, hi) = match self.band {
+            Band::Between(lo, hi) => (lo, hi),
+            Band::AtMost(hi) => (f64::NEG_INFINITY, hi),
+            Band::AtLeast(lo) => (lo, f64::INFINITY),
+        };
+        if lo <= low && high <= hi {
+            Verdict::Met
+        } else if high < lo || low > hi {
+            Verdict::Missed
+        } else {
+            Verdict::TooCloseToTell
+        }
+    }
+
+    /// The band as written: `45%..55%`, `<= 10%`, `>= 2`.
+    pub fn band_text(&self) -> String {
+        let shown = |x: f64| {
+            if self.target.is_mean() {
+                crate::stats::format::trim_decimal(x, 6)
+            } else {
+                format!("{}%", crate::stats::format::trim_decimal(100.0 * x, 6))
+            }
+        };
+        match self.band {
+            Band::Between(lo, hi) => format!("{}..{}", shown(lo), shown(hi)),
+            Band::AtMost(hi) => format!("<= {}", shown(hi)),
+            Band::AtLeast(lo) => format!(">= {}", shown(lo)),
+        }
+    }
+
+    /// The narrowest margin the band leaves an estimate inside it: half a
+    /// range's width, or `None` for a bound (which has no width).
+    pub fn half_width(&self) -> Option<f64> {
+        match self.band {
+            Band::Between(lo, hi) => Some((hi - lo) / 2.0),
+            Band::AtMost(_) | Band::AtLeast(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goals_read_a_band_or_a_bound() {
+        let g = Goal::parse("side:Megalos/victory=won in 45%..55%").unwrap();
+        assert_eq!(g.target.text(), "side:Megalos/victory=won");
+        assert_eq!(g.band, Band::Between(0.45, 0.55));
+        assert_eq!(g.band_text(), "45%..55%");
+        let g = Goal::parse("hero:Isabeau/reputation>=10 <= 12.5%").unwrap();
+        assert_eq!(g.target.text(), "hero:Isabeau/reputation>=10");
+        assert_eq!(g.band, Band::AtMost(0.125));
+        let g = Goal::parse(" hero:Isabeau/reputation:mean >= 2 ").unwrap();
+        assert_eq!(g.band, Band::AtLeast(2.0));
+        assert_eq!(g.band_text(), ">= 2");
+    }
+
+    #[test]
+    fn bad_goals_say_what_is_wrong() {
+        let error = |text: &str| format!("{:#}", Goal::parse(text).unwrap_err());
+        assert!(error("side:A/victory=won").contains("no band"));
+        assert!(error("side:A/victory=won <= 10").contains("needs a % sign"));
+        assert!(error("side:A/victory=won <= 120%").contains("allowed: 0% to 100%"));
+        assert!(error("side:A/reputation:mean >= 2%").contains("own units"));
+        assert!(error("side:A/victory=won in 60%..40%").contains("empty"));
+        assert!(error("side:A/victory=won in 40%").contains("LO..HI"));
+        assert!(error("side:A/victory=won >= lots").contains("not a number"));
+    }
+
+    #[test]
+    fn the_shortfall_is_the_distance_to_the_band() {
+        let g = Goal::parse("side:A/victory=won in 45%..55%").unwrap();
+        assert_eq!(g.shortfall(0.50), 0.0);
+        assert!((g.shortfall(0.40) - 5.0).abs() < 1e-9);
+        assert!((g.shortfall(0.60) - 5.0).abs() < 1e-9);
+        let g = Goal::parse("side:A/reputation:mean >= 2").unwrap();
+        assert!((g.shortfall(1.5) - 0.5).abs() < 1e-12);
+        assert_eq!(g.shortfall(2.5), 0.0);
+    }
+
+    #[test]
+    fn an_interval_meets_misses_or_straddles_the_band() {
+        let g = Goal::parse("side:A/victory=won <= 10%").unwrap();
+        assert_eq!(g.verdict(0.05, 0.09), Verdict::Met);
+        assert_eq!(g.verdict(0.11, 0.13), Verdict::Missed);
+        assert_eq!(g.verdict(0.09, 0.11), Verdict::TooCloseToTell);
+        let g = Goal::parse("side:A/victory=won in 45%..55%").unwrap();
+        assert_eq!(g.verdict(0.44, 0.46), Verdict::TooCloseToTell);
+        assert_eq!(g.verdict(0.30, 0.40), Verdict::Missed);
+        assert_eq!(g.verdict(0.46, 0.54), Verdict::Met);
+    }
+}

@@ -1,0 +1,235 @@
+//! The files of a tune: `goals.csv` (each goal's verdict on the verifying
+//! run), `steps.csv` (every candidate the search fought), `tuned.toml`
+//! (the battle with the values found) and `run.json`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use polars::prelude::Column;
+use serde::Serialize;
+
+use super::csv::{TableMeta, text, write_table};
+use super::{Formats, RunInfo};
+use crate::questions::tune::Verdict;
+
+/// What a tune found, and what the verifying run says of it.
+#[derive(Debug)]
+pub struct TuneReport {
+    /// Provenance of the verifying run.
+    pub info: RunInfo,
+    /// Each goal on the verifying run.
+    pub goals: Vec<GoalResult>,
+    /// Every candidate the search fought, step by step.
+    pub steps: Vec<StepRow>,
+    /// The settings the table found changes.
+    pub changes: Vec<Change>,
+    /// Goals that pull against each other, where the search fell short.
+    pub conflicts: Vec<String>,
+    /// Why the search stopped where it did.
+    pub stopped: String,
+    /// The scenario with the values found, as a file.
+    pub tuned: String,
+    /// Battles each candidate fought in the search.
+    pub search_trials: u64,
+    /// The search's seed.
+    pub search_seed: u64,
+    /// Battles of the verifying run.
+    pub verify_trials: u64,
+    /// The verifying run's seed.
+    pub verify_seed: u64,
+    /// Family-wise confidence of the verdicts.
+    pub confidence: f64,
+    /// Which tabular files to write.
+    pub formats: Formats,
+}
+
+/// One goal on the verifying run.
+#[derive(Debug, Clone, Serialize)]
+pub struct GoalResult {
+    /// As written.
+    pub goal: String,
+    /// Its outcome, in the target syntax.
+    pub target: String,
+    /// Its band: `45%..55%`, `<= 10%`.
+    pub band: String,
+    /// Whether the outcome is a mean (else a probability).
+    pub mean: bool,
+    /// What the search measured at the table found.
+    pub search_estimate: f64,
+    /// What the verifying run measured.
+    pub estimate: f64,
+    /// The verifying run's interval, family-wise over the goals.
+    pub ci_low: f64,
+    /// The verifying run's interval, family-wise over the goals.
+    pub ci_high: f64,
+    /// Met, missed or too close to tell.
+    pub verdict: Verdict,
+}
+
+/// One candidate of one step of the search.
+#[derive(Debug, Clone)]
+pub struct StepRow {
+    /// The step (from 1).
+    pub step: usize,
+    /// Each setting at its value.
+    pub candidate: String,
+    /// Settings changed from the battle as written.
+    pub changed: usize,
+    /// Each goal's estimate.
+    pub estimates: Vec<f64>,
+    /// Each goal's shortfall.
+    pub shortfalls: Vec<f64>,
+    /// Their sum.
+    pub total: f64,
+    /// Whether the search took it.
+    pub chosen: bool,
+}
+
+/// A setting the table found changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// Its path.
+    pub setting: String,
+    /// The battle's own value.
+    pub from: String,
+    /// The value found.
+    pub to: String,
+}
+
+impl TuneReport {
+    /// Whether every goal is met on the verifying run.
+    pub fn all_met(&self) -> bool {
+        self.goals.iter().all(|g| g.verdict == Verdict::Met)
+    }
+}
+
+/// Writes the files into `dir`; returns their names.
+pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
+    let about = TableMeta::of(&report.info);
+    let mut files = write_table(
+        dir,
+        "goals",
+        (&report.formats, &about),
+        goal_columns(report),
+    )?;
+    files.extend(write_table(
+        dir,
+        "steps",
+        (&report.formats, &about),
+        step_columns(report),
+    )?);
+    let header = format!(
+        "# Written by `warcrunch tune`: the battle with the values its search found\n\
+         # ({}). Comments of the file it was made from are not kept.\n",
+        if report.changes.is_empty() {
+            "no change".to_owned()
+        } else {
+            (report.changes.iter())
+                .map(|c| format!("{}: {} -> {}", c.setting, c.from, c.to))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+    );
+    std::fs::write(dir.join("tuned.toml"), header + &report.tuned)
+        .context("cannot write tuned.toml")?;
+    files.push("tuned.toml".to_owned());
+    files.extend(super::json::write_info_with(
+        &report.info,
+        dir,
+        [
+            ("goals", serde_json::to_value(&report.goals)?),
+            ("changes", serde_json::to_value(&report.changes)?),
+            ("conflicts", serde_json::to_value(&report.conflicts)?),
+            ("stopped", serde_json::to_value(&report.stopped)?),
+            (
+                "search",
+                serde_json::json!({ "trials": report.search_trials, "seed": report.search_seed }),
+            ),
+            (
+                "verification",
+                serde_json::json!({
+                    "trials": report.verify_trials,
+                    "seed": report.verify_seed,
+                    "confidence": report.confidence,
+                }),
+            ),
+        ],
+    )?);
+    Ok(files)
+}
+
+fn goal_columns(report: &TuneReport) -> Vec<Column> {
+    let goals = &report.goals;
+    let floats = |name: &str, f: fn(&GoalResult) -> f64| {
+        Column::new(name.into(), goals.iter().map(f).collect::<Vec<f64>>())
+    };
+    vec![
+        text("goal", goals.iter().map(|g| g.goal.clone()).collect()),
+        text("target", goals.iter().map(|g| g.target.clone()).collect()),
+        text("band", goals.iter().map(|g| g.band.clone()).collect()),
+        text(
+            "quantity",
+            (goals.iter())
+                .map(|g| if g.mean { "mean" } else { "probability" }.to_owned())
+                .collect(),
+        ),
+        floats("search_estimate", |g| g.search_estimate),
+        floats("estimate", |g| g.estimate),
+        floats("ci_low", |g| g.ci_low),
+        floats("ci_high", |g| g.ci_high),
+        Column::new("confidence".into(), vec![report.confidence; goals.len()]),
+        text(
+            "verdict",
+            goals.iter().map(|g| g.verdict.words().to_owned()).collect(),
+        ),
+    ]
+}
+
+/// One row per candidate and goal.
+fn step_columns(report: &TuneReport) -> Vec<Column> {
+    let rows: Vec<(&StepRow, usize)> = (report.steps.iter())
+        .flat_map(|s| (0..report.goals.len()).map(move |g| (s, g)))
+        .collect();
+    vec![
+        Column::new(
+            "step".into(),
+            rows.iter().map(|(s, _)| s.step as u64).collect::<Vec<_>>(),
+        ),
+        text(
+            "candidate",
+            rows.iter().map(|(s, _)| s.candidate.clone()).collect(),
+        ),
+        Column::new(
+            "changed".into(),
+            rows.iter()
+                .map(|(s, _)| s.changed as u64)
+                .collect::<Vec<_>>(),
+        ),
+        text(
+            "goal",
+            rows.iter()
+                .map(|&(_, g)| report.goals[g].goal.clone())
+                .collect(),
+        ),
+        Column::new(
+            "estimate".into(),
+            rows.iter()
+                .map(|&(s, g)| s.estimates[g])
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "shortfall".into(),
+            rows.iter()
+                .map(|&(s, g)| s.shortfalls[g])
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "total_shortfall".into(),
+            rows.iter().map(|(s, _)| s.total).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "chosen".into(),
+            rows.iter().map(|(s, _)| s.chosen).collect::<Vec<_>>(),
+        ),
+    ]
+}

@@ -1,0 +1,216 @@
+//! `warcrunch tune`: the table it proposes is judged on battles the search
+//! never saw, its file reproduces that judgement, goals that pull against
+//! each other are named, and bad goals are refused writing nothing.
+
+use std::path::Path;
+
+use crate::util::{csv_rows, number, read, refused_writing_nothing, repo, warcrunch};
+
+const AMBUSH: &str = "scenarios/gurps/ambush_at_the_ford.toml";
+const EVEN: &str = "side:Megalos/victory=won in 45%..55%";
+const SAFE: &str = "party/any_down_or_dead=yes <= 10%";
+
+/// Tunes the ambush with `goals`, varying `vary`, into `out`.
+fn tune(goals: &[&str], vary: &[&str], out: &Path, threads: &str) {
+    let mut command = warcrunch();
+    command.arg("tune").arg(repo().join(AMBUSH));
+    for g in goals {
+        command.args(["--goal", g]);
+    }
+    for v in vary {
+        command.args(["--vary", v]);
+    }
+    command
+        .args([
+            "--trials",
+            "20000",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            "--quiet",
+            "--out",
+        ])
+        .arg(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_tuned_battle_meets_its_goal_on_fresh_battles_and_its_file_says_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tuned");
+    tune(
+        &[EVEN],
+        &["sides.Raiders.troop_strength=400..1600:100"],
+        &out,
+        "0",
+    );
+    let goals = csv_rows(&out.join("goals.csv"));
+    assert_eq!(goals.len(), 1);
+    let goal = &goals[0];
+    assert_eq!(goal["verdict"], "met", "{goal:?}");
+    let (estimate, low, high) = (
+        number(goal, "estimate"),
+        number(goal, "ci_low"),
+        number(goal, "ci_high"),
+    );
+    assert!(0.45 <= low && high <= 0.55, "{goal:?}");
+    // The verdict rests on battles the search never fought.
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let (search, verification) = (&record["search"], &record["verification"]);
+    assert_ne!(search["seed"], verification["seed"], "{record}");
+    assert!(
+        verification["trials"].as_u64().unwrap() >= 80_000,
+        "{record}"
+    );
+    // tuned.toml, run at the verifying seed and count, counts what the
+    // verdict counted...
+    let tuned = out.join("tuned.toml");
+    let again = dir.path().join("again");
+    warcrunch()
+        .arg("run")
+        .arg(&tuned)
+        .args(["--quiet", "--trials"])
+        .arg(verification["trials"].to_string())
+        .arg("--seed")
+        .arg(verification["seed"].to_string())
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    let won = csv_rows(&again.join("distributions.csv"))
+        .into_iter()
+        .find(|r| r["subject"] == "side:Megalos" && r["metric"] == "victory" && r["value"] == "won")
+        .expect("Megalos's victories");
+    assert_eq!(number(&won, "probability"), estimate);
+    // ...and the exact odds of the tuned battle lie in its interval.
+    let exact = dir.path().join("exact");
+    warcrunch()
+        .arg("run")
+        .arg(&tuned)
+        .args(["--exact", "--quiet", "--trials", "1000", "--out"])
+        .arg(&exact)
+        .assert()
+        .success();
+    let truth = csv_rows(&exact.join("exact.csv"))
+        .into_iter()
+        .find(|r| r["subject"] == "side:Megalos" && r["metric"] == "victory" && r["value"] == "won")
+        .expect("the exact share of Megalos's victories");
+    let p = number(&truth, "exact_probability");
+    assert!(low <= p && p <= high, "exact {p} outside {low}..{high}");
+    // The search moved the Raiders' strength, and the file says so.
+    let text = read(&tuned);
+    assert!(text.starts_with("# Written by `warcrunch tune`"), "{text}");
+    assert!(
+        text.contains("sides.Raiders.troop_strength: 800 ->"),
+        "{text}"
+    );
+}
+
+#[test]
+fn goals_that_pull_against_each_other_are_named_and_the_search_only_descends() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("both");
+    tune(
+        &[EVEN, SAFE],
+        &[
+            "sides.Raiders.troop_strength=400..1600:100",
+            "heroes.Titus.risk=-6..6",
+        ],
+        &out,
+        "0",
+    );
+    let goals = csv_rows(&out.join("goals.csv"));
+    let verdict = |text: &str| {
+        goals
+            .iter()
+            .find(|g| g["goal"] == text)
+            .map(|g| g["verdict"].clone())
+            .unwrap()
+    };
+    assert_ne!(verdict(SAFE), "met");
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let conflicts = record["conflicts"].as_array().unwrap();
+    assert!(
+        conflicts.iter().any(|c| {
+            let c = c.as_str().unwrap();
+            c.contains(SAFE) && c.contains(EVEN) && c.contains("pull against each other")
+        }),
+        "{record}"
+    );
+    // Each step starts where the last one went, and lowers the total.
+    let steps = csv_rows(&out.join("steps.csv"));
+    let chosen: Vec<(u64, String, f64)> = steps
+        .iter()
+        .filter(|r| r["chosen"] == "true" && r["goal"] == EVEN)
+        .map(|r| {
+            (
+                number(r, "step") as u64,
+                r["candidate"].clone(),
+                number(r, "total_shortfall"),
+            )
+        })
+        .collect();
+    assert!(chosen.len() >= 2, "{chosen:?}");
+    for pair in chosen.windows(2) {
+        let first_of_next = steps
+            .iter()
+            .find(|r| number(r, "step") as u64 == pair[1].0)
+            .unwrap();
+        assert_eq!(first_of_next["candidate"], pair[0].1);
+        assert!(pair[1].2 <= pair[0].2, "{pair:?}");
+    }
+}
+
+#[test]
+fn a_tune_writes_the_same_bytes_at_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    let vary = ["sides.Raiders.troop_strength=600..1000:100"];
+    tune(&[EVEN], &vary, &one, "1");
+    tune(&[EVEN], &vary, &two, "2");
+    for file in ["goals.csv", "steps.csv", "tuned.toml"] {
+        assert_eq!(read(&one.join(file)), read(&two.join(file)), "{file}");
+    }
+}
+
+#[test]
+fn bad_goals_and_ranges_are_refused_writing_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never");
+    let ambush = repo().join(AMBUSH);
+    let refused = |goal: &str, vary: &str, expect: &[&str]| {
+        refused_writing_nothing(
+            warcrunch()
+                .arg("tune")
+                .arg(&ambush)
+                .args(["--goal", goal, "--vary", vary, "--out"])
+                .arg(&out),
+            &out,
+            expect,
+        );
+    };
+    let strength = "sides.Raiders.troop_strength=400..1600:100";
+    refused("side:Megalos/victory=won", strength, &["--goal", "no band"]);
+    refused(
+        "side:Megalos/victory=won <= 10",
+        strength,
+        &["--goal", "needs a % sign"],
+    );
+    refused(
+        "side:Nobody/victory=won <= 10%",
+        strength,
+        &["--goal side:Nobody/victory=won <= 10%"],
+    );
+    refused(
+        EVEN,
+        "sides.Raiders.troop_strength=900..1600:100",
+        &["--vary sides.Raiders.troop_strength", "800", "include it"],
+    );
+    refused(
+        EVEN,
+        "sides.Raiders.morale=1..3",
+        &["--vary sides.Raiders.morale", "not a setting"],
+    );
+}
