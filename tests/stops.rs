@@ -131,7 +131,7 @@ fn a_sweep_stops_within_a_second_in_every_phase() {
 
 #[test]
 fn every_simulating_command_stops_within_a_second() {
-    let commands: [&[&str]; 5] = [
+    let commands: [&[&str]; 6] = [
         &["run", AMBUSH, "--trials", "16000000", "--quiet"],
         &[
             "sweep",
@@ -163,6 +163,17 @@ fn every_simulating_command_stops_within_a_second() {
             "0.45",
             "--max-trials",
             "16000000",
+            "--quiet",
+        ],
+        &[
+            "tune",
+            AMBUSH,
+            "--goal",
+            "side:Megalos/victory=won in 45%..55%",
+            "--vary",
+            "sides.Raiders.troop_strength=400..1600:100",
+            "--trials",
+            "4000000",
             "--quiet",
         ],
     ];

@@ -99,6 +99,8 @@ fn a_tuned_battle_meets_its_goal_on_fresh_battles_and_its_file_says_the_same() {
         .expect("the exact share of Megalos's victories");
     let p = number(&truth, "exact_probability");
     assert!(low <= p && p <= high, "exact {p} outside {low}..{high}");
+    // The battle has exact odds, so they are beside the verdict, and judge it.
+    assert_eq!(number(goal, "exact"), p);
     // The search moved the Raiders' strength, and the file says so.
     let text = read(&tuned);
     assert!(text.starts_with("# Written by `warcrunch tune`"), "{text}");
@@ -160,6 +162,54 @@ fn goals_that_pull_against_each_other_are_named_and_the_search_only_descends() {
             .unwrap();
         assert_eq!(first_of_next["candidate"], pair[0].1);
         assert!(pair[1].2 <= pair[0].2, "{pair:?}");
+    }
+}
+
+#[test]
+fn every_cell_of_a_table_may_move_but_the_frozen_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cells");
+    warcrunch()
+        .arg("tune")
+        .arg(repo().join(AMBUSH))
+        .args([
+            "--goal",
+            SAFE,
+            "--tables",
+            "survival",
+            "--freeze",
+            "survival.rows.C",
+        ])
+        .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let changes = record["changes"].as_array().unwrap();
+    assert!(!changes.is_empty(), "{record}");
+    for c in changes {
+        let setting = c["setting"].as_str().unwrap();
+        assert!(setting.starts_with("tables.survival.rows."), "{c}");
+        assert!(
+            !setting.starts_with("tables.survival.rows.C."),
+            "a frozen cell moved: {c}"
+        );
+    }
+    // The tuned file sets just the cells changed, in the table it uses.
+    let tuned: toml::Table = toml::from_str(&read(&out.join("tuned.toml"))).unwrap();
+    let set = tuned["tables"]["survival"]["set"].as_table().unwrap();
+    assert_eq!(set.len(), changes.len(), "{set:?}");
+    // Every candidate of the search changed cells of that table alone.
+    for row in csv_rows(&out.join("steps.csv")) {
+        let candidate = &row["candidate"];
+        assert!(
+            candidate == "as written"
+                || candidate
+                    .split(',')
+                    .all(|c| c.starts_with("tables.survival.rows.")
+                        && !c.starts_with("tables.survival.rows.C.")),
+            "{candidate}"
+        );
     }
 }
 

@@ -11,7 +11,8 @@
 //! shortfall, or after `max_steps`. The search's numbers choose; they do
 //! not judge: the table found is fought again on a seed the search never
 //! used, and only that run says whether each goal is met, missed or too
-//! close to tell, on intervals family-wise over the goals.
+//! close to tell, on intervals family-wise over the goals; where the
+//! battle has exact odds, they decide met or missed.
 
 use std::path::PathBuf;
 
@@ -21,11 +22,11 @@ use toml::Value;
 
 use super::Destination;
 use crate::analysis::runner::{
-    Plan, Written, metric_layout, override_settings, question_out_dir, run_info, simulate,
-    simulate_variants, table_overrides,
+    Plan, Written, exact_metrics, metric_layout, override_settings, question_out_dir, run_info,
+    simulate, simulate_variants, table_overrides,
 };
 use crate::questions::sweep::{Setting, apply, parse_setting};
-use crate::questions::target::with_combined;
+use crate::questions::target::{with_combined, with_combined_as};
 use crate::questions::tune::Goal;
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
@@ -56,7 +57,16 @@ pub struct TuneRequest {
     pub goals: Vec<String>,
     /// The settings or table cells that may change, with their ranges:
     /// `PATH=LO..HI[:STEP]` or `PATH=V1,V2,...`, as `sweep --set` takes them.
+    #[serde(default)]
     pub vary: Vec<String>,
+    /// Tables every cell of which may move, one step at a time (the moves
+    /// `sensitivity --cells` makes).
+    #[serde(default)]
+    pub cell_tables: Vec<String>,
+    /// Cells that stay as they are: `TABLE.PATH` (`survival.rows.D.column`),
+    /// or a whole row (`survival.rows.D`).
+    #[serde(default)]
+    pub freeze: Vec<String>,
     /// The most settings the tuned scenario may change.
     #[serde(default)]
     pub max_changes: Option<usize>,
@@ -113,23 +123,16 @@ pub fn tune(
             "tune needs at least one --goal, e.g. --goal \"side:Megalos/victory=won in 45%..55%\""
         );
     }
-    if request.vary.is_empty() {
+    if request.vary.is_empty() && request.cell_tables.is_empty() {
         bail!(
-            "tune needs at least one --vary PATH=RANGE, e.g. --vary sides.Raiders.troop_strength=600..1400:100"
+            "tune needs something to move: --vary PATH=RANGE (e.g. --vary sides.Raiders.troop_strength=600..1400:100) or --tables NAME"
         );
     }
     let goals = (request.goals.iter())
         .map(|g| Goal::parse(g))
         .collect::<Result<Vec<_>>>()?;
-    let settings = (request.vary.iter())
-        .map(|v| parse_setting(v).map_err(|e| anyhow::anyhow!("{}", vary_words(&e))))
-        .collect::<Result<Vec<_>>>()?;
-    for (i, s) in settings.iter().enumerate() {
-        if settings[..i].iter().any(|t| t.path == s.path) {
-            bail!("--vary {}: the path is varied twice", s.path.join("."));
-        }
-    }
-    let max_changes = request.max_changes.unwrap_or(settings.len());
+    let dimensions = dimensions(request)?;
+    let max_changes = request.max_changes.unwrap_or(dimensions.len());
     if max_changes == 0 {
         bail!("--max-changes 0 allows no change; allowed: 1 or more");
     }
@@ -151,20 +154,27 @@ pub fn tune(
         };
         named.map_err(|e| anyhow::anyhow!("--goal {}: {e:#}", g.text))?;
     }
-    let start = start_indices(request, &settings)?;
+    let start: Vec<Value> = dimensions.iter().map(|d| d.value.clone()).collect();
     let search_trials = request.trials.unwrap_or(DEFAULT_SEARCH_TRIALS);
     let search_seed = request.seed.unwrap_or(base.seed);
     let fight = Fight {
         request,
         text: &text,
-        settings: &settings,
+        dimensions: &dimensions,
+        start: &start,
         overrides: &overrides,
         trials: search_trials,
         seed: search_seed,
     };
     let out = to.out.clone().unwrap_or_else(|| {
-        let paths: Vec<String> = settings.iter().map(|s| s.path.join(".")).collect();
-        question_out_dir(&request.scenario, "tune", &paths)
+        let mut named: Vec<String> = request.cell_tables.clone();
+        named.extend(
+            request
+                .vary
+                .iter()
+                .map(|v| v.split('=').next().unwrap_or(v).to_owned()),
+        );
+        question_out_dir(&request.scenario, "tune", &named)
     });
     let staging = Staging::new(&out, to.force)?;
     let plan = Plan {
@@ -180,11 +190,8 @@ pub fn tune(
     let mut stopped = format!("it took the most steps allowed ({max_steps}, --max-steps)");
     for step in 1..=max_steps {
         let mut candidates = vec![current.clone()];
-        for (i, s) in settings.iter().enumerate() {
-            for next in [current[i].checked_sub(1), Some(current[i] + 1)] {
-                let Some(next) = next.filter(|&n| n < s.values.len()) else {
-                    continue;
-                };
+        for (i, d) in dimensions.iter().enumerate() {
+            for next in d.neighbours(&current[i]) {
                 let mut c = current.clone();
                 c[i] = next;
                 if changed(&c, &start) <= max_changes {
@@ -257,10 +264,25 @@ pub fn tune(
     override_settings(&mut tuned, Some(verify_trials), Some(verify_seed))?;
     let verified = simulate(&tuned, &plan)?;
     let all = with_combined(&verified.metrics);
+    // Where the battle has exact odds, they judge; the simulation's
+    // interval stays beside them.
+    let exact = exact_metrics(&tuned)
+        .ok()
+        .map(|odds| with_combined_as(&verified.metrics, &odds));
+    let mut info = run_info(
+        &tuned,
+        reproduce_command(request, (&out, to)),
+        threads,
+        started.elapsed(),
+    );
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
     let mut results = Vec::new();
     for (g, search_estimate) in goals.iter().zip(&search.estimates) {
         let measured = measure(g, &all)?;
         let (low, high) = measured.interval(z);
+        let exact = exact
+            .as_ref()
+            .and_then(|odds| g.target.exact_estimate(odds).ok());
         results.push(GoalResult {
             goal: g.text.clone(),
             target: g.target.text(),
@@ -270,24 +292,23 @@ pub fn tune(
             estimate: measured.estimate(),
             ci_low: low,
             ci_high: high,
-            verdict: g.verdict(low, high),
+            exact,
+            verdict: exact.map_or_else(|| g.verdict(low, high), |p| g.verdict(p, p)),
+            stand_in_tables: info.stand_in_tables_of_any(
+                &[""],
+                &g.target.subject,
+                &g.target.metric,
+            ),
         });
     }
-    let changes = (settings.iter().zip(&start).zip(&current))
+    let changes = (dimensions.iter().zip(&start).zip(&current))
         .filter(|((_, a), b)| a != b)
-        .map(|((s, &a), &b)| Change {
-            setting: s.path.join("."),
-            from: shown(&s.values[a]),
-            to: shown(&s.values[b]),
+        .map(|((d, a), b)| Change {
+            setting: d.path.join("."),
+            from: shown(a),
+            to: shown(b),
         })
         .collect();
-    let mut info = run_info(
-        &tuned,
-        reproduce_command(request, (&out, to)),
-        threads,
-        started.elapsed(),
-    );
-    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
     let report = TuneReport {
         info,
         goals: results,
@@ -317,7 +338,7 @@ fn vary_words(e: &anyhow::Error) -> String {
 }
 
 /// How many settings `at` changes from `start`.
-fn changed(at: &[usize], start: &[usize]) -> usize {
+fn changed(at: &[Value], start: &[Value]) -> usize {
     at.iter().zip(start).filter(|(a, b)| a != b).count()
 }
 
@@ -329,43 +350,143 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// Where each setting's range holds the scenario's own value: the search
-/// starts from the battle as written.
-fn start_indices(request: &TuneRequest, settings: &[Setting]) -> Result<Vec<usize>> {
+/// One thing the search may change: its path, its value in the battle as
+/// written, and how it moves.
+#[derive(Debug, Clone)]
+struct Dimension {
+    path: Vec<String>,
+    value: Value,
+    moves: Moves,
+}
+
+/// How a [`Dimension`] moves one step.
+#[derive(Debug, Clone)]
+enum Moves {
+    /// To the next value of a range, either way (`--vary`).
+    Range(Vec<Value>),
+    /// As `sensitivity --cells` moves a cell (`--tables`).
+    Cell(crate::questions::sensitivity::Knob),
+}
+
+impl Dimension {
+    /// The values one step from `value`.
+    fn neighbours(&self, value: &Value) -> Vec<Value> {
+        match &self.moves {
+            Moves::Range(values) => {
+                let Some(at) = values.iter().position(|v| same(v, value)) else {
+                    return Vec::new();
+                };
+                [at.checked_sub(1), Some(at + 1)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| values.get(i).cloned())
+                    .collect()
+            }
+            Moves::Cell(knob) => crate::questions::sensitivity::Knob {
+                value: value.clone(),
+                ..knob.clone()
+            }
+            .moves(),
+        }
+    }
+}
+
+/// Whether two values are one (an integer and a float of the same number too).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Integer(i), Value::Float(f)) | (Value::Float(f), Value::Integer(i)) => {
+            (*i as f64 - f).abs() < 1e-9
+        }
+        (Value::Float(x), Value::Float(y)) => (x - y).abs() < 1e-9,
+        (a, b) => a == b,
+    }
+}
+
+/// What the search may change: each `--vary` range (holding the battle's
+/// own value, where the search starts), then every cell of each
+/// `--tables` table but the frozen ones.
+fn dimensions(request: &TuneRequest) -> Result<Vec<Dimension>> {
     let choices = crate::analysis::sensitivity::choices(&request.scenario, &request.tables)?;
-    settings
-        .iter()
-        .map(|s| {
-            let path = s.path.join(".");
-            let knob = (choices.settings.iter().chain(&choices.cells))
-                .find(|k| k.name() == path)
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--vary {path}: not a setting or table cell of this battle; `warcrunch sensitivity --cells` lists them"
-                    )
-                })?;
-            let same = |v: &Value| match (v, &knob.value) {
-                (Value::Integer(a), Value::Float(b)) | (Value::Float(b), Value::Integer(a)) => {
-                    (*a as f64 - b).abs() < 1e-9
-                }
-                (Value::Float(a), Value::Float(b)) => (a - b).abs() < 1e-9,
-                (a, b) => a == b,
-            };
-            s.values.iter().position(same).ok_or_else(|| {
+    let mut found: Vec<Dimension> = Vec::new();
+    for text in &request.vary {
+        let setting: Setting =
+            parse_setting(text).map_err(|e| anyhow::anyhow!("{}", vary_words(&e)))?;
+        let path = setting.path.join(".");
+        if found.iter().any(|d| d.path == setting.path) {
+            bail!("--vary {path}: the path is varied twice");
+        }
+        let knob = (choices.settings.iter().chain(&choices.cells))
+            .find(|k| k.name() == path)
+            .ok_or_else(|| {
                 anyhow::anyhow!(
-                    "--vary {path}: its range does not hold the battle's own value, {}; the search starts there, so include it",
-                    shown(&knob.value)
+                    "--vary {path}: not a setting or table cell of this battle; `warcrunch sensitivity --cells` lists them"
                 )
-            })
-        })
-        .collect()
+            })?;
+        if !setting.values.iter().any(|v| same(v, &knob.value)) {
+            bail!(
+                "--vary {path}: its range does not hold the battle's own value, {}; the search starts there, so include it",
+                shown(&knob.value)
+            );
+        }
+        found.push(Dimension {
+            path: setting.path,
+            value: knob.value.clone(),
+            moves: Moves::Range(setting.values),
+        });
+    }
+    for table in &request.cell_tables {
+        let cells: Vec<&crate::questions::sensitivity::Knob> = (choices.cells.iter())
+            .filter(|k| k.cell.as_ref().is_some_and(|c| c.table == *table))
+            .collect();
+        if cells.is_empty() {
+            let tables: std::collections::BTreeSet<&str> = (choices.cells.iter())
+                .filter_map(|k| k.cell.as_ref().map(|c| c.table.as_str()))
+                .collect();
+            bail!(
+                "--tables {table}: no cell of such a table moves in this battle; allowed: {}",
+                if tables.is_empty() {
+                    "none (name a cell with --vary instead)".to_owned()
+                } else {
+                    tables.into_iter().collect::<Vec<_>>().join(", ")
+                }
+            );
+        }
+        for knob in cells {
+            if found.iter().any(|d| d.path == knob.path) {
+                continue;
+            }
+            found.push(Dimension {
+                path: knob.path.clone(),
+                value: knob.value.clone(),
+                moves: Moves::Cell(knob.clone()),
+            });
+        }
+    }
+    for frozen in &request.freeze {
+        let prefix: Vec<String> = std::iter::once("tables".to_owned())
+            .chain(frozen.split('.').map(str::to_owned))
+            .collect();
+        let before = found.len();
+        found.retain(|d| !d.path.starts_with(&prefix) || !matches!(d.moves, Moves::Cell(_)));
+        if found.len() == before {
+            bail!(
+                "--freeze {frozen}: no cell of the --tables given is there; write TABLE.PATH, e.g. survival.rows.D.column"
+            );
+        }
+    }
+    if found.is_empty() {
+        bail!("--freeze: every cell is frozen; nothing is left to move");
+    }
+    Ok(found)
 }
 
 /// What the search fights: the scenario with each candidate's values.
 struct Fight<'a> {
     request: &'a TuneRequest,
     text: &'a str,
-    settings: &'a [Setting],
+    dimensions: &'a [Dimension],
+    /// Each dimension's value in the battle as written.
+    start: &'a [Value],
     overrides: &'a [(String, String)],
     trials: u64,
     seed: u64,
@@ -375,26 +496,39 @@ struct Fight<'a> {
 /// and their sum.
 #[derive(Debug, Clone)]
 struct Scored {
-    at: Vec<usize>,
+    at: Vec<Value>,
     estimates: Vec<f64>,
     shortfalls: Vec<f64>,
     total: f64,
 }
 
 impl Fight<'_> {
-    /// A candidate's name: each setting at its value.
-    fn name(&self, at: &[usize]) -> String {
-        (self.settings.iter().zip(at))
-            .map(|(s, &i)| format!("{}={}", s.path.join("."), shown(&s.values[i])))
-            .collect::<Vec<_>>()
-            .join(",")
+    /// The dimensions a candidate changes, with their values.
+    fn changes<'v>(&self, at: &'v [Value]) -> impl Iterator<Item = (&Dimension, &'v Value)> {
+        (self.dimensions.iter().zip(at).zip(self.start))
+            .filter(|((_, v), s)| !same(v, s))
+            .map(|((d, v), _)| (d, v))
     }
 
-    /// The edits that make a candidate, after the table overrides.
-    fn edits(&self, at: &[usize]) -> Vec<Edit<'_>> {
+    /// A candidate's name: each setting it changes at its value, or `as
+    /// written`.
+    fn name(&self, at: &[Value]) -> String {
+        let named: Vec<String> = (self.changes(at))
+            .map(|(d, v)| format!("{}={}", d.path.join("."), shown(v)))
+            .collect();
+        if named.is_empty() {
+            "as written".to_owned()
+        } else {
+            named.join(",")
+        }
+    }
+
+    /// The edits that make a candidate, after the table overrides: only
+    /// what it changes, so the battle as written stays as written.
+    fn edits(&self, at: &[Value]) -> Vec<Edit<'_>> {
         let mut edits: Vec<Edit> = self.overrides.iter().map(Edit::table).collect();
-        for (s, &i) in self.settings.iter().zip(at) {
-            let (path, value) = (s.path.clone(), s.values[i].clone());
+        for (d, value) in self.changes(at) {
+            let (path, value) = (d.path.clone(), value.clone());
             edits.push(Edit {
                 option: format!("--vary {} (value {})", path.join("."), shown(&value)),
                 apply: Box::new(move |doc| apply(doc, &path, value.clone())),
@@ -404,7 +538,7 @@ impl Fight<'_> {
     }
 
     /// A candidate as a scenario, at the search's battles and seed.
-    fn scenario(&self, at: &[usize]) -> Result<Scenario> {
+    fn scenario(&self, at: &[Value]) -> Result<Scenario> {
         let mut s = scenario::load_edited(&self.request.scenario, self.text, &self.edits(at))?;
         override_settings(&mut s, Some(self.trials), Some(self.seed))?;
         Ok(s)
@@ -412,7 +546,7 @@ impl Fight<'_> {
 
     /// A candidate's scenario file: the battle as written with the
     /// candidate's values set (and the `--table` files named).
-    fn document(&self, at: &[usize]) -> Result<String> {
+    fn document(&self, at: &[Value]) -> Result<String> {
         let mut doc: toml::Table = toml::from_str(self.text)
             .with_context(|| format!("{}: not a TOML document", self.request.scenario.display()))?;
         for edit in self.edits(at) {
@@ -422,20 +556,31 @@ impl Fight<'_> {
     }
 
     /// Fights every candidate on the same battles; each one's score, and
-    /// the threads used.
+    /// the threads used. A candidate the rules refuse (a table's rows out
+    /// of order after a move) is left out; the first, the current one,
+    /// always loads.
     fn score(
         &self,
-        candidates: &[Vec<usize>],
+        candidates: &[Vec<Value>],
         goals: &[Goal],
         plan: &Plan,
     ) -> Result<(Vec<Scored>, usize)> {
-        let scenarios = (candidates.iter())
-            .map(|c| Ok((self.name(c), self.scenario(c)?)))
-            .collect::<Result<Vec<_>>>()?;
+        let mut scenarios = Vec::new();
+        let mut kept = Vec::new();
+        for (k, c) in candidates.iter().enumerate() {
+            match self.scenario(c) {
+                Ok(s) => {
+                    scenarios.push((self.name(c), s));
+                    kept.push(c);
+                }
+                Err(e) if k == 0 => return Err(e),
+                Err(_) => {}
+            }
+        }
         let named: Vec<(String, &Scenario)> =
             scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
         let done = simulate_variants(&named, &[], plan)?;
-        let scored = (candidates.iter().zip(&done.variants))
+        let scored = (kept.into_iter().zip(&done.variants))
             .map(|(at, v)| {
                 let all = with_combined(&v.metrics);
                 let estimates = (goals.iter())
@@ -533,7 +678,7 @@ fn verify_trials_for(goals: &[Goal], search: &Scored, z: f64, search_trials: u64
 
 /// From the table found (its last round of neighbours), the goals that
 /// pull against each other, and those no single step brings closer.
-fn pulls(goals: &[Goal], round: &[Scored], current: &[usize]) -> Vec<String> {
+fn pulls(goals: &[Goal], round: &[Scored], current: &[Value]) -> Vec<String> {
     let Some(here) = round.iter().find(|s| s.at == current) else {
         return Vec::new();
     };
@@ -572,6 +717,8 @@ fn reproduce_command(request: &TuneRequest, (out, to): (&std::path::Path, &Desti
         .path(&request.scenario)
         .options("goal", &request.goals)
         .options("vary", &request.vary)
+        .options("tables", &request.cell_tables)
+        .options("freeze", &request.freeze)
         .option_if("max-changes", request.max_changes)
         .option_if("max-steps", request.max_steps)
         .option_if("trials", request.trials)

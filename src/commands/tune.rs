@@ -32,6 +32,8 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         scenario: args.scenario.clone(),
         goals: args.goal.clone(),
         vary: args.vary.clone(),
+        cell_tables: args.tables.clone(),
+        freeze: args.freeze.clone(),
         max_changes: args.max_changes,
         max_steps: Some(args.max_steps),
         trials: args.sim.trials,
@@ -69,13 +71,32 @@ fn summary(answer: &TuneAnswer) -> String {
                 format!("{}%", trim_decimal(100.0 * x, 2))
             }
         };
+        let mark = if g.stand_in_tables.is_empty() {
+            ""
+        } else {
+            " \u{2020}"
+        };
+        let exact = g
+            .exact
+            .map_or_else(String::new, |p| format!(", exact {}", shown(p)));
         lines.push_str(&format!(
-            "  {}: {} ({}–{}), {}\n",
+            "  {}{mark}: {} ({}–{}){exact}, {}\n",
             g.goal,
             shown(g.estimate),
             shown(g.ci_low),
             shown(g.ci_high),
             g.verdict.words()
+        ));
+    }
+    let mut stand_ins: Vec<&str> = (report.goals.iter())
+        .flat_map(|g| g.stand_in_tables.iter().map(String::as_str))
+        .collect();
+    stand_ins.sort_unstable();
+    stand_ins.dedup();
+    if !stand_ins.is_empty() {
+        lines.push_str(&format!(
+            "  \u{2020} rests on stand-in table values (warcrunch's defaults where the published figure is unknown): {}\n",
+            stand_ins.join(", ")
         ));
     }
     for c in &report.conflicts {

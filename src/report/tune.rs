@@ -62,8 +62,12 @@ pub struct GoalResult {
     pub ci_low: f64,
     /// The verifying run's interval, family-wise over the goals.
     pub ci_high: f64,
+    /// The exact value, where the battle has exact odds (which then judge).
+    pub exact: Option<f64>,
     /// Met, missed or too close to tell.
     pub verdict: Verdict,
+    /// The tables holding stand-in values its outcome rests on.
+    pub stand_in_tables: Vec<String>,
 }
 
 /// One candidate of one step of the search.
@@ -177,12 +181,24 @@ fn goal_columns(report: &TuneReport) -> Vec<Column> {
         floats("estimate", |g| g.estimate),
         floats("ci_low", |g| g.ci_low),
         floats("ci_high", |g| g.ci_high),
+        Column::new(
+            "exact".into(),
+            goals.iter().map(|g| g.exact).collect::<Vec<Option<f64>>>(),
+        ),
         Column::new("confidence".into(), vec![report.confidence; goals.len()]),
         text(
             "verdict",
             goals.iter().map(|g| g.verdict.words().to_owned()).collect(),
         ),
     ]
+    .into_iter()
+    .chain(super::csv::stand_in_pair(
+        &goals
+            .iter()
+            .map(|g| g.stand_in_tables.clone())
+            .collect::<Vec<_>>(),
+    ))
+    .collect()
 }
 
 /// One row per candidate and goal.
