@@ -214,6 +214,58 @@ fn every_cell_of_a_table_may_move_but_the_frozen_ones() {
 }
 
 #[test]
+fn the_tuned_table_keeps_its_layout_and_meets_the_goals_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("survival");
+    let dead = "hero:Varro/state=dead <= 0.5%";
+    warcrunch()
+        .arg("tune")
+        .arg(repo().join(AMBUSH))
+        .args(["--goal", SAFE, "--goal", dead, "--tables", "survival"])
+        .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let table = out.join("tuned_survival.toml");
+    let tuned = read(&table);
+    // The built-in table, line for line, but the header and the cells changed.
+    let builtin = read(&repo().join("scenarios/tables/gurps/survival.toml"));
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let changes = record["changes"].as_array().unwrap().len();
+    assert!(changes > 0, "{record}");
+    let body: Vec<&str> = tuned.lines().filter(|l| !l.starts_with('#')).collect();
+    let original: Vec<&str> = builtin.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(body.len(), original.len());
+    let differing = body.iter().zip(&original).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, changes, "{tuned}");
+    for comment in builtin.lines().filter(|l| l.starts_with("# ")) {
+        assert!(tuned.contains(comment), "{comment} kept");
+    }
+    assert!(tuned.contains(&format!("#   {SAFE}: met")), "{tuned}");
+    // Given to the battle as written, its exact odds meet both goals.
+    let exact = dir.path().join("exact");
+    warcrunch()
+        .arg("run")
+        .arg(repo().join(AMBUSH))
+        .arg("--table")
+        .arg(format!("survival={}", table.display()))
+        .args(["--exact", "--quiet", "--trials", "1000", "--out"])
+        .arg(&exact)
+        .assert()
+        .success();
+    let rows = csv_rows(&exact.join("exact.csv"));
+    let odds = |subject: &str, metric: &str, value: &str| {
+        let row = rows
+            .iter()
+            .find(|r| r["subject"] == subject && r["metric"] == metric && r["value"] == value)
+            .unwrap_or_else(|| panic!("no {subject}/{metric}={value}"));
+        number(row, "exact_probability")
+    };
+    assert!(odds("party", "any_down_or_dead", "yes") <= 0.10);
+    assert!(odds("hero:Varro", "state", "dead") <= 0.005);
+}
+
+#[test]
 fn a_tune_writes_the_same_bytes_at_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = (dir.path().join("one"), dir.path().join("two"));
@@ -242,6 +294,17 @@ fn bad_goals_and_ranges_are_refused_writing_nothing() {
         );
     };
     let strength = "sides.Raiders.troop_strength=400..1600:100";
+    refused_writing_nothing(
+        warcrunch()
+            .arg("tune")
+            .arg(&ambush)
+            .args(["--goal", "side:Megalos/victory=won >= 90%"])
+            .args(["--goal", "side:Megalos/victory=won <= 10%"])
+            .args(["--vary", strength, "--out"])
+            .arg(&out),
+        &out,
+        &["bands that do not meet", "no battle meets both"],
+    );
     refused("side:Megalos/victory=won", strength, &["--goal", "no band"]);
     refused(
         "side:Megalos/victory=won <= 10",

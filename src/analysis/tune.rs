@@ -27,7 +27,7 @@ use crate::analysis::runner::{
 };
 use crate::questions::sweep::{Setting, apply, parse_setting};
 use crate::questions::target::{with_combined, with_combined_as};
-use crate::questions::tune::Goal;
+use crate::questions::tune::{Goal, contradiction};
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::tune::{Change, GoalResult, StepRow, TuneReport};
@@ -131,6 +131,9 @@ pub fn tune(
     let goals = (request.goals.iter())
         .map(|g| Goal::parse(g))
         .collect::<Result<Vec<_>>>()?;
+    if let Some(said) = contradiction(&goals) {
+        bail!("{said}");
+    }
     let dimensions = dimensions(request)?;
     let max_changes = request.max_changes.unwrap_or(dimensions.len());
     if max_changes == 0 {
@@ -309,6 +312,7 @@ pub fn tune(
             to: shown(b),
         })
         .collect();
+    let tables = fight.tuned_tables(&current, &report_header(&info.command, &results), &out)?;
     let report = TuneReport {
         info,
         goals: results,
@@ -317,6 +321,7 @@ pub fn tune(
         conflicts,
         stopped,
         tuned: fight.document(&current)?,
+        tables,
         search_trials,
         search_seed,
         verify_trials,
@@ -330,6 +335,18 @@ pub fn tune(
         report,
         written: Written { folder, files },
     })
+}
+
+/// The comment a tuned table file starts with: what it was tuned for, the
+/// verdicts, and the command.
+fn report_header(command: &str, goals: &[GoalResult]) -> String {
+    let mut head =
+        String::from("# Tuned by `warcrunch tune` for these goals (verdicts on fresh battles):\n");
+    for g in goals {
+        head.push_str(&format!("#   {}: {}\n", g.goal, g.verdict.words()));
+    }
+    head.push_str(&format!("# Command: {command}\n"));
+    head
 }
 
 /// `--set` in a sweep's message is `--vary` here.
@@ -553,6 +570,79 @@ impl Fight<'_> {
             (edit.apply)(&mut doc).with_context(|| edit.option.clone())?;
         }
         toml::to_string(&doc).context("cannot write the tuned scenario")
+    }
+
+    /// Each table a candidate changes cells of, as a file of its own: the
+    /// table the battle reads (its file, or the built-in one) with every
+    /// cell the candidate's scenario sets, its layout and comments kept,
+    /// and `header` (then the cells changed) after its `#:schema` line,
+    /// which names the schema from the folder `out`; and that schema, when
+    /// it is to be written beside the file.
+    fn tuned_tables(
+        &self,
+        at: &[Value],
+        header: &str,
+        out: &std::path::Path,
+    ) -> Result<Vec<(String, String)>> {
+        let original: toml::Table = toml::from_str(self.text)?;
+        let tuned: toml::Table = toml::from_str(&self.document(at)?)?;
+        let mut names: Vec<&str> = (self.changes(at))
+            .filter_map(|(d, _)| match d.path.as_slice() {
+                [tables, name, _, ..] if tables == "tables" => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut files = Vec::new();
+        for name in names {
+            let (text, _) = crate::tables::text_as_read(
+                &original,
+                &self.request.scenario,
+                self.overrides,
+                name,
+            )?;
+            let set = crate::tables::toml_path::get(
+                &tuned,
+                &["tables".to_owned(), name.to_owned(), "set".to_owned()],
+            )
+            .and_then(Value::as_table)
+            .cloned()
+            .unwrap_or_default();
+            let edits: Vec<(Vec<String>, Value)> = set
+                .into_iter()
+                .map(|(cell, v)| (cell.split('.').map(str::to_owned).collect(), v))
+                .collect();
+            let edited = crate::tables::toml_path::set_keeping_layout(&text, &edits)
+                .with_context(|| format!("the tuned {name} table"))?;
+            let changed: Vec<String> = (self.changes(at))
+                .filter(|(d, _)| d.path.get(1).is_some_and(|n| n == name) && d.path.len() > 2)
+                .map(|(d, v)| {
+                    format!(
+                        "#   {}: {} -> {}\n",
+                        d.path[2..].join("."),
+                        shown(&d.value),
+                        shown(v)
+                    )
+                })
+                .collect();
+            let head = format!("{header}# Cells changed:\n{}", changed.concat());
+            let body = match edited.split_once('\n') {
+                Some((first, rest)) if first.starts_with("#:schema") => rest,
+                _ => &edited,
+            };
+            // Its `#:schema` line, for where the file will be; the schema
+            // is written beside it when the bundled one is not at hand.
+            let file = format!("tuned_{name}.toml");
+            let entry = crate::scenario::schema::find(name)?;
+            let placed = crate::scenario::schema::place(&entry, &out.join(&file), true)?;
+            let text = crate::scenario::schema::with_schema_line(&(head + body), &placed.line);
+            files.push((file, text));
+            if placed.write.is_some() {
+                files.push((entry.file_name(), entry.text()));
+            }
+        }
+        Ok(files)
     }
 
     /// Fights every candidate on the same battles; each one's score, and

@@ -133,11 +133,7 @@ impl Goal {
 
     /// What an interval `(low, high)` around the outcome says of the goal.
     pub fn verdict(&self, low: f64, high: f64) -> Verdict {
-        let (lo, hi) = match self.band {
-            Band::Between(lo, hi) => (lo, hi),
-            Band::AtMost(hi) => (f64::NEG_INFINITY, hi),
-            Band::AtLeast(lo) => (lo, f64::INFINITY),
-        };
+        let (lo, hi) = self.range();
         if lo <= low && high <= hi {
             Verdict::Met
         } else if high < lo || low > hi {
@@ -163,6 +159,15 @@ impl Goal {
         }
     }
 
+    /// The band as an interval (a bound's other end open).
+    fn range(&self) -> (f64, f64) {
+        match self.band {
+            Band::Between(lo, hi) => (lo, hi),
+            Band::AtMost(hi) => (f64::NEG_INFINITY, hi),
+            Band::AtLeast(lo) => (lo, f64::INFINITY),
+        }
+    }
+
     /// The narrowest margin the band leaves an estimate inside it: half a
     /// range's width, or `None` for a bound (which has no width).
     pub fn half_width(&self) -> Option<f64> {
@@ -171,6 +176,25 @@ impl Goal {
             Band::AtMost(_) | Band::AtLeast(_) => None,
         }
     }
+}
+
+/// Two goals no battle can meet together, said before any is fought: one
+/// outcome asked to lie in bands that do not meet.
+pub fn contradiction(goals: &[Goal]) -> Option<String> {
+    for (i, a) in goals.iter().enumerate() {
+        for b in &goals[i + 1..] {
+            let ((a_lo, a_hi), (b_lo, b_hi)) = (a.range(), b.range());
+            if a.target == b.target && (a_hi < b_lo || b_hi < a_lo) {
+                return Some(format!(
+                    "--goal \"{}\" and --goal \"{}\" ask {} to be in bands that do not meet; no battle meets both",
+                    a.text,
+                    b.text,
+                    a.target.text()
+                ));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -201,6 +225,32 @@ mod tests {
         assert!(error("side:A/victory=won in 60%..40%").contains("empty"));
         assert!(error("side:A/victory=won in 40%").contains("LO..HI"));
         assert!(error("side:A/victory=won >= lots").contains("not a number"));
+    }
+
+    #[test]
+    fn goals_whose_bands_cannot_both_hold_are_found() {
+        let goals = |texts: &[&str]| -> Vec<Goal> {
+            texts.iter().map(|t| Goal::parse(t).unwrap()).collect()
+        };
+        let said = contradiction(&goals(&[
+            "side:A/victory=won >= 90%",
+            "side:A/victory=won <= 10%",
+        ]));
+        assert!(said.unwrap().contains("do not meet"));
+        assert!(
+            contradiction(&goals(&[
+                "side:A/victory=won >= 40%",
+                "side:A/victory=won <= 60%"
+            ]))
+            .is_none()
+        );
+        assert!(
+            contradiction(&goals(&[
+                "side:A/victory=won >= 90%",
+                "side:B/victory=won <= 10%"
+            ]))
+            .is_none()
+        );
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub struct TuneReport {
     pub stopped: String,
     /// The scenario with the values found, as a file.
     pub tuned: String,
+    /// Each table whose cells changed, as a file of its own (its name, its
+    /// text), to give a scenario with `--table NAME=FILE`.
+    pub tables: Vec<(String, String)>,
     /// Battles each candidate fought in the search.
     pub search_trials: u64,
     /// The search's seed.
@@ -137,6 +140,10 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     std::fs::write(dir.join("tuned.toml"), header + &report.tuned)
         .context("cannot write tuned.toml")?;
     files.push("tuned.toml".to_owned());
+    for (name, text) in &report.tables {
+        std::fs::write(dir.join(name), text).with_context(|| format!("cannot write {name}"))?;
+        files.push(name.clone());
+    }
     files.extend(super::json::write_info_with(
         &report.info,
         dir,

@@ -151,6 +151,76 @@ fn missing(walked: &[&str], shown: &str) -> anyhow::Error {
     anyhow!("there is no `{}` (in `{shown}`)", walked.join("."))
 }
 
+/// A place in a document being edited ([`set_keeping_layout`]).
+enum Node<'a> {
+    Item(&'a mut toml_edit::Item),
+    Table(&'a mut toml_edit::Table),
+    Value(&'a mut toml_edit::Value),
+}
+
+impl<'a> Node<'a> {
+    /// The key (`Ok`) or list position (`Err`) `step` names here.
+    fn child(self, step: &Result<&str, usize>) -> Option<Node<'a>> {
+        use toml_edit::{Item, Value as V};
+        match (self, *step) {
+            (Node::Item(Item::Table(t)) | Node::Table(t), Ok(key)) => {
+                t.get_mut(key).map(Node::Item)
+            }
+            (Node::Item(Item::ArrayOfTables(list)), Err(i)) => list.get_mut(i).map(Node::Table),
+            (Node::Item(Item::Value(v)), step) => Node::Value(v).child(&step),
+            (Node::Value(V::InlineTable(t)), Ok(key)) => t.get_mut(key).map(Node::Value),
+            (Node::Value(V::Array(list)), Err(i)) => list.get_mut(i).map(Node::Value),
+            _ => None,
+        }
+    }
+}
+
+/// The text of a TOML file with each `(path, value)` set, its comments,
+/// key order and layout kept: only the values set change. Every path must
+/// exist (a table's cell, as [`set`] names it).
+pub fn set_keeping_layout(text: &str, edits: &[(Vec<String>, Value)]) -> Result<String> {
+    let root: toml::Table =
+        toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| anyhow!("{}", e.to_string().trim()))?;
+    for (path, value) in edits {
+        let shown = path.join(".");
+        // Lists by position, as the parsed file resolves their names.
+        let mut steps: Vec<Result<&str, usize>> = Vec::new();
+        let mut here: Option<&Value> = None;
+        for key in path {
+            let next = match here {
+                None => root.get(key.as_str()).map(|v| (Ok(key.as_str()), v)),
+                Some(Value::Table(t)) => t.get(key.as_str()).map(|v| (Ok(key.as_str()), v)),
+                Some(Value::Array(items)) => selected(items, key).map(|i| (Err(i), &items[i])),
+                Some(_) => None,
+            };
+            let (step, value) = next.ok_or_else(|| anyhow!("there is no `{shown}` in the file"))?;
+            steps.push(step);
+            here = Some(value);
+        }
+        let new: toml_edit::Value = value
+            .to_string()
+            .parse()
+            .map_err(|e: toml_edit::TomlError| anyhow!("{shown} = {value}: {e}"))?;
+        let mut node = Node::Item(doc.as_item_mut());
+        for step in &steps {
+            node = node
+                .child(step)
+                .ok_or_else(|| anyhow!("there is no `{shown}` in the file"))?;
+        }
+        let old = match node {
+            Node::Item(toml_edit::Item::Value(v)) | Node::Value(v) => v,
+            _ => bail!("`{shown}` names a section, not a value"),
+        };
+        let decor = old.decor().clone();
+        *old = new;
+        *old.decor_mut() = decor;
+    }
+    Ok(doc.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +276,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("names an entry, not a key"), "{err}");
+    }
+
+    #[test]
+    fn a_value_set_keeping_layout_changes_only_that_value() {
+        let text = "#:schema x.json\n# the table\nkind = \"survival\"  # its kind\n\n[[rows]]\nlabel = \"A\"\ncolumn = \"A\"   # light\n\n[[rows]]\nlabel = \"B\"\ncolumn = \"B\"\nmargins = [1, 2]\n\n[inline]\nrows = [{ label = \"x\", hp = 1 }, { label = \"y\", hp = 2 }]\n";
+        let edits = [
+            (path("rows.A.column"), Value::String("C".into())),
+            (path("rows.1.margins.0"), Value::Integer(5)),
+            (path("inline.rows.y.hp"), Value::Integer(3)),
+        ];
+        let edited = set_keeping_layout(text, &edits).unwrap();
+        assert_eq!(
+            edited,
+            text.replace("column = \"A\"   # light", "column = \"C\"   # light")
+                .replace("[1, 2]", "[5, 2]")
+                .replace("hp = 2 }", "hp = 3 }")
+        );
+        let missing = set_keeping_layout(text, &[(path("rows.Z.column"), Value::Integer(1))]);
+        assert!(format!("{:#}", missing.unwrap_err()).contains("rows.Z.column"));
+        let section = set_keeping_layout(text, &[(path("rows.A"), Value::Integer(1))]);
+        assert!(format!("{:#}", section.unwrap_err()).contains("names a section"));
     }
 }
