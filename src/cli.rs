@@ -474,7 +474,11 @@ pub struct SchemaArgs {
 
 /// Arguments of `tables`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct TablesArgs {
+    /// Compare two tables instead.
+    #[command(subcommand)]
+    pub action: Option<TablesAction>,
     /// Write the built-in tables into this folder (every one, or those named).
     #[arg(long)]
     pub export: Option<PathBuf>,
@@ -484,6 +488,18 @@ pub struct TablesArgs {
     /// Overwrite existing files when exporting.
     #[arg(long)]
     pub force: bool,
+}
+
+/// What `tables` does besides listing and exporting.
+#[derive(Debug, Subcommand)]
+pub enum TablesAction {
+    /// List the cells two tables of one kind differ in (either may be `builtin`).
+    Diff {
+        /// The first table: a file, or `builtin` (the built-in table of the other's kind).
+        first: String,
+        /// The second table: a file, or `builtin`.
+        second: String,
+    },
 }
 
 #[cfg(test)]

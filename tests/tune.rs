@@ -263,6 +263,42 @@ fn the_tuned_table_keeps_its_layout_and_meets_the_goals_exactly() {
     };
     assert!(odds("party", "any_down_or_dead", "yes") <= 0.10);
     assert!(odds("hero:Varro", "state", "dead") <= 0.005);
+    // `tables diff` and a table comparison name the same cells the tune changed.
+    let listed = warcrunch()
+        .args(["tables", "diff", "builtin"])
+        .arg(&table)
+        .assert()
+        .success();
+    let listed = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
+    let compared = dir.path().join("compared");
+    warcrunch()
+        .arg("compare")
+        .arg(repo().join(AMBUSH))
+        .arg("--table")
+        .arg(format!("survival=builtin,{}", table.display()))
+        .args(["--trials", "2000", "--quiet", "--out"])
+        .arg(&compared)
+        .assert()
+        .success();
+    let comparison: serde_json::Value =
+        serde_json::from_str(&read(&compared.join("run.json"))).unwrap();
+    let cells = comparison["cells_changed"].as_array().unwrap();
+    assert_eq!(cells.len(), changes, "{comparison}");
+    for change in record["changes"].as_array().unwrap() {
+        let cell = change["setting"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("tables.survival.")
+            .unwrap();
+        assert!(listed.contains(cell), "{cell} in {listed}");
+        let to = format!("{:?}", change["to"].as_str().unwrap());
+        assert!(
+            cells
+                .iter()
+                .any(|c| c["cell"] == cell && c["second"].as_str() == Some(to.as_str())),
+            "{cell} -> {to} in {comparison}"
+        );
+    }
 }
 
 #[test]

@@ -178,12 +178,25 @@ pub fn compare_tables(
         .collect();
     info.trials = request.trials;
     info.seed = request.seed;
+    let cells = {
+        let read = |file: &str| -> Result<toml::Table> {
+            let (text, _) = crate::tables::text_as_read(
+                &toml::Table::new(),
+                std::path::Path::new("."),
+                &[(table.clone(), file.to_owned())],
+                table,
+            )?;
+            Ok(toml::from_str(&text)?)
+        };
+        crate::tables::diff::differences(&read(&files[0])?, &read(&files[1])?)
+    };
     let comparison = TableComparison {
         info,
         table: table.clone(),
         labels,
         scenarios,
         not_read,
+        cells,
         formats: to.formats,
     };
     let files = crate::report::table_compare::write(&comparison, staging.path())?;

@@ -35,6 +35,8 @@ pub struct TableComparison {
     pub scenarios: Vec<ScenarioOutcomes>,
     /// The scenarios that do not read it, each with the tables it reads.
     pub not_read: Vec<(String, String)>,
+    /// The cells the two tables differ in.
+    pub cells: Vec<crate::tables::diff::CellDiff>,
     /// Tabular output formats.
     pub formats: Formats,
 }
@@ -102,6 +104,7 @@ pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
             ("compared", serde_json::json!(c.labels)),
             ("scenario_comparisons", scenarios.into()),
             ("not_read_by", not_read.into()),
+            ("cells_changed", serde_json::to_value(&c.cells)?),
         ],
     )?);
     if charted(c).next().is_some() {
@@ -116,6 +119,26 @@ pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     }
     files.extend(html(c, dir)?);
     Ok(files)
+}
+
+/// The cells the tables differ in, a line each: `rows.D.column: "D" -> "B"`.
+fn cells_changed(c: &TableComparison) -> String {
+    let none = "(none)".to_owned();
+    let mut text = match c.cells.len() {
+        0 => return "The two tables hold the same cells.\n".to_owned(),
+        1 => "1 cell differs:\n".to_owned(),
+        n => format!("{n} cells differ:\n"),
+    };
+    for cell in &c.cells {
+        let _ = writeln!(
+            text,
+            "  {}: {} -> {}",
+            cell.cell,
+            cell.first.as_ref().unwrap_or(&none),
+            cell.second.as_ref().unwrap_or(&none)
+        );
+    }
+    text
 }
 
 /// `tables.csv` (and the other formats asked): one row per scenario and outcome.
@@ -197,6 +220,7 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
 /// The summary printed on the console: every scenario's key outcomes.
 pub fn console(c: &TableComparison) -> String {
     let mut out = format!("{}\n", c.info.name);
+    out.push_str(&cells_changed(c));
     for s in &c.scenarios {
         let _ = writeln!(out, "{}", s.battles());
         for r in &s.rows {
@@ -224,6 +248,16 @@ pub fn console(c: &TableComparison) -> String {
 /// `tables.md`: the summary as a Markdown table, for a design document.
 fn markdown(c: &TableComparison) -> String {
     let mut md = format!("# {}\n\n", c.info.name);
+    for line in cells_changed(c).lines() {
+        // The cells as a Markdown list.
+        let _ = writeln!(
+            md,
+            "{}",
+            line.strip_prefix("  ")
+                .map_or_else(|| line.to_owned(), |cell| format!("- `{cell}`"))
+        );
+    }
+    md.push('\n');
     let _ = writeln!(
         md,
         "Each scenario's battles fought with both tables on the same battle streams; differences with their 95% interval. \"higher\" and \"lower\" where the scenario's family-wise test (5% over all its tests) finds a difference, \"tied\" where the interval holds zero, \"unclear\" between.\n"

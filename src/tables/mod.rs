@@ -6,6 +6,7 @@
 //! a battle reads). A system imports it; it imports no system.
 
 pub mod cells;
+pub mod diff;
 pub mod embedded;
 pub mod input_file;
 pub mod ranges;
