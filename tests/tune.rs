@@ -132,6 +132,21 @@ fn goals_that_pull_against_each_other_are_named_and_the_search_only_descends() {
             .unwrap()
     };
     assert_ne!(verdict(SAFE), "met");
+    // Each change alone, paired, on every goal.
+    let record_changes: serde_json::Value =
+        serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let changed = record_changes["changes"].as_array().unwrap().len();
+    let effects = csv_rows(&out.join("changes.csv"));
+    assert_eq!(effects.len(), changed * 2, "{effects:?}");
+    for e in &effects {
+        let (d, lo, hi) = (
+            number(e, "effect"),
+            number(e, "ci_low"),
+            number(e, "ci_high"),
+        );
+        assert!(lo <= d && d <= hi, "{e:?}");
+        assert_eq!(e["method"], "paired_newcombe");
+    }
     let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
     let conflicts = record["conflicts"].as_array().unwrap();
     assert!(

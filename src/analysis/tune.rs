@@ -22,17 +22,18 @@ use toml::Value;
 
 use super::Destination;
 use crate::analysis::runner::{
-    Plan, Written, exact_metrics, metric_layout, override_settings, question_out_dir, run_info,
-    simulate, simulate_variants, table_overrides,
+    PairedAsk, Plan, Written, exact_metrics, metric_layout, override_settings, question_out_dir,
+    run_info, simulate, simulate_paired, simulate_variants, table_overrides,
 };
+use crate::engine::paired::Event;
 use crate::questions::sweep::{Setting, apply, parse_setting};
 use crate::questions::target::{with_combined, with_combined_as};
 use crate::questions::tune::{Goal, contradiction};
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
-use crate::report::tune::{Change, GoalResult, StepRow, TuneReport};
+use crate::report::tune::{Change, Effect, GoalResult, StepRow, TuneReport};
 use crate::scenario::{self, Edit, Scenario};
-use crate::stats::{Metric, wilson, z_for_confidence};
+use crate::stats::{Metric, paired_difference, wilson, z_for_confidence};
 
 /// Battles each candidate of the search fights, unless the request says.
 pub const DEFAULT_SEARCH_TRIALS: u64 = 20_000;
@@ -312,6 +313,7 @@ pub fn tune(
             to: shown(b),
         })
         .collect();
+    let effects = fight.effects(&current, &goals, (verify_trials, verify_seed), &plan)?;
     let tables = fight.tuned_tables(&current, &report_header(&info.command, &results), &out)?;
     let report = TuneReport {
         info,
@@ -319,6 +321,7 @@ pub fn tune(
         steps,
         changes,
         conflicts,
+        effects,
         stopped,
         tuned: fight.document(&current)?,
         tables,
@@ -643,6 +646,97 @@ impl Fight<'_> {
             }
         }
         Ok(files)
+    }
+
+    /// Each change of `at` made alone to the battle as written, fought with
+    /// it on the same `(trials, seed)` battles: its paired effect on every
+    /// goal (Newcombe's paired interval for an event, Student's t on the
+    /// battles' differences for a mean; 95% each). A goal whose outcome the
+    /// paired engine cannot count alone (one combined from several
+    /// metrics) has no effect written.
+    fn effects(
+        &self,
+        at: &[Value],
+        goals: &[Goal],
+        (trials, seed): (u64, u64),
+        plan: &Plan,
+    ) -> Result<Vec<Effect>> {
+        let changes: Vec<(usize, &Value)> = (at.iter().enumerate())
+            .filter(|&(i, v)| !same(v, &self.start[i]))
+            .collect();
+        if changes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut scenarios = Vec::new();
+        for &(i, v) in std::iter::once(&(usize::MAX, &self.start[0])).chain(&changes) {
+            let mut alone = self.start.to_vec();
+            if i != usize::MAX {
+                alone[i] = v.clone();
+            }
+            let mut s = self.scenario(&alone)?;
+            override_settings(&mut s, Some(trials), Some(seed))?;
+            scenarios.push(s);
+        }
+        let layout = metric_layout(&scenarios[0]);
+        // Each goal as the paired engine counts it: an event or a mean.
+        let counted: Vec<Option<Result<Event, usize>>> = (goals.iter())
+            .map(|g| {
+                if g.target.is_mean() {
+                    g.target.mean_metric(&layout).ok().map(Err)
+                } else {
+                    g.target.event(&layout).ok().map(Ok)
+                }
+            })
+            .collect();
+        let events: Vec<Event> = counted
+            .iter()
+            .flatten()
+            .filter_map(|c| c.clone().ok())
+            .collect();
+        let means: Vec<usize> = counted
+            .iter()
+            .flatten()
+            .filter_map(|c| c.clone().err())
+            .collect();
+        let all: Vec<&Scenario> = scenarios.iter().collect();
+        let ask = PairedAsk {
+            events: vec![events.clone(); all.len()],
+            means: vec![means.clone(); all.len()],
+        };
+        let done = simulate_paired(&all, ask, plan, None)?;
+        let n = done.trials;
+        let mut found = Vec::new();
+        for (k, &(i, v)) in changes.iter().enumerate() {
+            let variant = k + 1;
+            let (mut e, mut m) = (0, 0);
+            for (g, c) in goals.iter().zip(&counted) {
+                let interval = match c {
+                    Some(Ok(event)) => {
+                        let (x0, x1) =
+                            (done.event_count(0, event), done.event_count(variant, event));
+                        let both = done.both[variant][e];
+                        e += 1;
+                        Some((paired_difference(n, x0, x1, both), "paired_newcombe"))
+                    }
+                    Some(Err(_)) => {
+                        let sums = &done.mean_sums[variant][m];
+                        m += 1;
+                        sums.means().map(|p| (p.difference, "paired_t"))
+                    }
+                    None => None,
+                };
+                found.push(Effect {
+                    setting: self.dimensions[i].path.join("."),
+                    from: shown(&self.start[i]),
+                    to: shown(v),
+                    goal: g.text.clone(),
+                    mean: g.target.is_mean(),
+                    difference: interval.map(|(d, _)| d),
+                    method: interval.map_or("not_paired_alone", |(_, method)| method),
+                });
+            }
+        }
+        Ok(found)
     }
 
     /// Fights every candidate on the same battles; each one's score, and

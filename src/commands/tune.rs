@@ -52,9 +52,32 @@ fn summary(answer: &TuneAnswer) -> String {
     if report.changes.is_empty() {
         lines.push_str("it keeps the battle as written\n");
     } else {
-        lines.push_str("the table it found:\n");
+        lines.push_str(
+            "the table it found (each change alone, on the verifying run's battles, 95% each):\n",
+        );
         for c in &report.changes {
             lines.push_str(&format!("  {}: {} -> {}\n", c.setting, c.from, c.to));
+            for e in report.effects.iter().filter(|e| e.setting == c.setting) {
+                let Some(d) = &e.difference else { continue };
+                let (scale, unit, digits) = if e.mean {
+                    (1.0, "", 3)
+                } else {
+                    (100.0, " pt", 2)
+                };
+                // Rounded first, so a change too small to show reads +0, not -0.
+                let shown = |x: f64| {
+                    let power = 10f64.powi(digits as i32);
+                    let rounded = (scale * x * power).round() / power + 0.0;
+                    format!("{rounded:+.digits$}")
+                };
+                lines.push_str(&format!(
+                    "    {}: {}{unit} ({} to {})\n",
+                    e.goal,
+                    shown(d.difference),
+                    shown(d.low),
+                    shown(d.high)
+                ));
+            }
         }
     }
     lines.push_str(&format!(

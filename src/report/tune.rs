@@ -25,6 +25,8 @@ pub struct TuneReport {
     pub changes: Vec<Change>,
     /// Goals that pull against each other, where the search fell short.
     pub conflicts: Vec<String>,
+    /// Each change made alone: its paired effect on each goal.
+    pub effects: Vec<Effect>,
     /// Why the search stopped where it did.
     pub stopped: String,
     /// The scenario with the values found, as a file.
@@ -92,6 +94,26 @@ pub struct StepRow {
     pub chosen: bool,
 }
 
+/// One change made alone to the battle as written, and its effect on one
+/// goal, paired on the verifying run's battles.
+#[derive(Debug, Clone)]
+pub struct Effect {
+    /// The setting or cell.
+    pub setting: String,
+    /// Its value in the battle as written.
+    pub from: String,
+    /// The value found.
+    pub to: String,
+    /// The goal.
+    pub goal: String,
+    /// Whether the goal's outcome is a mean (else a probability).
+    pub mean: bool,
+    /// The change in the outcome with its 95% interval, where it is paired.
+    pub difference: Option<crate::stats::DifferenceInterval>,
+    /// How the interval was found.
+    pub method: &'static str,
+}
+
 /// A setting the table found changes.
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
@@ -119,6 +141,14 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         (&report.formats, &about),
         goal_columns(report),
     )?;
+    if !report.effects.is_empty() {
+        files.extend(write_table(
+            dir,
+            "changes",
+            (&report.formats, &about),
+            effect_columns(&report.effects),
+        )?);
+    }
     files.extend(write_table(
         dir,
         "steps",
@@ -253,6 +283,38 @@ fn step_columns(report: &TuneReport) -> Vec<Column> {
         Column::new(
             "chosen".into(),
             rows.iter().map(|(s, _)| s.chosen).collect::<Vec<_>>(),
+        ),
+    ]
+}
+
+/// `changes.csv`: one row per change and goal.
+fn effect_columns(effects: &[Effect]) -> Vec<Column> {
+    let part = |f: fn(&crate::stats::DifferenceInterval) -> f64| {
+        effects
+            .iter()
+            .map(|e| e.difference.as_ref().map(f))
+            .collect::<Vec<Option<f64>>>()
+    };
+    vec![
+        text(
+            "setting",
+            effects.iter().map(|e| e.setting.clone()).collect(),
+        ),
+        text("from", effects.iter().map(|e| e.from.clone()).collect()),
+        text("to", effects.iter().map(|e| e.to.clone()).collect()),
+        text("goal", effects.iter().map(|e| e.goal.clone()).collect()),
+        text(
+            "quantity",
+            (effects.iter())
+                .map(|e| if e.mean { "mean" } else { "probability" }.to_owned())
+                .collect(),
+        ),
+        Column::new("effect".into(), part(|d| d.difference)),
+        Column::new("ci_low".into(), part(|d| d.low)),
+        Column::new("ci_high".into(), part(|d| d.high)),
+        text(
+            "method",
+            effects.iter().map(|e| e.method.to_owned()).collect(),
         ),
     ]
 }
