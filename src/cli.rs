@@ -308,13 +308,17 @@ pub struct TuneArgs {
     pub goal: Vec<String>,
     /// What may change, with its range: PATH=LO..HI[:STEP] or PATH=V1,V2,... (a setting or a
     /// table cell, as `sweep --set` takes it); the range holds the battle's own value. Repeatable
-    #[arg(long, value_name = "PATH=RANGE", required_unless_present = "tables")]
+    #[arg(
+        long,
+        value_name = "PATH=RANGE",
+        required_unless_present = "cell_tables"
+    )]
     pub vary: Vec<String>,
     /// Move every cell of these tables one step at a time, as `sensitivity --cells` does
     /// (numbers by one, a damage column or a card result to its neighbours, dice by one die,
     /// yes/no toggled); comma-separated, e.g. survival,glory.
-    #[arg(long, value_name = "NAME", value_delimiter = ',')]
-    pub tables: Vec<String>,
+    #[arg(long = "tables", value_name = "NAME", value_delimiter = ',')]
+    pub cell_tables: Vec<String>,
     /// Keep a cell (or a whole row) of those tables as it is: TABLE.PATH, e.g.
     /// survival.rows.D.column or survival.rows.D. Repeatable
     #[arg(long, value_name = "TABLE.PATH")]

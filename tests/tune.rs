@@ -156,28 +156,37 @@ fn goals_that_pull_against_each_other_are_named_and_the_search_only_descends() {
         }),
         "{record}"
     );
-    // Each step starts where the last one went, and lowers the total.
+    // In each pass of the search, each step starts where the last one went,
+    // and the total never rises.
     let steps = csv_rows(&out.join("steps.csv"));
-    let chosen: Vec<(u64, String, f64)> = steps
-        .iter()
-        .filter(|r| r["chosen"] == "true" && r["goal"] == EVEN)
-        .map(|r| {
-            (
-                number(r, "step") as u64,
-                r["candidate"].clone(),
-                number(r, "total_shortfall"),
-            )
-        })
-        .collect();
-    assert!(chosen.len() >= 2, "{chosen:?}");
-    for pair in chosen.windows(2) {
-        let first_of_next = steps
-            .iter()
-            .find(|r| number(r, "step") as u64 == pair[1].0)
-            .unwrap();
-        assert_eq!(first_of_next["candidate"], pair[0].1);
-        assert!(pair[1].2 <= pair[0].2, "{pair:?}");
+    let rows: Vec<_> = steps.iter().filter(|r| r["goal"] == EVEN).collect();
+    let mut last: Option<(String, String, f64)> = None; // (pass, candidate, total)
+    let mut step_seen = String::new();
+    let mut moves = 0;
+    for r in &rows {
+        let (pass, step) = (r["pass"].clone(), r["step"].clone());
+        let starting = format!("{pass}/{step}") != step_seen;
+        if starting {
+            step_seen = format!("{pass}/{step}");
+            match &last {
+                Some((p, candidate, _)) if *p == pass && step != "1" => {
+                    assert_eq!(&r["candidate"], candidate, "{r:?}")
+                }
+                _ => assert_eq!(r["candidate"], "as written", "{r:?}"),
+            }
+        }
+        if r["chosen"] == "true" {
+            let total = number(r, "total_shortfall");
+            if let Some((p, candidate, before)) = &last
+                && *p == pass
+            {
+                assert!(total <= *before, "{r:?}");
+                moves += usize::from(*candidate != r["candidate"]);
+            }
+            last = Some((pass, r["candidate"].clone(), total));
+        }
     }
+    assert!(moves >= 1, "{rows:?}");
 }
 
 #[test]
@@ -313,6 +322,84 @@ fn the_tuned_table_keeps_its_layout_and_meets_the_goals_exactly() {
                 .any(|c| c["cell"] == cell && c["second"].as_str() == Some(to.as_str())),
             "{cell} -> {to} in {comparison}"
         );
+    }
+}
+
+#[test]
+fn a_planted_change_of_three_cells_is_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    // The built-in Survival table with three cells moved.
+    let builtin = read(&repo().join("scenarios/tables/gurps/survival.toml"));
+    let moved_text = builtin
+        .replace(
+            "label = \"D\"\ncolumn = \"D\"",
+            "label = \"D\"\ncolumn = \"C\"",
+        )
+        .replace("label = \"2hp\"\nhp = 2", "label = \"2hp\"\nhp = 3")
+        .replace(
+            "min_margin = -4\nlabel = \"B\"",
+            "min_margin = -3\nlabel = \"B\"",
+        );
+    let moved = dir.path().join("moved_survival.toml");
+    std::fs::write(&moved, &moved_text).unwrap();
+    let planted = String::from_utf8_lossy(
+        &warcrunch()
+            .args(["tables", "diff", "builtin"])
+            .arg(&moved)
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        planted.contains("3 cells of the `survival` table differ"),
+        "{planted}"
+    );
+    // The goals: the built-in table's exact odds, each within a point.
+    let exact = dir.path().join("exact");
+    warcrunch()
+        .arg("run")
+        .arg(repo().join(AMBUSH))
+        .args(["--exact", "--quiet", "--trials", "1000", "--out"])
+        .arg(&exact)
+        .assert()
+        .success();
+    let rows = csv_rows(&exact.join("exact.csv"));
+    let goals: Vec<String> = [
+        ("hero:Varro", "wounded"),
+        ("hero:Varro", "dead"),
+        ("hero:Varro", "at_or_below_0hp"),
+        ("hero:Titus", "dead"),
+    ]
+    .iter()
+    .map(|(hero, state)| {
+        let row = rows
+            .iter()
+            .find(|r| r["subject"] == *hero && r["metric"] == "state" && r["value"] == *state)
+            .unwrap();
+        let p = 100.0 * number(row, "exact_probability");
+        let low = (p - 1.0).max(0.0);
+        format!("{hero}/state={state} in {low:.4}%..{:.4}%", p + 1.0)
+    })
+    .collect();
+    // Started from the moved table, the tune meets them.
+    let out = dir.path().join("undone");
+    let mut tune = warcrunch();
+    tune.arg("tune")
+        .arg(repo().join(AMBUSH))
+        .arg("--table")
+        .arg(format!("survival={}", moved.display()))
+        .args([
+            "--tables", "survival", "--trials", "20000", "--seed", "3", "--quiet",
+        ]);
+    for g in &goals {
+        tune.args(["--goal", g]);
+    }
+    tune.arg("--out").arg(&out).assert().success();
+    for g in csv_rows(&out.join("goals.csv")) {
+        assert_eq!(g["verdict"], "met", "{g:?}");
+        assert!(!g["exact"].is_empty(), "judged on exact odds: {g:?}");
     }
 }
 

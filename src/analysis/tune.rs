@@ -7,8 +7,10 @@
 //! value up or down its range) on the same battle streams, and takes the
 //! one whose total shortfall (the sum of each goal's distance from its
 //! band, in percentage points or in a mean's units) is least; fewer
-//! changed settings break a tie. It stops when no single step lowers the
-//! shortfall, or after `max_steps`. The search's numbers choose; they do
+//! changed settings break a tie; where no single move helps, every pair
+//! of moves is tried. It stops when nothing lowers the shortfall, or
+//! after `max_steps`; if it falls short, a second pass starts again with
+//! the pairs at every step, and the better of the two is kept. The search's numbers choose; they do
 //! not judge: the table found is fought again on a seed the search never
 //! used, and only that run says whether each goal is met, missed or too
 //! close to tell, on intervals family-wise over the goals; where the
@@ -100,9 +102,10 @@ pub struct TuneAnswer {
     pub written: Written,
 }
 
-/// One step of the search as it is taken (a move to a candidate one step
-/// away): its number, the candidate, and its total shortfall.
-pub type StepSeen<'a> = dyn FnMut(usize, &str, f64) -> Result<()> + 'a;
+/// One step of the search as it is taken (a move, or a pair of moves, to
+/// another candidate): its pass and number, the candidate, and its total
+/// shortfall.
+pub type StepSeen<'a> = dyn FnMut((usize, usize), &str, f64) -> Result<()> + 'a;
 
 /// The seed the verifying run takes when none is given: the search's,
 /// moved by a fixed odd constant, so the two never share battles.
@@ -186,62 +189,34 @@ pub fn tune(
         ..*plan
     };
 
-    // The search.
-    let mut current = start.clone();
-    let mut steps = Vec::new();
-    let mut threads = 1;
-    let mut last_round: Vec<Scored> = Vec::new();
-    let mut stopped = format!("it took the most steps allowed ({max_steps}, --max-steps)");
-    for step in 1..=max_steps {
-        let mut candidates = vec![current.clone()];
-        for (i, d) in dimensions.iter().enumerate() {
-            for next in d.neighbours(&current[i]) {
-                let mut c = current.clone();
-                c[i] = next;
-                if changed(&c, &start) <= max_changes {
-                    candidates.push(c);
-                }
-            }
-        }
-        let (scored, used) = fight.score(&candidates, &goals, &plan)?;
-        threads = used;
-        let best = (0..scored.len())
-            .min_by(|&a, &b| {
-                let key = |k: usize| (scored[k].total, changed(&scored[k].at, &start), k);
-                key(a).partial_cmp(&key(b)).expect("shortfalls are numbers")
-            })
-            .expect("the current candidate is scored");
-        let moved = best != 0 && scored[best].total < scored[0].total;
-        let chosen = if moved { best } else { 0 };
-        for (k, s) in scored.iter().enumerate() {
-            steps.push(StepRow {
-                step,
-                candidate: fight.name(&s.at),
-                changed: changed(&s.at, &start),
-                estimates: s.estimates.clone(),
-                shortfalls: s.shortfalls.clone(),
-                total: s.total,
-                chosen: k == chosen,
-            });
-        }
-        if moved {
-            seen(step, &fight.name(&scored[chosen].at), scored[chosen].total)?;
-        }
-        current = scored[chosen].at.clone();
-        let done = if scored[chosen].total == 0.0 {
-            stopped = "every goal is met in the search's battles".to_owned();
-            true
-        } else if !moved {
-            stopped = "no single step lowers the total shortfall".to_owned();
-            true
-        } else {
-            false
-        };
-        last_round = scored;
-        if done {
-            break;
+    // The search: one step at a time, a pair of moves where no single one
+    // helps; if that falls short, once more from the start with pairs at
+    // every step. The better of the two is kept.
+    let descend = |pass: usize, pairs: Pairs, seen: &mut StepSeen| {
+        descend(
+            (&fight, &goals, &plan),
+            (&start, max_changes, max_steps),
+            (pass, pairs),
+            seen,
+        )
+    };
+    let mut found = descend(1, Pairs::WhenStalled, seen)?;
+    let mut steps = std::mem::take(&mut found.steps);
+    if found.total() > 0.0 {
+        let mut again = descend(2, Pairs::Always, seen)?;
+        steps.append(&mut again.steps);
+        let key = |d: &Descent| (d.total(), changed(&d.current, &start));
+        if key(&again) < key(&found) {
+            found = again;
         }
     }
+    let Descent {
+        current,
+        last_round,
+        stopped,
+        threads,
+        ..
+    } = found;
     let search = last_round
         .iter()
         .find(|s| s.at == current)
@@ -350,6 +325,152 @@ fn report_header(command: &str, goals: &[GoalResult]) -> String {
     }
     head.push_str(&format!("# Command: {command}\n"));
     head
+}
+
+/// Whether a step of the search also tries pairs of moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pairs {
+    /// Only when no single move lowers the shortfall.
+    WhenStalled,
+    /// At every step, beside the single moves.
+    Always,
+}
+
+/// Most candidates one step fights: pairs of moves beyond it are not tried.
+const MAX_CANDIDATES: usize = 2_000;
+
+/// Where one pass of the search ended.
+struct Descent {
+    current: Vec<Value>,
+    steps: Vec<StepRow>,
+    last_round: Vec<Scored>,
+    stopped: String,
+    threads: usize,
+}
+
+impl Descent {
+    /// The total shortfall where it ended, in the search's battles.
+    fn total(&self) -> f64 {
+        (self.last_round.iter())
+            .find(|s| s.at == self.current)
+            .map_or(f64::INFINITY, |s| s.total)
+    }
+}
+
+/// One pass of the search from `start`: each step fights the current
+/// candidate and those one move away (and pairs of moves, as `pairs` says),
+/// and takes the least total shortfall, fewer changes breaking a tie.
+fn descend(
+    (fight, goals, plan): (&Fight, &[Goal], &Plan),
+    (start, max_changes, max_steps): (&[Value], usize, usize),
+    (pass, pairs): (usize, Pairs),
+    seen: &mut StepSeen,
+) -> Result<Descent> {
+    let mut current = start.to_vec();
+    let mut steps = Vec::new();
+    let mut threads = 1;
+    let mut last_round: Vec<Scored> = Vec::new();
+    let mut stopped = format!("it took the most steps allowed ({max_steps}, --max-steps)");
+    for step in 1..=max_steps {
+        let singles: Vec<(usize, Value)> = (fight.dimensions.iter().enumerate())
+            .flat_map(|(i, d)| d.neighbours(&current[i]).into_iter().map(move |v| (i, v)))
+            .collect();
+        let allowed = |c: &Vec<Value>| changed(c, start) <= max_changes;
+        let one: Vec<Vec<Value>> = (singles.iter())
+            .map(|(i, v)| {
+                let mut c = current.clone();
+                c[*i] = v.clone();
+                c
+            })
+            .filter(allowed)
+            .collect();
+        let mut two: Vec<Vec<Value>> = Vec::new();
+        for (k, (i, v)) in singles.iter().enumerate() {
+            for (j, w) in &singles[k + 1..] {
+                if i != j {
+                    let mut c = current.clone();
+                    c[*i] = v.clone();
+                    c[*j] = w.clone();
+                    if allowed(&c) {
+                        two.push(c);
+                    }
+                }
+            }
+        }
+        let pairs_fit = two.len() + one.len() < MAX_CANDIDATES;
+        let here = vec![current.clone()];
+        let rounds: Vec<Vec<Vec<Value>>> = match (pairs, pairs_fit) {
+            (Pairs::Always, true) => vec![[here, one, two].concat()],
+            (Pairs::WhenStalled, true) => vec![[here.clone(), one].concat(), [here, two].concat()],
+            (_, false) => vec![[here, one].concat()],
+        };
+        let mut moved = false;
+        let mut scored = Vec::new();
+        for candidates in rounds {
+            if candidates.len() < 2 {
+                continue;
+            }
+            let (round, used) = fight.score(&candidates, goals, plan)?;
+            threads = used;
+            let best = (0..round.len())
+                .min_by(|&a, &b| {
+                    let key = |k: usize| (round[k].total, changed(&round[k].at, start), k);
+                    key(a).partial_cmp(&key(b)).expect("shortfalls are numbers")
+                })
+                .expect("the current candidate is scored");
+            moved = best != 0 && round[best].total < round[0].total;
+            let chosen = if moved { best } else { 0 };
+            for (k, s) in round.iter().enumerate() {
+                steps.push(StepRow {
+                    pass,
+                    step,
+                    candidate: fight.name(&s.at),
+                    changed: changed(&s.at, start),
+                    estimates: s.estimates.clone(),
+                    shortfalls: s.shortfalls.clone(),
+                    total: s.total,
+                    chosen: k == chosen,
+                });
+            }
+            current = round[chosen].at.clone();
+            scored = round;
+            if moved {
+                break;
+            }
+        }
+        if scored.is_empty() {
+            stopped = "nothing is left to move".to_owned();
+            break;
+        }
+        let total = (scored.iter())
+            .find(|s| s.at == current)
+            .map_or(0.0, |s| s.total);
+        if moved {
+            seen((pass, step), &fight.name(&current), total)?;
+        }
+        last_round = scored;
+        if total == 0.0 {
+            stopped = "every goal is met in the search's battles".to_owned();
+            break;
+        }
+        if !moved {
+            stopped = if pairs_fit {
+                "no single move or pair of moves lowers the total shortfall".to_owned()
+            } else {
+                format!(
+                    "no single move lowers the total shortfall (pairs of moves, over {MAX_CANDIDATES}, were not tried)"
+                )
+            };
+            break;
+        }
+    }
+    Ok(Descent {
+        current,
+        steps,
+        last_round,
+        stopped,
+        threads,
+    })
 }
 
 /// `--set` in a sweep's message is `--vary` here.

@@ -13,9 +13,14 @@ use crate::stats::format::{thousands, trim_decimal};
 pub fn run(args: &TuneArgs) -> Result<()> {
     let request = request(args)?;
     let to = super::destination(&args.out, &args.sim);
-    let mut seen = |step: usize, candidate: &str, shortfall: f64| {
+    let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
+        let again = if pass > 1 {
+            format!("pass {pass} (from the start, pairs of moves at every step), ")
+        } else {
+            String::new()
+        };
         say(&format!(
-            "step {step}: {candidate} (total shortfall {})\n",
+            "{again}step {step}: {candidate} (total shortfall {})\n",
             trim_decimal(shortfall, 3)
         ))
     };
@@ -32,7 +37,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         scenario: args.scenario.clone(),
         goals: args.goal.clone(),
         vary: args.vary.clone(),
-        cell_tables: args.tables.clone(),
+        cell_tables: args.cell_tables.clone(),
         freeze: args.freeze.clone(),
         max_changes: args.max_changes,
         max_steps: Some(args.max_steps),

@@ -78,6 +78,9 @@ pub struct GoalResult {
 /// One candidate of one step of the search.
 #[derive(Debug, Clone)]
 pub struct StepRow {
+    /// The pass of the search (1: pairs of moves only where single ones
+    /// stall; 2: from the start again, pairs at every step).
+    pub pass: usize,
     /// The step (from 1).
     pub step: usize,
     /// Each setting at its value.
@@ -244,6 +247,10 @@ fn step_columns(report: &TuneReport) -> Vec<Column> {
         .flat_map(|s| (0..report.goals.len()).map(move |g| (s, g)))
         .collect();
     vec![
+        Column::new(
+            "pass".into(),
+            rows.iter().map(|(s, _)| s.pass as u64).collect::<Vec<_>>(),
+        ),
         Column::new(
             "step".into(),
             rows.iter().map(|(s, _)| s.step as u64).collect::<Vec<_>>(),
