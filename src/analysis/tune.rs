@@ -639,6 +639,9 @@ struct Fight<'a> {
 struct Scored {
     at: Vec<Value>,
     estimates: Vec<f64>,
+    /// Each goal's spread of one battle's outcome: a mean's standard
+    /// deviation, a share's at most 1/2.
+    spreads: Vec<f64>,
     shortfalls: Vec<f64>,
     total: f64,
 }
@@ -888,9 +891,16 @@ impl Fight<'_> {
         let scored = (kept.into_iter().zip(&done.variants))
             .map(|(at, v)| {
                 let all = with_combined(&v.metrics);
-                let estimates = (goals.iter())
-                    .map(|g| estimate(g, &all))
+                let measured = (goals.iter())
+                    .map(|g| measure(g, &all))
                     .collect::<Result<Vec<_>>>()?;
+                let estimates: Vec<f64> = measured.iter().map(Measured::estimate).collect();
+                let spreads = (measured.iter())
+                    .map(|m| match *m {
+                        Measured::Share(..) => 0.5,
+                        Measured::Mean(_, sd, _) => sd,
+                    })
+                    .collect();
                 let shortfalls: Vec<f64> = goals
                     .iter()
                     .zip(&estimates)
@@ -900,6 +910,7 @@ impl Fight<'_> {
                     at: at.clone(),
                     total: shortfalls.iter().sum(),
                     estimates,
+                    spreads,
                     shortfalls,
                 })
             })
@@ -952,29 +963,18 @@ fn measure(g: &Goal, metrics: &[Metric<u64>]) -> Result<Measured> {
     }
 }
 
-/// A goal's estimate in a battle's metrics.
-fn estimate(g: &Goal, metrics: &[Metric<u64>]) -> Result<f64> {
-    measure(g, metrics).map(|m| m.estimate())
-}
-
 /// Battles for the verifying run: enough that a goal's interval, at the
 /// family-wise level, is at most half its band's half-width where the
 /// band has one (a bound has none: four times the search's battles), and
 /// never fewer than the search's.
 fn verify_trials_for(goals: &[Goal], search: &Scored, z: f64, search_trials: u64) -> u64 {
     let mut n = search_trials.saturating_mul(4);
-    for (g, &x) in goals.iter().zip(&search.estimates) {
+    for (g, &sd) in goals.iter().zip(&search.spreads) {
         let Some(h) = g.half_width() else { continue };
         if h <= 0.0 {
             continue;
         }
-        // The spread of one battle's outcome: a share's at most 1/2; a
-        // mean's as the search saw it is not kept, so its estimate's size.
-        let sd = if g.target.is_mean() {
-            x.abs().max(1.0)
-        } else {
-            0.5
-        };
+        // The spread of one battle's outcome as the search measured it.
         let needed = (z * sd / (h / 2.0)).powi(2).ceil() as u64;
         n = n.max(needed);
     }
