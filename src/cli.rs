@@ -299,11 +299,14 @@ pub struct SolveArgs {
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// The scenario file (TOML).
-    pub scenario: PathBuf,
+    /// The scenario files (TOML); several are tuned together, each candidate fought in every one.
+    #[arg(required = true, num_args = 1..)]
+    pub scenarios: Vec<PathBuf>,
     /// A goal: TARGET in LO%..HI%, TARGET <= X% or TARGET >= X% for an event's probability,
     /// e.g. "side:Megalos/victory=won in 45%..55%" or "party/any_down_or_dead=yes <= 10%";
-    /// a mean in its own units, e.g. "hero:Isabeau/reputation:mean >= 2". Repeatable
+    /// a mean in its own units, e.g. "hero:Isabeau/reputation:mean >= 2". Every scenario with
+    /// the outcome is held to it; "... @STEM" holds only the scenario of that file stem.
+    /// Repeatable
     #[arg(long, value_name = "GOAL", required = true)]
     pub goal: Vec<String>,
     /// What may change, with its range: PATH=LO..HI[:STEP] or PATH=V1,V2,... (a setting or a

@@ -191,3 +191,86 @@ fn a_table_no_scenario_reads_is_refused() {
         &["no table file", "no_such_table.toml"],
     );
 }
+
+/// The built-in Survival table with three cells moved, each line a cell.
+const MOVED: [(&str, &str, &str); 3] = [
+    (
+        "rows.D.column",
+        "label = \"D\"\ncolumn = \"D\"",
+        "label = \"D\"\ncolumn = \"C\"",
+    ),
+    (
+        "rows.2hp.hp",
+        "label = \"2hp\"\nhp = 2",
+        "label = \"2hp\"\nhp = 3",
+    ),
+    (
+        "rows.B.min_margin",
+        "min_margin = -4\nlabel = \"B\"",
+        "min_margin = -3\nlabel = \"B\"",
+    ),
+];
+
+#[test]
+fn each_changed_cells_share_is_that_cell_moved_alone_on_the_same_battles() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = read(&repo().join("scenarios/tables/gurps/survival.toml"));
+    let all = MOVED.iter().fold(builtin.clone(), |text, (_, from, to)| {
+        text.replace(from, to)
+    });
+    let all_file = dir.path().join("moved.toml");
+    std::fs::write(&all_file, &all).unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let compare = |file: &Path, out: &Path| {
+        warcrunch()
+            .arg("compare")
+            .arg(&ambush)
+            .arg("--table")
+            .arg(format!("survival=builtin,{}", file.display()))
+            .args(["--trials", "20000", "--seed", "11", "--quiet", "--out"])
+            .arg(out)
+            .assert()
+            .success();
+    };
+    let together = dir.path().join("together");
+    compare(&all_file, &together);
+    let shares = records(&read(&together.join("cell_shares.csv")));
+    let rows = records(&read(&together.join("tables.csv")));
+    let clear: Vec<&HashMap<String, String>> =
+        rows.iter().filter(|r| r["significant"] == "true").collect();
+    assert!(!clear.is_empty(), "{rows:?}");
+    for (cell, from, to) in MOVED {
+        // The table with that one cell moved, compared on its own.
+        let file = dir.path().join(format!("{cell}.toml"));
+        std::fs::write(&file, builtin.replace(from, to)).unwrap();
+        let alone = dir.path().join(format!("alone_{cell}"));
+        compare(&file, &alone);
+        let alone_rows = records(&read(&alone.join("tables.csv")));
+        for row in &clear {
+            let key = |r: &HashMap<String, String>| {
+                (
+                    r["subject"].clone(),
+                    r["metric"].clone(),
+                    r["value"].clone(),
+                )
+            };
+            let share = shares
+                .iter()
+                .find(|s| s["cell"] == cell && s["outcome"] == row["outcome"])
+                .unwrap_or_else(|| panic!("{cell} on {}: {shares:?}", row["outcome"]));
+            let single = alone_rows
+                .iter()
+                .find(|r| r["outcome"] == row["outcome"])
+                .unwrap_or_else(|| panic!("{:?} in {alone_rows:?}", key(row)));
+            // The same battles: the same difference, to the last digit.
+            assert_eq!(share["effect"], single["difference"], "{cell}: {share:?}");
+            assert_eq!(share["ci_low"], single["ci_low"], "{cell}");
+            let (effect, whole): (f64, f64) = (
+                share["effect"].parse().unwrap(),
+                row["difference"].parse().unwrap(),
+            );
+            let written: f64 = share["share_of_difference"].parse().unwrap();
+            assert!((written - effect / whole).abs() < 1e-12, "{share:?}");
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! the answers; `serve/` maps the page's JSON to the same requests.
 
 pub mod batch;
+pub mod cell_shares;
 pub mod compare;
 pub mod run;
 pub mod runner;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+use super::cell_shares::cell_shares;
 use super::compare::{CompareRequest, compare};
 use super::{Destination, scenario_name, unique_name};
 use crate::analysis::runner::{Plan, Written, metric_layout, run_info};
@@ -110,6 +111,19 @@ pub fn compare_tables(
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("reports/compare.table.{table}")));
     let staging = Staging::new(&out, to.force)?;
+    // The cells the two differ in, each then moved alone.
+    let cells = {
+        let read = |file: &str| -> Result<toml::Table> {
+            let (text, _) = crate::tables::text_as_read(
+                &toml::Table::new(),
+                std::path::Path::new("."),
+                &[(table.clone(), file.to_owned())],
+                table,
+            )?;
+            Ok(toml::from_str(&text)?)
+        };
+        crate::tables::diff::differences(&read(&files[0])?, &read(&files[1])?)
+    };
     let mut scenarios = Vec::new();
     let mut infos = Vec::new();
     for path in &reading {
@@ -142,14 +156,29 @@ pub fn compare_tables(
         let answer = compare(&single, plan, &folder)?;
         let report: &RunReport = &answer.report;
         infos.push(report.info.clone());
+        let rows = key_outcomes(&report.variants[0], &report.variants[1]);
+        let (trials, seed) = (
+            report.info.trials.unwrap_or(0),
+            report.info.seed.unwrap_or(0),
+        );
+        // Each changed cell alone, on the same battles.
+        let shares = cell_shares(
+            path,
+            (table, &files[0]),
+            &cells,
+            (&targets, &rows),
+            (trials, seed),
+            plan,
+        )?;
         scenarios.push(ScenarioOutcomes {
             scenario: name.clone(),
             path: path.display().to_string(),
             folder: name,
             command: report.info.command.clone(),
-            trials: report.info.trials.unwrap_or(0),
-            seed: report.info.seed.unwrap_or(0),
-            rows: key_outcomes(&report.variants[0], &report.variants[1]),
+            trials,
+            seed,
+            rows,
+            shares,
         });
     }
     let first = scenario::load(&reading[0])?;
@@ -178,18 +207,6 @@ pub fn compare_tables(
         .collect();
     info.trials = request.trials;
     info.seed = request.seed;
-    let cells = {
-        let read = |file: &str| -> Result<toml::Table> {
-            let (text, _) = crate::tables::text_as_read(
-                &toml::Table::new(),
-                std::path::Path::new("."),
-                &[(table.clone(), file.to_owned())],
-                table,
-            )?;
-            Ok(toml::from_str(&text)?)
-        };
-        crate::tables::diff::differences(&read(&files[0])?, &read(&files[1])?)
-    };
     let comparison = TableComparison {
         info,
         table: table.clone(),

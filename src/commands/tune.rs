@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::tune::{TuneAnswer, TuneRequest, tune};
+use crate::analysis::tune::{TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
 use crate::report::console::say;
 use crate::stats::format::{thousands, trim_decimal};
@@ -14,10 +14,10 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     let request = request(args)?;
     let to = super::destination(&args.out, &args.sim);
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
-        let again = if pass > 1 {
-            format!("pass {pass} (from the start, pairs of moves at every step), ")
-        } else {
-            String::new()
+        let again = match pass {
+            1 => String::new(),
+            TIDY_PASS => "taking back what costs nothing, ".to_owned(),
+            _ => format!("pass {pass} (from the start, pairs of moves at every step), "),
         };
         say(&format!(
             "{again}step {step}: {candidate} (total shortfall {})\n",
@@ -34,7 +34,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         bail!("--shard: tune decides each step before the next; run it without --shard");
     }
     Ok(TuneRequest {
-        scenario: args.scenario.clone(),
+        scenarios: args.scenarios.clone(),
         goals: args.goal.clone(),
         vary: args.vary.clone(),
         cell_tables: args.cell_tables.clone(),

@@ -8,11 +8,15 @@ use anyhow::{Result, bail};
 use super::target::Target;
 
 /// One goal: `"side:Megalos/victory=won in 45%..55%"`,
-/// `"party/any_down_or_dead=yes <= 10%"`, `"hero:Isabeau/reputation:mean >= 2"`.
+/// `"party/any_down_or_dead=yes <= 10%"`, `"hero:Isabeau/reputation:mean >= 2"`;
+/// `... @even_field_battle` holds only that scenario to it (by its file
+/// stem), else every scenario tuned that has its outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Goal {
     /// As the user wrote it.
     pub text: String,
+    /// The one scenario it is for (a file stem), when it names one.
+    pub scenario: Option<String>,
     /// The outcome it is about.
     pub target: Target,
     /// Where the outcome should be: probabilities as shares (0.45),
@@ -54,21 +58,33 @@ impl Verdict {
     }
 }
 
-const USAGE: &str = "a goal is TARGET in LO..HI, TARGET <= X or TARGET >= X, e.g. \"side:Megalos/victory=won in 45%..55%\", \"party/any_down_or_dead=yes <= 10%\" or \"hero:Isabeau/reputation:mean >= 2\"";
+const USAGE: &str = "a goal is TARGET in LO..HI, TARGET <= X or TARGET >= X, e.g. \"side:Megalos/victory=won in 45%..55%\", \"party/any_down_or_dead=yes <= 10%\" or \"hero:Isabeau/reputation:mean >= 2\", with @SCENARIO after it for one scenario of several";
 
 impl Goal {
     /// Parses a goal; a probability's numbers are percentages (`45%`), a
     /// mean's are in its own units.
     pub fn parse(text: &str) -> Result<Goal> {
         let trimmed = text.trim();
+        let (written, scenario) = match trimmed.rsplit_once(" @") {
+            Some((goal, name)) => {
+                let name = name.trim();
+                if name.is_empty() || name.contains(char::is_whitespace) {
+                    bail!(
+                        "--goal {trimmed}: `@{name}` is not a scenario's name; write @ and the file's stem, e.g. @even_field_battle"
+                    );
+                }
+                (goal.trim(), Some(name.to_owned()))
+            }
+            None => (trimmed, None),
+        };
         let found = [" in ", " <= ", " >= "]
             .iter()
-            .filter_map(|op| trimmed.rfind(op).map(|at| (at, *op)))
+            .filter_map(|op| written.rfind(op).map(|at| (at, *op)))
             .max_by_key(|&(at, _)| at);
         let Some((at, op)) = found else {
             bail!("--goal {trimmed}: no band; {USAGE}");
         };
-        let (target_text, bound) = (trimmed[..at].trim(), trimmed[at + op.len()..].trim());
+        let (target_text, bound) = (written[..at].trim(), written[at + op.len()..].trim());
         let target =
             Target::parse(target_text).map_err(|e| anyhow::anyhow!("--goal {trimmed}: {e:#}"))?;
         let mean = target.is_mean();
@@ -114,6 +130,7 @@ impl Goal {
         };
         Ok(Goal {
             text: trimmed.to_owned(),
+            scenario,
             target,
             band,
         })
@@ -122,11 +139,27 @@ impl Goal {
     /// How far `estimate` is from the band, in the units the goal is
     /// written in (percentage points for a probability): 0 inside it.
     pub fn shortfall(&self, estimate: f64) -> f64 {
+        self.shortfall_within(estimate, 0.0)
+    }
+
+    /// [`Goal::shortfall`] from the band narrowed by `margin` at each edge
+    /// it has (to its middle, where the band is narrower than two margins):
+    /// where an estimate must be for an interval of half-width `margin`
+    /// around it to fit in the band.
+    pub fn shortfall_within(&self, estimate: f64, margin: f64) -> f64 {
         let scale = if self.target.is_mean() { 1.0 } else { 100.0 };
         let gap = match self.band {
-            Band::Between(lo, hi) => (lo - estimate).max(estimate - hi),
-            Band::AtMost(hi) => estimate - hi,
-            Band::AtLeast(lo) => lo - estimate,
+            Band::Between(lo, hi) => {
+                let (lo, hi) = if hi - lo > 2.0 * margin {
+                    (lo + margin, hi - margin)
+                } else {
+                    let middle = (lo + hi) / 2.0;
+                    (middle, middle)
+                };
+                (lo - estimate).max(estimate - hi)
+            }
+            Band::AtMost(hi) => estimate - (hi - margin),
+            Band::AtLeast(lo) => (lo + margin) - estimate,
         };
         gap.max(0.0) * scale
     }
@@ -184,7 +217,11 @@ pub fn contradiction(goals: &[Goal]) -> Option<String> {
     for (i, a) in goals.iter().enumerate() {
         for b in &goals[i + 1..] {
             let ((a_lo, a_hi), (b_lo, b_hi)) = (a.range(), b.range());
-            if a.target == b.target && (a_hi < b_lo || b_hi < a_lo) {
+            let together = match (&a.scenario, &b.scenario) {
+                (Some(x), Some(y)) => x == y,
+                _ => true,
+            };
+            if together && a.target == b.target && (a_hi < b_lo || b_hi < a_lo) {
                 return Some(format!(
                     "--goal \"{}\" and --goal \"{}\" ask {} to be in bands that do not meet; no battle meets both",
                     a.text,
@@ -213,6 +250,11 @@ mod tests {
         let g = Goal::parse(" hero:Isabeau/reputation:mean >= 2 ").unwrap();
         assert_eq!(g.band, Band::AtLeast(2.0));
         assert_eq!(g.band_text(), ">= 2");
+        assert_eq!(g.scenario, None);
+        let g = Goal::parse("side:Castille/victory=won in 40%..60% @even_field_battle").unwrap();
+        assert_eq!(g.scenario.as_deref(), Some("even_field_battle"));
+        assert_eq!(g.band, Band::Between(0.40, 0.60));
+        assert_eq!(g.target.text(), "side:Castille/victory=won");
     }
 
     #[test]
@@ -225,6 +267,7 @@ mod tests {
         assert!(error("side:A/victory=won in 60%..40%").contains("empty"));
         assert!(error("side:A/victory=won in 40%").contains("LO..HI"));
         assert!(error("side:A/victory=won >= lots").contains("not a number"));
+        assert!(error("side:A/victory=won >= 5% @").contains("scenario's name"));
     }
 
     #[test]
@@ -251,6 +294,21 @@ mod tests {
             ]))
             .is_none()
         );
+        // Two scenarios may each be held to a band of their own.
+        assert!(
+            contradiction(&goals(&[
+                "side:A/victory=won >= 90% @one",
+                "side:A/victory=won <= 10% @two"
+            ]))
+            .is_none()
+        );
+        assert!(
+            contradiction(&goals(&[
+                "side:A/victory=won >= 90% @one",
+                "side:A/victory=won <= 10%"
+            ]))
+            .is_some()
+        );
     }
 
     #[test]
@@ -262,6 +320,13 @@ mod tests {
         let g = Goal::parse("side:A/reputation:mean >= 2").unwrap();
         assert!((g.shortfall(1.5) - 0.5).abs() < 1e-12);
         assert_eq!(g.shortfall(2.5), 0.0);
+        // With a margin, the estimate must sit that far inside.
+        assert!((g.shortfall_within(2.5, 1.0) - 0.5).abs() < 1e-12);
+        let g = Goal::parse("side:A/victory=won in 45%..55%").unwrap();
+        assert!((g.shortfall_within(0.46, 0.02) - 1.0).abs() < 1e-9);
+        assert_eq!(g.shortfall_within(0.50, 0.02), 0.0);
+        // A band narrower than two margins shrinks to its middle.
+        assert!((g.shortfall_within(0.52, 0.10) - 2.0).abs() < 1e-9);
     }
 
     #[test]

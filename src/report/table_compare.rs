@@ -58,6 +58,58 @@ pub struct ScenarioOutcomes {
     pub seed: u64,
     /// Its key outcomes.
     pub rows: Vec<KeyOutcome>,
+    /// Each changed cell's effect alone on each significant difference.
+    pub shares: Vec<CellShare>,
+}
+
+/// One changed cell set alone in the baseline table, and its effect on one
+/// outcome the tables differ in, fought on the comparison's battles.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CellShare {
+    /// The outcome in words: `Montaigne won`.
+    pub outcome: String,
+    /// Its subject, metric and value, as `tables.csv` names them.
+    pub subject: String,
+    /// Its metric.
+    pub metric: String,
+    /// Its value (`mean` for a mean).
+    pub value: String,
+    /// A probability (else a mean).
+    pub is_probability: bool,
+    /// The cell's path in the table.
+    pub cell: String,
+    /// Its value in the baseline table.
+    pub first: String,
+    /// Its value in the other.
+    pub second: String,
+    /// The cell alone minus the baseline, with its 95% interval.
+    pub effect: (f64, f64, f64),
+    /// Its effect over the whole difference (`None` where that is 0); the
+    /// shares of several cells need not add to 1 (cells act together).
+    pub share: Option<f64>,
+}
+
+impl CellShare {
+    /// `rows.D.column ("D" -> "B") alone: -8.51 pt (-8.90 to -8.12), 98% of the difference`.
+    fn line(&self) -> String {
+        let (scale, unit) = if self.is_probability {
+            (100.0, " pt")
+        } else {
+            (1.0, "")
+        };
+        let (d, lo, hi) = self.effect;
+        // Rounded first, so a share too small to show reads 0%, not -0%.
+        let share = self.share.map_or_else(String::new, |x| {
+            format!(", {}% of the difference", (100.0 * x).round() + 0.0)
+        });
+        format!(
+            "{} ({} -> {}) alone: {}{share}",
+            self.cell,
+            self.first,
+            self.second,
+            crate::stats::format::change(scale * d, (scale * lo, scale * hi), unit)
+        )
+    }
 }
 
 impl ScenarioOutcomes {
@@ -75,6 +127,9 @@ impl ScenarioOutcomes {
 /// Writes every file of the summary into `dir`; the names written.
 pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     let mut files = summary_table(c, dir)?;
+    if c.scenarios.iter().any(|s| !s.shares.is_empty()) {
+        files.extend(shares_table(c, dir)?);
+    }
     std::fs::write(dir.join("tables.md"), markdown(c)).context("cannot write tables.md")?;
     files.push("tables.md".into());
     let scenarios: Vec<serde_json::Value> = c
@@ -88,6 +143,7 @@ pub fn write(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
                 "command": s.command,
                 "trials": s.trials,
                 "seed": s.seed,
+                "cell_shares": s.shares,
             })
         })
         .collect();
@@ -217,10 +273,57 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
     )
 }
 
-/// The summary printed on the console: every scenario's key outcomes.
+/// `cell_shares.csv`: one row per scenario, significant outcome and cell.
+fn shares_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
+    let rows: Vec<(&ScenarioOutcomes, &CellShare)> = (c.scenarios.iter())
+        .flat_map(|s| s.shares.iter().map(move |x| (s, x)))
+        .collect();
+    let each = |f: &dyn Fn(&ScenarioOutcomes, &CellShare) -> String| -> Vec<String> {
+        rows.iter().map(|(s, x)| f(s, x)).collect()
+    };
+    let number = |name: &str, f: &dyn Fn(&CellShare) -> f64| -> Column {
+        Column::new(
+            name.into(),
+            rows.iter().map(|(_, x)| f(x)).collect::<Vec<f64>>(),
+        )
+    };
+    let columns = vec![
+        text("scenario", each(&|s, _| s.scenario.clone())),
+        text("outcome", each(&|_, x| x.outcome.clone())),
+        text("subject", each(&|_, x| x.subject.clone())),
+        text("metric", each(&|_, x| x.metric.clone())),
+        text("value", each(&|_, x| x.value.clone())),
+        text("cell", each(&|_, x| x.cell.clone())),
+        text("baseline_value", each(&|_, x| x.first.clone())),
+        text("value_alone", each(&|_, x| x.second.clone())),
+        number("effect", &|x| x.effect.0),
+        number("ci_low", &|x| x.effect.1),
+        number("ci_high", &|x| x.effect.2),
+        Column::new(
+            "share_of_difference".into(),
+            rows.iter()
+                .map(|(_, x)| x.share)
+                .collect::<Vec<Option<f64>>>(),
+        ),
+    ];
+    write_table(
+        dir,
+        "cell_shares",
+        (&c.formats, &TableMeta::of(&c.info)),
+        columns,
+    )
+}
+
+/// The summary printed on the console: every scenario's key outcomes, and
+/// under each significant difference each changed cell's effect alone.
 pub fn console(c: &TableComparison) -> String {
     let mut out = format!("{}\n", c.info.name);
     out.push_str(&cells_changed(c));
+    if c.scenarios.iter().any(|s| !s.shares.is_empty()) {
+        out.push_str(
+            "Under each clear difference, each changed cell set alone in the baseline table, on the same battles (cells acting together need not add to 100%).\n",
+        );
+    }
     for s in &c.scenarios {
         let _ = writeln!(out, "{}", s.battles());
         for r in &s.rows {
@@ -233,6 +336,13 @@ pub fn console(c: &TableComparison) -> String {
                 r.difference_text(),
                 r.verdict()
             );
+            for x in s
+                .shares
+                .iter()
+                .filter(|x| x.subject == r.subject && x.metric == r.metric && x.value == r.value)
+            {
+                let _ = writeln!(out, "      {}", x.line());
+            }
         }
     }
     for (s, reads) in &c.not_read {
@@ -286,6 +396,16 @@ fn markdown(c: &TableComparison) -> String {
         let _ = write!(md, "\n{}.", s.battles());
     }
     md.push('\n');
+    if c.scenarios.iter().any(|s| !s.shares.is_empty()) {
+        md.push_str(
+            "\nEach changed cell set alone in the baseline table, on the same battles: its effect on each clear difference, and its share of it (cells acting together need not add to 100%).\n\n",
+        );
+        for s in &c.scenarios {
+            for x in &s.shares {
+                let _ = writeln!(md, "- {}, {}: {}", s.scenario, x.outcome, x.line());
+            }
+        }
+    }
     if !c.not_read.is_empty() {
         md.push_str("\nNot compared (they do not read the table):\n");
         for (s, reads) in &c.not_read {

@@ -1,6 +1,8 @@
 //! The files of a tune: `goals.csv` (each goal's verdict on the verifying
-//! run), `steps.csv` (every candidate the search fought), `tuned.toml`
-//! (the battle with the values found) and `run.json`.
+//! run), `changes.csv` (each change alone), `steps.csv` (every candidate
+//! the search fought), `tuned.toml` (the battle with the values found;
+//! `tuned.STEM.toml` each where several were tuned), `tuned_TABLE.toml`
+//! and `run.json`.
 
 use std::path::Path;
 
@@ -29,8 +31,8 @@ pub struct TuneReport {
     pub effects: Vec<Effect>,
     /// Why the search stopped where it did.
     pub stopped: String,
-    /// The scenario with the values found, as a file.
-    pub tuned: String,
+    /// Each scenario with the values found, as a file (its name, its text).
+    pub tuned: Vec<(String, String)>,
     /// Each table whose cells changed, as a file of its own (its name, its
     /// text), to give a scenario with `--table NAME=FILE`.
     pub tables: Vec<(String, String)>,
@@ -51,8 +53,10 @@ pub struct TuneReport {
 /// One goal on the verifying run.
 #[derive(Debug, Clone, Serialize)]
 pub struct GoalResult {
-    /// As written.
+    /// As written (with `@SCENARIO` where several were tuned).
     pub goal: String,
+    /// The scenario held to it (its file's stem).
+    pub scenario: String,
     /// Its outcome, in the target syntax.
     pub target: String,
     /// Its band: `45%..55%`, `<= 10%`.
@@ -109,6 +113,8 @@ pub struct Effect {
     pub to: String,
     /// The goal.
     pub goal: String,
+    /// The scenario it was measured in (its file's stem).
+    pub scenario: String,
     /// Whether the goal's outcome is a mean (else a probability).
     pub mean: bool,
     /// The change in the outcome with its 95% interval, where it is paired.
@@ -170,9 +176,11 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                 .join("; ")
         }
     );
-    std::fs::write(dir.join("tuned.toml"), header + &report.tuned)
-        .context("cannot write tuned.toml")?;
-    files.push("tuned.toml".to_owned());
+    for (name, text) in &report.tuned {
+        std::fs::write(dir.join(name), header.clone() + text)
+            .with_context(|| format!("cannot write {name}"))?;
+        files.push(name.clone());
+    }
     for (name, text) in &report.tables {
         std::fs::write(dir.join(name), text).with_context(|| format!("cannot write {name}"))?;
         files.push(name.clone());
@@ -209,6 +217,10 @@ fn goal_columns(report: &TuneReport) -> Vec<Column> {
     };
     vec![
         text("goal", goals.iter().map(|g| g.goal.clone()).collect()),
+        text(
+            "scenario",
+            goals.iter().map(|g| g.scenario.clone()).collect(),
+        ),
         text("target", goals.iter().map(|g| g.target.clone()).collect()),
         text("band", goals.iter().map(|g| g.band.clone()).collect()),
         text(
@@ -271,6 +283,12 @@ fn step_columns(report: &TuneReport) -> Vec<Column> {
                 .map(|&(_, g)| report.goals[g].goal.clone())
                 .collect(),
         ),
+        text(
+            "scenario",
+            rows.iter()
+                .map(|&(_, g)| report.goals[g].scenario.clone())
+                .collect(),
+        ),
         Column::new(
             "estimate".into(),
             rows.iter()
@@ -310,6 +328,10 @@ fn effect_columns(effects: &[Effect]) -> Vec<Column> {
         text("from", effects.iter().map(|e| e.from.clone()).collect()),
         text("to", effects.iter().map(|e| e.to.clone()).collect()),
         text("goal", effects.iter().map(|e| e.goal.clone()).collect()),
+        text(
+            "scenario",
+            effects.iter().map(|e| e.scenario.clone()).collect(),
+        ),
         text(
             "quantity",
             (effects.iter())

@@ -1,0 +1,488 @@
+//! A tune: the settings or table cells that bring several outcomes into
+//! their goals at once, found by a search every candidate of which is
+//! fought on the same battles, then judged on fresh ones.
+//!
+//! The search starts from the scenario as written. Each step fights the
+//! current candidate and every candidate one step away (each setting one
+//! value up or down its range) on the same battle streams, and takes the
+//! one whose total shortfall (the sum of each goal's distance from its
+//! band, in percentage points or in a mean's units) is least; fewer
+//! changed settings break a tie; where no single move helps, every pair
+//! of moves is tried. It stops when nothing lowers the shortfall, or
+//! after `max_steps`; if it falls short, a second pass starts again with
+//! the pairs at every step, and the better of the two is kept. The search's numbers choose; they do
+//! not judge: the table found is fought again on a seed the search never
+//! used, and only that run says whether each goal is met, missed or too
+//! close to tell, on intervals family-wise over the goals; where the
+//! battle has exact odds, they decide met or missed.
+//!
+//! Several scenarios are tuned together when they share the tables moved:
+//! every candidate is fought in each of them, a goal holds every scenario
+//! with its outcome (or the one it names with `@STEM`), and the total
+//! shortfall is summed over them all.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+use toml::Value;
+
+use super::Destination;
+use crate::analysis::runner::{
+    Plan, Written, exact_metrics, override_settings, question_out_dir, run_info, simulate,
+    table_overrides,
+};
+use crate::questions::target::{with_combined, with_combined_as};
+use crate::questions::tune::{Goal, contradiction};
+use crate::report::command_line::CommandLine;
+use crate::report::output_dir::Staging;
+use crate::report::tune::{Change, GoalResult, TuneReport};
+use crate::scenario::{self, Edit, Scenario};
+use crate::stats::z_for_confidence;
+
+mod battles;
+mod fight;
+mod moves;
+mod search;
+
+use battles::{Held, held_goals, read_battles};
+use fight::{Fight, Scored, measure};
+use moves::{changed, dimensions, shown};
+use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
+pub use search::{StepSeen, TIDY_PASS};
+
+/// Battles each candidate of the search fights, unless the request says.
+pub const DEFAULT_SEARCH_TRIALS: u64 = 20_000;
+
+/// Most steps of the search, unless the request says.
+pub const DEFAULT_MAX_STEPS: usize = 40;
+
+/// Most battles the verifying run sizes itself to.
+const MAX_VERIFY_TRIALS: u64 = 10_000_000;
+
+/// The family-wise confidence of the verdicts.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A tune asked: the goals, what may change, and how hard to look.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneRequest {
+    /// The scenario files, tuned together (set by the caller).
+    #[serde(skip)]
+    pub scenarios: Vec<PathBuf>,
+    /// The goals: `TARGET in LO..HI`, `TARGET <= X` or `TARGET >= X`, with
+    /// `@STEM` after it for one scenario of several.
+    pub goals: Vec<String>,
+    /// The settings or table cells that may change, with their ranges:
+    /// `PATH=LO..HI[:STEP]` or `PATH=V1,V2,...`, as `sweep --set` takes them.
+    #[serde(default)]
+    pub vary: Vec<String>,
+    /// Tables every cell of which may move, one step at a time (the moves
+    /// `sensitivity --cells` makes).
+    #[serde(default)]
+    pub cell_tables: Vec<String>,
+    /// Cells that stay as they are: `TABLE.PATH` (`survival.rows.D.column`),
+    /// or a whole row (`survival.rows.D`).
+    #[serde(default)]
+    pub freeze: Vec<String>,
+    /// The most settings the tuned scenario may change.
+    #[serde(default)]
+    pub max_changes: Option<usize>,
+    /// The most steps of the search.
+    #[serde(default)]
+    pub max_steps: Option<usize>,
+    /// Battles each candidate fights in the search.
+    #[serde(default)]
+    pub trials: Option<u64>,
+    /// Seed of the search's battles (the scenario's `seed` when absent).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Battles of the verifying run (sized to the goals when absent).
+    #[serde(default)]
+    pub verify_trials: Option<u64>,
+    /// Seed of the verifying run (one derived from the search's when absent).
+    #[serde(default)]
+    pub verify_seed: Option<u64>,
+    /// `NAME=FILE` table overrides (set by the caller).
+    #[serde(skip)]
+    pub tables: Vec<String>,
+}
+
+/// What a tune found and wrote.
+#[derive(Debug)]
+pub struct TuneAnswer {
+    /// The search, the table found and the verdicts.
+    pub report: TuneReport,
+    /// Where it was written.
+    pub written: Written,
+}
+
+/// The seed the verifying run takes when none is given: the search's,
+/// moved by a fixed odd constant, so the two never share battles.
+pub fn verify_seed_of(search_seed: u64) -> u64 {
+    search_seed.wrapping_add(0x9E37_79B9_7F4A_7C15)
+}
+/// Validates the request, searches (showing `seen` each step), verifies
+/// the table found on fresh battles and writes the report.
+pub fn tune(
+    request: &TuneRequest,
+    plan: &Plan,
+    to: &Destination,
+    seen: &mut StepSeen,
+) -> Result<TuneAnswer> {
+    let started = std::time::Instant::now();
+    if request.scenarios.is_empty() {
+        bail!("tune needs a scenario file");
+    }
+    if request.goals.is_empty() {
+        bail!(
+            "tune needs at least one --goal, e.g. --goal \"side:Megalos/victory=won in 45%..55%\""
+        );
+    }
+    if request.vary.is_empty() && request.cell_tables.is_empty() {
+        bail!(
+            "tune needs something to move: --vary PATH=RANGE (e.g. --vary sides.Raiders.troop_strength=600..1400:100) or --tables NAME"
+        );
+    }
+    let goals = (request.goals.iter())
+        .map(|g| Goal::parse(g))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(said) = contradiction(&goals) {
+        bail!("{said}");
+    }
+    let battles = read_battles(&request.scenarios)?;
+    let dimensions = dimensions(
+        (&request.vary, &request.cell_tables, &request.freeze),
+        &request.tables,
+        &battles,
+    )?;
+    let max_changes = request.max_changes.unwrap_or(dimensions.len());
+    if max_changes == 0 {
+        bail!("--max-changes 0 allows no change; allowed: 1 or more");
+    }
+    let max_steps = request.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    let overrides = table_overrides(&request.tables)?;
+    let held = held_goals(&goals, &battles, &overrides)?;
+    let start: Vec<Value> = dimensions.iter().map(|d| d.value.clone()).collect();
+    let search_trials = request.trials.unwrap_or(DEFAULT_SEARCH_TRIALS);
+    let first = scenario::load_edited(
+        &battles[0].path,
+        &battles[0].text,
+        &overrides.iter().map(Edit::table).collect::<Vec<_>>(),
+    )?;
+    let search_seed = request.seed.unwrap_or(first.seed);
+    // The search aims inside each band by the half-width the verifying
+    // run's interval will have, so that what it finds can be judged met.
+    let z = z_for_confidence(1.0 - (1.0 - CONFIDENCE) / held.len() as f64);
+    let expected_verify = request
+        .verify_trials
+        .unwrap_or(search_trials.saturating_mul(4));
+    let fight = Fight {
+        battles: &battles,
+        dimensions: &dimensions,
+        start: &start,
+        overrides: &overrides,
+        trials: search_trials,
+        seed: search_seed,
+        margin: z / (expected_verify.max(1) as f64).sqrt(),
+    };
+    fight.same_tables_everywhere()?;
+    let out = to.out.clone().unwrap_or_else(|| {
+        let mut named: Vec<String> = request.cell_tables.clone();
+        named.extend(
+            request
+                .vary
+                .iter()
+                .map(|v| v.split('=').next().unwrap_or(v).to_owned()),
+        );
+        named.extend(battles[1..].iter().map(|b| b.name.clone()));
+        question_out_dir(&battles[0].path, "tune", &named)
+    });
+    let staging = Staging::new(&out, to.force)?;
+    let plan = Plan {
+        progress: false,
+        ..*plan
+    };
+
+    // The search: one step at a time, a pair of moves where no single one
+    // helps; if that falls short, once more from the start with pairs at
+    // every step. The better of the two is kept.
+    let descend = |pass: usize, pairs: Pairs, seen: &mut StepSeen| {
+        descend(
+            (&fight, (&goals, &held), &plan),
+            (&start, max_changes, max_steps),
+            (pass, pairs),
+            seen,
+        )
+    };
+    let mut found = descend(1, Pairs::WhenStalled, seen)?;
+    let mut steps = std::mem::take(&mut found.steps);
+    if found.here.total > 0.0 && pairs_fit_from(&fight, &start) {
+        let mut again = descend(2, Pairs::Always, seen)?;
+        steps.append(&mut again.steps);
+        let key = |d: &Descent| (d.here.total, changed(&d.current, &start));
+        if key(&again) < key(&found) {
+            found = again;
+        }
+    }
+    found.steps = steps;
+    let Descent {
+        current,
+        here: search,
+        steps,
+        stopped,
+        threads,
+    } = tidy((&fight, (&goals, &held), &plan), &start, found, seen)?;
+    // Where it falls short, what the next moves would do says which goals
+    // pull against each other.
+    let conflicts = if search.total > 0.0 {
+        let around: Vec<Vec<Value>> = std::iter::once(current.clone())
+            .chain((0..dimensions.len()).flat_map(|i| {
+                dimensions[i].neighbours(&current[i]).into_iter().map({
+                    let current = &current;
+                    move |v| {
+                        let mut c = current.clone();
+                        c[i] = v;
+                        c
+                    }
+                })
+            }))
+            .collect();
+        let (round, _) = fight.score(&around, (&goals, &held), &plan)?;
+        pulls(&held, &round, &current)
+    } else {
+        Vec::new()
+    };
+
+    // The verifying run, on battles the search never saw.
+    let verify_seed = request.verify_seed.unwrap_or(verify_seed_of(search_seed));
+    if verify_seed == search_seed {
+        bail!(
+            "--verify-seed {verify_seed} is the search's seed; the verdicts need battles the search never saw"
+        );
+    }
+    let verify_trials = request
+        .verify_trials
+        .unwrap_or_else(|| verify_trials_for(&goals, &held, &search, z, search_trials));
+    let command = reproduce_command(request, (&out, to));
+    let mut results = Vec::new();
+    let mut infos = Vec::new();
+    for (b, battle) in battles.iter().enumerate() {
+        let mut tuned = fight.scenario(&current, b)?;
+        override_settings(&mut tuned, Some(verify_trials), Some(verify_seed))?;
+        let verified = simulate(&tuned, &plan)?;
+        let all = with_combined(&verified.metrics);
+        // Where the battle has exact odds, they judge; the simulation's
+        // interval stays beside them.
+        let exact = exact_metrics(&tuned)
+            .ok()
+            .map(|odds| with_combined_as(&verified.metrics, &odds));
+        let mut info = run_info(&tuned, command.clone(), threads, started.elapsed());
+        info.scenario_sha256 = Some(crate::tables::sha256_hex(battle.text.as_bytes()));
+        for (k, h) in held.iter().enumerate().filter(|(_, h)| h.battle == b) {
+            let g = &goals[h.goal];
+            let measured = measure(g, &all)?;
+            let (low, high) = measured.interval(z);
+            let exact = exact
+                .as_ref()
+                .and_then(|odds| g.target.exact_estimate(odds).ok());
+            results.push((
+                k,
+                GoalResult {
+                    goal: h.label.clone(),
+                    scenario: battle.name.clone(),
+                    target: g.target.text(),
+                    band: g.band_text(),
+                    mean: g.target.is_mean(),
+                    search_estimate: search.estimates[k],
+                    estimate: measured.estimate(),
+                    ci_low: low,
+                    ci_high: high,
+                    exact,
+                    verdict: exact.map_or_else(|| g.verdict(low, high), |p| g.verdict(p, p)),
+                    stand_in_tables: info.stand_in_tables_of_any(
+                        &[""],
+                        &g.target.subject,
+                        &g.target.metric,
+                    ),
+                },
+            ));
+        }
+        infos.push((battle.name.clone(), tuned, info));
+    }
+    // The goals in the order they were given, each scenario's in turn.
+    results.sort_by_key(|&(k, _)| k);
+    let results: Vec<GoalResult> = results.into_iter().map(|(_, r)| r).collect();
+    let changes = (dimensions.iter().zip(&start).zip(&current))
+        .filter(|((_, a), b)| a != b)
+        .map(|((d, a), b)| Change {
+            setting: d.path.join("."),
+            from: shown(a),
+            to: shown(b),
+        })
+        .collect();
+    let effects = fight.effects(
+        &current,
+        (&goals, &held),
+        (verify_trials, verify_seed),
+        &plan,
+    )?;
+    let tables = fight.tuned_tables(&current, &report_header(&command, &results), &out)?;
+    let tuned = (0..battles.len())
+        .map(|b| {
+            let file = if battles.len() == 1 {
+                "tuned.toml".to_owned()
+            } else {
+                format!("tuned.{}.toml", battles[b].name)
+            };
+            Ok((file, fight.document(&current, b)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let info = merged_info(infos);
+    let report = TuneReport {
+        info,
+        goals: results,
+        steps,
+        changes,
+        conflicts,
+        effects,
+        stopped,
+        tuned,
+        tables,
+        search_trials,
+        search_seed,
+        verify_trials,
+        verify_seed,
+        confidence: CONFIDENCE,
+        formats: to.formats,
+    };
+    let files = crate::report::tune::write(&report, staging.path())?;
+    let folder = staging.commit()?;
+    Ok(TuneAnswer {
+        report,
+        written: Written { folder, files },
+    })
+}
+
+/// One provenance record for the verifying runs: the first scenario's,
+/// with every scenario's file and tables beside it where several were tuned.
+fn merged_info(
+    mut infos: Vec<(String, Scenario, crate::report::RunInfo)>,
+) -> crate::report::RunInfo {
+    let scenarios: Vec<crate::report::ScenarioUse> = (infos.iter())
+        .map(|(name, s, _)| crate::report::ScenarioUse {
+            variant: name.clone(),
+            path: s.path.display().to_string(),
+            sha256: s.sha256.clone(),
+            text: Some(s.text.clone()),
+            tables: s.battle.tables().to_vec(),
+            rests_on: s.battle.rests_on(),
+        })
+        .collect();
+    let several = infos.len() > 1;
+    let (_, _, mut info) = infos.swap_remove(0);
+    if several {
+        info.name = format!(
+            "Tune: {}",
+            (scenarios.iter())
+                .map(|s| s.variant.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        info.scenarios = scenarios;
+    }
+    info
+}
+
+/// The comment a tuned table file starts with: what it was tuned for, the
+/// verdicts, and the command.
+fn report_header(command: &str, goals: &[GoalResult]) -> String {
+    let mut head =
+        String::from("# Tuned by `warcrunch tune` for these goals (verdicts on fresh battles):\n");
+    for g in goals {
+        head.push_str(&format!("#   {}: {}\n", g.goal, g.verdict.words()));
+    }
+    head.push_str(&format!("# Command: {command}\n"));
+    head
+}
+
+/// Battles for the verifying run: enough that a goal's interval, at the
+/// family-wise level, is at most half its band's half-width where the
+/// band has one (a bound has none: four times the search's battles), and
+/// never fewer than the search's.
+fn verify_trials_for(
+    goals: &[Goal],
+    held: &[Held],
+    search: &Scored,
+    z: f64,
+    search_trials: u64,
+) -> u64 {
+    let mut n = search_trials.saturating_mul(4);
+    for (held, &sd) in held.iter().zip(&search.spreads) {
+        let Some(h) = goals[held.goal].half_width() else {
+            continue;
+        };
+        if h <= 0.0 {
+            continue;
+        }
+        // The spread of one battle's outcome as the search measured it.
+        let needed = (z * sd / (h / 2.0)).powi(2).ceil() as u64;
+        n = n.max(needed);
+    }
+    n.clamp(search_trials, MAX_VERIFY_TRIALS.max(search_trials))
+}
+
+/// From the table found (its last round of neighbours), the goals that
+/// pull against each other, and those no single step brings closer.
+fn pulls(goals: &[Held], round: &[Scored], current: &[Value]) -> Vec<String> {
+    let Some(here) = round.iter().find(|s| s.at == current) else {
+        return Vec::new();
+    };
+    let neighbours: Vec<&Scored> = round.iter().filter(|s| s.at != current).collect();
+    let mut said = Vec::new();
+    for (i, gi) in goals.iter().enumerate() {
+        if here.shortfalls[i] == 0.0 {
+            continue;
+        }
+        let helps: Vec<&&Scored> = neighbours
+            .iter()
+            .filter(|s| s.shortfalls[i] < here.shortfalls[i])
+            .collect();
+        if helps.is_empty() {
+            said.push(format!(
+                "\"{}\": no single step of the settings varied brings it closer (widen a range or vary another setting)",
+                gi.label
+            ));
+            continue;
+        }
+        for (j, gj) in goals.iter().enumerate() {
+            if j != i && helps.iter().all(|s| s.shortfalls[j] > here.shortfalls[j]) {
+                said.push(format!(
+                    "\"{}\" and \"{}\" pull against each other here: in the search's battles, every single step that brings the first closer takes the second further",
+                    gi.label, gj.label
+                ));
+            }
+        }
+    }
+    said
+}
+
+/// The command line that asks this tune again, into the same folder.
+fn reproduce_command(request: &TuneRequest, (out, to): (&std::path::Path, &Destination)) -> String {
+    (request.scenarios.iter())
+        .fold(CommandLine::new("tune"), |line, p| line.path(p))
+        .options("goal", &request.goals)
+        .options("vary", &request.vary)
+        .options("tables", &request.cell_tables)
+        .options("freeze", &request.freeze)
+        .option_if("max-changes", request.max_changes)
+        .option_if("max-steps", request.max_steps)
+        .option_if("trials", request.trials)
+        .option_if("seed", request.seed)
+        .option_if("verify-trials", request.verify_trials)
+        .option_if("verify-seed", request.verify_seed)
+        .options("table", &request.tables)
+        .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
+        .naming_inputs(to.inputs.as_deref())
+        .into()
+}
