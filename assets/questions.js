@@ -1,4 +1,4 @@
-// Sweeps, solves and sensitivity analyses from the page: a small form per
+// Sweeps, solves, sensitivity analyses and tunes from the page: a small form per
 // question, read into the typed request the server answers with the same
 // library calls as the commands; the answer is the command's report and
 // files. Plain ES module.
@@ -29,6 +29,11 @@ export function fill(request) {
   $("ask-cap").value = request.max_risk_of_down === undefined ? "" : Number((100 * request.max_risk_of_down).toPrecision(12));
   const recommended = new Set(request.recommend_for || []);
   for (const o of $("pick-recommend").options) o.selected = recommended.has(o.value);
+  $("ask-goals").value = (request.goals || []).join("\n");
+  const moving = new Set(request.cell_tables || []);
+  for (const o of $("pick-tables").options) o.selected = moving.has(o.value);
+  // Kept for the battle's tables, should they be listed after this.
+  $("pick-tables").dataset.wanted = JSON.stringify([...moving]);
 }
 
 /// A percent field's value as a probability, or undefined when empty.
@@ -48,6 +53,10 @@ export function problems(command) {
   if (command === "solve" && !$("ask-target").value.trim().endsWith(":mean")) percent("ask-p");
   if (command === "solve" && number("ask-p") === undefined) wrong.push({ id: "ask-p", message: `${label("ask-p")}: give the goal` });
   if (command === "sweep") percent("ask-cap");
+  if (command === "tune" && $("ask-goals").value.trim() === "")
+    wrong.push({ id: "ask-goals", message: `${label("ask-goals")}: give at least one goal (pick an outcome and its band, then Add goal)` });
+  if (command === "tune" && !$("pick-tables").selectedOptions.length)
+    wrong.push({ id: "pick-tables", message: `${label("pick-tables")}: choose at least one` });
   return wrong;
 }
 
@@ -80,6 +89,10 @@ export function read(command) {
       cells: $("ask-cells").checked,
       exact: $("ask-exact").checked,
     }),
+    tune: () => ({
+      goals: list("ask-goals", "\n"),
+      cell_tables: [...$("pick-tables").selectedOptions].map((o) => o.value),
+    }),
   }[command]();
   return JSON.parse(JSON.stringify(request));
 }
@@ -98,6 +111,29 @@ export class Pickers {
     $("pick-knobs").addEventListener("change", () => {
       $("ask-knobs").value = [...$("pick-knobs").selectedOptions].map((o) => o.value).join(", ");
     });
+    $("pick-band").addEventListener("change", () => {
+      $("pick-band-hi").hidden = $("pick-band").value !== "in";
+    });
+    $("add-goal").addEventListener("click", () => this.addGoal());
+    $("pick-tables").addEventListener("change", () => {
+      $("pick-tables").dataset.wanted = "[]";
+    });
+  }
+
+  /// The outcome and band chosen, as one more line of the tune's goals.
+  addGoal() {
+    this.writeTarget();
+    const target = $("ask-target").value.trim();
+    const [band, lo, hi] = [$("pick-band").value, $("pick-band-lo").value.trim(), $("pick-band-hi").value.trim()];
+    if (!target || lo === "" || (band === "in" && hi === "")) {
+      $("pick-band-lo").focus();
+      return;
+    }
+    const goal = band === "in" ? `${target} in ${lo}%..${hi}%` : `${target} ${band} ${lo}%`;
+    const lines = $("ask-goals").value.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+    if (!lines.includes(goal)) lines.push(goal);
+    $("ask-goals").value = lines.join("\n");
+    $("ask-goals").dispatchEvent(new Event("input", { bubbles: true }));
   }
 
   /// Reads the battle's choices and sets the pickers to the fields' question.
@@ -116,6 +152,11 @@ export class Pickers {
       setting.append(group);
     }
     for (const k of this.choices.settings) knobs.append(el("option", { value: k.path, text: k.title }));
+    // The tables with cells a tune may move; the chosen ones stay chosen.
+    const moving = new Set([...$("pick-tables").selectedOptions].map((o) => o.value).concat(JSON.parse($("pick-tables").dataset.wanted || "[]")));
+    const names = [...new Set(this.choices.cells.map((k) => k.path.split(".")[1]))];
+    $("pick-tables").replaceChildren(...names.map((name) => el("option", { value: name, text: name })));
+    for (const o of $("pick-tables").options) o.selected = moving.has(o.value);
     const outcome = $("pick-outcome");
     outcome.replaceChildren();
     for (const o of this.choices.outcomes) outcome.append(el("option", { value: `${o.subject}/${o.metric}`, text: o.title }));
@@ -227,6 +268,10 @@ export function commandLine(command, request, file) {
     parts.push("--vary", quote(request.vary), "--target", quote(request.target));
     const [goal, p] = Object.entries(request.goal || {})[0] || [];
     if (goal) parts.push(`--${goal.replace("_", "-")}`, String(p));
+  }
+  if (command === "tune") {
+    for (const g of request.goals || []) parts.push("--goal", quote(g));
+    if ((request.cell_tables || []).length) parts.push("--tables", quote(request.cell_tables.join(",")));
   }
   if (command === "sensitivity") {
     parts.push("--target", quote(request.target));

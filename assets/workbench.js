@@ -205,7 +205,7 @@ async function ask() {
   }
   // One question at a time, from the click: a second click while this one
   // is still being sent would answer in the same line.
-  const shown = { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report") };
+  const shown = { button: $("ask"), status: $("ask-status"), files: $("ask-files"), report: $("ask-report"), stop: $("ask-stop") };
   sending(shown, command);
   // The page's one count and seed go into the battle first; a solve's
   // probes take the count as their most and stop at the page's precision.
@@ -218,7 +218,10 @@ async function ask() {
   asked[command] = read(command);
   const question = withPageSettings(command, asked[command]);
   $("ask-findings").replaceChildren();
-  const done = command === "sensitivity" ? (id, words) => sensitivityFindings(id, asked[command].target, words) : undefined;
+  const done = {
+    sensitivity: (id, words) => sensitivityFindings(id, asked[command].target, words),
+    tune: (id, _, files) => loadTuned(id, files),
+  }[command];
   await answer({ [command]: question }, command, shown, done);
 }
 
@@ -309,6 +312,43 @@ async function compareTables() {
   await answer({ compare: { trials, seed } }, "compare", { button: $("table-compare"), status: $("compare-status"), files: $("compare-files"), report: $("compare-report") });
 }
 
+// A tune's answer: each table it tuned, loaded into the grid as an edit
+// of this battle (Run uses it; Compare tables weighs it against the
+// battle's own; Undo edits restores it; Save table as… downloads it).
+async function loadTuned(id, files) {
+  const tuned = files.map((f) => /^tuned_(\w+)\.toml$/.exec(f)).filter(Boolean);
+  const box = $("ask-findings");
+  if (!tuned.length) {
+    box.replaceChildren(el("p", { text: "The tune kept every table as written." }));
+    return;
+  }
+  const loaded = [];
+  for (const [file, name] of tuned) {
+    const reply = await fetch(`/api/runs/${id}/files/${file}`);
+    if (!reply.ok) continue;
+    const text = await reply.text();
+    // The table as the battle reads it first, so the grid marks each cell
+    // the tune changed against it.
+    if (!(name in tables.original)) await tables.show(name);
+    tables.use(name, text);
+    loaded.push(name);
+  }
+  if (!loaded.length) return;
+  $("table-pick").value = loaded[0];
+  await tables.show(loaded[0]);
+  const go = el("button", { class: "quiet", text: `Show the tuned ${loaded[0]} table` });
+  go.addEventListener("click", () => {
+    $("tables").scrollIntoView();
+    $("table-pick").focus();
+  });
+  box.replaceChildren(
+    el("p", {
+      text: `The tuned ${loaded.join(" and ")} ${loaded.length > 1 ? "tables are" : "table is"} in the grid as an edit of this battle, its changed cells marked: Run uses it, Compare tables weighs it against the battle's own, Undo edits restores it, Save table as… downloads it.`,
+    }),
+    go,
+  );
+}
+
 // Posts a question and follows it; its report shows in the page when done.
 async function answer(question, label, shown, done) {
   const data = { toml: $("toml").value, name: scenarioName(), ask: question };
@@ -330,6 +370,10 @@ async function answer(question, label, shown, done) {
   answered(which, what);
   shown.button.disabled = true;
   shown.status.textContent = `${what}: queued`;
+  if (shown.stop) {
+    shown.stop.disabled = false;
+    shown.stop.onclick = () => api(`/api/runs/${id}`, { method: "DELETE" });
+  }
   const source = new EventSource(`/api/runs/${id}/events`);
   let running = null; // when it started to simulate, for the time it has left
   const seen = (event) => {
@@ -348,16 +392,17 @@ async function answer(question, label, shown, done) {
   source.addEventListener("end", (event) => {
     source.close();
     shown.button.disabled = false;
+    if (shown.stop) shown.stop.disabled = true;
     const s = seen(event);
     // The reader goes on from the answer's line, beside Ask.
     shown.status.focus();
     if (s.status !== "done") return;
-    fileLinks(shown.files, id, s.files.filter((f) => /\.(csv|json|html|svg)$/.test(f)));
+    fileLinks(shown.files, id, s.files.filter((f) => /\.(csv|json|html|svg|toml)$/.test(f)));
     if (s.files.includes("report.html")) {
       shown.report.src = `/api/runs/${id}/files/report.html`;
       shown.report.hidden = false;
     }
-    if (done) done(id, result.body.target_words);
+    if (done) done(id, result.body.target_words, s.files);
   });
 }
 
@@ -771,7 +816,9 @@ $("form").addEventListener("keydown", (event) => {
   event.target.dispatchEvent(new Event("change", { bubbles: true }));
   if (!$("run").disabled) run();
 });
-onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-cap", "ask-vary", "ask-target", "ask-knobs"], () => $("ask").disabled || ask());
+onEnter(["pick-from", "pick-to", "pick-step", "pick-threshold", "ask-p", "ask-cap", "ask-vary", "ask-target", "ask-knobs", "pick-tables"], () => $("ask").disabled || ask());
+// In a goal's bound, Enter adds the goal.
+onEnter(["pick-band-lo", "pick-band-hi"], () => pickers.addGoal());
 $("stop").addEventListener("click", stop);
 $("save").addEventListener("click", save);
 $("tab-form").addEventListener("click", () => showTab("form"));

@@ -561,36 +561,85 @@ fn pairing(c: &mut Criterion) {
     }
 }
 
-/// A question of many variants against a plain run of as many battles (one
-/// thread): a sensitivity of the 7th Sea even field over every knob, its
-/// report written, and `run`'s simulation.
+/// A question of many variants against a plain run of as many battles: a
+/// sensitivity of the 7th Sea even field over every knob, its report
+/// written, and `run`'s simulation, at 30,000 and 300,000 battles a move,
+/// on one thread and on every core.
 fn many_variants(c: &mut Criterion) {
-    use warcrunch::analysis::Destination;
-    use warcrunch::analysis::runner::{Plan, simulate};
+    use warcrunch::analysis::runner::simulate;
     use warcrunch::analysis::sensitivity::{SensitivityRequest, sensitivity};
-    let plan = Plan {
-        threads: 1,
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/seventh_sea/even_field_battle.toml");
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let to = destination(&out.path().join("sensitivity"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("many_variants");
+    group.sample_size(10);
+    group.measurement_time(std::time::Duration::from_secs(10));
+    for trials in [30_000, 300_000] {
+        let request = SensitivityRequest {
+            scenario: file.clone(),
+            target: "side:Montaigne/victory=won".to_owned(),
+            knobs: Vec::new(),
+            cells: false,
+            cell_tables: Vec::new(),
+            exact: false,
+            trials: Some(trials),
+            seed: Some(3),
+            tables: Vec::new(),
+        };
+        let moves = sensitivity(&request, &plan_of(1), &to)
+            .expect("sensitivity")
+            .report
+            .moves
+            .len() as u64;
+        let battles = (moves + 1) * trials;
+        let mut plain = scenario::load(&file).expect("a bundled scenario loads");
+        plain.trials = battles;
+        plain.seed = 3;
+        for threads in [1, cores] {
+            let plan = plan_of(threads);
+            // Criterion names a folder by the id, a `/` in it written `_`.
+            let id = format!("{trials}_{threads}");
+            register(
+                "many_variants",
+                &format!("even_field_battle/sensitivity_{id}"),
+                battles,
+                threads,
+            );
+            group.bench_function(
+                BenchmarkId::new("even_field_battle", format!("sensitivity_{id}")),
+                |b| b.iter(|| sensitivity(&request, &plan, &to).expect("sensitivity")),
+            );
+            register(
+                "many_variants",
+                &format!("even_field_battle/plain_{id}"),
+                battles,
+                threads,
+            );
+            group.bench_function(
+                BenchmarkId::new("even_field_battle", format!("plain_{id}")),
+                |b| b.iter(|| simulate(&plain, &plan).expect("run")),
+            );
+        }
+    }
+    group.finish();
+}
+
+/// A plan of `threads` threads, no progress bar, the whole run.
+fn plan_of(threads: usize) -> warcrunch::analysis::runner::Plan {
+    warcrunch::analysis::runner::Plan {
+        threads,
         progress: false,
         shard: engine::Shard::WHOLE,
         precision: None,
-    };
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/seventh_sea/even_field_battle.toml");
-    let trials = 30_000;
-    let request = SensitivityRequest {
-        scenario: file.clone(),
-        target: "side:Montaigne/victory=won".to_owned(),
-        knobs: Vec::new(),
-        cells: false,
-        cell_tables: Vec::new(),
-        exact: false,
-        trials: Some(trials),
-        seed: Some(3),
-        tables: Vec::new(),
-    };
-    let out = tempfile::tempdir().expect("a temporary folder");
-    let to = Destination {
-        out: Some(out.path().join("sensitivity")),
+    }
+}
+
+/// Writes a question's report (CSV only) into `out`, replacing it.
+fn destination(out: &Path) -> warcrunch::analysis::Destination {
+    warcrunch::analysis::Destination {
+        out: Some(out.to_path_buf()),
         named_out: None,
         inputs: None,
         large_output: false,
@@ -600,27 +649,73 @@ fn many_variants(c: &mut Criterion) {
             parquet: false,
             json: false,
         },
-    };
-    let moves = sensitivity(&request, &plan, &to)
-        .expect("sensitivity")
-        .report
-        .moves
-        .len() as u64;
-    let battles = (moves + 1) * trials;
-    let mut plain = scenario::load(&file).expect("a bundled scenario loads");
-    plain.trials = battles;
-    plain.seed = 3;
-    let mut group = c.benchmark_group("many_variants");
+    }
+}
+
+/// The tunes a designer runs: the GURPS ambush's Survival table toward
+/// two goals (its battles have exact odds, which judge), and the 7th Sea
+/// even field's Battle Chart toward a Hero's knock-outs and Reputation
+/// (sampled), each on one thread and on every core; throughput is the
+/// battles the whole tune fights (search, verification, changes alone).
+fn tuning(c: &mut Criterion) {
+    use warcrunch::analysis::tune::{TuneRequest, tune};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tunes = [
+        (
+            "ambush_at_the_ford",
+            "scenarios/gurps/ambush_at_the_ford.toml",
+            [
+                "party/any_down_or_dead=yes <= 10%",
+                "hero:Varro/state=dead <= 0.5%",
+            ],
+            "survival",
+        ),
+        (
+            "even_field_battle",
+            "scenarios/seventh_sea/even_field_battle.toml",
+            [
+                "hero:Isabeau/state=knocked_out <= 45%",
+                "hero:Isabeau/reputation:mean >= 9",
+            ],
+            "battle_chart",
+        ),
+    ];
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let to = destination(&out.path().join("tune"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("tuning");
     group.sample_size(10);
     group.measurement_time(std::time::Duration::from_secs(10));
-    register("many_variants", "even_field_battle/sensitivity", battles, 1);
-    group.bench_function(BenchmarkId::new("even_field_battle", "sensitivity"), |b| {
-        b.iter(|| sensitivity(&request, &plan, &to).expect("sensitivity"))
-    });
-    register("many_variants", "even_field_battle/plain", battles, 1);
-    group.bench_function(BenchmarkId::new("even_field_battle", "plain"), |b| {
-        b.iter(|| simulate(&plain, &plan).expect("run"))
-    });
+    for (name, file, goals, table) in tunes {
+        let request = TuneRequest {
+            scenarios: vec![root.join(file)],
+            goals: goals.iter().map(|g| (*g).to_owned()).collect(),
+            vary: Vec::new(),
+            cell_tables: vec![table.to_owned()],
+            freeze: Vec::new(),
+            max_changes: None,
+            max_steps: None,
+            trials: None,
+            seed: Some(3),
+            verify_trials: None,
+            verify_seed: None,
+            tables: Vec::new(),
+            max_verify_trials: None,
+        };
+        let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
+        let fought = tune(&request, &plan_of(1), &to, &mut quiet)
+            .expect("tune")
+            .report
+            .battles_fought;
+        for threads in [1, cores] {
+            let plan = plan_of(threads);
+            let id = format!("{name}/{threads}");
+            register("tuning", &id, fought, threads);
+            group.bench_function(BenchmarkId::new(name, threads), |b| {
+                b.iter(|| tune(&request, &plan, &to, &mut quiet).expect("tune"))
+            });
+        }
+    }
     group.finish();
 }
 
@@ -635,6 +730,7 @@ criterion_group!(
     streaming,
     pairing,
     many_variants,
+    tuning,
     startup
 );
 
@@ -709,6 +805,7 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
     let mut streamed = Vec::new();
     let mut pairing = Vec::new();
     let mut many = Vec::new();
+    let mut tunes = Vec::new();
     for r in registered.iter().filter(|r| r.group != "rng_floor") {
         let Some(rate) = measured(r, since) else {
             continue;
@@ -777,17 +874,34 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 "efficiency": plain.map(|t| ratio * ratio * t * rate),
             }));
         } else if r.group == "many_variants" {
-            let Some(name) = r.id.strip_suffix("/sensitivity") else {
+            let Some(rest) = r.id.strip_prefix("even_field_battle/sensitivity_") else {
                 continue;
             };
-            let plain = rate_of(&registered, &r.group, &format!("{name}/plain"), since);
+            let plain = rate_of(
+                &registered,
+                &r.group,
+                &format!("even_field_battle/plain_{rest}"),
+                since,
+            );
+            let (per_move, _) = rest.split_once('_').expect("trials_threads");
             many.push(serde_json::json!({
-                "scenario": name,
-                "question": "sensitivity of every knob, 30,000 battles a move",
+                "scenario": "even_field_battle",
+                "question": format!("sensitivity of every knob, {per_move} battles a move"),
+                "battles_per_move": per_move.parse::<u64>().ok(),
+                "threads": r.threads,
                 "battles": r.elements,
                 "sensitivity_battles_per_second": rate,
                 "plain_battles_per_second": plain,
                 "time_against_plain_run": plain.map(|p| p / rate),
+            }));
+        } else if r.group == "tuning" {
+            let (name, _) = r.id.split_once('/').expect("name/threads");
+            tunes.push(serde_json::json!({
+                "scenario": name,
+                "threads": r.threads,
+                "battles_fought": r.elements,
+                "battles_per_second": rate,
+                "wall_seconds": r.elements as f64 / rate,
             }));
         } else if r.group == "startup" {
             startup.push(serde_json::json!({
@@ -817,5 +931,6 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
         "streaming": streamed,
         "pairing": pairing,
         "many_variants": many,
+        "tuning": tunes,
     })
 }

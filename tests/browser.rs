@@ -166,6 +166,17 @@ impl Browser {
         }
     }
 
+    /// Enter on the focused button, as the keyboard sends it (the key with
+    /// its character, which activates a button).
+    fn activate(&mut self) {
+        for (kind, text) in [("keyDown", "\r"), ("keyUp", "")] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": text }),
+            );
+        }
+    }
+
     fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
@@ -1391,4 +1402,140 @@ fn posted_and_parsed(page: &mut Browser, command: &str) -> (Value, warcrunch::cl
     let parsed = <warcrunch::cli::Cli as clap::Parser>::try_parse_from(&words)
         .unwrap_or_else(|e| panic!("{line}: {e}"));
     (posted, parsed.command)
+}
+
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_designer_tunes_the_survival_table_loads_it_into_the_grid_and_runs_it() {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    page.wait_for(
+        "the pickers",
+        "document.querySelector('#pick-outcome option[value=\"party/any_down_or_dead\"]') && document.querySelector('#pick-tables option[value=\"survival\"]')",
+    );
+    // What the page posts is kept, to hold it to the command line's request.
+    page.eval(
+        "(() => { const sent = window.fetch; window.fetch = (url, options) => { (window.fetched = window.fetched || []).push(String(url)); if (url === '/api/analyses') window.posted = JSON.parse(options.body); if (url === '/api/runs') window.ran = JSON.parse(options.body); return sent(url, options); }; })()",
+    );
+    // The goals picked from the battle's outcomes, each added from the
+    // keyboard (Enter in its bound); the table chosen from the grid's.
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('ask-command', 'tune'); set('ask-goals', '');
+           set('pick-outcome', 'party/any_down_or_dead'); set('pick-value', 'yes');
+           set('pick-band', '<='); set('pick-band-lo', '10'); })()",
+    );
+    page.eval("document.getElementById('pick-band-lo').focus()");
+    page.press("Enter");
+    page.eval(
+        "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+           set('pick-outcome', 'hero:Varro/state'); set('pick-value', 'dead');
+           set('pick-band', '<='); set('pick-band-lo', '0.5');
+           for (const o of document.getElementById('pick-tables').options) o.selected = o.value === 'survival';
+           document.getElementById('pick-tables').dispatchEvent(new Event('change', { bubbles: true })); })()",
+    );
+    page.eval("document.getElementById('pick-band-lo').focus()");
+    page.press("Enter");
+    assert_eq!(
+        page.eval("document.getElementById('ask-goals').value"),
+        "party/any_down_or_dead=yes <= 10%\nhero:Varro/state=dead <= 0.5%"
+    );
+    let line = page.eval("document.getElementById('ask-cli').textContent");
+    assert_eq!(
+        line,
+        "warcrunch tune ambush_at_the_ford.toml --goal \"party/any_down_or_dead=yes <= 10%\" --goal \"hero:Varro/state=dead <= 0.5%\" --tables survival"
+    );
+    // The form at a phone's width: nothing wider than the screen.
+    page.as_phone(1800);
+    page.eval("document.getElementById('questions').scrollIntoView()");
+    assert_eq!(
+        page.eval("document.documentElement.scrollWidth <= 390 && [...document.querySelectorAll('#questions [data-for~=tune]')].every(e => e.hidden || e.getBoundingClientRect().right <= 390)"),
+        true
+    );
+    page.screenshot("tune-form-phone");
+    page.call("Emulation.clearDeviceMetricsOverride", json!({}));
+    // Asked from the keyboard: Enter in the tables' list.
+    page.eval("document.getElementById('pick-tables').focus()");
+    page.press("Enter");
+    page.wait_for(
+        "the tune to start",
+        "document.getElementById('ask-status').textContent.includes('tune 1')",
+    );
+    assert_eq!(
+        page.eval("document.getElementById('ask-stop').disabled"),
+        false,
+        "a running tune can be stopped"
+    );
+    page.wait_for(
+        "the tune",
+        "document.getElementById('ask-status').textContent.includes(': done') && document.querySelector('#ask-findings button')",
+    );
+    assert_eq!(
+        page.eval("document.getElementById('ask-stop').disabled"),
+        true
+    );
+    // The page's request is the one the command line it shows parses to.
+    let (posted, parsed) = posted_and_parsed(&mut page, "tune");
+    let mut asked: warcrunch::analysis::tune::TuneRequest =
+        serde_json::from_value(posted.clone()).unwrap();
+    let warcrunch::cli::Command::Tune(args) = parsed else {
+        panic!("{line} is not a tune");
+    };
+    let from_cli = warcrunch::commands::tune::request(&args).unwrap();
+    asked.scenarios = from_cli.scenarios.clone();
+    asked.max_steps = from_cli.max_steps;
+    assert_eq!(asked.goals, from_cli.goals, "{posted}");
+    assert_eq!(asked.cell_tables, from_cli.cell_tables, "{posted}");
+    // The tuned table is in the grid as an edit, its changed cell marked.
+    let tuned = page.eval(
+        "(async () => { const a = [...document.querySelectorAll('#ask-files a')].find(a => a.textContent === 'tuned_survival.toml'); return await (await fetch(a.href)).text(); })()",
+    );
+    let tuned = tuned.as_str().unwrap().to_owned();
+    assert!(tuned.contains("# Tuned by `warcrunch tune`"), "{tuned}");
+    page.wait_for(
+        "the tuned table in the grid",
+        "document.getElementById('table-pick').value === 'survival' && document.querySelector('#table-grid h3').textContent.includes('edited')",
+    );
+    // Each cell the tune changed is marked, and only those.
+    let record = page.eval(
+        "(async () => { const a = [...document.querySelectorAll('#ask-files a')].find(a => a.textContent === 'run.json'); return await (await fetch(a.href)).json(); })()",
+    );
+    let changes = record["changes"].as_array().unwrap().len();
+    assert!(changes > 0, "{record}");
+    assert_eq!(
+        page.eval("document.querySelectorAll('#table-grid td.changed').length"),
+        json!(changes),
+        "{record}"
+    );
+    // Keyboard: the findings' button takes the reader to the table.
+    page.eval("document.querySelector('#ask-findings button').focus()");
+    page.activate();
+    page.wait_for(
+        "the table picker focused",
+        "document.activeElement.id === 'table-pick'",
+    );
+    page.screenshots("tables", "tune-loaded");
+    // Run: the battle fights with the tuned table, and its party risk
+    // meets the goal.
+    page.eval("document.getElementById('run').click()");
+    page.wait_for(
+        "the run with the tuned table",
+        "window.ran && document.getElementById('status').textContent.includes(': done')",
+    );
+    let ran = page.eval("window.ran.tables.survival");
+    assert_eq!(ran.as_str(), Some(tuned.as_str()));
+    let verdict = page.eval("document.getElementById('verdict').textContent");
+    let verdict = verdict.as_str().unwrap();
+    let risk: f64 = verdict
+        .split("Someone in the party ends down or dead in ")
+        .nth(1)
+        .and_then(|rest| rest.split('%').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no party risk in {verdict}"));
+    assert!(risk <= 10.0, "{verdict}");
 }

@@ -269,6 +269,22 @@ fn the_tuned_table_keeps_its_layout_and_meets_the_goals_exactly() {
         assert!(tuned.contains(comment), "{comment} kept");
     }
     assert!(tuned.contains(&format!("#   {SAFE}: met")), "{tuned}");
+    // The page: each goal pictured before and after, and each changed cell
+    // marked in the tuned table with the value it had.
+    let page = read(&out.join("report.html"));
+    assert_eq!(page.matches("<figure>").count(), 2, "one picture per goal");
+    for change in record["changes"].as_array().unwrap() {
+        let was = change["from"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("title=\"was {was}\"")),
+            "{change} marked in the page"
+        );
+    }
+    assert_eq!(
+        page.matches("class=\"l changed\"").count(),
+        changes,
+        "only the changed cells are marked"
+    );
     // Given to the battle as written, its exact odds meet both goals.
     let exact = dir.path().join("exact");
     warcrunch()

@@ -46,6 +46,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         verify_trials: args.verify_trials,
         verify_seed: args.verify_seed,
         tables: args.sim.tables.clone(),
+        max_verify_trials: None,
     })
 }
 
@@ -130,6 +131,10 @@ fn summary(answer: &TuneAnswer) -> String {
     for c in &report.conflicts {
         lines.push_str(&format!("  {c}\n"));
     }
+    lines.push_str(&format!(
+        "{} battles fought in all (the search's, the verifying run's and each change's alone)\n",
+        thousands(report.battles_fought)
+    ));
     lines.push_str(&crate::report::console::wrote(
         &answer.written.folder,
         &answer.written.files,

@@ -193,7 +193,7 @@ impl Goal {
     }
 
     /// The band as an interval (a bound's other end open).
-    fn range(&self) -> (f64, f64) {
+    pub fn range(&self) -> (f64, f64) {
         match self.band {
             Band::Between(lo, hi) => (lo, hi),
             Band::AtMost(hi) => (f64::NEG_INFINITY, hi),

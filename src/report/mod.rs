@@ -23,6 +23,7 @@ pub mod solve;
 pub mod sweep;
 pub mod table_compare;
 pub mod tune;
+pub mod tune_html;
 pub mod usage;
 pub mod words;
 

@@ -46,6 +46,9 @@ pub struct TuneReport {
     pub verify_seed: u64,
     /// Family-wise confidence of the verdicts.
     pub confidence: f64,
+    /// Battles fought in all: the search's (every candidate, each
+    /// scenario), the verifying run's and each change's alone.
+    pub battles_fought: u64,
     /// Which tabular files to write.
     pub formats: Formats,
 }
@@ -63,6 +66,13 @@ pub struct GoalResult {
     pub band: String,
     /// Whether the outcome is a mean (else a probability).
     pub mean: bool,
+    /// The battle as written, in the search's battles.
+    pub before: f64,
+    /// The battle as written, exactly, where it has exact odds.
+    pub before_exact: Option<f64>,
+    /// The band as an interval (a bound's other end open: infinite).
+    #[serde(skip)]
+    pub band_range: (f64, f64),
     /// What the search measured at the table found.
     pub search_estimate: f64,
     /// What the verifying run measured.
@@ -193,6 +203,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
             ("changes", serde_json::to_value(&report.changes)?),
             ("conflicts", serde_json::to_value(&report.conflicts)?),
             ("stopped", serde_json::to_value(&report.stopped)?),
+            ("battles_fought", report.battles_fought.into()),
             (
                 "search",
                 serde_json::json!({ "trials": report.search_trials, "seed": report.search_seed }),
@@ -228,6 +239,14 @@ fn goal_columns(report: &TuneReport) -> Vec<Column> {
             (goals.iter())
                 .map(|g| if g.mean { "mean" } else { "probability" }.to_owned())
                 .collect(),
+        ),
+        floats("as_written_search_estimate", |g| g.before),
+        Column::new(
+            "as_written_exact".into(),
+            goals
+                .iter()
+                .map(|g| g.before_exact)
+                .collect::<Vec<Option<f64>>>(),
         ),
         floats("search_estimate", |g| g.search_estimate),
         floats("estimate", |g| g.estimate),

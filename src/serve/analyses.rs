@@ -20,6 +20,7 @@ use crate::analysis::runner::Plan;
 use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
+use crate::analysis::tune::{DEFAULT_SEARCH_TRIALS, TuneRequest, tune};
 use crate::engine::Shard;
 
 /// A question and its terms, as the page posts it:
@@ -37,6 +38,9 @@ pub enum Ask {
     /// tables as written against the battle with the page's edited tables,
     /// on the same battles.
     Compare(CompareRequest),
+    /// `warcrunch tune`: the table cells (or settings) that bring the
+    /// goals into their bands, judged on fresh battles.
+    Tune(TuneRequest),
 }
 
 impl Ask {
@@ -177,6 +181,32 @@ impl Ask {
                 share(&mut r.trials, fought)?;
             }
             Ask::Compare(r) => share(&mut r.trials, 2)?,
+            Ask::Tune(r) => {
+                over("trials", r.trials)?;
+                over("verify_trials", r.verify_trials)?;
+                if !r.vary.is_empty() {
+                    for typed in &r.vary {
+                        let setting = crate::questions::sweep::parse_setting(typed)
+                            .map_err(|e| refuse(format!("{e:#}").replacen("--set", "`vary`", 1)))?;
+                        if setting.path.len() == 2 && setting.path[0] == "tables" {
+                            return Err(Refusal {
+                                status: 403,
+                                message: format!(
+                                    "`vary` {typed}: the workbench reads no table file named in a request; move a table's cells instead"
+                                ),
+                            });
+                        }
+                    }
+                }
+                // Each candidate fights its share of the cap (a search
+                // fights many), at most the battle's own count.
+                r.trials.get_or_insert(
+                    DEFAULT_SEARCH_TRIALS
+                        .min(scenario_trials)
+                        .min((max_trials / TUNE_SHARE).max(1)),
+                );
+                r.max_verify_trials = Some(max_trials / 4);
+            }
         }
         Ok(self)
     }
@@ -213,6 +243,10 @@ impl Ask {
                 "{} battles each",
                 count(r.trials.unwrap_or(scenario_trials))
             ),
+            Ask::Tune(r) => format!(
+                "{} battles a candidate, the verdicts on fresh ones",
+                count(r.trials.unwrap_or(DEFAULT_SEARCH_TRIALS))
+            ),
         }
     }
 
@@ -223,7 +257,7 @@ impl Ask {
     pub fn plans_ahead(&self) -> bool {
         match self {
             Ask::Sweep(r) => !sweeps(r, &["trials", "seed"]),
-            Ask::Solve(_) => false,
+            Ask::Solve(_) | Ask::Tune(_) => false,
             Ask::Sensitivity(_) | Ask::Compare(_) => true,
         }
     }
@@ -234,7 +268,7 @@ impl Ask {
         let target = match self {
             Ask::Solve(r) => r.target.as_deref(),
             Ask::Sensitivity(r) => Some(r.target.as_str()),
-            Ask::Sweep(_) | Ask::Compare(_) => None,
+            Ask::Sweep(_) | Ask::Compare(_) | Ask::Tune(_) => None,
         };
         target.map(|t| crate::report::words::target(system, t))
     }
@@ -270,6 +304,11 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(400);
 /// A solve that names no `max_trials` probes with at most 1/this of the
 /// server's cap each (a search takes about 2 + log2(range) probes).
 pub const SOLVE_SHARE: u64 = 16;
+
+/// A tune that names no `trials` fights each candidate with at most
+/// 1/this of the server's cap (a search fights hundreds of candidates;
+/// the whole tune is held to the cap all the same).
+pub const TUNE_SHARE: u64 = 400;
 
 /// A question checked and waiting for its turn.
 pub struct Asked {
@@ -369,6 +408,31 @@ impl Asked {
                 &to,
             )
             .map(drop),
+            Ask::Tune(request) => tune(
+                &TuneRequest {
+                    scenarios: vec![scenario],
+                    tables: edited,
+                    ..request
+                },
+                &plan,
+                &to,
+                // Each step taken, as the page's note on the question.
+                &mut |(pass, step), _, shortfall| {
+                    let note = format!(
+                        "{}step {step}, total shortfall {}",
+                        match pass {
+                            1 => String::new(),
+                            crate::analysis::tune::TIDY_PASS => "tidying, ".to_owned(),
+                            _ => format!("pass {pass}, "),
+                        },
+                        crate::stats::format::trim_decimal(shortfall, 3)
+                    );
+                    run.state.send_modify(|s| s.note = Some(note));
+                    Ok(())
+                },
+            )
+            // Done, the steps' note gives way to the answer.
+            .map(|_| run.state.send_modify(|s| s.note = None)),
         }
         .map_err(|e| {
             let mut message =

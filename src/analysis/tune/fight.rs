@@ -34,6 +34,8 @@ pub(super) struct Fight<'a> {
     /// battle's spread: each goal's margin inside its band is this times
     /// the spread the search measures.
     pub(super) margin: f64,
+    /// Battles fought so far (each variant's battles counted).
+    pub(super) fought: std::cell::Cell<u64>,
 }
 
 /// A candidate fought: where it is, each held goal's estimate and
@@ -56,6 +58,11 @@ pub(super) struct Scored {
 }
 
 impl Fight<'_> {
+    /// Adds `battles` to those fought.
+    pub(super) fn count(&self, battles: u64) {
+        self.fought.set(self.fought.get().saturating_add(battles));
+    }
+
     /// The dimensions a candidate changes, with their values.
     pub(super) fn changes<'v>(
         &self,
@@ -302,6 +309,7 @@ impl Fight<'_> {
             };
             let done = simulate_paired(&all, ask, plan, None)?;
             let n = done.trials;
+            self.count(n * all.len() as u64);
             for (k, &(i, v)) in changes.iter().enumerate() {
                 let variant = k + 1;
                 let (mut e, mut m) = (0, 0);
@@ -385,6 +393,7 @@ impl Fight<'_> {
             let asked: Vec<Target> = targets.iter().map(|(_, t)| t.clone()).collect();
             let done = simulate_variants(&named, &asked, plan)?;
             threads = threads.max(done.threads);
+            self.count(self.trials * named.len() as u64);
             let all: Vec<Vec<Metric<u64>>> = (done.variants.iter())
                 .map(|v| with_combined(&v.metrics))
                 .collect();

@@ -106,6 +106,10 @@ pub struct TuneRequest {
     /// `NAME=FILE` table overrides (set by the caller).
     #[serde(skip)]
     pub tables: Vec<String>,
+    /// The most battles the verifying run sizes itself to (a server's cap;
+    /// set by the caller).
+    #[serde(skip)]
+    pub max_verify_trials: Option<u64>,
 }
 
 /// What a tune found and wrote.
@@ -185,6 +189,7 @@ pub fn tune(
         trials: search_trials,
         seed: search_seed,
         margin: z / (expected_verify.max(1) as f64).sqrt(),
+        fought: std::cell::Cell::new(0),
     };
     fight.same_tables_everywhere()?;
     let out = to.out.clone().unwrap_or_else(|| {
@@ -261,9 +266,10 @@ pub fn tune(
             "--verify-seed {verify_seed} is the search's seed; the verdicts need battles the search never saw"
         );
     }
-    let verify_trials = request
-        .verify_trials
-        .unwrap_or_else(|| verify_trials_for(&goals, &held, &search, z, search_trials));
+    let verify_trials = request.verify_trials.unwrap_or_else(|| {
+        let most = request.max_verify_trials.unwrap_or(MAX_VERIFY_TRIALS);
+        verify_trials_for(&goals, &held, &search, z, search_trials).min(most.max(search_trials))
+    });
     let command = reproduce_command(request, (&out, to));
     let mut results = Vec::new();
     let mut infos = Vec::new();
@@ -271,6 +277,7 @@ pub fn tune(
         let mut tuned = fight.scenario(&current, b)?;
         override_settings(&mut tuned, Some(verify_trials), Some(verify_seed))?;
         let verified = simulate(&tuned, &plan)?;
+        fight.count(verify_trials);
         let all = with_combined(&verified.metrics);
         // Where the battle has exact odds, they judge; the simulation's
         // interval stays beside them.
@@ -278,6 +285,10 @@ pub fn tune(
             .ok()
             .map(|odds| with_combined_as(&verified.metrics, &odds));
         let mut info = run_info(&tuned, command.clone(), threads, started.elapsed());
+        // The battle as written, exactly, where it has exact odds.
+        let as_written_exact = exact_metrics(&fight.scenario(&start, b)?)
+            .ok()
+            .map(|odds| with_combined_as(&verified.metrics, &odds));
         info.scenario_sha256 = Some(crate::tables::sha256_hex(battle.text.as_bytes()));
         for (k, h) in held.iter().enumerate().filter(|(_, h)| h.battle == b) {
             let g = &goals[h.goal];
@@ -294,6 +305,11 @@ pub fn tune(
                     target: g.target.text(),
                     band: g.band_text(),
                     mean: g.target.is_mean(),
+                    before: steps.first().map_or(f64::NAN, |s| s.estimates[k]),
+                    before_exact: as_written_exact
+                        .as_ref()
+                        .and_then(|odds| g.target.exact_estimate(odds).ok()),
+                    band_range: g.range(),
                     search_estimate: search.estimates[k],
                     estimate: measured.estimate(),
                     ci_low: low,
@@ -354,9 +370,11 @@ pub fn tune(
         verify_trials,
         verify_seed,
         confidence: CONFIDENCE,
+        battles_fought: fight.fought.get(),
         formats: to.formats,
     };
-    let files = crate::report::tune::write(&report, staging.path())?;
+    let mut files = crate::report::tune_html::write(&report, staging.path())?;
+    files.extend(crate::report::tune::write(&report, staging.path())?);
     let folder = staging.commit()?;
     Ok(TuneAnswer {
         report,

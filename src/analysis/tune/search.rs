@@ -254,9 +254,11 @@ pub(super) fn pairs_fit_from(fight: &Fight, start: &[Value]) -> bool {
     moves + moves * moves.saturating_sub(1) / 2 < MAX_CANDIDATES
 }
 
-/// Fewest changes, then the smallest: takes a change back whole, or one
-/// step toward the battle as written, wherever the search's battles say it
-/// costs no shortfall; again until nothing more can be taken back.
+/// Fewest changes, then the smallest: takes a change back whole (alone, or
+/// while another changed setting moves one step further), or one step
+/// toward the battle as written, wherever the search's battles say it costs
+/// no shortfall beyond their noise; again until nothing more can be taken
+/// back.
 pub(super) fn tidy(
     (fight, goals, plan): (&Fight, (&[Goal], &[Held]), &Plan),
     start: &[Value],
@@ -284,8 +286,18 @@ pub(super) fn tidy(
     let mut step = 0;
     loop {
         let mut back: Vec<Vec<Value>> = Vec::new();
-        for i in (0..start.len()).filter(|&i| !same(&walk.current[i], &start[i])) {
+        let moved: Vec<usize> = (0..start.len())
+            .filter(|&i| !same(&walk.current[i], &start[i]))
+            .collect();
+        for &i in &moved {
             back.push(walk.with(&[&(i, start[i].clone())]));
+            // Taken back while another changed setting moves one step
+            // further: one change fewer, if the other can do its work.
+            for &j in moved.iter().filter(|&&j| j != i) {
+                for v in fight.dimensions[j].neighbours(&walk.current[j]) {
+                    back.push(walk.with(&[&(i, start[i].clone()), &(j, v)]));
+                }
+            }
             // One step toward the battle as written: a neighbour nearer it.
             let d = &fight.dimensions[i];
             for v in d.neighbours(&walk.current[i]) {
@@ -305,9 +317,16 @@ pub(super) fn tidy(
             fight.score(&[vec![walk.current.clone()], back].concat(), goals, plan)?;
         walk.threads = walk.threads.max(used);
         // The smallest change among those whose cost the search's battles
-        // cannot tell from chance.
+        // cannot tell from chance (every goal still met, where they were).
+        let costless = |k: usize| {
+            if total == 0.0 {
+                round[k].total == 0.0
+            } else {
+                round[k].total - total <= NOISE_MARGIN * round[k].noise
+            }
+        };
         let Some(k) = (1..round.len())
-            .filter(|&k| round[k].total - total <= NOISE_MARGIN * round[k].noise)
+            .filter(|&k| costless(k))
             .min_by_key(|&k| (changed(&round[k].at, start), k))
         else {
             for s in &round {

@@ -366,7 +366,11 @@ impl BattleSystem for Gurps {
                 "target": format!("side:{a}/victory=won"),
                 "goal": { "equals": 0.5 }
             },
-            "sensitivity": { "target": "party/any_down_or_dead=yes" }
+            "sensitivity": { "target": "party/any_down_or_dead=yes" },
+            "tune": {
+                "goals": ["party/any_down_or_dead=yes <= 10%"],
+                "cell_tables": ["survival"]
+            }
         })
     }
 

@@ -307,7 +307,7 @@ impl BattleSystem for SeventhSea {
         let (Some(a), Some(b)) = (sides[0]["name"].as_str(), sides[1]["name"].as_str()) else {
             return serde_json::json!({});
         };
-        serde_json::json!({
+        let mut examples = serde_json::json!({
             "sweep": { "set": [format!("sides.{b}.commander.strategy=1..5")] },
             "solve": {
                 "vary": format!("sides.{b}.commander.strategy=1..5"),
@@ -315,7 +315,15 @@ impl BattleSystem for SeventhSea {
                 "goal": { "at_least": 0.5 }
             },
             "sensitivity": { "target": format!("side:{a}/victory=won") }
-        })
+        });
+        // The Battle Chart is read by Heroes only: a tune of it needs one.
+        if doc["heroes"].as_array().is_some_and(|h| !h.is_empty()) {
+            examples["tune"] = serde_json::json!({
+                "goals": [format!("side:{a}/victory=won in 45%..55%")],
+                "cell_tables": ["battle_chart"]
+            });
+        }
+        examples
     }
 
     /// Parses and validates a 7th Sea scenario.
