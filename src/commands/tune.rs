@@ -108,8 +108,18 @@ fn summary(answer: &TuneAnswer) -> String {
         let exact = g
             .exact
             .map_or_else(String::new, |p| format!(", exact {}", shown(p)));
+        // Where it falls short, by how much.
+        let short = if g.shortfall > 0.0 {
+            let unit = if g.mean { "" } else { " pt" };
+            format!(
+                " (short by {}{unit})",
+                trim_decimal(g.shortfall, if g.mean { 3 } else { 2 })
+            )
+        } else {
+            String::new()
+        };
         lines.push_str(&format!(
-            "  {}{mark}: {} ({}–{}){exact}, {}\n",
+            "  {}{mark}: {} ({}–{}){exact}, {}{short}\n",
             g.goal,
             shown(g.estimate),
             shown(g.ci_low),

@@ -83,6 +83,10 @@ pub struct GoalResult {
     pub ci_high: f64,
     /// The exact value, where the battle has exact odds (which then judge).
     pub exact: Option<f64>,
+    /// How far the judged value (exact where the battle has exact odds,
+    /// else the verifying run's estimate) is from the band: percentage
+    /// points for a probability, the mean's units for a mean; 0 inside it.
+    pub shortfall: f64,
     /// Met, missed or too close to tell.
     pub verdict: Verdict,
     /// The tables holding stand-in values its outcome rests on.
@@ -256,6 +260,7 @@ fn goal_columns(report: &TuneReport) -> Vec<Column> {
             "exact".into(),
             goals.iter().map(|g| g.exact).collect::<Vec<Option<f64>>>(),
         ),
+        floats("shortfall", |g| g.shortfall),
         Column::new("confidence".into(), vec![report.confidence; goals.len()]),
         text(
             "verdict",

@@ -335,6 +335,23 @@ fn grid(report: &TuneReport, file: &str, text: &str) -> Result<TableGrid> {
                 }
             }
         }
+        // Plain keys first, then each group's keys together (a key only a
+        // later row has sits with its group, not at the far end).
+        let group = |key: &str| key.rsplit_once('.').map_or("", |(g, _)| g).to_owned();
+        let groups: Vec<String> =
+            header
+                .iter()
+                .map(|k| group(k))
+                .fold(Vec::new(), |mut seen, g| {
+                    if !seen.contains(&g) {
+                        seen.push(g);
+                    }
+                    seen
+                });
+        header.sort_by_key(|k| {
+            let g = group(k);
+            (!g.is_empty(), groups.iter().position(|x| *x == g))
+        });
         let rows = lines
             .iter()
             .map(|(id, cells)| {

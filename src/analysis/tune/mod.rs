@@ -315,6 +315,7 @@ pub fn tune(
                     ci_low: low,
                     ci_high: high,
                     exact,
+                    shortfall: g.shortfall(exact.unwrap_or(measured.estimate())),
                     verdict: exact.map_or_else(|| g.verdict(low, high), |p| g.verdict(p, p)),
                     stand_in_tables: info.stand_in_tables_of_any(
                         &[""],
@@ -400,13 +401,10 @@ fn merged_info(
     let several = infos.len() > 1;
     let (_, _, mut info) = infos.swap_remove(0);
     if several {
-        info.name = format!(
-            "Tune: {}",
-            (scenarios.iter())
-                .map(|s| s.variant.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        info.name = (scenarios.iter())
+            .map(|s| s.variant.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
         info.scenarios = scenarios;
     }
     info
