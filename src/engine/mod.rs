@@ -448,37 +448,45 @@ fn run_batches<S: System>(
     while next_chunk < chunks.end {
         let batch_end =
             (chunks.start + batch_end(next_chunk - chunks.start, threads)).min(chunks.end);
-        let batch: Vec<u64> = (next_chunk..batch_end).collect();
-        // Each worker counts its chunks into one tally of its own, merged
-        // as they finish: a few tallies alive at a time, however many
-        // chunks a batch holds (a 7th Sea tally is tens of kilobytes).
+        // Each chunk in pieces of about a chunk's worth of battles (many
+        // variants in lockstep make a chunk long), the pieces shared among
+        // the workers: a stop takes effect within one piece, and a run of
+        // few chunks but many variants still keeps every thread busy.
+        // Battles are addressed by their index and counts are sums, so the
+        // pieces add up to the chunks whoever fights them.
+        let pieces: Vec<Chunk> = (next_chunk..batch_end)
+            .flat_map(|index| {
+                let first = index * CHUNK_SIZE;
+                let end = first + chunk_len(settings.trials, index);
+                (first..end)
+                    .step_by(piece_len as usize)
+                    .map(move |at| Chunk {
+                        seed: settings.seed,
+                        first: at,
+                        len: piece_len.min(end - at),
+                    })
+            })
+            .collect();
+        // Each worker counts its pieces into a tally of its own, merged as
+        // they finish: a few tallies alive at a time, however many pieces a
+        // batch holds (a 7th Sea tally is tens of kilobytes).
+        // Two runs of pieces a thread at most: each run is one tally.
+        let run_len = pieces.len().div_ceil(2 * threads).max(1);
         let batch_tally = pool.install(|| {
-            batch
+            pieces
                 .into_par_iter()
+                .with_min_len(run_len)
                 .fold(
                     || system.new_tally(),
-                    |mut partial, index| {
-                        // Fought in pieces of about a chunk's worth of
-                        // battles (many variants in lockstep make a chunk
-                        // long), so a stop takes effect within one piece.
-                        // Counts are sums: the pieces add up to the chunk.
-                        let len = chunk_len(settings.trials, index);
-                        let mut first = index * CHUNK_SIZE;
-                        let end = first + len;
-                        while first < end && !stopped() {
-                            let piece = piece_len.min(end - first);
-                            let chunk = Chunk {
-                                seed: settings.seed,
-                                first,
-                                len: piece,
-                            };
-                            system.fight_into(chunk, &mut partial);
-                            progress.inc(piece);
+                    |mut partial, piece| {
+                        if !stopped() {
+                            let len = piece.len;
+                            system.fight_into(piece, &mut partial);
+                            progress.inc(len);
                             if let Some(scope) = &scope {
-                                let battles = piece.saturating_mul(system.battles_per_trial());
+                                let battles = len.saturating_mul(system.battles_per_trial());
                                 scope.fought.fetch_add(battles, Ordering::Relaxed);
                             }
-                            first += piece;
                         }
                         partial
                     },
