@@ -361,7 +361,11 @@ fn the_readme_commands_name_a_bundled_scenario() {
 fn a_value_of_the_wrong_type_is_refused_naming_the_expected_type() {
     refused(
         &GOOD.replace("hits = 2\n[defender]", "hits = \"two\"\n[defender]"),
-        &["line 10", "invalid type", "expected"],
+        &[
+            "line 10",
+            "\"two\" is text, but a whole number",
+            "expected here",
+        ],
     );
 }
 

@@ -513,7 +513,7 @@ fn a_table_with_an_ambiguous_or_unreachable_row_is_refused_at_its_line() {
             &mistyped,
             vec![
                 format!("line {}", line_of(&mistyped, "\"x\"", 0)),
-                "expected i64".to_owned(),
+                "\"x\" is text, but a whole number is expected here".to_owned(),
             ],
         ),
         (

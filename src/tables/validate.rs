@@ -50,11 +50,47 @@ pub fn check_precision(half_width: f64) -> std::result::Result<(), String> {
 /// message lists the allowed keys or values and one is close to what was
 /// written.
 pub fn toml_error(origin: &str, error: impl Display) -> anyhow::Error {
-    let message = error.to_string();
+    let message = plain_types(&error.to_string());
     match suggestion(&message) {
         Some(hint) => anyhow!("{origin}: {message}help: did you mean `{hint}`?"),
         None => anyhow!("{origin}: {message}"),
     }
+}
+
+/// A serde message's type names in a designer's words: "invalid type:
+/// string \"abc\", expected i64" reads "\"abc\" is text, but a whole
+/// number is expected here"; every other line is kept.
+fn plain_types(message: &str) -> String {
+    let plain = |line: &str| -> Option<String> {
+        let rest = line.strip_prefix("invalid type: ")?;
+        let (found, expected) = rest.rsplit_once(", expected ")?;
+        let tick = |s: &str| s.trim_matches('`').to_owned();
+        let found = if let Some(text) = found.strip_prefix("string ") {
+            format!("{text} is text")
+        } else if let Some(n) = found.strip_prefix("integer ") {
+            format!("{} is a whole number", tick(n))
+        } else if let Some(x) = found.strip_prefix("floating point ") {
+            format!("{} is a decimal number", tick(x))
+        } else if let Some(b) = found.strip_prefix("boolean ") {
+            format!("{} is true or false", tick(b))
+        } else {
+            format!("a {found} was given")
+        };
+        let expected = match expected.trim() {
+            "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+            "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number, 0 or more",
+            "f32" | "f64" => "a number",
+            "a boolean" => "true or false",
+            "a string" | "a borrowed string" => "text in quotes",
+            other => other,
+        };
+        Some(format!("{found}, but {expected} is expected here"))
+    };
+    let lines: Vec<String> = message
+        .split('\n')
+        .map(|line| plain(line).unwrap_or_else(|| line.to_owned()))
+        .collect();
+    lines.join("\n")
 }
 
 /// The allowed word closest to the unknown one in a serde message like
@@ -196,4 +232,31 @@ pub fn table_source_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schem
             }
         ]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_type_is_said_in_a_designers_words() {
+        let said = plain_types(
+            "TOML parse error at line 3, column 5\n  |\ninvalid type: string \"abc\", expected i64\n",
+        );
+        assert!(
+            said.contains("\"abc\" is text, but a whole number is expected here"),
+            "{said}"
+        );
+        assert!(said.starts_with("TOML parse error at line 3"), "{said}");
+        assert!(!said.contains("i64"), "{said}");
+        assert_eq!(
+            plain_types("invalid type: integer `5`, expected a string"),
+            "5 is a whole number, but text in quotes is expected here"
+        );
+        assert_eq!(
+            plain_types("invalid type: floating point `1.5`, expected u32"),
+            "1.5 is a decimal number, but a whole number, 0 or more is expected here"
+        );
+        assert_eq!(plain_types("unknown field `x`"), "unknown field `x`");
+    }
 }
