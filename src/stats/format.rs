@@ -164,9 +164,25 @@ pub fn range(lo: &str, hi: &str, negative: bool) -> String {
 
 /// A number and its interval's ends, each with the decimals the
 /// interval's width calls for and true minus signs (`plus`: a sign on
-/// the number too, as a difference has).
+/// the number too, as a difference has). An interval that holds zero
+/// keeps the sign of each end: more decimals, until neither end reads 0
+/// (`−0.04 to 0.09`, not `0.0 to 0.1`).
 pub fn with_interval(x: f64, (lo, hi): (f64, f64), plus: bool) -> [String; 3] {
-    let decimals = decimals_for(hi - lo);
+    let mut decimals = decimals_for(hi - lo);
+    let reads_zero = |v: f64, d: usize| {
+        v != 0.0
+            && signed(v, d, false)
+                .trim_start_matches('\u{2212}')
+                .chars()
+                .all(|c| c == '0' || c == '.')
+    };
+    while decimals < 6
+        && lo < 0.0
+        && hi > 0.0
+        && (reads_zero(lo, decimals) || reads_zero(hi, decimals))
+    {
+        decimals += 1;
+    }
     [
         signed(x, decimals, plus),
         signed(lo, decimals, false),
@@ -213,6 +229,18 @@ pub fn trim_decimal(x: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_holding_zero_shows_the_sign_of_each_end() {
+        assert_eq!(
+            change(0.023, (-0.039, 0.085), " pt"),
+            "+0.02 pt (\u{2212}0.04 to 0.09)"
+        );
+        // An interval clear of zero keeps the decimals its width calls for.
+        assert_eq!(change(19.3, (18.9, 19.6), " pt"), "+19.3 pt (18.9 to 19.6)");
+        // An end that is truly 0 reads 0.
+        assert_eq!(change(0.0, (0.0, 0.1), " pt"), "0.0 pt (0.0 to 0.1)");
+    }
 
     #[test]
     fn a_long_input_is_clipped_with_its_length() {
