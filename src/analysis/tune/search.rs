@@ -79,13 +79,19 @@ impl Walk<'_, '_> {
             });
         let moved = best.is_some();
         let best = best.unwrap_or(0);
-        let chosen = if moved { best } else { 0 };
+        self.take(step, &round, if moved { best } else { 0 });
+        Ok(moved)
+    }
+
+    /// Records every candidate of `round` as step `step` of the walk's
+    /// pass, and goes to candidate `chosen` (0: stays where it is).
+    fn take(&mut self, step: usize, round: &[Scored], chosen: usize) {
         for (k, s) in round.iter().enumerate() {
             self.steps.push(StepRow {
                 pass: self.pass,
                 step,
                 candidate: self.fight.name(&s.at),
-                changed: changed(&s.at, start),
+                changed: changed(&s.at, self.start),
                 estimates: s.estimates.clone(),
                 shortfalls: s.shortfalls.clone(),
                 total: s.total,
@@ -94,7 +100,6 @@ impl Walk<'_, '_> {
         }
         self.current = round[chosen].at.clone();
         self.here = Some(round[chosen].clone());
-        Ok(moved)
     }
 
     /// The total shortfall where the walk is.
@@ -329,34 +334,10 @@ pub(super) fn tidy(
             .filter(|&k| costless(k))
             .min_by_key(|&k| (changed(&round[k].at, start), k))
         else {
-            for s in &round {
-                walk.steps.push(StepRow {
-                    pass: TIDY_PASS,
-                    step,
-                    candidate: fight.name(&s.at),
-                    changed: changed(&s.at, start),
-                    estimates: s.estimates.clone(),
-                    shortfalls: s.shortfalls.clone(),
-                    total: s.total,
-                    chosen: std::ptr::eq(s, &round[0]),
-                });
-            }
+            walk.take(step, &round, 0);
             break;
         };
-        for (j, s) in round.iter().enumerate() {
-            walk.steps.push(StepRow {
-                pass: TIDY_PASS,
-                step,
-                candidate: fight.name(&s.at),
-                changed: changed(&s.at, start),
-                estimates: s.estimates.clone(),
-                shortfalls: s.shortfalls.clone(),
-                total: s.total,
-                chosen: j == k,
-            });
-        }
-        walk.current = round[k].at.clone();
-        walk.here = Some(round[k].clone());
+        walk.take(step, &round, k);
         seen((TIDY_PASS, step), &fight.name(&walk.current), walk.total())?;
     }
     Ok(walk.into_descent(stopped))
