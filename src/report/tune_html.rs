@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::draw::{Caption, FONT, PALETTE, plot_err};
-use super::page::{Provenance, svg_string, write_report};
+use super::page::{Provenance, breakable, svg_string, write_report};
 use super::tune::{GoalResult, TuneReport};
 use crate::questions::tune::Verdict;
 use crate::stats::format::{thousands, trim_decimal};
@@ -24,6 +24,8 @@ const SIZE: (u32, u32) = (760, 120);
 #[template(path = "report/tune.html")]
 struct TunePage {
     title: String,
+    /// The title, escaped, with places to break a long name on a phone.
+    heading: String,
     answer: String,
     stopped: String,
     verify: String,
@@ -39,7 +41,9 @@ struct TunePage {
 }
 
 struct GoalRow {
+    /// Escaped, with places to break (written `|safe`).
     goal: String,
+    /// Escaped, with places to break (written `|safe`).
     scenario: String,
     band: String,
     before: String,
@@ -101,8 +105,8 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     let goals = (report.goals.iter())
         .map(|g| {
             Ok(GoalRow {
-                goal: g.goal.clone(),
-                scenario: g.scenario.clone(),
+                goal: breakable(&g.goal),
+                scenario: breakable(&g.scenario),
                 band: g.band.clone(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
                 after: shown(g, g.exact.unwrap_or(g.estimate)),
@@ -143,6 +147,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         .collect::<Result<Vec<_>>>()?;
     let page = TunePage {
         title: format!("Tune: {}", report.info.name),
+        heading: breakable(&format!("Tune: {}", report.info.name)),
         answer,
         stopped: report.stopped.clone(),
         verify: format!(
