@@ -372,3 +372,65 @@ fn a_part_whose_counts_were_changed_is_refused() {
         .assert()
         .success();
 }
+
+/// The most memory a sweep of the ambush over `strengths` troop strengths
+/// (times 13 Risk values for Titus) held, in bytes: the child's peak
+/// resident set, as the kernel counts it when the child is reaped.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[expect(
+    clippy::zombie_processes,
+    reason = "reaped by `wait4`, which reads its peak memory"
+)]
+fn sweep_peak_bytes(strengths: u32, out: &Path) -> u64 {
+    let last = 100 + (strengths - 1) * 10;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_warcrunch"))
+        .current_dir(repo())
+        .args(["sweep", "scenarios/gurps/ambush_at_the_ford.toml"])
+        .args(["--set", "heroes.Titus.risk=-6..6"])
+        .arg("--set")
+        .arg(format!("sides.Raiders.troop_strength=100..{last}:10"))
+        .args(["--max-variants", "100000", "--yes", "--quiet"])
+        .args(["--trials", "1000", "--seed", "11", "--threads", "2"])
+        .args(["--format", "csv", "--out"])
+        .arg(out)
+        .spawn()
+        .expect("warcrunch starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for the kernel to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet reaped; both pointers are live.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "waiting for the sweep");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the sweep failed ({status})"
+    );
+    u64::try_from(usage.ru_maxrss).unwrap() * 1024
+}
+
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn a_sweeps_memory_grows_by_each_variants_rules_and_counts_and_no_more() {
+    use warcrunch::engine::{System, Tally};
+    use warcrunch::systems::gurps::Gurps;
+    let scenario =
+        warcrunch::scenario::load(&repo().join("scenarios/gurps/ambush_at_the_ford.toml")).unwrap();
+    let gurps = scenario.battle.downcast::<Gurps>().expect("a GURPS battle");
+    let mut bins = 0;
+    gurps.new_tally().for_each_slice(|s| bins += s.len());
+    let root = tempfile::tempdir().unwrap();
+    let small = sweep_peak_bytes(5, &root.path().join("small"));
+    let large = sweep_peak_bytes(40, &root.path().join("large"));
+    let per_variant = large.saturating_sub(small) / (13 * 35);
+    // What a variant needs: its rules and their fast laws (about 50 KB
+    // here), and its counts (8 bytes a bin) in each worker's tally and
+    // the one they are added into. When every variant kept its own labels
+    // for each worker, its own reading of the tally and its layout twice,
+    // it was 385 KB a variant.
+    assert!(
+        per_variant <= 200_000,
+        "{per_variant} bytes a variant ({} times its {bins} bins of counts)",
+        per_variant / (8 * bins as u64)
+    );
+}

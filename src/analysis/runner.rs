@@ -435,15 +435,15 @@ pub fn simulate_variants(
     }
     // Every numeric metric of the first variant that every variant has:
     // its mean is compared on the battles' differences.
-    let numeric: Vec<(&str, &str)> = layouts[0]
+    let numeric: Vec<(String, String)> = layouts[0]
         .iter()
         .filter(|m| m.is_numeric())
-        .map(|m| (m.subject.as_str(), m.name.as_str()))
-        .filter(|&(subject, name)| {
+        .map(|m| (m.subject.clone(), m.name.clone()))
+        .filter(|(subject, name)| {
             layouts.iter().all(|layout| {
                 layout
                     .iter()
-                    .any(|m| m.subject == subject && m.name == name && m.is_numeric())
+                    .any(|m| &m.subject == subject && &m.name == name && m.is_numeric())
             })
         })
         .collect();
@@ -452,21 +452,15 @@ pub fn simulate_variants(
         .map(|layout| {
             numeric
                 .iter()
-                .map(|&(subject, name)| {
+                .map(|(subject, name)| {
                     layout
                         .iter()
-                        .position(|m| m.subject == subject && m.name == name)
+                        .position(|m| &m.subject == subject && &m.name == name)
                         .expect("every variant has it")
                 })
                 .collect()
         })
         .collect();
-    let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
-    let ask = PairedAsk {
-        events: events.clone(),
-        means,
-    };
-    let done = simulate_paired(&scenarios, ask, plan, None)?;
     let asked = targets
         .iter()
         .filter(|t| !t.is_mean())
@@ -479,9 +473,17 @@ pub fn simulate_variants(
         })
         .chain(asked)
         .collect();
+    // Every variant's metrics, labels and all, are dropped before the
+    // battles: the run holds each variant's counts, not its layout twice.
+    drop(layouts);
+    let scenarios: Vec<&Scenario> = named.iter().map(|(_, s)| *s).collect();
+    let ask = PairedAsk {
+        events: events.clone(),
+        means,
+    };
+    let done = simulate_paired(&scenarios, ask, plan, None)?;
     let mut results = Vec::new();
-    for (v, (name, _)) in named.iter().enumerate() {
-        let mut metrics = done.metrics[v].clone();
+    for (v, ((name, _), mut metrics)) in named.iter().zip(done.metrics).enumerate() {
         add_outcomes(&mut metrics, targets)?;
         let shared = if v == 0 {
             Vec::new()
@@ -510,9 +512,9 @@ pub fn simulate_variants(
             numeric
                 .iter()
                 .zip(&done.mean_sums[v])
-                .map(|(&(subject, metric), sums)| PairedMean {
-                    subject: subject.to_owned(),
-                    metric: metric.to_owned(),
+                .map(|((subject, metric), sums)| PairedMean {
+                    subject: subject.clone(),
+                    metric: metric.clone(),
                     sums: *sums,
                 })
                 .collect()

@@ -5,6 +5,7 @@
 //! so a tally never lists its histograms again.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::stats::{Metric, MetricRole, Values, Weight};
 
@@ -34,27 +35,62 @@ struct Listed {
     name: String,
     values: Values,
     role: MetricRole,
-    /// Per bin, the counts it sums (one count for a histogram's own bin).
-    bins: Vec<Range<usize>>,
+    bins: Bins,
+}
+
+/// The counts each bin of a listed metric sums.
+#[derive(Debug, Clone, PartialEq)]
+enum Bins {
+    /// Bin `i` is count `of.start + i` alone (a histogram listed as it is).
+    Own(Hist),
+    /// Bin `i` sums the counts `ranges[i]` (a view).
+    Sums(Vec<Range<u32>>),
+}
+
+impl Bins {
+    fn len(&self) -> usize {
+        match self {
+            Bins::Own(h) => h.len(),
+            Bins::Sums(r) => r.len(),
+        }
+    }
+
+    /// The counts bin `i` sums.
+    fn range(&self, i: usize) -> Range<usize> {
+        match self {
+            Bins::Own(h) => {
+                let k = h.start as usize + i;
+                k..k + 1
+            }
+            Bins::Sums(r) => r[i].start as usize..r[i].end as usize,
+        }
+    }
+}
+
+/// What a tally's histograms are, apart from their counts: declared once
+/// and shared by every copy of the tally (each worker's, each block's).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Declared {
+    /// Every histogram's counts, listed or not.
+    spans: Vec<Hist>,
+    listed: Vec<Listed>,
 }
 
 /// Every histogram of one battle's tally: the counts, one after another,
 /// and the metrics that read them, in report order. `W` is `u64` for
-/// Monte Carlo counts and `f64` for exact probabilities.
+/// Monte Carlo counts and `f64` for exact probabilities. A clone copies the
+/// counts and shares the declaration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histograms<W> {
     counts: Vec<W>,
-    /// Every histogram's counts, listed or not.
-    spans: Vec<Hist>,
-    listed: Vec<Listed>,
+    declared: Arc<Declared>,
 }
 
 impl<W: Weight> Default for Histograms<W> {
     fn default() -> Self {
         Histograms {
             counts: Vec::new(),
-            spans: Vec::new(),
-            listed: Vec::new(),
+            declared: Arc::default(),
         }
     }
 }
@@ -69,7 +105,7 @@ impl<W: Weight> Histograms<W> {
             start: u32::try_from(start).expect("a tally's counts fit in u32"),
             len: u32::try_from(len).expect("a histogram's bins fit in u32"),
         };
-        self.spans.push(hist);
+        Arc::make_mut(&mut self.declared).spans.push(hist);
         hist
     }
 
@@ -103,8 +139,10 @@ impl<W: Weight> Histograms<W> {
 
     /// Lists counts already declared as a metric, bin for bin.
     pub fn list(&mut self, subject: &str, name: &str, values: Values, role: MetricRole, of: Hist) {
-        let each: Vec<Range<usize>> = (0..of.len()).map(|i| i..i + 1).collect();
-        self.view(subject, name, values, role, of, &each);
+        if let Values::Categories(labels) = &values {
+            assert_eq!(labels.len(), of.len(), "one label per bin");
+        }
+        self.push(subject, name, values, role, Bins::Own(of));
     }
 
     /// A metric read off counts already declared: its bin `i` sums bins
@@ -129,10 +167,15 @@ impl<W: Weight> Histograms<W> {
                     g.end <= of.len(),
                     "{subject}/{name} reads past its histogram"
                 );
-                of.start as usize + g.start..of.start as usize + g.end
+                // Both ends fit: they are at most the histogram's own end.
+                of.start + g.start as u32..of.start + g.end as u32
             })
             .collect();
-        self.listed.push(Listed {
+        self.push(subject, name, values, role, Bins::Sums(bins));
+    }
+
+    fn push(&mut self, subject: &str, name: &str, values: Values, role: MetricRole, bins: Bins) {
+        Arc::make_mut(&mut self.declared).listed.push(Listed {
             subject: subject.to_owned(),
             name: name.to_owned(),
             values,
@@ -181,7 +224,7 @@ impl<W: Weight> Histograms<W> {
             }
             sum
         };
-        let mut totals = self.spans.iter().map(total);
+        let mut totals = self.declared.spans.iter().map(total);
         match totals.next() {
             Some(first) => totals.all(|t| t == first),
             None => true,
@@ -196,18 +239,17 @@ impl<W: Weight> Histograms<W> {
 
     /// The listed metrics with their counts, in the order declared.
     pub fn metrics(&self) -> Vec<Metric<W>> {
-        self.listed
+        self.declared
+            .listed
             .iter()
             .map(|l| Metric {
                 subject: l.subject.clone(),
                 name: l.name.clone(),
                 values: l.values.clone(),
-                weights: l
-                    .bins
-                    .iter()
-                    .map(|r| {
+                weights: (0..l.bins.len())
+                    .map(|i| {
                         let mut sum = W::default();
-                        for &c in &self.counts[r.clone()] {
+                        for &c in &self.counts[l.bins.range(i)] {
                             sum += c;
                         }
                         sum

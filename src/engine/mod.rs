@@ -200,7 +200,11 @@ pub trait System: Sync {
 /// Counts outcomes; two tallies of disjoint trials merge into one. Counts
 /// are integers, so merging is exact and the same in any grouping or
 /// order: a run's tally does not depend on which thread ran which chunk.
-pub trait Tally<O>: Send {
+/// A clone of an empty tally is the cheap way to another (a system's
+/// [`Histograms`](crate::engine::histograms::Histograms) share their
+/// declaration among clones): variants in lockstep clone theirs for each
+/// worker.
+pub trait Tally<O>: Send + Sync + Clone {
     /// Counts one outcome: [`record_weighted`] with weight 1, unless a
     /// tally counts single outcomes another way.
     ///
@@ -491,19 +495,19 @@ fn run_batches<S: System>(
                         partial
                     },
                 )
-                .reduce(
-                    || system.new_tally(),
-                    |mut left, right| {
-                        left.merge(right);
-                        left
-                    },
-                )
+                // `reduce_with`: no empty tally made to merge each run into.
+                .reduce_with(|mut left, right| {
+                    left.merge(right);
+                    left
+                })
         });
         if stopped() {
             progress.finish_and_clear();
             return Err(Interrupted { done, planned }.into());
         }
-        tally.merge(batch_tally);
+        if let Some(batch_tally) = batch_tally {
+            tally.merge(batch_tally);
+        }
         done += (next_chunk..batch_end)
             .map(|i| chunk_len(settings.trials, i))
             .sum::<u64>();
@@ -546,7 +550,7 @@ mod tests {
 
     /// A coin: counts heads.
     struct Coin;
-    #[derive(Default, Debug, PartialEq)]
+    #[derive(Default, Debug, PartialEq, Clone)]
     struct Heads(u64, u64);
     impl Tally<bool> for Heads {
         fn record(&mut self, heads: &bool) {
@@ -665,6 +669,13 @@ mod tests {
     /// A coin whose tallies count themselves.
     struct CountedCoin;
     struct Counted(Heads);
+    impl Clone for Counted {
+        fn clone(&self) -> Counted {
+            let mut copy = Counted::new();
+            copy.0 = self.0.clone();
+            copy
+        }
+    }
     impl Counted {
         fn new() -> Counted {
             let live = LIVE.fetch_add(1, Ordering::SeqCst) + 1;

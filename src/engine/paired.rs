@@ -130,22 +130,26 @@ impl Layout {
         }
     }
 
-    /// This layout, if it is also `system`'s: the same counts and metric
-    /// shapes, and the same sums on [`CHECKS`] tallies of random counts
-    /// (a bin that summed other counts would match one by chance with
-    /// probability at most 2^-20 each). One reading of the metrics per
-    /// check, where [`Layout::probe`] takes one per 32 counts: the variants
-    /// of a sensitivity mostly share their layout.
-    fn shared_by<S: System>(&self, system: &S, metrics: &MetricsOf<'_, S>) -> Option<Layout> {
+    /// Whether `system`'s metrics read its tally as this layout says: the
+    /// same counts and metric shapes, and the same sums on [`CHECKS`]
+    /// tallies of random counts (a bin that summed other counts would
+    /// match one by chance with probability at most 2^-20 each). One
+    /// reading of the metrics per check, where [`Layout::probe`] takes one
+    /// per 32 counts: the variants of a sweep mostly share their layout.
+    fn reads<S: System>(
+        &self,
+        system: &S,
+        metrics: &MetricsOf<'_, S>,
+        zero: &[Metric<u64>],
+    ) -> bool {
         let counts = counts_of(system);
-        let zero = metrics(system, &system.new_tally());
         let shape = |m: &[Metric<u64>]| -> Vec<(String, String, usize)> {
             m.iter()
                 .map(|m| (m.subject.clone(), m.name.clone(), m.weights.len()))
                 .collect()
         };
-        if counts != self.counts || shape(&zero) != shape(&self.metrics) {
-            return None;
+        if counts != self.counts || shape(zero) != shape(&self.metrics) {
+            return false;
         }
         let mut random = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x5eed);
         for _ in 0..CHECKS {
@@ -154,15 +158,12 @@ impl Layout {
             for (metric, sources) in read.iter().zip(&self.sources) {
                 for (&w, bins) in metric.weights.iter().zip(sources) {
                     if w != bins.iter().map(|&k| values[k as usize]).sum::<u64>() {
-                        return None;
+                        return false;
                     }
                 }
             }
         }
-        Some(Layout {
-            metrics: zero,
-            ..self.clone()
-        })
+        true
     }
 
     /// The counts an event adds up.
@@ -175,18 +176,82 @@ impl Layout {
     }
 }
 
-/// What every tally of a lockstep run reads: each variant's layout and
-/// the counts each of its events adds up.
+/// How a lockstep run reads one variant's tally: its layout, and the
+/// counts each of its events and paired means adds up. Variants whose
+/// tallies read alike share one (a sweep's variants mostly do), so the
+/// run holds each variant's counts and little more.
 #[derive(Debug)]
-struct Shared {
-    layouts: Vec<Layout>,
-    /// Per variant and event, the counts it adds up.
-    events: Vec<Vec<Vec<u32>>>,
-    /// Per variant, the other way round: the events count `k` feeds are
-    /// `feeds[v].1[feeds[v].0[k]..feeds[v].0[k + 1]]`.
-    feeds: Vec<(Vec<u32>, Vec<u32>)>,
-    /// Per variant, the numeric outcomes whose means are paired.
-    means: Vec<MeanFeeds>,
+struct Reading {
+    layout: Layout,
+    /// The events it was made for, and the numeric metrics paired.
+    asked: (Vec<Event>, Vec<usize>),
+    /// Per event, the counts it adds up.
+    events: Vec<Vec<u32>>,
+    /// The other way round: the events count `k` feeds are
+    /// `feeds.1[feeds.0[k]..feeds.0[k + 1]]`.
+    feeds: (Vec<u32>, Vec<u32>),
+    /// The numeric outcomes whose means are paired.
+    means: MeanFeeds,
+}
+
+impl Reading {
+    fn new(layout: Layout, events: Vec<Event>, means: Vec<usize>) -> Reading {
+        let sources: Vec<Vec<u32>> = events.iter().map(|e| layout.sources_of(e)).collect();
+        Reading {
+            feeds: feeds(layout.counts, &sources),
+            means: MeanFeeds::new(&layout, &means),
+            events: sources,
+            asked: (events, means),
+            layout,
+        }
+    }
+}
+
+/// Readings of the last few distinct layouts a new variant is checked
+/// against before its own is probed.
+const RECENT: usize = 16;
+
+/// Each variant's [`Reading`], shared among those that read alike.
+fn readings<S: System>(
+    variants: &[&S],
+    metrics: &MetricsOf<'_, S>,
+    events: Vec<Vec<Event>>,
+    means: Vec<Vec<usize>>,
+) -> Vec<Arc<Reading>> {
+    let mut recent: Vec<Arc<Reading>> = Vec::new();
+    let mut out = Vec::with_capacity(variants.len());
+    for ((system, events), means) in variants.iter().zip(events).zip(means) {
+        let zero = metrics(*system, &system.new_tally());
+        let asked = (events, means);
+        let same = recent.iter().rev().find(|r| {
+            r.layout.metrics == zero && r.asked == asked && r.layout.reads(*system, metrics, &zero)
+        });
+        let reading = match same {
+            Some(r) => Arc::clone(r),
+            None => {
+                // The same sums under other labels keep the sources found.
+                let alike = recent
+                    .iter()
+                    .rev()
+                    .find(|r| r.layout.reads(*system, metrics, &zero));
+                let layout = match alike {
+                    Some(r) => Layout {
+                        metrics: zero,
+                        ..r.layout.clone()
+                    },
+                    None => Layout::probe(*system, metrics),
+                };
+                let r = Arc::new(Reading::new(layout, asked.0, asked.1));
+                if recent.len() == RECENT {
+                    recent.remove(0);
+                }
+                recent.push(Arc::clone(&r));
+                r
+            }
+        };
+        out.push(reading);
+    }
+    out
 }
 
 /// Where a variant's paired numeric outcomes read a battle's value: count
@@ -332,9 +397,9 @@ enum Masks<'b> {
 struct Block<'b> {
     /// The block's masks.
     found: Masks<'b>,
-    /// The events each count feeds ([`Shared::feeds`]).
+    /// The events each count feeds ([`Reading::feeds`]).
     feeds: &'b (Vec<u32>, Vec<u32>),
-    /// The counts each event adds up ([`Shared::events`]).
+    /// The counts each event adds up ([`Reading::events`]).
     events: &'b [Vec<u32>],
     /// The variant's counts of battles.
     counts: &'b mut [u64],
@@ -402,7 +467,17 @@ impl Block<'_> {
 /// outcome is every variant's outcome of one battle.
 pub struct Lockstep<'a, S: System> {
     variants: Vec<&'a S>,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<S::Tally>>,
+}
+
+/// What every tally of a lockstep run reads.
+#[derive(Debug)]
+struct Shared<T> {
+    /// Per variant, how its tally is read.
+    readings: Vec<Arc<Reading>>,
+    /// Per variant, an empty tally: a worker's block is a clone of each
+    /// (only a tally that fights holds a block; merged ones hold counts).
+    blanks: Vec<T>,
 }
 
 impl<'a, S: System> Lockstep<'a, S> {
@@ -423,40 +498,11 @@ impl<'a, S: System> Lockstep<'a, S> {
                 && means.iter().all(|m| m.len() == means[0].len()),
             "the same events and means for every variant"
         );
-        let base = Layout::probe(variants[0], metrics);
-        let layouts: Vec<Layout> = variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match i {
-                0 => base.clone(),
-                _ => base
-                    .shared_by(*v, metrics)
-                    .unwrap_or_else(|| Layout::probe(*v, metrics)),
-            })
-            .collect();
-        let events: Vec<Vec<Vec<u32>>> = layouts
-            .iter()
-            .zip(&events)
-            .map(|(layout, events)| events.iter().map(|e| layout.sources_of(e)).collect())
-            .collect();
-        let feeds = layouts
-            .iter()
-            .zip(&events)
-            .map(|(layout, events)| feeds(layout.counts, events))
-            .collect();
-        let means = layouts
-            .iter()
-            .zip(&means)
-            .map(|(layout, means)| MeanFeeds::new(layout, means))
-            .collect();
+        let readings = readings(&variants, metrics, events, means);
+        let blanks = variants.iter().map(|v| v.new_tally()).collect();
         Lockstep {
             variants,
-            shared: Arc::new(Shared {
-                layouts,
-                events,
-                feeds,
-                means,
-            }),
+            shared: Arc::new(Shared { readings, blanks }),
         }
     }
 }
@@ -471,23 +517,25 @@ impl<'a, S: System> System for Lockstep<'a, S> {
 
     fn new_tally(&self) -> PairedTally<'a, S> {
         let shared = Arc::clone(&self.shared);
+        let events = shared.readings[0].events.len();
+        let means = shared.readings[0].means.outcomes;
+        let variants = self.variants.len();
         PairedTally {
-            counts: shared.layouts.iter().map(|l| vec![0; l.counts]).collect(),
-            both: vec![vec![0; shared.events[0].len()]; self.variants.len()],
-            block: self.variants.iter().map(|v| v.new_tally()).collect(),
+            counts: (shared.readings.iter())
+                .map(|r| vec![0; r.layout.counts])
+                .collect(),
+            both: vec![vec![0; events]; variants],
+            block: Vec::new(),
             filled: 0,
             found: Vec::new(),
             dense: Vec::new(),
             masks: Vec::new(),
-            base_events: vec![0; shared.events[0].len()],
-            mean_sums: vec![
-                vec![PairedSums::default(); shared.means[0].outcomes];
-                self.variants.len()
-            ],
-            values: vec![[0; 64]; shared.means[0].outcomes],
-            covered: vec![0; shared.means[0].outcomes],
-            base_values: vec![[0; 64]; shared.means[0].outcomes],
-            base_covered: vec![0; shared.means[0].outcomes],
+            base_events: vec![0; events],
+            mean_sums: vec![vec![PairedSums::default(); means]; variants],
+            values: vec![[0; 64]; means],
+            covered: vec![0; means],
+            base_values: vec![[0; 64]; means],
+            base_covered: vec![0; means],
             variants: self.variants.clone(),
             shared,
         }
@@ -507,6 +555,7 @@ impl<'a, S: System> System for Lockstep<'a, S> {
     /// variant fights a block's battles in one tight loop, as a plain run
     /// does, battle *j* of the block weighing `1 << j`.
     fn fight_into(&self, chunk: Chunk, tally: &mut PairedTally<'a, S>) {
+        tally.open_block();
         let mut start = BattleStream::battle(chunk.seed, chunk.first);
         let mut left = chunk.len;
         while left > 0 {
@@ -547,8 +596,9 @@ pub struct Paired {
 /// both the base and the variant had it.
 pub struct PairedTally<'a, S: System> {
     variants: Vec<&'a S>,
-    shared: Arc<Shared>,
-    /// The current block, one bit-weighted tally per variant.
+    shared: Arc<Shared<S::Tally>>,
+    /// The current block, one bit-weighted tally per variant (none until
+    /// the tally fights).
     block: Vec<S::Tally>,
     /// Battles in the current block.
     filled: u32,
@@ -575,14 +625,44 @@ pub struct PairedTally<'a, S: System> {
     base_covered: Vec<u64>,
 }
 
+impl<S: System> Clone for PairedTally<'_, S> {
+    fn clone(&self) -> Self {
+        PairedTally {
+            variants: self.variants.clone(),
+            shared: Arc::clone(&self.shared),
+            block: self.block.clone(),
+            filled: self.filled,
+            counts: self.counts.clone(),
+            both: self.both.clone(),
+            found: self.found.clone(),
+            dense: self.dense.clone(),
+            masks: self.masks.clone(),
+            base_events: self.base_events.clone(),
+            mean_sums: self.mean_sums.clone(),
+            values: self.values.clone(),
+            covered: self.covered.clone(),
+            base_values: self.base_values.clone(),
+            base_covered: self.base_covered.clone(),
+        }
+    }
+}
+
 impl<S: System> PairedTally<'_, S> {
+    /// Gives the tally its block, the first time it fights.
+    fn open_block(&mut self) {
+        if self.block.is_empty() {
+            self.block = self.shared.blanks.clone();
+        }
+    }
+
     /// Counts the current block and clears it.
     fn flush(&mut self) {
         if self.filled == 0 {
             return;
         }
         for v in 0..self.variants.len() {
-            let found = if self.shared.layouts[v].counts <= DENSE {
+            let reading = &*self.shared.readings[v];
+            let found = if reading.layout.counts <= DENSE {
                 let dense = &mut self.dense;
                 dense.clear();
                 self.block[v].for_each_slice(|slice| {
@@ -600,8 +680,10 @@ impl<S: System> PairedTally<'_, S> {
                 });
                 Masks::Sparse(found)
             };
-            if self.shared.means[v].outcomes > 0 {
-                self.shared.means[v].read(found, &mut self.values, &mut self.covered);
+            if reading.means.outcomes > 0 {
+                reading
+                    .means
+                    .read(found, &mut self.values, &mut self.covered);
                 if v == 0 {
                     self.base_values.copy_from_slice(&self.values);
                     self.base_covered.copy_from_slice(&self.covered);
@@ -620,11 +702,11 @@ impl<S: System> PairedTally<'_, S> {
             }
             let masks = &mut self.masks;
             masks.clear();
-            masks.resize(self.shared.events[v].len(), 0);
+            masks.resize(reading.events.len(), 0);
             let block = Block {
                 found,
-                feeds: &self.shared.feeds[v],
-                events: &self.shared.events[v],
+                feeds: &reading.feeds,
+                events: &reading.events,
                 counts: &mut self.counts[v],
                 masks,
             };
@@ -642,7 +724,7 @@ impl<S: System> PairedTally<'_, S> {
     /// checkpoints, where every block has been counted by a merge.
     pub fn event_count(&self, v: usize, e: usize) -> u64 {
         debug_assert_eq!(self.filled, 0, "read only after a merge");
-        self.shared.events[v][e]
+        self.shared.readings[v].events[e]
             .iter()
             .map(|&k| self.counts[v][k as usize])
             .sum()
@@ -654,12 +736,10 @@ impl<S: System> PairedTally<'_, S> {
     /// the base (all zero for the base itself).
     pub fn finish(mut self) -> Paired {
         self.flush();
-        let metrics = self
-            .shared
-            .layouts
-            .iter()
+        let metrics = (self.shared.readings.iter())
             .zip(&self.counts)
-            .map(|(layout, counts)| {
+            .map(|(reading, counts)| {
+                let layout = &reading.layout;
                 let mut metrics = layout.metrics.clone();
                 for (metric, sources) in metrics.iter_mut().zip(&layout.sources) {
                     for (weight, bins) in metric.weights.iter_mut().zip(sources) {
@@ -679,6 +759,7 @@ impl<S: System> PairedTally<'_, S> {
 
 impl<S: System> Tally<Vec<S::Outcome>> for PairedTally<'_, S> {
     fn record(&mut self, outcomes: &Vec<S::Outcome>) {
+        self.open_block();
         if self.filled == BLOCK {
             self.flush();
         }
@@ -731,7 +812,7 @@ mod tests {
         swap: bool,
     }
 
-    #[derive(Default)]
+    #[derive(Default, Clone)]
     struct Counts([u64; 2]);
 
     impl Tally<usize> for Counts {
@@ -766,13 +847,9 @@ mod tests {
         let base = TwoCounts { swap: false };
         let layout = Layout::probe(&base, metrics);
         assert_eq!(layout.sources, vec![vec![vec![0], vec![1]]]);
-        let same = layout.shared_by(&TwoCounts { swap: false }, metrics);
-        assert_eq!(same.map(|l| l.sources), Some(layout.sources.clone()));
-        assert!(
-            layout
-                .shared_by(&TwoCounts { swap: true }, metrics)
-                .is_none()
-        );
+        let zero = metrics(&base, &base.new_tally());
+        assert!(layout.reads(&TwoCounts { swap: false }, metrics, &zero));
+        assert!(!layout.reads(&TwoCounts { swap: true }, metrics, &zero));
         assert_eq!(
             Layout::probe(&TwoCounts { swap: true }, metrics).sources,
             vec![vec![vec![1], vec![0]]]
