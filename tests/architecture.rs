@@ -491,3 +491,32 @@ fn no_code_outside_a_systems_folder_reaches_a_system_by_name() {
     );
     assert_eq!(type_name("seventh_sea"), "SeventhSea");
 }
+
+#[test]
+fn the_test_system_is_named_only_in_its_folders_and_its_one_registered_line() {
+    // A new system is its folder, its scenario and table files, its line of
+    // `registered!` and its tests: the dice duel, kept to those steps,
+    // shows it. Every other file of code must not name it.
+    let root = repo();
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        sources(&root.join(dir), &mut files);
+    }
+    files.push(root.join("build.rs"));
+    let own = [root.join("src/systems/dice_duel"), root.join("tests/fourth_system")];
+    let mut lines = Vec::new();
+    for file in files.iter().filter(|f| !own.iter().any(|o| f.starts_with(o))) {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for line in code.lines() {
+            if has_word(line, "dice_duel") || has_word(line, "DiceDuel") {
+                let shown = file.strip_prefix(&root).unwrap().display();
+                lines.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert_eq!(
+        lines,
+        ["src/systems/mod.rs: dice_duel::DiceDuel,"],
+        "the dice duel is named outside its folders"
+    );
+}

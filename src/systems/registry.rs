@@ -1,8 +1,8 @@
 //! The one place that lists the systems: [`Battle`] holds a battle of any
 //! of them, and every question about "whichever system this is" goes
 //! through [`Battle::visit`] (an instance) or [`each_system`] (the types).
-//! A fourth system is one more line of the `systems!` list below (its
-//! module and type).
+//! A new system is one more line of the `registered!` list in
+//! `systems/mod.rs` (its folder and type).
 
 use std::any::Any;
 use std::path::Path;
@@ -100,15 +100,7 @@ macro_rules! systems {
     };
 }
 
-// The dice duel is compiled only in tests: the fourth system that keeps
-// "a new system is a new folder" true (`src/systems/dice_duel/`).
-systems!(
-    war_cards::WarCards,
-    gurps::Gurps,
-    seventh_sea::SeventhSea,
-    #[cfg(test)]
-    dice_duel::DiceDuel,
-);
+registered!(systems);
 
 impl Battle {
     /// Parses scenario `text` of the system called `system`; `None` when no
