@@ -79,6 +79,8 @@ function post(path, data) {
 async function listScenarios() {
   const { ok, body } = await api("/api/scenarios");
   if (!ok) return;
+  // The battles with exact odds, as each system says.
+  $("exact-odds").textContent = body.exact_odds;
   // The user's own files first, then the battles shipped with warcrunch.
   const groups = [
     ["Your scenarios", body.scenarios.filter((s) => !s.bundled)],

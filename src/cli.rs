@@ -276,8 +276,12 @@ pub struct SolveArgs {
     /// Find where the probability is closest to P.
     #[arg(long, value_name = "P")]
     pub equals: Option<f64>,
-    /// Exact probabilities for every probe (war cards with die draw, one-day GURPS).
-    #[arg(long, conflicts_with_all = ["precision", "max_trials"])]
+    /// Exact probabilities for every probe, where the battle has them.
+    #[arg(
+        long,
+        conflicts_with_all = ["precision", "max_trials"],
+        help = exact_help("Exact probabilities for every probe", ""),
+    )]
     pub exact: bool,
     /// Also stop a probe once its 95% interval is at most ± this wide.
     #[arg(long, value_name = "HALF_WIDTH")]
@@ -376,8 +380,8 @@ pub struct SensitivityArgs {
         requires = "cells"
     )]
     pub cell_tables: Vec<String>,
-    /// Exact differences (war cards with die draw, one-day GURPS): no sampling.
-    #[arg(long)]
+    /// Exact differences, where the battle has exact odds: no sampling.
+    #[arg(long, help = exact_help("Exact differences", ": no sampling"))]
     pub exact: bool,
     /// Output folder [default: reports/<scenario file stem>.sensitivity.<target>[+knobs][+cells]].
     #[arg(long)]
@@ -518,4 +522,11 @@ mod tests {
     fn the_cli_definition_is_consistent() {
         Cli::command().debug_assert();
     }
+}
+
+/// An `--exact` option's help: `what`, the battles that have exact odds
+/// (each system says which), then `then`.
+fn exact_help(what: &str, then: &str) -> String {
+    let odds = crate::systems::registry::exact_odds();
+    format!("{what} ({odds}){then}")
 }

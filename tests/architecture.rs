@@ -503,9 +503,15 @@ fn the_test_system_is_named_only_in_its_folders_and_its_one_registered_line() {
         sources(&root.join(dir), &mut files);
     }
     files.push(root.join("build.rs"));
-    let own = [root.join("src/systems/dice_duel"), root.join("tests/fourth_system")];
+    let own = [
+        root.join("src/systems/dice_duel"),
+        root.join("tests/fourth_system"),
+    ];
     let mut lines = Vec::new();
-    for file in files.iter().filter(|f| !own.iter().any(|o| f.starts_with(o))) {
+    for file in files
+        .iter()
+        .filter(|f| !own.iter().any(|o| f.starts_with(o)))
+    {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
         for line in code.lines() {
             if has_word(line, "dice_duel") || has_word(line, "DiceDuel") {

@@ -245,6 +245,11 @@ fn lists_and_reads_scenarios_and_refuses_every_way_out() {
     );
     let (status, list) = server.json("GET", "/api/scenarios", None);
     assert_eq!(status, 200);
+    // The page's "exact odds" label: what the systems declare.
+    assert_eq!(
+        list["exact_odds"], "war cards with die draw, one-day GURPS",
+        "{list}"
+    );
     let names: Vec<&str> = list["scenarios"]
         .as_array()
         .unwrap()

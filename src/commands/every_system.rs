@@ -11,7 +11,7 @@ use std::path::Path;
 
 use clap::Parser;
 
-use crate::systems::{Battle, SYSTEMS, built_ins};
+use crate::systems::{Battle, BattleSystem, SYSTEMS, Visit, built_ins};
 
 /// Runs `warcrunch ARGS` in-process.
 fn warcrunch(args: &[&str]) -> anyhow::Result<()> {
@@ -88,6 +88,19 @@ fn every_system_runs_through_every_command() {
             .unwrap()
             .unwrap();
         let exact = warcrunch(&["run", &file, "--exact", "--quiet", "--out", &at("exact")]);
+        // A battle with exact odds is of a system that says it has some
+        // (`--help` and the page list them).
+        struct Declared;
+        impl Visit<'_> for Declared {
+            type Output = Option<&'static str>;
+            fn visit<S: BattleSystem>(self, _: &S) -> Option<&'static str> {
+                S::EXACT_ODDS
+            }
+        }
+        assert!(
+            battle.exact().is_err() || battle.visit(Declared).is_some(),
+            "{system} has exact odds but declares none in EXACT_ODDS"
+        );
         match battle.exact() {
             Ok(_) => exact.unwrap_or_else(|e| panic!("{system}: --exact: {e:#}")),
             Err(why) => assert!(

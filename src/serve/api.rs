@@ -164,7 +164,11 @@ pub fn router(state: Arc<State>, guard: super::guard::Guard) -> Router {
 }
 
 async fn list_scenarios(Shared(state): Shared<Arc<State>>) -> Response {
-    Json(json!({ "scenarios": state.scenarios.list() })).into_response()
+    Json(json!({
+        "scenarios": state.scenarios.list(),
+        "exact_odds": crate::systems::registry::exact_odds(),
+    }))
+    .into_response()
 }
 
 async fn read_scenario(

@@ -74,6 +74,11 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// not apply to this battle.
     fn exact(&self) -> Result<Vec<Metric<f64>>>;
 
+    /// Which of its battles [`BattleSystem::exact`] answers, in a few words
+    /// that name the system (`one-day GURPS`), or `None` if none: `--help`
+    /// and the page list them.
+    const EXACT_ODDS: Option<&'static str>;
+
     /// A readable account of the resolved battle (`warcrunch check`).
     fn describe(&self) -> String;
 

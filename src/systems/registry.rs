@@ -339,6 +339,20 @@ pub fn starter(system: &str) -> Option<&'static str> {
     named(system).map(|(_, starter)| starter)
 }
 
+/// The battles that have exact odds, system by system in [`SYSTEMS`]
+/// order ([`BattleSystem::EXACT_ODDS`]): `war cards with die draw, one-day GURPS`.
+pub fn exact_odds() -> String {
+    struct Exact(Vec<&'static str>);
+    impl VisitType for Exact {
+        fn visit<S: BattleSystem>(&mut self) {
+            self.0.extend(S::EXACT_ODDS);
+        }
+    }
+    let mut exact = Exact(Vec::new());
+    each_system(&mut exact);
+    exact.0.join(", ")
+}
+
 /// Each system's name and the rules its `check` enforces beyond the schema.
 pub fn check_rules() -> Vec<(&'static str, &'static str)> {
     struct Rules(Vec<(&'static str, &'static str)>);

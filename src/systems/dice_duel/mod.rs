@@ -284,6 +284,9 @@ impl BattleSystem for DiceDuel {
         tally.hists.metrics()
     }
 
+    const EXACT_ODDS: Option<&'static str> = Some("dice duels");
+
+
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         Ok(exact::metrics(self))
     }

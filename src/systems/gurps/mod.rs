@@ -608,6 +608,9 @@ impl BattleSystem for Gurps {
         tally.metrics()
     }
 
+    const EXACT_ODDS: Option<&'static str> = Some("one-day GURPS");
+
+
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         exact::exact_metrics(self)
     }

@@ -483,6 +483,9 @@ impl BattleSystem for SeventhSea {
         tally.metrics()
     }
 
+    const EXACT_ODDS: Option<&'static str> = None;
+
+
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         exact::exact_metrics(self)
     }

@@ -421,6 +421,8 @@ impl BattleSystem for WarCards {
         Ok((header, battle))
     }
 
+    const EXACT_ODDS: Option<&'static str> = Some("war cards with die draw");
+
     /// The exact distribution of every metric (die draw only).
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         let tally =
