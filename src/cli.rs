@@ -513,6 +513,13 @@ pub enum TablesAction {
     },
 }
 
+/// An `--exact` option's help: `what`, the battles that have exact odds
+/// (each system says which), then `then`.
+fn exact_help(what: &str, then: &str) -> String {
+    let odds = crate::systems::registry::exact_odds();
+    format!("{what} ({odds}){then}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,11 +529,4 @@ mod tests {
     fn the_cli_definition_is_consistent() {
         Cli::command().debug_assert();
     }
-}
-
-/// An `--exact` option's help: `what`, the battles that have exact odds
-/// (each system says which), then `then`.
-fn exact_help(what: &str, then: &str) -> String {
-    let odds = crate::systems::registry::exact_odds();
-    format!("{what} ({odds}){then}")
 }
