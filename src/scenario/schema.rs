@@ -17,6 +17,7 @@ use crate::systems::BattleSystem;
 use crate::systems::built_ins;
 use crate::systems::contract::Layout;
 use crate::systems::registry::{VisitType, each_system};
+use crate::tables::validate::COMMON_RULES;
 
 /// What a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -295,9 +296,16 @@ pub fn markdown() -> String {
             write_entry(&mut out, entry);
         }
     }
-    let systems: Vec<String> = crate::systems::registry::check_rules()
-        .into_iter()
-        .map(|(_, rules)| format!("- {rules}"))
+    let common = COMMON_RULES.iter().map(|r| r.refuses).collect::<Vec<_>>();
+    let systems: Vec<String> = std::iter::once(format!("- {};", common.join(", ")))
+        .chain(
+            crate::systems::registry::check_rules()
+                .into_iter()
+                .map(|(_, title, rules)| {
+                    let each: Vec<&str> = rules.iter().map(|r| r.refuses).collect();
+                    format!("- {title}: {};", each.join("; "))
+                }),
+        )
         .collect();
     out.push_str(&MARKDOWN_TAIL.replace("{systems}", &systems.join("\n")));
     out
@@ -362,14 +370,9 @@ cells beside the table's source.
 
 `warcrunch check` (and every command that loads a scenario) also refuses:
 
-- sides or units with the same name, an empty name, a Hero whose `side` is
-  not one of the two sides, two Heroes with the same name;
 {systems}
-- tables: rows that must cover a range exactly once (catastrophe rolls 3 to
-  18, damage Tech Levels, casualty margins), rows out of order, a banded
-  table that leaves results without a row (the battle chart's first row
-  must be the catch-all `min_result = -999`, Survival's and Glory's last
-  `min_margin = -999`, the Spoils' first `min_roll` at most 1), a
+- tables of every system: rows that must cover a range exactly once
+  (catastrophe rolls 3 to 18, damage Tech Levels, casualty margins), a
   `stand_ins` entry that names nothing in the file (a key, a row by label
   or position, or a cell), dice text that is not `XkY`.
 ";

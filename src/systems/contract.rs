@@ -12,7 +12,7 @@ use crate::stats::Metric;
 use crate::tables::TableUse;
 use crate::tables::cells::Cell;
 use crate::tables::cells::CellReads;
-use crate::tables::validate::Header;
+use crate::tables::validate::{CrossKeyRule, Header};
 
 /// A battle system: a scenario layout, a battle the engine can fight, the
 /// metrics it counts, its exact method if it has one, and an account of its
@@ -28,9 +28,11 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// `starter.toml`); it passes `check` as written.
     const STARTER: &'static str;
 
-    /// The rules `warcrunch check` enforces that a schema cannot express,
-    /// as one Markdown list item without its bullet (docs/scenarios.md).
-    const CHECK_RULES: &'static str;
+    /// The rules `warcrunch check` enforces on its scenarios and tables
+    /// that a schema cannot express (docs/scenarios.md lists them; the
+    /// schema tests accept a refusal only by one of these or
+    /// [`COMMON_RULES`](crate::tables::validate::COMMON_RULES)).
+    const CHECK_RULES: &'static [CrossKeyRule];
 
     /// Lists of words in its scenarios whose allowed entries one of its
     /// tables names, where the schema cannot (GURPS: a side's `position`

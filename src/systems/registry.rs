@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use super::contract::{BattleSystem, CellMove};
 use crate::stats::Metric;
-use crate::tables::validate::Header;
+use crate::tables::validate::{CrossKeyRule, Header};
 use crate::tables::{BuiltIn, RestsOn, TableUse};
 
 /// Work done on a battle of whichever system: one generic method, called
@@ -353,12 +353,15 @@ pub fn exact_odds() -> String {
     exact.0.join(", ")
 }
 
-/// Each system's name and the rules its `check` enforces beyond the schema.
-pub fn check_rules() -> Vec<(&'static str, &'static str)> {
-    struct Rules(Vec<(&'static str, &'static str)>);
+/// Each system's name, its name in words and the rules its `check`
+/// enforces beyond the schema ([`BattleSystem::CHECK_RULES`]), in
+/// [`SYSTEMS`] order.
+pub fn check_rules() -> Vec<(&'static str, &'static str, &'static [CrossKeyRule])> {
+    type Listed = (&'static str, &'static str, &'static [CrossKeyRule]);
+    struct Rules(Vec<Listed>);
     impl VisitType for Rules {
         fn visit<S: BattleSystem>(&mut self) {
-            self.0.push((S::TITLE, S::CHECK_RULES));
+            self.0.push((S::NAME, S::TITLE, S::CHECK_RULES));
         }
     }
     let mut rules = Rules(Vec::new());

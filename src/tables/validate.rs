@@ -130,6 +130,28 @@ pub fn check_table_names<'a>(
     Ok(())
 }
 
+/// A rule `check` enforces that ties keys (or a table's rows) together,
+/// which a schema cannot express.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrossKeyRule {
+    /// What it refuses, in words (docs/scenarios.md lists it).
+    pub refuses: &'static str,
+    /// Words every refusal by it contains.
+    pub says: &'static str,
+}
+
+/// The rules every system's scenarios keep, checked here.
+pub const COMMON_RULES: &[CrossKeyRule] = &[
+    CrossKeyRule {
+        refuses: "two sides, units or Heroes with the same name",
+        says: "names must differ",
+    },
+    CrossKeyRule {
+        refuses: "a Hero whose `side` is not one of the two sides",
+        says: "is not a side",
+    },
+];
+
 /// Checks that a battle has exactly two sides with different names.
 pub fn check_two_sides(origin: &str, names: &[&str]) -> Result<()> {
     if names.len() != 2 {

@@ -24,7 +24,7 @@ use crate::engine::{System, Tally};
 use crate::stats::{Metric, MetricRole};
 use crate::systems::contract::{BattleSystem, Layout};
 use crate::tables::cells::CellReads;
-use crate::tables::validate::{Header, check_two_sides};
+use crate::tables::validate::{CrossKeyRule, Header, check_two_sides};
 use crate::tables::{TableSource, TableUse, built_in_text, load_text, parse_table};
 
 /// A champion's bonus, added to every roll.
@@ -223,7 +223,12 @@ impl BattleSystem for DiceDuel {
     const NAME: &'static str = "dice_duel";
     const TITLE: &'static str = "dice duel";
     const STARTER: &'static str = include_str!("starter.toml");
-    const CHECK_RULES: &'static str = "dice duel: two champions of one name;";
+    const CHECK_RULES: &'static [CrossKeyRule] = &[
+        CrossKeyRule {
+            refuses: "two champions of one name",
+            says: "names must differ",
+        },
+    ];
 
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
         Some(match metric {

@@ -39,7 +39,7 @@ use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
 use crate::tables::cells::CellReads;
-use crate::tables::validate::{Header, as_written};
+use crate::tables::validate::{CrossKeyRule, Header, as_written};
 
 /// A validated GURPS battle.
 #[derive(Debug, Clone)]
@@ -310,12 +310,56 @@ impl BattleSystem for Gurps {
     const STARTER: &'static str = include_str!("starter.toml");
     const WORDS_FROM_TABLES: &'static [(&'static str, &'static str, &'static str)] =
         &[("position", "strategy", "position")];
-    const CHECK_RULES: &'static str = "GURPS: both sides attacking; a `position` on the attacking side or with no \
-  attacker; a `position` entry the strategy table does not list; a Hero with \
-  neither `tactics` nor `iq`; Risk outside what the Hero's traits allow \
-  (coward or reserve: not below −1; overconfident: not above +1; berserk: not \
-  above 0); more PC unit commanders than `major_units`; two army commanders \
-  on one side;";
+    const CHECK_RULES: &'static [CrossKeyRule] = &[
+        CrossKeyRule {
+            refuses: "both sides attacking",
+            says: "both sides have attacker",
+        },
+        CrossKeyRule {
+            refuses: "a `position` on the attacking side",
+            says: "positions belong to the defender",
+        },
+        CrossKeyRule {
+            refuses: "a `position` with no attacker",
+            says: "no side has `attacker = true`",
+        },
+        CrossKeyRule {
+            refuses: "a `position` entry the strategy table does not list",
+            says: "position` has",
+        },
+        CrossKeyRule {
+            refuses: "a Hero with neither `tactics` nor `iq`",
+            says: "give `tactics` or `iq`",
+        },
+        CrossKeyRule {
+            refuses: "Risk outside what the Hero's traits allow (coward or reserve: not below −1; overconfident: not above +1; berserk: not above 0)",
+            says: "PC may choose",
+        },
+        CrossKeyRule {
+            refuses: "more PC unit commanders than `major_units`",
+            says: "PC unit commanders but major_units",
+        },
+        CrossKeyRule {
+            refuses: "two army commanders on one side",
+            says: "has two army commanders",
+        },
+        CrossKeyRule {
+            refuses: "battle results that do not start at a draw (`min_margin = 0`) and increase",
+            says: "must start at min_margin = 0",
+        },
+        CrossKeyRule {
+            refuses: "Survival's and Glory's rows out of their order, best first",
+            says: "with decreasing min_margin",
+        },
+        CrossKeyRule {
+            refuses: "Survival's and Glory's last row other than the catch-all `min_margin = -999`",
+            says: "must be the catch-all",
+        },
+        CrossKeyRule {
+            refuses: "a damage band giving more than 64 dice per hit at some Tech Level",
+            says: "dice per hit at TL",
+        },
+    ];
 
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
         Some(match metric {

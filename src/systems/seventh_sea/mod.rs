@@ -39,7 +39,7 @@ use crate::systems::contract::{BattleSystem, Layout};
 use crate::systems::party::{Parties, PartyBattle};
 use crate::tables::TableUse;
 use crate::tables::cells::CellReads;
-use crate::tables::validate::{Header, as_written};
+use crate::tables::validate::{CrossKeyRule, Header, as_written};
 
 /// Largest Reputation change one round can bring, for histogram bounds.
 const MAX_REPUTATION_PER_ROUND: i64 = 30;
@@ -271,8 +271,36 @@ impl BattleSystem for SeventhSea {
     const NAME: &'static str = "seventh_sea";
     const TITLE: &'static str = "7th Sea";
     const STARTER: &'static str = include_str!("starter.toml");
-    const CHECK_RULES: &'static str = "7th Sea: `leadership` above 0 on a Hero who is not an officer, or 0 on \
-  an officer;";
+    const CHECK_RULES: &'static [CrossKeyRule] = &[
+        CrossKeyRule {
+            refuses: "`leadership` above 0 on a Hero who is not an officer",
+            says: "is not an officer",
+        },
+        CrossKeyRule {
+            refuses: "an officer with `leadership` 0",
+            says: "an officer adds his Leadership",
+        },
+        CrossKeyRule {
+            refuses: "the Battle Chart's rows out of order (increasing `min_result`)",
+            says: "with increasing min_result",
+        },
+        CrossKeyRule {
+            refuses: "the Battle Chart's first row other than the catch-all `min_result = -999`",
+            says: "must be the catch-all",
+        },
+        CrossKeyRule {
+            refuses: "the Spoils' rows out of order (increasing `min_roll`)",
+            says: "with increasing min_roll",
+        },
+        CrossKeyRule {
+            refuses: "the Spoils' first row above `min_roll = 1`",
+            says: "must take the lowest roll",
+        },
+        CrossKeyRule {
+            refuses: "Heroic Opportunity weights all 0",
+            says: "not all 0",
+        },
+    ];
 
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
         Some(match metric {

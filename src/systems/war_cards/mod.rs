@@ -25,7 +25,7 @@ use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, CellMove, Layout};
 use crate::tables::cells::Cell;
 use crate::tables::cells::CellReads;
-use crate::tables::validate::{Header, check_range};
+use crate::tables::validate::{CrossKeyRule, Header, check_range};
 use crate::tables::{self, TableSource, TableUse};
 
 /// Allowed range of melee, missile, defence and modifier values.
@@ -365,8 +365,12 @@ impl BattleSystem for WarCards {
         }
         Some(Ok(moves))
     }
-    const CHECK_RULES: &'static str =
-        "war cards: `missile_volleys` above 0 when neither unit has `missile`;";
+    const CHECK_RULES: &'static [CrossKeyRule] = &[
+        CrossKeyRule {
+            refuses: "`missile_volleys` above 0 when neither unit has `missile`",
+            says: "neither unit can shoot",
+        },
+    ];
 
     fn metric_words(metric: &str) -> Option<(&'static str, Option<&'static str>)> {
         Some(match metric {
