@@ -539,6 +539,8 @@ fn chart_cell_moves_pair_on_the_even_field() {
             reputation += 1;
             assert_eq!(moved, 0, "{row:?}");
             assert_eq!(&row[differs], "false", "{row:?}");
+            // No battle moved: no ratio of two noises (it read 93 to 479).
+            assert_eq!(&row[ratio], "", "{row:?}");
         } else if moved > 0 {
             ratios.push(row[ratio].parse::<f64>().unwrap());
         }
@@ -596,4 +598,35 @@ fn a_seed_only_rerun_marks_nothing_on_the_workbench() {
         marked <= 5,
         "{marked} of 100 seed-only re-runs marked a difference"
     );
+}
+
+/// A sweep's paired tests say how much pairing narrowed an interval only
+/// where some battle changed: Titus's Risk moves his own fate, not who
+/// wins, and the victory rows' ratios read 93 to 303 before.
+#[test]
+fn a_width_ratio_is_written_only_where_a_battle_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::warcrunch()
+        .args(["sweep", "scenarios/gurps/ambush_at_the_ford.toml"])
+        .args(["--set", "heroes.Titus.risk=-1,-2", "--trials", "20000"])
+        .args(["--seed", "11", "--quiet", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let rows = crate::util::csv_rows(&dir.path().join("comparison.csv"));
+    let (mut unmoved, mut moved) = (0, 0);
+    for row in &rows {
+        match row["discordant"].as_str() {
+            "" => {}
+            "0" => {
+                unmoved += 1;
+                assert_eq!(row["width_ratio"], "", "{row:?}");
+            }
+            _ => {
+                moved += 1;
+                assert!(row["width_ratio"].parse::<f64>().unwrap() > 0.0, "{row:?}");
+            }
+        }
+    }
+    assert!(unmoved > 0 && moved > 0, "{unmoved} unmoved, {moved} moved");
 }

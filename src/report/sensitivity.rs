@@ -116,8 +116,13 @@ impl Export<SensitivityReport> for SensitivityCsv {
 }
 
 /// The width two independent runs would give a simulated move's interval
-/// over its paired width (none when exact, or when no battle moved).
+/// over its paired width (none when exact, or when no battle moved: both
+/// widths are then the noise of a difference that is none, and their
+/// ratio says nothing).
 fn width_ratio(m: &Move) -> Option<f64> {
+    if m.paired?.changed == 0 {
+        return None;
+    }
     let unpaired = m.unpaired?;
     let width = m.difference.high - m.difference.low;
     (width > 0.0).then(|| (unpaired.high - unpaired.low) / width)

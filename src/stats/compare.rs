@@ -101,7 +101,8 @@ pub struct Pairs {
     /// other: 0 says the change left it the same in every battle.
     pub discordant: u64,
     /// The width the interval would have from two independent runs of as
-    /// many battles, over the paired interval's width.
+    /// many battles, over the paired interval's width; NaN (written empty)
+    /// when no battle changed.
     pub width_ratio: f64,
 }
 
@@ -255,7 +256,8 @@ fn paired_t(b: &Metric<u64>, v: &Metric<u64>, pairs: &PairedMean) -> Option<Diff
         p_value: found.p_value,
         pairs: Some(Pairs {
             discordant: pairs.sums.changed,
-            width_ratio: if width > 0.0 {
+            // No battle changed: a ratio of two noises says nothing.
+            width_ratio: if width > 0.0 && pairs.sums.changed > 0 {
                 unpaired_width / width
             } else {
                 f64::NAN
@@ -411,7 +413,8 @@ fn paired_test(b: &Metric<u64>, label: &str, n: u64, x1: u64, x2: u64, both: u64
         p_value,
         pairs: Some(Pairs {
             discordant,
-            width_ratio: if width > 0.0 {
+            // No battle changed: a ratio of two noises says nothing.
+            width_ratio: if width > 0.0 && discordant > 0 {
                 (unpaired.high - unpaired.low) / width
             } else {
                 f64::NAN
