@@ -231,16 +231,14 @@ impl Picture {
         let left =
             |px: u32| TextStyle::from((FONT, px).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
         let x0 = 14;
-        head.draw(&Text::new(self.title.clone(), (x0, 8), left(22)))
+        let (title, px) = super::draw::fitted(&head, &self.title, 22, x0 as u32);
+        head.draw(&Text::new(title, (x0, 8), left(px)))
             .map_err(plot_err)?;
         for (i, (line, colour)) in lines.into_iter().enumerate() {
             let y = 8 + HEADING + LINE * i as u32;
-            head.draw(&Text::new(
-                line.clone(),
-                (x0, y as i32),
-                left(15).color(&colour),
-            ))
-            .map_err(plot_err)?;
+            let (line, px) = super::draw::fitted(&head, line, 15, x0 as u32);
+            head.draw(&Text::new(line, (x0, y as i32), left(px).color(&colour)))
+                .map_err(plot_err)?;
         }
         match &self.steps {
             Some(steps) => {

@@ -239,6 +239,38 @@ pub fn sequential(p: f64) -> RGBColor {
     mix(WHITE, PALETTE[0], p)
 }
 
+/// The smallest a title is made to fit its chart, in pixels.
+const SMALLEST_TITLE: u32 = 12;
+
+/// `text` at `size` px, or smaller (to [`SMALLEST_TITLE`]) until it fits
+/// `area`'s width less `margin` on each side; still too wide, it is cut
+/// with an ellipsis (the chart's description in its file keeps it whole).
+/// A title never runs off its chart.
+pub fn fitted<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: u32,
+    margin: u32,
+) -> (String, u32) {
+    let room = area.dim_in_pixel().0.saturating_sub(2 * margin);
+    let fits = |t: &str, px: u32| {
+        let style = TextStyle::from((FONT, px).into_font());
+        area.estimate_text_size(t, &style)
+            .is_ok_and(|(w, _)| w <= room)
+    };
+    let mut px = size;
+    while px > SMALLEST_TITLE && !fits(text, px) {
+        px -= 1;
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut shown = text.to_owned();
+    while !fits(&shown, px) && !chars.is_empty() {
+        chars.pop();
+        shown = format!("{}…", chars.iter().collect::<String>().trim_end());
+    }
+    (shown, px)
+}
+
 /// Draws `grid` filling `area`: labels left and above, one coloured cell
 /// per value.
 pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid) -> Result<()> {
@@ -258,7 +290,8 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
             .color(colour)
             .pos(Pos::new(HPos::Left, VPos::Center))
     };
-    area.draw(&Text::new(grid.title.clone(), (10, 20), left(17, &BLACK)))
+    let (title, px) = fitted(area, &grid.title, 17, 10);
+    area.draw(&Text::new(title, (10, 20), left(px, &BLACK)))
         .map_err(plot_err)?;
     for (c, label) in grid.column_labels.iter().enumerate() {
         let x = label_width + c as i32 * cell_w + cell_w / 2;
@@ -346,6 +379,29 @@ mod tests {
             format!("{e:#}"),
             "cannot write t.png: No space left on device (os error 28)"
         );
+    }
+
+    #[test]
+    fn a_title_shrinks_then_is_cut_to_fit_its_chart_and_a_short_one_stays() {
+        ensure_font().unwrap();
+        let mut svg = String::new();
+        let area = SVGBackend::with_string(&mut svg, (400, 100)).into_drawing_area();
+        let width = |t: &str, px: u32| {
+            let style = TextStyle::from((FONT, px).into_font());
+            area.estimate_text_size(t, &style).unwrap().0
+        };
+        assert_eq!(fitted(&area, "Short", 18, 10), ("Short".to_owned(), 18));
+        // A little too wide: smaller, whole.
+        let medium = "Victory of the attacker by variant over 20,000 battles each, as written";
+        assert!(width(medium, 18) > 380);
+        let (text, px) = fitted(&area, medium, 18, 10);
+        assert_eq!(text, medium);
+        assert!(px < 18 && width(&text, px) <= 380, "{px}");
+        // Far too wide: the smallest size, cut with an ellipsis.
+        let long = medium.repeat(4);
+        let (text, px) = fitted(&area, &long, 18, 10);
+        assert_eq!(px, SMALLEST_TITLE);
+        assert!(text.ends_with('…') && width(&text, px) <= 380, "{text}");
     }
 
     #[test]

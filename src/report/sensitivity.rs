@@ -212,8 +212,9 @@ fn tornado<DB: DrawingBackend>(
     // height), so it never covers a bar.
     let plot_px = (area.dim_in_pixel().1 as f64 - 110.0).max(100.0);
     let legend_rows = 56.0 / (plot_px / (rows + 1.0));
+    let (title, px) = super::draw::fitted(area, &tornado_title(report), 18, 12);
     let mut chart = ChartBuilder::on(area)
-        .caption(tornado_title(report), (FONT, 18))
+        .caption(title, (FONT, px))
         .margin(12)
         .margin_left(label_room(&knobs, &shown))
         .x_label_area_size(44)

@@ -180,8 +180,9 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         Quantity::Probability => (0.0, 100.0),
         Quantity::Mean => (f64::NEG_INFINITY, f64::INFINITY),
     };
+    let (title, px) = super::draw::fitted(area, &curve_title(report), 18, 14);
     let mut chart = ChartBuilder::on(area)
-        .caption(curve_title(report), (FONT, 18))
+        .caption(title, (FONT, px))
         .margin(14)
         .x_label_area_size(44)
         .y_label_area_size(60)

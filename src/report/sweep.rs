@@ -234,15 +234,14 @@ fn frontier_panel<DB: DrawingBackend>(
         CapShown::OffChart => format!(" (cap {} off the chart)", cap_percent(cap)),
         CapShown::Drawn | CapShown::None => String::new(),
     };
+    let title = format!(
+        "{}: expected Reputation against P({}){off_chart}",
+        super::words::subject(&f.subject),
+        f.out_label
+    );
+    let (title, px) = super::draw::fitted(area, &title, 17, 14);
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!(
-                "{}: expected Reputation against P({}){off_chart}",
-                super::words::subject(&f.subject),
-                f.out_label
-            ),
-            (FONT, 17),
-        )
+        .caption(title, (FONT, px))
         .margin(14)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -560,8 +559,9 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let (plot, legend) = root.split_horizontally(820);
     let names: Vec<&str> = variants.iter().map(|v| v.0).collect();
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
+    let (title, px) = super::draw::fitted(&plot, &stacked_title(report, subject, name), 17, 12);
     let mut chart = ChartBuilder::on(&plot)
-        .caption(stacked_title(report, subject, name), (FONT, 17))
+        .caption(title, (FONT, px))
         .margin(12)
         .x_label_area_size(axis.area)
         .y_label_area_size(60)
@@ -576,7 +576,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             SegmentValue::CenterOf(i) if !axis.rotated => axis.label(&names, *i as usize),
             _ => String::new(),
         })
-        .y_desc("probability (%)")
+        .y_desc("share of battles (%)")
         .y_label_formatter(&super::draw::tick)
         .label_style((FONT, 12))
         .draw()

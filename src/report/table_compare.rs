@@ -475,8 +475,9 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .map(|(s, r)| format!("{} · {}", s.scenario, r.words))
         .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let (title, px) = super::draw::fitted(area, &forest_title(c), 18, 12);
     let mut chart = ChartBuilder::on(area)
-        .caption(forest_title(c), (FONT, 18))
+        .caption(title, (FONT, px))
         .margin(12)
         .margin_left((20 + 7 * longest).clamp(200, 520))
         .x_label_area_size(44)
