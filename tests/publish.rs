@@ -694,6 +694,11 @@ fn charts_fit_to_publish(dir: &Path) -> Vec<String> {
             "{stem}: a description of substance, not {desc:?}"
         );
         assert!(svg.contains("role=\"img\""), "{stem}");
+        let overflows = texts_off_the_chart(&svg);
+        assert!(
+            overflows.is_empty(),
+            "{stem}: text off the chart: {overflows:#?}"
+        );
         let width: u32 = svg
             .split("width=\"")
             .nth(1)
@@ -712,6 +717,41 @@ fn charts_fit_to_publish(dir: &Path) -> Vec<String> {
     }
     stems.sort();
     stems
+}
+
+/// Each horizontal `<text>` of a chart that runs past its left or right
+/// edge, as the charts' font lays it out.
+fn texts_off_the_chart(svg: &str) -> Vec<String> {
+    let attribute = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[at..].split('"').next()?.to_owned())
+    };
+    let width: f64 = attribute(svg, "width").unwrap().parse().unwrap();
+    let mut off = Vec::new();
+    for part in svg.split("<text").skip(1) {
+        let (tag, rest) = part.split_once('>').unwrap();
+        if tag.contains("transform") {
+            continue; // a rotated axis title
+        }
+        let text = rest.split("</text>").next().unwrap().trim();
+        let text = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&");
+        let x: f64 = attribute(tag, "x").unwrap().parse().unwrap();
+        let size: f64 = attribute(tag, "font-size").unwrap().parse().unwrap();
+        let w = f64::from(warcrunch::report::draw::text_width(&text, size * 1.24).unwrap());
+        let (left, right) = match attribute(tag, "text-anchor").as_deref() {
+            Some("middle") => (x - w / 2.0, x + w / 2.0),
+            Some("end") => (x - w, x),
+            _ => (x, x + w),
+        };
+        if left < -1.0 || right > width + 1.0 {
+            off.push(format!("{text:?} spans {left:.0} to {right:.0} of {width}"));
+        }
+    }
+    off
 }
 
 /// Every inline chart of a report carries its title and description.

@@ -239,6 +239,17 @@ pub fn sequential(p: f64) -> RGBColor {
     mix(WHITE, PALETTE[0], p)
 }
 
+/// How wide `text` is laid out in the charts' font at `px` pixels (the
+/// size plotters lays out; an SVG writes it as `font-size` `px / 1.24`).
+pub fn text_width(text: &str, px: f64) -> Result<u32> {
+    ensure_font()?;
+    let (w, _) = (FONT, px)
+        .into_font()
+        .box_size(text)
+        .map_err(|e| anyhow!("measuring {text:?}: {e:?}"))?;
+    Ok(w)
+}
+
 /// The smallest a title is made to fit its chart, in pixels.
 const SMALLEST_TITLE: u32 = 12;
 

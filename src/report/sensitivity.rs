@@ -193,7 +193,7 @@ fn tornado_caption(report: &SensitivityReport) -> Caption {
     Caption {
         title: tornado_title(report),
         description: format!(
-            "Each knob's one-step moves as bars of the change in {}, with 95% intervals, largest first: {}.",
+            "Each knob's one-step moves as bars of the change in {}, with 95% intervals, largest first (a word with several values on one side, its largest move that way): {}.",
             report.quantity.change_words(),
             lines.join("; ")
         ),
@@ -347,10 +347,24 @@ fn charted_moves(report: &SensitivityReport) -> (Vec<&str>, Vec<&Move>, f64) {
         .into_iter()
         .take(CHART_KNOBS)
         .collect();
+    // A word with several values on one side of its own (a policy)
+    // draws the largest of those moves, so no two bars or labels share a
+    // half-row; sensitivity.csv lists every move.
+    let largest = |m: &Move| {
+        report
+            .moves
+            .iter()
+            .filter(|o| o.knob == m.knob && o.lowers == m.lowers)
+            .max_by(|a, b| {
+                let size = |x: &Move| x.difference.difference.abs();
+                size(a).total_cmp(&size(b))
+            })
+            .is_some_and(|o| std::ptr::eq(o, m))
+    };
     let shown: Vec<&Move> = report
         .moves
         .iter()
-        .filter(|m| knobs.contains(&m.knob.as_str()))
+        .filter(|m| knobs.contains(&m.knob.as_str()) && largest(m))
         .collect();
     let reach = shown
         .iter()
