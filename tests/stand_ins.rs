@@ -183,3 +183,83 @@ fn the_ambush_rows_name_their_stand_in_tables() {
         "run.json records what each metric rests on"
     );
 }
+
+/// A sensitivity and a solve whose target rests on stand-in values mark
+/// their answer, their chart's title and their page with †, and say what
+/// it means; a target that rests on none carries no mark.
+#[test]
+fn questions_mark_a_target_that_rests_on_stand_ins() {
+    let dir = tempfile::tempdir().unwrap();
+    let ask = |args: &[&str], out: &str| -> String {
+        let output = warcrunch()
+            .args(args)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let title = |out: &str, chart: &str| {
+        let svg = std::fs::read_to_string(dir.path().join(out).join(chart)).unwrap();
+        svg.split("<title>")
+            .nth(1)
+            .unwrap()
+            .split("</title>")
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
+    let said = ask(
+        &["sensitivity", ambush, "--target", "hero:Titus/state=dead"]
+            .iter()
+            .chain(&["--trials", "2000", "--seed", "3"])
+            .copied()
+            .collect::<Vec<_>>(),
+        "sens",
+    );
+    assert!(said.contains("% † as written"), "{said}");
+    assert!(
+        said.contains("† rests on the catastrophe and damage tables, which hold stand-in values"),
+        "{said}"
+    );
+    assert!(title("sens", "tornado.svg").ends_with(" †"));
+    let page = std::fs::read_to_string(dir.path().join("sens/report.html")).unwrap();
+    assert!(page.contains("† rests on"));
+    let said = ask(
+        &[
+            "solve",
+            ambush,
+            "--vary",
+            "sides.Raiders.troop_strength=100..2000",
+        ]
+        .iter()
+        .chain(&["--target", "side:Megalos/victory=won", "--equals", "0.5"])
+        .chain(&["--max-trials", "20000"])
+        .copied()
+        .collect::<Vec<_>>(),
+        "solve",
+    );
+    assert!(
+        said.contains("† rests on the catastrophe table, which holds stand-in values"),
+        "{said}"
+    );
+    assert!(title("solve", "solve.svg").ends_with(" †"));
+    // The first day's Catastrophe roll is 3d6 as the seed has it.
+    let said = ask(
+        &[
+            "sensitivity",
+            ambush,
+            "--target",
+            "side:Megalos/catastrophe:mean",
+        ]
+        .iter()
+        .chain(&["--trials", "2000"])
+        .copied()
+        .collect::<Vec<_>>(),
+        "plain",
+    );
+    assert!(!said.contains('†'), "{said}");
+    assert!(!title("plain", "tornado.svg").contains('†'));
+}

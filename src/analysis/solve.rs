@@ -24,7 +24,7 @@ use crate::report::solve::{SolveReport, solve_exporters};
 use crate::report::words;
 use crate::scenario::{self, Edit, Scenario};
 use crate::stats::format::thousands;
-use crate::stats::{Metric, Values, summarize, wilson, z95};
+use crate::stats::{Metric, MetricRole, Values, summarize, wilson, z95};
 
 /// A solve asked: the setting and its range, the event and the goal.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -165,9 +165,15 @@ pub fn solve(
         info.stream_layout = None;
     }
     info.scenario_sha256 = Some(crate::tables::sha256_hex(loader.text.as_bytes()));
+    let stand_ins = {
+        let layout = metric_layout(&first);
+        let (subject, metric) = question.outcome(&layout);
+        info.stand_in_tables("", &subject, &metric)
+    };
     let report = SolveReport {
         info,
         target: event,
+        stand_ins,
         quantity,
         goal,
         setting,
@@ -198,6 +204,26 @@ enum Question {
 }
 
 impl Question {
+    /// The subject and metric whose outcome it measures, in `layout`.
+    fn outcome(&self, layout: &[Metric<u64>]) -> (String, String) {
+        match self {
+            Question::Reach(t) => (t.subject.clone(), t.metric.clone()),
+            Question::Balance(b) => {
+                let won = layout.iter().find(|m| {
+                    m.subject == b.subject
+                        && matches!(
+                            m.role,
+                            MetricRole::Victory { .. } | MetricRole::Winner { .. }
+                        )
+                });
+                (
+                    b.subject.clone(),
+                    won.map_or_else(String::new, |m| m.name.clone()),
+                )
+            }
+        }
+    }
+
     /// The question a request asks, and the goal of its probability.
     fn asked(request: &SolveRequest) -> Result<(Question, Goal)> {
         match (&request.balance, &request.target, request.goal) {

@@ -76,7 +76,14 @@ fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> Str
 /// and the files written.
 fn summary(answer: &SolveAnswer, exact: bool) -> String {
     let report = &answer.report;
-    let mut lines = format!("{}\n", report.solution.sentence);
+    let mut lines = format!(
+        "{}{}\n",
+        report.solution.sentence,
+        crate::report::findings::mark_if(&report.stand_ins)
+    );
+    if let Some(line) = report.rests_on() {
+        lines.push_str(&format!("{line}\n"));
+    }
     if let Some(w) = &report.solution.warning {
         lines.push_str(&format!("warning: {w}\n"));
     }

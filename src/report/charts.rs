@@ -178,14 +178,10 @@ impl Picture {
             description.push_str(&format!(" {note}."));
         }
         if !stand_ins.is_empty() {
-            let tables = words::tables(stand_ins);
             title.push_str(&format!(" {STAND_IN_MARK}"));
-            subtitle.push(format!(
-                "{STAND_IN_MARK} rests on {tables}, which hold stand-in values"
-            ));
-            description.push_str(&format!(
-                " It rests on {tables}, which hold stand-in values."
-            ));
+            let line = super::findings::rests_on_line(stand_ins);
+            description.push_str(&format!(" {line}."));
+            subtitle.push(line);
         }
         Picture {
             subtitle,

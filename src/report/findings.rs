@@ -277,6 +277,34 @@ pub fn key_odds(
 /// their list ([`stand_ins_note`]).
 pub const STAND_IN_MARK: &str = "†";
 
+/// The stand-in tables a question's target (`side:A/victory=won`,
+/// `hero:A/reputation:mean`) rests on in the battle as written.
+pub fn target_stand_ins(info: &super::RunInfo, target: &str) -> Vec<String> {
+    let (subject_metric, _) = crate::questions::target::split_text(target);
+    let (subject, metric) = subject_metric
+        .split_once('/')
+        .unwrap_or(("", subject_metric));
+    info.stand_in_tables("", subject, metric)
+}
+
+/// ` †` when `tables` (stand-in tables a number rests on) is not empty.
+pub fn mark_if(tables: &[String]) -> String {
+    if tables.is_empty() {
+        String::new()
+    } else {
+        format!(" {STAND_IN_MARK}")
+    }
+}
+
+/// The line a † leads to: `† rests on survival, which holds stand-in values`.
+pub fn rests_on_line(tables: &[String]) -> String {
+    let verb = if tables.len() == 1 { "holds" } else { "hold" };
+    format!(
+        "{STAND_IN_MARK} rests on {}, which {verb} stand-in values",
+        super::words::tables(tables)
+    )
+}
+
 /// What to append to a verdict sentence of a run: ` †` when its battle
 /// rests on stand-in values, else nothing.
 pub fn stand_in_mark(info: &super::RunInfo) -> String {

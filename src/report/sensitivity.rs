@@ -13,6 +13,7 @@ use polars::prelude::Column;
 
 use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
+use super::findings::{mark_if, rests_on_line, target_stand_ins};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo, words};
@@ -67,10 +68,7 @@ impl Export<SensitivityReport> for SensitivityCsv {
         let (subject_metric, value) = split_text(&report.target);
         let estimate = report.quantity.name();
         // The target's base numbers rest on these, whichever cell moves.
-        let (subject, metric) = subject_metric
-            .split_once('/')
-            .unwrap_or(("", subject_metric));
-        let rests_on = report.info.stand_in_tables("", subject, metric);
+        let rests_on = target_stand_ins(&report.info, &report.target);
         write_table(
             dir,
             "sensitivity",
@@ -176,10 +174,11 @@ fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
 
 fn tornado_title(report: &SensitivityReport) -> String {
     format!(
-        "What moves {} most: one step of each knob",
+        "What moves {} most: one step of each knob{}",
         report
             .quantity
-            .of_target(&words::target(&report.info.system, &report.target))
+            .of_target(&words::target(&report.info.system, &report.target)),
+        mark_if(&target_stand_ins(&report.info, &report.target))
     )
 }
 
@@ -190,10 +189,16 @@ fn tornado_caption(report: &SensitivityReport) -> Caption {
         .iter()
         .map(|m| move_line(m, report.quantity, knob_words))
         .collect();
+    let stand_ins = target_stand_ins(&report.info, &report.target);
+    let rests_on = if stand_ins.is_empty() {
+        String::new()
+    } else {
+        format!(" {}.", rests_on_line(&stand_ins))
+    };
     Caption {
         title: tornado_title(report),
         description: format!(
-            "Each knob's one-step moves as bars of the change in {}, with 95% intervals, largest first (a word with several values on one side, its largest move that way): {}.",
+            "Each knob's one-step moves as bars of the change in {}, with 95% intervals, largest first (a word with several values on one side, its largest move that way): {}.{rests_on}",
             report.quantity.change_words(),
             lines.join("; ")
         ),
@@ -498,12 +503,14 @@ fn lines_naming(report: &SensitivityReport, n: usize, knob_name: fn(&str) -> Str
         (false, None) => String::new(),
     };
     let q = report.quantity;
+    let stand_ins = target_stand_ins(&report.info, &report.target);
     let _ = writeln!(
         out,
-        "{}: {} = {} as written{how}",
+        "{}: {} = {}{} as written{how}",
         report.info.name,
         q.of_target(&report.target),
         q.value(base),
+        mark_if(&stand_ins),
     );
     let _ = writeln!(
         out,
@@ -513,6 +520,9 @@ fn lines_naming(report: &SensitivityReport, n: usize, knob_name: fn(&str) -> Str
     );
     for m in report.moves.iter().take(n) {
         let _ = writeln!(out, "  {}", move_line(m, q, knob_name));
+    }
+    if !stand_ins.is_empty() {
+        let _ = writeln!(out, "{}", rests_on_line(&stand_ins));
     }
     if !report.refused.is_empty() {
         let _ = writeln!(

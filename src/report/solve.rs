@@ -26,6 +26,8 @@ pub struct SolveReport {
     /// What was measured, in words: `P(side:A/victory=won)`, `the mean of
     /// hero:A/reputation`.
     pub target: String,
+    /// The stand-in tables the target rests on in the battle as written.
+    pub stand_ins: Vec<String>,
     /// Whether a probability or a mean was measured.
     pub quantity: Quantity,
     /// What was asked of it.
@@ -116,10 +118,19 @@ impl Export<SolveReport> for SolveJson {
 
 fn curve_title(report: &SolveReport) -> String {
     format!(
-        "{} against {}",
+        "{} against {}{}",
         super::findings::upper_first(&report.target),
-        super::words::setting(&report.setting)
+        super::words::setting(&report.setting),
+        super::findings::mark_if(&report.stand_ins)
     )
+}
+
+impl SolveReport {
+    /// The line its † leads to, if the target rests on stand-in values.
+    pub fn rests_on(&self) -> Option<String> {
+        let tables = &self.stand_ins;
+        (!tables.is_empty()).then(|| super::findings::rests_on_line(tables))
+    }
 }
 
 /// The search's chart in words: the goal, each probe in value order, the answer.
@@ -147,10 +158,13 @@ fn curve_caption(report: &SolveReport) -> Caption {
     Caption {
         title: curve_title(report),
         description: format!(
-            "Each probe of the search with its 95% interval, against the goal {}: {}. {}.",
+            "Each probe of the search with its 95% interval, against the goal {}: {}. {}.{}",
             goal_words(report.goal, report.quantity),
             points.join("; "),
-            report.solution.sentence
+            report.solution.sentence,
+            report
+                .rests_on()
+                .map_or_else(String::new, |line| format!(" {line}."))
         ),
     }
 }
@@ -293,8 +307,11 @@ impl Export<SolveReport> for Curve {
 #[template(path = "report/solve.html")]
 struct SolvePage<'a> {
     title: &'a str,
-    /// The answer in words, without its full stop.
-    sentence: &'a str,
+    /// The answer in words, without its full stop, † where it rests on
+    /// stand-in values.
+    sentence: String,
+    /// The line the † leads to.
+    rests_on: Option<String>,
     warning: Option<&'a str>,
     setting: &'a str,
     target: &'a str,
@@ -321,7 +338,12 @@ impl Export<SolveReport> for SolveHtml {
         let battles: u64 = report.probes.iter().filter_map(|p| p.trials).sum();
         let page = SolvePage {
             title: &report.info.name,
-            sentence: &report.solution.sentence,
+            sentence: format!(
+                "{}{}",
+                report.solution.sentence,
+                super::findings::mark_if(&report.stand_ins)
+            ),
+            rests_on: report.rests_on(),
             warning: report.solution.warning.as_deref(),
             setting: &report.setting,
             target: &report.target,
