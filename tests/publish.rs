@@ -694,6 +694,25 @@ fn charts_fit_to_publish(dir: &Path) -> Vec<String> {
             "{stem}: a description of substance, not {desc:?}"
         );
         assert!(svg.contains("role=\"img\""), "{stem}");
+        // A y axis's ticks (right-aligned beside it) read as short as they
+        // can: 8 and 0.2, not 8.0 and 0.20.
+        let zeros = texts(&svg)
+            .into_iter()
+            .filter(|(tag, _)| tag.contains("text-anchor=\"end\""))
+            .map(|(_, t)| t)
+            .filter(|t| {
+                let digits = t.trim_start_matches(['−', '-']);
+                digits.split_once('.').is_some_and(|(whole, decimals)| {
+                    !whole.is_empty()
+                        && whole.chars().all(|c| c.is_ascii_digit())
+                        && decimals.ends_with('0')
+                })
+            })
+            .collect::<Vec<_>>();
+        assert!(
+            zeros.is_empty(),
+            "{stem}: ticks with trailing zeros: {zeros:?}"
+        );
         let overflows = texts_off_the_chart(&svg);
         assert!(
             overflows.is_empty(),
@@ -717,6 +736,18 @@ fn charts_fit_to_publish(dir: &Path) -> Vec<String> {
     }
     stems.sort();
     stems
+}
+
+/// Every `<text>` of a chart: its tag's attributes and its text.
+fn texts(svg: &str) -> Vec<(String, String)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|part| part.split_once('>'))
+        .map(|(tag, rest)| {
+            let text = rest.split("</text>").next().unwrap().trim();
+            (tag.to_owned(), text.to_owned())
+        })
+        .collect()
 }
 
 /// Each horizontal `<text>` of a chart that runs past its left or right

@@ -253,13 +253,8 @@ fn frontier_panel<DB: DrawingBackend>(
         .x_desc(format!("P({}) (%)", f.out_label))
         .x_label_formatter(&super::draw::tick)
         .y_desc("expected Reputation")
-        .y_label_formatter(&|v| {
-            // Enough decimals that a narrow axis's ticks read apart.
-            let decimals =
-                ((-(y_hi - y_lo + 2.0 * pad).log10()).ceil() as i64 + 1).clamp(1, 4) as usize;
-            // A true minus sign, and no sign on zero.
-            crate::stats::format::signed(*v, decimals, false)
-        })
+        // Each tick as short as it reads (8, not 8.0; 7.25), a true minus.
+        .y_label_formatter(&super::draw::tick)
         .label_style((FONT, 13))
         .draw()
         .map_err(plot_err)?;
