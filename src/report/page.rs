@@ -83,17 +83,27 @@ impl Provenance {
 }
 
 /// `text` escaped for HTML, with a place to break the line after each `_`
-/// and `/` (`<wbr>`) and none after a range's dash (a word joiner): a file
-/// name or path then wraps between its parts on a phone, and an interval
-/// (`56.35%–56.96%`) stays whole. Written into a template with `|safe`.
+/// and `/` (`<wbr>`), and each word holding a range's dash kept on one
+/// line (`<span class="nb">`, no invisible character a pasted sentence
+/// would carry): a file name or path then wraps between its parts on a
+/// phone, and an interval (`56.35%–56.96%`) stays whole. Written into a
+/// template with `|safe`.
 pub fn breakable(text: &str) -> String {
     let escaped = askama::filters::escape(text, askama::filters::Html)
         .map(|safe| safe.to_string())
         .unwrap_or_default();
     escaped
-        .replace('_', "_<wbr>")
-        .replace('/', "/<wbr>")
-        .replace('\u{2013}', "\u{2013}\u{2060}")
+        .split(' ')
+        .map(|word| {
+            let word = word.replace('_', "_<wbr>").replace('/', "/<wbr>");
+            if word.contains('\u{2013}') {
+                format!("<span class=\"nb\">{word}</span>")
+            } else {
+                word
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A chart drawn into a string with its title and description, ready to
@@ -130,4 +140,19 @@ pub fn write_report(page: &impl Template, dir: &Path) -> Result<Vec<String>> {
     let html = page.render().context("cannot render report.html")?;
     std::fs::write(dir.join("report.html"), html).context("cannot write report.html")?;
     Ok(vec!["report.html".into()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::breakable;
+
+    #[test]
+    fn a_range_stays_whole_with_no_invisible_character_and_paths_may_break() {
+        let html = breakable("won 56.35%–56.96% in even_field/b <&>");
+        assert_eq!(
+            html,
+            "won <span class=\"nb\">56.35%–56.96%</span> in even_<wbr>field/<wbr>b &#60;&#38;&#62;"
+        );
+        assert!(!html.contains('\u{2060}'));
+    }
 }
