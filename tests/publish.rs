@@ -448,11 +448,22 @@ fn a_run_json_alone_runs_the_run_again() {
     let mut rerun: serde_json::Value =
         serde_json::from_str(&read(&again.join("run.json"))).unwrap();
     let mut was = recorded.clone();
-    for key in ["elapsed_seconds", "threads"] {
+    // Its command writes where the rerun wrote: pasted, it makes these files.
+    let command = was["command"].as_str().unwrap();
+    assert!(
+        command.contains(&format!("--out {}", first.display())),
+        "{command}"
+    );
+    let moved = command.replace(&first.display().to_string(), &again.display().to_string());
+    assert_eq!(rerun["command"].as_str().unwrap(), moved);
+    for key in ["elapsed_seconds", "threads", "command"] {
         rerun[key] = serde_json::Value::Null;
         was[key] = serde_json::Value::Null;
     }
-    assert_eq!(rerun, was, "the same record but for time and threads");
+    assert_eq!(
+        rerun, was,
+        "the same record but for time, threads and --out"
+    );
     // A record whose scenario was edited is refused, writing nothing.
     let edited = dir.path().join("edited.json");
     let mut tampered = recorded.clone();

@@ -194,7 +194,12 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     let private = PrivateFolder::new()?;
     let mut request = request(&recorded, PathBuf::from(path));
     request.text = Some(scenario_text.clone());
-    request.command = Some(info.command.clone());
+    // The record's command, writing where this run writes when `--out`
+    // asks anew (pasting it then rewrites these files, not the old ones).
+    request.command = Some(match &args.out {
+        Some(out) => with_out(&words, out),
+        None => info.command.clone(),
+    });
     for table in info.tables.iter().filter(|t| t.text.is_some()) {
         let file = private.0.join(format!("{}.toml", table.name));
         std::fs::write(&file, table.text.as_deref().unwrap_or_default())
@@ -242,6 +247,26 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     }
     let answer = run_scenario(&request, &args.sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
+}
+
+/// `words` (a command line, split) with its `--out` replaced by `out`.
+fn with_out(words: &[String], out: &Path) -> String {
+    let mut kept = Vec::new();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        if word == "--out" {
+            words.next();
+        } else if !word.starts_with("--out=") {
+            kept.push(word.as_str());
+        }
+    }
+    let out = out.display().to_string();
+    kept.iter()
+        .copied()
+        .chain(["--out", out.as_str()])
+        .map(crate::stats::format::shell_word)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What `run --from` reads of a several-battle run's `run.json`.

@@ -179,9 +179,9 @@ impl Picture {
         }
         if !stand_ins.is_empty() {
             title.push_str(&format!(" {STAND_IN_MARK}"));
-            let line = super::findings::rests_on_line(stand_ins);
-            description.push_str(&format!(" {line}."));
-            subtitle.push(line);
+            let words = super::findings::rests_on_words(stand_ins);
+            description.push_str(&format!(" It {words}."));
+            subtitle.push(super::findings::rests_on_line(stand_ins));
         }
         Picture {
             subtitle,

@@ -296,13 +296,20 @@ pub fn mark_if(tables: &[String]) -> String {
     }
 }
 
-/// The line a † leads to: `† rests on survival, which holds stand-in values`.
-pub fn rests_on_line(tables: &[String]) -> String {
+/// What resting on stand-in `tables` means, in words: `rests on the
+/// survival table, which holds stand-in values`.
+pub fn rests_on_words(tables: &[String]) -> String {
     let verb = if tables.len() == 1 { "holds" } else { "hold" };
     format!(
-        "{STAND_IN_MARK} rests on {}, which {verb} stand-in values",
+        "rests on {}, which {verb} stand-in values",
         super::words::tables(tables)
     )
+}
+
+/// The line a † leads to: `† rests on the survival table, which holds
+/// stand-in values`.
+pub fn rests_on_line(tables: &[String]) -> String {
+    format!("{STAND_IN_MARK} {}", rests_on_words(tables))
 }
 
 /// What to append to a verdict sentence of a run: ` †` when its battle

@@ -13,7 +13,7 @@ use polars::prelude::Column;
 
 use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
 use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
-use super::findings::{mark_if, rests_on_line, target_stand_ins};
+use super::findings::{mark_if, rests_on_line, rests_on_words, target_stand_ins};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo, words};
@@ -193,7 +193,7 @@ fn tornado_caption(report: &SensitivityReport) -> Caption {
     let rests_on = if stand_ins.is_empty() {
         String::new()
     } else {
-        format!(" {}.", rests_on_line(&stand_ins))
+        format!(" The target {}.", rests_on_words(&stand_ins))
     };
     Caption {
         title: tornado_title(report),

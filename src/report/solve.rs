@@ -162,9 +162,12 @@ fn curve_caption(report: &SolveReport) -> Caption {
             goal_words(report.goal, report.quantity),
             points.join("; "),
             report.solution.sentence,
-            report
-                .rests_on()
-                .map_or_else(String::new, |line| format!(" {line}."))
+            if report.stand_ins.is_empty() {
+                String::new()
+            } else {
+                let words = super::findings::rests_on_words(&report.stand_ins);
+                format!(" The target {words}.")
+            }
         ),
     }
 }
