@@ -46,6 +46,19 @@ fn a_stand_in_that_names_nothing_is_refused_naming_what_exists() {
         &ninth,
         &["`stand_ins` names `rows.9`", "rows.nothing, rows.purse"],
     );
+    // One entry listed twice.
+    let twice = edited(
+        dir.path(),
+        "gurps/glory.toml",
+        r#"stand_ins = ["rows"]"#,
+        r#"stand_ins = ["rows", "rows"]"#,
+    );
+    table_refused(
+        AMBUSH,
+        "glory",
+        &twice,
+        &[":9: `stand_ins` names `rows` twice (entries 0 and 1); list each once"],
+    );
     // Every bundled table's own entries name something.
     for system in ["gurps", "seventh_sea"] {
         let scenario = if system == "gurps" { AMBUSH } else { EVEN };

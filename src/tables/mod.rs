@@ -348,9 +348,10 @@ impl Place<'_> {
     }
 }
 
-/// Refuses a `stand_ins` entry that names nothing in the table: each is a
-/// path to a key, a row (by label or position) or a cell, as table cells
-/// are named (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`).
+/// Refuses a `stand_ins` entry that names nothing in the table, or that
+/// an earlier entry names: each is a path to a key, a row (by label or
+/// position) or a cell, as table cells are named (`rows`, `rows.draw`,
+/// `rows.ally_defects.own_ts_pct`).
 fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
     let Some(toml::Value::Array(entries)) = doc.get("stand_ins") else {
         return Ok(());
@@ -361,9 +362,18 @@ fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
     for (i, entry) in entries.iter().enumerate() {
         let Some(path) = entry.as_str() else { continue };
         let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
+        let at = || Place { origin, text }.at(&format!("stand_ins.{i}"));
         if let Err(e) = crate::tables::toml_path::find(&cells, &steps) {
-            let at = Place { origin, text }.at(&format!("stand_ins.{i}"));
-            bail!("{at}: `stand_ins` names `{path}`, which is not in this table: {e:#}");
+            bail!(
+                "{}: `stand_ins` names `{path}`, which is not in this table: {e:#}",
+                at()
+            );
+        }
+        if let Some(j) = entries[..i].iter().position(|e| e.as_str() == Some(path)) {
+            bail!(
+                "{}: `stand_ins` names `{path}` twice (entries {j} and {i}); list each once",
+                at()
+            );
         }
     }
     Ok(())

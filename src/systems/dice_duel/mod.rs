@@ -92,6 +92,7 @@ pub struct DieFile {
     pub kind: String,
     /// Keys of this file whose published value is unknown (`faces`).
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// The die's faces, each as likely.
     #[schemars(length(min = 2, max = 12))]

@@ -112,6 +112,7 @@ pub struct CatastropheFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows whose `roll` ranges cover 3 to 18 exactly once.
     #[schemars(length(min = 1, max = 16))]
@@ -141,6 +142,7 @@ pub struct StrategyTable {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Troop Strength ratio rows, increasing.
     #[schemars(length(min = 1, max = 100))]
@@ -266,6 +268,7 @@ pub struct ResultsFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, smallest first.
     #[schemars(length(min = 1, max = 100))]
@@ -284,6 +287,7 @@ pub struct SurvivalFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, best first.
     #[schemars(length(min = 2, max = 100))]
@@ -302,6 +306,7 @@ pub struct GloryFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows, each applying from its `min_margin` up, best first.
     #[schemars(length(min = 2, max = 100))]
@@ -409,6 +414,7 @@ pub struct DamageFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Hits each damage column deals.
     hits: HitsPerColumn,
@@ -464,6 +470,7 @@ pub struct CasualtyTable {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows, most loss first.
     #[schemars(length(min = 1, max = 200))]
@@ -486,6 +493,7 @@ pub struct MoraleTable {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Green troops.
     #[schemars(range(min = *MORALE.start(), max = *MORALE.end()))]

@@ -71,6 +71,7 @@ pub struct ChartFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows from the lowest band up.
     #[schemars(length(min = 1, max = 200))]
@@ -197,6 +198,7 @@ pub struct OpportunityFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// How often each opportunity is drawn when the chart offers one.
     weights: Weights,
@@ -233,6 +235,7 @@ pub struct SpoilsFile {
     /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
     /// must exist in the file; reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// Rows from the lowest roll up.
     #[schemars(length(min = 1, max = 100))]

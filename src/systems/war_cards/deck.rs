@@ -154,6 +154,7 @@ pub struct DeckFile {
     row_order: RowOrder,
     /// Settings of this file whose published value is unknown (row_order, cards); reports mark them.
     #[serde(default)]
+    #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
     /// The cards, one drawn per attack.
     #[schemars(length(min = 1, max = MAX_CARDS))]
