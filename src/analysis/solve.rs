@@ -359,6 +359,20 @@ impl Loader<'_> {
 
 /// Whether the setting takes reals: a whole-number setting refuses any
 /// TOML float, even `1.0`; a real one takes its lower end written as one.
+/// The varied setting's value as the scenario (or the table it reads)
+/// writes it, if the path names one.
+fn written_value(loader: &Loader) -> Option<Value> {
+    let doc: toml::Table = toml::from_str(&loader.text).ok()?;
+    match loader.path.as_slice() {
+        [tables, name, cell @ ..] if tables == "tables" && !cell.is_empty() => {
+            let scenario = &loader.request.scenario;
+            let table = crate::tables::as_read(&doc, scenario, &loader.overrides, name).ok()?;
+            crate::tables::toml_path::find(&table, cell).ok().cloned()
+        }
+        path => crate::tables::toml_path::find(&doc, path).ok().cloned(),
+    }
+}
+
 fn takes_reals(loader: &Loader, at: f64) -> bool {
     let path = loader.path.clone();
     let edit = Edit {
@@ -394,6 +408,12 @@ fn prepare<'a>(
         .parse::<f64>()
         .is_ok_and(|lo| takes_reals(&loader, lo));
     let option = format!("--vary {}", request.vary);
+    if let Some(Value::String(word)) = written_value(&loader) {
+        bail!(
+            "{option}: `{path}` is the word \"{word}\" as written, and solve searches a range of numbers; compare its words with `sweep --set {path}=…`, or see one step each way with `sensitivity --cells`",
+            path = path.trim()
+        );
+    }
     let domain = Domain::parse(&option, range, loader.real, request.tolerance)?;
     let (lo, hi) = match domain {
         Domain::Integers { lo, hi } => (lo as f64, hi as f64),
