@@ -244,3 +244,22 @@ fn check_points_out_tables_and_rows_the_battle_never_reads() {
         "{said}"
     );
 }
+
+#[test]
+fn a_dice_cell_that_is_not_xky_is_refused_at_its_line_by_its_cell_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = edited(
+        dir.path(),
+        "seventh_sea/battle_chart.toml",
+        r#"damage = "3k2""#,
+        r#"damage = "0k0""#,
+    );
+    table_refused(
+        EVEN,
+        "battle_chart",
+        &chart,
+        &[
+            "battle_chart.toml:13: rows.0.not_engaged.damage = \"0k0\": expected XkY with 1 <= Y <= X <= 20",
+        ],
+    );
+}

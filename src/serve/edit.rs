@@ -85,6 +85,11 @@ pub fn path_of_key(key: &str) -> Option<Vec<Step>> {
     let key = key.split(" (").next()?;
     let mut path = Vec::new();
     for part in key.split('.') {
+        // A list's item by position, as `rows.0.rear` writes it.
+        if !path.is_empty() && !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()) {
+            path.push(Step::Index(part.parse().ok()?));
+            continue;
+        }
         let mut pieces = part.split('[');
         let name = pieces.next()?;
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

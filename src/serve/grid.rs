@@ -613,7 +613,7 @@ mod tests {
             "kind = \"battle_chart\"\n[[rows]]\nmin_result = 1\nrear = { damage = \"9x\" }\n";
         assert_eq!(
             cell_named(
-                "battle_chart.toml: rows[0].rear.damage = \"9x\": expected XkY",
+                "battle_chart.toml:4: rows.0.rear.damage = \"9x\": expected XkY",
                 text
             ),
             Some(vec![

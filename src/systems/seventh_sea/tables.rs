@@ -411,7 +411,6 @@ impl SeaTables {
 /// The chart's cells, checked: rows with increasing `min_result`, damage
 /// written `XkY` or `-` (ranges and row counts are checked by the loader).
 fn chart_cells(rows: &[RowFile], place: Place) -> Result<Vec<(i64, [ChartCell; 4])>> {
-    let origin = place.origin;
     if let Some(first) = rows.first().filter(|r| r.min_result != CATCH_ALL_RESULT) {
         bail!(
             "{}: the first row must be the catch-all, min_result = {CATCH_ALL_RESULT}; at {} a lower personal result would have no row",
@@ -434,8 +433,9 @@ fn chart_cells(rows: &[RowFile], place: Place) -> Result<Vec<(i64, [ChartCell; 4
     let mut chart = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let cell = |c: &CellFile, level: &str| -> Result<ChartCell> {
+            let key = format!("rows.{i}.{level}.damage");
             Ok(ChartCell {
-                damage: parse_pool(&c.damage, origin, &format!("rows[{i}].{level}.damage"))?,
+                damage: parse_pool(&c.damage, &place.at(&key), &key)?,
                 reputation: c.reputation,
                 opportunity: c.opportunity,
             })
