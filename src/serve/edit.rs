@@ -377,6 +377,15 @@ mod tests {
                 Step::Key("tactics".into())
             ])
         );
+        assert_eq!(
+            path_of_key("rows.0.rear.damage"),
+            Some(vec![
+                Step::Key("rows".into()),
+                Step::Index(0),
+                Step::Key("rear".into()),
+                Step::Key("damage".into())
+            ])
+        );
         assert_eq!(path_of_key("sides[x].name"), None);
         assert_eq!(path_of_key("TOML parse error"), None);
     }
