@@ -169,3 +169,23 @@ fn a_sweep_over_table_files_refuses_one_of_the_wrong_kind() {
     );
     assert!(!out.exists(), "no output after a refused sweep");
 }
+
+#[test]
+fn a_scenario_naming_a_table_its_system_lacks_is_refused_at_that_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (scenario, system) in [
+        ("scenarios/gurps/ambush_at_the_ford.toml", "GURPS"),
+        ("scenarios/seventh_sea/even_field_battle.toml", "7th Sea"),
+    ] {
+        let text = std::fs::read_to_string(repo().join(scenario)).unwrap();
+        let typo = format!("{text}\n[tables]\nglorry = \"builtin\"\n");
+        let line = typo.lines().count();
+        let path = write(dir.path(), "typo.toml", &typo);
+        check_refused(
+            &path,
+            &[&format!(
+                "typo.toml:{line}: [tables] `glorry` is not a {system} table; allowed: "
+            )],
+        );
+    }
+}

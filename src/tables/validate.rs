@@ -112,17 +112,23 @@ fn suggestion(message: &str) -> Option<String> {
         .map(|(_, candidate)| candidate.to_owned())
 }
 
-/// Checks a scenario's `[tables]` keys against the tables a system has.
+/// Checks a scenario's `[tables]` keys against the tables a system has;
+/// a refusal names the line of the key (`text` is the scenario's).
 pub fn check_table_names<'a>(
-    origin: &str,
+    (origin, text): (&str, &str),
     keys: impl IntoIterator<Item = &'a String>,
     allowed: &[&str],
     system: &str,
 ) -> Result<()> {
     for key in keys {
         if !allowed.contains(&key.as_str()) {
+            let path = ["tables".to_owned(), key.clone()];
+            let at = match crate::tables::ranges::line_of(text, &path) {
+                Some(line) => format!("{origin}:{line}"),
+                None => origin.to_owned(),
+            };
             bail!(
-                "{origin}: [tables] `{key}` is not a {system} table; allowed: {}",
+                "{at}: [tables] `{key}` is not a {system} table; allowed: {}",
                 allowed.join(", ")
             );
         }

@@ -338,7 +338,7 @@ pub struct Parsed {
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
-    check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "GURPS")?;
+    check_table_names((origin, text), file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
         GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     check_range(origin, "days", file.days, DAYS)?;

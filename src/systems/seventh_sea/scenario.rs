@@ -280,7 +280,7 @@ pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
-    check_table_names(origin, file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
+    check_table_names((origin, text), file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
     let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     // A winner rolls 1d10 + his Commission rank (a knack).
     tables
