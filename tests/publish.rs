@@ -355,6 +355,32 @@ fn tables_are_tidy_in_csv_and_parquet_alike() {
         let units: serde_json::Value = serde_json::from_str(&said("units")).unwrap();
         assert_eq!(units["casualties_pct"], "% of Troop Strength", "{table}");
     }
+    // Several battles' index says which warcrunch wrote it, as a run does.
+    let batch = dir.path().join("batch");
+    warcrunch()
+        .args([
+            "run",
+            "--quiet",
+            "--trials",
+            "2000",
+            "--format",
+            "csv,parquet",
+        ])
+        .arg("--out")
+        .arg(&batch)
+        .arg(ambush())
+        .arg(repo().join("scenarios/war_cards/knights_vs_pikes.toml"))
+        .assert()
+        .success();
+    let mut file = std::fs::File::open(batch.join("key_outcomes.parquet")).unwrap();
+    let metadata = polars_parquet::read::read_metadata(&mut file).unwrap();
+    let commit = metadata
+        .key_value_metadata()
+        .iter()
+        .flatten()
+        .find(|kv| kv.key == "warcrunch.tool_commit")
+        .and_then(|kv| kv.value.clone());
+    assert_eq!(commit.as_deref(), Some(warcrunch::report::TOOL_COMMIT));
     // A sweep: one column per swept setting, numbers as numbers.
     let sweep = dir.path().join("sweep");
     warcrunch()

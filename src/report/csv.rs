@@ -544,7 +544,8 @@ fn arrow_schema_for_older_readers(frame: &DataFrame) -> KeyValue {
 pub struct TableMeta(Vec<(String, String)>);
 
 impl TableMeta {
-    /// The tool's version and the intervals' level.
+    /// The tool's version, the intervals' level and the tool's commit
+    /// (every Parquet file, a run's or several battles' index).
     pub fn tool() -> TableMeta {
         TableMeta(vec![
             (
@@ -552,6 +553,10 @@ impl TableMeta {
                 env!("CARGO_PKG_VERSION").to_owned(),
             ),
             ("interval_level".to_owned(), "0.95".to_owned()),
+            (
+                "tool_commit".to_owned(),
+                crate::report::TOOL_COMMIT.to_owned(),
+            ),
         ])
     }
 
@@ -563,7 +568,6 @@ impl TableMeta {
                 meta.0.push((key.to_owned(), value));
             }
         };
-        add("tool_commit", Some(info.tool_commit.clone()));
         add("battle", Some(info.name.clone()));
         add("system", Some(info.system.clone()));
         add("seed", info.seed.map(|s| s.to_string()));
