@@ -227,6 +227,7 @@ fn questions_mark_a_target_that_rests_on_stand_ins() {
     assert!(title("sens", "tornado.svg").ends_with(" †"));
     let page = std::fs::read_to_string(dir.path().join("sens/report.html")).unwrap();
     assert!(page.contains("† rests on"));
+    assert!(page.contains("<h2>What moves P(Titus: state after the battle = dead) † most"));
     let said = ask(
         &[
             "solve",

@@ -575,7 +575,13 @@ impl Export<SensitivityReport> for SensitivityHtml {
         let q = report.quantity;
         let page = SensitivityPage {
             title: &report.info.name,
-            asked: q.of_target(&words::target(&report.info.system, &report.target)),
+            // Marked † where the target rests on stand-ins: the line the
+            // mark leads to is among the page's sentences.
+            asked: format!(
+                "{}{}",
+                q.of_target(&words::target(&report.info.system, &report.target)),
+                mark_if(&target_stand_ins(&report.info, &report.target))
+            ),
             estimate: q.name(),
             unit: match q {
                 Quantity::Probability => " (pt)",
