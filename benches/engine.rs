@@ -576,9 +576,9 @@ fn many_variants(c: &mut Criterion) {
     let mut group = c.benchmark_group("many_variants");
     group.sample_size(10);
     group.measurement_time(std::time::Duration::from_secs(10));
+    let resolved = warcrunch::scenario::Resolved::read(&file, &[]).expect("a bundled scenario");
     for trials in [30_000, 300_000] {
         let request = SensitivityRequest {
-            scenario: file.clone(),
             target: "side:Montaigne/victory=won".to_owned(),
             knobs: Vec::new(),
             cells: false,
@@ -586,9 +586,8 @@ fn many_variants(c: &mut Criterion) {
             exact: false,
             trials: Some(trials),
             seed: Some(3),
-            tables: Vec::new(),
         };
-        let moves = sensitivity(&request, &plan_of(1), &to)
+        let moves = sensitivity(&resolved, &request, &plan_of(1), &to)
             .expect("sensitivity")
             .report
             .moves
@@ -609,7 +608,7 @@ fn many_variants(c: &mut Criterion) {
             );
             group.bench_function(
                 BenchmarkId::new("even_field_battle", format!("sensitivity_{id}")),
-                |b| b.iter(|| sensitivity(&request, &plan, &to).expect("sensitivity")),
+                |b| b.iter(|| sensitivity(&resolved, &request, &plan, &to).expect("sensitivity")),
             );
             register(
                 "many_variants",
@@ -687,8 +686,10 @@ fn tuning(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(std::time::Duration::from_secs(10));
     for (name, file, goals, table) in tunes {
+        let scenarios =
+            [warcrunch::scenario::Resolved::read(&root.join(file), &[])
+                .expect("a bundled scenario")];
         let request = TuneRequest {
-            scenarios: vec![root.join(file)],
             goals: goals.iter().map(|g| (*g).to_owned()).collect(),
             vary: Vec::new(),
             cell_tables: vec![table.to_owned()],
@@ -699,11 +700,10 @@ fn tuning(c: &mut Criterion) {
             seed: Some(3),
             verify_trials: None,
             verify_seed: None,
-            tables: Vec::new(),
             max_verify_trials: None,
         };
         let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
-        let fought = tune(&request, &plan_of(1), &to, &mut quiet)
+        let fought = tune(&scenarios, &request, &plan_of(1), &to, &mut quiet)
             .expect("tune")
             .report
             .battles_fought;
@@ -712,7 +712,7 @@ fn tuning(c: &mut Criterion) {
             let id = format!("{name}/{threads}");
             register("tuning", &id, fought, threads);
             group.bench_function(BenchmarkId::new(name, threads), |b| {
-                b.iter(|| tune(&request, &plan, &to, &mut quiet).expect("tune"))
+                b.iter(|| tune(&scenarios, &request, &plan, &to, &mut quiet).expect("tune"))
             });
         }
     }

@@ -23,6 +23,7 @@ mod publish;
 mod report;
 mod reproduce;
 mod reproducibility;
+mod resolved;
 mod scale;
 mod schema;
 mod serve;

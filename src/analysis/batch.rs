@@ -10,6 +10,7 @@ use super::{Destination, unique_name};
 use crate::analysis::runner::Plan;
 use crate::report::batch::Entry;
 use crate::report::output_dir::Staging;
+use crate::scenario::Resolved;
 
 /// A run of several scenarios asked: the files and folders named, and the
 /// run each of them gets (its `scenario` is set per file).
@@ -19,6 +20,8 @@ pub struct BatchRequest {
     pub inputs: Vec<PathBuf>,
     /// The run of each scenario.
     pub run: RunRequest,
+    /// `--table NAME=FILE` options every scenario is read with.
+    pub tables: Vec<String>,
     /// The command line that asks the batch again.
     pub command: String,
 }
@@ -150,21 +153,19 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
     }
     let (files, skipped) = scenario_files(&request.inputs)?;
     // Every scenario loads before any battle is fought.
-    let overrides = crate::analysis::runner::table_overrides(&request.run.tables)?;
-    for file in &files {
-        crate::scenario::load_with_tables(file, &overrides)?;
-    }
+    let resolved = (files.iter())
+        .map(|file| Resolved::read(file, &request.tables))
+        .collect::<Result<Vec<_>>>()?;
     let out = to
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_BATCH_DIR));
     let staging = Staging::new(&out, to.force)?;
     let mut runs: Vec<BatchRun> = Vec::new();
-    for file in files {
+    for (file, resolved) in files.into_iter().zip(&resolved) {
         let taken: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
         let name = unique_name(&file, &taken);
         let one = RunRequest {
-            scenario: file.clone(),
             exact_where_covered: true,
             ..request.run.clone()
         };
@@ -179,7 +180,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
         if plan.progress {
             eprintln!("{name}: {}", file.display());
         }
-        let answer = run(&one, plan, &folder)?;
+        let answer = run(resolved, &one, plan, &folder)?;
         runs.push(BatchRun {
             name,
             path: file,

@@ -4,8 +4,6 @@
 //! baseline), so each cell's effect alone sits beside the whole
 //! difference it is part of.
 
-use std::path::Path;
-
 use anyhow::Result;
 
 use crate::analysis::runner::{Plan, override_settings, simulate_variants};
@@ -13,19 +11,18 @@ use crate::questions::sweep::apply;
 use crate::questions::target::Target;
 use crate::report::key_outcomes::{KeyOutcome, key_outcomes};
 use crate::report::table_compare::CellShare;
-use crate::scenario::{self, Edit};
+use crate::scenario::{self, Edit, Resolved};
 use crate::tables::diff::CellDiff;
 
 /// Most cells moved one at a time; beyond it, no shares are written.
 pub const MAX_CELLS: usize = 24;
 
-/// The shares of each cell in each significant difference of `rows`, for
-/// scenario `path` fought on `(trials, seed)` with table `table` from
-/// `baseline`. Empty when no difference is significant, or when there are
-/// more than [`MAX_CELLS`] cells.
+/// The shares of each cell of table `table` in each significant
+/// difference of `rows`, for the `baseline` scenario (read with the
+/// baseline table) fought on `(trials, seed)`. Empty when no difference
+/// is significant, or when there are more than [`MAX_CELLS`] cells.
 pub fn cell_shares(
-    path: &Path,
-    (table, baseline): (&str, &str),
+    (baseline, table): (&Resolved, &str),
     cells: &[CellDiff],
     (targets, rows): (&[String], &[KeyOutcome]),
     (trials, seed): (u64, u64),
@@ -44,11 +41,8 @@ pub fn cell_shares(
     if movable.is_empty() {
         return Ok(Vec::new());
     }
-    let text = scenario::read_text(path)?;
-    let pair = (table.to_owned(), baseline.to_owned());
-    let mut scenarios = Vec::new();
+    let mut scenarios = vec![baseline.scenario.clone()];
     let mut names = vec!["baseline".to_owned()];
-    scenarios.push(scenario::load_edited(path, &text, &[Edit::table(&pair)])?);
     for (cell, v) in &movable {
         let at: Vec<String> = std::iter::once("tables".to_owned())
             .chain(std::iter::once(table.to_owned()))
@@ -59,11 +53,7 @@ pub fn cell_shares(
             option: format!("--table {table} cell {} alone", cell.cell),
             apply: Box::new(move |doc| apply(doc, &at, v.clone())),
         };
-        scenarios.push(scenario::load_edited(
-            path,
-            &text,
-            &[Edit::table(&pair), edit],
-        )?);
+        scenarios.push(baseline.edited(vec![edit])?);
         names.push(cell.cell.clone());
     }
     for s in &mut scenarios {

@@ -10,21 +10,18 @@ use serde::Deserialize;
 use super::Destination;
 use crate::analysis::runner::{
     Plan, Stored, output_dir, override_settings, run_info, simulate_variants, store,
-    table_overrides,
 };
 use crate::questions::target::parse_all;
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse};
-use crate::scenario::{self, Scenario};
+use crate::scenario::{Resolved, Scenario};
 
-/// A comparison asked: the scenarios (the first is the baseline) and their battles.
+/// A comparison asked of two or more [`Resolved`] scenarios (the first is
+/// the baseline): their battles.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareRequest {
-    /// The scenario files, two or more (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub scenarios: Vec<PathBuf>,
     /// Battles per scenario (the first scenario's `trials` when absent).
     #[serde(default)]
     pub trials: Option<u64>,
@@ -39,10 +36,6 @@ pub struct CompareRequest {
     /// set by the caller, never by a posted request).
     #[serde(skip)]
     pub names: Vec<String>,
-    /// `N:NAME=FILE` table overrides, for the Nth scenario (set by the
-    /// caller, never by a posted request).
-    #[serde(skip)]
-    pub tables: Vec<String>,
 }
 
 /// What a comparison found and wrote.
@@ -54,29 +47,29 @@ pub struct CompareAnswer {
     pub stored: Stored,
 }
 
-/// Loads every scenario, runs them alike and writes the report.
-pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Result<CompareAnswer> {
-    if request.scenarios.len() < 2 {
+/// Runs every scenario alike and writes the report.
+pub fn compare(
+    resolved: &[Resolved],
+    request: &CompareRequest,
+    plan: &Plan,
+    to: &Destination,
+) -> Result<CompareAnswer> {
+    if resolved.len() < 2 {
         bail!("compare needs two or more scenario files; the first is the baseline");
     }
-    let overrides = scenario_tables(&request.tables, request.scenarios.len())?;
     let targets = parse_all(&request.targets)?;
-    let mut scenarios = Vec::new();
-    for (i, path) in request.scenarios.iter().enumerate() {
-        scenarios.push(scenario::load_with_tables(path, &overrides[i])?);
-    }
+    let mut scenarios: Vec<Scenario> = resolved.iter().map(|r| r.scenario.clone()).collect();
     let trials = request.trials.unwrap_or(scenarios[0].trials);
     let seed = request.seed.unwrap_or(scenarios[0].seed);
     for s in &mut scenarios {
         override_settings(s, Some(trials), Some(seed))?;
     }
     let mut names: Vec<String> = request.names.clone();
-    if !names.is_empty() && names.len() != request.scenarios.len() {
+    if !names.is_empty() && names.len() != resolved.len() {
         bail!("compare: one name per scenario");
     }
-    for (i, path) in request.scenarios.iter().enumerate().skip(names.len()) {
-        let stem = path
-            .file_stem()
+    for (i, r) in resolved.iter().enumerate().skip(names.len()) {
+        let stem = (r.path().file_stem())
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| format!("scenario{i}"));
         let name = if names.contains(&stem) {
@@ -103,17 +96,17 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
     let done = simulate_variants(&named, &targets, plan)
         .map_err(crate::analysis::runner::nothing_written)?;
     let (results, threads, elapsed) = (done.variants, done.threads, done.elapsed);
-    let paths: Vec<String> = request
-        .scenarios
-        .iter()
-        .map(|p| p.display().to_string())
+    // Each scenario's table options as `--table N:NAME=FILE`.
+    let tables: Vec<String> = (resolved.iter().enumerate())
+        .flat_map(|(i, r)| (r.table_options().iter()).map(move |t| format!("{}:{t}", i + 1)))
         .collect();
-    let command: String = paths
-        .iter()
-        .fold(CommandLine::new("compare"), |line, p| line.arg(p))
+    let command: String = (resolved.iter())
+        .fold(CommandLine::new("compare"), |line, r| {
+            line.arg(r.path().display())
+        })
         .option("trials", trials)
         .option("seed", seed)
-        .options("table", &request.tables)
+        .options("table", &tables)
         .options("target", &request.targets)
         .written_to(to.named(&out, plan.shard), &to.formats)
         .naming_inputs(to.inputs.as_deref())
@@ -143,10 +136,11 @@ pub fn compare(request: &CompareRequest, plan: &Plan, to: &Destination) -> Resul
     Ok(CompareAnswer { report, stored })
 }
 
-/// Each scenario's `--table N:NAME=FILE` options (N counts scenarios
-/// from 1). A `--table` without `N:` is refused: it would give every
-/// scenario the same table, and the comparison would then find nothing.
-fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<(String, String)>>> {
+/// Each scenario's `--table N:NAME=FILE` options as `NAME=FILE` (N counts
+/// scenarios from 1). A `--table` without `N:` is refused: it would give
+/// every scenario the same table, and the comparison would then find
+/// nothing.
+pub fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<String>>> {
     let mut per_scenario = vec![Vec::new(); count];
     for option in options {
         let numbered = option
@@ -160,7 +154,7 @@ fn scenario_tables(options: &[String], count: usize) -> Result<Vec<Vec<(String, 
         if !(1..=count).contains(&n) {
             bail!("--table {option}: there is no scenario {n}; allowed: 1 to {count}");
         }
-        per_scenario[n - 1].extend(table_overrides(&[rest.to_owned()])?);
+        per_scenario[n - 1].push(rest.to_owned());
     }
     Ok(per_scenario)
 }

@@ -1,8 +1,6 @@
 //! A run: one scenario simulated (to a number of battles or a precision),
 //! with its exact odds beside when asked, written as a report.
 
-use std::path::PathBuf;
-
 use anyhow::{Result, bail};
 use serde::Deserialize;
 
@@ -11,7 +9,7 @@ use std::path::Path;
 
 use crate::analysis::runner::{
     Plan, Stored, Watch, count_usage, default_out_dir, exact_metrics, nothing_written, output_dir,
-    override_settings, run_info, simulate_watched, store, table_overrides,
+    override_settings, run_info, simulate_watched, store,
 };
 use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::questions::target::{Target, add_outcomes, parse_events};
@@ -19,17 +17,15 @@ use crate::questions::usage::Usage;
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::{Formats, ReportKind, RunReport, VariantResult};
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Resolved, Scenario};
 use crate::stats::Metric;
 use crate::tables::text_as_read;
 
-/// A run asked: the scenario, its size and whether to add the exact odds.
+/// A run asked of a [`Resolved`] scenario: its size and whether to add
+/// the exact odds.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunRequest {
-    /// The scenario file (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub scenario: PathBuf,
     /// Also compute the exact distribution.
     #[serde(default)]
     pub exact: bool,
@@ -57,13 +53,6 @@ pub struct RunRequest {
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub tables: Vec<String>,
-    /// The scenario's text, when given rather than read from `scenario`
-    /// (which still names it): a rerun from `run.json`.
-    #[serde(skip)]
-    pub text: Option<String>,
     /// The command line to record, when not this request's own: a rerun
     /// from `run.json` records the command it reran.
     #[serde(skip)]
@@ -87,8 +76,12 @@ pub struct RunAnswer {
 }
 
 /// Loads, simulates and writes the report (or a shard's part).
-pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAnswer> {
-    let overrides = table_overrides(&request.tables)?;
+pub fn run(
+    resolved: &Resolved,
+    request: &RunRequest,
+    plan: &Plan,
+    to: &Destination,
+) -> Result<RunAnswer> {
     let mut plan = *plan;
     if let Some(p) = request.precision {
         crate::tables::validate::check_precision(p)
@@ -106,13 +99,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
         );
     }
     let targets = parse_events(&request.targets, "run")?;
-    let mut s = match &request.text {
-        Some(text) => {
-            let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-            scenario::load_edited(&request.scenario, text, &edits)?
-        }
-        None => scenario::load_with_tables(&request.scenario, &overrides)?,
-    };
+    let mut s = resolved.scenario.clone();
     add_outcomes(&mut crate::analysis::runner::metric_layout(&s), &targets)?;
     let trials = match request.precision {
         Some(_) => Some(request.max_trials()),
@@ -121,7 +108,7 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     override_settings(&mut s, trials, request.seed)?;
     let out = output_dir(
         to.out.as_deref(),
-        default_out_dir(&request.scenario),
+        default_out_dir(resolved.path()),
         plan.shard,
     );
     let mut no_exact = None;
@@ -141,9 +128,9 @@ pub fn run(request: &RunRequest, plan: &Plan, to: &Destination) -> Result<RunAns
     let command = request
         .command
         .clone()
-        .unwrap_or_else(|| reproduce_command(&s, request, (&out, to, plan.shard)));
+        .unwrap_or_else(|| reproduce_command((&s, resolved), request, (&out, to, plan.shard)));
     let usage = if request.usage {
-        Some(usage_of(&s, &plan, &overrides)?)
+        Some(usage_of(&s, &plan, &resolved.tables)?)
     } else {
         None
     };
@@ -253,7 +240,7 @@ impl RunRequest {
 /// The command line that asks this run again, into the same folder and
 /// formats.
 fn reproduce_command(
-    s: &Scenario,
+    (s, resolved): (&Scenario, &Resolved),
     request: &RunRequest,
     (out, to, shard): (&Path, &Destination, Shard),
 ) -> String {
@@ -267,7 +254,7 @@ fn reproduce_command(
     line.option("seed", s.seed)
         .flag("exact", request.exact)
         .flag("usage", request.usage)
-        .options("table", &request.tables)
+        .options("table", resolved.table_options())
         .options("target", &request.targets)
         .written_to(to.named(out, shard), &to.formats)
         .naming_inputs(to.inputs.as_deref())

@@ -19,20 +19,12 @@ use crate::report::words;
 use crate::report::{
     PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters,
 };
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::stats::format::{thousands, trim_decimal};
 use crate::stats::paired_mean::PairedSums;
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
 use crate::tables::cells::CellReads;
-
-/// Parses `--table NAME=FILE` options.
-pub fn table_overrides(options: &[String]) -> Result<Vec<(String, String)>> {
-    options
-        .iter()
-        .map(|t| scenario::parse_table_override(t))
-        .collect()
-}
 
 /// Applies `--trials` and `--seed` overrides.
 pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {

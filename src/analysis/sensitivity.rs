@@ -2,8 +2,6 @@
 //! and one step up, all fought battle by battle on the same streams, and
 //! ranked by how far each move shifts the target's probability.
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::Value;
@@ -13,7 +11,7 @@ use std::path::Path;
 
 use crate::analysis::runner::{
     PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
-    question_out_dir, run_info, simulate_paired, table_overrides,
+    question_out_dir, run_info, simulate_paired,
 };
 use crate::engine::paired::Event;
 use crate::questions::sensitivity::{
@@ -24,18 +22,16 @@ use crate::questions::target::Target;
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Edit, Resolved, Scenario};
 use crate::stats::{mcnemar, paired_difference, unpaired_difference};
 use crate::tables::as_read;
 use crate::tables::cells::Cell;
 
-/// A sensitivity analysis asked: the event, and which knobs or cells move.
+/// A sensitivity analysis asked of a [`Resolved`] scenario: the event,
+/// and which knobs or cells move.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SensitivityRequest {
-    /// The scenario file (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub scenario: PathBuf,
     /// The event: `SUBJECT/METRIC=VALUE[|VALUE...]`.
     pub target: String,
     /// Only these knobs (sweep paths); every knob when empty.
@@ -58,9 +54,6 @@ pub struct SensitivityRequest {
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub tables: Vec<String>,
 }
 
 /// What a sensitivity analysis found and wrote.
@@ -134,17 +127,14 @@ struct Prepared {
 
 /// How many scenarios a sensitivity analysis fights (the base and each
 /// move), each for its `trials`: what a server's cap is shared among.
-pub fn scenarios_fought(request: &SensitivityRequest) -> Result<u64> {
-    Ok(prepare(request)?.variants.len() as u64 + 1)
+pub fn scenarios_fought(resolved: &Resolved, request: &SensitivityRequest) -> Result<u64> {
+    Ok(prepare(resolved, request)?.variants.len() as u64 + 1)
 }
 
-/// Loads the base scenario and every move, checking them all.
-fn prepare(request: &SensitivityRequest) -> Result<Prepared> {
+/// The base scenario and every move, each checked.
+fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared> {
     let target = Target::parse(&request.target)?;
-    let overrides = table_overrides(&request.tables)?;
-    let tables: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    let text = scenario::read_text(&request.scenario)?;
-    let mut base = scenario::load_edited(&request.scenario, &text, &tables)?;
+    let mut base = resolved.scenario.clone();
     override_settings(&mut base, request.trials, request.seed)?;
     if target.is_mean() {
         target.mean_metric(&metric_layout(&base))?;
@@ -154,9 +144,8 @@ fn prepare(request: &SensitivityRequest) -> Result<Prepared> {
     if request.exact {
         exact_metrics(&base)?;
     }
-    let doc: toml::Table = toml::from_str(&text)
-        .with_context(|| format!("{}: not a TOML document", request.scenario.display()))?;
-    let mut all = knobs(&doc, &setting_choices(request, &doc, &base, &overrides)?);
+    let doc = resolved.document()?;
+    let mut all = knobs(&doc, &setting_choices(resolved, &doc, &base)?);
     // A battle whose cells no table path names moves them itself.
     let own_cells = base.battle.own_cell_moves().transpose()?;
     // Cells named with --knobs, in any table the scenario reads.
@@ -165,13 +154,13 @@ fn prepare(request: &SensitivityRequest) -> Result<Prepared> {
             cell_tables: Vec::new(),
             ..request.clone()
         };
-        all.extend(table_cell_knobs(&every_table, &doc, &base, &overrides)?);
+        all.extend(table_cell_knobs(resolved, &every_table, &doc, &base)?);
     }
     let mut chosen = chosen_knobs(all, &request.knobs, request.cells)?;
     if request.cells && own_cells.is_none() {
-        chosen.extend(table_cell_knobs(request, &doc, &base, &overrides)?);
+        chosen.extend(table_cell_knobs(resolved, request, &doc, &base)?);
     }
-    let (mut variants, refused) = moves(request, &text, &chosen, &overrides)?;
+    let (mut variants, refused) = moves(resolved, request, &chosen)?;
     if let (true, Some(cells)) = (request.cells, own_cells) {
         variants.extend(cells.into_iter().map(|m| Variant {
             knob: m.knob,
@@ -203,8 +192,9 @@ fn prepare(request: &SensitivityRequest) -> Result<Prepared> {
     })
 }
 
-/// Loads the base scenario and every move, runs them and writes the report.
+/// Checks the base scenario and every move, runs them and writes the report.
 pub fn sensitivity(
+    resolved: &Resolved,
     request: &SensitivityRequest,
     plan: &Plan,
     to: &Destination,
@@ -214,14 +204,14 @@ pub fn sensitivity(
         base,
         variants,
         refused,
-    } = prepare(request)?;
+    } = prepare(resolved, request)?;
     let out = to.out.clone().unwrap_or_else(|| {
         let mut asked = vec![request.target.clone()];
         asked.extend(request.knobs.iter().cloned());
         if request.cells {
             asked.push("cells".to_owned());
         }
-        question_out_dir(&request.scenario, "sensitivity", &asked)
+        question_out_dir(resolved.path(), "sensitivity", &asked)
     });
     let staging = Staging::new(&out, to.force)?;
     let (mut found, info_threads, elapsed, trials) = if request.exact {
@@ -233,7 +223,7 @@ pub fn sensitivity(
     judge(&mut found);
     let mut info = run_info(
         &base,
-        reproduce_command(request, (&base, trials.is_some()), (&out, to)),
+        reproduce_command(resolved, request, (&base, trials.is_some()), (&out, to)),
         info_threads,
         std::time::Duration::from_secs_f64(elapsed),
     );
@@ -400,10 +390,9 @@ pub struct Outcome {
     pub numeric: bool,
 }
 
-/// The [`Choices`] of `scenario` read with `tables` (`NAME=FILE`).
-pub fn choices(scenario: &std::path::Path, tables: &[String]) -> Result<Choices> {
+/// The [`Choices`] of a scenario.
+pub fn choices(resolved: &Resolved) -> Result<Choices> {
     let request = SensitivityRequest {
-        scenario: scenario.to_path_buf(),
         target: String::new(),
         knobs: Vec::new(),
         cells: true,
@@ -411,22 +400,17 @@ pub fn choices(scenario: &std::path::Path, tables: &[String]) -> Result<Choices>
         exact: false,
         trials: None,
         seed: None,
-        tables: tables.to_vec(),
     };
-    let overrides = table_overrides(tables)?;
-    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    let text = scenario::read_text(scenario)?;
-    let base = scenario::load_edited(scenario, &text, &edits)?;
-    let doc: toml::Table = toml::from_str(&text)
-        .with_context(|| format!("{}: not a TOML document", scenario.display()))?;
-    let chosen = setting_choices(&request, &doc, &base, &overrides)?;
+    let base = &resolved.scenario;
+    let doc = resolved.document()?;
+    let chosen = setting_choices(resolved, &doc, base)?;
     let settings = knobs(&doc, &chosen);
     let cells = if base.battle.own_cell_moves().is_some() {
         Vec::new()
     } else {
-        table_cell_knobs(&request, &doc, &base, &overrides)?
+        table_cell_knobs(resolved, &request, &doc, base)?
     };
-    let outcomes = metric_layout(&base)
+    let outcomes = metric_layout(base)
         .iter()
         .map(|m| {
             let (values, numeric) = match &m.values {
@@ -495,10 +479,10 @@ fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Kno
 /// the scenario reads it: its file, the built-in table, with any cells the
 /// scenario sets.
 fn table_cell_knobs(
+    resolved: &Resolved,
     request: &SensitivityRequest,
     doc: &toml::Table,
     base: &Scenario,
-    overrides: &[(String, String)],
 ) -> Result<Vec<Knob>> {
     let read: Vec<&str> = base
         .battle
@@ -524,7 +508,7 @@ fn table_cell_knobs(
         let schema = crate::scenario::schema::find(name)?.schema();
         found.extend(table_cells(
             name,
-            &as_read(doc, &request.scenario, overrides, name)?,
+            &as_read(doc, resolved.path(), &resolved.tables, name)?,
             &|path| crate::scenario::schema::choices_at(&schema, path),
         ));
     }
@@ -536,16 +520,15 @@ fn table_cell_knobs(
 /// ([`crate::systems::BattleSystem::WORDS_FROM_TABLES`]), that table's
 /// entries as the scenario reads it.
 fn setting_choices(
-    request: &SensitivityRequest,
+    resolved: &Resolved,
     doc: &toml::Table,
     base: &Scenario,
-    overrides: &[(String, String)],
 ) -> Result<impl Fn(&[String]) -> Vec<String>> {
     let schema = crate::scenario::schema::find(base.battle.system())?.schema();
     let mut from_tables = Vec::new();
     for &(key, table, section) in base.battle.words_from_tables() {
         if base.battle.tables().iter().any(|t| t.name == table) {
-            let read = as_read(doc, &request.scenario, overrides, table)?;
+            let read = as_read(doc, resolved.path(), &resolved.tables, table)?;
             let entries: Vec<String> = read
                 .get(section)
                 .and_then(toml::Value::as_table)
@@ -569,10 +552,9 @@ fn setting_choices(
 
 /// Every move that validates, and those refused with the reason.
 fn moves(
+    resolved: &Resolved,
     request: &SensitivityRequest,
-    text: &str,
     chosen: &[Knob],
-    overrides: &[(String, String)],
 ) -> Result<(Vec<Variant>, Vec<Refused>)> {
     let mut variants = Vec::new();
     let mut refused = Vec::new();
@@ -580,14 +562,11 @@ fn moves(
         for to in knob.moves() {
             let path = knob.path.clone();
             let value = to.clone();
-            // The move lands on the tables as `--table` gives them, so a
-            // refusal names the file that was read.
-            let mut edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-            edits.push(Edit {
+            let edit = Edit {
                 option: format!("{} = {}", knob.name(), shown(&to)),
                 apply: Box::new(move |doc| apply(doc, &path, value.clone())),
-            });
-            match scenario::load_edited(&request.scenario, text, &edits) {
+            };
+            match resolved.edited(vec![edit]) {
                 Ok(mut s) => {
                     override_settings(&mut s, request.trials, request.seed)?;
                     variants.push(Variant {
@@ -662,12 +641,13 @@ fn exact_moves(
 /// formats; `sampled` when any move was simulated (so the battles and seed
 /// matter).
 fn reproduce_command(
+    resolved: &Resolved,
     request: &SensitivityRequest,
     (base, sampled): (&Scenario, bool),
     (out, to): (&Path, &Destination),
 ) -> String {
     let line = CommandLine::new("sensitivity")
-        .path(&request.scenario)
+        .path(resolved.path())
         .option("target", &request.target);
     let line = if request.knobs.is_empty() {
         line
@@ -686,7 +666,7 @@ fn reproduce_command(
     } else {
         line
     };
-    line.options("table", &request.tables)
+    line.options("table", resolved.table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()

@@ -2,8 +2,6 @@
 //! reaches a threshold, found by bisection with every probe on the same
 //! battle streams and decided only beyond its interval.
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::Value;
@@ -13,7 +11,7 @@ use std::path::Path;
 
 use crate::analysis::runner::{
     PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
-    question_out_dir, run_info, simulate_paired, table_overrides,
+    question_out_dir, run_info, simulate_paired,
 };
 use crate::engine::paired::Event;
 use crate::questions::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
@@ -22,7 +20,7 @@ use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
 use crate::report::words;
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Edit, Resolved, Scenario};
 use crate::stats::format::thousands;
 use crate::stats::{Metric, MetricRole, Values, summarize, wilson, z95};
 
@@ -30,9 +28,6 @@ use crate::stats::{Metric, MetricRole, Values, summarize, wilson, z95};
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SolveRequest {
-    /// The scenario file (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub scenario: PathBuf,
     /// The setting and its range: `PATH=LO..HI`.
     pub vary: String,
     /// The event: `SUBJECT/METRIC=VALUE[|VALUE...]` (or a threshold).
@@ -60,9 +55,6 @@ pub struct SolveRequest {
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub tables: Vec<String>,
 }
 
 impl SolveRequest {
@@ -87,9 +79,10 @@ pub struct SolveAnswer {
 /// the range searched and the probe.
 pub type ProbeSeen<'a> = dyn FnMut(usize, &str, Domain, &Probe) -> Result<()> + 'a;
 
-/// Validates everything, searches (showing `seen` each probe as it is
-/// decided) and writes the report.
+/// Validates everything, searches the scenario (showing `seen` each probe
+/// as it is decided) and writes the report.
 pub fn solve(
+    resolved: &Resolved,
     request: &SolveRequest,
     plan: &Plan,
     to: &Destination,
@@ -106,7 +99,7 @@ pub fn solve(
             ),
         }
     }
-    let (loader, domain, first) = prepare(request, &question)?;
+    let (loader, domain, first) = prepare(resolved, request, &question)?;
     let plan = Plan {
         progress: false,
         ..*plan
@@ -118,7 +111,7 @@ pub fn solve(
             .split_once('=')
             .map_or(&*request.vary, |(path, _)| path);
         question_out_dir(
-            &request.scenario,
+            resolved.path(),
             "solve",
             &[varied.to_owned(), question.name()],
         )
@@ -154,7 +147,7 @@ pub fn solve(
     let battles: u64 = probes.iter().filter_map(|p| p.trials).sum();
     let mut info = run_info(
         &first,
-        reproduce_command(request, (&out, to)),
+        reproduce_command(resolved, request, (&out, to)),
         threads,
         started.elapsed(),
     );
@@ -164,7 +157,7 @@ pub fn solve(
         info.chunk_size = None;
         info.stream_layout = None;
     }
-    info.scenario_sha256 = Some(crate::tables::sha256_hex(loader.text.as_bytes()));
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(resolved.text().as_bytes()));
     let stand_ins = {
         let layout = metric_layout(&first);
         let (subject, metric) = question.outcome(&layout);
@@ -327,10 +320,9 @@ enum Counted {
 
 /// Loads the scenario with the varied setting at one value.
 struct Loader<'a> {
+    resolved: &'a Resolved,
     request: &'a SolveRequest,
-    text: String,
     path: Vec<String>,
-    overrides: Vec<(String, String)>,
     real: bool,
 }
 
@@ -346,12 +338,11 @@ impl Loader<'_> {
     fn load(&self, v: f64) -> Result<Scenario> {
         let value = self.value(v);
         let path = self.path.clone();
-        let mut edits = vec![Edit {
+        let edit = Edit {
             option: format!("--vary {} (value {value})", self.request.vary),
             apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, value.clone())),
-        }];
-        edits.extend(self.overrides.iter().map(Edit::table));
-        let mut s = scenario::load_edited(&self.request.scenario, &self.text, &edits)?;
+        };
+        let mut s = self.resolved.edited(vec![edit])?;
         override_settings(&mut s, Some(self.request.max_trials()), self.request.seed)?;
         Ok(s)
     }
@@ -362,11 +353,12 @@ impl Loader<'_> {
 /// The varied setting's value as the scenario (or the table it reads)
 /// writes it, if the path names one.
 fn written_value(loader: &Loader) -> Option<Value> {
-    let doc: toml::Table = toml::from_str(&loader.text).ok()?;
+    let resolved = loader.resolved;
+    let doc = resolved.document().ok()?;
     match loader.path.as_slice() {
         [tables, name, cell @ ..] if tables == "tables" && !cell.is_empty() => {
-            let scenario = &loader.request.scenario;
-            let table = crate::tables::as_read(&doc, scenario, &loader.overrides, name).ok()?;
+            let table =
+                crate::tables::as_read(&doc, resolved.path(), &resolved.tables, name).ok()?;
             crate::tables::toml_path::find(&table, cell).ok().cloned()
         }
         path => crate::tables::toml_path::find(&doc, path).ok().cloned(),
@@ -379,7 +371,7 @@ fn takes_reals(loader: &Loader, at: f64) -> bool {
         option: String::new(),
         apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, Value::Float(at))),
     };
-    scenario::load_edited(&loader.request.scenario, &loader.text, &[edit]).is_ok()
+    loader.resolved.edited(vec![edit]).is_ok()
 }
 
 /// The loader of the varied scenario, the range searched, and the scenario
@@ -387,6 +379,7 @@ fn takes_reals(loader: &Loader, at: f64) -> bool {
 /// ends are allowed values, that the target exists and that the exact
 /// method applies when asked.
 fn prepare<'a>(
+    resolved: &'a Resolved,
     request: &'a SolveRequest,
     question: &Question,
 ) -> Result<(Loader<'a>, Domain, Scenario)> {
@@ -397,10 +390,9 @@ fn prepare<'a>(
         );
     };
     let mut loader = Loader {
+        resolved,
         request,
-        text: scenario::read_text(&request.scenario)?,
         path: path.trim().split('.').map(str::to_owned).collect(),
-        overrides: table_overrides(&request.tables)?,
         real: false,
     };
     let lo_text = range.split_once("..").map_or(range, |(a, _)| a).trim();
@@ -560,9 +552,13 @@ fn sampled_mean(
 
 /// The command line that asks this solve again, into the same folder and
 /// formats.
-fn reproduce_command(request: &SolveRequest, (out, to): (&Path, &Destination)) -> String {
+fn reproduce_command(
+    resolved: &Resolved,
+    request: &SolveRequest,
+    (out, to): (&Path, &Destination),
+) -> String {
     let line = CommandLine::new("solve")
-        .path(&request.scenario)
+        .path(resolved.path())
         .option("vary", &request.vary);
     let line = match (&request.balance, &request.target, request.goal) {
         (Some(subject), _, _) => line.option("balance", subject),
@@ -584,7 +580,7 @@ fn reproduce_command(request: &SolveRequest, (out, to): (&Path, &Destination)) -
             .option_if("precision", request.precision)
     };
     line.option_if("tolerance", request.tolerance)
-        .options("table", &request.tables)
+        .options("table", resolved.table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()

@@ -2,7 +2,6 @@
 //! several), every variant fought battle by battle on the same streams
 //! (unless they differ in seed or trials), written side by side.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
@@ -23,16 +22,14 @@ use crate::questions::target::{Target, add_outcomes, parse_events};
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Edit, Resolved, Scenario};
 use crate::stats::recommend::DEFAULT_MAX_RISK_OF_DOWN;
 
-/// A sweep asked: the scenario, the settings swept and the recommendation's terms.
+/// A sweep asked of a [`Resolved`] scenario: the settings swept and the
+/// recommendation's terms.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
-    /// The scenario file (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub scenario: PathBuf,
     /// `PATH=a..b`, `PATH=a..b:step` or `PATH=v1,v2,...`; several make a grid.
     pub set: Vec<String>,
     /// Most variants the sweep may run.
@@ -54,9 +51,6 @@ pub struct SweepRequest {
     /// Seed of the streams (the scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// `NAME=FILE` table overrides (set by the caller, never by a posted request).
-    #[serde(skip)]
-    pub tables: Vec<String>,
 }
 
 fn default_max_variants() -> usize {
@@ -80,7 +74,12 @@ pub struct SweepAnswer {
 }
 
 /// Builds every variant, runs them and writes one report.
-pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<SweepAnswer> {
+pub fn sweep(
+    resolved: &Resolved,
+    request: &SweepRequest,
+    plan: &Plan,
+    to: &Destination,
+) -> Result<SweepAnswer> {
     if request.set.is_empty() {
         bail!("sweep needs at least one --set PATH=VALUES, e.g. --set heroes.Titus.risk=-6..6");
     }
@@ -97,13 +96,11 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         .collect::<Result<Vec<_>>>()?;
     let variants = grid(&settings, request.max_variants)?;
     let targets = parse_events(&request.targets, "sweep")?;
-    let overrides = crate::analysis::runner::table_overrides(&request.tables)?;
-    let text = scenario::read_text(&request.scenario)?;
-    check_recommend_for(request, &text)?;
+    check_recommend_for(resolved, request)?;
     // Validate every variant before simulating any.
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();
     for v in &variants {
-        let mut edits: Vec<Edit> = settings
+        let edits: Vec<Edit> = settings
             .iter()
             .zip(&v.values)
             .zip(&request.set)
@@ -118,8 +115,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
                 }
             })
             .collect();
-        edits.extend(overrides.iter().map(Edit::table));
-        let mut s = scenario::load_edited(&request.scenario, &text, &edits)?;
+        let mut s = resolved.edited(edits)?;
         override_settings(&mut s, request.trials, request.seed)?;
         add_outcomes(&mut metric_layout(&s), &targets)
             .map_err(|e| anyhow::anyhow!("variant {}: {e}", v.name))?;
@@ -142,7 +138,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
     let out = output_dir(
         to.out.as_deref(),
         question_out_dir(
-            &request.scenario,
+            resolved.path(),
             "sweep",
             &settings
                 .iter()
@@ -167,7 +163,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         one_by_one(&scenarios, &targets, plan)?
     };
     let base = &scenarios[0].1;
-    let command = reproduce_command(request, base, (&out, to, plan.shard));
+    let command = reproduce_command((resolved, request), base, (&out, to, plan.shard));
     let mut info = run_info(base, command, threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
     for (_, s) in scenarios.iter().skip(1) {
@@ -182,7 +178,7 @@ pub fn sweep(request: &SweepRequest, plan: &Plan, to: &Destination) -> Result<Sw
         .collect();
     info.swept_heroes.sort();
     info.swept_heroes.dedup();
-    info.scenario_sha256 = Some(crate::tables::sha256_hex(text.as_bytes()));
+    info.scenario_sha256 = Some(crate::tables::sha256_hex(resolved.text().as_bytes()));
     info.parameters = parameters(&settings, &variants, &info.variants);
     if let Some(failure) = &failure {
         info.stop_reason = Some(format!(
@@ -225,13 +221,11 @@ fn parameters(settings: &[Setting], grid: &[Variant], ran: &[String]) -> Vec<Par
 
 /// Refuses a `--recommend-for` name that is no PC of the scenario (its
 /// frontier would silently be missing), naming the PCs there are.
-fn check_recommend_for(request: &SweepRequest, text: &str) -> Result<()> {
+fn check_recommend_for(resolved: &Resolved, request: &SweepRequest) -> Result<()> {
     if request.recommend_for.is_empty() {
         return Ok(());
     }
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e| anyhow::anyhow!("{}: {e}", request.scenario.display()))?;
+    let doc = resolved.document()?;
     let names: Vec<&str> = doc
         .get("heroes")
         .and_then(|h| h.as_array())
@@ -244,12 +238,12 @@ fn check_recommend_for(request: &SweepRequest, text: &str) -> Result<()> {
             if names.is_empty() {
                 bail!(
                     "--recommend-for {wanted}: {} has no PCs to recommend for",
-                    request.scenario.display()
+                    resolved.path().display()
                 );
             }
             bail!(
                 "--recommend-for {wanted}: no PC of {} is called that; allowed: {}",
-                request.scenario.display(),
+                resolved.path().display(),
                 names.join(", ")
             );
         }
@@ -305,14 +299,14 @@ fn one_by_one(
 /// The command line that asks this sweep again, into the same folder and
 /// formats.
 fn reproduce_command(
-    request: &SweepRequest,
+    (resolved, request): (&Resolved, &SweepRequest),
     base: &Scenario,
     (out, to, shard): (&Path, &Destination, Shard),
 ) -> String {
     CommandLine::new("sweep")
-        .path(&request.scenario)
+        .path(resolved.path())
         .options("set", &request.set)
-        .options("table", &request.tables)
+        .options("table", resolved.table_options())
         .options("target", &request.targets)
         .option("trials", base.trials)
         .option("seed", base.seed)

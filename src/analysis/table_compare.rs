@@ -15,14 +15,12 @@ use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
-use crate::scenario;
+use crate::scenario::{Resolved, Scenario};
 use crate::tables::BUILT_IN;
 
 /// A table comparison asked: `--table NAME=A,B` over some scenarios.
 #[derive(Debug, Clone)]
 pub struct TableCompareRequest {
-    /// The scenario files.
-    pub scenarios: Vec<PathBuf>,
     /// The table's name (`spoils`).
     pub table: String,
     /// The two tables, each `builtin` or a file: A is the baseline.
@@ -50,8 +48,10 @@ impl TableCompareRequest {
     }
 }
 
-/// Runs every scenario with both tables and writes each comparison and the summary.
+/// Runs every scenario (each read with its own tables) with both tables
+/// and writes each comparison and the summary.
 pub fn compare_tables(
+    resolved: &[Resolved],
     request: &TableCompareRequest,
     plan: &Plan,
     to: &Destination,
@@ -67,8 +67,8 @@ pub fn compare_tables(
     // checked before any battle.
     let mut reading = Vec::new();
     let mut not_read = Vec::new();
-    for path in &request.scenarios {
-        let plain = scenario::load(path)?;
+    for r in resolved {
+        let (plain, path) = (&r.scenario, r.path());
         let reads = |name: &str| plain.battle.reads_table(name);
         if !plain
             .battle
@@ -91,10 +91,10 @@ pub fn compare_tables(
             not_read.push((scenario_name(path), read));
             continue;
         }
-        for file in &files {
-            scenario::load_with_tables(path, &[(table.clone(), file.clone())])?;
-        }
-        reading.push(path.clone());
+        let both = (files.iter())
+            .map(|file| r.with_tables(&[format!("{table}={file}")]))
+            .collect::<Result<Vec<_>>>()?;
+        reading.push((r, both));
     }
     if reading.is_empty() {
         bail!(
@@ -126,24 +126,19 @@ pub fn compare_tables(
     };
     let mut scenarios = Vec::new();
     let mut infos = Vec::new();
-    for path in &reading {
+    for (r, both) in &reading {
+        let path = r.path();
         let taken: Vec<String> = scenarios
             .iter()
             .map(|s: &ScenarioOutcomes| s.scenario.clone())
             .collect();
         let name = unique_name(path, &taken);
-        let targets = outcome_targets(path, &request.targets)?;
+        let targets = outcome_targets(&r.scenario, &request.targets)?;
         let single = CompareRequest {
-            scenarios: vec![path.clone(), path.clone()],
             names: labels.to_vec(),
             trials: request.trials,
             seed: request.seed,
             targets: targets.clone(),
-            tables: files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| format!("{}:{table}={f}", i + 1))
-                .collect(),
         };
         let folder = Destination {
             out: Some(staging.path().join(&name)),
@@ -153,7 +148,7 @@ pub fn compare_tables(
             inputs: to.inputs.clone(),
             large_output: to.large_output,
         };
-        let answer = compare(&single, plan, &folder)?;
+        let answer = compare(both, &single, plan, &folder)?;
         let report: &RunReport = &answer.report;
         infos.push(report.info.clone());
         let rows = key_outcomes(&report.variants[0], &report.variants[1]);
@@ -163,8 +158,7 @@ pub fn compare_tables(
         );
         // Each changed cell alone, on the same battles.
         let shares = cell_shares(
-            path,
-            (table, &files[0]),
+            (&both[0], table),
             &cells,
             (&targets, &rows),
             (trials, seed),
@@ -181,11 +175,11 @@ pub fn compare_tables(
             shares,
         });
     }
-    let first = scenario::load(&reading[0])?;
-    let command = reproduce_command(request, (&out, to));
+    let first = &reading[0].0.scenario;
+    let command = reproduce_command(resolved, request, (&out, to));
     let elapsed = infos.iter().filter_map(|i| i.elapsed_seconds).sum::<f64>();
     let mut info = run_info(
-        &first,
+        first,
         command,
         infos.first().and_then(|i| i.threads).unwrap_or(1),
         std::time::Duration::from_secs_f64(elapsed),
@@ -273,8 +267,8 @@ fn absolute_table(file: &str) -> Result<String> {
 /// The events each scenario's comparison reports as outcomes of their own:
 /// every PC out of action where that is more than one state (down or
 /// dead), then the user's.
-fn outcome_targets(path: &Path, asked: &[String]) -> Result<Vec<String>> {
-    let layout = metric_layout(&scenario::load(path)?);
+fn outcome_targets(scenario: &Scenario, asked: &[String]) -> Result<Vec<String>> {
+    let layout = metric_layout(scenario);
     let mut targets: Vec<String> = combined_targets(&layout).iter().map(Target::text).collect();
     for t in asked {
         if !targets.contains(t) {
@@ -286,11 +280,12 @@ fn outcome_targets(path: &Path, asked: &[String]) -> Result<Vec<String>> {
 
 /// The command line that asks this comparison again, into the same folder
 /// and formats.
-fn reproduce_command(request: &TableCompareRequest, (out, to): (&Path, &Destination)) -> String {
-    let line = request
-        .scenarios
-        .iter()
-        .fold(CommandLine::new("compare"), |line, p| line.path(p));
+fn reproduce_command(
+    resolved: &[Resolved],
+    request: &TableCompareRequest,
+    (out, to): (&Path, &Destination),
+) -> String {
+    let line = (resolved.iter()).fold(CommandLine::new("compare"), |line, r| line.path(r.path()));
     let pair = format!(
         "{}={},{}",
         request.table, request.files[0], request.files[1]

@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::cli::CheckArgs;
 use crate::report::console::say;
-use crate::scenario::{self, parse_table_override};
+use crate::scenario::{Resolved, parse_table_override};
 
 /// Loads the scenario (with any `--table`) and prints the resolved
 /// settings; or, with no scenario, checks each `--table` on its own.
@@ -24,7 +24,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         }
         return say(&out);
     };
-    let s = scenario::load_with_tables(path, &overrides)?;
+    let resolved = Resolved::read(path, &args.table)?;
+    let s = &resolved.scenario;
     let mut out = format!(
         "{}: valid\nname: {}\nsystem: {}\ntrials: {}\nseed: {}\n",
         path.display(),

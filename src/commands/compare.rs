@@ -4,11 +4,12 @@
 use anyhow::{Result, bail};
 
 use crate::analysis::batch::scenario_files;
-use crate::analysis::compare::{CompareRequest, compare};
+use crate::analysis::compare::{CompareRequest, compare, scenario_tables};
 use crate::analysis::table_compare::{TableCompareRequest, compare_tables};
 use crate::cli::CompareArgs;
 use crate::report::ReportKind;
 use crate::report::console::say;
+use crate::scenario::Resolved;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -47,15 +48,17 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         if sim.shard.is_some() {
             bail!("--shard: a comparison of two tables runs whole; run it without --shard");
         }
+        let resolved = (scenarios.iter())
+            .map(|path| Resolved::read(path, &[]))
+            .collect::<Result<Vec<_>>>()?;
         let request = TableCompareRequest {
-            scenarios: scenarios.clone(),
             table: table.clone(),
             files: files.clone(),
             trials: sim.trials,
             seed: sim.seed,
             targets: args.targets.clone(),
         };
-        let answer = compare_tables(&request, &sim.plan(), &to)?;
+        let answer = compare_tables(&resolved, &request, &sim.plan(), &to)?;
         let mut text = crate::report::table_compare::console(&answer.comparison);
         text.push_str(&crate::report::console::wrote(
             &answer.written.folder,
@@ -63,14 +66,16 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         ));
         return say(&text);
     }
+    let tables = scenario_tables(&sim.tables, scenarios.len())?;
+    let resolved = (scenarios.iter().zip(&tables))
+        .map(|(path, tables)| Resolved::read(path, tables))
+        .collect::<Result<Vec<_>>>()?;
     let request = CompareRequest {
-        scenarios: scenarios.clone(),
         trials: sim.trials,
         targets: args.targets.clone(),
         names: Vec::new(),
         seed: sim.seed,
-        tables: sim.tables.clone(),
     };
-    let answer = compare(&request, &sim.plan(), &to)?;
+    let answer = compare(&resolved, &request, &sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Compare, &answer.report))
 }

@@ -14,25 +14,27 @@ use crate::cli::{Cli, Command, RunArgs};
 use crate::report::command_line::CommandLine;
 use crate::report::console::say;
 use crate::report::{Formats, ReportKind, RunInfo};
-use crate::scenario::Edit;
+use crate::scenario::Resolved;
 
 /// Loads, simulates, writes and summarises.
 pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(from) = &args.from {
         return rerun(from, args);
     }
-    let request = request(args, args.scenarios[0].clone());
+    let request = request(args);
     let plan = args.sim.plan();
     let to = super::destination(&args.out, &args.sim);
     match args.scenarios.as_slice() {
         [one] if !one.is_dir() => {
-            let answer = run_scenario(&request, &plan, &to)?;
+            let resolved = Resolved::read(one, &args.sim.tables)?;
+            let answer = run_scenario(&resolved, &request, &plan, &to)?;
             say(&answer.stored.summary(ReportKind::Run, &answer.report))
         }
         inputs => {
             let batch = BatchRequest {
                 inputs: inputs.to_vec(),
                 command: batch_command(args),
+                tables: args.sim.tables.clone(),
                 run: request,
             };
             say(&batch_summary(&run_batch(&batch, &plan, &to)?))
@@ -41,10 +43,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
 }
 
 /// The run each scenario of `args` gets.
-fn request(args: &RunArgs, scenario: PathBuf) -> RunRequest {
+fn request(args: &RunArgs) -> RunRequest {
     let sim = &args.sim;
     RunRequest {
-        scenario,
         exact: args.exact,
         exact_where_covered: false,
         usage: args.usage,
@@ -53,8 +54,6 @@ fn request(args: &RunArgs, scenario: PathBuf) -> RunRequest {
         trials: sim.trials,
         targets: args.targets.clone(),
         seed: sim.seed,
-        tables: sim.tables.clone(),
-        text: None,
         command: None,
         table_sources: Vec::new(),
     }
@@ -192,8 +191,8 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
         unreachable!("the command was checked to be a run")
     };
     let private = PrivateFolder::new()?;
-    let mut request = request(&recorded, PathBuf::from(path));
-    request.text = Some(scenario_text.clone());
+    let mut request = request(&recorded);
+    let mut tables = recorded.sim.tables.clone();
     // The record's command, writing where this run writes when `--out`
     // asks anew (pasting it then rewrites these files, not the old ones).
     request.command = Some(match &args.out {
@@ -204,24 +203,17 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
         let file = private.0.join(format!("{}.toml", table.name));
         std::fs::write(&file, table.text.as_deref().unwrap_or_default())
             .with_context(|| format!("cannot write {}", file.display()))?;
-        request
-            .tables
-            .retain(|t| t.split_once('=').is_none_or(|(name, _)| name != table.name));
-        request
-            .tables
-            .push(format!("{}={}", table.name, file.display()));
+        tables.retain(|t| t.split_once('=').is_none_or(|(name, _)| name != table.name));
+        tables.push(format!("{}={}", table.name, file.display()));
         request
             .table_sources
             .push((table.name.clone(), table.source.clone()));
     }
     // Every table as read now must be the one recorded (a built-in table
     // may have changed since), checked before any battle.
-    let overrides = crate::analysis::runner::table_overrides(&request.tables)?;
-    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    let now = crate::scenario::load_edited(Path::new(path), scenario_text, &edits)?;
+    let resolved = Resolved::from_text(Path::new(path), scenario_text, &tables)?;
     for was in &info.tables {
-        let same = now
-            .battle
+        let same = (resolved.scenario.battle)
             .tables()
             .iter()
             .find(|t| t.name == was.name)
@@ -245,7 +237,7 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     if args.sim.format.is_empty() {
         to.formats = Formats::of(&recorded.sim.format);
     }
-    let answer = run_scenario(&request, &args.sim.plan(), &to)?;
+    let answer = run_scenario(&resolved, &request, &args.sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Run, &answer.report))
 }
 

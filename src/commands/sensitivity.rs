@@ -7,6 +7,7 @@ use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
 use crate::cli::SensitivityArgs;
 use crate::report::console::say;
 use crate::report::sensitivity::top_lines;
+use crate::scenario::Resolved;
 
 /// Runs the analysis the options ask and prints its largest moves.
 pub fn run(args: &SensitivityArgs) -> Result<()> {
@@ -16,9 +17,9 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
             "--shard: sensitivity runs in one process (its moves are paired battle by battle); run it without --shard"
         );
     }
-    let request = request(args);
+    let resolved = Resolved::read(&args.scenario, &sim.tables)?;
     let to = super::destination(&args.out, &args.sim);
-    let answer = sensitivity(&request, &sim.plan(), &to)?;
+    let answer = sensitivity(&resolved, &request(args), &sim.plan(), &to)?;
     say(&top_lines(&answer.report, 10))?;
     say(&crate::report::console::wrote(
         &answer.written.folder,
@@ -31,7 +32,6 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
 pub fn request(args: &SensitivityArgs) -> SensitivityRequest {
     let sim = &args.sim;
     SensitivityRequest {
-        scenario: args.scenario.clone(),
         target: args.target.clone(),
         knobs: args.knobs.clone(),
         cells: args.cells,
@@ -39,6 +39,5 @@ pub fn request(args: &SensitivityArgs) -> SensitivityRequest {
         exact: args.exact,
         trials: sim.trials,
         seed: sim.seed,
-        tables: sim.tables.clone(),
     }
 }

@@ -7,16 +7,18 @@ use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
 use crate::questions::solve::{Domain, Goal, Probe, shown};
 use crate::report::console::say;
+use crate::scenario::Resolved;
 use crate::stats::format::thousands;
 
 /// Validates the options, searches and prints the answer.
 pub fn run(args: &SolveArgs) -> Result<()> {
     let request = request(args)?;
+    let resolved = Resolved::read(&args.scenario, &args.sim.tables)?;
     let to = super::destination(&args.out, &args.sim);
     let mut seen = |count: usize, setting: &str, domain: Domain, probe: &Probe| {
         say(&probe_line(count, setting, domain, probe))
     };
-    let answer = solve(&request, &args.sim.plan(), &to, &mut seen)?;
+    let answer = solve(&resolved, &request, &args.sim.plan(), &to, &mut seen)?;
     say(&summary(&answer, args.exact))
 }
 
@@ -40,7 +42,6 @@ pub fn request(args: &SolveArgs) -> Result<SolveRequest> {
         _ => bail!("name one goal: --at-least P, --at-most P, --equals P or --balance SIDE"),
     };
     Ok(SolveRequest {
-        scenario: args.scenario.clone(),
         vary: args.vary.clone(),
         target: args.target.clone(),
         goal,
@@ -50,7 +51,6 @@ pub fn request(args: &SolveArgs) -> Result<SolveRequest> {
         max_trials: Some(args.max_trials),
         tolerance: args.tolerance,
         seed: sim.seed,
-        tables: sim.tables.clone(),
     })
 }
 

@@ -7,12 +7,13 @@ use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::cli::SweepArgs;
 use crate::report::ReportKind;
 use crate::report::console::say;
+use crate::scenario::Resolved;
 
 /// Runs the sweep the options ask and prints its comparison.
 pub fn run(args: &SweepArgs) -> Result<()> {
-    let request = request(args);
+    let resolved = Resolved::read(&args.scenario, &args.sim.tables)?;
     let to = super::destination(&args.out, &args.sim);
-    let answer = sweep(&request, &args.sim.plan(), &to)?;
+    let answer = sweep(&resolved, &request(args), &args.sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Sweep, &answer.report))?;
     match answer.failure {
         Some(failure) => Err(failure.context(match answer.report.variants.len() {
@@ -27,7 +28,6 @@ pub fn run(args: &SweepArgs) -> Result<()> {
 /// form posts the same request).
 pub fn request(args: &SweepArgs) -> SweepRequest {
     SweepRequest {
-        scenario: args.scenario.clone(),
         set: args.set.clone(),
         max_variants: args.max_variants,
         max_risk_of_down: args.max_risk_of_down,
@@ -35,6 +35,5 @@ pub fn request(args: &SweepArgs) -> SweepRequest {
         trials: args.sim.trials,
         targets: args.targets.clone(),
         seed: args.sim.seed,
-        tables: args.sim.tables.clone(),
     }
 }

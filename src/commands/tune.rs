@@ -7,11 +7,15 @@ use anyhow::{Result, bail};
 use crate::analysis::tune::{TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
 use crate::report::console::say;
+use crate::scenario::Resolved;
 use crate::stats::format::{thousands, trim_decimal};
 
 /// Validates the options, searches, verifies and prints the verdicts.
 pub fn run(args: &TuneArgs) -> Result<()> {
     let request = request(args)?;
+    let scenarios = (args.scenarios.iter())
+        .map(|path| Resolved::read(path, &args.sim.tables))
+        .collect::<Result<Vec<_>>>()?;
     let to = super::destination(&args.out, &args.sim);
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
         let again = match pass {
@@ -24,7 +28,7 @@ pub fn run(args: &TuneArgs) -> Result<()> {
             trim_decimal(shortfall, 3)
         ))
     };
-    let answer = tune(&request, &args.sim.plan(), &to, &mut seen)?;
+    let answer = tune(&scenarios, &request, &args.sim.plan(), &to, &mut seen)?;
     say(&summary(&answer))
 }
 
@@ -34,7 +38,6 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         bail!("--shard: tune decides each step before the next; run it without --shard");
     }
     Ok(TuneRequest {
-        scenarios: args.scenarios.clone(),
         goals: args.goal.clone(),
         vary: args.vary.clone(),
         cell_tables: args.cell_tables.clone(),
@@ -45,7 +48,6 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         seed: args.sim.seed,
         verify_trials: args.verify_trials,
         verify_seed: args.verify_seed,
-        tables: args.sim.tables.clone(),
         max_verify_trials: None,
     })
 }

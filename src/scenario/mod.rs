@@ -8,7 +8,10 @@
 //! bundled battles and the schemas of every file sit here.
 
 pub mod bundled;
+pub mod resolved;
 pub mod schema;
+
+pub use resolved::Resolved;
 
 use std::path::{Path, PathBuf};
 
@@ -88,14 +91,6 @@ pub fn override_tables(doc: &mut toml::Table, overrides: &[(String, String)]) ->
         }
     }
     Ok(())
-}
-
-/// Loads a scenario with `--table` overrides applied. The recorded hash is
-/// the file's own; the tables used are recorded separately.
-pub fn load_with_tables(path: &Path, overrides: &[(String, String)]) -> Result<Scenario> {
-    let text = read_text(path)?;
-    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    load_edited(path, &text, &edits)
 }
 
 /// A change a command-line option makes to a scenario before it is

@@ -22,6 +22,7 @@ use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::analysis::tune::{DEFAULT_SEARCH_TRIALS, TuneRequest, tune};
 use crate::engine::Shard;
+use crate::scenario::Resolved;
 
 /// A question and its terms, as the page posts it:
 /// `{"sweep": {"set": ["sides.A.strategy=10..14"], "trials": 100000}}`.
@@ -325,6 +326,8 @@ pub struct Asked {
     /// The files of `input`, written again beside the answer (the
     /// record's command names them by file name).
     pub inputs: Inputs,
+    /// The scenario in `input`, read with the page's tables.
+    pub resolved: Resolved,
 }
 
 impl Asked {
@@ -360,60 +363,27 @@ impl Asked {
             // The server's caps on variants and battles bound its files.
             large_output: true,
         };
-        let scenario = self.file.clone();
-        let edited: Vec<String> = self
-            .tables
-            .iter()
-            .map(|(name, file)| format!("{name}={}", file.display()))
-            .collect();
         let outcome = match self.ask {
-            Ask::Sweep(request) => sweep(
-                &SweepRequest {
-                    scenario,
-                    tables: edited,
-                    ..request
-                },
-                &plan,
-                &to,
-            )
-            .and_then(|a| a.failure.map_or(Ok(()), Err)),
-            Ask::Solve(request) => solve(
-                &SolveRequest {
-                    scenario,
-                    tables: edited,
-                    ..request
-                },
-                &plan,
-                &to,
-                &mut |_, _, _, _| Ok(()),
-            )
-            .map(drop),
-            Ask::Sensitivity(request) => sensitivity(
-                &SensitivityRequest {
-                    scenario,
-                    tables: edited,
-                    ..request
-                },
-                &plan,
-                &to,
-            )
-            .map(drop),
-            Ask::Compare(request) => compare(
-                &CompareRequest {
-                    scenarios: vec![scenario.clone(), scenario],
-                    tables: edited.iter().map(|t| format!("2:{t}")).collect(),
-                    ..request
-                },
-                &plan,
-                &to,
-            )
-            .map(drop),
+            Ask::Sweep(request) => sweep(&self.resolved, &request, &plan, &to)
+                .and_then(|a| a.failure.map_or(Ok(()), Err)),
+            Ask::Solve(request) => {
+                solve(&self.resolved, &request, &plan, &to, &mut |_, _, _, _| {
+                    Ok(())
+                })
+                .map(drop)
+            }
+            Ask::Sensitivity(request) => {
+                sensitivity(&self.resolved, &request, &plan, &to).map(drop)
+            }
+            // The battle with its tables as written, then with the page's.
+            Ask::Compare(request) => (self.resolved.with_tables(&[]))
+                .and_then(|written| {
+                    compare(&[written, self.resolved.clone()], &request, &plan, &to)
+                })
+                .map(drop),
             Ask::Tune(request) => tune(
-                &TuneRequest {
-                    scenarios: vec![scenario],
-                    tables: edited,
-                    ..request
-                },
+                std::slice::from_ref(&self.resolved),
+                &request,
                 &plan,
                 &to,
                 // Each step taken, as the page's note on the question.

@@ -25,7 +25,7 @@ use super::inputs::{Inputs, ScenarioTable};
 use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
 use super::runs::{Busy, MAX_QUEUED, Run, Runs};
 use crate::report::command_line::CommandLine;
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Resolved, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
 pub const MAX_BODY: usize = 1 << 20;
@@ -670,6 +670,9 @@ struct Written {
     trials: u64,
     /// The battle's system, whose words the answer takes.
     system: &'static str,
+    /// The scenario as written, read with the page's tables: what the
+    /// question is asked of.
+    resolved: Resolved,
 }
 
 /// The files of a posted battle that [`load`] checked.
@@ -720,17 +723,33 @@ fn write_question(
                 message: format!("cannot write the scenario for the question: {e}"),
             })
         })?;
+    let file = input.join(inputs.scenario());
+    let tables: Vec<(String, PathBuf)> = inputs
+        .tables
+        .iter()
+        .map(|(table, file)| (table.clone(), input.join(file)))
+        .collect();
+    let given: Vec<String> = tables
+        .iter()
+        .map(|(table, path)| format!("{table}={}", path.display()))
+        .collect();
+    let resolved = Resolved::from_text(&file, inputs.scenario_text(), &given).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&input);
+        invalid(
+            &format!("{e:#}"),
+            &file.display().to_string(),
+            name.unwrap_or(POSTED),
+            toml,
+        )
+    })?;
     Ok(Written {
-        file: input.join(inputs.scenario()),
-        tables: inputs
-            .tables
-            .iter()
-            .map(|(table, file)| (table.clone(), input.join(file)))
-            .collect(),
+        file,
+        tables,
         input,
         inputs,
         trials: loaded.trials,
         system: loaded.battle.system(),
+        resolved,
     })
 }
 
@@ -785,18 +804,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
         // refusal names the battle and the page's tables, not the files
         // the server wrote them to.
         let scenarios_fought = |request: &crate::analysis::sensitivity::SensitivityRequest| {
-            crate::analysis::sensitivity::scenarios_fought(
-                &crate::analysis::sensitivity::SensitivityRequest {
-                    scenario: written.file.clone(),
-                    tables: written
-                        .tables
-                        .iter()
-                        .map(|(name, file)| format!("{name}={}", file.display()))
-                        .collect(),
-                    ..request.clone()
-                },
-            )
-            .map_err(|e| {
+            crate::analysis::sensitivity::scenarios_fought(&written.resolved, request).map_err(|e| {
                 let mut message = format!("{e:#}").replace(
                     &written.file.display().to_string(),
                     q.name.as_deref().unwrap_or(POSTED),
@@ -826,6 +834,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             name: q.name.as_deref().unwrap_or(POSTED).to_owned(),
             tables: written.tables,
             inputs: written.inputs,
+            resolved: written.resolved,
         };
         Ok::<_, Rejected>((asked, terms))
     })
@@ -866,14 +875,10 @@ async fn question_choices(
         let Written {
             input,
             file,
-            tables,
+            resolved,
             ..
         } = write_question(&state, &asked.toml, asked.name.as_deref(), &asked.tables)?;
-        let tables: Vec<String> = tables
-            .iter()
-            .map(|(table, path)| format!("{table}={}", path.display()))
-            .collect();
-        let choices = crate::analysis::sensitivity::choices(&file, &tables);
+        let choices = crate::analysis::sensitivity::choices(&resolved);
         let _ = std::fs::remove_dir_all(&input);
         let choices = choices.map_err(|e| {
             invalid(

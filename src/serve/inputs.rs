@@ -62,6 +62,11 @@ impl Inputs {
         &self.files[0].0
     }
 
+    /// The scenario's text, as written.
+    pub fn scenario_text(&self) -> &str {
+        &self.files[0].1
+    }
+
     /// Every file's name.
     pub fn names(&self) -> impl Iterator<Item = String> + '_ {
         self.files.iter().map(|(name, _)| name.clone())

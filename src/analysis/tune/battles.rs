@@ -1,20 +1,17 @@
 //! The scenarios of a tune and the goals each is held to: a goal holds
 //! every scenario with its outcome, or the one it names with `@STEM`.
 
-use std::path::PathBuf;
-
 use anyhow::{Result, bail};
 
 use crate::analysis::runner::metric_layout;
 use crate::questions::target::with_combined;
 use crate::questions::tune::Goal;
-use crate::scenario::{self, Edit};
+use crate::scenario::Resolved;
 use crate::stats::Metric;
 
-/// One scenario tuned: its file, its text and its name (the file's stem).
-pub(super) struct Battle {
-    pub(super) path: PathBuf,
-    pub(super) text: String,
+/// One scenario tuned, and its name (the file's stem).
+pub(super) struct Battle<'a> {
+    pub(super) resolved: &'a Resolved,
     pub(super) name: String,
 }
 
@@ -28,26 +25,23 @@ pub(super) struct Held {
     pub(super) label: String,
 }
 
-/// Reads each scenario file; their names (file stems) must differ, since
+/// The scenarios by name; their names (file stems) must differ, since
 /// goals and files name them.
-pub(super) fn read_battles(paths: &[PathBuf]) -> Result<Vec<Battle>> {
+pub(super) fn named_battles(scenarios: &[Resolved]) -> Result<Vec<Battle<'_>>> {
     let mut battles: Vec<Battle> = Vec::new();
-    for path in paths {
+    for resolved in scenarios {
+        let path = resolved.path();
         let name = (path.file_stem())
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scenario".to_owned());
         if let Some(twin) = battles.iter().find(|b| b.name == name) {
             bail!(
                 "{} and {}: two scenarios named {name}; goals name a scenario by its file's stem, so give one another name",
-                twin.path.display(),
+                twin.resolved.path().display(),
                 path.display()
             );
         }
-        battles.push(Battle {
-            path: path.clone(),
-            text: scenario::read_text(path)?,
-            name,
-        });
+        battles.push(Battle { resolved, name });
     }
     Ok(battles)
 }
@@ -55,18 +49,10 @@ pub(super) fn read_battles(paths: &[PathBuf]) -> Result<Vec<Battle>> {
 /// Each goal as each scenario is held to it: the one it names, or every
 /// scenario that has its outcome. A goal no scenario has is refused,
 /// before anything is fought.
-pub(super) fn held_goals(
-    goals: &[Goal],
-    battles: &[Battle],
-    overrides: &[(String, String)],
-) -> Result<Vec<Held>> {
-    let edits: Vec<Edit> = overrides.iter().map(Edit::table).collect();
-    let layouts = (battles.iter())
-        .map(|b| {
-            let s = scenario::load_edited(&b.path, &b.text, &edits)?;
-            Ok(with_combined(&metric_layout(&s)))
-        })
-        .collect::<Result<Vec<_>>>()?;
+pub(super) fn held_goals(goals: &[Goal], battles: &[Battle]) -> Result<Vec<Held>> {
+    let layouts: Vec<Vec<Metric<u64>>> = (battles.iter())
+        .map(|b| with_combined(&metric_layout(&b.resolved.scenario)))
+        .collect();
     let names: Vec<&str> = battles.iter().map(|b| b.name.as_str()).collect();
     let mut held = Vec::new();
     for (i, g) in goals.iter().enumerate() {

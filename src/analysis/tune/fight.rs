@@ -15,7 +15,7 @@ use crate::questions::sweep::apply;
 use crate::questions::target::{Target, with_combined};
 use crate::questions::tune::Goal;
 use crate::report::tune::Effect;
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Edit, Scenario};
 use crate::stats::{Metric, paired_difference, wilson};
 
 use super::battles::{Battle, Held};
@@ -23,11 +23,10 @@ use super::moves::{Dimension, Moves, same, shown};
 
 /// What the search fights: each scenario with each candidate's values.
 pub(super) struct Fight<'a> {
-    pub(super) battles: &'a [Battle],
+    pub(super) battles: &'a [Battle<'a>],
     pub(super) dimensions: &'a [Dimension],
     /// Each dimension's value in the battles as written.
     pub(super) start: &'a [Value],
-    pub(super) overrides: &'a [(String, String)],
     pub(super) trials: u64,
     pub(super) seed: u64,
     /// The verifying run's expected interval half-width per unit of one
@@ -86,11 +85,11 @@ impl Fight<'_> {
         }
     }
 
-    /// The edits that make a candidate of scenario `b`, after the table
-    /// overrides: only what it changes there, so the battle as written
-    /// stays as written.
+    /// The edits that make a candidate of scenario `b` (made after its
+    /// table options): only what it changes there, so the battle as
+    /// written stays as written.
     pub(super) fn edits(&self, at: &[Value], b: usize) -> Vec<Edit<'_>> {
-        let mut edits: Vec<Edit> = self.overrides.iter().map(Edit::table).collect();
+        let mut edits: Vec<Edit> = Vec::new();
         for (d, value) in self.changes(at).filter(|(d, _)| d.present[b]) {
             let (path, value) = (d.path.clone(), value.clone());
             edits.push(Edit {
@@ -103,8 +102,7 @@ impl Fight<'_> {
 
     /// A candidate of scenario `b`, at the search's battles and seed.
     pub(super) fn scenario(&self, at: &[Value], b: usize) -> Result<Scenario> {
-        let battle = &self.battles[b];
-        let mut s = scenario::load_edited(&battle.path, &battle.text, &self.edits(at, b))?;
+        let mut s = self.battles[b].resolved.edited(self.edits(at, b))?;
         override_settings(&mut s, Some(self.trials), Some(self.seed))?;
         Ok(s)
     }
@@ -112,12 +110,9 @@ impl Fight<'_> {
     /// A candidate's file of scenario `b`: the battle as written with the
     /// candidate's values set (and the `--table` files named).
     pub(super) fn document(&self, at: &[Value], b: usize) -> Result<String> {
-        let battle = &self.battles[b];
-        let mut doc: toml::Table = toml::from_str(&battle.text)
-            .with_context(|| format!("{}: not a TOML document", battle.path.display()))?;
-        for edit in self.edits(at, b) {
-            (edit.apply)(&mut doc).with_context(|| edit.option.clone())?;
-        }
+        let doc = self.battles[b]
+            .resolved
+            .edited_document(self.edits(at, b))?;
         toml::to_string(&doc).context("cannot write the tuned scenario")
     }
 
@@ -136,14 +131,18 @@ impl Fight<'_> {
 
     /// The text of table `name` as scenario `b` reads it.
     pub(super) fn table_text(&self, name: &str, b: usize) -> Result<Option<String>> {
-        let battle = &self.battles[b];
-        let edits: Vec<Edit> = self.overrides.iter().map(Edit::table).collect();
-        let loaded = scenario::load_edited(&battle.path, &battle.text, &edits)?;
-        if !loaded.battle.tables().iter().any(|t| t.name == name) {
+        let resolved = self.battles[b].resolved;
+        if !resolved
+            .scenario
+            .battle
+            .tables()
+            .iter()
+            .any(|t| t.name == name)
+        {
             return Ok(None);
         }
-        let doc: toml::Table = toml::from_str(&battle.text)?;
-        let (text, _) = crate::tables::text_as_read(&doc, &battle.path, self.overrides, name)?;
+        let doc = resolved.document()?;
+        let (text, _) = crate::tables::text_as_read(&doc, resolved.path(), &resolved.tables, name)?;
         Ok(Some(text))
     }
 

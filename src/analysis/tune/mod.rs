@@ -21,8 +21,6 @@
 //! with its outcome (or the one it names with `@STEM`), and the total
 //! shortfall is summed over them all.
 
-use std::path::PathBuf;
-
 use anyhow::{Result, bail};
 use serde::Deserialize;
 use toml::Value;
@@ -30,14 +28,13 @@ use toml::Value;
 use super::Destination;
 use crate::analysis::runner::{
     Plan, Written, exact_metrics, override_settings, question_out_dir, run_info, simulate,
-    table_overrides,
 };
 use crate::questions::target::{with_combined, with_combined_as};
 use crate::questions::tune::{Goal, contradiction};
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::tune::{Change, GoalResult, TuneReport};
-use crate::scenario::{self, Edit, Scenario};
+use crate::scenario::{Resolved, Scenario};
 use crate::stats::z_for_confidence;
 
 mod battles;
@@ -45,7 +42,7 @@ mod fight;
 mod moves;
 mod search;
 
-use battles::{Held, held_goals, read_battles};
+use battles::{Held, held_goals, named_battles};
 use fight::{Fight, Scored, measure};
 use moves::{changed, dimensions, shown};
 use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
@@ -67,9 +64,6 @@ pub const CONFIDENCE: f64 = 0.95;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TuneRequest {
-    /// The scenario files, tuned together (set by the caller).
-    #[serde(skip)]
-    pub scenarios: Vec<PathBuf>,
     /// The goals: `TARGET in LO..HI`, `TARGET <= X` or `TARGET >= X`, with
     /// `@STEM` after it for one scenario of several.
     pub goals: Vec<String>,
@@ -103,9 +97,6 @@ pub struct TuneRequest {
     /// Seed of the verifying run (one derived from the search's when absent).
     #[serde(default)]
     pub verify_seed: Option<u64>,
-    /// `NAME=FILE` table overrides (set by the caller).
-    #[serde(skip)]
-    pub tables: Vec<String>,
     /// The most battles the verifying run sizes itself to (a server's cap;
     /// set by the caller).
     #[serde(skip)]
@@ -126,16 +117,18 @@ pub struct TuneAnswer {
 pub fn verify_seed_of(search_seed: u64) -> u64 {
     search_seed.wrapping_add(0x9E37_79B9_7F4A_7C15)
 }
-/// Validates the request, searches (showing `seen` each step), verifies
-/// the table found on fresh battles and writes the report.
+/// Validates the request, searches the `scenarios` tuned together
+/// (showing `seen` each step), verifies the table found on fresh battles
+/// and writes the report.
 pub fn tune(
+    scenarios: &[Resolved],
     request: &TuneRequest,
     plan: &Plan,
     to: &Destination,
     seen: &mut StepSeen,
 ) -> Result<TuneAnswer> {
     let started = std::time::Instant::now();
-    if request.scenarios.is_empty() {
+    if scenarios.is_empty() {
         bail!("tune needs a scenario file");
     }
     if request.goals.is_empty() {
@@ -154,10 +147,9 @@ pub fn tune(
     if let Some(said) = contradiction(&goals) {
         bail!("{said}");
     }
-    let battles = read_battles(&request.scenarios)?;
+    let battles = named_battles(scenarios)?;
     let dimensions = dimensions(
         (&request.vary, &request.cell_tables, &request.freeze),
-        &request.tables,
         &battles,
     )?;
     let max_changes = request.max_changes.unwrap_or(dimensions.len());
@@ -165,16 +157,10 @@ pub fn tune(
         bail!("--max-changes 0 allows no change; allowed: 1 or more");
     }
     let max_steps = request.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-    let overrides = table_overrides(&request.tables)?;
-    let held = held_goals(&goals, &battles, &overrides)?;
+    let held = held_goals(&goals, &battles)?;
     let start: Vec<Value> = dimensions.iter().map(|d| d.value.clone()).collect();
     let search_trials = request.trials.unwrap_or(DEFAULT_SEARCH_TRIALS);
-    let first = scenario::load_edited(
-        &battles[0].path,
-        &battles[0].text,
-        &overrides.iter().map(Edit::table).collect::<Vec<_>>(),
-    )?;
-    let search_seed = request.seed.unwrap_or(first.seed);
+    let search_seed = request.seed.unwrap_or(scenarios[0].scenario.seed);
     // The search aims inside each band by the half-width the verifying
     // run's interval will have, so that what it finds can be judged met.
     let z = z_for_confidence(1.0 - (1.0 - CONFIDENCE) / held.len() as f64);
@@ -185,7 +171,6 @@ pub fn tune(
         battles: &battles,
         dimensions: &dimensions,
         start: &start,
-        overrides: &overrides,
         trials: search_trials,
         seed: search_seed,
         margin: z / (expected_verify.max(1) as f64).sqrt(),
@@ -201,7 +186,7 @@ pub fn tune(
                 .map(|v| v.split('=').next().unwrap_or(v).to_owned()),
         );
         named.extend(battles[1..].iter().map(|b| b.name.clone()));
-        question_out_dir(&battles[0].path, "tune", &named)
+        question_out_dir(scenarios[0].path(), "tune", &named)
     });
     let staging = Staging::new(&out, to.force)?;
     let plan = Plan {
@@ -270,7 +255,7 @@ pub fn tune(
         let most = request.max_verify_trials.unwrap_or(MAX_VERIFY_TRIALS);
         verify_trials_for(&goals, &held, &search, z, search_trials).min(most.max(search_trials))
     });
-    let command = reproduce_command(request, (&out, to));
+    let command = reproduce_command(scenarios, request, (&out, to));
     let mut results = Vec::new();
     let mut infos = Vec::new();
     for (b, battle) in battles.iter().enumerate() {
@@ -289,7 +274,7 @@ pub fn tune(
         let as_written_exact = exact_metrics(&fight.scenario(&start, b)?)
             .ok()
             .map(|odds| with_combined_as(&verified.metrics, &odds));
-        info.scenario_sha256 = Some(crate::tables::sha256_hex(battle.text.as_bytes()));
+        info.scenario_sha256 = Some(crate::tables::sha256_hex(battle.resolved.text().as_bytes()));
         for (k, h) in held.iter().enumerate().filter(|(_, h)| h.battle == b) {
             let g = &goals[h.goal];
             let measured = measure(g, &all)?;
@@ -484,9 +469,13 @@ fn pulls(goals: &[Held], round: &[Scored], current: &[Value]) -> Vec<String> {
 }
 
 /// The command line that asks this tune again, into the same folder.
-fn reproduce_command(request: &TuneRequest, (out, to): (&std::path::Path, &Destination)) -> String {
-    (request.scenarios.iter())
-        .fold(CommandLine::new("tune"), |line, p| line.path(p))
+fn reproduce_command(
+    scenarios: &[Resolved],
+    request: &TuneRequest,
+    (out, to): (&std::path::Path, &Destination),
+) -> String {
+    (scenarios.iter())
+        .fold(CommandLine::new("tune"), |line, s| line.path(s.path()))
         .options("goal", &request.goals)
         .options("vary", &request.vary)
         .options("tables", &request.cell_tables)
@@ -497,7 +486,7 @@ fn reproduce_command(request: &TuneRequest, (out, to): (&std::path::Path, &Desti
         .option_if("seed", request.seed)
         .option_if("verify-trials", request.verify_trials)
         .option_if("verify-seed", request.verify_seed)
-        .options("table", &request.tables)
+        .options("table", scenarios[0].table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()

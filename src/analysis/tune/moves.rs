@@ -113,11 +113,10 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
 /// value.
 pub(super) fn dimensions(
     (vary, cell_tables, freeze): (&[String], &[String], &[String]),
-    tables: &[String],
     battles: &[Battle],
 ) -> Result<Vec<Dimension>> {
     let choices = (battles.iter())
-        .map(|b| crate::analysis::sensitivity::choices(&b.path, tables))
+        .map(|b| crate::analysis::sensitivity::choices(b.resolved))
         .collect::<Result<Vec<_>>>()?;
     // The knob at `path` in each scenario that has it, agreeing in value.
     let found_in = |path: &str, cells_only: bool| -> Result<Option<(Knob, Vec<bool>)>> {
