@@ -40,6 +40,8 @@ pub struct Laws {
     catastrophe: Vec<Effect>,
     /// Per side: its commander's Catastrophe roll (with Luck or without).
     catastrophe_roll: [RollLaw; 2],
+    /// The Catastrophe roll of a side whose commander is out: no Luck.
+    leaderless_roll: RollLaw,
     /// The contest's lookups.
     strategy: strategy::Laws,
     /// Per PC: Survival row and HP lost, drawn together (shared between
@@ -68,6 +70,7 @@ impl Laws {
                 .sides
                 .each_ref()
                 .map(|s| RollLaw::new(s.commander_luck)),
+            leaderless_roll: RollLaw::new(false),
             survival: rules
                 .heroes
                 .iter()
@@ -126,10 +129,14 @@ impl Laws {
         let mut result = 0u8;
         for day in 0..rules.days {
             let numbers = address::day(battle, day);
-            // 1. Catastrophe.
+            // 1. Catastrophe, with the commander's Luck only while he leads.
             let rolls: [i64; 2] = std::array::from_fn(|s| {
                 let x = numbers.half(address::CATASTROPHE + s as u32);
-                catastrophe::roll_fast(&self.catastrophe_roll[s], x, &rules.sides[s])
+                let law = match commander_out[s] {
+                    false => &self.catastrophe_roll[s],
+                    true => &self.leaderless_roll,
+                };
+                catastrophe::roll_fast(law, x, &rules.sides[s])
             });
             if day == 0 {
                 first_catastrophe = rolls.map(|r| r as u8);
@@ -167,8 +174,9 @@ impl Laws {
             days_won[winner] += 1;
             margin_sum += victory;
             result = self.strategy.result_by_margin[mov.min(MARGIN_SPAN) as usize];
-            // 3. Each PC's Survival and Glory.
-            let mut next_carry = [0i64; 2];
+            // 3. Each PC's Survival and Glory, and the Strategy his Glory
+            // would give tomorrow.
+            let mut glory_strategy = [0i64; MAX_HEROES];
             for (i, h) in rules.heroes.iter().enumerate() {
                 // Out before today, captured, or killed today: no rolls.
                 // Downed today by a Catastrophe 15/16 wound: he still rolls.
@@ -178,7 +186,7 @@ impl Laws {
                 }
                 let penalty = survival::penalty(winner, h.side, mov) as usize;
                 let pc = address::pc(numbers, i);
-                next_carry[h.side] +=
+                glory_strategy[i] =
                     self.pc_day(rules, pc, i, penalty, &mut heroes[i], &mut lost[i]);
             }
             // 4. Casualties and Morale: a side whose commander was out
@@ -195,7 +203,6 @@ impl Laws {
                 troops[s] -= loss;
                 casualties[s] += loss;
             }
-            carry = next_carry;
             // An army commander killed by Catastrophe, or a PC commander
             // down or dead, halves his side's Strategy on the days after.
             for (s, roll) in rolls.into_iter().enumerate() {
@@ -212,6 +219,14 @@ impl Laws {
             }
             for (s, out) in commander_out.iter_mut().enumerate() {
                 *out |= self.commander_down(&heroes, s);
+            }
+            // Glory's Strategy applies only if the PC commands a unit: not
+            // one down, dead or taken at the day's end.
+            carry = [0, 0];
+            for (i, h) in rules.heroes.iter().enumerate() {
+                if heroes[i].state < State::Down && !heroes[i].captured {
+                    carry[h.side] += glory_strategy[i];
+                }
             }
         }
         for (i, h) in heroes.iter_mut().enumerate().take(n) {
@@ -240,8 +255,8 @@ impl Laws {
 
     /// PC `i`'s Survival roll (with the losing side's `penalty`) and its
     /// injury, then his Glory roll (made even if he died), each from his
-    /// own numbers of the day. Returns the Strategy his Glory gives his
-    /// side tomorrow.
+    /// own numbers of the day. Returns the Strategy his Glory would give
+    /// his side tomorrow, if he still commands then.
     #[inline(always)]
     fn pc_day(
         &self,

@@ -1,5 +1,6 @@
 //! The Catastrophe: each side rolls 3d6 at the start of every day (high is
-//! bad; a commander with Luck keeps the lowest of three), and the row of the
+//! bad; a commander with Luck, while he still leads, keeps the lowest of
+//! three), and the row of the
 //! Catastrophe table that comes up changes its Strategy, Morale and Troop
 //! Strength, and may wound or kill its army commander or a major unit's
 //! leader.
@@ -22,9 +23,11 @@ use crate::engine::dice;
 use crate::engine::inverse;
 use crate::engine::stream::Decisions;
 
-/// Side `side`'s Catastrophe roll, 3 to 18, die by die.
-pub fn roll<R: Rng>(rng: &mut R, side: &SideRules) -> i64 {
-    (roll_3d6(rng, side.commander_luck) + side.catastrophe_modifier).clamp(3, 18)
+/// Side `side`'s Catastrophe roll, 3 to 18, die by die. Only the
+/// commander may use his Luck: a side whose commander is `out` (killed,
+/// captured, down) rolls 3d6 once.
+pub fn roll<R: Rng>(rng: &mut R, side: &SideRules, out: bool) -> i64 {
+    (roll_3d6(rng, side.commander_luck && !out) + side.catastrophe_modifier).clamp(3, 18)
 }
 
 /// The Troop Strengths after each side's Catastrophe row: the enemy

@@ -47,8 +47,9 @@ pub fn fight_noting_reads<R: Rng>(
     let mut first_catastrophe = [0u8; 2];
     let mut result = 0u8;
     for day in 0..rules.days {
-        // 1. Each side's Catastrophe roll (high is bad).
-        let rolls = [0, 1].map(|s| catastrophe::roll(rng, &rules.sides[s]));
+        // 1. Each side's Catastrophe roll (high is bad), with the
+        // commander's Luck only while he leads.
+        let rolls = [0, 1].map(|s| catastrophe::roll(rng, &rules.sides[s], commander_out[s]));
         if day == 0 {
             first_catastrophe = rolls.map(|r| r as u8);
         }
@@ -95,8 +96,9 @@ pub fn fight_noting_reads<R: Rng>(
         reads.note("battle_results", || format!("rows.{result_label}"), "");
         // An overwhelming victory captures the loser's commander.
         let captured = winner != 2 && t.battle_results[result as usize].captures_commander;
-        // 3. Each PC's Survival, then Glory (rolled even if he died).
-        let mut next_carry = [0i64; 2];
+        // 3. Each PC's Survival, then Glory (rolled even if he died), and
+        // the Strategy his Glory would give tomorrow.
+        let mut glory_strategy = vec![0i64; rules.heroes.len()];
         for (i, h) in rules.heroes.iter().enumerate() {
             if sits_out[i] {
                 continue;
@@ -112,7 +114,7 @@ pub fn fight_noting_reads<R: Rng>(
             reads.note("glory", || format!("rows.{glory_label}"), "");
             pc.glory = gain.row + 1;
             pc.reputation += gain.reputation;
-            next_carry[h.side] += gain.strategy;
+            glory_strategy[i] = gain.strategy;
         }
         // 4. Casualties, after a Morale roll for a side beaten badly: a side
         // whose commander was out when the day began also has the Morale
@@ -135,7 +137,6 @@ pub fn fight_noting_reads<R: Rng>(
             casualties[s] += loss;
         }
         // What carries to the next day.
-        carry = next_carry;
         for (out, row) in commander_out.iter_mut().zip(rows) {
             *out |= row.commander == LeaderHarm::Killed;
         }
@@ -152,6 +153,14 @@ pub fn fight_noting_reads<R: Rng>(
         for (i, h) in rules.heroes.iter().enumerate() {
             if h.role == Role::ArmyCommander && pcs[i].state >= State::Down {
                 commander_out[h.side] = true;
+            }
+        }
+        // Glory's Strategy applies only if the PC commands a unit: not one
+        // down, dead or taken at the day's end.
+        carry = [0, 0];
+        for (i, h) in rules.heroes.iter().enumerate() {
+            if pcs[i].state < State::Down && !pcs[i].captured {
+                carry[h.side] += glory_strategy[i];
             }
         }
     }
@@ -579,6 +588,78 @@ mod tests {
         assert!(
             lost > kept + 4.0 * se,
             "{lost}% with −5, {kept}% with 0 (se {se})"
+        );
+    }
+
+    /// Only the commander may use Luck on the Catastrophe roll: with him
+    /// out, his side rolls 3d6 once (mean 10.5), with him leading it keeps
+    /// the lowest of three. The fast path follows the book on Hollin with
+    /// Luck on both sides and the Kingdom's general often captured.
+    #[test]
+    fn only_a_commander_who_still_leads_uses_his_luck() {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+            t.replace("major_units = 4", "major_units = 4\ncommander_luck = true")
+                .replace("major_units = 3", "major_units = 3\ncommander_luck = true")
+                .replacen("strategy = 13", "strategy = 9", 1)
+        });
+        let side = &g.rules.sides[0];
+        assert!(side.commander_luck);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let n = 200_000;
+        let mean = |out: bool, rng: &mut Xoshiro256PlusPlus| {
+            (0..n).map(|_| catastrophe::roll(rng, side, out)).sum::<i64>() as f64 / n as f64
+        };
+        let (leading, out) = (mean(false, &mut rng), mean(true, &mut rng));
+        // 3d6 has standard deviation 2.96: the mean of 200,000 within 0.03.
+        assert!((out - 10.5).abs() < 0.03, "{out} with the commander out");
+        assert!(leading < 8.0, "{leading} with the commander leading");
+        assert_fast_is_book(&g, 200_000, "luck with the general taken");
+    }
+
+    /// Glory's Strategy applies only if the PC commands a unit: a PC down,
+    /// dead or taken at the day's end gives his side none the next day.
+    /// Every Catastrophe wounds both Kingdom commanders; frail, they fall
+    /// on the first day, and a Glory table worth +3 Strategy then wins the
+    /// Kingdom no more than one worth nothing. Sturdy, they stand, and the
+    /// same +3 wins clearly more.
+    #[test]
+    fn glory_strategy_counts_only_from_a_pc_who_still_commands() {
+        let kingdom_wins = |body: &str, strategy: i64| {
+            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+                let t = t
+                    .replacen("major_units = 4", "major_units = 1", 1)
+                    .replacen("hp = 12\nht = 12\ndr = 5", body, 1)
+                    .replacen("hp = 14\nht = 13\ndr = 5", body, 1);
+                // The Rebels' PC out, so only the Kingdom's Glory counts.
+                t.split("[[heroes]]\nname = \"Red Tam\"").next().unwrap().to_owned()
+            });
+            let g = with_catastrophes(g, 18, |r| {
+                (r.commander, r.major_leader) = (LeaderHarm::Wounded, LeaderHarm::Wounded)
+            });
+            let mut tables = g.rules.tables.clone();
+            for row in &mut tables.glory {
+                row.strategy = strategy;
+            }
+            let g = Gurps::new(g.parsed, tables);
+            let metrics = assert_fast_is_book(&g, 100_000, &format!("{body}, {strategy}"));
+            let m = metrics
+                .iter()
+                .find(|m| m.subject == "side:Kingdom" && m.name == "victory")
+                .unwrap();
+            m.weights[0] as f64 / m.total() as f64
+        };
+        let se = |a: f64, b: f64| (a * (1.0 - a) / 1e5 + b * (1.0 - b) / 1e5).sqrt();
+        let frail = "hp = 1\nht = 3\ndr = 0";
+        let (with, without) = (kingdom_wins(frail, 3), kingdom_wins(frail, 0));
+        assert!(
+            (with - without).abs() < 4.0 * se(with, without),
+            "frail: {with} with +3, {without} with 0"
+        );
+        let sturdy = "hp = 40\nht = 13\ndr = 5";
+        let (with, without) = (kingdom_wins(sturdy, 3), kingdom_wins(sturdy, 0));
+        assert!(
+            with > without + 8.0 * se(with, without),
+            "sturdy: {with} with +3, {without} with 0"
         );
     }
 
