@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(
             shown,
             [
-                "none (the Hero's side lost)",
+                "none (the Hero's side did not win)",
                 "nothing (won, rolled nothing)",
                 "fine weapon or horse"
             ]

@@ -510,6 +510,8 @@ impl BattleSystem for Gurps {
         vec![
             format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
             format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
+            "gurps: a multi-day battle rolls each side's Catastrophe at the start of every day (the seed rolls one as the battle begins)".to_owned(),
+            "gurps: Glory's Strategy carries to the next day only from a PC who still commands at the day's end (not down, dead or captured)".to_owned(),
             format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
             format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
             "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),

@@ -318,11 +318,11 @@ impl BattleSystem for SeventhSea {
         })
     }
 
-    /// Spoils `none` (the Hero's side lost: no roll) and `nothing` (won,
-    /// and rolled nothing) told apart.
+    /// Spoils `none` (the Hero's side lost or the battle was undecided: no
+    /// roll) and `nothing` (won, and rolled nothing) told apart.
     fn value_words(metric: &str, value: &str) -> Option<&'static str> {
         match (metric, value) {
-            ("spoils", "none") => Some("none (the Hero's side lost)"),
+            ("spoils", "none") => Some("none (the Hero's side did not win)"),
             ("spoils", "nothing") => Some("nothing (won, rolled nothing)"),
             _ => None,
         }
@@ -452,7 +452,7 @@ impl BattleSystem for SeventhSea {
             "seventh_sea: Charge's +1 Strategy lands on the commanders' roll after the round it ends, two contests after the opportunity".to_owned(),
             "seventh_sea: a Surgeon round (no personal roll) also pauses Hold the Line, Rescue the Wounded and a carried banner: none advances that round".to_owned(),
             "seventh_sea: a duel runs to 2 x Resolve Dramatic Wounds on one side; each exchange the lower (Finesse+Attack)kFinesse total takes one, ties replay".to_owned(),
-            "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many)".to_owned(),
+            "seventh_sea: Free Raises are spent by each side's `spending` (default as_needed: the fewest that turn a round it would lose, if it has that many; the seed does not say when they are spent)".to_owned(),
             "seventh_sea: a Hero who won a duel (or the duel for the enemy banner) takes the opponent's belongings whichever side won: `duels_won` counts them beside his Spoils roll".to_owned(),
         ]
     }

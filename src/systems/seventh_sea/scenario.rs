@@ -74,7 +74,8 @@ pub struct SideFile {
 #[serde(rename_all = "snake_case")]
 pub enum Spending {
     /// A round it would lose: the fewest that turn it into a win, if it has
-    /// that many; otherwise it keeps them [seed's default].
+    /// that many; otherwise it keeps them [stand-in default: the seed does
+    /// not say when raises are spent].
     #[default]
     AsNeeded,
     /// Never: the raises are kept to the end.
