@@ -16,6 +16,13 @@ const NOT_KNOBS: [&str; 4] = ["trials", "seed", "system", "name"];
 /// Integers up to this size move by 1; larger ones by a tenth.
 const SMALL_INTEGER: i64 = 20;
 
+/// How [`Knob::moves`] steps each kind of value, in words for a report.
+pub fn step_rule() -> String {
+    format!(
+        "Each knob moves one step down and one step up: a whole number by 1 below {SMALL_INTEGER}, by a tenth (rounded, at least 1) from {SMALL_INTEGER} up; a fraction by a tenth (0.05 at 0); a yes/no is toggled; a word moves to each other word it may be, a damage column to its neighbours, dice to one die fewer and one more; a list loses each of its entries and gains each it lacks."
+    )
+}
+
 /// One number the scenario sets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Knob {
@@ -433,6 +440,36 @@ pub fn rank(moves: &mut [Move]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule a report states is the rule the moves follow: whole
+    /// numbers by 1 below the bound, by a tenth from it up.
+    #[test]
+    fn the_step_rule_said_is_the_step_taken() {
+        let number = |v: i64| Knob {
+            path: vec!["x".into()],
+            value: Value::Integer(v),
+            cell: None,
+            choices: Vec::new(),
+        };
+        let below = SMALL_INTEGER - 1;
+        assert_eq!(
+            number(below).moves(),
+            [Value::Integer(below - 1), Value::Integer(below + 1)]
+        );
+        assert_eq!(number(21).moves(), [Value::Integer(19), Value::Integer(23)]);
+        assert_eq!(
+            number(300).moves(),
+            [Value::Integer(270), Value::Integer(330)]
+        );
+        let rule = step_rule();
+        assert!(
+            rule.contains(&format!("by 1 below {SMALL_INTEGER}"))
+                && rule.contains(&format!(
+                    "by a tenth (rounded, at least 1) from {SMALL_INTEGER} up"
+                )),
+            "{rule}"
+        );
+    }
 
     #[test]
     fn words_yes_no_and_lists_are_knobs_too() {

@@ -551,6 +551,8 @@ struct SensitivityPage<'a> {
     /// The largest moves, one sentence each.
     lines: Vec<String>,
     chart: String,
+    /// How each kind of knob was stepped.
+    step_rule: String,
     moves: Vec<MoveRow>,
     refused: &'a [Refused],
     provenance: Provenance,
@@ -595,6 +597,7 @@ impl Export<SensitivityReport> for SensitivityHtml {
             chart: svg_string(tornado_size(report), &tornado_caption(report), |a| {
                 tornado(&a, report)
             })?,
+            step_rule: crate::questions::sensitivity::step_rule(),
             moves: report
                 .moves
                 .iter()
