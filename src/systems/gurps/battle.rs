@@ -54,6 +54,9 @@ pub struct Laws {
     /// The Morale a side's units lose on a day that starts with its army
     /// commander out ([`super::tables::GurpsTables::commander_out_morale`]).
     out_morale: i64,
+    /// The Morale a side's units lose for each of its PC unit leaders out
+    /// when a day starts ([`super::tables::GurpsTables::leader_out_morale`]).
+    leader_out_morale: i64,
     /// Each side's army commander, if a PC.
     army_commander: [Option<usize>; 2],
 }
@@ -83,6 +86,7 @@ impl Laws {
                 .collect(),
             casualties: Arc::new(casualties::Laws::new(t)),
             out_morale: t.commander_out_morale().map_or(0, |(_, morale)| morale),
+            leader_out_morale: t.leader_out_morale().map_or(0, |(_, morale)| morale),
             army_commander: army_commanders(rules),
         }
     }
@@ -122,6 +126,8 @@ impl Laws {
         let mut casualties = [0.0f64; 2];
         let mut carry = [0i64; 2];
         let mut commander_out = [false; 2];
+        // Each side's PC unit leaders down or dead when the day starts.
+        let mut leaders_out = [0i64; 2];
         // Days won by each side, and ties.
         let mut days_won = [0u32; 3];
         let mut margin_sum = 0i64;
@@ -189,12 +195,15 @@ impl Laws {
                 glory_strategy[i] =
                     self.pc_day(rules, pc, i, penalty, &mut heroes[i], &mut lost[i]);
             }
-            // 4. Casualties and Morale: a side whose commander was out
-            // when the day began fights without his Morale too.
+            // 4. Casualties and Morale: a side whose commander or PC unit
+            // leaders were out when the day began fights without their
+            // Morale too.
             for s in 0..2 {
                 let effect = &self.catastrophe[(rolls[s] - 3) as usize];
                 let side = &rules.sides[s];
-                let morale = side.morale + self.out_morale * i64::from(commander_out[s]);
+                let morale = side.morale
+                    + self.out_morale * i64::from(commander_out[s])
+                    + self.leader_out_morale * leaders_out[s];
                 let signed = [victory, -victory][s];
                 let share = self
                     .casualties
@@ -221,11 +230,15 @@ impl Laws {
                 *out |= self.commander_down(&heroes, s);
             }
             // Glory's Strategy applies only if the PC commands a unit: not
-            // one down, dead or taken at the day's end.
+            // one down, dead or taken at the day's end. A PC unit leader
+            // down or dead costs his side Morale on the days after.
             carry = [0, 0];
+            leaders_out = [0, 0];
             for (i, h) in rules.heroes.iter().enumerate() {
                 if heroes[i].state < State::Down && !heroes[i].captured {
                     carry[h.side] += glory_strategy[i];
+                } else if h.role == Role::UnitCommander {
+                    leaders_out[h.side] += 1;
                 }
             }
         }

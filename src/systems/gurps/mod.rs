@@ -522,6 +522,7 @@ impl BattleSystem for Gurps {
             "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
             "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
             "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
+            "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra -3 to his own unit)".to_owned(),
             "gurps: a PC army commander knocked out by a catastrophe 15/16 wound halves his side's base Strategy that same day".to_owned(),
             "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),

@@ -42,6 +42,8 @@ pub fn fight_noting_reads<R: Rng>(
     let mut casualties = [0.0f64; 2];
     let mut carry = [0i64; 2];
     let mut commander_out = [false; 2];
+    // Each side's PC unit leaders down or dead when the day starts.
+    let mut leaders_out = [0i64; 2];
     let mut days_won = [0u32; 3];
     let mut margin_sum = 0i64;
     let mut first_catastrophe = [0u8; 2];
@@ -130,6 +132,16 @@ pub fn fight_noting_reads<R: Rng>(
                 reads.note("catastrophe", || format!("rows.{label}"), "");
                 morale += lost;
             }
+            // Each PC unit leader out is treated as the Catastrophe that
+            // kills a major unit's leader.
+            let fallen = (leaders_out[s] > 0 && signed <= -ROUT_MARGIN)
+                .then(|| t.leader_out_morale())
+                .flatten();
+            if let Some((row, lost)) = fallen {
+                let label = &t.catastrophe[row].label;
+                reads.note("catastrophe", || format!("rows.{label}"), "");
+                morale += lost * leaders_out[s];
+            }
             let side = (&rules.sides[s], morale);
             let percent = casualties::roll(rng, t, side, signed, rows[s], reads);
             let loss = troops[s] * percent as f64 / 100.0;
@@ -156,11 +168,15 @@ pub fn fight_noting_reads<R: Rng>(
             }
         }
         // Glory's Strategy applies only if the PC commands a unit: not one
-        // down, dead or taken at the day's end.
+        // down, dead or taken at the day's end. A PC unit leader down or
+        // dead costs his side Morale on the days after.
         carry = [0, 0];
+        leaders_out = [0, 0];
         for (i, h) in rules.heroes.iter().enumerate() {
             if pcs[i].state < State::Down && !pcs[i].captured {
                 carry[h.side] += glory_strategy[i];
+            } else if h.role == Role::UnitCommander {
+                leaders_out[h.side] += 1;
             }
         }
     }
@@ -660,6 +676,46 @@ mod tests {
         assert!(
             with > without + 8.0 * se(with, without),
             "sturdy: {with} with +3, {without} with 0"
+        );
+    }
+
+    /// A PC unit leader down or dead is treated as the Catastrophe that
+    /// kills a major unit's leader: on the days after, his side's units
+    /// take that row's Morale. Sir Gawen made frail falls on most first
+    /// days; the Kingdom, badly beaten, loses more to routs when that row's
+    /// Morale is −5 than when it is 0 (the row itself all but never rolled).
+    #[test]
+    fn a_fallen_pc_unit_leader_costs_morale_on_the_days_after() {
+        let casualties = |morale: i64| {
+            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+                t.replacen("strategy = 14", "strategy = 22", 1).replacen(
+                    "weapon_skill = 16\ncombat_reflexes = true\nhp = 14\nht = 13\ndr = 5",
+                    "weapon_skill = 6\ncombat_reflexes = true\nhp = 1\nht = 3\ndr = 0",
+                    1,
+                )
+            });
+            let mut g = with_catastrophes(g, 2, |_| {});
+            let mut tables = g.rules.tables.clone();
+            let last = tables.catastrophe.last_mut().unwrap();
+            (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
+            assert_eq!(tables.leader_out_morale().map(|(_, m)| m), Some(morale));
+            g = Gurps::new(g.parsed, tables);
+            let metrics = assert_fast_is_book(&g, 100_000, &format!("morale {morale}"));
+            let m = metrics
+                .iter()
+                .find(|m| m.subject == "side:Kingdom" && m.name == "casualties_pct")
+                .unwrap();
+            let summary = m.summary().unwrap();
+            (
+                summary.mean,
+                summary.std_dev / (summary.trials as f64).sqrt(),
+            )
+        };
+        let ((lost, se_a), (kept, se_b)) = (casualties(-5), casualties(0));
+        let se = (se_a * se_a + se_b * se_b).sqrt();
+        assert!(
+            lost > kept + 4.0 * se,
+            "{lost}% with −5, {kept}% with 0 (se {se})"
         );
     }
 

@@ -654,6 +654,19 @@ impl GurpsTables {
         Some((row, self.catastrophe[row].morale_all))
     }
 
+    /// The Morale every unit of a side loses on each day that starts with
+    /// one of its PC unit leaders down or dead: that of the (highest) row
+    /// that kills a major unit's leader, as a fallen leader is treated as
+    /// that Catastrophe. The row's index and its Morale; `None` if no row
+    /// kills one.
+    pub fn leader_out_morale(&self) -> Option<(usize, i64)> {
+        let row = self
+            .catastrophe
+            .iter()
+            .rposition(|r| r.major_leader == LeaderHarm::Killed)?;
+        Some((row, self.catastrophe[row].morale_all))
+    }
+
     /// The battle-result row of a margin of victory (≥ 0).
     pub fn result_row(&self, margin: i64) -> usize {
         self.battle_results
