@@ -527,7 +527,10 @@ impl BattleSystem for Gurps {
             "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
             "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
-            "gurps: DR divided at high TL rounds down".to_owned(),
+            "gurps: DR divided at high TL rounds down; Toughness is DR and is divided with armour (whole on the fixed 1 HP / 2 HP rows and a catastrophe's wound)".to_owned(),
+            "gurps: the Strategy contest is rolled before the PCs' Survival and Glory, so in a one-day battle no PC's fall, Risk or Glory changes who wins".to_owned(),
+            "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled)".to_owned(),
+            "gurps: an ally who defects (row 14) takes his share of Troop Strength away; it does not join the enemy".to_owned(),
             "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
             "gurps: hit location is not modelled (no location multipliers)".to_owned(),
         ]
