@@ -118,7 +118,8 @@ pub(super) fn take(
             h.surgeon = true;
             true
         }
-        Opportunity::PickUpBanner => {
+        // A Hero who holds the banner already has nothing to pick up.
+        Opportunity::PickUpBanner if !h.banner => {
             h.banner = true;
             true
         }
@@ -172,7 +173,7 @@ pub(super) fn take(
             }
             true
         }
-        // Busy, or refusing a capture once crippled.
+        // Busy, refusing a capture once crippled, or holding the banner offered.
         _ => false,
     };
     h.taken += u16::from(taken);

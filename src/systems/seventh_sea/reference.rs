@@ -407,7 +407,8 @@ impl<'a> BookBattle<'a> {
                 h.surgeon = true;
                 true
             }
-            Opportunity::PickUpBanner => {
+            // A Hero who holds the banner already has nothing to pick up.
+            Opportunity::PickUpBanner if !h.banner => {
                 h.banner = true;
                 true
             }
@@ -788,6 +789,10 @@ mod tests {
             assert_eq!(b.heroes[0].reputation - before, round.chart_reputation + 1);
         }
         assert!(b.heroes[0].banner);
+        // Offered again, the banner he holds is no opportunity taken.
+        let taken = b.heroes[0].taken;
+        b.take(&mut rng, 0, Opportunity::PickUpBanner);
+        assert_eq!(b.heroes[0].taken, taken, "a second banner counted");
     }
 
     #[test]
