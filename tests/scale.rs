@@ -259,6 +259,9 @@ fn precision_reports_hitting_the_trial_cap() {
         ));
 }
 
+/// Ten million battles a variant: the two left run for seconds after the
+/// first is done, so the interrupt lands while they run even on a loaded
+/// machine (three million finished before it under a parallel build).
 #[test]
 fn an_interrupted_sweep_keeps_the_variants_that_finished() {
     use std::io::{BufRead, BufReader};
@@ -274,7 +277,7 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
             "--set",
             "seed=1,2,3",
             "--trials",
-            "3000000",
+            "10000000",
             "--threads",
             "1",
         ])
