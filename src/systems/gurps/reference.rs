@@ -571,6 +571,30 @@ mod tests {
         );
     }
 
+    /// Hollin's Kingdom casualties (mean and its standard error) over
+    /// 100,000 battles, the fast path checked against the book.
+    fn kingdom_casualties(g: Gurps, morale: i64) -> (f64, f64) {
+        let metrics = assert_fast_is_book(&g, 100_000, &format!("morale {morale}"));
+        let m = metrics
+            .iter()
+            .find(|m| m.subject == "side:Kingdom" && m.name == "casualties_pct")
+            .unwrap();
+        let summary = m.summary().unwrap();
+        (
+            summary.mean,
+            summary.std_dev / (summary.trials as f64).sqrt(),
+        )
+    }
+
+    /// Casualties with −5 Morale above those with 0 by four standard errors.
+    fn assert_costs_casualties((lost, se_a): (f64, f64), (kept, se_b): (f64, f64)) {
+        let se = (se_a * se_a + se_b * se_b).sqrt();
+        assert!(
+            lost > kept + 4.0 * se,
+            "{lost}% with −5, {kept}% with 0 (se {se})"
+        );
+    }
+
     /// A day that starts with the army commander out carries the Morale of
     /// the Catastrophe that kills him (as his Strategy halving is
     /// carried): the Kingdom, badly beaten and its general killed on most
@@ -583,28 +607,13 @@ mod tests {
             let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
                 t.replacen("strategy = 14", "strategy = 22", 1)
             });
-            let mut g = with_catastrophes(g, 10, |r| r.commander = LeaderHarm::Killed);
+            let g = with_catastrophes(g, 10, |r| r.commander = LeaderHarm::Killed);
             let mut tables = g.rules.tables.clone();
             let last = tables.catastrophe.last_mut().unwrap();
             (last.commander, last.morale_all) = (LeaderHarm::Killed, morale);
-            g = Gurps::new(g.parsed, tables);
-            let metrics = assert_fast_is_book(&g, 100_000, &format!("morale {morale}"));
-            let m = metrics
-                .iter()
-                .find(|m| m.subject == "side:Kingdom" && m.name == "casualties_pct")
-                .unwrap();
-            let summary = m.summary().unwrap();
-            (
-                summary.mean,
-                summary.std_dev / (summary.trials as f64).sqrt(),
-            )
+            kingdom_casualties(Gurps::new(g.parsed, tables), morale)
         };
-        let ((lost, se_a), (kept, se_b)) = (casualties(-5), casualties(0));
-        let se = (se_a * se_a + se_b * se_b).sqrt();
-        assert!(
-            lost > kept + 4.0 * se,
-            "{lost}% with −5, {kept}% with 0 (se {se})"
-        );
+        assert_costs_casualties(casualties(-5), casualties(0));
     }
 
     /// Only the commander may use Luck on the Catastrophe roll: with him
@@ -694,29 +703,14 @@ mod tests {
                     1,
                 )
             });
-            let mut g = with_catastrophes(g, 2, |_| {});
+            let g = with_catastrophes(g, 2, |_| {});
             let mut tables = g.rules.tables.clone();
             let last = tables.catastrophe.last_mut().unwrap();
             (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
             assert_eq!(tables.leader_out_morale().map(|(_, m)| m), Some(morale));
-            g = Gurps::new(g.parsed, tables);
-            let metrics = assert_fast_is_book(&g, 100_000, &format!("morale {morale}"));
-            let m = metrics
-                .iter()
-                .find(|m| m.subject == "side:Kingdom" && m.name == "casualties_pct")
-                .unwrap();
-            let summary = m.summary().unwrap();
-            (
-                summary.mean,
-                summary.std_dev / (summary.trials as f64).sqrt(),
-            )
+            kingdom_casualties(Gurps::new(g.parsed, tables), morale)
         };
-        let ((lost, se_a), (kept, se_b)) = (casualties(-5), casualties(0));
-        let se = (se_a * se_a + se_b * se_b).sqrt();
-        assert!(
-            lost > kept + 4.0 * se,
-            "{lost}% with −5, {kept}% with 0 (se {se})"
-        );
+        assert_costs_casualties(casualties(-5), casualties(0));
     }
 
     /// The atrocity's Morale roll moves the Morale a rout is rolled on.
