@@ -647,11 +647,7 @@ impl GurpsTables {
     /// halving is. The row's index and its Morale; `None` if no row kills
     /// him.
     pub fn commander_out_morale(&self) -> Option<(usize, i64)> {
-        let row = self
-            .catastrophe
-            .iter()
-            .rposition(|r| r.commander == LeaderHarm::Killed)?;
-        Some((row, self.catastrophe[row].morale_all))
+        self.last_row_morale(|r| r.commander == LeaderHarm::Killed)
     }
 
     /// The Morale every unit of a side loses on each day that starts with
@@ -660,10 +656,12 @@ impl GurpsTables {
     /// that Catastrophe. The row's index and its Morale; `None` if no row
     /// kills one.
     pub fn leader_out_morale(&self) -> Option<(usize, i64)> {
-        let row = self
-            .catastrophe
-            .iter()
-            .rposition(|r| r.major_leader == LeaderHarm::Killed)?;
+        self.last_row_morale(|r| r.major_leader == LeaderHarm::Killed)
+    }
+
+    /// The highest Catastrophe row that `kills`: its index and its Morale.
+    fn last_row_morale(&self, kills: impl Fn(&CatastropheRow) -> bool) -> Option<(usize, i64)> {
+        let row = self.catastrophe.iter().rposition(kills)?;
         Some((row, self.catastrophe[row].morale_all))
     }
 
