@@ -1,7 +1,9 @@
-//! A request is resolved once: the scenario file is read at the door, and
-//! every question answers from that value. With the file gone after it
-//! was resolved, each question still answers, records the file's hash and
-//! its table option, and names the file in its reproduce line.
+//! A request is resolved once: the scenario file and its table files are
+//! read at the door, and every question answers from that value. With the
+//! files gone after it was resolved, each question still answers (each of
+//! its variants, moves and candidates reads the table as first read),
+//! records the file's hash and its table option, and names the file in its
+//! reproduce line.
 
 use std::path::Path;
 
@@ -38,7 +40,7 @@ fn record(out: &Path) -> RunInfo {
 }
 
 #[test]
-fn every_question_answers_from_the_resolved_scenario_once_its_file_is_gone() {
+fn every_question_answers_from_the_resolved_scenario_once_its_files_are_gone() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("ambush.toml");
     std::fs::copy(
@@ -52,7 +54,17 @@ fn every_question_answers_from_the_resolved_scenario_once_its_file_is_gone() {
     let resolved = Resolved::read(&file, std::slice::from_ref(&option)).unwrap();
     let sha = resolved.scenario.sha256.clone();
     std::fs::remove_file(&file).unwrap();
+    std::fs::remove_file(&table).unwrap();
     assert!(Resolved::read(&file, &[]).is_err(), "the file is gone");
+    assert!(
+        resolved
+            .with_tables(&[])
+            .unwrap()
+            .files()
+            .text("survival.toml")
+            .is_ok(),
+        "the table file, read once, is shared by the same scenario with other tables"
+    );
 
     let out = dir.path().join("answers");
     let each = |name: &str| out.join(name);

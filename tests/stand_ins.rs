@@ -30,7 +30,13 @@ fn moves_of_unlisted_tables(path: &std::path::Path, base: &Scenario) -> Vec<(Str
             continue;
         }
         let schema = warcrunch::scenario::schema::find(name).unwrap().schema();
-        let read = warcrunch::tables::as_read(&doc, path, &[], name).unwrap();
+        let read = warcrunch::tables::as_read(
+            &doc,
+            &warcrunch::tables::TableFiles::beside(path),
+            &[],
+            name,
+        )
+        .unwrap();
         let choices = |at: &[String]| warcrunch::scenario::schema::choices_at(&schema, at);
         for knob in table_cells(name, &read, &choices) {
             for to in knob.moves() {

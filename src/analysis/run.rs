@@ -130,7 +130,7 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| reproduce_command((&s, resolved), request, (&out, to, plan.shard)));
     let usage = if request.usage {
-        Some(usage_of(&s, &plan, &resolved.tables)?)
+        Some(usage_of(&s, &plan, resolved)?)
     } else {
         None
     };
@@ -214,7 +214,7 @@ pub fn simulate_and_store(
 
 /// How often the scenario's battles read each cell of each table it reads,
 /// counted over as many battles fought by the book.
-fn usage_of(s: &Scenario, plan: &Plan, overrides: &[(String, String)]) -> Result<Usage> {
+fn usage_of(s: &Scenario, plan: &Plan, resolved: &Resolved) -> Result<Usage> {
     let tally = count_usage(s, plan)?;
     let doc: toml::Table =
         toml::from_str(&s.text).map_err(|e| anyhow::anyhow!("{}: {e}", s.path.display()))?;
@@ -223,7 +223,7 @@ fn usage_of(s: &Scenario, plan: &Plan, overrides: &[(String, String)]) -> Result
         .tables()
         .iter()
         .map(|t| {
-            let (text, table) = text_as_read(&doc, &s.path, overrides, &t.name)?;
+            let (text, table) = text_as_read(&doc, resolved.files(), &resolved.tables, &t.name)?;
             Ok((t.name.clone(), text, table))
         })
         .collect::<Result<Vec<_>>>()?;

@@ -508,7 +508,7 @@ fn table_cell_knobs(
         let schema = crate::scenario::schema::find(name)?.schema();
         found.extend(table_cells(
             name,
-            &as_read(doc, resolved.path(), &resolved.tables, name)?,
+            &as_read(doc, resolved.files(), &resolved.tables, name)?,
             &|path| crate::scenario::schema::choices_at(&schema, path),
         ));
     }
@@ -528,7 +528,7 @@ fn setting_choices(
     let mut from_tables = Vec::new();
     for &(key, table, section) in base.battle.words_from_tables() {
         if base.battle.tables().iter().any(|t| t.name == table) {
-            let read = as_read(doc, resolved.path(), &resolved.tables, table)?;
+            let read = as_read(doc, resolved.files(), &resolved.tables, table)?;
             let entries: Vec<String> = read
                 .get(section)
                 .and_then(toml::Value::as_table)

@@ -358,7 +358,7 @@ fn written_value(loader: &Loader) -> Option<Value> {
     match loader.path.as_slice() {
         [tables, name, cell @ ..] if tables == "tables" && !cell.is_empty() => {
             let table =
-                crate::tables::as_read(&doc, resolved.path(), &resolved.tables, name).ok()?;
+                crate::tables::as_read(&doc, resolved.files(), &resolved.tables, name).ok()?;
             crate::tables::toml_path::find(&table, cell).ok().cloned()
         }
         path => crate::tables::toml_path::find(&doc, path).ok().cloned(),

@@ -116,7 +116,7 @@ pub fn compare_tables(
         let read = |file: &str| -> Result<toml::Table> {
             let (text, _) = crate::tables::text_as_read(
                 &toml::Table::new(),
-                std::path::Path::new("."),
+                reading[0].0.files(),
                 &[(table.clone(), file.to_owned())],
                 table,
             )?;

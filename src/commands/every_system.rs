@@ -12,6 +12,7 @@ use std::path::Path;
 use clap::Parser;
 
 use crate::systems::{Battle, BattleSystem, SYSTEMS, Visit, built_ins};
+use crate::tables::TableFiles;
 
 /// Runs `warcrunch ARGS` in-process.
 fn warcrunch(args: &[&str]) -> anyhow::Result<()> {
@@ -84,7 +85,7 @@ fn every_system_runs_through_every_command() {
         }
         // `run --exact` where the system's exact method applies, and its
         // reason where it does not.
-        let (_, battle) = Battle::parse(system, &text, &file, dir.path())
+        let (_, battle) = Battle::parse(system, &text, &file, &TableFiles::in_folder(dir.path()))
             .unwrap()
             .unwrap();
         let exact = warcrunch(&["run", &file, "--exact", "--quiet", "--out", &at("exact")]);

@@ -19,8 +19,8 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::MAX_TRIALS;
 use crate::systems::{Battle, SYSTEMS};
-use crate::tables::sha256_hex;
 use crate::tables::validate::{check_range, toml_error};
+use crate::tables::{TableFiles, sha256_hex};
 
 /// Battles run when a scenario gives no `trials`.
 pub const DEFAULT_TRIALS: u64 = 1_000_000;
@@ -122,8 +122,18 @@ impl<'a> Edit<'a> {
 /// (with its line) when the file alone does not validate. The recorded hash
 /// is the file's own.
 pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> {
+    load_edited_reading(path, text, edits, &TableFiles::beside(path))
+}
+
+/// [`load_edited`], reading table files through `files`.
+pub fn load_edited_reading(
+    path: &Path,
+    text: &str,
+    edits: &[Edit],
+    files: &TableFiles,
+) -> Result<Scenario> {
     if edits.is_empty() {
-        return load_text(path, text);
+        return load_as(path, text, &path.display().to_string(), true, files);
     }
     let origin = path.display().to_string();
     let doc: toml::Table = toml::from_str(text).map_err(|e| toml_error(&origin, e))?;
@@ -136,7 +146,7 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
     };
     let all = edited(edits.len())?;
     let origins: Vec<&str> = edits.iter().map(|e| e.option.as_str()).collect();
-    match load_as(path, &all, &origins.join(", "), false) {
+    match load_as(path, &all, &origins.join(", "), false, files) {
         Ok(mut s) => {
             s.sha256 = sha256_hex(text.as_bytes());
             s.text = text.to_owned();
@@ -144,9 +154,9 @@ pub fn load_edited(path: &Path, text: &str, edits: &[Edit]) -> Result<Scenario> 
         }
         Err(error) => {
             // The file's own error, located in the file, comes first.
-            load_text(path, text)?;
+            load_as(path, text, &origin, true, files)?;
             for n in 1..=edits.len() {
-                load_as(path, &edited(n)?, &edits[n - 1].option, false)?;
+                load_as(path, &edited(n)?, &edits[n - 1].option, false, files)?;
             }
             Err(error)
         }
@@ -161,12 +171,25 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// Parses and validates scenario text as if read from `path` (which names
 /// it in messages and anchors relative table paths).
 pub fn load_text(path: &Path, text: &str) -> Result<Scenario> {
-    load_as(path, text, &path.display().to_string(), true)
+    load_as(
+        path,
+        text,
+        &path.display().to_string(),
+        true,
+        &TableFiles::beside(path),
+    )
 }
 
-/// [`load_text`], naming `origin` in messages; `locate` adds the line of the
-/// key at fault (only true when `text` is the file as the user wrote it).
-fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenario> {
+/// [`load_text`], naming `origin` in messages and reading table files
+/// through `files`; `locate` adds the line of the key at fault (only true
+/// when `text` is the file as the user wrote it).
+fn load_as(
+    path: &Path,
+    text: &str,
+    origin: &str,
+    locate: bool,
+    files: &TableFiles,
+) -> Result<Scenario> {
     let at = |e: anyhow::Error| {
         if locate {
             with_location(e, text)
@@ -187,8 +210,7 @@ fn load_as(path: &Path, text: &str, origin: &str, locate: bool) -> Result<Scenar
             quoted(SYSTEMS)
         ),
     };
-    let base_dir = path.parent().unwrap_or(Path::new("."));
-    let Some(parsed) = Battle::parse(&system, text, &origin, base_dir) else {
+    let Some(parsed) = Battle::parse(&system, text, &origin, files) else {
         bail!(
             "{origin}: `system` = \"{system}\" is not a known system; allowed: {}",
             quoted(SYSTEMS)

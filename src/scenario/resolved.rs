@@ -1,13 +1,15 @@
 //! A scenario as a question asks it, resolved once at the door: the file
 //! read, its `--table NAME=FILE` options parsed, the whole validated. The
 //! commands and the server make one; every question takes it, and nothing
-//! below reads the scenario file again.
+//! below reads the scenario file again, nor a table file twice.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use super::{Edit, Scenario, load_edited, parse_table_override, read_text};
+use super::{Edit, Scenario, load_edited_reading, parse_table_override, read_text};
+use crate::tables::TableFiles;
 
 /// A scenario read once, with the table files a question reads it with.
 #[derive(Debug, Clone)]
@@ -19,6 +21,8 @@ pub struct Resolved {
     pub tables: Vec<(String, String)>,
     /// The same options as given (`NAME=FILE`), for a reproducing command.
     given: Vec<String>,
+    /// The table files read so far, each once, shared by every variant.
+    files: Arc<TableFiles>,
 }
 
 impl Resolved {
@@ -31,22 +35,32 @@ impl Resolved {
     /// [`Resolved::read`] on `text`, the scenario as read from `path`
     /// (which names it in messages and anchors its relative table paths).
     pub fn from_text(path: &Path, text: &str, given: &[String]) -> Result<Resolved> {
+        Resolved::reading(path, text, given, Arc::new(TableFiles::beside(path)))
+    }
+
+    fn reading(
+        path: &Path,
+        text: &str,
+        given: &[String],
+        files: Arc<TableFiles>,
+    ) -> Result<Resolved> {
         let tables = given
             .iter()
             .map(|t| parse_table_override(t))
             .collect::<Result<Vec<_>>>()?;
-        let scenario = load_edited(path, text, &table_edits(&tables))?;
+        let scenario = load_edited_reading(path, text, &table_edits(&tables), &files)?;
         Ok(Resolved {
             scenario,
             tables,
             given: given.to_vec(),
+            files,
         })
     }
 
     /// The same scenario read with other `--table` options `given`
-    /// (its file is not read again).
+    /// (neither its file nor a table file already read is read again).
     pub fn with_tables(&self, given: &[String]) -> Result<Resolved> {
-        Resolved::from_text(self.path(), self.text(), given)
+        Resolved::reading(self.path(), self.text(), given, self.files.clone())
     }
 
     /// The scenario file.
@@ -73,7 +87,12 @@ impl Resolved {
         }
         let mut all = table_edits(&self.tables);
         all.extend(edits);
-        load_edited(self.path(), self.text(), &all)
+        load_edited_reading(self.path(), self.text(), &all, &self.files)
+    }
+
+    /// The table files the scenario and its variants read, each read once.
+    pub fn files(&self) -> &TableFiles {
+        &self.files
     }
 
     /// The document [`Resolved::edited`] reads: the file with its table

@@ -2,13 +2,12 @@
 //! the paired engine, the report and the server may ask of a system. They
 //! reach a system only through this trait and the registry beside it.
 
-use std::path::Path;
-
 use anyhow::Result;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::engine::System;
 use crate::stats::Metric;
+use crate::tables::TableFiles;
 use crate::tables::TableUse;
 use crate::tables::cells::Cell;
 use crate::tables::cells::CellReads;
@@ -66,8 +65,8 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     fn example_questions(doc: &serde_json::Value) -> serde_json::Value;
 
     /// Parses and validates scenario `text` (read from `origin`; relative
-    /// table paths resolve against `base_dir`).
-    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Self)>;
+    /// table files are read through `files`).
+    fn from_scenario(text: &str, origin: &str, files: &TableFiles) -> Result<(Header, Self)>;
 
     /// Every metric of a tally, in report order.
     fn metrics_of(&self, tally: &Self::Tally) -> Vec<Metric<u64>>;

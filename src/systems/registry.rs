@@ -5,12 +5,12 @@
 //! `systems/mod.rs` (its folder and type).
 
 use std::any::Any;
-use std::path::Path;
 
 use anyhow::Result;
 
 use super::contract::{BattleSystem, CellMove};
 use crate::stats::Metric;
+use crate::tables::TableFiles;
 use crate::tables::validate::{CrossKeyRule, Header};
 use crate::tables::{BuiltIn, RestsOn, TableUse};
 
@@ -109,20 +109,20 @@ impl Battle {
         system: &str,
         text: &str,
         origin: &str,
-        base_dir: &Path,
+        files: &TableFiles,
     ) -> Option<Result<(Header, Battle)>> {
         struct Parse<'a> {
             system: &'a str,
             text: &'a str,
             origin: &'a str,
-            base_dir: &'a Path,
+            files: &'a TableFiles,
             parsed: Option<Result<(Header, Battle)>>,
         }
         impl VisitType for Parse<'_> {
             fn visit<S: BattleSystem>(&mut self) {
                 if S::NAME == self.system {
                     self.parsed = Some(
-                        S::from_scenario(self.text, self.origin, self.base_dir)
+                        S::from_scenario(self.text, self.origin, self.files)
                             .map(|(header, battle)| (header, Battle::from_system(battle))),
                     );
                 }
@@ -132,7 +132,7 @@ impl Battle {
             system,
             text,
             origin,
-            base_dir,
+            files,
             parsed: None,
         };
         each_system(&mut parse);

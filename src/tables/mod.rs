@@ -8,15 +8,17 @@
 pub mod cells;
 pub mod diff;
 pub mod embedded;
+pub mod files;
 pub mod input_file;
 pub mod ranges;
 pub mod toml_path;
 pub mod validate;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+
+pub use files::TableFiles;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -204,25 +206,19 @@ pub const BUILT_IN: &str = "builtin";
 /// read is then written anew, so its line numbers are not the file's.
 pub const WITH_CELLS: &str = ", with ";
 
-/// A table's text: the built-in one, the file `source` names (relative
-/// paths resolve against `base_dir`), or either with cells set. Returns
+/// A table's text: the built-in one, the file `source` names (read through
+/// `files`), or either with cells set. Returns
 /// the text and where it came from: `built-in`, the file's path, each
 /// followed by the cells set (`built-in, with rows.C.column = "D"`).
 pub fn load_text(
     builtin: &'static str,
     source: Option<&TableSource>,
-    base_dir: &Path,
+    files: &TableFiles,
 ) -> Result<(String, String)> {
     let read = |file: Option<&str>| -> Result<(String, String)> {
         match file {
             None | Some(BUILT_IN) => Ok((builtin.to_owned(), "built-in".to_owned())),
-            Some(p) => {
-                let full = base_dir.join(p);
-                let text = crate::tables::input_file::read_text(&full).map_err(|e| {
-                    anyhow::anyhow!("cannot read table file {}: {e}", full.display())
-                })?;
-                Ok((text, full.display().to_string()))
-            }
+            Some(p) => files.text(p),
         }
     };
     match source {
@@ -379,27 +375,26 @@ fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
     Ok(())
 }
 
-/// Table `name` as a scenario (document `doc`, read from `scenario`, with
-/// `--table` `overrides`) reads it: its file or the built-in table, with
-/// any cells the scenario sets.
+/// Table `name` as a scenario (document `doc`, its table files `files`,
+/// with `--table` `overrides`) reads it: its file or the built-in table,
+/// with any cells the scenario sets.
 pub fn as_read(
     doc: &toml::Table,
-    scenario: &Path,
+    files: &TableFiles,
     overrides: &[(String, String)],
     name: &str,
 ) -> Result<toml::Table> {
-    Ok(text_as_read(doc, scenario, overrides, name)?.1)
+    Ok(text_as_read(doc, files, overrides, name)?.1)
 }
 
 /// [`as_read`], with the table's text (cells a scenario sets are applied
 /// to the table, not the text).
 pub fn text_as_read(
     doc: &toml::Table,
-    scenario: &Path,
+    files: &TableFiles,
     overrides: &[(String, String)],
     name: &str,
 ) -> Result<(String, toml::Table)> {
-    let base_dir = scenario.parent().unwrap_or(Path::new("."));
     let builtin = built_in(name).ok_or_else(|| anyhow::anyhow!("no built-in table `{name}`"))?;
     let overridden = overrides
         .iter()
@@ -413,7 +408,7 @@ pub fn text_as_read(
         })?),
         None => None,
     };
-    let (text, origin) = load_text(builtin.text, source.as_ref(), base_dir)?;
+    let (text, origin) = load_text(builtin.text, source.as_ref(), files)?;
     let table = text
         .parse()
         .map_err(|e: toml::de::Error| crate::tables::validate::toml_error(&origin, e))?;

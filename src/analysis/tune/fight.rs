@@ -142,7 +142,8 @@ impl Fight<'_> {
             return Ok(None);
         }
         let doc = resolved.document()?;
-        let (text, _) = crate::tables::text_as_read(&doc, resolved.path(), &resolved.tables, name)?;
+        let (text, _) =
+            crate::tables::text_as_read(&doc, resolved.files(), &resolved.tables, name)?;
         Ok(Some(text))
     }
 

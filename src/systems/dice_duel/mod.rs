@@ -12,12 +12,12 @@ mod tests;
 
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
-use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
 use crate::engine::stream::BattleStream;
 use crate::engine::{System, Tally};
@@ -252,7 +252,7 @@ impl BattleSystem for DiceDuel {
         })
     }
 
-    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, DiceDuel)> {
+    fn from_scenario(text: &str, origin: &str, files: &TableFiles) -> Result<(Header, DiceDuel)> {
         let doc: toml::Table =
             toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
         crate::tables::ranges::check::<ScenarioFile>(text, &doc, (origin, true))?;
@@ -264,7 +264,7 @@ impl BattleSystem for DiceDuel {
         let (die_text, source) = load_text(
             built_in_text("duel_die"),
             file.tables.duel_die.as_ref(),
-            base_dir,
+            files,
         )
         .map_err(|e| anyhow!("{origin}: [tables] duel_die: {e:#}"))?;
         let die_origin = crate::tables::origin(&source, builtin.file);

@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn armour_moves_casualty_rows_toward_less_loss() {
-        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         let rows = [
             Armour::None,
             Armour::Light,
@@ -192,7 +192,7 @@ mod tests {
     /// off the table, for an unarmoured and a heavy side.
     #[test]
     fn the_draw_is_the_roll() {
-        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         let laws = Laws::new(&t);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
         let atrocity = CatastropheRow {

@@ -209,7 +209,7 @@ mod tests {
     fn leaders_struck_fast_and_die_by_die_follow_the_law() {
         let path = "scenarios/gurps/three_days_at_hollin.toml";
         let text = std::fs::read_to_string(path).unwrap();
-        let (_, mut g) = Gurps::from_scenario(&text, path, std::path::Path::new(".")).unwrap();
+        let (_, mut g) = Gurps::from_scenario(&text, path, &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         // A lord of 3 HP and HT 9, so 2d can knock him out or kill him.
         g.rules.heroes[0].hp = 3;
         g.rules.heroes[0].ht = 9;
@@ -266,7 +266,7 @@ mod tests {
     fn the_effects_move_troops_as_the_rows_do() {
         let t = crate::systems::gurps::tables::GurpsTables::load(
             &Default::default(),
-            std::path::Path::new("."),
+            &crate::tables::TableFiles::in_folder(std::path::Path::new(".")),
         )
         .unwrap();
         let calm = CatastropheRow::default();

@@ -66,7 +66,7 @@ mod tests {
     /// role's Strategy by hand.
     #[test]
     fn the_table_by_roll_is_the_plain_rule() {
-        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         for role in [Role::Soldier, Role::UnitCommander, Role::ArmyCommander] {
             for (combat_skill, risk) in [(12, 0), (15, 4), (18, -3), (7, 6)] {
                 let h = HeroRules {

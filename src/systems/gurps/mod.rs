@@ -19,7 +19,6 @@ pub mod survival;
 pub mod tables;
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use anyhow::Result;
 
@@ -30,6 +29,7 @@ use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
 use self::scenario::{Parsed, Role};
 use self::tables::{GurpsTables, TABLE_NAMES};
+use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
 use crate::engine::stream::BattleStream;
 use crate::engine::{System, Tally};
@@ -419,8 +419,8 @@ impl BattleSystem for Gurps {
     }
 
     /// Parses and validates a GURPS scenario.
-    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, Gurps)> {
-        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+    fn from_scenario(text: &str, origin: &str, files: &TableFiles) -> Result<(Header, Gurps)> {
+        let (parsed, tables) = scenario::parse(text, origin, files)?;
         let source = |name: &'static str| {
             tables
                 .uses
@@ -725,7 +725,7 @@ mod tests {
     fn ambush(edit: impl Fn(String) -> String) -> Gurps {
         let path = "scenarios/gurps/ambush_at_the_ford.toml";
         let text = edit(std::fs::read_to_string(path).unwrap());
-        Gurps::from_scenario(&text, path, std::path::Path::new("."))
+        Gurps::from_scenario(&text, path, &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .unwrap()
             .1
     }

@@ -270,7 +270,7 @@ mod tests {
 
     fn load(path: &str, edit: impl Fn(String) -> String) -> Gurps {
         let text = edit(std::fs::read_to_string(path).unwrap());
-        Gurps::from_scenario(&text, path, std::path::Path::new("."))
+        Gurps::from_scenario(&text, path, &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .unwrap()
             .1
     }

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::tables::{GurpsTables, TABLE_NAMES};
+use crate::tables::TableFiles;
 use crate::tables::TableSource;
 use crate::tables::validate::{
     Header, check_range, check_table_names, check_two_sides, side_index,
@@ -335,12 +335,12 @@ pub struct Parsed {
 }
 
 /// Parses and validates the scenario and loads its tables.
-pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, GurpsTables)> {
+pub fn parse(text: &str, origin: &str, files: &TableFiles) -> Result<(Parsed, GurpsTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_table_names((origin, text), file.tables.keys(), &TABLE_NAMES, "GURPS")?;
     let tables =
-        GurpsTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
+        GurpsTables::load(&file.tables, files).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     check_range(origin, "days", file.days, DAYS)?;
     check_range(origin, "tech_level", file.tech_level, TECH_LEVEL)?;
     let sides = resolve_sides(origin, &file, &tables.strategy.position)?;

@@ -160,7 +160,7 @@ mod tests {
     fn bundled(file: &str) -> Gurps {
         let path = format!("scenarios/gurps/{file}");
         let text = std::fs::read_to_string(&path).unwrap();
-        Gurps::from_scenario(&text, &path, std::path::Path::new("."))
+        Gurps::from_scenario(&text, &path, &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .expect("bundled scenario")
             .1
     }
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn ratio_bonus_follows_the_table() {
-        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         assert_eq!(ratio_bonus(&t, 1.0, 0), 0);
         assert_eq!(ratio_bonus(&t, 1.5, 0), 2);
         assert_eq!(ratio_bonus(&t, 2.0, 0), 3);

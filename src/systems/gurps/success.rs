@@ -273,7 +273,7 @@ mod tests {
     /// by roll.
     #[test]
     fn rows_by_roll_and_the_category_law_read_row_of() {
-        let t = GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         for skill in -2..=22 {
             let by_roll = rows_by_roll(&t.survival, skill);
             let mut law = vec![0.0; t.survival.len()];

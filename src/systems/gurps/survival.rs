@@ -294,7 +294,7 @@ mod tests {
     }
 
     fn built_in() -> GurpsTables {
-        GurpsTables::load(&Default::default(), std::path::Path::new(".")).unwrap()
+        GurpsTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap()
     }
 
     /// HT rolls for [`injure_fast`] from battle `n`'s numbers.

@@ -3,12 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::tables::TableFiles;
 use crate::tables::Place;
 use crate::tables::{
     TableSource, TableUse, built_in, load_text, origin as table_origin, parse_table as parse,
@@ -546,13 +546,13 @@ pub struct DamageTable {
 
 impl GurpsTables {
     /// Loads every table: the built-in one unless `overrides` names a file
-    /// (relative to `base_dir`).
-    pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<GurpsTables> {
+    /// (read through `files`).
+    pub fn load(overrides: &BTreeMap<String, TableSource>, files: &TableFiles) -> Result<GurpsTables> {
         let mut texts = BTreeMap::new();
         let mut uses = Vec::new();
         for name in TABLE_NAMES {
             let builtin = built_in(name).expect("scenarios/tables/ holds the GURPS tables");
-            let (text, source) = load_text(builtin.text, overrides.get(name), base_dir)
+            let (text, source) = load_text(builtin.text, overrides.get(name), files)
                 .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
             let origin = table_origin(&source, builtin.file);
             texts.insert(name, (text, origin));
@@ -881,7 +881,7 @@ mod tests {
 
     #[test]
     fn built_in_tables_load() {
-        let t = GurpsTables::load(&BTreeMap::new(), Path::new(".")).unwrap();
+        let t = GurpsTables::load(&BTreeMap::new(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         assert_eq!(t.catastrophe.len(), 16);
         assert_eq!(t.catastrophe[18 - 3].commander, LeaderHarm::Killed);
         assert_eq!(t.catastrophe[10 - 3].enemy_ts_pct, 10);

@@ -595,7 +595,7 @@ mod tests {
     fn even_field() -> super::super::SeventhSea {
         let text = include_str!("../../../scenarios/seventh_sea/even_field_battle.toml");
         let (_, sea) =
-            super::super::SeventhSea::from_scenario(text, "even_field", std::path::Path::new("."))
+            super::super::SeventhSea::from_scenario(text, "even_field", &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
                 .expect("bundled scenario");
         sea
     }

@@ -19,7 +19,6 @@ pub mod scenario;
 pub mod tables;
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use anyhow::Result;
 
@@ -29,6 +28,7 @@ use self::roll_keep::Pool;
 use self::rules::{BattleRules, HeroRules, SideRules};
 use self::scenario::{FreeRaiseCount, Parsed, PersonalRoll};
 use self::tables::SeaTables;
+use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
 use crate::engine::inverse::InverseLaw;
 use crate::engine::stream::BattleStream;
@@ -355,8 +355,8 @@ impl BattleSystem for SeventhSea {
     }
 
     /// Parses and validates a 7th Sea scenario.
-    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, SeventhSea)> {
-        let (parsed, tables) = scenario::parse(text, origin, base_dir)?;
+    fn from_scenario(text: &str, origin: &str, files: &TableFiles) -> Result<(Header, SeventhSea)> {
+        let (parsed, tables) = scenario::parse(text, origin, files)?;
         let header = parsed.header.clone();
         Ok((header, SeventhSea::new(parsed, tables)))
     }

@@ -286,7 +286,7 @@ mod tests {
         ))
         .unwrap();
         let (_, sea) =
-            SeventhSea::from_scenario(&text, "even_field", std::path::Path::new(".")).unwrap();
+            SeventhSea::from_scenario(&text, "even_field", &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         let rules = &sea.rules;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         let mut compared = 0;

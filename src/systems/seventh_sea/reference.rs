@@ -588,7 +588,7 @@ mod tests {
     fn bundled(file: &str) -> SeventhSea {
         let path = format!("scenarios/seventh_sea/{file}");
         let text = std::fs::read_to_string(&path).unwrap();
-        SeventhSea::from_scenario(&text, &path, std::path::Path::new("."))
+        SeventhSea::from_scenario(&text, &path, &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .unwrap()
             .1
     }
@@ -653,7 +653,7 @@ mod tests {
     }
 
     fn sea(text: &str) -> SeventhSea {
-        SeventhSea::from_scenario(text, "edited", std::path::Path::new("."))
+        SeventhSea::from_scenario(text, "edited", &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .unwrap()
             .1
     }

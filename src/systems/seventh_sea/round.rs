@@ -236,7 +236,7 @@ mod tests {
         let (_, sea) = crate::systems::seventh_sea::SeventhSea::from_scenario(
             text,
             "even_field",
-            std::path::Path::new("."),
+            &crate::tables::TableFiles::in_folder(std::path::Path::new(".")),
         )
         .expect("bundled scenario");
         sea

@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::tables::SeaTables;
+use crate::tables::TableFiles;
 use crate::tables::TableSource;
 use crate::tables::validate::{
     Header, check_range, check_table_names, check_two_sides, side_index,
@@ -278,11 +278,11 @@ pub struct Parsed {
 pub const TABLE_NAMES: [&str; 3] = ["battle_chart", "opportunities", "spoils"];
 
 /// Parses, validates and loads the tables.
-pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<(Parsed, SeaTables)> {
+pub fn parse(text: &str, origin: &str, files: &TableFiles) -> Result<(Parsed, SeaTables)> {
     let file: ScenarioFile =
         toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_table_names((origin, text), file.tables.keys(), &TABLE_NAMES, "7th Sea")?;
-    let tables = SeaTables::load(&file.tables, base_dir).map_err(|e| anyhow!("{origin}: {e:#}"))?;
+    let tables = SeaTables::load(&file.tables, files).map_err(|e| anyhow!("{origin}: {e:#}"))?;
     // A winner rolls 1d10 + his Commission rank (a knack).
     tables
         .check_spoils_reach(10 + KNACK.end())

@@ -1,13 +1,13 @@
 //! The 7th Sea tables: battle chart, Heroic Opportunity weights and Spoils.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::roll_keep::Pool;
+use crate::tables::TableFiles;
 use crate::engine::inverse::InverseLaw;
 use crate::tables::{
     Place, TableSource, TableUse, built_in, load_text, origin as table_origin, parse_table,
@@ -283,11 +283,11 @@ pub fn parse_pool(text: &str, origin: &str, key: &str) -> Result<Option<Pool>> {
 
 impl SeaTables {
     /// Loads the tables, built-in unless `overrides` names a file.
-    pub fn load(overrides: &BTreeMap<String, TableSource>, base_dir: &Path) -> Result<SeaTables> {
+    pub fn load(overrides: &BTreeMap<String, TableSource>, files: &TableFiles) -> Result<SeaTables> {
         let mut uses = Vec::new();
         let mut text_of = |name: &str| -> Result<(String, String)> {
             let builtin = built_in(name).expect("scenarios/tables/ holds the 7th Sea tables");
-            let (text, source) = load_text(builtin.text, overrides.get(name), base_dir)
+            let (text, source) = load_text(builtin.text, overrides.get(name), files)
                 .map_err(|e| anyhow!("[tables] {name}: {e:#}"))?;
             let origin = table_origin(&source, builtin.file);
             uses.push((name.to_owned(), source, text.clone()));
@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn the_row_lookup_agrees_with_the_rows_min_results() {
-        let t = SeaTables::load(&Default::default(), std::path::Path::new(".")).unwrap();
+        let t = SeaTables::load(&Default::default(), &crate::tables::TableFiles::in_folder(std::path::Path::new("."))).unwrap();
         for result in -1100..1100 {
             let row = t
                 .chart

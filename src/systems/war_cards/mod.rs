@@ -9,7 +9,6 @@ pub mod tally;
 
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use schemars::JsonSchema;
@@ -19,6 +18,7 @@ use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
 use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, Picks};
 use self::table::EngagementTable;
 use self::tally::WarTally;
+use crate::tables::TableFiles;
 use crate::engine::System;
 use crate::engine::dice::chance_threshold;
 use crate::stats::Metric;
@@ -399,13 +399,13 @@ impl BattleSystem for WarCards {
     }
 
     /// Parses and validates a war-cards scenario.
-    fn from_scenario(text: &str, origin: &str, base_dir: &Path) -> Result<(Header, WarCards)> {
+    fn from_scenario(text: &str, origin: &str, files: &TableFiles) -> Result<(Header, WarCards)> {
         let file: ScenarioFile =
             toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
         let (deck_text, source) = tables::load_text(
             tables::built_in_text("cards"),
             file.tables.cards.as_ref(),
-            base_dir,
+            files,
         )
         .map_err(|e| anyhow!("{origin}: [tables] cards: {e:#}"))?;
         let deck = Deck::parse(&deck_text, &source)?;
