@@ -5,7 +5,7 @@ use std::path::Path;
 
 use warcrunch::analysis::runner::{PairedAsk, Plan, exact_metrics, metric_layout, simulate_paired};
 use warcrunch::engine::Shard;
-use warcrunch::questions::sensitivity::knobs;
+use warcrunch::questions::sensitivity::{Words, knobs};
 use warcrunch::questions::target::Target;
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::{MetricRole, paired_difference, unpaired_difference, z_for_confidence, z95};
@@ -271,7 +271,7 @@ fn paired_intervals_are_narrower_than_unpaired_on_every_bundled_scenario() {
             .unwrap();
         let doc: toml::Table = toml::from_str(&text).unwrap();
         let mut measured = None;
-        let numbers = knobs(&doc, &|_| Vec::new())
+        let numbers = knobs(&doc, &Words::default())
             .into_iter()
             .filter(|k| k.value.is_integer() || k.value.is_float());
         for knob in numbers {

@@ -18,10 +18,7 @@ fn variant(path: &str, key: &str, value: toml::Value) -> Scenario {
     let path = repo().join(path);
     let text = scenario::read_text(&path).unwrap();
     let keys: Vec<String> = key.split('.').map(str::to_owned).collect();
-    let edit = Edit {
-        option: format!("--set {key}"),
-        apply: Box::new(move |doc| warcrunch::questions::sweep::apply(doc, &keys, value.clone())),
-    };
+    let edit = Edit::set(format!("--set {key}"), keys, value);
     scenario::load_edited(&path, &text, &[edit]).unwrap()
 }
 

@@ -37,8 +37,11 @@ fn moves_of_unlisted_tables(path: &std::path::Path, base: &Scenario) -> Vec<(Str
             name,
         )
         .unwrap();
-        let choices = |at: &[String]| warcrunch::scenario::schema::choices_at(&schema, at);
-        for knob in table_cells(name, &read, &choices) {
+        let words = warcrunch::questions::sensitivity::Words {
+            at: warcrunch::scenario::schema::word_places(&schema),
+            by_key: Vec::new(),
+        };
+        for knob in table_cells(name, &read, &words) {
             for to in knob.moves() {
                 let keys = knob.path.clone();
                 let edit = Edit {

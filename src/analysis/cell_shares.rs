@@ -7,7 +7,6 @@
 use anyhow::Result;
 
 use crate::analysis::runner::{Plan, override_settings, simulate_variants};
-use crate::questions::sweep::apply;
 use crate::questions::target::Target;
 use crate::report::key_outcomes::{KeyOutcome, key_outcomes};
 use crate::report::table_compare::CellShare;
@@ -48,11 +47,11 @@ pub fn cell_shares(
             .chain(std::iter::once(table.to_owned()))
             .chain(cell.cell.split('.').map(str::to_owned))
             .collect();
-        let v = v.clone();
-        let edit = Edit {
-            option: format!("--table {table} cell {} alone", cell.cell),
-            apply: Box::new(move |doc| apply(doc, &at, v.clone())),
-        };
+        let edit = Edit::set(
+            format!("--table {table} cell {} alone", cell.cell),
+            at,
+            v.clone(),
+        );
         scenarios.push(baseline.edited(vec![edit])?);
         names.push(cell.cell.clone());
     }

@@ -4,7 +4,6 @@
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
-use toml::Value;
 
 use super::Destination;
 use std::path::Path;
@@ -15,9 +14,9 @@ use crate::analysis::runner::{
 };
 use crate::engine::paired::Event;
 use crate::questions::sensitivity::{
-    Knob, Method, Move, PairedTest, Refused, judge, knobs, rank, table_cells,
+    Knob, Method, Move, PairedTest, Refused, Words, chosen_knobs, judge, knobs, rank, shown,
+    table_cells,
 };
-use crate::questions::sweep::apply;
 use crate::questions::target::Target;
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
@@ -100,22 +99,6 @@ impl Variant {
     }
 }
 
-fn shown(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        // A list of words: its entries joined (`none` when empty).
-        Value::Array(items) if items.iter().all(Value::is_str) => {
-            let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-            if words.is_empty() {
-                "none".to_owned()
-            } else {
-                words.join("+")
-            }
-        }
-        other => other.to_string(),
-    }
-}
-
 /// A sensitivity analysis ready to fight: its target, base and moves, and
 /// the moves refused.
 struct Prepared {
@@ -145,7 +128,7 @@ fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared
         exact_metrics(&base)?;
     }
     let doc = resolved.document()?;
-    let mut all = knobs(&doc, &setting_choices(resolved, &doc, &base)?);
+    let mut all = knobs(&doc, &setting_words(resolved, &doc, &base)?);
     // A battle whose cells no table path names moves them itself.
     let own_cells = base.battle.own_cell_moves().transpose()?;
     // Cells named with --knobs, in any table the scenario reads.
@@ -403,8 +386,7 @@ pub fn choices(resolved: &Resolved) -> Result<Choices> {
     };
     let base = &resolved.scenario;
     let doc = resolved.document()?;
-    let chosen = setting_choices(resolved, &doc, base)?;
-    let settings = knobs(&doc, &chosen);
+    let settings = knobs(&doc, &setting_words(resolved, &doc, base)?);
     let cells = if base.battle.own_cell_moves().is_some() {
         Vec::new()
     } else {
@@ -436,42 +418,6 @@ pub fn choices(resolved: &Resolved) -> Result<Choices> {
         cells,
         outcomes,
     })
-}
-
-fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
-    if named.is_empty() {
-        return Ok(if cells { Vec::new() } else { all });
-    }
-    named
-        .iter()
-        .map(|n| {
-            all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
-                // A cell is listed among its own table's cells; a setting
-                // among the settings.
-                let table = n
-                    .strip_prefix("tables.")
-                    .map(|rest| rest.split('.').next().unwrap_or(rest));
-                let allowed: Vec<String> = all
-                    .iter()
-                    .filter(|k| k.cell.as_ref().map(|c| c.table.as_str()) == table)
-                    .map(Knob::name)
-                    .collect();
-                match (table, allowed.is_empty()) {
-                    (Some(t), true) => anyhow::anyhow!(
-                        "--knobs {n}: this scenario reads no table `{t}`, or none of its cells can move"
-                    ),
-                    (Some(t), false) => anyhow::anyhow!(
-                        "--knobs {n}: table `{t}` has no cell there that can move; allowed: {}",
-                        allowed.join(", ")
-                    ),
-                    (None, _) => anyhow::anyhow!(
-                        "--knobs {n}: the scenario sets no setting at `{n}` that can move; allowed: {}",
-                        allowed.join(", ")
-                    ),
-                }
-            })
-        })
-        .collect()
 }
 
 /// Every cell of the tables the scenario reads (or those `--tables`
@@ -506,26 +452,27 @@ fn table_cell_knobs(
         // A word with no order of its own moves to the words the table's
         // schema allows there.
         let schema = crate::scenario::schema::find(name)?.schema();
+        let words = Words {
+            at: crate::scenario::schema::word_places(&schema),
+            by_key: Vec::new(),
+        };
         found.extend(table_cells(
             name,
             &as_read(doc, resolved.files(), &resolved.tables, name)?,
-            &|path| crate::scenario::schema::choices_at(&schema, path),
+            &words,
         ));
     }
     Ok(found)
 }
 
-/// What each word and list of words of the scenario may hold: the words
-/// its system's schema allows, or for a list a table names
+/// What each word and list of words of the scenario may hold, as data:
+/// the words its system's schema allows, or for a list a table names
 /// ([`crate::systems::BattleSystem::WORDS_FROM_TABLES`]), that table's
 /// entries as the scenario reads it.
-fn setting_choices(
-    resolved: &Resolved,
-    doc: &toml::Table,
-    base: &Scenario,
-) -> Result<impl Fn(&[String]) -> Vec<String>> {
+fn setting_words(resolved: &Resolved, doc: &toml::Table, base: &Scenario) -> Result<Words> {
     let schema = crate::scenario::schema::find(base.battle.system())?.schema();
-    let mut from_tables = Vec::new();
+    let at = crate::scenario::schema::word_places(&schema);
+    let mut by_key = Vec::new();
     for &(key, table, section) in base.battle.words_from_tables() {
         if base.battle.tables().iter().any(|t| t.name == table) {
             let read = as_read(doc, resolved.files(), &resolved.tables, table)?;
@@ -534,20 +481,10 @@ fn setting_choices(
                 .and_then(toml::Value::as_table)
                 .map(|s| s.keys().cloned().collect())
                 .unwrap_or_default();
-            from_tables.push((key, entries));
+            by_key.push((key.to_owned(), entries));
         }
     }
-    Ok(move |path: &[String]| {
-        let words = crate::scenario::schema::choices_at(&schema, path);
-        if !words.is_empty() {
-            return words;
-        }
-        from_tables
-            .iter()
-            .find(|(key, _)| path.last().is_some_and(|last| last == key))
-            .map(|(_, entries)| entries.clone())
-            .unwrap_or_default()
-    })
+    Ok(Words { at, by_key })
 }
 
 /// Every move that validates, and those refused with the reason.
@@ -560,18 +497,15 @@ fn moves(
     let mut refused = Vec::new();
     for knob in chosen {
         for to in knob.moves() {
-            let path = knob.path.clone();
-            let value = to.clone();
-            let edit = Edit {
-                option: format!("{} = {}", knob.name(), shown(&to)),
-                apply: Box::new(move |doc| apply(doc, &path, value.clone())),
-            };
+            let lowers = knob.lowers(&to);
+            let option = format!("{} = {}", knob.name(), shown(&to));
+            let edit = Edit::set(option, knob.path.clone(), to.clone());
             match resolved.edited(vec![edit]) {
                 Ok(mut s) => {
                     override_settings(&mut s, request.trials, request.seed)?;
                     variants.push(Variant {
                         knob: knob.name(),
-                        lowers: knob.lowers(&to),
+                        lowers,
                         cell: knob.cell.clone(),
                         from: shown(&knob.value),
                         to: shown(&to),
@@ -670,31 +604,4 @@ fn reproduce_command(
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_knobs_list_the_known_ones() {
-        let all = vec![Knob {
-            path: vec!["days".into()],
-            value: Value::Integer(1),
-            cell: None,
-            choices: Vec::new(),
-        }];
-        let err = chosen_knobs(all.clone(), &["dayz".into()], false)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("--knobs dayz") && err.contains("allowed: days"),
-            "{err}"
-        );
-        assert_eq!(chosen_knobs(all.clone(), &[], false).unwrap().len(), 1);
-        assert!(
-            chosen_knobs(all, &[], true).unwrap().is_empty(),
-            "--cells alone moves cells only"
-        );
-    }
 }

@@ -337,11 +337,8 @@ impl Loader<'_> {
 
     fn load(&self, v: f64) -> Result<Scenario> {
         let value = self.value(v);
-        let path = self.path.clone();
-        let edit = Edit {
-            option: format!("--vary {} (value {value})", self.request.vary),
-            apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, value.clone())),
-        };
+        let option = format!("--vary {} (value {value})", self.request.vary);
+        let edit = Edit::set(option, self.path.clone(), value);
         let mut s = self.resolved.edited(vec![edit])?;
         override_settings(&mut s, Some(self.request.max_trials()), self.request.seed)?;
         Ok(s)
@@ -366,11 +363,7 @@ fn written_value(loader: &Loader) -> Option<Value> {
 }
 
 fn takes_reals(loader: &Loader, at: f64) -> bool {
-    let path = loader.path.clone();
-    let edit = Edit {
-        option: String::new(),
-        apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, Value::Float(at))),
-    };
+    let edit = Edit::set(String::new(), loader.path.clone(), Value::Float(at));
     loader.resolved.edited(vec![edit]).is_ok()
 }
 

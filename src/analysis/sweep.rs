@@ -16,7 +16,7 @@ use crate::analysis::runner::{
 };
 use crate::engine::Shard;
 use crate::questions::sweep::{
-    DEFAULT_MAX_VARIANTS, Setting, Variant, apply, grid, labels, parse_setting,
+    DEFAULT_MAX_VARIANTS, Setting, Variant, grid, labels, parse_setting,
 };
 use crate::questions::target::{Target, add_outcomes, parse_events};
 use crate::report::command_line::CommandLine;
@@ -109,10 +109,11 @@ pub fn sweep(
                     toml::Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                Edit {
-                    option: format!("--set {typed} (value {shown})"),
-                    apply: Box::new(move |doc| apply(doc, &setting.path, value.clone())),
-                }
+                Edit::set(
+                    format!("--set {typed} (value {shown})"),
+                    setting.path.clone(),
+                    value.clone(),
+                )
             })
             .collect();
         let mut s = resolved.edited(edits)?;

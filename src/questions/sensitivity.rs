@@ -4,6 +4,7 @@
 //! and one step up, a yes/no toggled, a word to each other word it may be,
 //! a list with each entry removed and each missing one added.
 
+use anyhow::Result;
 use serde::Serialize;
 use toml::Value;
 
@@ -175,14 +176,14 @@ const CATCH_ALL_BOUND: i64 = 999;
 /// gap or an overlap the table refuses; move it with `--set`. A catch-all
 /// bound ([`CATCH_ALL_BOUND`]) is left out too.
 /// A word with no order of its own (a Catastrophe row's `commander =
-/// "killed"`) moves to each other word `choices` (the table's schema) lists
+/// "killed"`) moves to each other word `words` (the table's schema) lists
 /// at its path within the table.
-pub fn table_cells(name: &str, table: &toml::Table, choices: &ChoicesOf) -> Vec<Knob> {
+pub fn table_cells(name: &str, table: &toml::Table, words: &Words) -> Vec<Knob> {
     let mut found = Vec::new();
     cells_in(
         table,
         &mut vec!["tables".to_owned(), name.to_owned()],
-        (None, choices),
+        (None, words),
         &mut found,
     );
     found
@@ -191,7 +192,7 @@ pub fn table_cells(name: &str, table: &toml::Table, choices: &ChoicesOf) -> Vec<
 fn cells_in(
     table: &toml::Table,
     path: &mut Vec<String>,
-    (row_end, choices): (Option<usize>, &ChoicesOf),
+    (row_end, words): (Option<usize>, &Words),
     out: &mut Vec<Knob>,
 ) {
     for (key, value) in table {
@@ -200,7 +201,7 @@ fn cells_in(
         }
         path.push(key.clone());
         match value {
-            Value::Table(inner) => cells_in(inner, path, (row_end, choices), out),
+            Value::Table(inner) => cells_in(inner, path, (row_end, words), out),
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if let Value::Table(row) = item {
@@ -208,7 +209,7 @@ fn cells_in(
                             crate::tables::toml_path::entry_name(item)
                                 .map_or_else(|| i.to_string(), str::to_owned),
                         );
-                        cells_in(row, path, (row_end.or(Some(path.len())), choices), out);
+                        cells_in(row, path, (row_end.or(Some(path.len())), words), out);
                         path.pop();
                     }
                 }
@@ -218,14 +219,14 @@ fn cells_in(
                 // The row ends at the first list's entry; a key outside any
                 // list is its own column, in the row of its section.
                 let end = row_end.unwrap_or(path.len() - 1).max(2);
-                let words = match other {
-                    Value::String(text) if neighbours(text).is_empty() => choices(&path[2..]),
+                let choices = match other {
+                    Value::String(text) if neighbours(text).is_empty() => words.of(&path[2..]),
                     _ => Vec::new(),
                 };
                 let knob = Knob {
                     path: path.clone(),
                     value: other.clone(),
-                    choices: words,
+                    choices,
                     cell: Some(Cell {
                         table: path[1].clone(),
                         row: path[2..end].join("."),
@@ -241,22 +242,51 @@ fn cells_in(
     }
 }
 
-/// What a word or a list of words at a path may hold (see
-/// [`Knob::choices`]); empty when anything goes.
-pub type ChoicesOf<'a> = dyn Fn(&[String]) -> Vec<String> + 'a;
+/// What each word, or list of words, of a document may hold (see
+/// [`Knob::choices`]), as data: the places a schema allows only certain
+/// words, then the lists that take a table's entries by their last key. A
+/// key in neither takes any word.
+#[derive(Debug, Clone, Default)]
+pub struct Words {
+    /// A path pattern (a key, or `None` for any key or list entry) and the
+    /// words allowed there.
+    pub at: Vec<(Vec<Option<String>>, Vec<String>)>,
+    /// A list's last key and the entries it may hold.
+    pub by_key: Vec<(String, Vec<String>)>,
+}
+
+impl Words {
+    /// The words a key at `path` may hold; empty when any word goes.
+    pub fn of(&self, path: &[String]) -> Vec<String> {
+        let fits = |pattern: &[Option<String>]| {
+            pattern.len() == path.len()
+                && pattern
+                    .iter()
+                    .zip(path)
+                    .all(|(p, key)| p.as_ref().is_none_or(|p| p == key))
+        };
+        let schema = self.at.iter().find(|(pattern, _)| fits(pattern));
+        let table = || self.by_key.iter().find(|(key, _)| path.last() == Some(key));
+        schema
+            .map(|(_, words)| words)
+            .or_else(|| table().map(|(_, words)| words))
+            .cloned()
+            .unwrap_or_default()
+    }
+}
 
 /// Every setting a scenario document sets, keys in alphabetical order,
 /// with sweep paths (elements of arrays of tables by their `name`): numbers
-/// and yes/no, words that `choices` lists two or more values for, and lists
-/// of words (each entry can be removed; `choices` names those that can be
+/// and yes/no, words that `words` lists two or more values for, and lists
+/// of words (each entry can be removed; `words` names those that can be
 /// added).
-pub fn knobs(doc: &toml::Table, choices: &ChoicesOf) -> Vec<Knob> {
+pub fn knobs(doc: &toml::Table, words: &Words) -> Vec<Knob> {
     let mut out = Vec::new();
-    walk(doc, &mut Vec::new(), choices, &mut out);
+    walk(doc, &mut Vec::new(), words, &mut out);
     out
 }
 
-fn walk(table: &toml::Table, path: &mut Vec<String>, choices: &ChoicesOf, out: &mut Vec<Knob>) {
+fn walk(table: &toml::Table, path: &mut Vec<String>, words: &Words, out: &mut Vec<Knob>) {
     for (key, value) in table {
         if path.is_empty() && (NOT_KNOBS.contains(&key.as_str()) || key == "tables") {
             continue;
@@ -271,18 +301,18 @@ fn walk(table: &toml::Table, path: &mut Vec<String>, choices: &ChoicesOf, out: &
         match value {
             Value::Integer(_) | Value::Float(_) | Value::Boolean(_) => out.push(knob(Vec::new())),
             Value::String(_) => {
-                let words = choices(path);
-                if words.len() > 1 {
-                    out.push(knob(words));
+                let allowed = words.of(path);
+                if allowed.len() > 1 {
+                    out.push(knob(allowed));
                 }
             }
             Value::Array(items) if items.iter().all(Value::is_str) => {
-                let words = choices(path);
-                if !items.is_empty() || !words.is_empty() {
-                    out.push(knob(words));
+                let allowed = words.of(path);
+                if !items.is_empty() || !allowed.is_empty() {
+                    out.push(knob(allowed));
                 }
             }
-            Value::Table(inner) => walk(inner, path, choices, out),
+            Value::Table(inner) => walk(inner, path, words, out),
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if let Value::Table(element) = item {
@@ -291,7 +321,7 @@ fn walk(table: &toml::Table, path: &mut Vec<String>, choices: &ChoicesOf, out: &
                             .and_then(Value::as_str)
                             .map_or_else(|| i.to_string(), str::to_owned);
                         path.push(name);
-                        walk(element, path, choices, out);
+                        walk(element, path, words, out);
                         path.pop();
                     }
                 }
@@ -299,6 +329,63 @@ fn walk(table: &toml::Table, path: &mut Vec<String>, choices: &ChoicesOf, out: &
             _ => {}
         }
         path.pop();
+    }
+}
+
+/// The knobs `named` (`--knobs`), each found among `all` or refused with
+/// the names allowed; none named: every setting, or none with `cells`
+/// (the cells are then the knobs).
+pub fn chosen_knobs(all: Vec<Knob>, named: &[String], cells: bool) -> Result<Vec<Knob>> {
+    if named.is_empty() {
+        return Ok(if cells { Vec::new() } else { all });
+    }
+    named
+        .iter()
+        .map(|n| {
+            all.iter().find(|k| k.name() == *n).cloned().ok_or_else(|| {
+                // A cell is listed among its own table's cells; a setting
+                // among the settings.
+                let table = n
+                    .strip_prefix("tables.")
+                    .map(|rest| rest.split('.').next().unwrap_or(rest));
+                let allowed: Vec<String> = all
+                    .iter()
+                    .filter(|k| k.cell.as_ref().map(|c| c.table.as_str()) == table)
+                    .map(Knob::name)
+                    .collect();
+                match (table, allowed.is_empty()) {
+                    (Some(t), true) => anyhow::anyhow!(
+                        "--knobs {n}: this scenario reads no table `{t}`, or none of its cells can move"
+                    ),
+                    (Some(t), false) => anyhow::anyhow!(
+                        "--knobs {n}: table `{t}` has no cell there that can move; allowed: {}",
+                        allowed.join(", ")
+                    ),
+                    (None, _) => anyhow::anyhow!(
+                        "--knobs {n}: the scenario sets no setting at `{n}` that can move; allowed: {}",
+                        allowed.join(", ")
+                    ),
+                }
+            })
+        })
+        .collect()
+}
+
+/// A value as a move's row shows it: a word bare, a list of words as its
+/// entries joined with `+` (`none` when empty).
+pub fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        // A list of words: its entries joined (`none` when empty).
+        Value::Array(items) if items.iter().all(Value::is_str) => {
+            let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+            if words.is_empty() {
+                "none".to_owned()
+            } else {
+                words.join("+")
+            }
+        }
+        other => other.to_string(),
     }
 }
 
@@ -444,6 +531,28 @@ mod tests {
     /// The rule a report states is the rule the moves follow: whole
     /// numbers by 1 below the bound, by a tenth from it up.
     #[test]
+    fn unknown_knobs_list_the_known_ones() {
+        let all = vec![Knob {
+            path: vec!["days".into()],
+            value: Value::Integer(1),
+            cell: None,
+            choices: Vec::new(),
+        }];
+        let err = chosen_knobs(all.clone(), &["dayz".into()], false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--knobs dayz") && err.contains("allowed: days"),
+            "{err}"
+        );
+        assert_eq!(chosen_knobs(all.clone(), &[], false).unwrap().len(), 1);
+        assert!(
+            chosen_knobs(all, &[], true).unwrap().is_empty(),
+            "--cells alone moves cells only"
+        );
+    }
+
+    #[test]
     fn the_step_rule_said_is_the_step_taken() {
         let number = |v: i64| Knob {
             path: vec!["x".into()],
@@ -477,12 +586,14 @@ mod tests {
             "name = \"x\"\nsystem = \"gurps\"\n[[sides]]\nname = \"A\"\narmour = \"light\"\nluck = true\nposition = [\"hill\"]\nmotto = \"onward\"\n",
         )
         .unwrap();
-        let choices = |path: &[String]| match path.last().map(String::as_str) {
-            Some("armour") => vec!["none".into(), "light".into(), "heavy".into()],
-            Some("position") => vec!["hill".into(), "river".into()],
-            _ => Vec::new(),
+        let words = Words {
+            at: vec![(
+                vec![Some("sides".into()), None, Some("armour".into())],
+                vec!["none".into(), "light".into(), "heavy".into()],
+            )],
+            by_key: vec![("position".into(), vec!["hill".into(), "river".into()])],
         };
-        let found = knobs(&doc, &choices);
+        let found = knobs(&doc, &words);
         let names: Vec<String> = found.iter().map(Knob::name).collect();
         // `motto` takes any word: not a knob; `name` and `system` never are.
         assert_eq!(
@@ -506,7 +617,7 @@ mod tests {
             "seed = 1\ntrials = 5\ndays = 1\n[[sides]]\nname = \"A\"\nstrategy = 12\ntroop_strength = 800\ncommander = { wits = 3 }\n[engagement]\nrally_chance = 0.5\ndraw = \"die\"\n",
         )
         .unwrap();
-        let names: Vec<String> = knobs(&doc, &|_| Vec::new())
+        let names: Vec<String> = knobs(&doc, &Words::default())
             .iter()
             .map(Knob::name)
             .collect();
@@ -520,14 +631,14 @@ mod tests {
                 "sides.A.troop_strength",
             ]
         );
-        let moves: Vec<Vec<Value>> = knobs(&doc, &|_| Vec::new())
+        let moves: Vec<Vec<Value>> = knobs(&doc, &Words::default())
             .iter()
             .map(Knob::moves)
             .collect();
         assert_eq!(moves[3], [Value::Integer(11), Value::Integer(13)]);
         assert_eq!(moves[4], [Value::Integer(720), Value::Integer(880)]);
         assert_eq!(moves[1], [Value::Float(0.45), Value::Float(0.55)]);
-        let risk = &knobs(&doc, &|_| Vec::new())[3];
+        let risk = &knobs(&doc, &Words::default())[3];
         assert!(risk.lowers(&moves[3][0]) && !risk.lowers(&moves[3][1]));
     }
 
@@ -536,12 +647,18 @@ mod tests {
         let table: toml::Table =
             toml::from_str("[[rows]]\nlabel = \"x\"\ncommander = \"wounded\"\ncolumn = \"B\"\n")
                 .unwrap();
-        let allowed = |path: &[String]| -> Vec<String> {
-            if path.last().map(String::as_str) == Some("commander") {
-                vec!["none".into(), "wounded".into(), "killed".into()]
-            } else {
-                vec!["A".into(), "B".into(), "C".into(), "D".into(), "E".into()]
-            }
+        let allowed = Words {
+            at: vec![
+                (
+                    vec![Some("rows".into()), None, Some("commander".into())],
+                    vec!["none".into(), "wounded".into(), "killed".into()],
+                ),
+                (
+                    vec![Some("rows".into()), None, Some("column".into())],
+                    vec!["A".into(), "B".into(), "C".into(), "D".into(), "E".into()],
+                ),
+            ],
+            by_key: Vec::new(),
         };
         let cells: Vec<(String, Vec<Value>)> = table_cells("c", &table, &allowed)
             .iter()
@@ -569,7 +686,7 @@ mod tests {
              rear = { damage = \"-\" }\nfront = { damage = \"1k1\" }\n",
         )
         .unwrap();
-        let cells: Vec<(String, Vec<Value>)> = table_cells("t", &table, &|_| Vec::new())
+        let cells: Vec<(String, Vec<Value>)> = table_cells("t", &table, &Words::default())
             .iter()
             .map(|k| (k.name(), k.moves()))
             .collect();
@@ -598,7 +715,7 @@ mod tests {
                 ("tables.t.rows.D.column".into(), vec![s("C")]),
             ]
         );
-        let where_: Vec<(String, String, String)> = table_cells("t", &table, &|_| Vec::new())
+        let where_: Vec<(String, String, String)> = table_cells("t", &table, &Words::default())
             .into_iter()
             .map(|k| k.cell.unwrap())
             .map(|c| (c.table, c.row, c.column))
@@ -609,7 +726,7 @@ mod tests {
         );
         assert_eq!(where_[6], ("t".into(), "rows.D".into(), "column".into()));
         let flat: toml::Table = toml::from_str("green = 10\n[weights]\ncharge = 1\n").unwrap();
-        let flat: Vec<Cell> = table_cells("m", &flat, &|_| Vec::new())
+        let flat: Vec<Cell> = table_cells("m", &flat, &Words::default())
             .into_iter()
             .map(|k| k.cell.unwrap())
             .collect();

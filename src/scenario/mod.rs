@@ -114,6 +114,15 @@ impl<'a> Edit<'a> {
             apply: Box::new(move |doc| override_tables(doc, &pair)),
         }
     }
+
+    /// `option`: the key at `path` (entries of a list by their name) set
+    /// to `value`.
+    pub fn set(option: String, path: Vec<String>, value: toml::Value) -> Edit<'a> {
+        Edit {
+            option,
+            apply: Box::new(move |doc| crate::questions::sweep::apply(doc, &path, value.clone())),
+        }
+    }
 }
 
 /// Loads scenario `text` (read from `path`) with `edits` applied. If the

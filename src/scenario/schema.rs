@@ -218,35 +218,37 @@ fn tidy(value: &mut Value) {
     }
 }
 
-/// The words a key of a file may take, in the schema's order (`none`,
-/// `light`, … for a side's `armour`), found by its path in a document
-/// (elements of a list by any name: `sides.Raiders.armour`); for a list of
-/// words, the words an entry may take. Empty when the key takes any word
-/// or is not in the schema.
-pub fn choices_at(schema: &Value, path: &[String]) -> Vec<String> {
-    let mut node = resolve(schema, schema);
-    for segment in path {
-        if let Some(items) = node
-            .get("items")
-            .filter(|_| node.get("properties").is_none())
-        {
-            // An element of a list, named by its `name`: the segment is that name.
-            node = resolve(schema, items);
-            continue;
-        }
-        let next = match node.get("properties").and_then(|p| p.get(segment)) {
-            Some(found) => found.clone(),
-            None => match node.get("additionalProperties") {
-                Some(extra @ Value::Object(_)) => extra.clone(),
-                _ => return Vec::new(),
-            },
-        };
-        node = resolve(schema, &next);
+/// Every place a file's schema allows only certain words, as data: the
+/// path pattern of a key as a document writes it (`None` for any key of a
+/// map or any entry of a list, entries named by their `name`:
+/// `sides.*.armour`) and its words in the schema's order (`none`, `light`,
+/// … for a side's `armour`); for a list of words, the words an entry may
+/// take. A key absent takes any word.
+pub fn word_places(schema: &Value) -> Vec<(Vec<Option<String>>, Vec<String>)> {
+    let mut found = Vec::new();
+    words_below(
+        schema,
+        &resolve(schema, schema),
+        &mut Vec::new(),
+        &mut found,
+    );
+    found
+}
+
+/// How deep [`word_places`] follows a schema (none nests half as deep; it stops a
+/// definition that contains itself).
+const SCHEMA_DEPTH: usize = 16;
+
+fn words_below(
+    schema: &Value,
+    node: &Value,
+    path: &mut Vec<Option<String>>,
+    found: &mut Vec<(Vec<Option<String>>, Vec<String>)>,
+) {
+    if path.len() > SCHEMA_DEPTH {
+        return;
     }
-    if let Some(items) = node.get("items") {
-        node = resolve(schema, items);
-    }
-    let words = |list: &Value| -> Vec<String> {
+    let listed = |list: &Value| -> Vec<String> {
         list.as_array()
             .into_iter()
             .flatten()
@@ -254,10 +256,32 @@ pub fn choices_at(schema: &Value, path: &[String]) -> Vec<String> {
             .map(str::to_owned)
             .collect()
     };
-    match (node.get("oneOf"), node.get("enum")) {
-        (Some(alternatives), _) => words(alternatives),
-        (None, Some(list)) => words(list),
+    let allowed = |node: &Value| match (node.get("oneOf"), node.get("enum")) {
+        (Some(alternatives), _) => listed(alternatives),
+        (None, Some(list)) => listed(list),
         _ => Vec::new(),
+    };
+    let items = node.get("items").map(|items| resolve(schema, items));
+    let here = allowed(items.as_ref().unwrap_or(node));
+    if !here.is_empty() {
+        found.push((path.clone(), here));
+    }
+    let mut below = |key: Option<String>, next: &Value| {
+        path.push(key);
+        words_below(schema, &resolve(schema, next), path, found);
+        path.pop();
+    };
+    match (node.get("properties"), items) {
+        // An entry of a list, named by its `name`.
+        (None, Some(entry)) => below(None, &entry),
+        (properties, _) => {
+            for (key, next) in properties.and_then(Value::as_object).into_iter().flatten() {
+                below(Some(key.clone()), next);
+            }
+            if let Some(extra @ Value::Object(_)) = node.get("additionalProperties") {
+                below(None, extra);
+            }
+        }
     }
 }
 
@@ -645,6 +669,13 @@ mod tests {
     #[test]
     fn the_words_a_setting_may_take_come_from_its_schema() {
         let path = |p: &str| p.split('.').map(str::to_owned).collect::<Vec<_>>();
+        let choices_at = |schema: &Value, at: &[String]| {
+            crate::questions::sensitivity::Words {
+                at: word_places(schema),
+                by_key: Vec::new(),
+            }
+            .of(at)
+        };
         let gurps = find("gurps").unwrap().schema();
         assert_eq!(
             choices_at(&gurps, &path("sides.Raiders.armour")),
@@ -669,5 +700,12 @@ mod tests {
                 "adaptive"
             ]
         );
+        // A table's words: a Catastrophe row's fate of the commander.
+        let catastrophe = find("catastrophe").unwrap().schema();
+        assert_eq!(
+            choices_at(&catastrophe, &path("rows.17.commander")).len(),
+            choices_at(&catastrophe, &path("rows.x.commander")).len()
+        );
+        assert!(!choices_at(&catastrophe, &path("rows.17.commander")).is_empty());
     }
 }

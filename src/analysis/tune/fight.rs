@@ -11,7 +11,6 @@ use crate::analysis::runner::{
     PairedAsk, Plan, metric_layout, override_settings, simulate_paired, simulate_variants,
 };
 use crate::engine::paired::Event;
-use crate::questions::sweep::apply;
 use crate::questions::target::{Target, with_combined};
 use crate::questions::tune::Goal;
 use crate::report::tune::Effect;
@@ -92,10 +91,8 @@ impl Fight<'_> {
         let mut edits: Vec<Edit> = Vec::new();
         for (d, value) in self.changes(at).filter(|(d, _)| d.present[b]) {
             let (path, value) = (d.path.clone(), value.clone());
-            edits.push(Edit {
-                option: format!("--vary {} (value {})", path.join("."), shown(&value)),
-                apply: Box::new(move |doc| apply(doc, &path, value.clone())),
-            });
+            let option = format!("--vary {} (value {})", path.join("."), shown(&value));
+            edits.push(Edit::set(option, path, value));
         }
         edits
     }
