@@ -103,7 +103,10 @@ impl Gurps {
                     ht: h.file.ht,
                     major_unit: h.major_unit.map(|u| u as u32),
                     enemy_hit: [dice(&band.a), band.a.add, dice(&band.c), band.c.add],
-                    dr: (h.file.dr + h.file.toughness) / band.dr_divisor,
+                    // The enemy's Tech Level divides his armour; Toughness
+                    // counts whole (damage comes off "taking Toughness
+                    // into account").
+                    dr: h.file.dr / band.dr_divisor + h.file.toughness,
                     own_dr: h.file.dr + h.file.toughness,
                     toughness: h.file.toughness,
                 }
@@ -527,7 +530,7 @@ impl BattleSystem for Gurps {
             "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
             "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
-            "gurps: DR divided at high TL rounds down; Toughness is DR and is divided with armour (whole on the fixed 1 HP / 2 HP rows and a catastrophe's wound)".to_owned(),
+            "gurps: armour's DR divided at high TL rounds down; Toughness is never divided (it counts whole against every hit, the fixed 1 HP / 2 HP rows and a catastrophe's wound)".to_owned(),
             "gurps: the Strategy contest is rolled before the PCs' Survival and Glory, so in a one-day battle no PC's fall, Risk or Glory changes who wins".to_owned(),
             "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled)".to_owned(),
             "gurps: an ally who defects (row 14) takes his share of Troop Strength away; it does not join the enemy".to_owned(),
@@ -757,5 +760,22 @@ mod tests {
         );
         // Combat skill: (Tactics 12 + weapon 15) / 2 = 13, +2 Combat Reflexes.
         assert_eq!(titus.combat_skill, 15);
+    }
+
+    /// Damage comes off "taking Toughness into account": at TL 11 armour
+    /// 5 is halved to 2 (rounded down), and Toughness 2 counts whole on
+    /// top, DR 4 (not (5 + 2) / 2 = 3); his own DR is 7.
+    #[test]
+    fn toughness_is_not_divided_by_the_enemys_tech_level() {
+        let tough = ambush(|t| {
+            t.replacen(
+                "troop_quality = \"seasoned\"",
+                "troop_quality = \"seasoned\"\ntech_level = 11",
+                1,
+            )
+            .replacen("dr = 2\n", "dr = 5\ntoughness = 2\n", 1)
+        });
+        let titus = &tough.rules.heroes[0];
+        assert_eq!((titus.dr, titus.own_dr, titus.toughness), (4, 7, 2));
     }
 }

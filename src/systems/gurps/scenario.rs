@@ -187,7 +187,8 @@ pub struct HeroFile {
     #[schemars(range(min = *DAMAGE_RESISTANCE.start(), max = *DAMAGE_RESISTANCE.end()))]
     pub dr: i64,
     /// Toughness (DR of his own skin): comes off every wound, the fixed
-    /// 1 HP and 2 HP Survival rows included.
+    /// 1 HP and 2 HP Survival rows included, never divided by the enemy's
+    /// Tech Level.
     #[serde(default)]
     #[schemars(range(min = *TOUGHNESS.start(), max = *TOUGHNESS.end()))]
     pub toughness: i64,
