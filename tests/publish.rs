@@ -912,6 +912,23 @@ fn every_commands_charts_are_fit_to_publish() {
     );
     assert_eq!(charts_fit_to_publish(&out("sensitivity")), ["tornado"]);
     report_charts_are_named(&out("sensitivity"));
+    // A word's move whose bar reaches the chart's edge (the Raiders off
+    // their hill: about +24 points) keeps its label on the chart.
+    run(
+        &[
+            "sensitivity",
+            ambush,
+            "--target",
+            "side:Megalos/victory=won",
+            "--knobs",
+            "sides.Raiders.position,days",
+            "--trials",
+            "20000",
+        ],
+        &out("sensitivity_edge"),
+    );
+    assert_eq!(charts_fit_to_publish(&out("sensitivity_edge")), ["tornado"]);
+    assert!(read(&out("sensitivity_edge").join("tornado.svg")).contains("uphill→none"));
 
     let chart = repo().join("scenarios/tables/seventh_sea/battle_chart.toml");
     run(

@@ -295,18 +295,35 @@ fn tornado<DB: DrawingBackend>(
             d.min(m.difference.low)
         };
         let (x, y) = chart.backend_coord(&(scale * end, top(m) - 0.19));
-        let (anchor, dx) = if d >= 0.0 {
-            (HPos::Left, 4)
+        let label = format!("{}→{}", m.from, m.to);
+        // Beyond the end, unless the chart's edge would cut it: then in
+        // white inside the bar's end, toward the axis.
+        let width = super::draw::text_width(&label, 11.0)? as i32 + 4;
+        let (plot_x, _) = chart.plotting_area().get_pixel_range();
+        let outward = if d >= 0.0 {
+            x + width <= area.dim_in_pixel().0 as i32 - 2
         } else {
-            (HPos::Right, -4)
+            x - width >= plot_x.start
         };
-        let style = TextStyle::from((FONT, 11).into_font()).pos(Pos::new(anchor, VPos::Center));
-        area.draw(&Text::new(
-            format!("{}→{}", m.from, m.to),
-            (x + dx, y),
-            style,
-        ))
-        .map_err(plot_err)?;
+        let style = TextStyle::from((FONT, 11).into_font());
+        let (style, at) = if outward {
+            let (anchor, dx) = if d >= 0.0 {
+                (HPos::Left, 4)
+            } else {
+                (HPos::Right, -4)
+            };
+            (style.pos(Pos::new(anchor, VPos::Center)), (x + dx, y))
+        } else {
+            let (bar_end, _) = chart.backend_coord(&(scale * d, top(m) - 0.19));
+            let (anchor, dx) = if d >= 0.0 {
+                (HPos::Right, -4)
+            } else {
+                (HPos::Left, 4)
+            };
+            let style = style.color(&WHITE).pos(Pos::new(anchor, VPos::Center));
+            (style, (bar_end + dx, y))
+        };
+        area.draw(&Text::new(label, at, style)).map_err(plot_err)?;
     }
     // Each row's knob and its value, left of the axis.
     let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
