@@ -241,6 +241,10 @@ pub struct CompareArgs {
     /// differences). Repeatable.
     #[arg(long = "target", value_name = "EVENT")]
     pub targets: Vec<String>,
+    /// Each scenario's name in the report and its files, one per scenario in the order listed
+    /// [default: the file's name, numbered `#2`, `#3` where two are alike]. Repeatable.
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
     /// Output folder [default: reports/compare].
     #[arg(long)]
     pub out: Option<PathBuf>,

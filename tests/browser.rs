@@ -1178,6 +1178,7 @@ fn compared_as_the_cli(page: &mut Browser, scenario: &str, table: &str, text: &s
         .arg(&bundled)
         .arg(&bundled)
         .arg(format!("--table=2:{table}={}", file.display()))
+        .args(["--name", "as written", "--name", "edited"])
         .args(["--trials", "20000", "--seed", "3", "--quiet", "--out"])
         .arg(dir.path().join("cli"))
         .assert()

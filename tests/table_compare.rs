@@ -137,6 +137,27 @@ fn each_scenario_row_is_the_single_comparison_it_summarises() {
         .filter(|r| r["metric"] == "state=down|dead")
         .all(|r| r["difference"].parse::<f64>().unwrap() <= 0.0);
     assert!(dead_less, "{ambush_rows:?}");
+    // The scenario's folder records the command that asks that very
+    // comparison again, its sides named after the tables: run, it writes
+    // the same comparison.csv, byte for byte.
+    let recorded: serde_json::Value =
+        serde_json::from_str(&read(&out.join("ambush_at_the_ford/run.json"))).unwrap();
+    let command = recorded["command"].as_str().unwrap();
+    let mut again_args = shlex::split(command).unwrap();
+    assert_eq!(again_args.remove(0), "warcrunch");
+    let at = again_args.iter().position(|a| a == "--out").unwrap();
+    let again = dir.path().join("again");
+    again_args[at + 1] = again.display().to_string();
+    warcrunch()
+        .args(&again_args)
+        .arg("--quiet")
+        .assert()
+        .success();
+    assert_eq!(
+        read(&again.join("comparison.csv")),
+        read(&out.join("ambush_at_the_ford/comparison.csv")),
+        "{command}"
+    );
     // The scenario's folder holds that very comparison (variant names aside).
     let folder = records(&read(&out.join("ambush_at_the_ford/comparison.csv")));
     assert_eq!(folder.len(), tests.len());

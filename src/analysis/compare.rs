@@ -66,7 +66,14 @@ pub fn compare(
     }
     let mut names: Vec<String> = request.names.clone();
     if !names.is_empty() && names.len() != resolved.len() {
-        bail!("compare: one name per scenario");
+        bail!(
+            "--name: give one name per scenario, or none: {} scenarios, {} given",
+            resolved.len(),
+            names.len()
+        );
+    }
+    if let Some(twice) = (names.iter()).find(|n| names.iter().filter(|m| m == n).count() > 1) {
+        bail!("--name {twice}: each scenario needs a name of its own");
     }
     for (i, r) in resolved.iter().enumerate().skip(names.len()) {
         let stem = (r.path().file_stem())
@@ -108,6 +115,7 @@ pub fn compare(
         .option("seed", seed)
         .options("table", &tables)
         .options("target", &request.targets)
+        .options("name", &request.names)
         .written_to(to.named(&out, plan.shard), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into();

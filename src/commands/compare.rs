@@ -48,6 +48,13 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         if sim.shard.is_some() {
             bail!("--shard: a comparison of two tables runs whole; run it without --shard");
         }
+        if !args.names.is_empty() {
+            bail!(
+                "--name: a comparison of two tables names its two sides after the table files ({} and {}); leave --name out",
+                files[0],
+                files[1]
+            );
+        }
         let resolved = (scenarios.iter())
             .map(|path| Resolved::read(path, &[]))
             .collect::<Result<Vec<_>>>()?;
@@ -73,7 +80,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let request = CompareRequest {
         trials: sim.trials,
         targets: args.targets.clone(),
-        names: Vec::new(),
+        names: args.names.clone(),
         seed: sim.seed,
     };
     let answer = compare(&resolved, &request, &sim.plan(), &to)?;

@@ -375,12 +375,19 @@ impl Asked {
             Ask::Sensitivity(request) => {
                 sensitivity(&self.resolved, &request, &plan, &to).map(drop)
             }
-            // The battle with its tables as written, then with the page's.
-            Ask::Compare(request) => (self.resolved.with_tables(&[]))
-                .and_then(|written| {
-                    compare(&[written, self.resolved.clone()], &request, &plan, &to)
-                })
-                .map(drop),
+            // The battle with its tables as written, then with the page's,
+            // named so.
+            Ask::Compare(request) => {
+                let request = CompareRequest {
+                    names: vec!["as written".to_owned(), "edited".to_owned()],
+                    ..request
+                };
+                (self.resolved.with_tables(&[]))
+                    .and_then(|written| {
+                        compare(&[written, self.resolved.clone()], &request, &plan, &to)
+                    })
+                    .map(drop)
+            }
             Ask::Tune(request) => tune(
                 std::slice::from_ref(&self.resolved),
                 &request,
