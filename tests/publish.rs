@@ -122,6 +122,13 @@ fn many_battles_make_one_table_holding_each_battles_own_rows() {
             !r["outcome"].contains('_') && !r["outcome"].contains(':') || r["kind"] == "mean",
             "{r:?}"
         );
+        // The number as the battle's own report prints it.
+        let report = read(&out.join(&r["scenario"]).join("report.html"));
+        let mut words = String::new();
+        for piece in report.split('<') {
+            words.push_str(piece.split_once('>').map_or(piece, |(_, after)| after));
+        }
+        assert!(words.contains(&r["printed"]), "{r:?}");
     }
     assert!(
         key.iter()

@@ -159,6 +159,7 @@ fn key_outcomes(entries: &[Entry], dir: &Path, formats: &Formats) -> Result<Vec<
         numbers("estimate", &rows, |r| r.estimate.0),
         numbers("ci_low", &rows, |r| r.estimate.1),
         numbers("ci_high", &rows, |r| r.estimate.2),
+        text("printed", each(&|r| r.printed())),
         Column::new(
             "battles".into(),
             rows.iter().map(|r| r.battles).collect::<Vec<u64>>(),

@@ -81,9 +81,10 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
                 w,
             ));
         }
-        // Each share spelled as its table row spells it (one text a count).
-        let [neither, ..] = shown_share(w, 2);
-        lines.push((format!("Neither won in {neither}"), w));
+        // A headline outcome of its own (a row of key_outcomes.csv), so
+        // with its interval as the others.
+        let (p, lo, hi) = share(w, 2);
+        lines.push((format!("Neither won in {}", with_interval(p, lo, hi)), w));
     }
     // One side's view says it all: the first side's.
     if let Some((m, name)) = metrics.iter().find_map(|m| match &m.role {
@@ -172,6 +173,19 @@ pub struct KeyRow {
     pub estimate: (f64, f64, f64),
     /// The battles it was counted over.
     pub battles: u64,
+}
+
+impl KeyRow {
+    /// The estimate and its interval as the reports print them:
+    /// `56.80% (55.10%–58.00%)`, a mean `7.34 (7.30–7.37)`.
+    pub fn printed(&self) -> String {
+        let (x, lo, hi) = self.estimate;
+        if self.kind == "mean" {
+            crate::stats::format::estimate(x, (lo, hi))
+        } else {
+            with_interval(x, lo, hi)
+        }
+    }
 }
 
 /// A headline outcome is its battle's own (a plain run: no variant).
