@@ -580,7 +580,7 @@ impl System for WarCards {
         )
     }
 
-    #[inline]
+    #[inline(always)]
     fn simulate(&self, rng: &mut crate::engine::stream::BattleStream) -> EngagementOutcome {
         self.fight(rng)
     }
