@@ -127,6 +127,35 @@ fn the_cards_report_ranks_what_is_out_of_line() {
         !html.contains("differ from the deck mean"),
         "no difference claimed on an enumeration"
     );
+    // A negative impact reads with a true minus in the console, the page's
+    // ranking and the heat map's labels (`−1.58`, never `-1.58`).
+    let console = warcrunch()
+        .args(["cards", "--force", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let console = String::from_utf8(console.stdout).unwrap();
+    let svg = read(&out.join("skew_heatmap.svg"));
+    let impacts = |text: &str, after: &str| -> Vec<String> {
+        text.split(after)
+            .skip(1)
+            .map(|rest| rest.chars().take(6).collect())
+            .collect()
+    };
+    for (place, shown) in [
+        ("console", impacts(&console, "impact ")),
+        ("page", impacts(&html, "</td><td>")),
+        ("heat map", impacts(&svg, "impact ")),
+    ] {
+        assert!(
+            shown.iter().any(|s| s.contains('\u{2212}')),
+            "{place}: no negative impact in words: {shown:?}"
+        );
+        assert!(
+            !shown.iter().any(|s| s.trim_start().starts_with('-')),
+            "{place}: an ASCII minus: {shown:?}"
+        );
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::findings::Flag;
 use super::skew::{IMPACT_FLAG, SkewReport, impact_flagged};
 use crate::stats::format::percent;
+use crate::stats::format::signed;
 use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
 
@@ -54,10 +55,10 @@ fn cards_by_impact(out: &mut String, a: &SkewAnalysis) {
         let impact = g.impact.expect("cards carry an impact");
         let _ = writeln!(
             out,
-            "  {}card {:<3} impact {:>+6.2} pt   hurt {:>5.1}%  decisive {:>5.1}%  retreat {:>5.1}%   {}",
+            "  {}card {:<3} impact {:>6} pt   hurt {:>5.1}%  decisive {:>5.1}%  retreat {:>5.1}%   {}",
             if impact_flagged(impact) { "* " } else { "  " },
             g.key,
-            100.0 * impact,
+            signed(100.0 * impact, 2, true),
             100.0 * g.p_hurt(),
             100.0 * g.p_decisive(),
             100.0 * g.p_retreat(),
@@ -208,9 +209,9 @@ pub fn skew_flags(report: &SkewReport) -> Vec<Flag> {
         .filter_map(|g| {
             let impact = g.impact.filter(|&i| impact_flagged(i))?;
             Some(warning(format!(
-                "Card {} moves the drawer's chance to win by {:+.2} points (hurt {}, decisive {}, retreat {}).",
+                "Card {} moves the drawer's chance to win by {} points (hurt {}, decisive {}, retreat {}).",
                 g.key,
-                100.0 * impact,
+                signed(100.0 * impact, 2, true),
                 percent(g.p_hurt()),
                 percent(g.p_decisive()),
                 percent(g.p_retreat())

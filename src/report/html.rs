@@ -520,7 +520,9 @@ impl SkewRow {
         );
         SkewRow {
             key: g.key.clone(),
-            impact: g.impact.map(|i| format!("{:+.2}", 100.0 * i)),
+            impact: g
+                .impact
+                .map(|i| crate::stats::format::signed(100.0 * i, 2, true)),
             cells,
         }
     }

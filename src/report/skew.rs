@@ -13,6 +13,7 @@ use super::draw::{
 };
 use super::page::{svg_document, svg_string};
 use super::{Export, RunInfo};
+use crate::stats::format::signed;
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
 
@@ -235,7 +236,7 @@ fn result_grid(
             .zip(labels)
             .map(|(g, label)| match g.impact {
                 Some(impact) => (
-                    format!("{label}  impact {:+.2} pt", 100.0 * impact),
+                    format!("{label}  impact {} pt", signed(100.0 * impact, 2, true)),
                     impact_flagged(impact),
                 ),
                 None => (label, false),
@@ -287,7 +288,11 @@ fn heatmap_caption(a: &SkewAnalysis) -> Caption {
             } else {
                 ""
             };
-            Some(format!("card {} {:+.2} pt{star}", g.key, 100.0 * impact))
+            Some(format!(
+                "card {} {} pt{star}",
+                g.key,
+                signed(100.0 * impact, 2, true)
+            ))
         })
         .collect();
     Caption {
