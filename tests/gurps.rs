@@ -78,6 +78,38 @@ fn parties_on_both_sides_with_two_unit_commanders_agree_with_exact() {
     assert_agreement(&g, 1_000_000, 5);
 }
 
+/// The second reading of a defecting ally (his troops join the enemy) is
+/// simulated and exact alike, and it moves the exact odds of victory.
+#[test]
+fn defectors_joining_the_enemy_agree_with_exact_and_move_the_odds() {
+    let text = read(&bundled("ambush_at_the_ford.toml"));
+    let joins = text.replacen(
+        "system = \"gurps\"\n",
+        "system = \"gurps\"\ndefector = \"joins_enemy\"\n",
+        1,
+    );
+    assert_ne!(joins, text);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("joins.toml");
+    std::fs::write(&path, joins).unwrap();
+    let g = gurps(&path);
+    assert_agreement(&g, 1_000_000, 13);
+    let won = |g: &Gurps| {
+        let exact = warcrunch::systems::gurps::exact::exact_metrics(g).unwrap();
+        let victory = exact
+            .iter()
+            .find(|m| m.subject == "side:Megalos" && m.name == "victory")
+            .unwrap();
+        victory.weights[0]
+    };
+    let leaves = won(&gurps(&bundled("ambush_at_the_ford.toml")));
+    let joined = won(&g);
+    assert!(
+        joined != leaves && (joined - leaves).abs() < 0.05,
+        "{leaves} -> {joined}"
+    );
+}
+
 #[test]
 fn the_siege_agrees_with_exact() {
     assert_agreement(&gurps(&bundled("siege_assault.toml")), 1_000_000, 21);

@@ -15,7 +15,7 @@ use rand::Rng;
 use super::address;
 use super::outcome::{HeroOutcome, State};
 use super::rules::{BattleRules, SideRules};
-use super::scenario::Role;
+use super::scenario::{Defector, Role};
 use super::success::{RollLaw, d6_sum, roll_3d6};
 use super::survival::{injure, injure_fast};
 use super::tables::{CatastropheRow, LeaderHarm};
@@ -31,11 +31,20 @@ pub fn roll<R: Rng>(rng: &mut R, side: &SideRules, out: bool) -> i64 {
 }
 
 /// The Troop Strengths after each side's Catastrophe row: the enemy
-/// reinforced, the side's own allies defecting.
-pub fn troops_after(rows: [&CatastropheRow; 2], mut troops: [f64; 2]) -> [f64; 2] {
+/// reinforced, the side's own allies defecting (their troops leaving the
+/// field, or joining the enemy, as `defector` reads the seed).
+pub fn troops_after(
+    rows: [&CatastropheRow; 2],
+    mut troops: [f64; 2],
+    defector: Defector,
+) -> [f64; 2] {
     for s in 0..2 {
         troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
+        let before = troops[s];
         troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
+        if defector == Defector::JoinsEnemy {
+            troops[1 - s] += before - troops[s];
+        }
     }
     troops
 }
@@ -262,6 +271,28 @@ mod tests {
 
     /// Each row's fast factors are its plain Troop Strength change, bit for
     /// bit.
+    /// Row 14 at equal strength, 1,000 a side, its ally taking 10%: gone
+    /// from the field, 900 against 1,000 (ratio 1.11); gone to the enemy,
+    /// 900 against 1,100 (ratio 1.22). The enemy's own row (calm) moves
+    /// nothing either way.
+    #[test]
+    fn a_defecting_allys_troops_leave_or_join_the_enemy_as_declared() {
+        let defects = CatastropheRow {
+            own_ts_pct: 10,
+            ..CatastropheRow::default()
+        };
+        let calm = CatastropheRow::default();
+        let leaves = troops_after([&defects, &calm], [1000.0, 1000.0], Defector::Leaves);
+        let joins = troops_after([&defects, &calm], [1000.0, 1000.0], Defector::JoinsEnemy);
+        assert_eq!(leaves, [900.0, 1000.0]);
+        assert_eq!(joins, [900.0, 1100.0]);
+        assert!((leaves[1] / leaves[0] - 1.111).abs() < 1e-3);
+        assert!((joins[1] / joins[0] - 1.222).abs() < 1e-3);
+        // The other side's ally defecting goes the other way.
+        let other = troops_after([&calm, &defects], [1000.0, 1000.0], Defector::JoinsEnemy);
+        assert_eq!(other, [1100.0, 900.0]);
+    }
+
     #[test]
     fn the_effects_move_troops_as_the_rows_do() {
         let t = crate::systems::gurps::tables::GurpsTables::load(
@@ -273,7 +304,7 @@ mod tests {
         for row in &t.catastrophe {
             let e = Effect::new(row);
             let troops = [1234.0, 987.0];
-            let plain = troops_after([row, &calm], troops);
+            let plain = troops_after([row, &calm], troops, Defector::Leaves);
             let fast = [troops[0] * e.own_factor, troops[1] * e.enemy_factor];
             assert_eq!(
                 plain.map(f64::to_bits),

@@ -102,10 +102,7 @@ fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2]) -> BTreeMap<i64, f64> {
     let t = &r.tables;
     let plain = three_d6_distribution(false);
     let mut troops = [r.sides[0].troop_strength, r.sides[1].troop_strength];
-    for s in 0..2 {
-        troops[1 - s] *= 1.0 + rows[s].enemy_ts_pct as f64 / 100.0;
-        troops[s] *= 1.0 - rows[s].own_ts_pct as f64 / 100.0;
-    }
+    troops = crate::systems::gurps::catastrophe::troops_after(rows, troops, r.defector);
     let (large, small) = if troops[0] >= troops[1] {
         (0, 1)
     } else {

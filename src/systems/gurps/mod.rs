@@ -27,7 +27,7 @@ use self::casualties::armour_rows;
 use self::morale::base_morale;
 use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
-use self::scenario::{Parsed, Role};
+use self::scenario::{Defector, Parsed, Role};
 use self::tables::{GurpsTables, TABLE_NAMES};
 use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
@@ -116,6 +116,7 @@ impl Gurps {
             sides,
             heroes,
             days: parsed.days,
+            defector: parsed.defector,
             tables,
         };
         let laws = Laws::new(&rules);
@@ -533,7 +534,11 @@ impl BattleSystem for Gurps {
             "gurps: armour's DR divided at high TL rounds down; Toughness is never divided (it counts whole against every hit, the fixed 1 HP / 2 HP rows and a catastrophe's wound)".to_owned(),
             "gurps: the Strategy contest is rolled before the PCs' Survival and Glory, so in a one-day battle no PC's fall, Risk or Glory changes who wins".to_owned(),
             "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled)".to_owned(),
-            "gurps: an ally who defects (row 14) takes his share of Troop Strength away; it does not join the enemy".to_owned(),
+            match self.rules.defector {
+                Defector::Leaves => "gurps: an ally who defects (row 14) takes his share of Troop Strength off the field; it does not join the enemy (defector = \"leaves\", the default; \"joins_enemy\" adds it to the enemy)",
+                Defector::JoinsEnemy => "gurps: an ally who defects (row 14) takes his share of Troop Strength over to the enemy (defector = \"joins_enemy\"; the default, \"leaves\", takes it off the field)",
+            }
+            .to_owned(),
             "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
             "gurps: hit location is not modelled (no location multipliers)".to_owned(),
         ]
@@ -543,6 +548,9 @@ impl BattleSystem for Gurps {
     fn describe(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "days: {}", self.parsed.days);
+        if self.rules.defector != Defector::Leaves {
+            let _ = writeln!(out, "defector: {}", as_written(&self.rules.defector));
+        }
         let st = &self.rules.tables.strategy;
         for (s, side) in self.parsed.sides.iter().enumerate() {
             let r = &self.rules.sides[s];

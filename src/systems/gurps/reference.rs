@@ -59,7 +59,7 @@ pub fn fight_noting_reads<R: Rng>(
         for row in rows {
             reads.note("catastrophe", || format!("rows.{}", row.label), "");
         }
-        troops = catastrophe::troops_after(rows, troops);
+        troops = catastrophe::troops_after(rows, troops, rules.defector);
         // PCs down or dead before today, or captured, sit it out.
         let mut sits_out: Vec<bool> = pcs
             .iter()

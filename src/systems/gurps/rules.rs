@@ -2,7 +2,7 @@
 //! every modifier of the scenario applied, the days and the tables. Both
 //! the fast battle and the plain one read these; neither adds to them.
 
-use super::scenario::Role;
+use super::scenario::{Defector, Role};
 use super::tables::GurpsTables;
 
 /// The cap on effective Combat skill, after Risk and every penalty.
@@ -77,6 +77,8 @@ pub struct BattleRules {
     pub heroes: Vec<HeroRules>,
     /// Days.
     pub days: u32,
+    /// Where a defecting ally's troops go.
+    pub defector: Defector,
     /// Tables.
     pub tables: GurpsTables,
 }

@@ -237,6 +237,11 @@ pub struct ScenarioFile {
     #[serde(default = "one_day")]
     #[schemars(range(min = *DAYS.start(), max = *DAYS.end()))]
     days: i64,
+    /// Where an ally who defects (Catastrophe row 14) takes his troops: "leaves" (the
+    /// default) takes them off the field; "joins_enemy" adds them to the enemy. The seed
+    /// says he "goes over to the enemy, taking his troops", which reads either way.
+    #[serde(default)]
+    defector: Defector,
     /// The battle's Tech Level (a side may set its own).
     #[serde(default = "default_tl")]
     #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
@@ -253,6 +258,17 @@ pub struct ScenarioFile {
     #[serde(default)]
     #[schemars(schema_with = "table_paths")]
     tables: BTreeMap<String, TableSource>,
+}
+
+/// Where a defecting ally's troops go (see [`ScenarioFile`]'s `defector`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Defector {
+    /// Off the field: his side loses them, the enemy gains nothing.
+    #[default]
+    Leaves,
+    /// To the enemy: his side loses them and the enemy gains as many.
+    JoinsEnemy,
 }
 
 /// The `[tables]` section's schema: one optional path per table name.
@@ -329,6 +345,8 @@ pub struct Parsed {
     pub header: Header,
     /// Days of battle.
     pub days: u32,
+    /// Where a defecting ally's troops go.
+    pub defector: Defector,
     /// The two sides.
     pub sides: [Side; 2],
     /// The PCs.
@@ -354,6 +372,7 @@ pub fn parse(text: &str, origin: &str, files: &TableFiles) -> Result<(Parsed, Gu
                 seed: file.seed,
             },
             days: file.days as u32,
+            defector: file.defector,
             sides,
             heroes,
         },

@@ -9,6 +9,7 @@
 
 use super::catastrophe::Effect;
 use super::rules::BattleRules;
+use super::scenario::Defector;
 use super::tables::{CatastropheRow, GurpsTables, LeaderHarm};
 
 /// Relative slack on ratio boundaries: Troop Strengths cut by the same
@@ -95,7 +96,11 @@ pub fn day_start(
         let effect = &effects[(roll - 3) as usize];
         strategy_mod[s] += effect.strategy;
         troops[1 - s] *= effect.enemy_factor;
+        let before = troops[s];
         troops[s] *= effect.own_factor;
+        if rules.defector == Defector::JoinsEnemy {
+            troops[1 - s] += before - troops[s];
+        }
         halved[s] |= effect.commander_killed;
     }
     let (large, small) = if troops[0] >= troops[1] {
@@ -158,8 +163,18 @@ mod tests {
     use crate::systems::gurps::catastrophe::troops_after;
 
     fn bundled(file: &str) -> Gurps {
+        bundled_reading(file, "leaves")
+    }
+
+    /// A bundled battle with its defecting allies' troops going as
+    /// `defector` says.
+    fn bundled_reading(file: &str, defector: &str) -> Gurps {
         let path = format!("scenarios/gurps/{file}");
-        let text = std::fs::read_to_string(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap().replacen(
+            "system = \"gurps\"\n",
+            &format!("system = \"gurps\"\ndefector = \"{defector}\"\n"),
+            1,
+        );
         Gurps::from_scenario(&text, &path, &crate::tables::TableFiles::in_folder(std::path::Path::new(".")))
             .expect("bundled scenario")
             .1
@@ -170,8 +185,14 @@ mod tests {
     /// the same skills and, bit for bit, the same Troop Strengths.
     #[test]
     fn the_fast_day_start_is_the_plain_one_for_every_catastrophe_pair() {
-        for file in ["ambush_at_the_ford.toml", "three_days_at_hollin.toml"] {
-            let g = bundled(file);
+        let readings = ["leaves", "joins_enemy"];
+        let files = ["ambush_at_the_ford.toml", "three_days_at_hollin.toml"];
+        for (file, defector) in files.iter().flat_map(|f| readings.map(|d| (f, d))) {
+            let g = bundled_reading(file, defector);
+            assert_eq!(
+                g.rules.defector == Defector::JoinsEnemy,
+                defector == "joins_enemy"
+            );
             let r = &g.rules;
             let effects: Vec<Effect> = r.tables.catastrophe.iter().map(Effect::new).collect();
             let laws = Laws::new(r, &effects);
@@ -180,13 +201,13 @@ mod tests {
                 let rows = [a, b].map(|roll: i64| &r.tables.catastrophe[(roll - 3) as usize]);
                 for (carry, out) in [([0, 0], [false, false]), ([2, -1], [true, false])] {
                     let fast = day_start(r, &effects, [a, b], troops, carry, out);
-                    let after = troops_after(rows, troops);
+                    let after = troops_after(rows, troops, r.defector);
                     assert_eq!(fast.troops.map(f64::to_bits), after.map(f64::to_bits));
                     assert_eq!(fast.skill, skills(r, after, rows, carry, out), "{a}, {b}");
                 }
                 let first = laws.first_day[((a - 3) * 16 + b - 3) as usize];
                 let initial = [r.sides[0].troop_strength, r.sides[1].troop_strength];
-                let after = troops_after(rows, initial);
+                let after = troops_after(rows, initial, r.defector);
                 assert_eq!(first.skill, skills(r, after, rows, [0; 2], [false; 2]));
             }
             for m in 0..=MARGIN_SPAN {
