@@ -741,6 +741,19 @@ mod tests {
             .1
     }
 
+    /// The ambush with the Raiders at TL 11 and Titus's `dr = 2` line
+    /// replaced by `armour`.
+    fn against_tl_11(armour: &str) -> Gurps {
+        ambush(|t| {
+            t.replacen(
+                "troop_quality = \"seasoned\"",
+                "troop_quality = \"seasoned\"\ntech_level = 11",
+                1,
+            )
+            .replacen("dr = 2\n", armour, 1)
+        })
+    }
+
     /// A PC's resolved figures, by hand from the damage table's words: at
     /// the enemy's TL 3, a hit is 1d+2 (A, B) or 2d+2 (C, D) against his
     /// whole DR; at TL 11, (TL)d and (2TL)d against DR/2, rounded down,
@@ -751,14 +764,7 @@ mod tests {
         let titus = &low.rules.heroes[0];
         assert_eq!(titus.enemy_hit, [1, 2, 2, 2]);
         assert_eq!((titus.dr, titus.own_dr), (2, 2));
-        let high = ambush(|t| {
-            t.replacen(
-                "troop_quality = \"seasoned\"",
-                "troop_quality = \"seasoned\"\ntech_level = 11",
-                1,
-            )
-            .replacen("dr = 2\n", "dr = 5\n", 1)
-        });
+        let high = against_tl_11("dr = 5\n");
         let titus = &high.rules.heroes[0];
         assert_eq!(titus.enemy_hit, [11, 0, 22, 0]);
         assert_eq!(
@@ -775,14 +781,7 @@ mod tests {
     /// top, DR 4 (not (5 + 2) / 2 = 3); his own DR is 7.
     #[test]
     fn toughness_is_not_divided_by_the_enemys_tech_level() {
-        let tough = ambush(|t| {
-            t.replacen(
-                "troop_quality = \"seasoned\"",
-                "troop_quality = \"seasoned\"\ntech_level = 11",
-                1,
-            )
-            .replacen("dr = 2\n", "dr = 5\ntoughness = 2\n", 1)
-        });
+        let tough = against_tl_11("dr = 5\ntoughness = 2\n");
         let titus = &tough.rules.heroes[0];
         assert_eq!((titus.dr, titus.own_dr, titus.toughness), (4, 7, 2));
     }
