@@ -110,6 +110,78 @@ fn defectors_joining_the_enemy_agree_with_exact_and_move_the_odds() {
     );
 }
 
+/// Hollin cut to one day, its general at Risk −6 with DR 1 and 12 HP (a
+/// Catastrophe's wound cannot knock him out, so the battle has exact odds),
+/// under `leader_fall` = `reading`; with `rival`, the Rebels' Red Tam leads
+/// their army as well.
+fn one_day_hollin(reading: &str, rival: bool) -> (tempfile::TempDir, Gurps) {
+    let mut text = read(&bundled("three_days_at_hollin.toml"))
+        .replacen(
+            "days = 3",
+            &format!("days = 1\nleader_fall = \"{reading}\""),
+            1,
+        )
+        .replacen(
+            "hp = 12\nht = 12\ndr = 5\nrisk = 3",
+            "hp = 12\nht = 12\ndr = 1\nrisk = -6",
+            1,
+        );
+    if rival {
+        text = text.replacen(
+            "side = \"Rebels\"\nrole = \"unit_commander\"",
+            "side = \"Rebels\"\nrole = \"army_commander\"",
+            1,
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{reading}.toml"));
+    std::fs::write(&path, text).unwrap();
+    let g = gurps(&path);
+    assert_eq!((g.rules.days, g.rules.heroes[0].own_dr), (1, 1));
+    (dir, g)
+}
+
+/// Both readings of a PC leader's fall are simulated and exact alike, with
+/// one general or two; under `same_day` the general's fall halves the day's
+/// final roll, so the Kingdom's exact victory falls, and the simulated
+/// difference on the same seed matches the exact one.
+#[test]
+fn a_generals_fall_on_the_day_agrees_with_exact_and_moves_victory() {
+    let won_exact = |g: &Gurps| {
+        let exact = warcrunch::systems::gurps::exact::exact_metrics(g).unwrap();
+        let m = exact
+            .iter()
+            .find(|m| m.subject == "side:Kingdom" && m.name == "victory")
+            .unwrap();
+        m.weights[0]
+    };
+    let trials = 1_000_000;
+    let won_sampled = |g: &Gurps| {
+        let out = engine::run(g, RunSettings::new(17, trials)).unwrap();
+        let metrics = out.tally.metrics();
+        let m = metrics
+            .iter()
+            .find(|m| m.subject == "side:Kingdom" && m.name == "victory")
+            .unwrap();
+        m.weights[0] as f64 / m.total() as f64
+    };
+    for rival in [false, true] {
+        let (_next_dir, next) = one_day_hollin("next_day", rival);
+        let (_same_dir, same) = one_day_hollin("same_day", rival);
+        assert_agreement(&next, trials, 17);
+        assert_agreement(&same, trials, 17);
+        let exact = won_exact(&same) - won_exact(&next);
+        let (a, b) = (won_sampled(&same), won_sampled(&next));
+        let se = (a * (1.0 - a) / trials as f64 + b * (1.0 - b) / trials as f64).sqrt();
+        assert!(exact < -0.005, "rival {rival}: exact difference {exact}");
+        assert!(
+            ((a - b) - exact).abs() < 4.0 * se,
+            "rival {rival}: sampled {} against exact {exact} (se {se})",
+            a - b
+        );
+    }
+}
+
 #[test]
 fn the_siege_agrees_with_exact() {
     assert_agreement(&gurps(&bundled("siege_assault.toml")), 1_000_000, 21);
@@ -371,4 +443,94 @@ fn the_risk_sweep_writes_variants_the_frontier_and_a_recommendation() {
                 .and(predicate::str::contains("coward"))
                 .and(predicate::str::contains("ambush_at_the_ford.toml:").not()),
         );
+}
+
+/// Sweeps `set` on scenario `path` (20,000 battles a variant): the console,
+/// `report.html`, `run.json`'s `held_by_readings`, and each variant's count
+/// of `side`'s wins from `distributions.csv`.
+fn sweep_of(
+    path: &Path,
+    set: &str,
+    side: &str,
+) -> (String, String, serde_json::Value, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let done = warcrunch()
+        .args(["sweep", "--trials", "20000", "--set", set, "--out"])
+        .arg(&out)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    let wins = csv_rows(&out.join("distributions.csv"))
+        .into_iter()
+        .filter(|r| {
+            r["subject"] == format!("side:{side}")
+                && r["metric"] == "victory"
+                && r["value"] == "won"
+        })
+        .map(|r| r["count"].clone())
+        .collect();
+    (
+        String::from_utf8_lossy(&done.stdout).into_owned(),
+        read(&out.join("report.html")),
+        json["held_by_readings"].clone(),
+        wins,
+    )
+}
+
+/// A Risk sweep of a one-day battle under `leader_fall = "next_day"` says
+/// in its verdict (console, page, run.json) that the winner cannot change,
+/// names the setting that would let a general's fall change it, and the
+/// counts agree: every variant wins the same battles. Under `same_day` a
+/// general's Risk does move victory, and nothing is said; a three-day
+/// battle says nothing either.
+#[test]
+fn a_one_day_risk_sweep_says_who_wins_cannot_change_under_next_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |reading: &str| {
+        let text = read(&bundled("three_days_at_hollin.toml")).replacen(
+            "days = 3",
+            &format!("days = 1\nleader_fall = \"{reading}\""),
+            1,
+        );
+        let path = dir.path().join(format!("{reading}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let set = "heroes.Lord Aldric.risk=-6,0,6";
+    let (console, html, held, wins) = sweep_of(&write("next_day"), set, "Kingdom");
+    let said = "The winner cannot change across these variants";
+    let free = "leader_fall = \"same_day\" would let Lord Aldric's fall decide the day";
+    assert!(
+        console.contains(said) && console.contains(free),
+        "{console}"
+    );
+    assert!(
+        html.contains(said) && html.contains("would let Lord Aldric&#39;s fall"),
+        "the page says it"
+    );
+    assert_eq!(held.as_array().map(Vec::len), Some(1), "{held}");
+    assert_eq!(wins.len(), 3);
+    assert!(
+        wins.iter().all(|w| *w == wins[0]),
+        "the counts support it: {wins:?}"
+    );
+    let (console, _, held, wins) = sweep_of(&write("same_day"), set, "Kingdom");
+    assert!(!console.contains(said) && held.is_null(), "{console}");
+    assert!(
+        wins[0] != wins[2],
+        "a general's Risk moves victory under same_day: {wins:?}"
+    );
+    let (console, _, held, _) = sweep_of(
+        &bundled("three_days_at_hollin.toml"),
+        "heroes.Mira.risk=-6,6",
+        "Kingdom",
+    );
+    assert!(!console.contains(said) && held.is_null(), "{console}");
 }

@@ -607,6 +607,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         variants: Vec::new(),
         max_risk_of_down: None,
         swept_heroes: Vec::new(),
+        held_by_readings: Vec::new(),
         parameters: Vec::new(),
         scenarios: Vec::new(),
     }

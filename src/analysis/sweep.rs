@@ -179,6 +179,8 @@ pub fn sweep(
         .collect();
     info.swept_heroes.sort();
     info.swept_heroes.dedup();
+    let paths: Vec<Vec<String>> = settings.iter().map(|s| s.path.clone()).collect();
+    info.held_by_readings = base.battle.held_by_readings(&paths);
     info.scenario_sha256 = Some(crate::tables::sha256_hex(resolved.text().as_bytes()));
     info.parameters = parameters(&settings, &variants, &info.variants);
     if let Some(failure) = &failure {

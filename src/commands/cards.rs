@@ -58,6 +58,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             variants: Vec::new(),
             max_risk_of_down: None,
             swept_heroes: Vec::new(),
+            held_by_readings: Vec::new(),
             parameters: Vec::new(),
             scenarios: Vec::new(),
         },

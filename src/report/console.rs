@@ -211,6 +211,9 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
             .collect();
         let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
     }
+    for held in &info.held_by_readings {
+        let _ = writeln!(out, "  {held}.");
+    }
     let all = frontiers(report);
     for f in &all {
         let _ = writeln!(

@@ -467,6 +467,7 @@ impl Export<RunReport> for HtmlReport {
             }
             // A comparison of a few variants says what changed in its
             // headline outcomes; a long sweep names its variants.
+            page.verdict.extend(info.held_by_readings.iter().cloned());
             if report.variants.len() <= COMPARED_IN_WORDS {
                 page.verdict.extend(comparison(report));
             } else {

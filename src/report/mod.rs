@@ -97,6 +97,11 @@ pub struct RunInfo {
     /// are swept, and those named with `--recommend-for`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub swept_heroes: Vec<String>,
+    /// What the battle's declared readings of its rules hold fixed across
+    /// a sweep's variants (a one-day GURPS battle's victory, when only a
+    /// PC's own settings are swept), said beside its verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_by_readings: Vec<String>,
     /// A comparison's scenarios, each with its file's hash and its tables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<ScenarioUse>,

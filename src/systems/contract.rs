@@ -109,6 +109,15 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
             .collect()
     }
 
+    /// What this battle's declared readings of its rules hold fixed however
+    /// the scenario keys at `paths` are set (a sweep's `--set` paths, as
+    /// key lists: `["heroes", "Ilsa", "risk"]`), each a sentence naming
+    /// the reading and the setting that would free it; a sweep says them
+    /// beside its verdict. None by default.
+    fn held_by_readings(&self, _paths: &[Vec<String>]) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What `warcrunch check` should point out about this battle with its
     /// tables: rows no battle of it can reach, and the like.
     fn check_notes(&self) -> Vec<String> {

@@ -165,6 +165,12 @@ impl Battle {
         self.account().check_notes()
     }
 
+    /// What its declared readings hold fixed however the keys at `paths`
+    /// are set ([`BattleSystem::held_by_readings`]).
+    pub fn held_by_readings(&self, paths: &[Vec<String>]) -> Vec<String> {
+        self.account().held_by_readings(paths)
+    }
+
     /// Lists of words its scenario's tables name the entries of
     /// ([`BattleSystem::WORDS_FROM_TABLES`]).
     pub fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)] {
@@ -226,6 +232,7 @@ trait Account {
     fn reads_table(&self, name: &str) -> bool;
     fn rests_on(&self) -> Vec<RestsOn>;
     fn check_notes(&self) -> Vec<String>;
+    fn held_by_readings(&self, paths: &[Vec<String>]) -> Vec<String>;
     fn stand_in_rules(&self) -> Vec<String>;
     fn words_from_tables(&self) -> &'static [(&'static str, &'static str, &'static str)];
     fn describe(&self) -> String;
@@ -257,6 +264,9 @@ impl<S: BattleSystem> Account for S {
     }
     fn check_notes(&self) -> Vec<String> {
         BattleSystem::check_notes(self)
+    }
+    fn held_by_readings(&self, paths: &[Vec<String>]) -> Vec<String> {
+        BattleSystem::held_by_readings(self, paths)
     }
     fn stand_in_rules(&self) -> Vec<String> {
         BattleSystem::stand_in_rules(self)

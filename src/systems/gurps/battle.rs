@@ -13,7 +13,7 @@ use super::catastrophe::{self, Effect};
 use super::glory::{self, GloryGain};
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::BattleRules;
-use super::scenario::{MAX_HEROES, Role};
+use super::scenario::{LeaderFall, MAX_HEROES, Role};
 use super::strategy::{self, MARGIN_SPAN};
 use super::success::{RollLaw, quick_contest};
 use super::survival::{self, SurvivalDraws, injure_fast};
@@ -23,6 +23,29 @@ use crate::engine::stream::{BattleStream, Decisions};
 /// Each side's army commander, if a PC: his index (a side has at most one).
 fn army_commanders(rules: &BattleRules) -> [Option<usize>; 2] {
     [0, 1].map(|s| (rules.heroes.iter()).position(|h| h.side == s && h.role == Role::ArmyCommander))
+}
+
+/// The PC leaders who fell in today's Survival rolls, under
+/// `leader_fall = "same_day"`.
+#[derive(Debug, Default)]
+struct Fallen {
+    /// Per side: its PC army commander, standing for the contest, fell.
+    commander: [bool; 2],
+    /// Per side: how many of its PC unit leaders fell.
+    unit_leaders: [i64; 2],
+}
+
+impl Fallen {
+    /// Notes PC `h`'s fall; an army commander counts only if his side had
+    /// its commander for the contest (`contest_out` false).
+    #[inline(always)]
+    fn note(&mut self, h: &super::rules::HeroRules, contest_out: [bool; 2]) {
+        match h.role {
+            Role::ArmyCommander => self.commander[h.side] |= !contest_out[h.side],
+            Role::UnitCommander => self.unit_leaders[h.side] += 1,
+            Role::Soldier => {}
+        }
+    }
 }
 
 /// The laws variants fought in lockstep share, by what they are built from
@@ -133,6 +156,7 @@ impl Laws {
         let mut margin_sum = 0i64;
         let mut first_catastrophe = [0u8; 2];
         let mut result = 0u8;
+        let same_day = rules.leader_fall == LeaderFall::SameDay;
         for day in 0..rules.days {
             let numbers = address::day(battle, day);
             // 1. Catastrophe, with the commander's Luck only while he leads.
@@ -169,20 +193,19 @@ impl Laws {
             };
             troops = start.troops;
             // 2. Strategy contest.
-            let margins: [i64; 2] = std::array::from_fn(|s| {
-                start.skill[s] - inverse::three_d6(numbers.half(address::STRATEGY + s as u32))
+            let dice: [i64; 2] = std::array::from_fn(|s| {
+                inverse::three_d6(numbers.half(address::STRATEGY + s as u32))
             });
-            let victory = quick_contest(margins[0], margins[1]);
+            let mut victory =
+                quick_contest(start.skill[0] - dice[0], start.skill[1] - dice[1]);
             let mov = victory.abs();
             // 0 or 1: that side won the day; 2: a tie. Arithmetic, not a
             // match: the winner is a toss a branch would miss.
-            let winner = usize::from(victory < 0) + 2 * usize::from(victory == 0);
-            days_won[winner] += 1;
-            margin_sum += victory;
-            result = self.strategy.result_by_margin[mov.min(MARGIN_SPAN) as usize];
+            let mut winner = usize::from(victory < 0) + 2 * usize::from(victory == 0);
             // 3. Each PC's Survival and Glory, and the Strategy his Glory
-            // would give tomorrow.
+            // would give tomorrow; under `same_day`, the leaders who fall.
             let mut glory_strategy = [0i64; MAX_HEROES];
+            let mut fell = Fallen::default();
             for (i, h) in rules.heroes.iter().enumerate() {
                 // Out before today, captured, or killed today: no rolls.
                 // Downed today by a Catastrophe 15/16 wound: he still rolls.
@@ -192,18 +215,35 @@ impl Laws {
                 }
                 let penalty = survival::penalty(winner, h.side, mov) as usize;
                 let pc = address::pc(numbers, i);
+                let standing = heroes[i].state < State::Down;
                 glory_strategy[i] =
                     self.pc_day(rules, pc, i, penalty, &mut heroes[i], &mut lost[i]);
+                if same_day && standing && heroes[i].state >= State::Down {
+                    fell.note(h, contest_out);
+                }
             }
+            // A PC army commander who fell halves his side's Strategy for
+            // the day's final roll: the contest settled again on its dice.
+            if fell.commander != [false; 2] {
+                let skill: [i64; 2] = std::array::from_fn(|s| {
+                    let side = rules.sides[s].strategy;
+                    start.skill[s] - i64::from(fell.commander[s]) * strategy::halving(side)
+                });
+                victory = quick_contest(skill[0] - dice[0], skill[1] - dice[1]);
+                winner = usize::from(victory < 0) + 2 * usize::from(victory == 0);
+            }
+            days_won[winner] += 1;
+            margin_sum += victory;
+            result = self.strategy.result_by_margin[victory.abs().min(MARGIN_SPAN) as usize];
             // 4. Casualties and Morale: a side whose commander or PC unit
-            // leaders were out when the day began fights without their
-            // Morale too.
+            // leaders were out when the day began (or, under `same_day`,
+            // fell in it) fights without their Morale too.
             for s in 0..2 {
                 let effect = &self.catastrophe[(rolls[s] - 3) as usize];
                 let side = &rules.sides[s];
                 let morale = side.morale
-                    + self.out_morale * i64::from(commander_out[s])
-                    + self.leader_out_morale * leaders_out[s];
+                    + self.out_morale * i64::from(commander_out[s] || fell.commander[s])
+                    + self.leader_out_morale * (leaders_out[s] + fell.unit_leaders[s]);
                 let signed = [victory, -victory][s];
                 let share = self
                     .casualties

@@ -11,7 +11,8 @@ use super::damage::column_damage;
 use super::outcome::State;
 use super::rules::{BattleRules, COMBAT_CAP, HeroRules};
 use super::scenario::Role;
-use super::strategy::ratio_bonus;
+use super::scenario::LeaderFall;
+use super::strategy::{halving, ratio_bonus};
 use super::success::{category_distribution, three_d6_distribution};
 use super::survival::{LOSING_PENALTY_STEP, MAX_PENALTY, injury_law};
 use super::tables::{self, CatastropheRow, LeaderHarm};
@@ -53,7 +54,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                 &victory,
                 weight,
             );
-            sums.add_day(g, rows, &victory, weight, &wound);
+            sums.add_day(g, rows, (&victory, &fate_given), weight, &wound);
         }
     }
     let mut metrics = sums.metrics(g, &cat);
@@ -170,20 +171,22 @@ impl Sums {
         &mut self,
         g: &Gurps,
         rows: [&CatastropheRow; 2],
-        victory: &BTreeMap<i64, f64>,
+        (victory, fate_given): (&BTreeMap<i64, f64>, &FatesGiven),
         weight: f64,
         wound: &[f64],
     ) {
         let t = &g.rules.tables;
         let (winner, result) = (&mut self.winner, &mut self.result);
-        for (&v, &q) in victory {
-            let w = weight * q;
-            winner[match v.signum() {
-                1 => 0,
-                -1 => 1,
-                _ => 2,
-            }] += w;
-            result[t.result_row(v.abs())] += w;
+        for (&first, &q) in victory {
+            for end in endings(g, rows, fate_given, first) {
+                let (v, w) = (end.margin, weight * q * end.chance);
+                winner[match v.signum() {
+                    1 => 0,
+                    -1 => 1,
+                    _ => 2,
+                }] += w;
+                result[t.result_row(v.abs())] += w;
+            }
         }
         for i in 0..g.rules.heroes.len() {
             self.add_hero(g, i, rows, victory, weight, wound);
@@ -430,8 +433,20 @@ fn add_party(
                         [(penalty as usize).min(MAX_PENALTY)];
                     // His side beaten overwhelmingly, an army commander
                     // still alive is taken.
+                    if h.role != Role::ArmyCommander {
+                        continue;
+                    }
+                    if r.leader_fall == LeaderFall::SameDay {
+                        for end in endings(g, rows, fate_given, v) {
+                            let last = if h.side == 0 { end.margin } else { -end.margin };
+                            if last < 0 && t.battle_results[t.result_row(-last)].captures_commander {
+                                captured[i] += weight * p0 * p1 * q * end.chance * end.alive[h.side];
+                            }
+                        }
+                        continue;
+                    }
                     let taken = t.battle_results[t.result_row(-margin)].captures_commander;
-                    if h.role == Role::ArmyCommander && margin < 0 && taken {
+                    if margin < 0 && taken {
                         captured[i] += weight * p0 * p1 * q * (1.0 - fates[i].1);
                     }
                 }
@@ -439,6 +454,61 @@ fn add_party(
             }
         }
     }
+}
+
+/// One way the day's contest ends, from its first margin.
+struct Ending {
+    /// Side 0's final margin of victory.
+    margin: i64,
+    /// Its chance, given the first margin.
+    chance: f64,
+    /// Per side: the chance its army commander is alive, given this ending.
+    alive: [f64; 2],
+}
+
+/// The endings of a contest first settled at side 0's margin `first` (the
+/// margin every PC's Survival penalty is taken from). Under `next_day`, the
+/// only one is that margin. Under `same_day`, each side's PC army commander
+/// whom the Catastrophe left standing may fall in his Survival roll, given
+/// his penalty; a fall halves his side's base Strategy for the final roll,
+/// which the same dice settle again.
+fn endings(g: &Gurps, rows: [&CatastropheRow; 2], fate_given: &FatesGiven, first: i64) -> Vec<Ending> {
+    let r = &g.rules;
+    // Per side: (fell, chance, chance alive given that) for its commander.
+    let sides = [0, 1].map(|s| {
+        let Some(i) = r.heroes.iter().position(|h| h.side == s && h.role == Role::ArmyCommander) else {
+            return vec![(false, 1.0, 1.0)];
+        };
+        let margin = if s == 0 { first } else { -first };
+        let penalty = if margin < 0 { -margin / LOSING_PENALTY_STEP } else { 0 };
+        let penalty = (penalty as usize).min(MAX_PENALTY);
+        let harm = match rows[s].commander {
+            LeaderHarm::None => Harm::None,
+            LeaderHarm::Wounded => Harm::Wounded,
+            LeaderHarm::Killed => Harm::Killed,
+        };
+        let (out, dead) = fate_given[i][harm as usize][penalty];
+        if r.leader_fall == LeaderFall::NextDay || harm == Harm::Killed {
+            return vec![(false, 1.0, 1.0 - dead)];
+        }
+        let mut falls = vec![(false, 1.0 - out, 1.0)];
+        if out > 0.0 {
+            falls.push((true, out, (out - dead) / out));
+        }
+        falls
+    });
+    let mut ends = Vec::new();
+    for &(fell0, c0, alive0) in &sides[0] {
+        for &(fell1, c1, alive1) in &sides[1] {
+            let cost = |s: usize, fell: bool| i64::from(fell) * halving(r.sides[s].strategy);
+            ends.push(Ending {
+                margin: first - cost(0, fell0) + cost(1, fell1),
+                chance: c0 * c1,
+                alive: [alive0, alive1],
+            });
+        }
+    }
+    ends
 }
 
 /// The most HP a Catastrophe's 2d wound takes.

@@ -10,6 +10,7 @@ pub mod exact;
 pub mod glory;
 pub mod morale;
 pub mod outcome;
+pub mod readings;
 pub mod reference;
 pub mod rules;
 pub mod scenario;
@@ -27,7 +28,7 @@ use self::casualties::armour_rows;
 use self::morale::base_morale;
 use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
-use self::scenario::{Defector, Parsed, Role};
+use self::scenario::{Defector, LeaderFall, Parsed, Role};
 use self::tables::{GurpsTables, TABLE_NAMES};
 use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
@@ -117,6 +118,7 @@ impl Gurps {
             heroes,
             days: parsed.days,
             defector: parsed.defector,
+            leader_fall: parsed.leader_fall,
             tables,
         };
         let laws = Laws::new(&rules);
@@ -506,6 +508,12 @@ impl BattleSystem for Gurps {
         }
     }
 
+    fn held_by_readings(&self, paths: &[Vec<String>]) -> Vec<String> {
+        readings::victory_held(&self.parsed, &self.rules, paths)
+            .into_iter()
+            .collect()
+    }
+
     /// Rules whose published form is unknown.
     fn stand_in_rules(&self) -> Vec<String> {
         use self::morale::ROUT_MARGIN;
@@ -532,7 +540,11 @@ impl BattleSystem for Gurps {
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
             "gurps: Troop-Strength ratios beyond 10:1 with a lead of more than 2 TLs add +1 per further factor of ten".to_owned(),
             "gurps: armour's DR divided at high TL rounds down; Toughness is never divided (it counts whole against every hit, the fixed 1 HP / 2 HP rows and a catastrophe's wound)".to_owned(),
-            "gurps: the Strategy contest is rolled before the PCs' Survival and Glory, so in a one-day battle no PC's fall, Risk or Glory changes who wins".to_owned(),
+            match self.rules.leader_fall {
+                LeaderFall::NextDay => "gurps: the Strategy contest is settled before the PCs' Survival and Glory, so a PC leader's fall reaches only the days after: in a one-day battle no PC's Risk changes the winner (leader_fall = \"next_day\", the default; \"same_day\" lets a PC general's fall halve that day's final Strategy roll)",
+                LeaderFall::SameDay => "gurps: a PC leader who falls in his Survival roll counts as out that same day: a PC army commander's side has its base Strategy halved for the day's final roll (the contest settled again on the same dice; the PCs' Survival keeps the first margin), and a fallen leader's Morale counts in that day's casualties (leader_fall = \"same_day\"; the default, \"next_day\", waits for the next day)",
+            }
+            .to_owned(),
             "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled)".to_owned(),
             match self.rules.defector {
                 Defector::Leaves => "gurps: an ally who defects (row 14) takes his share of Troop Strength off the field; it does not join the enemy (defector = \"leaves\", the default; \"joins_enemy\" adds it to the enemy)",
@@ -550,6 +562,9 @@ impl BattleSystem for Gurps {
         let _ = writeln!(out, "days: {}", self.parsed.days);
         if self.rules.defector != Defector::Leaves {
             let _ = writeln!(out, "defector: {}", as_written(&self.rules.defector));
+        }
+        if self.rules.leader_fall != LeaderFall::NextDay {
+            let _ = writeln!(out, "leader_fall: {}", as_written(&self.rules.leader_fall));
         }
         let st = &self.rules.tables.strategy;
         for (s, side) in self.parsed.sides.iter().enumerate() {

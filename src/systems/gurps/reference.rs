@@ -15,7 +15,7 @@ use super::glory;
 use super::morale::ROUT_MARGIN;
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::{BattleRules, HeroRules};
-use super::scenario::{MAX_HEROES, Role};
+use super::scenario::{LeaderFall, MAX_HEROES, Role};
 use super::strategy;
 use super::success::{quick_contest, roll_3d6};
 use super::survival;
@@ -84,31 +84,39 @@ pub fn fight_noting_reads<R: Rng>(
                 reads.note("strategy", String::new, "uncapped_tl_lead");
             }
         }
-        let margins = skill.map(|k| k - roll_3d6(rng, false));
-        let victory = quick_contest(margins[0], margins[1]);
-        let winner = match victory.signum() {
+        let dice = [roll_3d6(rng, false), roll_3d6(rng, false)];
+        let settle = |skill: [i64; 2]| quick_contest(skill[0] - dice[0], skill[1] - dice[1]);
+        let mut victory = settle(skill);
+        let winner_of = |victory: i64| match victory.signum() {
             1 => 0,
             -1 => 1,
             _ => 2,
         };
-        days_won[winner] += 1;
-        margin_sum += victory;
-        result = t.result_row(victory.abs()) as u8;
-        let result_label = &t.battle_results[result as usize].label;
-        reads.note("battle_results", || format!("rows.{result_label}"), "");
-        // An overwhelming victory captures the loser's commander.
-        let captured = winner != 2 && t.battle_results[result as usize].captures_commander;
+        let first_winner = winner_of(victory);
         // 3. Each PC's Survival, then Glory (rolled even if he died), and
-        // the Strategy his Glory would give tomorrow.
+        // the Strategy his Glory would give tomorrow. The losing side's
+        // penalty is the contest's as first settled.
         let mut glory_strategy = vec![0i64; rules.heroes.len()];
+        // Under `same_day`: each side's PC army commander who fell in his
+        // Survival roll, and how many PC unit leaders did.
+        let mut commander_fell = [false; 2];
+        let mut leaders_fell = [0i64; 2];
         for (i, h) in rules.heroes.iter().enumerate() {
             if sits_out[i] {
                 continue;
             }
-            let penalty = survival::penalty(winner, h.side, victory.abs());
+            let penalty = survival::penalty(first_winner, h.side, victory.abs());
             let pc = &mut pcs[i];
             let row;
+            let standing = pc.state < State::Down;
             (row, lost[i], pc.state) = survival::roll(rng, t, h, penalty, (lost[i], pc.state));
+            if rules.leader_fall == LeaderFall::SameDay && standing && pc.state >= State::Down {
+                match h.role {
+                    Role::ArmyCommander => commander_fell[h.side] = !contest_out[h.side],
+                    Role::UnitCommander => leaders_fell[h.side] += 1,
+                    Role::Soldier => {}
+                }
+            }
             note_survival(reads, rules, h, row);
             pc.survival = pc.survival.max(row as u8 + 1);
             let gain = glory::roll(rng, t, h);
@@ -118,13 +126,28 @@ pub fn fight_noting_reads<R: Rng>(
             pc.reputation += gain.reputation;
             glory_strategy[i] = gain.strategy;
         }
+        // Under `same_day`, a fallen PC army commander's side makes its
+        // final Strategy roll as if the Catastrophe had killed him: the
+        // contest settled again, on the same dice, with its base halved.
+        if commander_fell != [false; 2] {
+            let out = [0, 1].map(|s| contest_out[s] || commander_fell[s]);
+            victory = settle(strategy::skills(rules, troops, rows, carry, out));
+        }
+        let winner = winner_of(victory);
+        days_won[winner] += 1;
+        margin_sum += victory;
+        result = t.result_row(victory.abs()) as u8;
+        let result_label = &t.battle_results[result as usize].label;
+        reads.note("battle_results", || format!("rows.{result_label}"), "");
+        // An overwhelming victory captures the loser's commander.
+        let captured = winner != 2 && t.battle_results[result as usize].captures_commander;
         // 4. Casualties, after a Morale roll for a side beaten badly: a side
         // whose commander was out when the day began also has the Morale
         // of the Catastrophe that kills a commander.
         for s in 0..2 {
             let signed = if s == 0 { victory } else { -victory };
             let mut morale = rules.sides[s].morale;
-            let carried = (commander_out[s] && signed <= -ROUT_MARGIN)
+            let carried = ((commander_out[s] || commander_fell[s]) && signed <= -ROUT_MARGIN)
                 .then(|| t.commander_out_morale())
                 .flatten();
             if let Some((row, lost)) = carried {
@@ -134,13 +157,14 @@ pub fn fight_noting_reads<R: Rng>(
             }
             // Each PC unit leader out is treated as the Catastrophe that
             // kills a major unit's leader.
-            let fallen = (leaders_out[s] > 0 && signed <= -ROUT_MARGIN)
+            let out = leaders_out[s] + leaders_fell[s];
+            let fallen = (out > 0 && signed <= -ROUT_MARGIN)
                 .then(|| t.leader_out_morale())
                 .flatten();
             if let Some((row, lost)) = fallen {
                 let label = &t.catastrophe[row].label;
                 reads.note("catastrophe", || format!("rows.{label}"), "");
-                morale += lost * leaders_out[s];
+                morale += lost * out;
             }
             let side = (&rules.sides[s], morale);
             let percent = casualties::roll(rng, t, side, signed, rows[s], reads);
@@ -711,6 +735,67 @@ mod tests {
             kingdom_casualties(Gurps::new(g.parsed, tables), morale)
         };
         assert_costs_casualties(casualties(-5), casualties(0));
+    }
+
+    /// Hollin cut to one day, its general at Risk −6 with DR 1 and 10 HP
+    /// (he falls in his Survival roll about one battle in seven), under
+    /// `leader_fall` = `reading`: the fast path checked against the book,
+    /// and the Kingdom's share of victories.
+    fn one_day_hollin_wins(reading: &str) -> f64 {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+            t.replacen("days = 3", &format!("days = 1\nleader_fall = \"{reading}\""), 1)
+                .replacen("hp = 12\nht = 12\ndr = 5\nrisk = 3", "hp = 10\nht = 12\ndr = 1\nrisk = -6", 1)
+        });
+        assert_eq!((g.rules.days, g.rules.heroes[0].hp), (1, 10));
+        let metrics = assert_fast_is_book(&g, 200_000, reading);
+        let m = metrics
+            .iter()
+            .find(|m| m.subject == "side:Kingdom" && m.name == "victory")
+            .unwrap();
+        m.weights[0] as f64 / m.total() as f64
+    }
+
+    /// Under `next_day` a general's fall reaches only the days after, so a
+    /// one-day battle's victory is what it would be with him unharmed;
+    /// under `same_day` his fall halves that day's final roll, and the
+    /// Kingdom wins clearly less. Both readings: fast equals the book.
+    #[test]
+    fn a_generals_fall_reaches_that_days_contest_only_under_same_day() {
+        let (next, same) = (one_day_hollin_wins("next_day"), one_day_hollin_wins("same_day"));
+        let se = (next * (1.0 - next) / 2e5 + same * (1.0 - same) / 2e5).sqrt();
+        assert!(same < next - 4.0 * se, "next_day {next}, same_day {same} (se {se})");
+    }
+
+    /// Under `same_day` a PC unit leader who falls costs his side's units
+    /// the leader-killing row's Morale in that day's casualties; under
+    /// `next_day` not before the next day, so a one-day battle's losses do
+    /// not depend on that row's Morale beyond the row's own rolls. Sir Gawen made frail falls on most
+    /// days; the Kingdom, badly beaten, routs more with −5 than with 0.
+    #[test]
+    fn a_fallen_unit_leaders_morale_counts_that_day_only_under_same_day() {
+        let casualties = |reading: &str, morale: i64| {
+            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+                t.replacen("days = 3", &format!("days = 1\nleader_fall = \"{reading}\""), 1)
+                    .replacen("strategy = 14", "strategy = 22", 1)
+                    .replacen(
+                        "weapon_skill = 16\ncombat_reflexes = true\nhp = 14\nht = 13\ndr = 5",
+                        "weapon_skill = 6\ncombat_reflexes = true\nhp = 1\nht = 3\ndr = 0",
+                        1,
+                    )
+            });
+            let g = with_catastrophes(g, 2, |_| {});
+            let mut tables = g.rules.tables.clone();
+            let last = tables.catastrophe.last_mut().unwrap();
+            (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
+            kingdom_casualties(Gurps::new(g.parsed, tables), morale)
+        };
+        assert_costs_casualties(casualties("same_day", -5), casualties("same_day", 0));
+        // Under next_day the fall's Morale is never read in one day (only
+        // the row itself, rolled once in 216 battles, costs it): the same
+        // battles lose no more with −5 than with 0 beyond the noise.
+        let ((lost, se_a), (kept, se_b)) = (casualties("next_day", -5), casualties("next_day", 0));
+        let se = (se_a * se_a + se_b * se_b).sqrt();
+        assert!((lost - kept).abs() < 2.0 * se, "next_day: {lost}% with −5, {kept}% with 0 (se {se})");
     }
 
     /// The atrocity's Morale roll moves the Morale a rout is rolled on.

@@ -2,7 +2,7 @@
 //! every modifier of the scenario applied, the days and the tables. Both
 //! the fast battle and the plain one read these; neither adds to them.
 
-use super::scenario::{Defector, Role};
+use super::scenario::{Defector, LeaderFall, Role};
 use super::tables::GurpsTables;
 
 /// The cap on effective Combat skill, after Risk and every penalty.
@@ -79,6 +79,8 @@ pub struct BattleRules {
     pub days: u32,
     /// Where a defecting ally's troops go.
     pub defector: Defector,
+    /// When a PC leader's fall reaches the battle.
+    pub leader_fall: LeaderFall,
     /// Tables.
     pub tables: GurpsTables,
 }

@@ -242,6 +242,12 @@ pub struct ScenarioFile {
     /// says he "goes over to the enemy, taking his troops", which reads either way.
     #[serde(default)]
     defector: Defector,
+    /// When a PC leader's fall in his Survival roll reaches the battle: "next_day" (the
+    /// default) on the days after; "same_day" also that day's final Strategy roll and
+    /// casualties. The seed says a fallen leader's "final Strategy roll is made as for
+    /// Catastrophes", which reads either way.
+    #[serde(default)]
+    leader_fall: LeaderFall,
     /// The battle's Tech Level (a side may set its own).
     #[serde(default = "default_tl")]
     #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
@@ -269,6 +275,22 @@ pub enum Defector {
     Leaves,
     /// To the enemy: his side loses them and the enemy gains as many.
     JoinsEnemy,
+}
+
+/// When a PC leader's fall reaches the battle (see [`ScenarioFile`]'s
+/// `leader_fall`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaderFall {
+    /// On the days after: the day's Strategy contest is settled before any
+    /// PC rolls Survival.
+    #[default]
+    NextDay,
+    /// That same day too: a PC army commander who falls in his Survival
+    /// roll halves his side's Strategy for the day's final roll (the
+    /// contest settled again on the same dice), and a fallen leader's
+    /// Morale counts in that day's casualties.
+    SameDay,
 }
 
 /// The `[tables]` section's schema: one optional path per table name.
@@ -347,6 +369,8 @@ pub struct Parsed {
     pub days: u32,
     /// Where a defecting ally's troops go.
     pub defector: Defector,
+    /// When a PC leader's fall reaches the battle.
+    pub leader_fall: LeaderFall,
     /// The two sides.
     pub sides: [Side; 2],
     /// The PCs.
@@ -373,6 +397,7 @@ pub fn parse(text: &str, origin: &str, files: &TableFiles) -> Result<(Parsed, Gu
             },
             days: file.days as u32,
             defector: file.defector,
+            leader_fall: file.leader_fall,
             sides,
             heroes,
         },

@@ -70,6 +70,11 @@ pub fn skills(
     })
 }
 
+/// What halving a side's base Strategy (rounded up) takes off its skill.
+pub fn halving(strategy: i64) -> i64 {
+    strategy - (strategy + 1) / 2
+}
+
 /// What a day's Catastrophe rolls leave before the Strategy contest.
 #[derive(Debug, Clone, Copy)]
 pub struct DayStart {
