@@ -534,3 +534,79 @@ fn a_one_day_risk_sweep_says_who_wins_cannot_change_under_next_day() {
     );
     assert!(!console.contains(said) && held.is_null(), "{console}");
 }
+
+/// The defender's ground (`side:Garrison/ground`) after the last day: the
+/// siege's attacker all but sure to win (Strategy 30, the larger army by far), so the exact shares
+/// follow the battle-results rows: every great or overwhelming victory
+/// drives the garrison off, every significant one is held or lost on its
+/// units' Morale, the rest leave it its ground. The sampled shares agree
+/// with the exact ones; a sweep can ask for them as a target.
+#[test]
+fn the_defenders_ground_follows_the_battle_result() {
+    let text = read(&bundled("siege_assault.toml")).replacen("strategy = 13", "strategy = 30", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sure.toml");
+    std::fs::write(&path, text).unwrap();
+    let g = gurps(&path);
+    assert_eq!(g.rules.defender, Some(1));
+    let exact = warcrunch::systems::gurps::exact::exact_metrics(&g).unwrap();
+    let find = |subject: &str, name: &str| {
+        let m = exact
+            .iter()
+            .find(|m| m.subject == subject && m.name == name)
+            .unwrap();
+        (0..m.weights.len())
+            .map(|b| (m.label(b), m.weights[b]))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    // The garrison wins a few battles in a million: the rows' shares are
+    // the attacker's, but for those.
+    let won = find("side:Imperial army", "victory");
+    assert!(won["lost"] < 1e-5, "{won:?}");
+    let result = find("battle", "result");
+    let ground = find("side:Garrison", "ground");
+    let close = |a: f64, b: f64| (a - b).abs() <= won["lost"] + 1e-12;
+    assert!(
+        close(
+            ground["driven_off"],
+            result["great"] + result["overwhelming"]
+        ),
+        "{ground:?} {result:?}"
+    );
+    assert!(close(
+        ground["holds_on_morale"] + ground["retreats"],
+        result["significant"]
+    ));
+    assert!(
+        ground["holds_on_morale"] > 0.0 && ground["retreats"] > 0.0,
+        "{ground:?}"
+    );
+    assert!(close(
+        ground["holds"],
+        result["draw"] + result["marginal"] + result["clear"]
+    ));
+    assert_agreement(&g, 1_000_000, 5);
+    // Every question can ask for it: a sweep with the ground as its target.
+    let out = dir.path().join("sweep");
+    warcrunch()
+        .args([
+            "sweep",
+            "--quiet",
+            "--trials",
+            "20000",
+            "--set",
+            "sides.Garrison.troop_strength=700,1400",
+        ])
+        .args([
+            "--target",
+            "side:Garrison/ground=retreats|driven_off",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(bundled("siege_assault.toml"))
+        .assert()
+        .success();
+    let rows = csv_rows(&out.join("distributions.csv"));
+    let ground = rows.iter().filter(|r| r["metric"] == "ground").count();
+    assert_eq!(ground, 2 * 4, "four fates in each of two variants");
+}

@@ -7,7 +7,7 @@
 //! his own numbers, so every other PC, and every side, rolls the same in
 //! every battle.
 
-use super::scenario::{MAX_DAYS, MAX_HEROES};
+use super::scenario::{MAX_DAYS, MAX_HEROES, MAX_MAJOR_UNITS};
 use super::survival::HT_ROLLS;
 use crate::engine::stream::{Decisions, WINDOW_BITS};
 
@@ -34,6 +34,10 @@ const PC: u32 = 8;
 /// Numbers of one PC a day.
 const PC_BLOCK: u32 = 8;
 
+/// The defender's major units' Morale rolls to hold their ground, after
+/// the PCs' blocks (in numbers): unit `k`'s is half-slot `k` of it.
+const UNITS: u32 = PC + MAX_HEROES as u32 * PC_BLOCK;
+
 /// In a PC's block (half-slots): his Survival roll.
 pub const SURVIVAL: u32 = 0;
 /// His Glory roll, made with his Survival roll.
@@ -51,6 +55,7 @@ const _: () = {
     assert!(LEADER_HT + HT_ROLLS <= 2 * PC_BLOCK);
     assert!(CASUALTIES + 2 <= 2 * ROUT_DICE && ROUT_DICE + 2 <= PC);
     assert!(PC + MAX_HEROES as u32 * PC_BLOCK <= DAY);
+    assert!(2 * UNITS + MAX_MAJOR_UNITS as u32 <= 2 * DAY);
     assert!(DAY as u64 * MAX_DAYS as u64 <= 1 << WINDOW_BITS);
 };
 
@@ -58,6 +63,12 @@ const _: () = {
 #[inline(always)]
 pub fn day(battle: Decisions, day: u32) -> Decisions {
     battle.block(day * DAY)
+}
+
+/// The numbers of the defender's units' Morale rolls of a day.
+#[inline(always)]
+pub fn units(day: Decisions) -> Decisions {
+    day.block(UNITS)
 }
 
 /// PC `i`'s numbers of a day.

@@ -11,6 +11,7 @@ use super::address;
 use super::casualties::{self, casualty_percent};
 use super::catastrophe::{self, Effect};
 use super::glory::{self, GloryGain};
+use super::ground::{self, Fate};
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::BattleRules;
 use super::scenario::{LeaderFall, MAX_HEROES, Role};
@@ -156,6 +157,7 @@ impl Laws {
         let mut margin_sum = 0i64;
         let mut first_catastrophe = [0u8; 2];
         let mut result = 0u8;
+        let mut ground = Fate::Holds;
         let same_day = rules.leader_fall == LeaderFall::SameDay;
         for day in 0..rules.days {
             let numbers = address::day(battle, day);
@@ -252,6 +254,19 @@ impl Laws {
                 troops[s] -= loss;
                 casualties[s] += loss;
             }
+            // The defender's ground after the last day, its units' Morale
+            // that of the day's start with its Catastrophe's.
+            if let Some(d) = rules.defender
+                && day + 1 == rules.days
+            {
+                let morale = rules.sides[d].morale
+                    + self.out_morale * i64::from(commander_out[d])
+                    + self.leader_out_morale * leaders_out[d]
+                    + self.catastrophe[(rolls[d] - 3) as usize].morale;
+                let rule = t.battle_results[result as usize].ground;
+                let units = rules.sides[d].major_units;
+                ground = ground::fate_fast(winner == 1 - d, rule, morale, units, address::units(numbers));
+            }
             // An army commander killed by Catastrophe, or a PC commander
             // down or dead, halves his side's Strategy on the days after.
             for (s, roll) in rolls.into_iter().enumerate() {
@@ -297,6 +312,7 @@ impl Laws {
             casualties_pct: [pct(0), pct(1)],
             catastrophe: first_catastrophe,
             heroes,
+            ground: ground as u8,
         }
     }
 

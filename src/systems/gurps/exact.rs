@@ -15,7 +15,8 @@ use super::scenario::LeaderFall;
 use super::strategy::{halving, ratio_bonus};
 use super::success::{category_distribution, three_d6_distribution};
 use super::survival::{LOSING_PENALTY_STEP, MAX_PENALTY, injury_law};
-use super::tables::{self, CatastropheRow, LeaderHarm};
+use super::ground;
+use super::tables::{self, CatastropheRow, Ground, LeaderHarm};
 use crate::engine::histograms::Histograms;
 use crate::stats::Metric;
 use crate::systems::party::Parties;
@@ -137,6 +138,8 @@ struct Sums {
     winner: [f64; 3],
     /// Per battle-result row.
     result: Vec<f64>,
+    /// The defender's ground, per [`ground::Fate`].
+    ground: [f64; 4],
     /// Per PC: no roll, then per Survival row.
     survival: Vec<Vec<f64>>,
     /// Per PC: no roll, then per Glory row.
@@ -157,6 +160,7 @@ impl Sums {
         Sums {
             winner: [0.0; 3],
             result: vec![0.0; t.battle_results.len()],
+            ground: [0.0; 4],
             survival: vec![vec![0.0; t.survival.len() + 1]; n],
             glory: vec![vec![0.0; t.glory.len() + 1]; n],
             killed: vec![0.0; n],
@@ -186,6 +190,9 @@ impl Sums {
                     _ => 2,
                 }] += w;
                 result[t.result_row(v.abs())] += w;
+                if let Some(d) = g.rules.defender {
+                    add_ground(g, rows[d], d, v, w, &mut self.ground);
+                }
             }
         }
         for i in 0..g.rules.heroes.len() {
@@ -286,6 +293,14 @@ impl Sums {
                 .collect::<Vec<_>>(),
             result,
         ));
+        if let Some(d) = g.rules.defender {
+            metrics.push(Metric::categorical(
+                &format!("side:{}", names[d]),
+                "ground",
+                &ground::Fate::LABELS,
+                &self.ground,
+            ));
+        }
         let (rep_min, rep_max) = t.reputation_range();
         for (i, h) in g.parsed.heroes.iter().enumerate() {
             let subject = format!("hero:{}", h.file.name);
@@ -331,6 +346,26 @@ impl Sums {
             }
         }
         metrics
+    }
+}
+
+/// Adds the defender `d`'s ground on a day that ends at side 0's margin
+/// `v`, of probability `w`, its Catastrophe row `row`: beaten by a result
+/// that calls for it, its major units roll the Morale of the day's start
+/// (nothing carried on a first day) with the row's.
+fn add_ground(g: &Gurps, row: &CatastropheRow, d: usize, v: i64, w: f64, sums: &mut [f64; 4]) {
+    let t = &g.rules.tables;
+    let beaten = if d == 0 { v < 0 } else { v > 0 };
+    let rule = t.battle_results[t.result_row(v.abs())].ground;
+    let side = &g.rules.sides[d];
+    match (beaten, rule) {
+        (false, _) | (true, Ground::Kept) => sums[ground::Fate::Holds as usize] += w,
+        (true, Ground::Retreats) => sums[ground::Fate::DrivenOff as usize] += w,
+        (true, Ground::MoraleCheck) => {
+            let held = ground::hold_chance(side.morale + row.morale_all, side.major_units);
+            sums[ground::Fate::HoldsOnMorale as usize] += w * held;
+            sums[ground::Fate::Retreats as usize] += w * (1.0 - held);
+        }
     }
 }
 

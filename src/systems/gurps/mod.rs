@@ -8,6 +8,7 @@ pub mod catastrophe;
 pub mod damage;
 pub mod exact;
 pub mod glory;
+pub mod ground;
 pub mod morale;
 pub mod outcome;
 pub mod readings;
@@ -119,6 +120,9 @@ impl Gurps {
             days: parsed.days,
             defector: parsed.defector,
             leader_fall: parsed.leader_fall,
+            defender: (parsed.sides.iter())
+                .position(|s| s.file.attacker)
+                .map(|attacker| 1 - attacker),
             tables,
         };
         let laws = Laws::new(&rules);
@@ -166,6 +170,8 @@ pub struct GurpsTally<W> {
     /// Battles by winner: the first side, the second, a draw.
     winner: Hist,
     result: Hist,
+    /// The defender's ground, where a side attacks.
+    ground: Option<Hist>,
     casualties: [Hist; 2],
     catastrophe: [Hist; 2],
     heroes: Vec<HeroHists>,
@@ -212,6 +218,10 @@ impl<W: Weight> GurpsTally<W> {
         }
         let results = tables::labels(&t.battle_results);
         let result = h.categorical("battle", "result", &results, MetricRole::Outcome);
+        let ground = g.rules.defender.map(|d| {
+            let subject = format!("side:{}", names[d]);
+            h.categorical(&subject, "ground", &ground::Fate::LABELS, MetricRole::Outcome)
+        });
         let no_roll_and = |rows: Vec<String>| -> Vec<String> {
             std::iter::once("no_roll".to_owned()).chain(rows).collect()
         };
@@ -253,6 +263,7 @@ impl<W: Weight> GurpsTally<W> {
             hists: h,
             winner: winner.expect("two sides"),
             result,
+            ground,
             casualties: [casualties[0], casualties[1]],
             catastrophe: [catastrophe[0], catastrophe[1]],
             heroes,
@@ -272,6 +283,9 @@ impl<W: Weight> GurpsTally<W> {
         let h = &mut self.hists;
         h.add(self.winner, o.winner as usize, w);
         h.add(self.result, o.result as usize, w);
+        if let Some(ground) = self.ground {
+            h.add(ground, o.ground as usize, w);
+        }
         for s in 0..2 {
             h.add(self.casualties[s], o.casualties_pct[s] as usize, w);
             h.add(self.catastrophe[s], o.catastrophe[s] as usize - 3, w);
@@ -379,6 +393,7 @@ impl BattleSystem for Gurps {
             "glory" => ("last Glory result", None),
             "reputation" => ("Reputation gained", Some("points")),
             "captured" => ("captured", None),
+            "ground" => ("the defender's ground", None),
             "any_down_or_dead" => ("anyone down or dead", None),
             "any_dead" => ("anyone dead", None),
             "down_or_dead" => ("PCs down or dead", Some("PCs")),
@@ -462,11 +477,34 @@ impl BattleSystem for Gurps {
     /// day's, so each rests on every table read.
     fn metric_tables(&self, subject: &str, metric: &str) -> Vec<&str> {
         const CONTEST: [&str; 2] = ["catastrophe", "strategy"];
+        // Under `same_day` a PC leader's fall in his Survival roll reaches
+        // the day's contest and casualties.
+        let falls = self.rules.leader_fall == LeaderFall::SameDay
+            && self.rules.heroes.iter().any(|h| h.role != Role::Soldier);
         let steps: &[&str] = match metric {
             "catastrophe" => &[],
             _ if self.rules.days > 1 => &TABLE_NAMES,
+            "victory" if falls => &["catastrophe", "strategy", "survival", "damage"],
+            "result" if falls => &["catastrophe", "strategy", "battle_results", "survival", "damage"],
+            "ground" if falls => &[
+                "catastrophe",
+                "strategy",
+                "battle_results",
+                "morale",
+                "survival",
+                "damage",
+            ],
+            "casualties_pct" if falls => &[
+                "catastrophe",
+                "strategy",
+                "casualties",
+                "morale",
+                "survival",
+                "damage",
+            ],
             "victory" => &CONTEST,
             "result" => &["catastrophe", "strategy", "battle_results"],
+            "ground" => &["catastrophe", "strategy", "battle_results", "morale"],
             "casualties_pct" => &["catastrophe", "strategy", "casualties", "morale"],
             "glory" | "reputation" => &["catastrophe", "glory"],
             "captured" => &[
@@ -551,6 +589,7 @@ impl BattleSystem for Gurps {
                 Defector::JoinsEnemy => "gurps: an ally who defects (row 14) takes his share of Troop Strength over to the enemy (defector = \"joins_enemy\"; the default, \"leaves\", takes it off the field)",
             }
             .to_owned(),
+            "gurps: the defender's ground is the last day's (a battle lasts its days whatever the margin); to hold after a significant victory each of its major units rolls the Morale the day began with plus its Catastrophe row's (not a PC's fall that day)".to_owned(),
             "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
             "gurps: hit location is not modelled (no location multipliers)".to_owned(),
         ]

@@ -64,4 +64,7 @@ pub struct BattleOutcome {
     pub catastrophe: [u8; 2],
     /// Per PC, in scenario order.
     pub heroes: [HeroOutcome; MAX_HEROES],
+    /// The defender's ground after the last day
+    /// ([`super::ground::Fate`]); 0 where no side attacks.
+    pub ground: u8,
 }

@@ -12,6 +12,7 @@ use rand::Rng;
 use super::casualties::{self, casualty_percent};
 use super::catastrophe;
 use super::glory;
+use super::ground::{self, Fate};
 use super::morale::ROUT_MARGIN;
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::{BattleRules, HeroRules};
@@ -19,7 +20,7 @@ use super::scenario::{LeaderFall, MAX_HEROES, Role};
 use super::strategy;
 use super::success::{quick_contest, roll_3d6};
 use super::survival;
-use super::tables::LeaderHarm;
+use super::tables::{Ground, LeaderHarm};
 
 /// Fights one battle, day after day, rolling every die.
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
@@ -48,6 +49,7 @@ pub fn fight_noting_reads<R: Rng>(
     let mut margin_sum = 0i64;
     let mut first_catastrophe = [0u8; 2];
     let mut result = 0u8;
+    let mut ground = Fate::Holds;
     for day in 0..rules.days {
         // 1. Each side's Catastrophe roll (high is bad), with the
         // commander's Luck only while he leads.
@@ -172,6 +174,33 @@ pub fn fight_noting_reads<R: Rng>(
             troops[s] -= loss;
             casualties[s] += loss;
         }
+        // The defender's ground after the last day: its units roll the
+        // Morale of the day's start with its Catastrophe's.
+        if let Some(d) = rules.defender
+            && day + 1 == rules.days
+        {
+            let row = &t.battle_results[result as usize];
+            let rolled = row.ground == Ground::MoraleCheck && winner == 1 - d;
+            let mut morale = rules.sides[d].morale + rows[d].morale_all;
+            let carried = [
+                (commander_out[d], t.commander_out_morale(), 1),
+                (leaders_out[d] > 0, t.leader_out_morale(), leaders_out[d]),
+            ];
+            for (out, row, times) in carried {
+                if let (true, Some((row, lost))) = (out, row) {
+                    morale += lost * times;
+                    if rolled {
+                        let label = &t.catastrophe[row].label;
+                        reads.note("catastrophe", || format!("rows.{label}"), "");
+                    }
+                }
+            }
+            if rolled {
+                reads.note("morale", String::new, rules.sides[d].quality);
+            }
+            let units = rules.sides[d].major_units;
+            ground = ground::roll(rng, winner == 1 - d, row.ground, morale, units);
+        }
         // What carries to the next day.
         for (out, row) in commander_out.iter_mut().zip(rows) {
             *out |= row.commander == LeaderHarm::Killed;
@@ -224,6 +253,7 @@ pub fn fight_noting_reads<R: Rng>(
             .map(|s| casualty_percent(casualties[s], rules.sides[s].percent_per_troop)),
         catastrophe: first_catastrophe,
         heroes: pcs,
+        ground: ground as u8,
     }
 }
 

@@ -81,6 +81,8 @@ pub struct BattleRules {
     pub defector: Defector,
     /// When a PC leader's fall reaches the battle.
     pub leader_fall: LeaderFall,
+    /// The defending side, where the other attacks.
+    pub defender: Option<usize>,
     /// Tables.
     pub tables: GurpsTables,
 }

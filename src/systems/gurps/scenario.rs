@@ -327,7 +327,9 @@ const ATTRIBUTE: RangeInclusive<i64> = 1..=30;
 const TROOP_STRENGTH: RangeInclusive<i64> = 1..=1_000_000_000;
 const GM_MODIFIER: RangeInclusive<i64> = -20..=20;
 const CATASTROPHE_MODIFIER: RangeInclusive<i64> = -15..=15;
-const MAJOR_UNITS: RangeInclusive<i64> = 1..=50;
+const MAJOR_UNITS: RangeInclusive<i64> = 1..=MAX_MAJOR_UNITS;
+/// The most major units a side may have.
+pub const MAX_MAJOR_UNITS: i64 = 50;
 const HIT_POINTS: RangeInclusive<i64> = 1..=100;
 const DAMAGE_RESISTANCE: RangeInclusive<i64> = 0..=100;
 /// Toughness's DR.

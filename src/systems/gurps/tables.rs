@@ -187,6 +187,26 @@ pub struct ResultRow {
     /// fights as if its commander were killed.
     #[serde(default)]
     pub captures_commander: bool,
+    /// What a defender beaten by this margin does: `kept` (the default: it
+    /// keeps its ground), `morale_check` (it holds if at least half its
+    /// major units make Morale, else retreats in good order) or `retreats`
+    /// (every defending unit retreats).
+    #[serde(default)]
+    pub ground: Ground,
+}
+
+/// What a battle result does to a beaten defender's ground.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Ground {
+    /// It keeps its ground.
+    #[default]
+    Kept,
+    /// It holds if at least half its major units make Morale, else it
+    /// retreats in good order.
+    MoraleCheck,
+    /// Every defending unit retreats.
+    Retreats,
 }
 
 /// A Survival row: HP lost outright (`hp`), or a roll on a damage column
