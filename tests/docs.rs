@@ -211,3 +211,64 @@ fn every_recipe_is_quoted_whole() {
     }
     assert!(quoted >= 4, "only {quoted} recipes");
 }
+
+/// docs/rules.md lists, word for word, every stand-in rule a report can
+/// list (those of every bundled scenario and of each declared reading the
+/// bundled scenarios leave at its default), and lists no other: the docs'
+/// tags and the reports' stand-in rules cannot drift apart.
+#[test]
+fn the_rules_doc_lists_every_stand_in_rule_a_report_lists_and_no_other() {
+    let mut texts: Vec<(std::path::PathBuf, String)> = crate::util::bundled_scenarios()
+        .into_iter()
+        .map(|p| {
+            let text = read(&p);
+            (p, text)
+        })
+        .collect();
+    // The other reading of each setting the bundled scenarios leave at
+    // its default.
+    for (file, system, readings) in [
+        (
+            "gurps/ambush_at_the_ford.toml",
+            "system = \"gurps\"\n",
+            "defector = \"joins_enemy\"\nleader_fall = \"same_day\"\n",
+        ),
+        (
+            "seventh_sea/even_field_battle.toml",
+            "system = \"seventh_sea\"\n",
+            "free_raises = \"each_roll\"\n",
+        ),
+    ] {
+        let path = repo().join("scenarios").join(file);
+        let text = read(&path);
+        let other = text.replacen(system, &format!("{system}{readings}"), 1);
+        assert_ne!(other, text, "{file}");
+        texts.push((path, other));
+    }
+    let mut reported = std::collections::BTreeSet::new();
+    for (path, text) in &texts {
+        let s = warcrunch::scenario::load_text(path, text).unwrap();
+        reported.extend(s.battle.stand_in_rules());
+    }
+    let systems: std::collections::BTreeSet<&str> = reported
+        .iter()
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    let doc = read(&repo().join("docs/rules.md"));
+    let documented: std::collections::BTreeSet<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter(|l| l.split(':').next().is_some_and(|s| systems.contains(s)))
+        .map(str::to_owned)
+        .collect();
+    let undocumented: Vec<&String> = reported.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "reported, not in docs/rules.md: {undocumented:#?}"
+    );
+    let stale: Vec<&String> = documented.difference(&reported).collect();
+    assert!(
+        stale.is_empty(),
+        "in docs/rules.md, reported by no battle: {stale:#?}"
+    );
+}
