@@ -231,7 +231,7 @@ fn the_rules_doc_lists_every_stand_in_rule_a_report_lists_and_no_other() {
         (
             "gurps/ambush_at_the_ford.toml",
             "system = \"gurps\"\n",
-            "defector = \"joins_enemy\"\nleader_fall = \"same_day\"\n",
+            "defector = \"joins_enemy\"\nleader_fall = \"same_day\"\ncommander_gone = \"row_spent\"\n",
         ),
         (
             "seventh_sea/even_field_battle.toml",

@@ -14,7 +14,8 @@ use super::glory::{self, GloryGain};
 use super::ground::{self, Fate};
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::BattleRules;
-use super::scenario::{LeaderFall, MAX_HEROES, Role};
+use super::tables::CatastropheRow;
+use super::scenario::{CommanderGone, LeaderFall, MAX_HEROES, Role};
 use super::strategy::{self, MARGIN_SPAN};
 use super::success::{RollLaw, quick_contest};
 use super::survival::{self, SurvivalDraws, injure_fast};
@@ -25,6 +26,9 @@ use crate::engine::stream::{BattleStream, Decisions};
 fn army_commanders(rules: &BattleRules) -> [Option<usize>; 2] {
     [0, 1].map(|s| (rules.heroes.iter()).position(|h| h.side == s && h.role == Role::ArmyCommander))
 }
+
+/// The roll standing for the spent Catastrophe row, after 3..=18.
+const SPENT_ROLL: i64 = 19;
 
 /// The PC leaders who fell in today's Survival rolls, under
 /// `leader_fall = "same_day"`.
@@ -89,7 +93,11 @@ impl Laws {
     /// Tabulates every rule of `rules`.
     pub fn new(rules: &BattleRules) -> Laws {
         let t = &rules.tables;
-        let catastrophe: Vec<Effect> = t.catastrophe.iter().map(Effect::new).collect();
+        // The rows by roll 3..=18, then the spent row (`SPENT_ROLL`).
+        let catastrophe: Vec<Effect> = (t.catastrophe.iter())
+            .chain([&CatastropheRow::default()])
+            .map(Effect::new)
+            .collect();
         Laws {
             strategy: strategy::Laws::new(rules, &catastrophe),
             catastrophe,
@@ -159,6 +167,7 @@ impl Laws {
         let mut result = 0u8;
         let mut ground = Fate::Holds;
         let same_day = rules.leader_fall == LeaderFall::SameDay;
+        let spent = rules.commander_gone == CommanderGone::RowSpent;
         for day in 0..rules.days {
             let numbers = address::day(battle, day);
             // 1. Catastrophe, with the commander's Luck only while he leads.
@@ -173,6 +182,15 @@ impl Laws {
             if day == 0 {
                 first_catastrophe = rolls.map(|r| r as u8);
             }
+            // Under `row_spent`, a row striking an army commander already
+            // gone reads as the spent row: it does nothing.
+            let rolls: [i64; 2] = std::array::from_fn(|s| {
+                let strikes = self.catastrophe[(rolls[s] - 3) as usize].strikes_commander;
+                match spent && commander_out[s] && strikes {
+                    true => SPENT_ROLL,
+                    false => rolls[s],
+                }
+            });
             // PCs a Catastrophe 17/18 struck today, and those it wounded; a
             // PC army commander it leaves unconscious is out for today's
             // contest too.
@@ -181,6 +199,7 @@ impl Laws {
             let mut contest_out = commander_out;
             for (s, roll) in rolls.into_iter().enumerate() {
                 if self.catastrophe[(roll - 3) as usize].harms_leaders {
+                    // A roll of the table: the spent row harms no one.
                     let row = &t.catastrophe[(roll - 3) as usize];
                     let struck = (&mut out_today[..], &mut wounded_today[..]);
                     let pcs = (&mut heroes[..], &mut lost[..]);

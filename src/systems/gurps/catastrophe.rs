@@ -117,6 +117,8 @@ pub struct Effect {
     pub commander_killed: bool,
     /// The army commander or a major unit's leader is harmed.
     pub harms_leaders: bool,
+    /// The army commander is harmed (wounded or killed).
+    pub strikes_commander: bool,
 }
 
 impl Effect {
@@ -131,6 +133,7 @@ impl Effect {
             commander_killed: row.commander == LeaderHarm::Killed,
             harms_leaders: row.commander != LeaderHarm::None
                 || row.major_leader != LeaderHarm::None,
+            strikes_commander: row.commander != LeaderHarm::None,
         }
     }
 }

@@ -29,7 +29,7 @@ use self::casualties::armour_rows;
 use self::morale::base_morale;
 use self::outcome::{BattleOutcome, State};
 use self::rules::{BattleRules, COMBAT_CAP, HeroRules, SideRules};
-use self::scenario::{Defector, LeaderFall, Parsed, Role};
+use self::scenario::{CommanderGone, Defector, LeaderFall, Parsed, Role};
 use self::tables::{GurpsTables, TABLE_NAMES};
 use crate::tables::TableFiles;
 use crate::engine::histograms::{Hist, Histograms};
@@ -120,6 +120,7 @@ impl Gurps {
             days: parsed.days,
             defector: parsed.defector,
             leader_fall: parsed.leader_fall,
+            commander_gone: parsed.commander_gone,
             defender: (parsed.sides.iter())
                 .position(|s| s.file.attacker)
                 .map(|attacker| 1 - attacker),
@@ -583,7 +584,11 @@ impl BattleSystem for Gurps {
                 LeaderFall::SameDay => "gurps: a PC leader who falls in his Survival roll counts as out that same day: a PC army commander's side has its base Strategy halved for the day's final roll (the contest settled again on the same dice; the PCs' Survival keeps the first margin), and a fallen leader's Morale counts in that day's casualties (leader_fall = \"same_day\"; the default, \"next_day\", waits for the next day)",
             }
             .to_owned(),
-            "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled)".to_owned(),
+            match self.rules.commander_gone {
+                CommanderGone::SuccessorStruck => "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled) (commander_gone = \"successor_struck\", the default; \"row_spent\" makes it do nothing)",
+                CommanderGone::RowSpent => "gurps: a catastrophe row striking the army commander after he is gone does nothing, as if no catastrophe had come up (commander_gone = \"row_spent\"; the default, \"successor_struck\", strikes whoever leads in his place)",
+            }
+            .to_owned(),
             match self.rules.defector {
                 Defector::Leaves => "gurps: an ally who defects (row 14) takes his share of Troop Strength off the field; it does not join the enemy (defector = \"leaves\", the default; \"joins_enemy\" adds it to the enemy)",
                 Defector::JoinsEnemy => "gurps: an ally who defects (row 14) takes his share of Troop Strength over to the enemy (defector = \"joins_enemy\"; the default, \"leaves\", takes it off the field)",
@@ -601,6 +606,9 @@ impl BattleSystem for Gurps {
         let _ = writeln!(out, "days: {}", self.parsed.days);
         if self.rules.defector != Defector::Leaves {
             let _ = writeln!(out, "defector: {}", as_written(&self.rules.defector));
+        }
+        if self.rules.commander_gone != CommanderGone::SuccessorStruck {
+            let _ = writeln!(out, "commander_gone: {}", as_written(&self.rules.commander_gone));
         }
         if self.rules.leader_fall != LeaderFall::NextDay {
             let _ = writeln!(out, "leader_fall: {}", as_written(&self.rules.leader_fall));

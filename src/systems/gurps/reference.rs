@@ -16,11 +16,11 @@ use super::ground::{self, Fate};
 use super::morale::ROUT_MARGIN;
 use super::outcome::{BattleOutcome, HeroOutcome, State};
 use super::rules::{BattleRules, HeroRules};
-use super::scenario::{LeaderFall, MAX_HEROES, Role};
+use super::scenario::{CommanderGone, LeaderFall, MAX_HEROES, Role};
 use super::strategy;
 use super::success::{quick_contest, roll_3d6};
 use super::survival;
-use super::tables::{Ground, LeaderHarm};
+use super::tables::{CatastropheRow, Ground, LeaderHarm};
 
 /// Fights one battle, day after day, rolling every die.
 pub fn fight_by_the_book<R: Rng>(rules: &BattleRules, rng: &mut R) -> BattleOutcome {
@@ -61,6 +61,16 @@ pub fn fight_noting_reads<R: Rng>(
         for row in rows {
             reads.note("catastrophe", || format!("rows.{}", row.label), "");
         }
+        // Under `row_spent`, a row striking an army commander already gone
+        // does nothing, as if no Catastrophe had come up.
+        let spent = CatastropheRow::default();
+        let rows = [0, 1].map(|s| {
+            let gone = commander_out[s] && rows[s].commander != LeaderHarm::None;
+            match rules.commander_gone == CommanderGone::RowSpent && gone {
+                true => &spent,
+                false => rows[s],
+            }
+        });
         troops = catastrophe::troops_after(rows, troops, rules.defector);
         // PCs down or dead before today, or captured, sit it out.
         let mut sits_out: Vec<bool> = pcs
@@ -826,6 +836,27 @@ mod tests {
         let ((lost, se_a), (kept, se_b)) = (casualties("next_day", -5), casualties("next_day", 0));
         let se = (se_a * se_a + se_b * se_b).sqrt();
         assert!((lost - kept).abs() < 2.0 * se, "next_day: {lost}% with −5, {kept}% with 0 (se {se})");
+    }
+
+    /// A Catastrophe row striking the army commander after he is gone: under
+    /// `successor_struck` (the default) its −5 Morale applies again on top of
+    /// the −5 his fall carries; under `row_spent` it does nothing. Every
+    /// Catastrophe kills the Kingdom's commander; badly beaten, it loses more
+    /// to routs on the later days when the rows strike his successor. Both
+    /// readings: fast equals the book.
+    #[test]
+    fn a_row_striking_a_gone_commander_strikes_his_successor_or_is_spent() {
+        let casualties = |reading: &str| {
+            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+                t.replacen("days = 3", &format!("days = 3\ncommander_gone = \"{reading}\""), 1)
+                    .replacen("strategy = 14", "strategy = 22", 1)
+            });
+            let g = with_catastrophes(g, 18, |r| {
+                (r.commander, r.morale_all) = (LeaderHarm::Killed, -5)
+            });
+            kingdom_casualties(g, -5)
+        };
+        assert_costs_casualties(casualties("successor_struck"), casualties("row_spent"));
     }
 
     /// The atrocity's Morale roll moves the Morale a rout is rolled on.

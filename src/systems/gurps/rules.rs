@@ -2,7 +2,7 @@
 //! every modifier of the scenario applied, the days and the tables. Both
 //! the fast battle and the plain one read these; neither adds to them.
 
-use super::scenario::{Defector, LeaderFall, Role};
+use super::scenario::{CommanderGone, Defector, LeaderFall, Role};
 use super::tables::GurpsTables;
 
 /// The cap on effective Combat skill, after Risk and every penalty.
@@ -81,6 +81,8 @@ pub struct BattleRules {
     pub defector: Defector,
     /// When a PC leader's fall reaches the battle.
     pub leader_fall: LeaderFall,
+    /// What a row striking a commander already gone does.
+    pub commander_gone: CommanderGone,
     /// The defending side, where the other attacks.
     pub defender: Option<usize>,
     /// Tables.

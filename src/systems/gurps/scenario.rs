@@ -248,6 +248,12 @@ pub struct ScenarioFile {
     /// Catastrophes", which reads either way.
     #[serde(default)]
     leader_fall: LeaderFall,
+    /// What a later Catastrophe row striking the army commander (16, 18) does once he is
+    /// gone (killed, captured, down): "successor_struck" (the default) strikes whoever
+    /// leads in his place, its Strategy and Morale applying again; "row_spent" makes it
+    /// do nothing. The seed names only the commander.
+    #[serde(default)]
+    commander_gone: CommanderGone,
     /// The battle's Tech Level (a side may set its own).
     #[serde(default = "default_tl")]
     #[schemars(range(min = *TECH_LEVEL.start(), max = *TECH_LEVEL.end()))]
@@ -291,6 +297,18 @@ pub enum LeaderFall {
     /// contest settled again on the same dice), and a fallen leader's
     /// Morale counts in that day's casualties.
     SameDay,
+}
+
+/// What a Catastrophe row striking a commander already gone does (see
+/// [`ScenarioFile`]'s `commander_gone`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommanderGone {
+    /// It strikes whoever leads in his place: its Strategy and Morale apply.
+    #[default]
+    SuccessorStruck,
+    /// It does nothing, as if no Catastrophe had come up.
+    RowSpent,
 }
 
 /// The `[tables]` section's schema: one optional path per table name.
@@ -373,6 +391,8 @@ pub struct Parsed {
     pub defector: Defector,
     /// When a PC leader's fall reaches the battle.
     pub leader_fall: LeaderFall,
+    /// What a row striking a commander already gone does.
+    pub commander_gone: CommanderGone,
     /// The two sides.
     pub sides: [Side; 2],
     /// The PCs.
@@ -400,6 +420,7 @@ pub fn parse(text: &str, origin: &str, files: &TableFiles) -> Result<(Parsed, Gu
             days: file.days as u32,
             defector: file.defector,
             leader_fall: file.leader_fall,
+            commander_gone: file.commander_gone,
             sides,
             heroes,
         },
