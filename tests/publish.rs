@@ -620,15 +620,13 @@ fn charts_say_what_they_show_at_both_extremes() {
         .assert()
         .success();
     let single = read(&siege.join("hist_party_down_or_dead.svg"));
-    assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));
+    assert!(single.contains("<title>The party — PCs down or dead †</title>"));
     assert!(single.contains(
         "It rests on the catastrophe and damage tables, which hold stand-in values.</desc>"
     ));
     // The description reads as a sentence, without the title's dash.
     assert!(
-        single.contains(
-            "<desc>Histogram of PCs down or dead for the party, in PCs, over 3,000 battles"
-        )
+        single.contains("<desc>Histogram of PCs down or dead for the party over 3,000 battles")
     );
     assert!(single.contains("font-family=\"'DejaVu Sans', Verdana"));
     assert!(!single.contains("width=\"-"), "no bar of negative width");

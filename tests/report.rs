@@ -466,7 +466,7 @@ fn a_single_value_draws_a_proper_bar() {
         read(&run.join("distributions.csv")).contains("party,party,,down_or_dead,0,0,0,5000,1.0,"),
         "the party's count has one value"
     );
-    assert!(single.contains("<title>The party — PCs down or dead, PCs †</title>"));
+    assert!(single.contains("<title>The party — PCs down or dead †</title>"));
     assert!(single.contains("fill=\"#0072B2\""), "a bar is drawn");
     let compare = dir.path().join("compare");
     warcrunch()
@@ -489,4 +489,35 @@ fn a_single_value_draws_a_proper_bar() {
             }
         }
     }
+}
+
+/// War-cards charts count engagements, as the console does, and say a unit
+/// once: `exchanges fought`, never `exchanges fought, exchanges`.
+#[test]
+fn war_cards_charts_count_engagements_and_say_a_unit_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("knights");
+    warcrunch()
+        .args(["run", "--quiet", "--trials", "2000", "--out"])
+        .arg(&out)
+        .arg(repo().join("scenarios/war_cards/knights_vs_pikes.toml"))
+        .assert()
+        .success();
+    let mut charts = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "svg") {
+            continue;
+        }
+        let svg = read(&path);
+        charts += 1;
+        assert!(!svg.contains("battles"), "{}: says battles", path.display());
+        assert!(svg.contains("engagements"), "{}", path.display());
+        assert!(
+            !svg.contains("exchanges fought, exchanges"),
+            "{}",
+            path.display()
+        );
+    }
+    assert!(charts >= 5, "{charts} charts");
 }

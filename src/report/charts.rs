@@ -109,6 +109,8 @@ pub struct Picture {
     subtitle: Vec<String>,
     /// What the values are, with their unit.
     x_label: String,
+    /// What its battles are called, several (`engagements`).
+    battles: &'static str,
     bars: Vec<Bar>,
     /// Numeric: the at-most and at-least steps over the drawn values.
     steps: Option<Steps>,
@@ -152,7 +154,8 @@ impl Picture {
                 }
             })
             .collect();
-        let tail = tail_words(metric, reported, drawn.clone(), total);
+        let noun = crate::systems::registry::battle_noun(system);
+        let tail = tail_words(metric, reported, drawn.clone(), (total, noun));
         let steps = first.map(|f| {
             let below: u64 = metric.weights[..drawn.start].iter().sum();
             let mut seen = below;
@@ -169,8 +172,10 @@ impl Picture {
         let mut title = words::title(system, &metric.subject, &metric.name);
         let mut description = describe(system, metric, &bars, total, tail.as_deref());
         let mut subtitle = vec![format!(
-            "{battle} · {} battles · bars: share of battles, whiskers: 95% interval",
-            thousands(total)
+            "{battle} · {} {} · bars: share of {}, whiskers: 95% interval",
+            thousands(total),
+            noun[1],
+            noun[1]
         )];
         let note = crate::systems::registry::metric_note(system, &metric.name);
         if let Some(note) = note {
@@ -190,6 +195,7 @@ impl Picture {
             } else {
                 words::metric(system, &metric.name).0
             },
+            battles: noun[1],
             title,
             bars,
             steps,
@@ -279,7 +285,7 @@ impl Picture {
                 _ => String::new(),
             })
             .x_desc(self.x_label.clone())
-            .y_desc("share of battles (%)")
+            .y_desc(format!("share of {} (%)", self.battles))
             .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 15))
@@ -379,7 +385,7 @@ impl Picture {
                 }
             })
             .x_desc(self.x_label.clone())
-            .y_desc("share of battles (%)")
+            .y_desc(format!("share of {} (%)", self.battles))
             .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 15))
@@ -477,8 +483,12 @@ fn tail_words(
     metric: &Metric<u64>,
     reported: std::ops::Range<usize>,
     drawn: std::ops::Range<usize>,
-    total: u64,
+    (total, noun): (u64, [&str; 2]),
 ) -> Option<String> {
+    let battles = |n: u64| match n {
+        1 => format!("1 {}", noun[0]),
+        n => format!("{} {}", thousands(n), noun[1]),
+    };
     let mut parts = Vec::new();
     if drawn.start > reported.start {
         let n: u64 = metric.weights[reported.start..drawn.start].iter().sum();
@@ -501,13 +511,6 @@ fn tail_words(
     (!parts.is_empty()).then(|| format!("Not drawn: {} in {}", parts.join("; "), thousands(total)))
 }
 
-fn battles(n: u64) -> String {
-    match n {
-        1 => "1 battle".to_owned(),
-        n => format!("{} battles", thousands(n)),
-    }
-}
-
 /// The chart in words, for a reader who cannot see it.
 fn describe(
     system: &str,
@@ -516,15 +519,16 @@ fn describe(
     total: u64,
     tail: Option<&str>,
 ) -> String {
-    // Read aloud as a sentence: `Histogram of HP lost for Titus, in HP,
-    // over 20,000 battles`, not the title's dash and comma.
+    // Read aloud as a sentence: `Histogram of casualties for Megalos, in %
+    // of Troop Strength, over 20,000 battles`, not the title's dash and comma.
     let (words, unit) = words::metric(system, &metric.name);
     let whom = words::subject_within(&metric.subject);
     let unit = unit.map_or_else(String::new, |u| format!(", in {u},"));
     let title = format!("{words} for {whom}{unit}");
+    let battles = crate::systems::registry::battle_noun(system)[1];
     let mut text = match metric.summary() {
         Some(s) => format!(
-            "Histogram of {title} over {} battles: mean {:.3}, median {}, 95th percentile {}",
+            "Histogram of {title} over {} {battles}: mean {:.3}, median {}, 95th percentile {}",
             thousands(total),
             s.mean,
             s.p50,
@@ -540,7 +544,7 @@ fn describe(
                 shares.push(format!("and {} more values", bars.len() - 8));
             }
             format!(
-                "Bar chart of {title} over {} battles: {}",
+                "Bar chart of {title} over {} {battles}: {}",
                 thousands(total),
                 shares.join(", ")
             )

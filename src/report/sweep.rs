@@ -103,11 +103,13 @@ fn frontier_title(report: &RunReport) -> String {
     )
 }
 
-/// `20,000 battles`: what each variant of a sweep or comparison fought.
+/// `20,000 battles`: what each variant of a sweep or comparison fought
+/// (`engagements` where the system calls them so).
 fn battles_each(report: &RunReport) -> String {
     format!(
-        "{} battles",
-        crate::stats::format::thousands(report.info.trials.unwrap_or(0))
+        "{} {}",
+        crate::stats::format::thousands(report.info.trials.unwrap_or(0)),
+        crate::systems::registry::battle_noun(&report.info.system)[1]
     )
 }
 
@@ -195,7 +197,8 @@ pub fn stacked_caption(report: &RunReport, subject: &str, name: &str) -> Caption
     Caption {
         title: stacked_title(report, subject, name),
         description: format!(
-            "One stacked bar per variant, each outcome's share of the battles. {}.{}",
+            "One stacked bar per variant, each outcome's share of the {}. {}.{}",
+            crate::systems::registry::battle_noun(&report.info.system)[1],
             variants.join("; "),
             stand_in_words(report.info.metric_uses_stand_ins(subject, name))
         ),
@@ -571,7 +574,10 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             SegmentValue::CenterOf(i) if !axis.rotated => axis.label(&names, *i as usize),
             _ => String::new(),
         })
-        .y_desc("share of battles (%)")
+        .y_desc(format!(
+            "share of {} (%)",
+            crate::systems::registry::battle_noun(&report.info.system)[1]
+        ))
         .y_label_formatter(&super::draw::tick)
         .label_style((FONT, 12))
         .draw()

@@ -29,7 +29,12 @@ pub fn subject_within(subject_name: &str) -> String {
 /// `reputation>=10`) is shown as it is named.
 pub fn metric(system: &str, metric: &str) -> (String, Option<&'static str>) {
     match crate::systems::registry::metric_words(system, metric) {
-        Some((words, unit)) => (words.to_owned(), unit),
+        // A unit the words already say is not said again (`exchanges
+        // fought`, not `exchanges fought, exchanges`).
+        Some((words, unit)) => (
+            words.to_owned(),
+            unit.filter(|u| !words.split(' ').any(|w| w == *u)),
+        ),
         None => (metric.replace('_', " "), None),
     }
 }
@@ -242,13 +247,17 @@ mod tests {
         );
         assert_eq!(
             title("gurps", "party:Rebels", "down_or_dead"),
-            "The Rebels side's PCs — PCs down or dead, PCs"
+            "The Rebels side's PCs — PCs down or dead"
         );
         assert_eq!(
             title("seventh_sea", "hero:Isabeau", "reputation>=10"),
             "Isabeau — reputation>=10"
         );
-        assert_eq!(axis("gurps", "hp_lost"), "HP lost (HP)");
+        assert_eq!(axis("gurps", "hp_lost"), "HP lost");
+        assert_eq!(
+            title("war_cards", "battle", "exchanges"),
+            "The battle — exchanges fought"
+        );
         // Each system its own words: one that does not word a metric shows
         // it as named, whatever another system calls a metric of that name.
         assert_eq!(

@@ -80,6 +80,11 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// and the page list them.
     const EXACT_ODDS: Option<&'static str>;
 
+    /// What one of its battles is called, one and several (war cards:
+    /// `engagement`, `engagements`): the charts count them so, as the
+    /// console does.
+    const BATTLE_NOUN: [&'static str; 2] = ["battle", "battles"];
+
     /// A readable account of the resolved battle (`warcrunch check`).
     fn describe(&self) -> String;
 

@@ -415,6 +415,22 @@ pub fn metric_note(system: &str, metric: &str) -> Option<&'static str> {
     note.2
 }
 
+/// What one battle of the system called `system` is called, one and
+/// several ([`BattleSystem::BATTLE_NOUN`]; `battle` for an unknown name).
+pub fn battle_noun(system: &str) -> [&'static str; 2] {
+    struct Noun<'a>(&'a str, [&'static str; 2]);
+    impl VisitType for Noun<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.1 = S::BATTLE_NOUN;
+            }
+        }
+    }
+    let mut noun = Noun(system, ["battle", "battles"]);
+    each_system(&mut noun);
+    noun.1
+}
+
 /// A metric's value in words, as the system called `system` words it.
 pub fn value_words(system: &str, metric: &str, value: &str) -> Option<&'static str> {
     struct Words<'a>(&'a str, &'a str, &'a str, Option<&'static str>);

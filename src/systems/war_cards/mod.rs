@@ -427,6 +427,8 @@ impl BattleSystem for WarCards {
 
     const EXACT_ODDS: Option<&'static str> = Some("war cards with die draw");
 
+    const BATTLE_NOUN: [&'static str; 2] = ["engagement", "engagements"];
+
     /// The exact distribution of every metric (die draw only).
     fn exact(&self) -> Result<Vec<Metric<f64>>> {
         let tally =
