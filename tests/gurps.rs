@@ -586,6 +586,20 @@ fn the_defenders_ground_follows_the_battle_result() {
         result["draw"] + result["marginal"] + result["clear"]
     ));
     assert_agreement(&g, 1_000_000, 5);
+    // The verdict says it, with the share that keeps the ground.
+    let run = warcrunch()
+        .args(["run", "--trials", "20000", "--out"])
+        .arg(dir.path().join("run"))
+        .arg(bundled("siege_assault.toml"))
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        console.contains("Garrison (defending) held the ground in ")
+            && console.contains("holds on morale ")
+            && console.contains("driven off "),
+        "{console}"
+    );
     // Every question can ask for it: a sweep with the ground as its target.
     let out = dir.path().join("sweep");
     warcrunch()

@@ -100,6 +100,25 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
         }
         lines.push((line, m));
     }
+    for (m, side, kept) in metrics.iter().filter_map(|m| match &m.role {
+        MetricRole::Ground { side, kept } => Some((m, side, kept)),
+        _ => None,
+    }) {
+        let total = m.total();
+        let hits: u64 = kept.iter().map(|&b| m.weights[b]).sum();
+        let (lo, hi) = wilson(hits, total, z95());
+        let apart: Vec<String> = (0..m.weights.len())
+            .map(|b| format!("{} {}", m.label(b).replace('_', " "), shown_share(m, b)[0]))
+            .collect();
+        lines.push((
+            format!(
+                "{side} (defending) held the ground in {}: {}",
+                with_interval(hits as f64 / total.max(1) as f64, lo, hi),
+                apart.join(", ")
+            ),
+            m,
+        ));
+    }
     for (m, side, whole, words) in metrics.iter().filter_map(|m| match &m.role {
         MetricRole::PartyRisk { side, whole, words } => Some((m, side, *whole, words)),
         _ => None,
@@ -228,6 +247,13 @@ pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
             MetricRole::Victory { side } if !side_seen => {
                 side_seen = true;
                 rows.push(probability(m, &[0], format!("{side} won")));
+            }
+            MetricRole::Ground { side, kept } => {
+                rows.push(probability(
+                    m,
+                    kept,
+                    format!("{side} (defending) held the ground"),
+                ));
             }
             MetricRole::PartyRisk { side, whole, words } => {
                 rows.push(probability(

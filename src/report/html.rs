@@ -324,6 +324,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                 m.role,
                 MetricRole::Winner { .. }
                     | MetricRole::Outcome
+                    | MetricRole::Ground { .. }
                     | MetricRole::Victory { .. }
                     | MetricRole::Survival { .. }
                     | MetricRole::Fate { .. }

@@ -55,7 +55,7 @@ pub fn draw(report: &RunReport, dir: &Path) -> Result<Vec<String>> {
     });
     for m in first.metrics.iter().filter(|m| !m.is_numeric()) {
         let wanted = match &m.role {
-            MetricRole::Winner { .. } | MetricRole::Outcome => true,
+            MetricRole::Winner { .. } | MetricRole::Outcome | MetricRole::Ground { .. } => true,
             MetricRole::Victory { side } => Some(side) == first_side.as_ref(),
             MetricRole::Survival { .. }
             | MetricRole::Fate { .. }

@@ -68,6 +68,14 @@ pub enum MetricRole {
         /// The bin in which he is dead, where the system has one.
         dead: Option<usize>,
     },
+    /// A defender's ground after the battle (GURPS: holds, holds on
+    /// Morale, retreats, driven off).
+    Ground {
+        /// The defending side's name.
+        side: String,
+        /// The bins in which it keeps its ground.
+        kept: Vec<usize>,
+    },
     /// A PC's fame: his Reputation.
     Fame {
         /// The PC's name.

@@ -221,7 +221,11 @@ impl<W: Weight> GurpsTally<W> {
         let result = h.categorical("battle", "result", &results, MetricRole::Outcome);
         let ground = g.rules.defender.map(|d| {
             let subject = format!("side:{}", names[d]);
-            h.categorical(&subject, "ground", &ground::Fate::LABELS, MetricRole::Outcome)
+            let role = MetricRole::Ground {
+                side: names[d].to_owned(),
+                kept: vec![ground::Fate::Holds as usize, ground::Fate::HoldsOnMorale as usize],
+            };
+            h.categorical(&subject, "ground", &ground::Fate::LABELS, role)
         });
         let no_roll_and = |rows: Vec<String>| -> Vec<String> {
             std::iter::once("no_roll".to_owned()).chain(rows).collect()
