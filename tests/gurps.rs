@@ -110,11 +110,11 @@ fn defectors_joining_the_enemy_agree_with_exact_and_move_the_odds() {
     );
 }
 
-/// Hollin cut to one day, its general at Risk −6 with DR 1 and 12 HP (a
-/// Catastrophe's wound cannot knock him out, so the battle has exact odds),
-/// under `leader_fall` = `reading`; with `rival`, the Rebels' Red Tam leads
-/// their army as well.
-fn one_day_hollin(reading: &str, rival: bool) -> (tempfile::TempDir, Gurps) {
+/// Hollin cut to one day, its general at Risk −6 with DR 1 and `body` (the
+/// issue's case: `hp = 10\nht = 12`, whom a Catastrophe's wound can knock
+/// out before the contest), under `leader_fall` = `reading`; with `rival`,
+/// the Rebels' Red Tam leads their army as well.
+fn one_day_hollin(reading: &str, rival: bool, body: &str) -> (tempfile::TempDir, Gurps) {
     let mut text = read(&bundled("three_days_at_hollin.toml"))
         .replacen(
             "days = 3",
@@ -123,7 +123,7 @@ fn one_day_hollin(reading: &str, rival: bool) -> (tempfile::TempDir, Gurps) {
         )
         .replacen(
             "hp = 12\nht = 12\ndr = 5\nrisk = 3",
-            "hp = 12\nht = 12\ndr = 1\nrisk = -6",
+            &format!("{body}\ndr = 1\nrisk = -6"),
             1,
         );
     if rival {
@@ -142,9 +142,11 @@ fn one_day_hollin(reading: &str, rival: bool) -> (tempfile::TempDir, Gurps) {
 }
 
 /// Both readings of a PC leader's fall are simulated and exact alike, with
-/// one general or two; under `same_day` the general's fall halves the day's
-/// final roll, so the Kingdom's exact victory falls, and the simulated
-/// difference on the same seed matches the exact one.
+/// one general or two, one whom a Catastrophe's wound can knock out before
+/// the contest (10 HP) and one whom its 2d can even kill (3 HP, HT 3);
+/// under `same_day` the general's fall halves the day's final roll, so the
+/// Kingdom's exact victory falls, and the simulated difference on the same
+/// seed matches the exact one.
 #[test]
 fn a_generals_fall_on_the_day_agrees_with_exact_and_moves_victory() {
     let won_exact = |g: &Gurps| {
@@ -165,18 +167,25 @@ fn a_generals_fall_on_the_day_agrees_with_exact_and_moves_victory() {
             .unwrap();
         m.weights[0] as f64 / m.total() as f64
     };
-    for rival in [false, true] {
-        let (_next_dir, next) = one_day_hollin("next_day", rival);
-        let (_same_dir, same) = one_day_hollin("same_day", rival);
+    for (rival, body) in [
+        (false, "hp = 10\nht = 12"),
+        (true, "hp = 10\nht = 12"),
+        (false, "hp = 3\nht = 3"),
+    ] {
+        let (_next_dir, next) = one_day_hollin("next_day", rival, body);
+        let (_same_dir, same) = one_day_hollin("same_day", rival, body);
         assert_agreement(&next, trials, 17);
         assert_agreement(&same, trials, 17);
         let exact = won_exact(&same) - won_exact(&next);
         let (a, b) = (won_sampled(&same), won_sampled(&next));
         let se = (a * (1.0 - a) / trials as f64 + b * (1.0 - b) / trials as f64).sqrt();
-        assert!(exact < -0.005, "rival {rival}: exact difference {exact}");
+        assert!(
+            exact < -0.005,
+            "rival {rival}, {body}: exact difference {exact}"
+        );
         assert!(
             ((a - b) - exact).abs() < 4.0 * se,
-            "rival {rival}: sampled {} against exact {exact} (se {se})",
+            "rival {rival}, {body}: sampled {} against exact {exact} (se {se})",
             a - b
         );
     }

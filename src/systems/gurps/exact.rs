@@ -22,7 +22,9 @@ use crate::stats::Metric;
 use crate::systems::party::Parties;
 
 /// The exact distributions of the metrics that have one, for a one-day
-/// battle whose catastrophes cannot knock a PC down.
+/// battle: summed over both Catastrophe rows and, where a row wounds a PC
+/// army commander, over whether the wound knocks him out before the
+/// contest.
 pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     check_exact_applies(&g.rules)?;
     let r = &g.rules;
@@ -30,6 +32,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     let cat = catastrophe_laws(r);
     let wound = two_d6_distribution();
     let fate_given = fates_given(g, &wound);
+    let knocked_out = knock_out_chances(g, &wound);
     let mut party = Histograms::<f64>::default();
     let parties = Parties::declare(
         &mut party,
@@ -46,16 +49,23 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                 continue;
             }
             let rows = [&t.catastrophe[ra], &t.catastrophe[rb]];
-            let victory = victory_law(g, rows);
-            add_party(
-                g,
-                (&parties, &mut party, &mut sums.captured),
-                &fate_given,
-                rows,
-                &victory,
-                weight,
-            );
-            sums.add_day(g, rows, (&victory, &fate_given), weight, &wound);
+            // Each PC army commander a row wounds is knocked out before
+            // the contest or not; each case has its own contest.
+            for (harms, chance) in commander_cases(rows, &knocked_out) {
+                let weight = weight * chance;
+                if weight == 0.0 {
+                    continue;
+                }
+                let victory = victory_law(g, rows, harms);
+                let day = Day {
+                    rows,
+                    harms,
+                    victory: &victory,
+                    fate_given: &fate_given,
+                };
+                add_party(g, (&parties, &mut party, &mut sums.captured), &day, weight);
+                sums.add_day(g, &day, weight, &wound);
+            }
         }
     }
     let mut metrics = sums.metrics(g, &cat);
@@ -63,8 +73,7 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     Ok(metrics)
 }
 
-/// Refuses what the one-day exact method cannot follow: several days, or a
-/// commanding PC whom a Catastrophe's wound might knock out.
+/// Refuses what the one-day exact method cannot follow: several days.
 fn check_exact_applies(r: &BattleRules) -> Result<()> {
     if r.days != 1 {
         bail!(
@@ -72,16 +81,56 @@ fn check_exact_applies(r: &BattleRules) -> Result<()> {
             r.days
         );
     }
-    for h in &r.heroes {
-        if h.role != Role::Soldier && 12 - h.own_dr >= h.hp {
-            bail!(
-                "exact odds need every commanding PC to survive a catastrophe's 2d wound conscious; a PC with {} HP and DR {} might not",
-                h.hp,
-                h.own_dr
-            );
+    Ok(())
+}
+
+/// One case of a day: both Catastrophe rows, what they did to each side's
+/// PC army commander, and the contest's law in that case.
+struct Day<'a> {
+    rows: [&'a CatastropheRow; 2],
+    /// Per side: its PC army commander's harm, a wound split by whether it
+    /// knocked him out before the contest ([`Harm::WoundedStanding`],
+    /// [`Harm::WoundedDown`]) where it can.
+    harms: [Harm; 2],
+    /// Side 0's first margin of victory.
+    victory: &'a BTreeMap<i64, f64>,
+    fate_given: &'a FatesGiven,
+}
+
+/// Per side: the chance a Catastrophe's wound knocks its PC army commander
+/// out (down or dead) before the contest; 0 without one.
+fn knock_out_chances(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> [f64; 2] {
+    [0, 1].map(|s| {
+        let Some(i) = (g.rules.heroes.iter()).position(|h| h.side == s && h.role == Role::ArmyCommander) else {
+            return 0.0;
+        };
+        pre_contest(g, i, &[(Harm::Wounded, 1.0)], wound)
+            .iter()
+            .map(|by_state| by_state[State::Down as usize] + by_state[State::Dead as usize])
+            .sum()
+    })
+}
+
+/// The cases of the army commanders' harm on `rows`, with their chances:
+/// a wound that can knock a PC commander out splits into his standing and
+/// his knocked out before the contest.
+fn commander_cases(rows: [&CatastropheRow; 2], knocked_out: &[f64; 2]) -> Vec<([Harm; 2], f64)> {
+    let each = [0, 1].map(|s| match rows[s].commander {
+        LeaderHarm::None => vec![(Harm::None, 1.0)],
+        LeaderHarm::Killed => vec![(Harm::Killed, 1.0)],
+        LeaderHarm::Wounded if knocked_out[s] > 0.0 => vec![
+            (Harm::WoundedStanding, 1.0 - knocked_out[s]),
+            (Harm::WoundedDown, knocked_out[s]),
+        ],
+        LeaderHarm::Wounded => vec![(Harm::Wounded, 1.0)],
+    });
+    let mut cases = Vec::new();
+    for &(h0, c0) in &each[0] {
+        for &(h1, c1) in &each[1] {
+            cases.push(([h0, h1], c0 * c1));
         }
     }
-    Ok(())
+    cases
 }
 
 /// Each side's law of its (modified) Catastrophe roll, indexed 0 for 3.
@@ -98,8 +147,10 @@ fn catastrophe_laws(r: &BattleRules) -> [[f64; 16]; 2] {
     })
 }
 
-/// The law of side 0's margin of victory, given both Catastrophe rows.
-fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2]) -> BTreeMap<i64, f64> {
+/// The law of side 0's margin of victory, given both Catastrophe rows and
+/// what they did to the PC army commanders (one knocked out halves his
+/// side's base Strategy, as one killed does).
+fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2], harms: [Harm; 2]) -> BTreeMap<i64, f64> {
     let r = &g.rules;
     let t = &r.tables;
     let plain = three_d6_distribution(false);
@@ -114,7 +165,8 @@ fn victory_law(g: &Gurps, rows: [&CatastropheRow; 2]) -> BTreeMap<i64, f64> {
     let ts_bonus = ratio_bonus(t, troops[large] / troops[small], tl_lead);
     let skill = [0, 1].map(|s| {
         let side = &r.sides[s];
-        let base = if rows[s].commander == LeaderHarm::Killed {
+        let out = rows[s].commander == LeaderHarm::Killed || harms[s] == Harm::WoundedDown;
+        let base = if out {
             (side.strategy + 1) / 2
         } else {
             side.strategy
@@ -148,10 +200,15 @@ struct Sums {
     killed: Vec<f64>,
     /// Per PC: P(captured).
     captured: Vec<f64>,
-    /// Per PC: the weight of each (HP lost to a Catastrophe wound,
-    /// losing-side penalty) with which he rolls Survival.
-    rolls_from: Vec<Vec<[f64; MAX_PENALTY + 1]>>,
+    /// Per PC: the weight of each (HP lost to a Catastrophe wound, state
+    /// it left, losing-side penalty) with which he rolls Survival.
+    rolls_from: Vec<RollsFrom>,
 }
+
+/// Per HP lost to a Catastrophe wound, per state it left (as
+/// [`State::ALL`]), per losing-side penalty: the weight with which a PC
+/// rolls Survival from there.
+type RollsFrom = Vec<[[f64; MAX_PENALTY + 1]; 5]>;
 
 impl Sums {
     fn new(g: &Gurps) -> Sums {
@@ -165,24 +222,18 @@ impl Sums {
             glory: vec![vec![0.0; t.glory.len() + 1]; n],
             killed: vec![0.0; n],
             captured: vec![0.0; n],
-            rolls_from: vec![vec![[0.0; MAX_PENALTY + 1]; WOUND_MAX + 1]; n],
+            rolls_from: vec![vec![[[0.0; MAX_PENALTY + 1]; 5]; WOUND_MAX + 1]; n],
         }
     }
 
     /// Adds one pair of Catastrophe rows, of probability `weight`, with the
     /// margin law `victory` it gives.
-    fn add_day(
-        &mut self,
-        g: &Gurps,
-        rows: [&CatastropheRow; 2],
-        (victory, fate_given): (&BTreeMap<i64, f64>, &FatesGiven),
-        weight: f64,
-        wound: &[f64],
-    ) {
+    fn add_day(&mut self, g: &Gurps, day: &Day, weight: f64, wound: &[f64; WOUND_MAX + 1]) {
         let t = &g.rules.tables;
+        let rows = day.rows;
         let (winner, result) = (&mut self.winner, &mut self.result);
-        for (&first, &q) in victory {
-            for end in endings(g, rows, fate_given, first) {
+        for (&first, &q) in day.victory {
+            for end in endings(g, day, first) {
                 let (v, w) = (end.margin, weight * q * end.chance);
                 winner[match v.signum() {
                     1 => 0,
@@ -196,20 +247,13 @@ impl Sums {
             }
         }
         for i in 0..g.rules.heroes.len() {
-            self.add_hero(g, i, rows, victory, weight, wound);
+            self.add_hero(g, i, day, weight, wound);
         }
     }
 
     /// Adds PC `i`'s Catastrophe harm, Glory and Survival for one pair of rows.
-    fn add_hero(
-        &mut self,
-        g: &Gurps,
-        i: usize,
-        rows: [&CatastropheRow; 2],
-        victory: &BTreeMap<i64, f64>,
-        weight: f64,
-        wound: &[f64],
-    ) {
+    fn add_hero(&mut self, g: &Gurps, i: usize, day: &Day, weight: f64, wound: &[f64; WOUND_MAX + 1]) {
+        let (rows, victory) = (day.rows, day.victory);
         let r = &g.rules;
         let t = &r.tables;
         let h = &r.heroes[i];
@@ -225,19 +269,19 @@ impl Sums {
         survival[i][0] += weight * out;
         glory[i][0] += weight * out;
         killed[i] += weight * out;
-        let wounded = match h.role {
-            Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Wounded => 1.0,
-            Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Wounded => {
-                1.0 / r.sides[h.side].major_units as f64
+        // HP lost to a wound (2d − DR, at least 0) and the state it
+        // leaves, with their chance.
+        let mix = match h.role {
+            Role::ArmyCommander if rows[h.side].commander == LeaderHarm::Wounded => {
+                vec![(day.harms[h.side], 1.0)]
             }
-            _ => 0.0,
+            Role::UnitCommander if rows[h.side].major_leader == LeaderHarm::Wounded => {
+                let wounded = 1.0 / r.sides[h.side].major_units as f64;
+                vec![(Harm::None, 1.0 - wounded), (Harm::Wounded, wounded)]
+            }
+            _ => vec![(Harm::None, 1.0)],
         };
-        // HP lost to the wound (2d − DR, at least 0) and its chance.
-        let mut wound_law = [0.0f64; WOUND_MAX + 1];
-        wound_law[0] += 1.0 - wounded;
-        for (roll, &q) in wound.iter().enumerate() {
-            wound_law[(roll as i64 - h.own_dr).max(0) as usize] += wounded * q;
-        }
+        let wound_law = pre_contest(g, i, &mix, wound);
         let glory_rows =
             category_distribution(&t.glory, (h.combat_skill - h.risk).min(COMBAT_CAP), false);
         for (row, q) in glory_rows.iter().enumerate() {
@@ -250,9 +294,11 @@ impl Sums {
             } else {
                 0
             };
-            for (w, &pw) in wound_law.iter().enumerate() {
-                rolls_from[i][w][(penalty as usize).min(MAX_PENALTY)] +=
-                    weight * (1.0 - out) * q * pw;
+            for (w, by_state) in wound_law.iter().enumerate() {
+                for (before, &pw) in by_state.iter().enumerate() {
+                    rolls_from[i][w][before][(penalty as usize).min(MAX_PENALTY)] +=
+                        weight * (1.0 - out) * q * pw;
+                }
             }
             let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
             for (row, c) in category_distribution(&t.survival, skill, h.luck)
@@ -375,32 +421,87 @@ enum Harm {
     None = 0,
     Wounded = 1,
     Killed = 2,
+    /// Wounded, and still conscious when the contest is rolled.
+    WoundedStanding = 3,
+    /// Wounded, and knocked out (down or dead) by it before the contest.
+    WoundedDown = 4,
+}
+
+impl Harm {
+    /// Every harm, as [`FatesGiven`] indexes them.
+    const ALL: [Harm; 5] = [
+        Harm::None,
+        Harm::Wounded,
+        Harm::Killed,
+        Harm::WoundedStanding,
+        Harm::WoundedDown,
+    ];
+}
+
+/// A PC's HP lost and state before the contest, per HP lost (as
+/// [`State::ALL`]), mixed from `mix`'s harms with their shares: none, or a
+/// Catastrophe's 2d − DR wound (split by whether it knocks him out, each
+/// part given that it did or did not).
+fn pre_contest(g: &Gurps, i: usize, mix: &[(Harm, f64)], wound: &[f64; WOUND_MAX + 1]) -> Vec<[f64; 5]> {
+    let h = &g.rules.heroes[i];
+    let mut law = vec![[0.0f64; 5]; WOUND_MAX + 1];
+    let wound_states = |w: i64| injury_law(h.hp, h.ht, 0, w, State::Unhurt);
+    let down_chance = || -> f64 {
+        (wound.iter().enumerate())
+            .map(|(roll, &q)| {
+                let states = wound_states((roll as i64 - h.own_dr).max(0));
+                q * (states[State::Down as usize] + states[State::Dead as usize])
+            })
+            .sum()
+    };
+    for &(harm, share) in mix {
+        let (keep, norm): (fn(usize) -> bool, f64) = match harm {
+            Harm::None | Harm::Killed => {
+                law[0][State::Unhurt as usize] += share;
+                continue;
+            }
+            Harm::Wounded => (|_| true, 1.0),
+            Harm::WoundedStanding => (|s| s < State::Down as usize, 1.0 - down_chance()),
+            Harm::WoundedDown => (|s| s >= State::Down as usize, down_chance()),
+        };
+        if norm == 0.0 {
+            continue;
+        }
+        for (roll, &q) in wound.iter().enumerate() {
+            let w = (roll as i64 - h.own_dr).max(0);
+            for (s, &p) in wound_states(w).iter().enumerate() {
+                if p > 0.0 && keep(s) {
+                    law[w as usize][s] += share * q * p / norm;
+                }
+            }
+        }
+    }
+    law
 }
 
 /// Per PC, harm and losing-side penalty: his chances of ending the day out
 /// of action (down or dead) and dead.
-type FatesGiven = Vec<[[(f64, f64); MAX_PENALTY + 1]; 3]>;
+type FatesGiven = Vec<[[(f64, f64); MAX_PENALTY + 1]; 5]>;
 
 fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
     g.rules
         .heroes
         .iter()
         .enumerate()
-        .map(|(i, h)| {
-            let mut by_harm = [[(0.0, 0.0); MAX_PENALTY + 1]; 3];
-            for harm in [Harm::None, Harm::Wounded, Harm::Killed] {
+        .map(|(i, _)| {
+            let mut by_harm = [[(0.0, 0.0); MAX_PENALTY + 1]; 5];
+            for harm in Harm::ALL {
+                let pre = pre_contest(g, i, &[(harm, 1.0)], wound);
                 for penalty in 0..=MAX_PENALTY {
-                    let mut rolls_from = vec![[0.0f64; MAX_PENALTY + 1]; WOUND_MAX + 1];
+                    let mut rolls_from = vec![[[0.0f64; MAX_PENALTY + 1]; 5]; WOUND_MAX + 1];
                     let killed = match harm {
                         Harm::Killed => 1.0,
-                        Harm::Wounded => {
-                            for (roll, &q) in wound.iter().enumerate() {
-                                rolls_from[(roll as i64 - h.own_dr).max(0) as usize][penalty] += q;
+                        _ => {
+                            for (w, by_state) in pre.iter().enumerate() {
+                                for (s, &p) in by_state.iter().enumerate() {
+                                    rolls_from[w][s][penalty] = p;
+                                }
                             }
-                            0.0
-                        }
-                        Harm::None => {
-                            rolls_from[0][penalty] = 1.0;
                             0.0
                         }
                     };
@@ -421,11 +522,10 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
 fn add_party(
     g: &Gurps,
     (parties, party, captured): (&Parties, &mut Histograms<f64>, &mut [f64]),
-    fate_given: &FatesGiven,
-    rows: [&super::tables::CatastropheRow; 2],
-    victory: &std::collections::BTreeMap<i64, f64>,
+    day: &Day,
     weight: f64,
 ) {
+    let (rows, victory, fate_given) = (day.rows, day.victory, day.fate_given);
     let r = &g.rules;
     let t = &r.tables;
     // The struck major unit of each side, each equally likely (none when the
@@ -440,7 +540,7 @@ fn add_party(
     };
     let harm_of = |h: &HeroRules, unit: Option<u32>| {
         let leader = match h.role {
-            Role::ArmyCommander => rows[h.side].commander,
+            Role::ArmyCommander => return day.harms[h.side],
             Role::UnitCommander if unit.is_some() && unit == h.major_unit => {
                 rows[h.side].major_leader
             }
@@ -472,7 +572,7 @@ fn add_party(
                         continue;
                     }
                     if r.leader_fall == LeaderFall::SameDay {
-                        for end in endings(g, rows, fate_given, v) {
+                        for end in endings(g, day, v) {
                             let last = if h.side == 0 { end.margin } else { -end.margin };
                             if last < 0 && t.battle_results[t.result_row(-last)].captures_commander {
                                 captured[i] += weight * p0 * p1 * q * end.chance * end.alive[h.side];
@@ -507,7 +607,7 @@ struct Ending {
 /// whom the Catastrophe left standing may fall in his Survival roll, given
 /// his penalty; a fall halves his side's base Strategy for the final roll,
 /// which the same dice settle again.
-fn endings(g: &Gurps, rows: [&CatastropheRow; 2], fate_given: &FatesGiven, first: i64) -> Vec<Ending> {
+fn endings(g: &Gurps, day: &Day, first: i64) -> Vec<Ending> {
     let r = &g.rules;
     // Per side: (fell, chance, chance alive given that) for its commander.
     let sides = [0, 1].map(|s| {
@@ -517,13 +617,12 @@ fn endings(g: &Gurps, rows: [&CatastropheRow; 2], fate_given: &FatesGiven, first
         let margin = if s == 0 { first } else { -first };
         let penalty = if margin < 0 { -margin / LOSING_PENALTY_STEP } else { 0 };
         let penalty = (penalty as usize).min(MAX_PENALTY);
-        let harm = match rows[s].commander {
-            LeaderHarm::None => Harm::None,
-            LeaderHarm::Wounded => Harm::Wounded,
-            LeaderHarm::Killed => Harm::Killed,
-        };
-        let (out, dead) = fate_given[i][harm as usize][penalty];
-        if r.leader_fall == LeaderFall::NextDay || harm == Harm::Killed {
+        let harm = day.harms[s];
+        let (out, dead) = day.fate_given[i][harm as usize][penalty];
+        // Out before the contest (killed, or knocked out by the wound), he
+        // has no fall to make.
+        let gone = matches!(harm, Harm::Killed | Harm::WoundedDown);
+        if r.leader_fall == LeaderFall::NextDay || gone {
             return vec![(false, 1.0, 1.0 - dead)];
         }
         let mut falls = vec![(false, 1.0 - out, 1.0)];
@@ -569,25 +668,30 @@ fn injuries(
     g: &Gurps,
     i: usize,
     killed: f64,
-    rolls_from: &[[f64; MAX_PENALTY + 1]],
+    rolls_from: &[[[f64; MAX_PENALTY + 1]; 5]],
 ) -> ([f64; 5], Vec<f64>) {
     let t = &g.rules.tables;
     let h = &g.rules.heroes[i];
     let mut state = [0.0f64; 5];
     let mut hp_lost = vec![0.0f64; g.max_hp_lost(h) + 1];
-    // Struck by a Catastrophe 17/18: unconscious with its 2d wound, which
-    // (as the exact method requires) leaves him above 0 HP.
-    state[State::Down as usize] += killed;
+    // Struck by a Catastrophe 17/18: unconscious at least, with its 2d
+    // wound, which may kill him.
+    let dies: f64 = (two_d6_distribution().iter().enumerate())
+        .map(|(roll, &q)| {
+            let w = (roll as i64 - h.own_dr).max(0);
+            q * injury_law(h.hp, h.ht, 0, w, State::Unhurt)[State::Dead as usize]
+        })
+        .sum();
+    state[State::Down as usize] += killed * (1.0 - dies);
+    state[State::Dead as usize] += killed * dies;
     for (roll, &q) in two_d6_distribution().iter().enumerate() {
         hp_lost[(roll as i64 - h.own_dr).max(0) as usize] += killed * q;
     }
     let columns = column_damage(t, h);
-    for (w, by_penalty) in rolls_from.iter().enumerate() {
-        let before = if w == 0 {
-            State::Unhurt
-        } else {
-            State::Wounded
-        };
+    for (w, (before, by_penalty)) in (rolls_from.iter().enumerate())
+        .flat_map(|(w, by_state)| by_state.iter().enumerate().map(move |b| (w, b)))
+    {
+        let before = State::ALL[before];
         for (penalty, &mass) in by_penalty.iter().enumerate() {
             if mass == 0.0 {
                 continue;
@@ -618,7 +722,9 @@ fn injuries(
                     for (slot, l) in state.iter_mut().zip(law) {
                         *slot += p * l;
                     }
-                    hp_lost[w + d] += p;
+                    // The dead (a Catastrophe's wound killed him) lose no more.
+                    let taken = if before == State::Dead { 0 } else { d };
+                    hp_lost[w + taken] += p;
                 }
             }
         }
