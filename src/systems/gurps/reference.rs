@@ -760,21 +760,33 @@ mod tests {
     #[test]
     fn a_fallen_pc_unit_leader_costs_morale_on_the_days_after() {
         let casualties = |morale: i64| {
-            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
-                t.replacen("strategy = 14", "strategy = 22", 1).replacen(
+            let g = hollin_with_frail_gawen("days = 3", morale);
+            let tables = &g.rules.tables;
+            assert_eq!(tables.leader_out_morale().map(|(_, m)| m), Some(morale));
+            kingdom_casualties(g, morale)
+        };
+        assert_costs_casualties(casualties(-5), casualties(0));
+    }
+
+    /// Hollin with `days` (its `days = 3` line rewritten), the Rebels far
+    /// the better strategists and Sir Gawen made frail (he falls on most
+    /// days); no Catastrophe but the last row, which kills a major unit's
+    /// leader and costs `morale`.
+    fn hollin_with_frail_gawen(days: &str, morale: i64) -> Gurps {
+        let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
+            t.replacen("days = 3", days, 1)
+                .replacen("strategy = 14", "strategy = 22", 1)
+                .replacen(
                     "weapon_skill = 16\ncombat_reflexes = true\nhp = 14\nht = 13\ndr = 5",
                     "weapon_skill = 6\ncombat_reflexes = true\nhp = 1\nht = 3\ndr = 0",
                     1,
                 )
-            });
-            let g = with_catastrophes(g, 2, |_| {});
-            let mut tables = g.rules.tables.clone();
-            let last = tables.catastrophe.last_mut().unwrap();
-            (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
-            assert_eq!(tables.leader_out_morale().map(|(_, m)| m), Some(morale));
-            kingdom_casualties(Gurps::new(g.parsed, tables), morale)
-        };
-        assert_costs_casualties(casualties(-5), casualties(0));
+        });
+        let g = with_catastrophes(g, 2, |_| {});
+        let mut tables = g.rules.tables.clone();
+        let last = tables.catastrophe.last_mut().unwrap();
+        (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
+        Gurps::new(g.parsed, tables)
     }
 
     /// Hollin cut to one day, its general at Risk −6 with DR 1 and 10 HP
@@ -809,25 +821,14 @@ mod tests {
     /// Under `same_day` a PC unit leader who falls costs his side's units
     /// the leader-killing row's Morale in that day's casualties; under
     /// `next_day` not before the next day, so a one-day battle's losses do
-    /// not depend on that row's Morale beyond the row's own rolls. Sir Gawen made frail falls on most
-    /// days; the Kingdom, badly beaten, routs more with −5 than with 0.
+    /// not depend on that row's Morale beyond the row's own rolls. Sir
+    /// Gawen made frail falls on most days; the Kingdom, badly beaten,
+    /// routs more with −5 than with 0.
     #[test]
     fn a_fallen_unit_leaders_morale_counts_that_day_only_under_same_day() {
         let casualties = |reading: &str, morale: i64| {
-            let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
-                t.replacen("days = 3", &format!("days = 1\nleader_fall = \"{reading}\""), 1)
-                    .replacen("strategy = 14", "strategy = 22", 1)
-                    .replacen(
-                        "weapon_skill = 16\ncombat_reflexes = true\nhp = 14\nht = 13\ndr = 5",
-                        "weapon_skill = 6\ncombat_reflexes = true\nhp = 1\nht = 3\ndr = 0",
-                        1,
-                    )
-            });
-            let g = with_catastrophes(g, 2, |_| {});
-            let mut tables = g.rules.tables.clone();
-            let last = tables.catastrophe.last_mut().unwrap();
-            (last.major_leader, last.morale_all) = (LeaderHarm::Killed, morale);
-            kingdom_casualties(Gurps::new(g.parsed, tables), morale)
+            let days = format!("days = 1\nleader_fall = \"{reading}\"");
+            kingdom_casualties(hollin_with_frail_gawen(&days, morale), morale)
         };
         assert_costs_casualties(casualties("same_day", -5), casualties("same_day", 0));
         // Under next_day the fall's Morale is never read in one day (only
