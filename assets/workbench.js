@@ -27,11 +27,15 @@ const answers = {
 function battleKey() {
   const mode = document.querySelector("input[name=mode]:checked").value;
   return JSON.stringify({
-    toml: $("toml").value,
-    name: scenarioName(),
-    tables: tables.edited,
+    battle: battleText(),
     run: { precision: mode === "precision" ? $("precision").value : null, trials: $("trials").value, seed: $("seed").value },
   });
+}
+
+// The battle on the page (its text, its name, its edited tables), as one
+// text: a reply to a request about another one is of no use any more.
+function battleText() {
+  return JSON.stringify({ toml: $("toml").value, name: scenarioName(), tables: tables.edited });
 }
 
 // The battle on the page in words, with `settings` (what it fights, its seed), for an answer to name.
@@ -41,9 +45,10 @@ function battleWords(settings) {
   return `${name}${edited.length ? ` with the page's ${edited.join(", ")} table${edited.length > 1 ? "s" : ""}` : ""}${settings ? `, ${settings}` : ""}`;
 }
 
-// Answer `which` is now the battle on the page's.
-function answered(which, what) {
-  answers[which].key = battleKey();
+// Answer `which` is now the one shown: it was asked of the battle `key`
+// (taken when it was asked, not when the server replied), `what` in words.
+function answered(which, what, key) {
+  answers[which].key = key;
   answers[which].what = what;
   markStale();
 }
@@ -101,11 +106,14 @@ async function loadScenario() {
   const name = $("pick").value;
   if (!name) return;
   const { ok, body } = await api("/api/scenarios/" + name.split("/").map(encodeURIComponent).join("/"));
+  // Another battle was picked meanwhile: its own load fills the page.
+  if ($("pick").value !== name) return;
   if (ok) {
     $("toml").value = body;
     // A new battle's count and seed are its own.
     $("trials").value = $("seed").value = "";
     tables.clear();
+    markStale();
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
     asked = {};
@@ -143,7 +151,10 @@ async function drawForm(answer) {
 
 // The TOML text changed: read it again for the form, then check it.
 async function fromToml() {
+  const asked = battleText();
   const result = await post("/api/document", { toml: $("toml").value });
+  // The text changed meanwhile: its own reading follows.
+  if (battleText() !== asked) return;
   if (!result.ok) {
     showErrors(rejection(result));
     return;
@@ -355,6 +366,10 @@ async function loadTuned(id, files) {
 async function answer(question, label, shown, done) {
   const data = { toml: $("toml").value, name: scenarioName(), ask: question };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
+  // The battle asked of, as it is now: the answer carries it.
+  const key = battleKey();
+  const seed = $("seed").value;
+  const name = battleWords();
   sending(shown, label);
   const result = await post("/api/analyses", data).finally(() => {
     shown.button.disabled = false;
@@ -368,8 +383,8 @@ async function answer(question, label, shown, done) {
   const id = result.body.id;
   const which = label === "compare" ? "compare" : "ask";
   // The battle it answers, with the battles it fights as the server holds them.
-  const what = `${label} ${result.body.number} of ${battleWords(`${result.body.battles}, seed ${$("seed").value}`)}`;
-  answered(which, what);
+  const what = `${label} ${result.body.number} of ${name}, ${result.body.battles}, seed ${seed}`;
+  answered(which, what, key);
   shown.button.disabled = true;
   shown.status.textContent = `${what}: queued`;
   if (shown.stop) {
@@ -419,12 +434,16 @@ function applyEdits(edits, redraw) {
 }
 
 async function editNow(edits, redraw) {
-  const result = await post("/api/edit", { toml: $("toml").value, edits });
+  const toml = $("toml").value;
+  const result = await post("/api/edit", { toml, edits });
+  // Another battle is on screen now: this edit was of one gone.
+  if ($("toml").value !== toml) return;
   if (!result.ok) {
     showErrors(rejection(result));
     return;
   }
   $("toml").value = result.body.toml;
+  markStale();
   if (redraw) await drawForm(result.body);
   await check();
 }
@@ -482,7 +501,10 @@ function rejection(result) {
 async function check() {
   const data = { toml: $("toml").value, name: scenarioName() };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
+  const asked = battleText();
   const result = await post("/api/check", data);
+  // The battle changed meanwhile: its own check follows.
+  if (battleText() !== asked) return false;
   if (result.ok) {
     showErrors([]);
     const s = result.body;
@@ -497,6 +519,7 @@ async function check() {
     }
     $("trials").max = s.max_trials;
     checkedAs = { trials: s.trials, seed: s.seed };
+    markStale();
     // A refusal beside Run is over once the battle checks.
     if ($("status").textContent.startsWith("refused")) $("status").textContent = "";
     for (const id of ["precision", "trials", "seed"]) $(id).classList.remove("invalid");
@@ -591,6 +614,9 @@ async function run() {
   await syncRunSettings();
   const data = request();
   if (previous !== null) data.baseline = previous;
+  // The battle run, as it is when Run posts it: its answer carries it.
+  const key = battleKey();
+  const words = battleWords(runWords());
   const result = await post("/api/runs", data);
   if (!result.ok) {
     // Said beside the button, and no "valid" left standing beside Check.
@@ -602,7 +628,7 @@ async function run() {
     return;
   }
   showErrors([]);
-  answered("run", `run ${result.body.number} of ${battleWords(runWords())}`);
+  answered("run", `run ${result.body.number} of ${words}`, key);
   follow(result.body.id, data.precision !== undefined ? $("precision").value : undefined);
 }
 
@@ -613,6 +639,11 @@ function follow(id, precision) {
   $("run").disabled = $("run-near").disabled = true;
   $("stop").disabled = false;
   $("files").replaceChildren();
+  // The last run's answer leaves with it: until this run's first count
+  // comes, the verdict says only that it is on its way.
+  $("verdict").replaceChildren(el("p", { class: "muted", text: `${answers.run.what}: on its way…` }));
+  $("run-flags").replaceChildren();
+  $("metrics").replaceChildren();
   const onState = (event) => draw(JSON.parse(event.data));
   source.addEventListener("update", onState);
   source.addEventListener("end", (event) => {

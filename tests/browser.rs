@@ -1536,3 +1536,115 @@ fn a_designer_tunes_the_survival_table_loads_it_into_the_grid_and_runs_it() {
         .unwrap_or_else(|| panic!("no party risk in {verdict}"));
     assert!(risk <= 10.0, "{verdict}");
 }
+
+/// The stress a user puts the workbench under, in the page: a seeded
+/// sequence of battle switches, edits (a run's count in its field, a line
+/// typed in the TOML) and runs, 0–150 ms apart. Beside it, a watcher the
+/// page does not know of records what each run was posted with (wrapping
+/// `fetch`) and which run's answer the verdict shows (wrapping
+/// `EventSource`), and checks after every event the page handles and every
+/// 5 ms: a verdict shown unmarked must be of the battle on screen (its
+/// TOML, its name, its count and seed), and a marked one's note must name
+/// the battle it was run for.
+const STRESS: &str = r#"(async (seed) => {
+  const $ = (id) => document.getElementById(id);
+  let state = seed >>> 0;
+  const random = () => { state = (state + 0x6D2B79F5) >>> 0; let t = state; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  if (!window.watching) {
+    window.watching = true;
+    window.posted = {}; window.violations = []; window.shownRun = null; window.inFlight = 0;
+    const realFetch = window.fetch;
+    window.fetch = async (path, options) => {
+      window.inFlight++;
+      try {
+        const response = await realFetch(path, options);
+        if (path === '/api/runs' && options && options.method === 'POST' && response.ok) {
+          const body = JSON.parse(options.body);
+          const reply = await response.clone().json();
+          window.posted[reply.id] = { toml: body.toml, name: body.name || '', trials: String(body.trials), seed: String(body.seed) };
+        }
+        return response;
+      } finally { window.inFlight--; }
+    };
+    window.watch = (when) => {
+      const verdict = $('verdict');
+      if (window.shownRun === null || !verdict.querySelector('p:not(.muted)')) return;
+      const asked = window.posted[window.shownRun];
+      if (!asked) { window.violations.push({ when, run: window.shownRun, why: 'a verdict of a run the page never posted' }); return; }
+      const same = asked.toml === $('toml').value && asked.name === $('pick').value && asked.trials === $('trials').value && asked.seed === $('seed').value;
+      const marked = verdict.classList.contains('stale') && !$('run-stale').hidden;
+      if (!same && !marked) window.violations.push({ when, run: window.shownRun, asked: asked.name, on_screen: $('pick').value, why: 'another battle\'s verdict, unmarked', differs: ['toml', 'trials', 'seed'].filter((k) => asked[k] !== $(k).value) });
+      const stem = asked.name.split('/').pop();
+      if (marked && !$('run-stale').textContent.includes(stem)) window.violations.push({ when, run: window.shownRun, asked: asked.name, note: $('run-stale').textContent, why: 'the note names another battle' });
+    };
+    const RealSource = window.EventSource;
+    window.EventSource = class extends RealSource {
+      constructor(url) { super(url); this.run = Number(/runs\/(\d+)\/events/.exec(url)[1]); }
+      addEventListener(type, listener, options) {
+        super.addEventListener(type, (event) => { listener(event); window.shownRun = this.run; window.watch(`${type} of run ${this.run}`); }, options);
+      }
+    };
+    setInterval(() => window.watch('between events'), 5);
+  }
+  const battles = ['gurps/ambush_at_the_ford.toml', 'war_cards/knights_vs_pikes.toml', 'seventh_sea/even_field_battle.toml'];
+  const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+  const actions = {
+    switch: () => { $('pick').value = pick(battles); $('pick').dispatchEvent(new Event('change', { bubbles: true })); },
+    run: () => $('run').disabled || $('run').click(),
+    count: () => { $('trials').value = String(1000 * (2 + Math.floor(random() * 18))); $('trials').dispatchEvent(new Event('input', { bubbles: true })); $('trials').dispatchEvent(new Event('change', { bubbles: true })); },
+    type: () => { $('toml').value += `\n# note ${Math.floor(random() * 1000)}`; $('toml').dispatchEvent(new Event('input', { bubbles: true })); },
+  };
+  const names = ['switch', 'switch', 'run', 'run', 'run', 'count', 'type'];
+  const done = [];
+  for (let i = 0; i < 40; i++) {
+    const action = pick(names);
+    done.push(action);
+    actions[action]();
+    await sleep(Math.floor(random() * 150));
+  }
+  return done.join(' ');
+})"#;
+
+/// Issue 58, point 1: an answer carries the battle it was asked of, and
+/// the page shows it as current only while that battle is on screen.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn under_a_stress_of_switches_edits_and_runs_no_other_battles_answer_passes_as_current() {
+    // Small runs, so the stress's runs end while it goes on.
+    let server = Server::start(&["--max-trials", "20000"]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    page.wait_for(
+        "the ambush",
+        "document.getElementById('checked')?.textContent.startsWith('valid')",
+    );
+    let mut verdicts = 0;
+    for seed in 1..=12 {
+        let actions = page.eval(&format!("{STRESS}({seed})"));
+        // Settled: no request on its way, no run going on.
+        page.wait_for(
+            "the page to settle",
+            "window.inFlight === 0 && !document.getElementById('run').disabled && document.getElementById('checked').textContent !== ''",
+        );
+        page.eval("window.watch('settled')");
+        let violations = page.eval("window.violations");
+        assert_eq!(
+            violations,
+            json!([]),
+            "seed {seed}, actions {actions}: another battle's answer passed as current"
+        );
+        if page.eval("window.shownRun !== null") == true {
+            verdicts += 1;
+        }
+    }
+    // The stress did show answers for the watcher to check.
+    assert!(
+        verdicts >= 6,
+        "only {verdicts} of 12 sequences showed a verdict"
+    );
+}
