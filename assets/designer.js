@@ -42,6 +42,10 @@ export class Designer {
 
   draw() {
     const d = this.deck;
+    // The cell or card button that has focus keeps it through the redraw
+    // (a keyboard user changing a cell stays on it).
+    const active = document.activeElement;
+    const focused = this.box.contains(active) ? active.dataset.cell ?? (active.dataset.card && `card ${active.dataset.card}`) : undefined;
     this.box.querySelector("#deck-errors").textContent = "";
     const tabs = this.box.querySelector("#deck-cards");
     tabs.replaceChildren();
@@ -50,6 +54,7 @@ export class Designer {
       b.type = "button";
       b.className = c === this.card ? "" : "quiet";
       b.textContent = `Card ${c + 1}`;
+      b.dataset.card = c;
       b.addEventListener("click", () => {
         this.card = c;
         this.draw();
@@ -84,6 +89,12 @@ export class Designer {
       });
     });
     this.box.querySelector("#deck-grid").replaceChildren(table);
+    if (focused !== undefined) {
+      const again = focused.startsWith("card ")
+        ? tabs.querySelector(`[data-card="${focused.slice(5)}"]`)
+        : table.querySelector(`select[data-cell="${focused}"]`);
+      if (again) again.focus();
+    }
     this.box.querySelector("#deck-findings").textContent = d.findings;
     // Each odd cell named in words; a click shows it in the grid.
     const list = this.box.querySelector("#deck-anomalies");

@@ -162,6 +162,10 @@ export class TableGrid {
     delete this.edited[this.current.grid.name];
     this.setBattle(this.tables);
     await this.show(this.current.grid.name);
+    // The button is disabled now (nothing left to undo): the keyboard
+    // goes on from the table's first cell, not from the page's top.
+    const first = this.box.querySelector("#table-grid [data-sweep]");
+    if (first) first.focus();
     await this.changed();
   }
 
@@ -289,11 +293,25 @@ export class TableGrid {
     }
     field.addEventListener("change", () => {
       const value = this.valueOf(field, input);
+      // An emptied cell is no edit (the table keeps its value, the cell
+      // stays open to type another): it says so where it is.
+      if (value === undefined && cell) {
+        const kept = JSON.stringify(cell.value).replace(/^-/, "\u2212");
+        this.emptied(td, `${this.current.grid.name} table, ${where}, ${column.title}: empty; type a value${input.hint ? ` (allowed: ${input.hint})` : ""}; until then the table keeps ${kept}`);
+        return;
+      }
       if (cell && same(value, cell.value)) return;
       this.setCell(cell, value);
     });
     td.prepend(field);
     return td;
+  }
+
+  /// Marks cell `td` with `message` (replacing an earlier one).
+  emptied(td, message) {
+    td.classList.add("invalid");
+    const shown = td.querySelector(".field-error") || td.appendChild(el("div", { class: "field-error" }));
+    shown.textContent = message;
   }
 
   valueOf(field, input) {

@@ -128,6 +128,19 @@ function scenarioName() {
   return name || undefined;
 }
 
+// A refusal shown where the reader is: focus moves to the first place at
+// fault (a field of the Run panel or the form, a table's cell, else the
+// list of errors), scrolled into view with its own message beside it.
+function showFault(id) {
+  const at =
+    (id && $(id)) ||
+    (!$("form").hidden && document.querySelector("#form .field.invalid input, #form .field.invalid select")) ||
+    document.querySelector("#table-grid td.invalid [data-sweep]") ||
+    ($("errors").childElementCount ? $("errors") : $("status"));
+  at.scrollIntoView({ block: "center" });
+  at.focus({ preventScroll: true });
+}
+
 function showErrors(errors) {
   errors = tables.showErrors(errors);
   form.showErrors(errors);
@@ -607,6 +620,7 @@ async function run() {
     $("status").textContent = "refused: " + wrong.map((w) => w.message).join("; ");
     $("checked").textContent = "";
     markStale();
+    showFault(wrong[0].id);
     return;
   }
   if (latest && latest.status === "done") previous = latest.id;
@@ -625,6 +639,7 @@ async function run() {
     $("status").textContent = "refused: " + errors.map((e) => (e.key ? `${e.key}: ` : "") + e.message).join("; ");
     $("checked").textContent = "";
     markStale();
+    showFault();
     return;
   }
   showErrors([]);

@@ -156,6 +156,8 @@ impl Browser {
         let code = match key {
             "Enter" => 13,
             "Tab" => 9,
+            "Backspace" => 8,
+            "ArrowDown" => 40,
             other => panic!("no key code for {other}"),
         };
         for kind in ["keyDown", "keyUp"] {
@@ -164,6 +166,20 @@ impl Browser {
                 json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code }),
             );
         }
+    }
+
+    /// Types `text` into the focused field, as the keyboard would.
+    fn insert_text(&mut self, text: &str) {
+        self.call("Input.insertText", json!({ "text": text }));
+    }
+
+    /// Focuses the field `selector` names and selects what it holds, as
+    /// a keyboard user arriving in it with Tab finds it.
+    fn focus_all(&mut self, selector: &str) {
+        let script = format!(
+            "(() => {{ const f = document.querySelector({selector:?}); f.focus(); f.select(); return document.activeElement === f; }})()"
+        );
+        assert_eq!(self.eval(&script), true, "{selector}");
     }
 
     /// Enter on the focused button, as the keyboard sends it (the key with
@@ -1647,4 +1663,131 @@ fn under_a_stress_of_switches_edits_and_runs_no_other_battles_answer_passes_as_c
         verdicts >= 6,
         "only {verdicts} of 12 sequences showed a verdict"
     );
+}
+
+/// Issue 58, points 2, 3 and 6, by keyboard only, at 1280 and 390 px: a
+/// refused Run takes the reader to the field at fault, its message in
+/// view; an emptied table cell stays open to type again and says so; Undo
+/// edits and a deck designer's cell keep the keyboard where it was.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn by_keyboard_a_fault_is_shown_where_the_reader_is_and_focus_stays_in_the_grids() {
+    let server = Server::start(&[]);
+    for phone in [false, true] {
+        let Some(mut page) = ambush_page(&server) else {
+            return;
+        };
+        if phone {
+            page.as_phone(844);
+        }
+        page.wait_for(
+            "the ambush",
+            "document.getElementById('checked')?.textContent.startsWith('valid')",
+        );
+        // Point 2: −40 troops typed, Run pressed at the top of the page.
+        let troops = r#".field[data-path='["sides",0,"troop_strength"]'] input"#;
+        page.focus_all(troops);
+        page.insert_text("-40");
+        page.press("Tab");
+        page.wait_for(
+            "the field's message",
+            "document.querySelector('.field.invalid .field-error')?.textContent",
+        );
+        // The phone's Run sits at the top, by the scenario; a desktop's in its panel.
+        let run = if phone { "run-near" } else { "run" };
+        page.eval(&format!(
+            "window.scrollTo(0, 0); document.getElementById({run:?}).focus()"
+        ));
+        page.activate();
+        page.wait_for(
+            "the refusal",
+            "document.getElementById('status').textContent.startsWith('refused')",
+        );
+        let seen = page.wait_for(
+            "focus on the field at fault",
+            &format!(
+                "(() => {{ const f = document.querySelector({troops:?}); const m = f.closest('.field').querySelector('.field-error');
+                   const r = m.getBoundingClientRect(); const i = f.getBoundingClientRect();
+                   return document.activeElement === f && r.top >= 0 && r.bottom <= innerHeight && i.top >= 0 && i.bottom <= innerHeight && m.textContent; }})()"
+            ),
+        );
+        assert!(seen.as_str().unwrap().contains("troop_strength"), "{seen}");
+        page.screenshot(if phone {
+            "fault-in-view-phone"
+        } else {
+            "fault-in-view"
+        });
+
+        // Point 3: Survival B's min margin emptied, then Tab.
+        page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+        let cell = "#table-grid [data-sweep='tables.survival.rows.B.min_margin']";
+        page.wait_for("the grid", &format!("document.querySelector({cell:?})"));
+        page.focus_all(cell);
+        page.press("Backspace");
+        page.press("Tab");
+        let said = page.wait_for(
+            "the emptied cell's message",
+            &format!("document.querySelector({cell:?}).closest('td').querySelector('.field-error')?.textContent"),
+        );
+        let said = said.as_str().unwrap();
+        assert!(
+            said.starts_with("survival table, Rows B, Min margin: empty")
+                && said.contains("empty")
+                && said.contains("allowed"),
+            "{said}"
+        );
+        assert_eq!(
+            page.eval(&format!(
+                "[document.querySelector({cell:?}).disabled, document.getElementById('table-reset').disabled]"
+            )),
+            json!([false, true]),
+            "the cell stays open and the table unedited"
+        );
+        page.focus_all(cell);
+        page.insert_text("3");
+        page.press("Tab");
+        page.wait_for(
+            "the cell refilled",
+            &format!(
+                "document.querySelector('#table-grid h3').textContent.includes('edited') && document.querySelector({cell:?}).value === '3' && !document.querySelector({cell:?}).closest('td').classList.contains('invalid')"
+            ),
+        );
+        // Undo edits by keyboard: focus goes on in the grid.
+        page.eval("document.getElementById('table-reset').focus()");
+        page.activate();
+        page.wait_for(
+            "the edit undone, focus in the grid",
+            &format!(
+                "!document.querySelector('#table-grid h3').textContent.includes('edited') && document.querySelector({cell:?}).value === '-4' && document.activeElement.closest('#table-grid') !== null"
+            ),
+        );
+
+        // Point 6: a deck cell changed by keyboard keeps the focus.
+        page.eval("document.getElementById('deck-load').focus()");
+        page.activate();
+        page.wait_for(
+            "the deck",
+            "document.querySelectorAll('#deck-grid select').length === 63",
+        );
+        let first = "#deck-grid select[data-cell='0:0:0']";
+        let before = page.eval(&format!("document.querySelector({first:?}).value"));
+        page.eval(&format!("document.querySelector({first:?}).focus()"));
+        page.press("ArrowDown");
+        page.wait_for(
+            "the deck redrawn with the edit, focus kept",
+            &format!(
+                "document.querySelector({first:?}).value !== {before} && document.activeElement === document.querySelector({first:?})"
+            ),
+        );
+        // A card's button keeps the focus as well.
+        page.eval("document.querySelector('#deck-cards [data-card=\"1\"]').focus()");
+        page.activate();
+        page.wait_for(
+            "card 2 shown, its button focused",
+            "document.querySelector('#deck-grid select').dataset.cell.startsWith('1:') && document.activeElement.dataset.card === '1'",
+        );
+    }
 }
