@@ -91,6 +91,20 @@ export class TableGrid {
     if (tables.some((t) => t.name === chosen)) pick.value = chosen;
   }
 
+  /// The page's edits of the battle's tables, kept while another battle
+  /// is shown.
+  kept() {
+    return { edited: { ...this.edited }, original: { ...this.original }, before: { ...this.before } };
+  }
+
+  /// Brings back edits `kept` (after `clear`): the battle picked again.
+  restore(kept) {
+    Object.assign(this.edited, kept.edited);
+    Object.assign(this.original, kept.original);
+    Object.assign(this.before, kept.before);
+    this.box.querySelector("#table-compare").disabled = !Object.keys(this.edited).length;
+  }
+
   /// Another battle was loaded: its tables start as written.
   clear() {
     this.asked = (this.asked || 0) + 1;

@@ -102,18 +102,38 @@ async function listScenarios() {
   }
 }
 
-async function loadScenario() {
+// Each battle's edits (its text, its tables), kept while another is on
+// screen: picked again, it comes back as it was left. Load reads the file.
+const keptEdits = new Map();
+let loaded = null; // the battle on the page as read: { name, text }
+
+// The battle on the page, edited, keeps its edits for when it is picked again.
+function keepEdits() {
+  if (!loaded) return;
+  if ($("toml").value !== loaded.text || Object.keys(tables.edited).length)
+    keptEdits.set(loaded.name, { toml: $("toml").value, tables: tables.kept() });
+}
+
+// Loads the picked battle: with the edits it was left with, unless `fresh`
+// (Load pressed), which reads it from its file.
+async function loadScenario(fresh) {
   const name = $("pick").value;
   if (!name) return;
+  if (loaded && loaded.name !== name) keepEdits();
   const { ok, body } = await api("/api/scenarios/" + name.split("/").map(encodeURIComponent).join("/"));
   // Another battle was picked meanwhile: its own load fills the page.
   if ($("pick").value !== name) return;
   if (ok) {
-    $("toml").value = body;
+    const kept = fresh === true ? undefined : keptEdits.get(name);
+    keptEdits.delete(name);
+    loaded = { name, text: body };
+    $("toml").value = kept ? kept.toml : body;
     // A new battle's count and seed are its own.
     $("trials").value = $("seed").value = "";
     tables.clear();
+    if (kept) tables.restore(kept.tables);
     markStale();
+    $("edits-kept").hidden = !kept;
     showErrors([]);
     $("checked").textContent = `loaded ${name}`;
     asked = {};
@@ -838,8 +858,8 @@ function save() {
   download((scenarioName() || "my_battle.toml").split("/").pop(), $("toml").value);
 }
 
-$("load").addEventListener("click", loadScenario);
-$("pick").addEventListener("change", loadScenario);
+$("load").addEventListener("click", () => loadScenario(true));
+$("pick").addEventListener("change", () => loadScenario(false));
 $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);
 $("run-near").addEventListener("click", () => $("run").disabled || run());

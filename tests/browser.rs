@@ -1791,3 +1791,85 @@ fn by_keyboard_a_fault_is_shown_where_the_reader_is_and_focus_stays_in_the_grids
         );
     }
 }
+
+/// Issue 58, point 5: a battle's edits (its text, its tables) survive a
+/// switch to another battle and back; Load reads the file again.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    let valid = |page: &mut Browser, name: &str| {
+        page.wait_for(
+            name,
+            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('checked').textContent.startsWith('valid')"),
+        );
+    };
+    let pick = |page: &mut Browser, name: &str| {
+        page.eval(&format!(
+            "(() => {{ document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = {name:?}; p.dispatchEvent(new Event('change', {{ bubbles: true }})); }})()"
+        ));
+    };
+    let ambush = "gurps/ambush_at_the_ford.toml";
+    valid(&mut page, ambush);
+    page.type_into(RAIDERS_STRATEGY, "13");
+    page.wait_for(
+        "the text edit",
+        "document.getElementById('toml').value.includes('strategy = 13')",
+    );
+    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    let cell = "#table-grid [data-sweep='tables.survival.rows.B.min_margin']";
+    page.wait_for("the grid", &format!("document.querySelector({cell:?})"));
+    page.eval(&format!(
+        "(() => {{ const f = document.querySelector({cell:?}); f.value = '-3'; f.dispatchEvent(new Event('change')); }})()"
+    ));
+    page.wait_for(
+        "the table edit",
+        "document.querySelector('#table-grid h3').textContent.includes('edited')",
+    );
+    let edited = page.eval("document.getElementById('toml').value");
+    pick(&mut page, "war_cards/knights_vs_pikes.toml");
+    valid(&mut page, "war_cards/knights_vs_pikes.toml");
+    assert_eq!(
+        page.eval("document.getElementById('edits-kept').hidden"),
+        true
+    );
+    pick(&mut page, ambush);
+    valid(&mut page, ambush);
+    assert_eq!(page.eval("document.getElementById('toml').value"), edited);
+    assert_eq!(
+        page.eval("document.getElementById('edits-kept').hidden"),
+        false
+    );
+    page.wait_for(
+        "the edited table offered as edited",
+        "[...document.getElementById('table-pick').options].some(o => o.textContent === 'survival (edited)')",
+    );
+    // Its edited cell is marked against the table as written.
+    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.wait_for(
+        "the cell marked changed",
+        &format!("document.querySelector({cell:?})?.value === '-3' && document.querySelector({cell:?}).closest('td').classList.contains('changed')"),
+    );
+    // Load: the file as written, no edit left.
+    page.eval("document.getElementById('checked').textContent = ''; document.getElementById('load').click()");
+    valid(&mut page, ambush);
+    let original = read(&repo().join("scenarios").join(ambush));
+    assert_eq!(
+        page.eval("document.getElementById('toml').value"),
+        json!(original)
+    );
+    assert_eq!(
+        page.eval("document.getElementById('edits-kept').hidden"),
+        true
+    );
+    assert_eq!(
+        page.eval("[...document.getElementById('table-pick').options].some(o => o.textContent.includes('edited'))"),
+        false
+    );
+}
