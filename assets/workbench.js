@@ -212,11 +212,17 @@ function askedAs() {
   $("ask-cli").textContent = commandLine(command, withPageSettings(command, read(command)), file);
 }
 
-// A question as the page asks it: a solve's probes take the page's count
-// as their most and stop at its precision (the others fight the battle's
-// own count, which the request leaves to the battle).
+// A question as the page asks it, with the page's seed: a solve's probes
+// take the page's count as their most and stop at its precision (the
+// others fight the battle's own count, which the request leaves to the
+// battle).
 function withPageSettings(command, request) {
   const question = { ...request };
+  // The page's seed, said in the question too: its command line, run on
+  // the file as shipped, fights the same battles (the count is held to
+  // this server's cap, so it stays the battle's).
+  const seed = $("seed").value.trim();
+  if (seed !== "" && Number.isSafeInteger(Number(seed))) question.seed = Number(seed);
   if (command === "solve" && !question.exact) {
     question.max_trials = Number($("trials").value);
     // A mean's precision is in its own units, not the page's points.
@@ -893,7 +899,7 @@ $("tab-form").addEventListener("click", () => showTab("form"));
 $("tab-toml").addEventListener("click", () => showTab("toml"));
 $("toml").addEventListener("input", typed);
 for (const key of ["trials", "seed"]) $(key).addEventListener("change", () => runSetting(key));
-for (const id of ["precision", "trials"]) for (const type of ["input", "change"]) $(id).addEventListener(type, askedAs);
+for (const id of ["precision", "trials", "seed"]) for (const type of ["input", "change"]) $(id).addEventListener(type, askedAs);
 for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", askedAs);
 // Any edit on the page may change the battle: the answers it leaves
 // behind are marked at once.

@@ -1240,8 +1240,13 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     let line = page.eval("document.getElementById('ask-cli').textContent");
     assert_eq!(
         line,
-        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --precision 0.005"
+        "warcrunch solve ambush_at_the_ford.toml --vary sides.Raiders.troop_strength=400..1600 --target side:Megalos/victory=won --equals 0.5 --max-trials 20000 --precision 0.005 --seed 3"
     );
+    // A seed changed on the page is said in the question (issue 58, point 7).
+    page.eval("{ const e = document.getElementById('seed'); e.value = '11'; e.dispatchEvent(new Event('input', { bubbles: true })); }");
+    let line = page.eval("document.getElementById('ask-cli').textContent");
+    assert!(line.as_str().unwrap().ends_with(" --seed 11"), "{line}");
+    page.eval("{ const e = document.getElementById('seed'); e.value = '3'; e.dispatchEvent(new Event('input', { bubbles: true })); }");
     // What the page posts is kept, to hold it to the command line's request.
     page.eval(
         "(() => { const sent = window.fetch; window.fetch = (url, options) => { (window.fetched = window.fetched || []).push(String(url)); if (url === '/api/analyses') window.posted = JSON.parse(options.body); return sent(url, options); }; })()",
@@ -1462,7 +1467,7 @@ fn a_designer_tunes_the_survival_table_loads_it_into_the_grid_and_runs_it() {
     let line = page.eval("document.getElementById('ask-cli').textContent");
     assert_eq!(
         line,
-        "warcrunch tune ambush_at_the_ford.toml --goal \"party/any_down_or_dead=yes <= 10%\" --goal \"hero:Varro/state=dead <= 0.5%\" --tables survival"
+        "warcrunch tune ambush_at_the_ford.toml --goal \"party/any_down_or_dead=yes <= 10%\" --goal \"hero:Varro/state=dead <= 0.5%\" --tables survival --seed 7"
     );
     // The form at a phone's width: nothing wider than the screen.
     page.as_phone(1800);
