@@ -299,7 +299,7 @@ fn compare_summary(report: &RunReport) -> String {
             v.variant,
             base.variant,
             significant.len(),
-            tests.all.len(),
+            tests.counted(),
             tests.alpha
         );
         for d in significant.iter().take(LISTED) {

@@ -268,7 +268,7 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                 variant: v.variant.clone(),
                 baseline: base.variant.clone(),
                 significant: significant.len(),
-                tests: tests.all.len(),
+                tests: tests.counted(),
                 untested: tests.untested.join(", "),
                 rows,
             }

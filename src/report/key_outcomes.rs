@@ -133,11 +133,13 @@ pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOut
             _ => Vec::new(),
         };
         for (value, words) in wanted {
-            let Some(d) = tests.all.iter().find(|d| {
+            // A target repeating an outcome listed already is not listed again.
+            let Some((d, _)) = tests.all.iter().zip(&tests.repeats).find(|(d, repeat)| {
                 d.subject == m.subject
                     && d.metric == m.name
                     && d.value == value
                     && d.test != "chi_square"
+                    && !**repeat
             }) else {
                 continue;
             };

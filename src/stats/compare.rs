@@ -454,8 +454,14 @@ fn unpaired_test(
 pub struct Tests {
     /// Each test, in metric order (the order of `comparison.csv`).
     pub all: Vec<Difference>,
-    /// The per-test threshold (Bonferroni over `all`).
+    /// The per-test threshold (Bonferroni over the tests `all` holds
+    /// once: a repeat is not counted again).
     pub alpha: f64,
+    /// Per test of `all`: whether it repeats an earlier one (a `--target`
+    /// asking one value of an outcome that is tested already, such as
+    /// `side:A/victory=won`): listed in comparison.csv under the name
+    /// asked, never counted or listed as significant a second time.
+    pub repeats: Vec<bool>,
     /// Metrics only one of the two reports (`subject/metric`): not tested,
     /// so never counted as "no difference".
     pub untested: Vec<String>,
@@ -470,13 +476,20 @@ impl Tests {
         pairs: (&[SharedCount], &[PairedMean]),
     ) -> Tests {
         let all = differences(baseline, variant, pairs);
-        let alpha = threshold(all.len());
+        let repeats = repeats(baseline, &all);
+        let alpha = threshold(repeats.iter().filter(|r| !**r).count());
         let untested = untested(baseline, variant);
         Tests {
             all,
             alpha,
+            repeats,
             untested,
         }
+    }
+
+    /// How many tests the family counts: each once.
+    pub fn counted(&self) -> usize {
+        self.repeats.iter().filter(|r| !**r).count()
     }
 
     /// Whether one test is significant at the family-wise level.
@@ -487,8 +500,13 @@ impl Tests {
     /// The significant tests, smallest p-value first. Every place that
     /// counts or lists them (console, report, CSV) uses this list.
     pub fn significant(&self) -> Vec<&Difference> {
-        let mut out: Vec<&Difference> =
-            self.all.iter().filter(|d| self.is_significant(d)).collect();
+        let mut out: Vec<&Difference> = self
+            .all
+            .iter()
+            .zip(&self.repeats)
+            .filter(|(d, repeat)| !**repeat && self.is_significant(d))
+            .map(|(d, _)| d)
+            .collect();
         out.sort_by(|a, b| a.p_value.total_cmp(&b.p_value));
         out
     }
@@ -547,6 +565,35 @@ pub fn disagreements(a: &[Metric<u64>], b: &[Metric<u64>], family_alpha: f64) ->
     let alpha = family_alpha / all.len().max(1) as f64;
     all.into_iter().filter(|d| d.p_value < alpha).collect()
 }
+
+/// Per test of `all`: whether it is a target's (a metric of `baseline`
+/// with [`MetricRole::Target`]) that asks one value of an outcome whose
+/// share of that value is tested already (`victory=won` beside
+/// `victory` = won): the same test under another name.
+fn repeats(baseline: &[Metric<u64>], all: &[Difference]) -> Vec<bool> {
+    let same_test = |d: &Difference, subject: &str, metric: &str, value: &str| {
+        d.subject == subject && d.metric == metric && d.value == value && d.scope() == "value"
+    };
+    all.iter()
+        .map(|d| {
+            let is_target = baseline.iter().any(|m| {
+                m.role == MetricRole::Target && m.subject == d.subject && m.name == d.metric
+            });
+            let Some((metric, value)) = d.metric.split_once('=') else {
+                return false;
+            };
+            is_target
+                && d.value == YES
+                && d.scope() == "value"
+                && !metric.ends_with(['<', '>', '!'])
+                && !value.contains('|')
+                && all.iter().any(|e| same_test(e, &d.subject, metric, value))
+        })
+        .collect()
+}
+
+/// The value a target's yes/no outcome is tested at.
+const YES: &str = "yes";
 
 /// The per-test threshold for `tests` tests at [`FAMILY_ALPHA`].
 pub fn threshold(tests: usize) -> f64 {
@@ -652,6 +699,49 @@ mod tests {
         );
         assert!(sig.iter().any(|d| d.test == "chi_square"));
         assert!(sig.windows(2).all(|w| w[0].p_value <= w[1].p_value));
+    }
+
+    #[test]
+    fn a_target_repeating_a_tested_outcome_is_counted_once() {
+        let victory = |w: &[u64]| {
+            Metric::categorical("side:A", "victory", &["won", "lost"], w)
+                .with_role(MetricRole::Victory { side: "A".into() })
+        };
+        let target = |w: &[u64]| {
+            Metric::categorical("side:A", "victory=won", &["no", "yes"], &[w[1], w[0]])
+                .with_role(MetricRole::Target)
+        };
+        let other = |w: &[u64]| {
+            Metric::categorical("side:A", "victory=lost", &["no", "yes"], &[w[0], w[1]])
+                .with_role(MetricRole::Target)
+        };
+        let (a, b) = ([560, 440], [600, 400]);
+        let alone = Tests::new(&[victory(&a)], &[victory(&b)], (&[], &[]));
+        let asked = Tests::new(
+            &[victory(&a), target(&a), other(&a)],
+            &[victory(&b), target(&b), other(&b)],
+            (&[], &[]),
+        );
+        // `victory=won` is the test of `victory` = won again; `victory=lost`
+        // is a test of its own.
+        assert_eq!(asked.all.len(), 3);
+        assert_eq!(asked.repeats, [false, true, false]);
+        assert_eq!(asked.counted(), alone.counted() + 1);
+        assert_eq!(asked.alpha, threshold(2));
+        assert_eq!(asked.all[1].p_value, asked.all[0].p_value);
+        // Significant once, under the outcome's own name.
+        let (a, b) = ([300, 700], [700, 300]);
+        let asked = Tests::new(
+            &[victory(&a), target(&a)],
+            &[victory(&b), target(&b)],
+            (&[], &[]),
+        );
+        let listed: Vec<_> = asked
+            .significant()
+            .iter()
+            .map(|d| d.metric.clone())
+            .collect();
+        assert_eq!(listed, ["victory"]);
     }
 
     #[test]
