@@ -584,6 +584,7 @@ fn many_variants(c: &mut Criterion) {
             cells: false,
             cell_tables: Vec::new(),
             exact: false,
+            min_effect: None,
             trials: Some(trials),
             seed: Some(3),
         };

@@ -42,6 +42,14 @@ fn parse_battle_count(text: &str) -> Result<u64, String> {
     }
 }
 
+/// `--min-effect`: a change above 0.
+fn parse_min_effect(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("allowed: a number above 0 (percentage points for a probability, the outcome's own units for a mean)".to_owned()),
+    }
+}
+
 /// warcrunch: how mass-battle rules play out, with measured certainty.
 #[derive(Debug, Parser)]
 #[command(name = "warcrunch", version, about, long_about = None)]
@@ -387,6 +395,12 @@ pub struct SensitivityArgs {
     /// Exact differences, where the battle has exact odds: no sampling.
     #[arg(long, help = exact_help("Exact differences", ": no sampling"))]
     pub exact: bool,
+    /// The least change that matters to you: a move whose 95% interval (an exact move: its
+    /// change) lies within ± this is reported as too small to matter, however sure it is.
+    /// Percentage points for a probability (0.5), the outcome's own units for a mean; adds the
+    /// column below_min_effect to sensitivity.csv.
+    #[arg(long, value_name = "AMOUNT", value_parser = parse_min_effect)]
+    pub min_effect: Option<f64>,
     /// Output folder [default: reports/<scenario file stem>.sensitivity.<target>[+knobs][+cells]].
     #[arg(long)]
     pub out: Option<PathBuf>,

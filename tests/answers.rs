@@ -10,6 +10,8 @@ use warcrunch::questions::target::Target;
 use warcrunch::scenario::{self, Edit, Scenario};
 use warcrunch::stats::{MetricRole, paired_difference, unpaired_difference, z_for_confidence, z95};
 
+use predicates::prelude::*;
+
 use crate::util::{bundled_scenarios, read, repo, warcrunch};
 
 /// A bundled scenario with `path` set to `value`.
@@ -469,5 +471,81 @@ fn bad_questions_are_refused_before_anything_runs() {
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
         assert!(stderr.contains(says), "{args:?}: {stderr}");
         assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+}
+
+/// Issue 58, point 16: `--min-effect` marks the moves whose whole 95%
+/// interval (an exact move: its change) lies within ± that many points,
+/// in sensitivity.csv, the console and the page; without it the CSV has no
+/// such column; an amount of 0 or below is refused, naming the option.
+#[test]
+fn a_practical_threshold_marks_the_moves_too_small_to_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let target = "side:Megalos/victory=won";
+    let out = dir.path().join("small");
+    let done = warcrunch()
+        .args(["sensitivity", "--exact", "--target", target])
+        .args(["--min-effect", "0.5", "--out"])
+        .arg(&out)
+        .arg(&ambush)
+        .assert()
+        .success();
+    let console = String::from_utf8(done.get_output().stdout.clone()).unwrap();
+    let rows = crate::util::csv_rows(&out.join("sensitivity.csv"));
+    let mut small = 0;
+    for r in &rows {
+        let (lo, hi) = (
+            crate::util::number(r, "ci_low"),
+            crate::util::number(r, "ci_high"),
+        );
+        let within = lo > -0.005 && hi < 0.005;
+        assert_eq!(r["below_min_effect"] == "true", within, "{r:?}");
+        small += usize::from(within);
+    }
+    assert!(0 < small && small < rows.len(), "{small} of {}", rows.len());
+    // Among them, moves that do change the odds, exactly, by less.
+    assert!(
+        rows.iter().any(|r| r["below_min_effect"] == "true"
+            && r["differs"] == "true"
+            && r["method"] == "exact"),
+        "{rows:?}"
+    );
+    let said = format!(
+        "{small} of {} moves change P({target}) by less than ±0.5 pt",
+        rows.len()
+    );
+    assert!(console.contains(&said), "{console}");
+    assert!(read(&out.join("report.html")).contains("too small to matter"));
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert!(
+        run["command"]
+            .as_str()
+            .unwrap()
+            .contains(" --min-effect 0.5 "),
+        "{run}"
+    );
+    // Without it, the file as before.
+    let plain = dir.path().join("plain");
+    warcrunch()
+        .args(["sensitivity", "--exact", "--quiet", "--target", target])
+        .arg("--out")
+        .arg(&plain)
+        .arg(&ambush)
+        .assert()
+        .success();
+    let header = read(&plain.join("sensitivity.csv"));
+    assert!(!header.lines().next().unwrap().contains("below_min_effect"));
+    for amount in ["0", "-1", "lots"] {
+        warcrunch()
+            .args(["sensitivity", "--exact", "--target", target])
+            .arg(format!("--min-effect={amount}"))
+            .arg(&ambush)
+            .assert()
+            .failure()
+            .stderr(
+                predicates::str::contains("--min-effect")
+                    .and(predicates::str::contains("allowed: a number above 0")),
+            );
     }
 }

@@ -47,6 +47,11 @@ pub struct SensitivityRequest {
     /// Exact differences where the exact method applies: no sampling.
     #[serde(default)]
     pub exact: bool,
+    /// The least change that matters, in the target's units as a person
+    /// reads them (percentage points for a probability): moves within it
+    /// are reported as too small to matter.
+    #[serde(default)]
+    pub min_effect: Option<f64>,
     /// Battles per move (the scenario's `trials` when absent).
     #[serde(default)]
     pub trials: Option<u64>,
@@ -117,6 +122,14 @@ pub fn scenarios_fought(resolved: &Resolved, request: &SensitivityRequest) -> Re
 /// The base scenario and every move, each checked.
 fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared> {
     let target = Target::parse(&request.target)?;
+    if let Some(amount) = request.min_effect
+        && !(amount.is_finite() && amount > 0.0)
+    {
+        anyhow::bail!(
+            "`min_effect` = {amount} is out of range; allowed: a number above 0 ({} for this target)",
+            target.quantity().change_words()
+        );
+    }
     let mut base = resolved.scenario.clone();
     override_settings(&mut base, request.trials, request.seed)?;
     if target.is_mean() {
@@ -222,6 +235,7 @@ pub fn sensitivity(
         quantity: target.quantity(),
         moves: found,
         refused,
+        min_effect: request.min_effect,
         formats: to.formats,
     };
     let mut files = Vec::new();
@@ -381,6 +395,7 @@ pub fn choices(resolved: &Resolved) -> Result<Choices> {
         cells: true,
         cell_tables: Vec::new(),
         exact: false,
+        min_effect: None,
         trials: None,
         seed: None,
     };
@@ -595,6 +610,10 @@ fn reproduce_command(
         line.option("tables", request.cell_tables.join(","))
     };
     let line = line.flag("exact", request.exact);
+    let line = match request.min_effect {
+        Some(amount) => line.option("min-effect", amount),
+        None => line,
+    };
     let line = if sampled {
         line.option("trials", base.trials).option("seed", base.seed)
     } else {

@@ -37,6 +37,7 @@ pub fn request(args: &SensitivityArgs) -> SensitivityRequest {
         cells: args.cells,
         cell_tables: args.cell_tables.clone(),
         exact: args.exact,
+        min_effect: args.min_effect,
         trials: sim.trials,
         seed: sim.seed,
     }

@@ -470,6 +470,14 @@ impl Move {
         }
     }
 
+    /// Whether the move's 95% interval (an exact move: its change) lies
+    /// within ± `amount`, in the target's own scale (a probability's
+    /// fraction, a mean's units): too small to matter to one who set that
+    /// amount, however sure.
+    pub fn within(&self, amount: f64) -> bool {
+        self.difference.low > -amount && self.difference.high < amount
+    }
+
     /// The move's verdict in words, as every report writes it.
     pub fn verdict(&self) -> &'static str {
         match (self.unchanged(), self.paired.is_some(), self.differs) {

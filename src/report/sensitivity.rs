@@ -36,9 +36,33 @@ pub struct SensitivityReport {
     pub moves: Vec<Move>,
     /// Moves the settings' allowed values ruled out.
     pub refused: Vec<Refused>,
+    /// The least change that matters, as asked (`--min-effect`: points
+    /// for a probability, a mean's units).
+    pub min_effect: Option<f64>,
     /// Tabular output formats.
     pub formats: Formats,
 }
+
+impl SensitivityReport {
+    /// Whether move `m` lies within the `--min-effect` asked (a move that
+    /// changes nothing does).
+    pub fn too_small(&self, m: &Move) -> bool {
+        self.min_effect
+            .is_some_and(|amount| m.within(amount / self.quantity.scale()))
+    }
+
+    /// The `--min-effect` asked, with its unit: `0.5 pt`, `0.05`.
+    fn min_effect_words(&self) -> String {
+        format!(
+            "{}{}",
+            self.min_effect.unwrap_or_default(),
+            self.quantity.change_unit()
+        )
+    }
+}
+
+/// Moves too small to matter named in the summary; the rest are counted.
+const LISTED_SMALL: usize = 8;
 
 /// Knobs the tornado chart shows.
 const CHART_KNOBS: usize = 15;
@@ -95,6 +119,15 @@ impl Export<SensitivityReport> for SensitivityCsv {
                     "differs".into(),
                     m.iter().map(|x| x.differs).collect::<Vec<bool>>(),
                 ),
+            ]
+            .into_iter()
+            .chain(report.min_effect.map(|_| {
+                Column::new(
+                    "below_min_effect".into(),
+                    m.iter().map(|x| report.too_small(x)).collect::<Vec<bool>>(),
+                )
+            }))
+            .chain([
                 Column::new(
                     "discordant".into(),
                     m.iter()
@@ -105,8 +138,7 @@ impl Export<SensitivityReport> for SensitivityCsv {
                     "width_ratio".into(),
                     m.iter().map(width_ratio).collect::<Vec<Option<f64>>>(),
                 ),
-            ]
-            .into_iter()
+            ])
             .chain(stand_in_pair(&vec![rests_on; m.len()]))
             .collect(),
         )
@@ -187,7 +219,7 @@ fn tornado_caption(report: &SensitivityReport) -> Caption {
     let (_, shown, _) = charted_moves(report);
     let lines: Vec<String> = shown
         .iter()
-        .map(|m| move_line(m, report.quantity, knob_words))
+        .map(|m| move_line(m, report, knob_words))
         .collect();
     let stand_ins = target_stand_ins(&report.info, &report.target);
     let rests_on = if stand_ins.is_empty() {
@@ -442,7 +474,8 @@ impl Export<SensitivityReport> for Tornado {
 /// (a mean: `4.512 → 4.101, −0.41 (−0.44 to −0.38)`),
 /// "unchanged in every battle" where no battle moved, "tied" where the
 /// move does not differ family-wise.
-fn move_line(m: &Move, q: Quantity, knob_name: fn(&str) -> String) -> String {
+fn move_line(m: &Move, report: &SensitivityReport, knob_name: fn(&str) -> String) -> String {
+    let q = report.quantity;
     if m.unchanged() {
         return format!(
             "{} {} \u{2192} {}: {} {}",
@@ -459,10 +492,17 @@ fn move_line(m: &Move, q: Quantity, knob_name: fn(&str) -> String) -> String {
     } else {
         format!("{low} to {high}")
     };
-    let verdict = if m.differs {
-        ""
-    } else {
-        ", tied: no change beyond noise across the moves"
+    let verdict = match (m.differs, report.too_small(m)) {
+        (true, false) => String::new(),
+        (true, true) => format!(
+            ", within ±{}: too small to matter",
+            report.min_effect_words()
+        ),
+        (false, false) => ", tied: no change beyond noise across the moves".to_owned(),
+        (false, true) => format!(
+            ", tied, and within ±{}: too small to matter",
+            report.min_effect_words()
+        ),
     };
     format!(
         "{} {} \u{2192} {}: {} \u{2192} {}, {change}{} ({interval}){verdict}",
@@ -536,7 +576,34 @@ fn lines_naming(report: &SensitivityReport, n: usize, knob_name: fn(&str) -> Str
         report.moves.len()
     );
     for m in report.moves.iter().take(n) {
-        let _ = writeln!(out, "  {}", move_line(m, q, knob_name));
+        let _ = writeln!(out, "  {}", move_line(m, report, knob_name));
+    }
+    if report.min_effect.is_some() {
+        let moves = report.moves.iter().filter(|m| report.too_small(m)).count();
+        // Each knob once, though both its moves may be small.
+        let mut small: Vec<&str> = Vec::new();
+        for m in report.moves.iter().filter(|m| report.too_small(m)) {
+            if !small.contains(&m.knob.as_str()) {
+                small.push(&m.knob);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{} of {} moves change {} by less than ±{} (the whole 95% interval, or the exact change, within it): too small to matter at the --min-effect asked{}",
+            moves,
+            report.moves.len(),
+            q.of_target(&report.target),
+            report.min_effect_words(),
+            match small.len() {
+                0 => String::new(),
+                n if n <= LISTED_SMALL => format!(", of {}", small.join(", ")),
+                n => format!(
+                    ", of {} and {} more knobs (below_min_effect in sensitivity.csv)",
+                    small[..LISTED_SMALL].join(", "),
+                    n - LISTED_SMALL
+                ),
+            }
+        );
     }
     if !stand_ins.is_empty() {
         let _ = writeln!(out, "{}", rests_on_line(&stand_ins));
@@ -628,7 +695,11 @@ impl Export<SensitivityReport> for SensitivityHtml {
                         estimate: q.value(m.estimate),
                         change,
                         interval: format!("{low} to {high}"),
-                        verdict: m.verdict(),
+                        verdict: if report.too_small(m) && !m.unchanged() {
+                            "too small to matter"
+                        } else {
+                            m.verdict()
+                        },
                         method: m.method.name(),
                     }
                 })
