@@ -874,7 +874,7 @@ fn every_commands_charts_are_fit_to_publish() {
     report_charts_are_named(&out("sweep"));
     let frontier = read(&out("sweep").join("frontier.svg"));
     assert!(
-        frontier.contains("Titus: risk=-1 P(down or dead) "),
+        frontier.contains("Titus: risk=\u{2212}1 P(down or dead) "),
         "the points in words"
     );
 

@@ -521,3 +521,122 @@ fn war_cards_charts_count_engagements_and_say_a_unit_once() {
     }
     assert!(charts >= 5, "{charts} charts");
 }
+
+/// Issue 58, point 11: every number a person reads carries a true minus
+/// (−), in the console, report.html and every chart: a variant's label
+/// (`risk=−6`), a value (`−1`), an axis tick, a recommendation, the
+/// stand-in rules. Only what is code keeps the hyphen-minus: a command line
+/// to copy (`<code>`, `<pre>`) and the CSV.
+#[test]
+fn every_number_a_person_reads_has_a_true_minus() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = "scenarios/gurps/ambush_at_the_ford.toml".to_owned();
+    let hollin = "scenarios/gurps/three_days_at_hollin.toml".to_owned();
+    let asked: [(&str, Vec<String>); 3] = [
+        (
+            "sweep",
+            vec![
+                "sweep".into(),
+                ambush.clone(),
+                "--set".into(),
+                "heroes.Ilsa.risk=-6,0,6".into(),
+            ],
+        ),
+        ("run", vec!["run".into(), hollin]),
+        (
+            "sensitivity",
+            vec![
+                "sensitivity".into(),
+                ambush,
+                "--target".into(),
+                "hero:Ilsa/reputation:mean".into(),
+                "--knobs".into(),
+                "heroes.Ilsa.risk".into(),
+            ],
+        ),
+    ];
+    // A sign: a hyphen-minus before a digit, at the start or after a
+    // space, `(`, `=`, `,`, `:` or `/`.
+    let sign = |text: &str| -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        (0..chars.len())
+            .filter(|&i| {
+                chars[i] == '-'
+                    && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                    && (i == 0 || " \n(=,:/".contains(chars[i - 1]))
+            })
+            .map(|i| {
+                chars[i.saturating_sub(40)..(i + 10).min(chars.len())]
+                    .iter()
+                    .collect()
+            })
+            .collect()
+    };
+    // The words of a page or a chart: no tags, no code.
+    let words = |markup: &str| -> String {
+        let mut text = markup.to_owned();
+        for (open, close) in [
+            ("<code", "</code>"),
+            ("<pre", "</pre>"),
+            ("<style", "</style>"),
+        ] {
+            while let Some(start) = text.find(open) {
+                let end = text[start..]
+                    .find(close)
+                    .map_or(text.len(), |e| start + e + close.len());
+                text.replace_range(start..end, " ");
+            }
+        }
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in text.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => {
+                    in_tag = false;
+                    out.push(' ');
+                }
+                _ if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for (name, args) in asked {
+        let out = dir.path().join(name);
+        let done = warcrunch()
+            .args(&args)
+            .args(["--trials", "20000", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let console = String::from_utf8(done.get_output().stdout.clone()).unwrap();
+        let console: String = console
+            .lines()
+            .filter(|l| !l.contains("warcrunch "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        found.extend(
+            sign(&console)
+                .into_iter()
+                .map(|s| format!("{name} console: {s}")),
+        );
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if ext == "html" || ext == "svg" {
+                checked += 1;
+                let shown = path.file_name().unwrap().to_string_lossy().into_owned();
+                found.extend(
+                    sign(&words(&read(&path)))
+                        .into_iter()
+                        .map(|s| format!("{name}/{shown}: {s}")),
+                );
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} pages and charts");
+    assert!(found.is_empty(), "hyphen-minus as a sign: {found:#?}");
+}

@@ -145,7 +145,7 @@ impl Picture {
                 let count = metric.weights[bin];
                 let (lo, hi) = wilson(count, total, z95());
                 Bar {
-                    label: super::words::value(system, metric, bin),
+                    label: crate::stats::format::minus(&super::words::value(system, metric, bin)),
                     value: first.map(|f| f + bin as i64),
                     percent: 100.0 * count as f64 / total.max(1) as f64,
                     low: 100.0 * lo,
@@ -379,7 +379,7 @@ impl Picture {
             .x_labels(values.min(20))
             .x_label_formatter(&|v| {
                 if v.fract() == 0.0 {
-                    format!("{}", *v as i64)
+                    super::draw::tick(v)
                 } else {
                     String::new()
                 }
@@ -528,11 +528,11 @@ fn describe(
     let battles = crate::systems::registry::battle_noun(system)[1];
     let mut text = match metric.summary() {
         Some(s) => format!(
-            "Histogram of {title} over {} {battles}: mean {:.3}, median {}, 95th percentile {}",
+            "Histogram of {title} over {} {battles}: mean {}, median {}, 95th percentile {}",
             thousands(total),
-            s.mean,
-            s.p50,
-            s.p95
+            crate::stats::format::signed(s.mean, 3, false),
+            crate::stats::format::minus(&s.p50.to_string()),
+            crate::stats::format::minus(&s.p95.to_string())
         ),
         None => {
             let mut shares: Vec<String> = bars

@@ -111,8 +111,8 @@ fn run_summary(report: &RunReport) -> String {
                 Some(s) => format!(
                     "mean {}, median {}, 95th percentile {}",
                     crate::stats::format::estimate(s.mean, (s.ci_low, s.ci_high)),
-                    s.p50,
-                    s.p95
+                    crate::stats::format::minus(&s.p50.to_string()),
+                    crate::stats::format::minus(&s.p95.to_string())
                 ),
                 None => m
                     .reported_bins(|w| w == 0)
@@ -209,7 +209,12 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
                 }
             })
             .collect();
-        let _ = writeln!(out, "  {:<24} {}", v.variant, headline.join(""));
+        let _ = writeln!(
+            out,
+            "  {:<24} {}",
+            crate::stats::format::minus(&v.variant),
+            headline.join("")
+        );
     }
     for held in &info.held_by_readings {
         let _ = writeln!(out, "  {held}.");
@@ -235,7 +240,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
             let _ = writeln!(
                 out,
                 "    {:<22} P({}) {p_out} ({lo}–{hi})   E[Reputation] {}",
-                p.variant,
+                crate::stats::format::minus(&p.variant),
                 f.out_label,
                 crate::stats::format::estimate(p.reputation, p.reputation_ci)
             );
@@ -296,8 +301,8 @@ fn compare_summary(report: &RunReport) -> String {
         let _ = writeln!(
             out,
             "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {:.2e})",
-            v.variant,
-            base.variant,
+            crate::stats::format::minus(&v.variant),
+            crate::stats::format::minus(&base.variant),
             significant.len(),
             tests.counted(),
             tests.alpha

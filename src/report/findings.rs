@@ -397,7 +397,8 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
         // variants and of two unrelated battles compared alike.
         lines.push(format!(
             "{} against {}, battle by battle on the same random numbers",
-            v.variant, base.variant
+            crate::stats::format::minus(&v.variant),
+            crate::stats::format::minus(&base.variant)
         ));
         lines.extend(
             super::key_outcomes::key_outcomes(base, v)
@@ -448,7 +449,7 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
         let prefix = if v.variant.is_empty() {
             String::new()
         } else {
-            format!("[{}] ", v.variant)
+            format!("[{}] ", crate::stats::format::minus(&v.variant))
         };
         for m in &v.metrics {
             out.extend(metric_flag(m, &prefix).into_iter().map(warn));
@@ -572,8 +573,8 @@ fn dominated_flags(report: &RunReport) -> Vec<String> {
                 out.push(format!(
                     "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
                     super::words::subject(&f.subject),
-                    f.points[i].variant,
-                    q.variant
+                    crate::stats::format::minus(&f.points[i].variant),
+                    crate::stats::format::minus(&q.variant)
                 ));
             }
         }

@@ -171,7 +171,7 @@ fn outcome_table(
         .map(|bin| {
             let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
-                label: super::words::value(system, m, bin),
+                label: crate::stats::format::minus(&super::words::value(system, m, bin)),
                 count: m.weights[bin],
                 probability: p,
                 interval: format!("{lo}\u{2013}{hi}"),
@@ -204,9 +204,9 @@ fn outcome_table(
                 "{}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
                 crate::stats::format::estimate(s.mean, (s.ci_low, s.ci_high)),
                 crate::stats::format::signed(s.std_dev, 3, false),
-                s.p05,
-                s.p50,
-                s.p95
+                crate::stats::format::minus(&s.p05.to_string()),
+                crate::stats::format::minus(&s.p50.to_string()),
+                crate::stats::format::minus(&s.p95.to_string())
             )
         }),
     })
@@ -265,8 +265,8 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                 })
                 .collect();
             Significance {
-                variant: v.variant.clone(),
-                baseline: base.variant.clone(),
+                variant: crate::stats::format::minus(&v.variant),
+                baseline: crate::stats::format::minus(&base.variant),
                 significant: significant.len(),
                 tests: tests.counted(),
                 untested: tests.untested.join(", "),
@@ -282,7 +282,7 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
         .iter()
         .enumerate()
         .map(|(i, p)| FrontierRow {
-            variant: p.variant.clone(),
+            variant: crate::stats::format::minus(&p.variant),
             mark: match advice {
                 Some(a) if f.advised && a.recommends(i) => Some(match a.recommendation {
                     Recommendation::Tied(_) => "tied",
@@ -344,7 +344,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                     let shares = (0..vm.weights.len())
                         .map(|bin| pct(share(vm, bin).0))
                         .collect();
-                    Some((v.variant.clone(), shares))
+                    Some((crate::stats::format::minus(&v.variant), shares))
                 })
                 .collect();
             Ok(StackedOutcome {

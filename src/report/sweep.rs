@@ -132,11 +132,11 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
                 .iter()
                 .map(|p| {
                     format!(
-                        "{} P({}) {}, expected Reputation {:.2}",
-                        p.variant,
+                        "{} P({}) {}, expected Reputation {}",
+                        crate::stats::format::minus(&p.variant),
                         f.out_label,
                         percent(p.p_out),
-                        p.reputation
+                        crate::stats::format::signed(p.reputation, 2, false)
                     )
                 })
                 .collect();
@@ -191,7 +191,11 @@ pub fn stacked_caption(report: &RunReport, subject: &str, name: &str) -> Caption
                     )
                 })
                 .collect();
-            Some(format!("{}: {}", v.variant, shares.join(", ")))
+            Some(format!(
+                "{}: {}",
+                crate::stats::format::minus(&v.variant),
+                shares.join(", ")
+            ))
         })
         .collect();
     Caption {
@@ -475,9 +479,11 @@ fn frontier_labels(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> Vec<String
         .map(|(i, p)| {
             let best = f.advised && advice.is_some_and(|a| a.recommends(i));
             match (best, advice.map(|a| &a.recommendation)) {
-                (false, _) => p.variant.clone(),
-                (true, Some(Recommendation::Tied(_))) => format!("{} (tied)", p.variant),
-                (true, _) => format!("{} (recommended)", p.variant),
+                (false, _) => crate::stats::format::minus(&p.variant),
+                (true, Some(Recommendation::Tied(_))) => {
+                    format!("{} (tied)", crate::stats::format::minus(&p.variant))
+                }
+                (true, _) => format!("{} (recommended)", crate::stats::format::minus(&p.variant)),
             }
         })
         .collect()
@@ -544,10 +550,12 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     name: &str,
 ) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
-    let variants: Vec<(&str, &Metric<u64>)> = report
+    let variants: Vec<(String, &Metric<u64>)> = report
         .variants
         .iter()
-        .filter_map(|v| find(&v.metrics, subject, name).map(|m| (v.variant.as_str(), m)))
+        .filter_map(|v| {
+            find(&v.metrics, subject, name).map(|m| (crate::stats::format::minus(&v.variant), m))
+        })
         .collect();
     let Some((_, first)) = variants.first() else {
         return Ok(());
@@ -555,7 +563,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let categories = first.weights.len();
     let n = variants.len() as i32;
     let (plot, legend) = root.split_horizontally(820);
-    let names: Vec<&str> = variants.iter().map(|v| v.0).collect();
+    let names: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
     let (title, px) = super::draw::fitted(&plot, &stacked_title(report, subject, name), 17, 12);
     let mut chart = ChartBuilder::on(&plot)
@@ -627,7 +635,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             .map_err(plot_err)?;
         legend
             .draw(&Text::new(
-                super::words::value(&report.info.system, first, c),
+                crate::stats::format::minus(&super::words::value(&report.info.system, first, c)),
                 (36, y),
                 style.clone(),
             ))

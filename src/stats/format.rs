@@ -135,6 +135,26 @@ pub fn signed(x: f64, decimals: usize, plus: bool) -> String {
     }
 }
 
+/// A label or a value as a person reads it (`risk=-6` → `risk=−6`, `-1`
+/// → `−1`, `-3..3` → `−3..3`): each ASCII hyphen-minus that is a
+/// number's sign (a digit after it, and at the start or after `=`, `,`,
+/// `(`, `.`, `:`, `/` or a space) becomes a true minus; a hyphen inside a
+/// word stays (`leaving-cover`, `SHA-256`). The CSV keeps the label as
+/// written: this is for the console, the page and the charts.
+pub fn minus(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut before: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let sign = c == '-'
+            && chars.peek().is_some_and(char::is_ascii_digit)
+            && before.is_none_or(|b| "=,(.:/ ".contains(b));
+        out.push(if sign { '\u{2212}' } else { c });
+        before = Some(c);
+    }
+    out
+}
+
 /// A difference and its 95% interval in the one style of every report:
 /// a sign on the difference, true minus signs, `to` between the bounds,
 /// and the decimals the interval's width calls for (its first significant
@@ -228,6 +248,19 @@ pub fn trim_decimal(x: f64, decimals: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_numbers_sign_is_a_true_minus_and_a_words_hyphen_stays() {
+        use super::minus;
+        assert_eq!(minus("risk=-6"), "risk=\u{2212}6");
+        assert_eq!(minus("-1"), "\u{2212}1");
+        assert_eq!(minus("risk=-6,dr=-1"), "risk=\u{2212}6,dr=\u{2212}1");
+        assert_eq!(minus("-3..-1"), "\u{2212}3..\u{2212}1");
+        assert_eq!(minus("(-2 or -3)"), "(\u{2212}2 or \u{2212}3)");
+        assert_eq!(minus("leaving-cover"), "leaving-cover");
+        assert_eq!(minus("SHA-256 and IQ-6"), "SHA-256 and IQ-6");
+        assert_eq!(minus("a - b"), "a - b");
+    }
+
     use super::*;
 
     #[test]

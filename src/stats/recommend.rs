@@ -113,7 +113,7 @@ impl Recommendation {
 
     /// The decision in plain words; `out` names the danger (`down or dead`).
     pub fn explain(&self, choices: &[Choice], cap: f64, out: &str) -> String {
-        let name = |i: &usize| choices[*i].variant.clone();
+        let name = |i: &usize| crate::stats::format::minus(&choices[*i].variant);
         let names = |all: &[usize]| named_few(&all.iter().map(name).collect::<Vec<_>>());
         let cap = format!("{:.1}%", 100.0 * cap);
         match self {
@@ -127,9 +127,9 @@ impl Recommendation {
                 name(i)
             ),
             Recommendation::ClearlyMostFame(i) => format!(
-                "recommended: {}, whose expected Reputation ({:+.3}) is clearly the highest of the variants with P({out}) at or below {cap}",
+                "recommended: {}, whose expected Reputation ({}) is clearly the highest of the variants with P({out}) at or below {cap}",
                 name(i),
-                choices[*i].fame.value
+                crate::stats::format::signed(choices[*i].fame.value, 3, true)
             ),
             Recommendation::SafestOfLevel { pick, level } => format!(
                 "recommended: {}, the safest of the {} variants with P({out}) at or below {cap} whose expected Reputation is statistically level with the best ({})",

@@ -564,7 +564,7 @@ impl BattleSystem for Gurps {
         use self::survival::LOSING_PENALTY_STEP;
         vec![
             format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
-            format!("gurps: losing side: -1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
+            format!("gurps: losing side: \u{2212}1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
             "gurps: a multi-day battle rolls each side's Catastrophe at the start of every day (the seed rolls one as the battle begins)".to_owned(),
             "gurps: Glory's Strategy carries to the next day only from a PC who still commands at the day's end (not down, dead or captured)".to_owned(),
             format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
@@ -574,10 +574,10 @@ impl BattleSystem for Gurps {
             "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved; a PC commander taken alive makes no further roll and shows captured = yes".to_owned(),
             "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
             format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
-            "gurps: the atrocity's Morale roll (+1 made, -1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
-            "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (-2 or -3 to that unit); Morale is rolled for the army as a whole".to_owned(),
+            "gurps: the atrocity's Morale roll (+1 made, \u{2212}1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
+            "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (\u{2212}2 or \u{2212}3 to that unit); Morale is rolled for the army as a whole".to_owned(),
             "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
-            "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra -3 to his own unit)".to_owned(),
+            "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra \u{2212}3 to his own unit)".to_owned(),
             "gurps: a PC army commander knocked out by a catastrophe 15/16 wound halves his side's base Strategy that same day".to_owned(),
             "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),

@@ -439,7 +439,7 @@ impl BattleSystem for WarCards {
     /// Rules of this engagement whose published form is unknown.
     fn stand_in_rules(&self) -> Vec<String> {
         let mut rules = vec![
-            "war_cards: column = clamp(attack - defence + modifier, -3, +3)".to_owned(),
+            "war_cards: column = clamp(attack \u{2212} defence + modifier, \u{2212}3, +3)".to_owned(),
             "war_cards: engagement = volleys, then simultaneous melee exchanges until a unit leaves or max_exchanges".to_owned(),
             "war_cards: shooters (units with `missile`) ignore F in melee as well as when shooting".to_owned(),
         ];
