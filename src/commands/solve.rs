@@ -6,6 +6,7 @@ use anyhow::{Result, bail};
 use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
 use crate::questions::solve::{Domain, Goal, Probe, shown};
+use crate::questions::target::Quantity;
 use crate::report::console::say;
 use crate::scenario::Resolved;
 use crate::stats::format::thousands;
@@ -56,13 +57,22 @@ pub fn request(args: &SolveArgs) -> Result<SolveRequest> {
 
 /// The console line of one probe.
 fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> String {
-    let [p, lo, hi] = probe.point.quantity.interval(
-        probe.point.estimate,
-        probe.point.ci_low,
-        probe.point.ci_high,
-    );
+    let point = &probe.point;
+    // In the one style of every report: `86.51% (85.97%–87.02%)`, a mean
+    // `−0.12 (−0.13 to −0.11)`.
+    let estimate = match point.quantity {
+        Quantity::Probability => {
+            let [p, lo, hi] = point
+                .quantity
+                .interval(point.estimate, point.ci_low, point.ci_high);
+            format!("{p} ({lo}\u{2013}{hi})")
+        }
+        Quantity::Mean => {
+            crate::stats::format::estimate(point.estimate, (point.ci_low, point.ci_high))
+        }
+    };
     format!(
-        "probe {count}: {setting} = {} -> {p} ({lo}-{hi}){}, {}\n",
+        "probe {count}: {setting} = {} \u{2192} {estimate}{}, {}\n",
         shown(domain, probe.point.value),
         probe.trials.map_or(" exact".to_owned(), |n| format!(
             ", {} battles",

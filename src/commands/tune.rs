@@ -64,7 +64,7 @@ fn summary(answer: &TuneAnswer) -> String {
             "the table it found (each change alone, on the verifying run's battles, 95% each):\n",
         );
         for c in &report.changes {
-            lines.push_str(&format!("  {}: {} -> {}\n", c.setting, c.from, c.to));
+            lines.push_str(&format!("  {}: {} \u{2192} {}\n", c.setting, c.from, c.to));
             for e in report.effects.iter().filter(|e| e.setting == c.setting) {
                 let Some(d) = &e.difference else { continue };
                 let (scale, unit, digits) = if e.mean {

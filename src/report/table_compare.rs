@@ -103,7 +103,7 @@ impl CellShare {
             format!(", {}% of the difference", (100.0 * x).round() + 0.0)
         });
         format!(
-            "{} ({} -> {}) alone: {}{share}",
+            "{} ({} \u{2192} {}) alone: {}{share}",
             self.cell,
             self.first,
             self.second,
@@ -188,7 +188,7 @@ fn cells_changed(c: &TableComparison) -> String {
     for cell in &c.cells {
         let _ = writeln!(
             text,
-            "  {}: {} -> {}",
+            "  {}: {} \u{2192} {}",
             cell.cell,
             cell.first.as_ref().unwrap_or(&none),
             cell.second.as_ref().unwrap_or(&none)
