@@ -132,6 +132,9 @@ async function loadScenario(fresh) {
     $("trials").value = $("seed").value = "";
     tables.clear();
     if (kept) tables.restore(kept.tables);
+    // The table comparison left with the battle it weighed (its report is
+    // cleared): no warning of it stays behind.
+    answers.compare.key = null;
     markStale();
     $("edits-kept").hidden = !kept;
     showErrors([]);
@@ -271,6 +274,7 @@ async function ask() {
   const question = withPageSettings(command, asked[command]);
   $("ask-findings").replaceChildren();
   const done = {
+    solve: (id) => solveFindings(id),
     sensitivity: (id, words) => sensitivityFindings(id, asked[command].target, words),
     tune: (id, _, files) => loadTuned(id, files),
   }[command];
@@ -282,6 +286,19 @@ async function ask() {
 function sending(shown, label) {
   shown.button.disabled = true;
   shown.status.textContent = `${label}: asking…`;
+}
+
+// A solve's answer in its sentence (run.json's), above its report: where
+// the setting crosses the goal, or why no value does; its warning after.
+async function solveFindings(id) {
+  const reply = await fetch(`/api/runs/${id}/files/run.json`);
+  if (!reply.ok) return;
+  const { solution } = await reply.json();
+  if (!solution || !solution.sentence) return;
+  $("ask-findings").replaceChildren(
+    el("p", { text: `${solution.sentence}.` }),
+    ...(solution.warning ? [el("p", { class: "flag", text: solution.warning })] : []),
+  );
 }
 
 // A CSV text as rows of named fields (quoted fields may hold commas).

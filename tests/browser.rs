@@ -1145,6 +1145,12 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         "the battle",
         "document.getElementById('checked').textContent.startsWith('valid')",
     );
+    // The last battle's table comparison left with it: no report, and no
+    // warning about one (issue 58, point 7).
+    assert_eq!(
+        page.eval("[document.getElementById('compare-report').hidden, document.getElementById('compare-stale').hidden]"),
+        json!([true, true])
+    );
     page.eval("document.getElementById('deck-load').click()");
     page.wait_for(
         "the deck",
@@ -1286,6 +1292,20 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     );
     let served = page.eval(
         "(async () => { const a = [...document.querySelectorAll('#ask-files a')].find(a => a.textContent === 'run.json'); return await (await fetch(a.href)).json(); })()",
+    );
+    // The answer in a sentence above its report, as the console says it
+    // (issue 58, point 7).
+    let said = page.wait_for(
+        "the solve's sentence",
+        "document.getElementById('ask-findings').textContent",
+    );
+    assert_eq!(
+        said,
+        json!(format!(
+            "{}.",
+            served["solution"]["sentence"].as_str().unwrap()
+        )),
+        "{served}"
     );
     let dir = tempfile::tempdir().unwrap();
     crate::util::warcrunch()

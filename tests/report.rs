@@ -34,7 +34,13 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
         assert!(html.contains(heading), "missing {heading}");
     }
     assert!(html.contains("Knights (attacker) won"));
-    assert!(html.contains("Stand-in values in use: the cards table ("));
+    // The stand-in values are said once, in the note the † marks lead to
+    // (issue 58, point 7), not again among the flags.
+    assert_eq!(
+        html.matches("Rests on stand-in table values, our defaults where the published figure is unknown: table cards: ").count(),
+        1
+    );
+    assert!(!html.contains("Stand-in values in use"));
     assert!(html.contains("Exact check:"));
     assert!(html.contains("warcrunch run"));
     // One chart, with its caption and description, and one table per metric.

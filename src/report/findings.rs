@@ -458,26 +458,8 @@ pub fn flags(report: &RunReport) -> Vec<Flag> {
     if report.variants.len() > 1 {
         out.extend(dominated_flags(report).into_iter().map(warn));
     }
-    // One flag for every table's stand-ins, not one a table.
-    let stand_ins: Vec<String> = report
-        .info
-        .tables_resting_on_stand_ins()
-        .iter()
-        .map(|t| {
-            format!(
-                "the {} table ({}): {}",
-                t.name,
-                t.source,
-                t.stand_ins.join(", ")
-            )
-        })
-        .collect();
-    if !stand_ins.is_empty() {
-        out.push(warn(format!(
-            "Stand-in values in use: {}. Replace them with your book's figures for final numbers.",
-            stand_ins.join("; ")
-        )));
-    }
+    // The stand-in values are said once, in the note the † marks lead to
+    // (`stand_ins_of`), not again as a flag.
     let checks: Vec<_> = agreements(report)
         .into_iter()
         .filter(|a| a.reached())
