@@ -518,6 +518,11 @@ fn war_cards_charts_count_engagements_and_say_a_unit_once() {
         let svg = read(&path);
         charts += 1;
         assert!(!svg.contains("battles"), "{}: says battles", path.display());
+        assert!(
+            !svg.contains("The battle"),
+            "{}: says battle",
+            path.display()
+        );
         assert!(svg.contains("engagements"), "{}", path.display());
         assert!(
             !svg.contains("exchanges fought, exchanges"),
@@ -526,6 +531,13 @@ fn war_cards_charts_count_engagements_and_say_a_unit_once() {
         );
     }
     assert!(charts >= 5, "{charts} charts");
+    // The engagement's own outcomes are its subject, in titles and headings.
+    let page = read(&out.join("report.html"));
+    assert!(
+        page.contains("The engagement — winner"),
+        "the winner's title"
+    );
+    assert!(!page.contains("The battle"), "report.html says battle");
 }
 
 /// Issue 58, point 11: every number a person reads carries a true minus

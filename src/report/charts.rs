@@ -522,7 +522,7 @@ fn describe(
     // Read aloud as a sentence: `Histogram of casualties for Megalos, in %
     // of Troop Strength, over 20,000 battles`, not the title's dash and comma.
     let (words, unit) = words::metric(system, &metric.name);
-    let whom = words::subject_within(&metric.subject);
+    let whom = words::subject_within(system, &metric.subject);
     let unit = unit.map_or_else(String::new, |u| format!(", in {u},"));
     let title = format!("{words} for {whom}{unit}");
     let battles = crate::systems::registry::battle_noun(system)[1];

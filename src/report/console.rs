@@ -224,7 +224,7 @@ fn sweep_summary(report: &RunReport, cap: f64) -> String {
         let _ = writeln!(
             out,
             "{}: P({}) and expected Reputation per variant{}",
-            super::words::subject(&f.subject),
+            f.pc.clone(),
             f.out_label,
             // The frontier plots his fate against his Reputation.
             [

@@ -554,7 +554,7 @@ fn dominated_flags(report: &RunReport) -> Vec<String> {
             if let Some(q) = better {
                 out.push(format!(
                     "{}: {} is never worth taking: {} is at least as good on both safety and Reputation and clearly better on one.",
-                    super::words::subject(&f.subject),
+                    f.pc.clone(),
                     crate::stats::format::minus(&f.points[i].variant),
                     crate::stats::format::minus(&q.variant)
                 ));

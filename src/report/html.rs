@@ -306,7 +306,7 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
         })
         .collect();
     FrontierTable {
-        heading: super::words::subject(&f.subject),
+        heading: f.pc.clone(),
         out_label: f.out_label.clone(),
         rows,
     }
@@ -400,7 +400,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
                 subject: m.subject.clone(),
-                heading: super::words::subject(&m.subject),
+                heading: super::words::subject(&report.info.system, &m.subject),
                 metrics: vec![table],
             }),
         }

@@ -140,11 +140,7 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
                     )
                 })
                 .collect();
-            format!(
-                "{}: {}.",
-                super::words::subject(&f.subject),
-                points.join("; ")
-            )
+            format!("{}: {}.", f.pc.clone(), points.join("; "))
         })
         .collect();
     Caption {
@@ -243,7 +239,7 @@ fn frontier_panel<DB: DrawingBackend>(
     };
     let title = format!(
         "{}: expected Reputation against P({}){off_chart}",
-        super::words::subject(&f.subject),
+        f.pc.clone(),
         f.out_label
     );
     let (title, px) = super::draw::fitted(area, &title, 17, 14);

@@ -2,21 +2,24 @@
 //! axis and description say where the tables say `side:Megalos` and
 //! `casualties_pct`.
 
-/// A subject in words: `side:Megalos` → `Megalos`, `party` → `The party`,
-/// `party:Rebels` → `The Rebels' PCs`, `battle` → `The battle`.
-pub fn subject(subject: &str) -> String {
+/// A subject in words, as `system` names its battles: `side:Megalos` →
+/// `Megalos`, `party` → `The party`, `party:Rebels` → `The Rebels' PCs`,
+/// `battle` → `The battle` (the war cards: `The engagement`).
+pub fn subject(system: &str, subject: &str) -> String {
     match subject.split_once(':') {
         Some(("party", side)) => format!("The {side} side's PCs"),
         Some((_, name)) => name.to_owned(),
         None if subject == "party" => "The party".to_owned(),
-        None if subject == "battle" => "The battle".to_owned(),
+        None if subject == "battle" => {
+            format!("The {}", crate::systems::registry::battle_noun(system)[0])
+        }
         None => subject.to_owned(),
     }
 }
 
 /// A subject in words inside a sentence: `the party`, `Titus`.
-pub fn subject_within(subject_name: &str) -> String {
-    let words = subject(subject_name);
+pub fn subject_within(system: &str, subject_name: &str) -> String {
+    let words = subject(system, subject_name);
     match words.strip_prefix("The ") {
         Some(rest) => format!("the {rest}"),
         None => words,
@@ -90,7 +93,7 @@ pub fn target(system: &str, target: &str) -> String {
     };
     format!(
         "{}: {}{condition}",
-        subject_within(who),
+        subject_within(system, who),
         metric(system, name).0
     )
 }
@@ -125,8 +128,8 @@ pub fn setting(key: &str) -> String {
 pub fn title(system: &str, subject_name: &str, metric_name: &str) -> String {
     let (words, unit) = metric(system, metric_name);
     match unit {
-        Some(unit) => format!("{} — {words}, {unit}", subject(subject_name)),
-        None => format!("{} — {words}", subject(subject_name)),
+        Some(unit) => format!("{} — {words}, {unit}", subject(system, subject_name)),
+        None => format!("{} — {words}", subject(system, subject_name)),
     }
 }
 
