@@ -257,9 +257,14 @@ mod tests {
             "Isabeau — reputation>=10"
         );
         assert_eq!(axis("gurps", "hp_lost"), "HP lost");
+        // The battle as each system names it.
         assert_eq!(
             title("war_cards", "battle", "exchanges"),
-            "The battle — exchanges fought"
+            "The engagement — exchanges fought"
+        );
+        assert_eq!(
+            title("gurps", "battle", "result"),
+            "The battle — battle result"
         );
         // Each system its own words: one that does not word a metric shows
         // it as named, whatever another system calls a metric of that name.
