@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use warcrunch::engine::{self, RunSettings};
+use warcrunch::engine::{self, Chunk, RunSettings, System, Tally};
 use warcrunch::scenario;
 use warcrunch::stats::{Metric, wilson, z_for_confidence};
 use warcrunch::systems::BattleSystem;
@@ -312,6 +312,47 @@ fn volleys_rally_and_the_deck_together_by_the_table_are_the_plain_engagement() {
     );
     assert!(text.contains("rally_chance") && text.contains("missile = 1"));
     assert_table_matches_plain(from_text(&text), 1_000_000);
+}
+
+/// A chunk counted by how each engagement ended (the engine's loop for
+/// the war cards) is the chunk counted outcome by outcome, count for count:
+/// every bundled engagement, one cut off after two exchanges, and one with
+/// volleys, rallies and the deck together.
+#[test]
+fn counting_a_chunk_by_its_endings_is_counting_each_outcome() {
+    let mut engagements: Vec<(String, WarCards)> = [
+        "knights_vs_pikes.toml",
+        "longbows_vs_men_at_arms.toml",
+        "cavalry_clash_deck.toml",
+        "guard_vs_levy.toml",
+    ]
+    .iter()
+    .map(|name| (name.to_string(), war_cards(&bundled(name))))
+    .collect();
+    let text = std::fs::read_to_string(bundled("guard_vs_levy.toml")).unwrap();
+    let cut = text.replace("max_exchanges = 30", "max_exchanges = 2");
+    assert!(cut.contains("max_exchanges = 2\n"));
+    engagements.push(("guard vs levy, two exchanges".into(), from_text(&cut)));
+    let text = std::fs::read_to_string(bundled("longbows_vs_men_at_arms.toml")).unwrap();
+    let mixed = text.replace("draw = \"die\"", "draw = \"deck\"\nrally_chance = 0.4");
+    assert!(mixed.contains("rally_chance"));
+    engagements.push(("longbows, deck and rally".into(), from_text(&mixed)));
+    for (name, w) in engagements {
+        assert!(w.table.is_some(), "{name} is fought by its table");
+        let chunk = Chunk {
+            seed: 7,
+            first: 3_000,
+            len: 40_000,
+        };
+        let mut by_ending = w.new_tally();
+        w.fight_into(chunk.clone(), &mut by_ending);
+        let mut by_outcome = w.new_tally();
+        for mut window in chunk.windows() {
+            by_outcome.record(&w.simulate(&mut window));
+        }
+        assert!(by_outcome.metrics().iter().all(|m| m.total() == 40_000));
+        assert_eq!(by_ending, by_outcome, "{name}");
+    }
 }
 
 /// The one-exchange battle's P(A wins), by hand from the 81 card pairs of

@@ -188,11 +188,8 @@ pub trait System: Sync {
     /// overrides it.
     #[inline]
     fn fight_into(&self, chunk: Chunk, tally: &mut Self::Tally) {
-        let mut battle = BattleStream::battle(chunk.seed, chunk.first);
-        for _ in 0..chunk.len {
-            let outcome = self.simulate(&mut battle.clone());
-            tally.record(&outcome);
-            battle = battle.next_battle();
+        for mut window in chunk.windows() {
+            tally.record(&self.simulate(&mut window));
         }
     }
 }
@@ -261,6 +258,19 @@ pub struct Chunk {
     pub first: u64,
     /// Battles in the chunk.
     pub len: u64,
+}
+
+impl Chunk {
+    /// Each battle's window, in turn, standing at its start.
+    #[inline(always)]
+    pub fn windows(&self) -> impl Iterator<Item = BattleStream> + use<> {
+        let first = BattleStream::battle(self.seed, self.first);
+        (0..self.len).scan(first, |window, _| {
+            let this = window.clone();
+            *window = window.next_battle();
+            Some(this)
+        })
+    }
 }
 
 /// Which part of a run's chunks to simulate: shard `index` of `count`

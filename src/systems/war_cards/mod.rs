@@ -17,9 +17,9 @@ use serde::Deserialize;
 use self::deck::{COLUMNS, CardResult, Deck, Sign, column_index, row_key};
 use self::rules::{ATTACKER, Combatant, DEFENDER, Draw, EngagementOutcome, EngagementRules, Picks};
 use self::table::EngagementTable;
-use self::tally::WarTally;
+use self::tally::{EndingCounts, WarTally};
 use crate::tables::TableFiles;
-use crate::engine::System;
+use crate::engine::{Chunk, System, Tally};
 use crate::engine::dice::chance_threshold;
 use crate::stats::Metric;
 use crate::systems::contract::{BattleSystem, CellMove, Layout};
@@ -585,6 +585,25 @@ impl System for WarCards {
     #[inline(always)]
     fn simulate(&self, rng: &mut crate::engine::stream::BattleStream) -> EngagementOutcome {
         self.fight(rng)
+    }
+
+    /// Counts each engagement the table fights by how it ended (three
+    /// counts, where its outcome has eight); one the table cannot hold is
+    /// fought and counted as any battle is.
+    fn fight_into(&self, chunk: Chunk, tally: &mut WarTally<u64>) {
+        let Some(table) = &self.table else {
+            for mut window in chunk.windows() {
+                tally.record(&self.simulate(&mut window));
+            }
+            return;
+        };
+        let max_exchanges = self.rules.max_exchanges;
+        let finals = table.finals();
+        let mut counts = EndingCounts::new(finals.len(), max_exchanges, self.rules.missile_volleys);
+        for mut window in chunk.windows() {
+            counts.count(table.fight_to_end(&mut window, max_exchanges));
+        }
+        counts.add_into(tally, finals);
     }
 }
 

@@ -36,8 +36,6 @@ const GROUP_ENDS: f64 = 7.0 / 8.0;
 pub struct EngagementTable {
     /// Cards in the deck.
     cards: u32,
-    /// Damage states of the defender per attacker damage value.
-    width: u32,
     /// Damage states in which both units fight on; state `live + i` is
     /// final outcome `i`.
     live: u32,
@@ -54,8 +52,31 @@ pub struct EngagementTable {
     melee: Vec<u32>,
     /// The volleys' table, when some unit shoots.
     volley: Option<VolleyTable>,
-    /// Final outcomes before any rally (exchange and volley counts unset).
-    terminals: Vec<EngagementOutcome>,
+    /// Every way an engagement can end, by number (exchange and volley
+    /// counts unset): first, for each damage state, the engagement cut
+    /// off there at its last exchange; then each final outcome's state
+    /// (`live + i`), as the table's entries lead; then the final outcomes
+    /// a rally makes of them.
+    finals: Vec<EngagementOutcome>,
+    /// Where a final outcome leads once its routed units roll to rally:
+    /// `[i * 4 + rallied]`, bit *s* of `rallied` set when side *s* rallied;
+    /// below `live`, the damage state the units fight on from; from `live`
+    /// on, the number of the final outcome in [`EngagementTable::finals`].
+    rallied: Vec<u32>,
+}
+
+/// How an engagement fought by its table ended: which of the table's
+/// final outcomes ([`EngagementTable::outcome`]), after how many melee
+/// exchanges and missile volleys. Counting it costs less than counting an
+/// [`EngagementOutcome`], field by field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    /// The final outcome's number.
+    pub last: u32,
+    /// Melee exchanges fought.
+    pub exchanges: u32,
+    /// Missile volleys fired.
+    pub volleys: u32,
 }
 
 /// The table of one missile volley: only shooters draw a card.
@@ -121,14 +142,6 @@ impl VolleyTable {
             })
             .collect()
     }
-}
-
-/// What a state leads to once any rally is rolled.
-enum Step {
-    /// Both units still fight, at this damage state.
-    Fight(u32),
-    /// The engagement is over.
-    Over(EngagementOutcome),
 }
 
 impl EngagementTable {
@@ -240,6 +253,7 @@ impl EngagementTable {
                 volley.opening = Some(volley.opening_from_the_start(live));
             }
         }
+        let (finals, rallied) = finals_and_rallies(&terminals, live, width);
         let group = if draw == Draw::Deck && rally_threshold > 0 {
             1
         } else {
@@ -247,14 +261,14 @@ impl EngagementTable {
         };
         Some(EngagementTable {
             cards,
-            width,
             live,
             group,
             draw,
             rally_threshold,
             melee: melee_next,
             volley,
-            terminals,
+            finals,
+            rallied,
         })
     }
 
@@ -262,6 +276,28 @@ impl EngagementTable {
     /// to `max_exchanges`.
     #[inline(always)]
     pub fn fight<R: Rng>(&self, rng: &mut R, max_exchanges: u32) -> EngagementOutcome {
+        self.outcome(self.fight_to_end(rng, max_exchanges))
+    }
+
+    /// The outcome of an ending.
+    #[inline(always)]
+    pub fn outcome(&self, ending: Ending) -> EngagementOutcome {
+        EngagementOutcome {
+            exchanges: ending.exchanges,
+            volleys: ending.volleys,
+            ..self.finals[ending.last as usize]
+        }
+    }
+
+    /// Every final outcome, by number, exchange and volley counts unset.
+    pub fn finals(&self) -> &[EngagementOutcome] {
+        &self.finals
+    }
+
+    /// Fights one engagement as [`EngagementTable::fight`] does, on the
+    /// same numbers, and says how it ended.
+    #[inline(always)]
+    pub fn fight_to_end<R: Rng>(&self, rng: &mut R, max_exchanges: u32) -> Ending {
         let mut digits = Digits::new(rng);
         let mut deck = match self.draw {
             Draw::Die => None,
@@ -269,16 +305,18 @@ impl EngagementTable {
         };
         let mut state = 0u32;
         let volleys = self.volley.as_ref().map_or(0, |table| table.volleys);
+        let ended = |last: u32, exchanges: u32, volleys: u32| Ending {
+            last,
+            exchanges,
+            volleys,
+        };
         if let Some(table) = &self.volley {
             let mut fired = 0;
             if let Some(opening) = &table.opening {
                 (state, fired) = opening[digits.below(opening.len() as u32) as usize];
-                match self.step(state, &mut digits) {
-                    Step::Fight(next) => state = next,
-                    Step::Over(mut outcome) => {
-                        outcome.volleys = fired;
-                        return outcome;
-                    }
+                state = self.step(state, &mut digits);
+                if state >= self.live {
+                    return ended(state, 0, fired);
                 }
             }
             while fired < volleys {
@@ -299,12 +337,9 @@ impl EngagementTable {
                     fired += (state < self.live) as u32;
                     state = table.next[(state * table.symbols + symbol) as usize];
                 }
-                match self.step(state, &mut digits) {
-                    Step::Fight(next) => state = next,
-                    Step::Over(mut outcome) => {
-                        outcome.volleys = fired;
-                        return outcome;
-                    }
+                state = self.step(state, &mut digits);
+                if state >= self.live {
+                    return ended(state, 0, fired);
                 }
             }
         }
@@ -323,48 +358,86 @@ impl EngagementTable {
                 exchanges += (state < self.live) as u32;
                 state = self.melee[(state * pairs + pair) as usize];
             }
-            match self.step(state, &mut digits) {
-                Step::Fight(next) => state = next,
-                Step::Over(mut outcome) => {
-                    outcome.exchanges = exchanges;
-                    outcome.volleys = volleys;
-                    return outcome;
-                }
+            state = self.step(state, &mut digits);
+            if state >= self.live {
+                return ended(state, exchanges, volleys);
             }
         }
-        EngagementOutcome {
-            winner: Winner::None,
-            end: End::MaxExchanges,
-            exchanges: max_exchanges,
-            volleys,
-            damage: [state / self.width, state % self.width],
-            fate: [Fate::Holds; 2],
-        }
+        // Cut off at the last exchange: the final outcome numbered by the
+        // damage state.
+        ended(state, max_exchanges, volleys)
     }
 
-    /// Where a state leads: on, or to its final outcome after each routed
-    /// unit (attacker first) rolls to rally.
+    /// Where a state leads: below `live`, the damage state the units fight
+    /// on from; from `live` on, the final outcome's number, after each
+    /// routed unit (attacker first) rolls to rally.
     #[inline(always)]
-    fn step<R: Rng>(&self, state: u32, digits: &mut Digits<'_, R>) -> Step {
-        if state < self.live {
-            return Step::Fight(state);
+    fn step<R: Rng>(&self, state: u32, digits: &mut Digits<'_, R>) -> u32 {
+        if state < self.live || self.rally_threshold == 0 {
+            return state;
         }
-        let mut outcome = self.terminals[(state - self.live) as usize];
-        if self.rally_threshold == 0 || !outcome.fate.contains(&Fate::Routed) {
-            return Step::Over(outcome);
+        let fate = self.finals[state as usize].fate;
+        if !fate.contains(&Fate::Routed) {
+            return state;
         }
-        for fate in &mut outcome.fate {
+        let mut rallied = 0;
+        for (side, fate) in fate.iter().enumerate() {
             if *fate == Fate::Routed && dice::chance(digits.rng(), self.rally_threshold) {
-                *fate = Fate::Holds;
+                rallied |= 1 << side;
             }
         }
-        match settle(outcome.fate) {
-            None => Step::Fight(outcome.damage[ATTACKER] * self.width + outcome.damage[DEFENDER]),
-            Some((winner, end)) => {
-                outcome.winner = winner;
-                outcome.end = end;
-                Step::Over(outcome)
+        self.rallied[((state - self.live) * 4 + rallied) as usize]
+    }
+}
+
+/// The table's final outcomes ([`EngagementTable::finals`]) and where a
+/// rally leads from each of `terminals` ([`EngagementTable::rallied`]):
+/// the rules' own rally (a routed unit that rallies holds, and the
+/// engagement is settled again) worked out once per outcome and rally.
+fn finals_and_rallies(
+    terminals: &[EngagementOutcome],
+    live: u32,
+    width: u32,
+) -> (Vec<EngagementOutcome>, Vec<u32>) {
+    let mut finals: Vec<EngagementOutcome> = (0..live)
+        .map(|state| EngagementOutcome {
+            winner: Winner::None,
+            end: End::MaxExchanges,
+            exchanges: 0,
+            volleys: 0,
+            damage: [state / width, state % width],
+            fate: [Fate::Holds; 2],
+        })
+        .collect();
+    finals.extend_from_slice(terminals);
+    let mut rallied = Vec::with_capacity(terminals.len() * 4);
+    for (i, terminal) in terminals.iter().enumerate() {
+        for mask in 0..4u32 {
+            let mut fate = terminal.fate;
+            for (side, fate) in fate.iter_mut().enumerate() {
+                if mask & (1 << side) != 0 && *fate == Fate::Routed {
+                    *fate = Fate::Holds;
+                }
             }
+            let leads = match settle(fate) {
+                _ if fate == terminal.fate => live + i as u32,
+                None => terminal.damage[ATTACKER] * width + terminal.damage[DEFENDER],
+                Some((winner, end)) => {
+                    let outcome = EngagementOutcome {
+                        winner,
+                        end,
+                        fate,
+                        ..*terminal
+                    };
+                    let at = finals.iter().position(|f| *f == outcome);
+                    at.unwrap_or_else(|| {
+                        finals.push(outcome);
+                        finals.len() - 1
+                    }) as u32
+                }
+            };
+            rallied.push(leads);
         }
     }
+    (finals, rallied)
 }

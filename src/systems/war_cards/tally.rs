@@ -1,6 +1,7 @@
 //! Counts of engagement outcomes, as integer counts or exact probabilities.
 
 use super::rules::{ATTACKER, DEFENDER, End, EngagementOutcome, Fate, Winner};
+use super::table::Ending;
 use crate::engine::Tally;
 use crate::engine::histograms::{Hist, Histograms};
 use crate::stats::MetricRole::{self, Detail};
@@ -68,20 +69,92 @@ impl<W: Weight> WarTally<W> {
     /// Adds one outcome with a weight.
     #[inline]
     pub fn add(&mut self, o: &EngagementOutcome, weight: W) {
+        self.add_final(o, weight);
+        self.add_exchanges(o.exchanges, weight);
+        self.add_volleys(o.volleys, weight);
+    }
+
+    /// Adds a weight to the counts of how an engagement ended: who won,
+    /// why, each unit's damage and fate (every count but the exchanges and
+    /// volleys).
+    #[inline]
+    pub fn add_final(&mut self, o: &EngagementOutcome, weight: W) {
         let h = &mut self.hists;
         h.add(self.winner, winner_index(o.winner), weight);
         h.add(self.end, end_index(o.end), weight);
-        h.add(self.exchanges, o.exchanges as usize, weight);
-        h.add(self.volleys, o.volleys as usize, weight);
         for side in [ATTACKER, DEFENDER] {
             h.add(self.damage[side], o.damage[side] as usize, weight);
             h.add(self.fate[side], fate_index(o.fate[side]), weight);
         }
     }
 
+    /// Adds a weight to the count of engagements of `exchanges` melee exchanges.
+    #[inline]
+    pub fn add_exchanges(&mut self, exchanges: u32, weight: W) {
+        self.hists.add(self.exchanges, exchanges as usize, weight);
+    }
+
+    /// Adds a weight to the count of engagements of `volleys` missile volleys.
+    #[inline]
+    pub fn add_volleys(&mut self, volleys: u32, weight: W) {
+        self.hists.add(self.volleys, volleys as usize, weight);
+    }
+
     /// The metrics, in report order.
     pub fn metrics(&self) -> Vec<Metric<W>> {
         self.hists.metrics()
+    }
+}
+
+/// A chunk's engagements fought by the table, counted by how each ended
+/// ([`Ending`]): three counts a battle where its outcome has eight, added
+/// into a [`WarTally`] once, at the chunk's end.
+#[derive(Debug)]
+pub struct EndingCounts {
+    /// By final outcome's number.
+    finals: Vec<u64>,
+    /// By melee exchanges fought.
+    exchanges: Vec<u64>,
+    /// By missile volleys fired.
+    volleys: Vec<u64>,
+}
+
+impl EndingCounts {
+    /// Empty counts for `finals` final outcomes, up to `max_exchanges`
+    /// exchanges and `max_volleys` volleys.
+    pub fn new(finals: usize, max_exchanges: u32, max_volleys: u32) -> Self {
+        EndingCounts {
+            finals: vec![0; finals],
+            exchanges: vec![0; bins(max_exchanges)],
+            volleys: vec![0; bins(max_volleys)],
+        }
+    }
+
+    /// Counts one engagement.
+    #[inline(always)]
+    pub fn count(&mut self, ending: Ending) {
+        self.finals[ending.last as usize] += 1;
+        self.exchanges[ending.exchanges as usize] += 1;
+        self.volleys[ending.volleys as usize] += 1;
+    }
+
+    /// Adds the counts into `tally`, `finals` naming each final outcome.
+    pub fn add_into(&self, tally: &mut WarTally<u64>, finals: &[EngagementOutcome]) {
+        for (outcome, &count) in finals.iter().zip(&self.finals) {
+            if count > 0 {
+                tally.add_final(outcome, count);
+            }
+        }
+        for (exchanges, &count) in (0..).zip(&self.exchanges) {
+            if count > 0 {
+                tally.add_exchanges(exchanges, count);
+            }
+        }
+        for (volleys, &count) in (0..).zip(&self.volleys) {
+            if count > 0 {
+                tally.add_volleys(volleys, count);
+            }
+        }
     }
 }
 
