@@ -567,7 +567,7 @@ fn pairing(c: &mut Criterion) {
 /// on one thread and on every core.
 fn many_variants(c: &mut Criterion) {
     use warcrunch::analysis::runner::simulate;
-    use warcrunch::analysis::sensitivity::{SensitivityRequest, sensitivity};
+    use warcrunch::analysis::sensitivity::{SensitivityRequest, prepare, sensitivity};
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/seventh_sea/even_field_battle.toml");
     let out = tempfile::tempdir().expect("a temporary folder");
@@ -588,11 +588,11 @@ fn many_variants(c: &mut Criterion) {
             trials: Some(trials),
             seed: Some(3),
         };
-        let moves = sensitivity(&resolved, &request, &plan_of(1), &to)
-            .expect("sensitivity")
-            .report
-            .moves
-            .len() as u64;
+        // Prepared and fought, as the command does.
+        let answer = |plan: &_| {
+            prepare(&resolved, &request).and_then(|p| sensitivity(&resolved, p, plan, &to))
+        };
+        let moves = answer(&plan_of(1)).expect("sensitivity").report.moves.len() as u64;
         let battles = (moves + 1) * trials;
         let mut plain = scenario::load(&file).expect("a bundled scenario loads");
         plain.trials = battles;
@@ -609,7 +609,7 @@ fn many_variants(c: &mut Criterion) {
             );
             group.bench_function(
                 BenchmarkId::new("even_field_battle", format!("sensitivity_{id}")),
-                |b| b.iter(|| sensitivity(&resolved, &request, &plan, &to).expect("sensitivity")),
+                |b| b.iter(|| answer(&plan).expect("sensitivity")),
             );
             register(
                 "many_variants",

@@ -83,15 +83,21 @@ fn every_question_answers_from_the_resolved_scenario_once_its_files_are_gone() {
         &plan(),
         &into(&each("sweep")),
     );
-    let sensitivity = warcrunch::analysis::sensitivity::sensitivity(
+    let sensitivity = warcrunch::analysis::sensitivity::prepare(
         &resolved,
         &serde_json::from_value(serde_json::json!({
             "target": "side:Megalos/victory=won", "knobs": ["days"], "trials": 2000, "seed": 3
         }))
         .unwrap(),
-        &plan(),
-        &into(&each("sensitivity")),
-    );
+    )
+    .and_then(|prepared| {
+        warcrunch::analysis::sensitivity::sensitivity(
+            &resolved,
+            prepared,
+            &plan(),
+            &into(&each("sensitivity")),
+        )
+    });
     let solve = warcrunch::analysis::solve::solve(
         &resolved,
         &serde_json::from_value(serde_json::json!({

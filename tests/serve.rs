@@ -1091,6 +1091,32 @@ fn every_way_to_ask_for_battles_is_capped() {
     assert_eq!(server.follow(id)["status"], "done");
     let (_, run_json) = server.request("GET", &format!("/api/runs/{id}/files/run.json"), None);
     assert!(run_json.contains("\"trials\": 6666"), "{run_json}");
+    // A sensitivity without `trials`, its moves prepared once to be
+    // counted: the base and Titus's Risk one down and one up fight a third
+    // of the cap each (fewer than the scenario's 10,000), and its command
+    // says so.
+    let (status, body) = ask(json!({ "sensitivity": {
+        "target": "party/any_down_or_dead=yes", "knobs": ["heroes.Titus.risk"]
+    } }));
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_u64().unwrap();
+    assert_eq!(server.follow(id)["status"], "done");
+    let (_, run_json) = server.request("GET", &format!("/api/runs/{id}/files/run.json"), None);
+    let record: Value = serde_json::from_str(&run_json).unwrap();
+    assert_eq!(record["trials"], json!(6666), "{run_json}");
+    assert!(
+        record["command"]
+            .as_str()
+            .unwrap()
+            .contains("--trials 6666"),
+        "{run_json}"
+    );
+    let (_, csv) = server.request(
+        "GET",
+        &format!("/api/runs/{id}/files/sensitivity.csv"),
+        None,
+    );
+    assert_eq!(csv.lines().count(), 3, "two moves of Titus's Risk: {csv}");
     // Battles named in the request beyond the cap for the whole question.
     let (status, body) =
         ask(json!({ "sweep": { "set": ["heroes.Titus.risk=-1..1"], "trials": 10000 } }));

@@ -104,23 +104,39 @@ impl Variant {
     }
 }
 
-/// A sensitivity analysis ready to fight: its target, base and moves, and
-/// the moves refused.
-struct Prepared {
+/// A sensitivity analysis ready to fight: its request, target, base and
+/// moves, and the moves refused. Prepared once, whether a server first
+/// counts its scenarios against its cap or the command fights at once.
+pub struct Prepared {
+    request: SensitivityRequest,
     target: Target,
     base: Scenario,
     variants: Vec<Variant>,
     refused: Vec<Refused>,
 }
 
-/// How many scenarios a sensitivity analysis fights (the base and each
-/// move), each for its `trials`: what a server's cap is shared among.
-pub fn scenarios_fought(resolved: &Resolved, request: &SensitivityRequest) -> Result<u64> {
-    Ok(prepare(resolved, request)?.variants.len() as u64 + 1)
+impl Prepared {
+    /// How many scenarios it fights (the base and each move), each for
+    /// its `trials`: what a server's cap is shared among.
+    pub fn scenarios_fought(&self) -> u64 {
+        self.variants.len() as u64 + 1
+    }
+
+    /// Fights `trials` battles a scenario instead (the scenario's own
+    /// number when `None`, as the request asked).
+    pub fn set_trials(&mut self, trials: Option<u64>) -> Result<()> {
+        let Some(n) = trials else { return Ok(()) };
+        override_settings(&mut self.base, Some(n), None)?;
+        for v in &mut self.variants {
+            override_settings(&mut v.scenario, Some(n), None)?;
+        }
+        self.request.trials = Some(n);
+        Ok(())
+    }
 }
 
 /// The base scenario and every move, each checked.
-fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared> {
+pub fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared> {
     let target = Target::parse(&request.target)?;
     if let Some(amount) = request.min_effect
         && !(amount.is_finite() && amount > 0.0)
@@ -181,6 +197,7 @@ fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared
         );
     }
     Ok(Prepared {
+        request: request.clone(),
         target,
         base,
         variants,
@@ -188,19 +205,22 @@ fn prepare(resolved: &Resolved, request: &SensitivityRequest) -> Result<Prepared
     })
 }
 
-/// Checks the base scenario and every move, runs them and writes the report.
+/// Runs the base scenario and every move, prepared from `resolved`, and
+/// writes the report.
 pub fn sensitivity(
     resolved: &Resolved,
-    request: &SensitivityRequest,
+    prepared: Prepared,
     plan: &Plan,
     to: &Destination,
 ) -> Result<SensitivityAnswer> {
     let Prepared {
+        request,
         target,
         base,
         variants,
         refused,
-    } = prepare(resolved, request)?;
+    } = prepared;
+    let request = &request;
     let out = to.out.clone().unwrap_or_else(|| {
         let mut asked = vec![request.target.clone()];
         asked.extend(request.knobs.iter().cloned());
@@ -355,8 +375,6 @@ fn sampled_means(
     Ok((found, done.threads, done.elapsed.as_secs_f64(), Some(n)))
 }
 
-/// The knobs to move: those named with `--knobs`; else every one, or none
-/// with `--cells` (which moves the card table's cells instead).
 /// What a question about a scenario can move: every setting it sets
 /// (as `sensitivity` moves them) and every cell of every table it reads
 /// (none for war cards, whose deck cells move as card results), and its

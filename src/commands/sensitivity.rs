@@ -3,7 +3,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
+use crate::analysis::sensitivity::{SensitivityRequest, prepare, sensitivity};
 use crate::cli::SensitivityArgs;
 use crate::report::console::say;
 use crate::report::sensitivity::top_lines;
@@ -19,7 +19,8 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     }
     let resolved = Resolved::read(&args.scenario, &sim.tables)?;
     let to = super::destination(&args.out, &args.sim);
-    let answer = sensitivity(&resolved, &request(args), &sim.plan(), &to)?;
+    let prepared = prepare(&resolved, &request(args))?;
+    let answer = sensitivity(&resolved, prepared, &sim.plan(), &to)?;
     say(&top_lines(&answer.report, 10))?;
     say(&crate::report::console::wrote(
         &answer.written.folder,

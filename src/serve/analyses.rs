@@ -17,7 +17,7 @@ use super::runs::{Run, Status};
 use crate::analysis::Destination;
 use crate::analysis::compare::{CompareRequest, compare};
 use crate::analysis::runner::Plan;
-use crate::analysis::sensitivity::{SensitivityRequest, sensitivity};
+use crate::analysis::sensitivity::{Prepared, SensitivityRequest, prepare, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::analysis::tune::{DEFAULT_SEARCH_TRIALS, TuneRequest, tune};
@@ -328,6 +328,9 @@ pub struct Asked {
     pub inputs: Inputs,
     /// The scenario in `input`, read with the page's tables.
     pub resolved: Resolved,
+    /// A sensitivity analysis's moves, prepared when its scenarios were
+    /// counted against the cap.
+    pub sensitivity: Option<Prepared>,
 }
 
 impl Asked {
@@ -372,9 +375,10 @@ impl Asked {
                 })
                 .map(drop)
             }
-            Ask::Sensitivity(request) => {
-                sensitivity(&self.resolved, &request, &plan, &to).map(drop)
-            }
+            Ask::Sensitivity(request) => (self.sensitivity)
+                .map_or_else(|| prepare(&self.resolved, &request), Ok)
+                .and_then(|prepared| sensitivity(&self.resolved, prepared, &plan, &to))
+                .map(drop),
             // The battle with its tables as written, then with the page's,
             // named so.
             Ask::Compare(request) => {

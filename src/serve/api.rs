@@ -800,28 +800,42 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             }));
         }
         let written = write_question(&for_load, &q.toml, q.name.as_deref(), &q.tables)?;
-        // A sensitivity's moves, counted as its answer will make them; a
-        // refusal names the battle and the page's tables, not the files
-        // the server wrote them to.
+        // A sensitivity's moves, prepared once: counted against the cap
+        // now, fought later. A refusal names the battle and the page's
+        // tables, not the files the server wrote them to.
+        let mut sensitivity = None;
         let scenarios_fought = |request: &crate::analysis::sensitivity::SensitivityRequest| {
-            crate::analysis::sensitivity::scenarios_fought(&written.resolved, request).map_err(|e| {
-                let mut message = format!("{e:#}").replace(
-                    &written.file.display().to_string(),
-                    q.name.as_deref().unwrap_or(POSTED),
-                );
-                for (name, file) in &written.tables {
-                    message = message.replace(
-                        &file.display().to_string(),
-                        &format!("the page's {name} table"),
+            let prepared = crate::analysis::sensitivity::prepare(&written.resolved, request)
+                .map_err(|e| {
+                    let mut message = format!("{e:#}").replace(
+                        &written.file.display().to_string(),
+                        q.name.as_deref().unwrap_or(POSTED),
                     );
-                }
-                anyhow::anyhow!(message)
-            })
+                    for (name, file) in &written.tables {
+                        message = message.replace(
+                            &file.display().to_string(),
+                            &format!("the page's {name} table"),
+                        );
+                    }
+                    anyhow::anyhow!(message)
+                })?;
+            let fought = prepared.scenarios_fought();
+            sensitivity = Some(prepared);
+            Ok(fought)
         };
-        let ask = q.ask.within(for_load.max_trials, written.trials, scenarios_fought).map_err(|refusal| {
+        let refused = |refusal| {
             let _ = std::fs::remove_dir_all(&written.input);
             Rejected::Refused(refusal)
-        })?;
+        };
+        let ask = q.ask.within(for_load.max_trials, written.trials, scenarios_fought).map_err(refused)?;
+        if let (Ask::Sensitivity(request), Some(prepared)) = (&ask, &mut sensitivity) {
+            prepared.set_trials(request.trials).map_err(|e| {
+                refused(Refusal {
+                    status: 422,
+                    message: format!("{e:#}"),
+                })
+            })?;
+        }
         let terms = json!({
             "battles": ask.battles_in_words(written.trials),
             "target_words": ask.target_in_words(written.system),
@@ -835,6 +849,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
             tables: written.tables,
             inputs: written.inputs,
             resolved: written.resolved,
+            sensitivity,
         };
         Ok::<_, Rejected>((asked, terms))
     })
