@@ -280,6 +280,106 @@ fn exact_csv_lists_every_value_zeros_included() {
     assert_eq!(zero["agrees"], "true");
 }
 
+/// Every cell of a CSV file, by column: the text between the commas as
+/// written (quotes kept), so `""` and an empty cell differ.
+fn raw_cells(path: &std::path::Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let names: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    let mut cells = Vec::new();
+    for line in lines {
+        let (mut cell, mut quoted, mut column) = (String::new(), false, 0);
+        for c in line.chars().chain(std::iter::once(',')) {
+            if c == ',' && !quoted {
+                cells.push((names[column].clone(), std::mem::take(&mut cell)));
+                column += 1;
+            } else {
+                quoted ^= c == '"';
+                cell.push(c);
+            }
+        }
+        assert_eq!(column, names.len(), "{}: {line}", path.display());
+    }
+    cells
+}
+
+/// A blank is missing in both files: an empty CSV cell (never `""`) and a
+/// Parquet null (never an empty string), column by column the same count,
+/// for a run (stand-in tables, subject names) and a sensitivity analysis
+/// (moves that are no table cell).
+#[test]
+fn a_blank_cell_is_missing_in_csv_and_parquet_alike() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let asked: [(&str, Vec<&str>); 2] = [
+        ("run", vec!["run", "--trials", "3000"]),
+        (
+            "sensitivity",
+            vec![
+                "sensitivity",
+                "--target",
+                "side:Megalos/victory=won",
+                "--knobs",
+                "days,tables.survival.rows.D.column",
+                "--trials",
+                "2000",
+            ],
+        ),
+    ];
+    for (name, args) in asked {
+        let out = dir.path().join(name);
+        warcrunch()
+            .args(&args)
+            .args(["--quiet", "--format", "csv,parquet", "--out"])
+            .arg(&out)
+            .arg(ambush())
+            .assert()
+            .success();
+        let stems: Vec<&str> = match name {
+            "run" => vec!["distributions", "summary"],
+            _ => vec!["sensitivity"],
+        };
+        for stem in stems {
+            let cells = raw_cells(&out.join(format!("{stem}.csv")));
+            assert!(
+                cells.iter().all(|(_, v)| v != "\"\""),
+                "{stem}.csv writes no `\"\"`"
+            );
+            let file = std::fs::File::open(out.join(format!("{stem}.parquet"))).unwrap();
+            let frame = ParquetReader::new(file).finish().unwrap();
+            let mut blanks = 0;
+            for column in frame.columns() {
+                let empty_in_csv = (cells.iter())
+                    .filter(|(c, v)| c == column.name().as_str() && v.is_empty())
+                    .count();
+                assert_eq!(
+                    column.null_count(),
+                    empty_in_csv,
+                    "{stem}: {} nulls in Parquet, empty cells in CSV",
+                    column.name()
+                );
+                if let Ok(text) = column.str() {
+                    assert!(
+                        text.iter().flatten().all(|v| !v.is_empty()),
+                        "{stem}.parquet: {} holds an empty string",
+                        column.name()
+                    );
+                }
+                blanks += empty_in_csv;
+            }
+            assert!(
+                blanks > 0,
+                "{stem}: some cell is blank, so the test reads one"
+            );
+        }
+    }
+}
+
 #[test]
 fn tables_are_tidy_in_csv_and_parquet_alike() {
     let dir = tempfile::tempdir().unwrap();

@@ -390,7 +390,7 @@ impl<'a> VariantKeys<'a> {
 
 /// The last two columns of every file: `stand_in_tables`, the tables
 /// holding stand-in values that each row's metric rests on (`; `
-/// between them, empty for none), then `uses_stand_ins`, whether there is
+/// between them, missing for none), then `uses_stand_ins`, whether there is
 /// one. Rows are given as (variant, subject, metric); with `base`, a
 /// comparison's rows rest on the base variant's tables too.
 pub fn stand_in_columns(
@@ -598,8 +598,14 @@ impl TableMeta {
     }
 }
 
-/// A string column.
+/// A string column; an empty string is a missing cell, as a missing
+/// number is: empty in CSV (not `""`), null in Parquet, so every reader
+/// takes a row's blank the same from either file.
 pub fn text(name: &str, values: Vec<String>) -> Column {
+    let values: Vec<Option<String>> = values
+        .into_iter()
+        .map(|v| Some(v).filter(|v| !v.is_empty()))
+        .collect();
     Column::new(name.into(), values)
 }
 
