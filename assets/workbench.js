@@ -50,7 +50,18 @@ function battleWords(settings) {
 function answered(which, what, key) {
   answers[which].key = key;
   answers[which].what = what;
+  answers[which].battles = null;
   markStale();
+}
+
+// Beside a question's answer, when the run shown for the same battle
+// fought another count than the question's `each` (a run stopped at its
+// precision, a question's share of the server's cap): one outcome's share
+// then differs between the two by chance, and the reader is told so.
+function countNote(key, each) {
+  const run = answers.run;
+  if (!each || run.key !== key || !run.battles || run.battles === each) return "";
+  return `; the run above fought ${run.battles.toLocaleString()} battles, this ${each.toLocaleString()} each, so the same outcome's share differs between them by chance: read each with its interval`;
 }
 
 // Marks each answer asked of another battle than the one on the page.
@@ -470,6 +481,7 @@ async function answer(question, label, shown, done) {
     // The reader goes on from the answer's line, beside Ask.
     shown.status.focus();
     if (s.status !== "done") return;
+    shown.status.textContent += countNote(key, result.body.battles_each);
     fileLinks(shown.files, id, s.files.filter((f) => /\.(csv|json|html|svg|toml)$/.test(f)));
     if (s.files.includes("report.html")) {
       shown.report.src = `/api/runs/${id}/files/report.html`;
@@ -720,6 +732,7 @@ async function stop() {
 
 function draw(snapshot) {
   latest = snapshot;
+  if (snapshot.status === "done") answers.run.battles = snapshot.done;
   // The run's settings are in its words already; here, how far it is.
   const battles = current && current.precision
     ? `${snapshot.done.toLocaleString()} battles`

@@ -560,6 +560,8 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
             .contains("ambush_at_the_ford.toml, 20,000 battles a move, seed 3: done"),
         "{status}"
     );
+    // The run fought the same 20,000: nothing to say of the counts.
+    assert!(status.as_str().unwrap().ends_with(": done"), "{status}");
     // Focus lands on the answer's line, beside Ask.
     page.wait_for(
         "focus on the answer",
@@ -597,6 +599,29 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.wait_for("the report in the page", "document.getElementById('ask-report').contentDocument?.body?.textContent.includes('Sensitivity') || document.getElementById('ask-report').contentDocument?.body?.textContent.includes('sensitivity')");
     page.eval("document.getElementById('questions').scrollIntoView()");
     page.screenshot("question");
+
+    // A run stopped at its precision fights fewer battles than the
+    // question's 20,000 a move: the answer says so beside its numbers.
+    page.eval("{ document.querySelector('input[name=mode][value=precision]').click(); const p = document.getElementById('precision'); p.value = 3; p.dispatchEvent(new Event('change', { bubbles: true })); document.getElementById('run').click(); }");
+    page.wait_for(
+        "the run stopped at its precision",
+        "(m => m !== null && m[1] !== '20,000')(document.getElementById('status').textContent.match(/: done, ([0-9,]+) battles/))",
+    );
+    let fought = page
+        .eval("document.getElementById('status').textContent.match(/done, ([0-9,]+) battles/)[1]");
+    page.eval("document.getElementById('ask').click()");
+    page.wait_for(
+        "the question's answer beside the run's count",
+        "document.getElementById('ask-status').textContent.includes('seed 3: done')",
+    );
+    let status = page.eval("document.getElementById('ask-status').textContent");
+    assert!(
+        status.as_str().unwrap().ends_with(&format!(
+            "seed 3: done; the run above fought {} battles, this 20,000 each, so the same outcome's share differs between them by chance: read each with its interval",
+            fought.as_str().unwrap()
+        )),
+        "{status}"
+    );
 
     // The designer: one cell edited, the page's findings are the library's.
     page.eval("document.getElementById('deck-load').click()");

@@ -251,6 +251,18 @@ impl Ask {
         }
     }
 
+    /// The battles it fights for each variant, move or side, where that is
+    /// one number a run's count compares with (none for a solve's probes,
+    /// a tune's candidates, exact odds or a sweep of `trials`).
+    pub fn battles_each(&self, scenario_trials: u64) -> Option<u64> {
+        match self {
+            Ask::Sweep(r) if !sweeps(r, &["trials"]) => Some(r.trials.unwrap_or(scenario_trials)),
+            Ask::Sensitivity(r) if !r.exact => Some(r.trials.unwrap_or(scenario_trials)),
+            Ask::Compare(r) => Some(r.trials.unwrap_or(scenario_trials)),
+            _ => None,
+        }
+    }
+
     /// Whether its simulations set out to fight all their battles at once
     /// (one lockstep run), so its battles fought tell the time left: not
     /// a solve's probes, nor a sweep of `trials` or `seed`, fought one
@@ -484,5 +496,29 @@ mod tests {
             sensitivity.target_in_words("gurps").as_deref(),
             Some("A: victory = won")
         );
+    }
+
+    /// The one count a run's compares with: a variant's, a move's, a
+    /// side's; none where a question fights no one count.
+    #[test]
+    fn a_question_fights_one_count_each_or_none() {
+        let sweep =
+            |set: &str| ask(serde_json::json!({ "sweep": { "set": [set], "trials": 500 } }));
+        assert_eq!(
+            sweep("heroes.Titus.risk=-1..1").battles_each(20_000),
+            Some(500)
+        );
+        assert_eq!(sweep("trials=1000,2000").battles_each(20_000), None);
+        let sensitivity = |exact: bool| {
+            ask(
+                serde_json::json!({ "sensitivity": { "target": "side:A/victory=won", "exact": exact } }),
+            )
+        };
+        assert_eq!(sensitivity(false).battles_each(20_000), Some(20_000));
+        assert_eq!(sensitivity(true).battles_each(20_000), None);
+        let solve = ask(serde_json::json!({ "solve": {
+            "vary": "sides.A.strategy=1..20", "target": "side:A/victory=won", "goal": { "equals": 0.5 }
+        } }));
+        assert_eq!(solve.battles_each(20_000), None);
     }
 }

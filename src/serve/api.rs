@@ -838,6 +838,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
         }
         let terms = json!({
             "battles": ask.battles_in_words(written.trials),
+            "battles_each": ask.battles_each(written.trials),
             "target_words": ask.target_in_words(written.system),
             "plans_ahead": ask.plans_ahead(),
         });
