@@ -950,7 +950,8 @@ fn words_broken_on_a_phone(page: &mut Browser) -> Value {
 
 /// A sweep's and a comparison's reports on a 390-pixel phone: no word or
 /// number breaks inside itself, though their variants are long file names
-/// and their flags name table files by path. Screenshots in
+/// and their flags name table files by path, and no chart's text is
+/// shrunk below the size it was drawn at. Screenshots in
 /// `target/browser/`.
 #[test]
 #[cfg_attr(
@@ -997,6 +998,20 @@ fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
         let broken = words_broken_on_a_phone(&mut page);
         page.screenshot(&format!("{name}_report_phone"));
         assert_eq!(broken, json!([]), "{name}: words broken on a phone");
+        // A chart is never shrunk on a phone: it scrolls sideways in its
+        // figure, its text the size it was drawn (a 1,000-pixel sweep chart
+        // squeezed to 600 read at under 6 px).
+        let smallest = page.eval(
+            "Math.min(...[...document.querySelectorAll('figure svg')].flatMap(svg => {
+               const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+               return [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
+             }))",
+        );
+        let smallest = smallest.as_f64().unwrap();
+        assert!(
+            smallest >= 9.5,
+            "{name}: chart text {smallest:.1} px on a phone"
+        );
     }
 }
 

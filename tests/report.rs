@@ -557,7 +557,7 @@ fn every_number_a_person_reads_has_a_true_minus() {
                 "sweep".into(),
                 ambush.clone(),
                 "--set".into(),
-                "heroes.Ilsa.risk=-6,0,6".into(),
+                "heroes.Ilsa.risk=-6..6:3".into(),
             ],
         ),
         ("run", vec!["run".into(), hollin]),
@@ -657,4 +657,11 @@ fn every_number_a_person_reads_has_a_true_minus() {
     }
     assert!(checked > 20, "only {checked} pages and charts");
     assert!(found.is_empty(), "hyphen-minus as a sign: {found:#?}");
+    // The sweep's five variants are named in its verdict, not compared in
+    // words: that sentence was read too.
+    let sweep = read(&dir.path().join("sweep/report.html"));
+    assert!(
+        sweep.contains("5 variants compared: risk=−6, risk=−3, risk=0"),
+        "the sweep's verdict names its variants"
+    );
 }

@@ -475,7 +475,13 @@ impl Export<RunReport> for HtmlReport {
                 page.verdict.push(format!(
                     "{} variants compared: {}",
                     report.variants.len(),
-                    crate::stats::recommend::named_few(&info.variants)
+                    crate::stats::recommend::named_few(
+                        &info
+                            .variants
+                            .iter()
+                            .map(|v| crate::stats::format::minus(v))
+                            .collect::<Vec<_>>()
+                    )
                 ));
             }
             page.sweep = Some(sweep_section(report, &all, advice.as_ref())?);
