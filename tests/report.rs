@@ -67,7 +67,11 @@ fn a_run_report_has_every_section_chart_and_table_and_matches_the_csv() {
             ("winner", "defender") => "Pikes (defender)".to_owned(),
             (_, value) => value.replace('_', " "),
         };
-        let cell = format!("<td class=\"l\">{words}</td><td>{}</td>", r["count"]);
+        let count: u64 = r["count"].parse().unwrap();
+        let cell = format!(
+            "<td class=\"l\">{words}</td><td>{}</td>",
+            warcrunch::stats::format::thousands(count)
+        );
         assert!(
             html.contains(&cell),
             "report lacks {}/{} = {} count {}",
@@ -664,4 +668,112 @@ fn every_number_a_person_reads_has_a_true_minus() {
         sweep.contains("5 variants compared: risk=−6, risk=−3, risk=0"),
         "the sweep's verdict names its variants"
     );
+}
+
+/// One number, one way: in a run's report every count a person reads has
+/// its thousands marked (`934,390`, as `1,000,000 battles` beside it), a
+/// numeric outcome's standard deviation has its mean's decimals, and the
+/// mean its chart's description reads aloud is the one its table shows.
+#[test]
+fn a_runs_counts_means_and_spreads_read_one_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    warcrunch()
+        .args(["run", "--trials", "40000", "--quiet", "--out"])
+        .arg(&out)
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .assert()
+        .success();
+    let html = read(&out.join("report.html"));
+    // The words a person reads: no code, no tags, no attributes.
+    let mut text = html.clone();
+    for (open, close) in [
+        ("<code", "</code>"),
+        ("<style", "</style>"),
+        ("<svg", "</svg>"),
+    ] {
+        while let Some(start) = text.find(open) {
+            let end = text[start..]
+                .find(close)
+                .map_or(text.len(), |e| start + e + close.len());
+            text.replace_range(start..end, " ");
+        }
+    }
+    let mut words = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                words.push(' ');
+            }
+            _ if !in_tag => words.push(c),
+            _ => {}
+        }
+    }
+    // A whole number of four digits or more with no thousands mark, not
+    // part of a word (a hash) nor after a decimal point.
+    let unmarked: Vec<&str> = words
+        .split(|c: char| c.is_whitespace() || "()–;:%".contains(c))
+        .filter(|w| {
+            let digits = w.trim_end_matches(['.', ',']);
+            let whole = digits.split('.').next().unwrap_or("");
+            !w.starts_with('.')
+                && whole.len() >= 4
+                && whole.chars().all(|c| c.is_ascii_digit())
+                && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        })
+        .collect();
+    assert!(
+        unmarked.is_empty(),
+        "counts without thousands marks: {unmarked:?}"
+    );
+    let marked = html.split("<td>").skip(1).any(|cell| {
+        let cell = cell.split('<').next().unwrap();
+        cell.contains(',')
+            && cell.split(',').skip(1).all(|group| group.len() == 3)
+            && cell.chars().all(|c| c.is_ascii_digit() || c == ',')
+    });
+    assert!(
+        marked,
+        "the tables hold counts of thousands, so the test reads some"
+    );
+    // Each numeric outcome's table row: `14.5 (14.4–14.6), standard
+    // deviation 9.6, …`; and its chart read aloud: `mean 14.5, median …`.
+    let summaries: Vec<&str> = html
+        .split("<td class=\"l\">mean</td><td colspan=\"3\">")
+        .skip(1)
+        .map(|rest| rest.split("</td>").next().unwrap())
+        .collect();
+    let spoken: Vec<&str> = html
+        .split("aria-label=\"Histogram of ")
+        .skip(1)
+        .map(|rest| {
+            rest.split(": mean ")
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert!(summaries.len() >= 3, "{} numeric outcomes", summaries.len());
+    assert_eq!(summaries.len(), spoken.len(), "a chart for each table");
+    let decimals = |x: &str| x.split('.').nth(1).map_or(0, str::len);
+    for (summary, spoken) in summaries.iter().zip(&spoken) {
+        let mean = summary.split(" (").next().unwrap();
+        let sd = summary
+            .split("standard deviation ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap();
+        assert_eq!(decimals(sd), decimals(mean), "{summary}");
+        assert_eq!(
+            mean, *spoken,
+            "the chart reads aloud the table's mean: {summary}"
+        );
+    }
 }

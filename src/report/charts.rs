@@ -530,7 +530,7 @@ fn describe(
         Some(s) => format!(
             "Histogram of {title} over {} {battles}: mean {}, median {}, 95th percentile {}",
             thousands(total),
-            crate::stats::format::signed(s.mean, 3, false),
+            crate::stats::format::as_known(s.mean, (s.ci_low, s.ci_high)),
             crate::stats::format::minus(&s.p50.to_string()),
             crate::stats::format::minus(&s.p95.to_string())
         ),

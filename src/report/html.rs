@@ -147,7 +147,8 @@ struct OutcomeTable {
 
 struct ValueRow {
     label: String,
-    count: u64,
+    /// The count, as every count a person reads: `934,390`.
+    count: String,
     probability: String,
     interval: String,
 }
@@ -172,7 +173,7 @@ fn outcome_table(
             let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
                 label: crate::stats::format::minus(&super::words::value(system, m, bin)),
-                count: m.weights[bin],
+                count: thousands(m.weights[bin]),
                 probability: p,
                 interval: format!("{lo}\u{2013}{hi}"),
             }
@@ -203,7 +204,7 @@ fn outcome_table(
             format!(
                 "{}, standard deviation {}, 5th percentile {}, median {}, 95th percentile {}",
                 crate::stats::format::estimate(s.mean, (s.ci_low, s.ci_high)),
-                crate::stats::format::signed(s.std_dev, 3, false),
+                crate::stats::format::as_known(s.std_dev, (s.ci_low, s.ci_high)),
                 crate::stats::format::minus(&s.p05.to_string()),
                 crate::stats::format::minus(&s.p50.to_string()),
                 crate::stats::format::minus(&s.p95.to_string())

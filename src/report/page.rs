@@ -58,7 +58,7 @@ impl Provenance {
         add("scenario SHA-256", info.scenario_sha256.clone());
         add("seed", info.seed.map(|s| s.to_string()));
         add("trials", info.trials.map(thousands));
-        add("chunk size", info.chunk_size.map(|c| c.to_string()));
+        add("chunk size", info.chunk_size.map(thousands));
         add("stream layout", info.stream_layout.map(|v| v.to_string()));
         add("threads", info.threads.map(|t| t.to_string()));
         add("elapsed", info.elapsed_seconds.map(|e| format!("{e:.3} s")));

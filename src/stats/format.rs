@@ -173,6 +173,13 @@ pub fn estimate(x: f64, (lo, hi): (f64, f64)) -> String {
     format!("{x} ({})", range(&lo_text, &hi_text, lo < 0.0))
 }
 
+/// A number known about as well as an estimate whose 95% interval is
+/// `(lo, hi)` (its spread, the estimate alone), written as [`estimate`]
+/// writes that estimate: with the decimals the interval's width calls for.
+pub fn as_known(x: f64, (lo, hi): (f64, f64)) -> String {
+    signed(x, decimals_for(hi - lo), false)
+}
+
 /// Two bounds as a range: `a–b`, or `a to b` when a bound is negative.
 pub fn range(lo: &str, hi: &str, negative: bool) -> String {
     if negative {
@@ -356,6 +363,14 @@ mod tests {
         assert_eq!(percent(0.0005), "0.050%");
         assert_eq!(percent(1e-16), "< 0.000000000001%");
         assert_eq!(percent(1.0 - 1e-16), "> 99.999999999999%");
+    }
+
+    #[test]
+    fn a_spread_reads_with_its_means_decimals() {
+        assert_eq!(estimate(14.46, (14.37, 14.55)), "14.5 (14.4–14.6)");
+        assert_eq!(as_known(9.568, (14.37, 14.55)), "9.6");
+        assert_eq!(as_known(7.3421, (7.30, 7.37)), "7.34");
+        assert_eq!(as_known(-0.0304, (-0.034, -0.026)), "\u{2212}0.030");
     }
 
     #[test]
