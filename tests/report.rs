@@ -594,6 +594,32 @@ fn every_number_a_person_reads_has_a_true_minus() {
             })
             .collect()
     };
+    // A number in e notation (`8.42e-31`, `4.68e-3`): a p-value a person
+    // reads is written `8.42 × 10⁻³¹` or `0.00468`.
+    let e_notation = |text: &str| -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        (1..chars.len().saturating_sub(2))
+            .filter(|&i| {
+                // A mantissa (`8.42`) standing alone before the `e`, not
+                // the middle of a hash.
+                let mut start = i;
+                while start > 0 && (chars[start - 1].is_ascii_digit() || chars[start - 1] == '.') {
+                    start -= 1;
+                }
+                let mantissa: String = chars[start..i].iter().collect();
+                chars[i] == 'e'
+                    && mantissa.contains('.')
+                    && mantissa.starts_with(|c: char| c.is_ascii_digit())
+                    && (start == 0 || !chars[start - 1].is_alphanumeric())
+                    && (chars[i + 1] == '-' || chars[i + 1].is_ascii_digit())
+            })
+            .map(|i| {
+                chars[i.saturating_sub(30)..(i + 6).min(chars.len())]
+                    .iter()
+                    .collect()
+            })
+            .collect()
+    };
     // The words of a page or a chart: no tags, no code.
     let words = |markup: &str| -> String {
         let mut text = markup.to_owned();
@@ -643,6 +669,7 @@ fn every_number_a_person_reads_has_a_true_minus() {
         found.extend(
             sign(&console)
                 .into_iter()
+                .chain(e_notation(&console))
                 .map(|s| format!("{name} console: {s}")),
         );
         for entry in std::fs::read_dir(&out).unwrap() {
@@ -651,19 +678,25 @@ fn every_number_a_person_reads_has_a_true_minus() {
             if ext == "html" || ext == "svg" {
                 checked += 1;
                 let shown = path.file_name().unwrap().to_string_lossy().into_owned();
+                let read_words = words(&read(&path));
                 found.extend(
-                    sign(&words(&read(&path)))
+                    sign(&read_words)
                         .into_iter()
+                        .chain(e_notation(&read_words))
                         .map(|s| format!("{name}/{shown}: {s}")),
                 );
             }
         }
     }
     assert!(checked > 20, "only {checked} pages and charts");
-    assert!(found.is_empty(), "hyphen-minus as a sign: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "hyphen-minus as a sign, or e notation: {found:#?}"
+    );
     // The sweep's five variants are named in its verdict, not compared in
-    // words: that sentence was read too.
+    // words: that sentence was read too, and its p-values.
     let sweep = read(&dir.path().join("sweep/report.html"));
+    assert!(sweep.contains(" × 10⁻"), "a p-value below 0.001 was read");
     assert!(
         sweep.contains("5 variants compared: risk=−6, risk=−3, risk=0"),
         "the sweep's verdict names its variants"

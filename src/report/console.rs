@@ -300,12 +300,12 @@ fn compare_summary(report: &RunReport) -> String {
         let significant = tests.significant();
         let _ = writeln!(
             out,
-            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {:.2e})",
+            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {})",
             crate::stats::format::minus(&v.variant),
             crate::stats::format::minus(&base.variant),
             significant.len(),
             tests.counted(),
-            tests.alpha
+            format_p(tests.alpha)
         );
         for d in significant.iter().take(LISTED) {
             let _ = writeln!(out, "  {}", one_line(d));

@@ -533,16 +533,34 @@ impl Difference {
     }
 }
 
-/// A p-value as printed: three significant digits (`4.68e-3`), the same
-/// number `comparison.csv` holds; below [`P_FLOOR`] (a tail the normal and
-/// chi-square survival functions underflow in), `< 1e-300`, the bound the
-/// CSV writes.
+/// A p-value as a person reads it, three significant digits: in decimals
+/// from 0.001 up (`0.0468`), as a power of ten below (`8.42 × 10⁻³¹`, never
+/// `8.42e-31`); below [`P_FLOOR`] (a tail the normal and chi-square
+/// survival functions underflow in) the bound, `< 10⁻³⁰⁰`, as the CSV
+/// writes it. `comparison.csv` holds the number itself.
 pub fn format_p(p: f64) -> String {
     if p < P_FLOOR {
-        format!("< {P_FLOOR:e}")
-    } else {
-        format!("{p:.2e}")
+        return format!("< {}", power_of_ten(P_FLOOR.log10().round() as i32));
     }
+    if p >= 1e-3 {
+        let places = (2 - p.log10().floor() as i32).max(0) as usize;
+        return format!("{p:.places$}");
+    }
+    let text = format!("{p:.2e}");
+    let (digits, exponent) = text.split_once('e').expect("a number in e notation");
+    let exponent: i32 = exponent.parse().expect("a whole exponent");
+    format!("{digits} \u{d7} {}", power_of_ten(exponent))
+}
+
+/// `10` raised to `exponent`, written with superscript digits and a true
+/// minus: `10⁻³¹`.
+fn power_of_ten(exponent: i32) -> String {
+    const SUPERSCRIPT: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let sign = if exponent < 0 { "\u{207b}" } else { "" };
+    let digits: String = (exponent.unsigned_abs().to_string().chars())
+        .map(|d| SUPERSCRIPT[d.to_digit(10).expect("a digit") as usize])
+        .collect();
+    format!("10{sign}{digits}")
 }
 
 /// A p-value as the tables write it: never 0, which no finite number of
@@ -673,12 +691,18 @@ mod tests {
 
     #[test]
     fn tiny_p_values_are_not_printed_as_zero() {
-        assert_eq!(format_p(0.0), "< 1e-300");
-        assert_eq!(format_p(1e-301), "< 1e-300");
-        assert_eq!(format_p(3.2e-45), "3.20e-45");
+        assert_eq!(format_p(0.0), "< 10⁻³⁰⁰");
+        assert_eq!(format_p(1e-301), "< 10⁻³⁰⁰");
+        assert_eq!(format_p(3.2e-45), "3.20 × 10⁻⁴⁵");
+        assert_eq!(format_p(8.4213e-31), "8.42 × 10⁻³¹");
         assert_eq!(reported_p(0.0), 1e-300);
         assert_eq!(reported_p(3.2e-45), 3.2e-45);
-        assert_eq!(format_p(0.004_678), "4.68e-3");
+        assert_eq!(format_p(0.004_678), "0.00468");
+        assert_eq!(format_p(0.046_81), "0.0468");
+        assert_eq!(format_p(0.534_2), "0.534");
+        assert_eq!(format_p(1.0), "1.00");
+        assert_eq!(format_p(0.001), "0.00100");
+        assert_eq!(format_p(0.000_999_9), "1.00 × 10⁻³");
     }
 
     #[test]
