@@ -810,3 +810,81 @@ fn a_runs_counts_means_and_spreads_read_one_way() {
         );
     }
 }
+
+/// A sweep's Reputation reads as its table says: the recommendation's
+/// sentence and the frontier's description give each variant's expected
+/// Reputation as the frontier table shows it (`0.71`, not `+0.709` beside
+/// it, nor `0.37` where the table says `0.371`).
+#[test]
+fn a_sweeps_reputation_reads_as_its_table_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    warcrunch()
+        .args([
+            "sweep",
+            "--set",
+            "heroes.Titus.risk=-6..6:3",
+            "--trials",
+            "20000",
+        ])
+        .args(["--quiet", "--out"])
+        .arg(&out)
+        .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .assert()
+        .success();
+    let html = read(&out.join("report.html"));
+    // The frontier table's rows: variant, P(out), its interval, Reputation.
+    let frontier = html
+        .split("<th>expected Reputation</th>")
+        .nth(1)
+        .expect("the frontier table")
+        .split("</table>")
+        .next()
+        .unwrap();
+    let rows: Vec<(String, String)> = frontier
+        .split("<tr><td class=\"l\">risk=")
+        .skip(1)
+        .filter_map(|row| {
+            let row = row.split("</tr>").next().unwrap();
+            let cells: Vec<&str> = row
+                .split("<td>")
+                .skip(1)
+                .map(|c| c.trim_end_matches("</td>"))
+                .collect();
+            let variant = format!("risk={}", row.split([' ', '<']).next().unwrap());
+            (cells.len() == 4).then(|| (variant, cells[2].to_owned()))
+        })
+        .collect();
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    for (variant, reputation) in &rows {
+        let described = format!("{variant} P(down or dead) ");
+        let at = html
+            .find(&described)
+            .unwrap_or_else(|| panic!("{described}"));
+        let said = html[at..].split("expected Reputation ").nth(1).unwrap();
+        let said = said.split([';', '.']).collect::<Vec<_>>();
+        let said = format!("{}.{}", said[0], said[1]);
+        assert!(
+            said.starts_with(reputation.as_str())
+                && !said[reputation.len()..].starts_with(|c: char| c.is_ascii_digit()),
+            "{variant}: the description says {said}, the table {reputation}"
+        );
+    }
+    let recommended = html
+        .split("Recommended: ")
+        .nth(1)
+        .expect("a recommendation");
+    let variant = recommended.split(',').next().unwrap();
+    let said = recommended
+        .split("expected Reputation (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let (_, shown) = rows
+        .iter()
+        .find(|(v, _)| v == variant)
+        .expect("the variant's row");
+    assert_eq!(said.trim_start_matches('+'), shown, "{variant}");
+}

@@ -136,7 +136,7 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
                         crate::stats::format::minus(&p.variant),
                         f.out_label,
                         percent(p.p_out),
-                        crate::stats::format::signed(p.reputation, 2, false)
+                        crate::stats::format::as_known(p.reputation, p.reputation_ci)
                     )
                 })
                 .collect();

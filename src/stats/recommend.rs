@@ -129,7 +129,11 @@ impl Recommendation {
             Recommendation::ClearlyMostFame(i) => format!(
                 "recommended: {}, whose expected Reputation ({}) is clearly the highest of the variants with P({out}) at or below {cap}",
                 name(i),
-                crate::stats::format::signed(choices[*i].fame.value, 3, true)
+                {
+                    let fame = &choices[*i].fame;
+                    crate::stats::format::with_interval(fame.value, (fame.low, fame.high), true)[0]
+                        .clone()
+                }
             ),
             Recommendation::SafestOfLevel { pick, level } => format!(
                 "recommended: {}, the safest of the {} variants with P({out}) at or below {cap} whose expected Reputation is statistically level with the best ({})",
