@@ -69,14 +69,29 @@ pub fn percent(p: f64) -> String {
     percent_with(p, decimals(p))
 }
 
-/// A probability and its interval's ends, written alike: with the most
-/// decimals [`percent`] gives any of them, and more while two that differ
-/// would read the same (`0.0084% (0.0071%–0.0099%)`).
+/// A probability and its interval's ends, written alike: with the
+/// decimals [`percent`] gives the estimate (so it reads the same alone and
+/// in its interval; an estimate of 0 or 1 takes its ends' most), and more
+/// while two that differ would read the same; an end that would read as a
+/// bound at those takes the decimals it needs (`0.0084% (0.0071%–0.0099%)`,
+/// `0.00010% (0.000004%–0.00057%)`).
 pub fn percent_interval(p: f64, low: f64, high: f64) -> [String; 3] {
     let values = [p, low, high];
-    let mut places = values.into_iter().map(decimals).max().unwrap_or(2);
+    let mut places = if p > 0.0 && p < 1.0 {
+        decimals(p)
+    } else {
+        values.into_iter().map(decimals).max().unwrap_or(2)
+    };
+    // An end that would read as a bound takes the decimals it needs.
+    let written = |v: f64, mut places: usize| loop {
+        let text = percent_with(v, places);
+        if !text.starts_with(['<', '>']) || places >= MAX_DECIMALS {
+            return text;
+        }
+        places += 1;
+    };
     loop {
-        let shown = values.map(|v| percent_with(v, places));
+        let shown = values.map(|v| written(v, places));
         let alike =
             (0..3).any(|i| (i + 1..3).any(|j| values[i] != values[j] && shown[i] == shown[j]));
         if !alike || places >= MAX_DECIMALS {
@@ -377,7 +392,17 @@ mod tests {
     fn an_interval_never_prints_two_different_ends_alike() {
         assert_eq!(
             percent_interval(0.9999, 0.99985, 0.99994),
-            ["99.9900%", "99.9850%", "99.9940%"]
+            ["99.990%", "99.985%", "99.994%"]
+        );
+        // The estimate as `percent` writes it alone, two significant digits.
+        assert_eq!(
+            percent_interval(1e-6, 1.8e-7, 5.7e-6),
+            ["0.00010%", "0.00002%", "0.00057%"]
+        );
+        assert_eq!(percent_interval(1e-6, 1.8e-7, 5.7e-6)[0], percent(1e-6));
+        assert_eq!(
+            percent_interval(1e-6, 4e-8, 5.7e-6),
+            ["0.00010%", "0.000004%", "0.00057%"]
         );
         assert_eq!(
             percent_interval(0.5, 0.49999, 0.50001),
