@@ -621,35 +621,7 @@ fn every_number_a_person_reads_has_a_true_minus() {
             .collect()
     };
     // The words of a page or a chart: no tags, no code.
-    let words = |markup: &str| -> String {
-        let mut text = markup.to_owned();
-        for (open, close) in [
-            ("<code", "</code>"),
-            ("<pre", "</pre>"),
-            ("<style", "</style>"),
-        ] {
-            while let Some(start) = text.find(open) {
-                let end = text[start..]
-                    .find(close)
-                    .map_or(text.len(), |e| start + e + close.len());
-                text.replace_range(start..end, " ");
-            }
-        }
-        let mut out = String::new();
-        let mut in_tag = false;
-        for c in text.chars() {
-            match c {
-                '<' => in_tag = true,
-                '>' => {
-                    in_tag = false;
-                    out.push(' ');
-                }
-                _ if !in_tag => out.push(c),
-                _ => {}
-            }
-        }
-        out
-    };
+    let words = |markup: &str| words_read(markup, &[("<code", "</code>"), ("<pre", "</pre>")]);
     let mut found = Vec::new();
     let mut checked = 0;
     for (name, args) in asked {
@@ -719,32 +691,7 @@ fn a_runs_counts_means_and_spreads_read_one_way() {
         .success();
     let html = read(&out.join("report.html"));
     // The words a person reads: no code, no tags, no attributes.
-    let mut text = html.clone();
-    for (open, close) in [
-        ("<code", "</code>"),
-        ("<style", "</style>"),
-        ("<svg", "</svg>"),
-    ] {
-        while let Some(start) = text.find(open) {
-            let end = text[start..]
-                .find(close)
-                .map_or(text.len(), |e| start + e + close.len());
-            text.replace_range(start..end, " ");
-        }
-    }
-    let mut words = String::new();
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => {
-                in_tag = false;
-                words.push(' ');
-            }
-            _ if !in_tag => words.push(c),
-            _ => {}
-        }
-    }
+    let words = words_read(&html, &[("<code", "</code>"), ("<svg", "</svg>")]);
     // A whole number of four digits or more with no thousands mark, not
     // part of a word (a hash) nor after a decimal point.
     let unmarked: Vec<&str> = words
@@ -887,4 +834,32 @@ fn a_sweeps_reputation_reads_as_its_table_shows_it() {
         .find(|(v, _)| v == variant)
         .expect("the variant's row");
     assert_eq!(said.trim_start_matches('+'), shown, "{variant}");
+}
+
+/// The words a person reads in `markup`: no tags, no style sheet, nothing
+/// between each of `left_out`'s opening and closing tags (code, a chart).
+fn words_read(markup: &str, left_out: &[(&str, &str)]) -> String {
+    let mut text = markup.to_owned();
+    for (open, close) in left_out.iter().chain(&[("<style", "</style>")]) {
+        while let Some(start) = text.find(open) {
+            let end = text[start..]
+                .find(close)
+                .map_or(text.len(), |e| start + e + close.len());
+            text.replace_range(start..end, " ");
+        }
+    }
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
