@@ -44,10 +44,14 @@ export function targetWords(target, words) {
   const named = words ?? target.replace(/:mean$/, "");
   // The reports' one style (format::change): a sign on the difference, true
   // minus signs, `to` between the bounds, the decimals the interval's width
-  // calls for (its first significant digit, at least one).
+  // calls for (its first significant digit, at least one), and more while
+  // an interval that holds zero would read an end as 0 (`−0.04 to 0.09`,
+  // not `0.0 to 0.1`).
   const style = (scale, unit) => (d, low, high) => {
     const width = scale * (high - low);
-    const places = width > 0 && Number.isFinite(width) ? Math.min(6, Math.max(1, Math.ceil(-Math.log10(width)))) : 3;
+    let places = width > 0 && Number.isFinite(width) ? Math.min(6, Math.max(1, Math.ceil(-Math.log10(width)))) : 3;
+    const readsZero = (x) => x !== 0 && /^-?[0.]+$/.test((scale * x).toFixed(places));
+    while (places < 6 && low < 0 && high > 0 && (readsZero(low) || readsZero(high))) places += 1;
     const write = (x, plus) => {
       const text = (scale * x).toFixed(places);
       const zero = /^-?[0.]+$/.test(text);

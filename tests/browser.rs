@@ -623,6 +623,31 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "{status}"
     );
 
+    // The page writes a move's change as the reports do (format::change),
+    // an interval holding zero with the sign of each end.
+    let triples = [
+        (0.0004, -0.0004, 0.0009),
+        (0.193, 0.189, 0.196),
+        (-0.0012, -0.0013, -0.0011),
+        (0.0, -0.00039, 0.00085),
+    ];
+    let written = page.eval(&format!(
+        "import('/assets/dom.js').then(m => {{ const p = m.targetWords('party/x=yes').change, mean = m.targetWords('party/x:mean').change;
+           return {}.flatMap(([d, lo, hi]) => [p(d, lo, hi), mean(d, lo, hi)]); }})",
+        json!(triples.map(|(d, lo, hi)| [d, lo, hi]))
+    ));
+    let expected: Vec<String> = triples
+        .iter()
+        .flat_map(|&(d, lo, hi)| {
+            [
+                warcrunch::stats::format::change(100.0 * d, (100.0 * lo, 100.0 * hi), " pt"),
+                warcrunch::stats::format::change(d, (lo, hi), ""),
+            ]
+        })
+        .collect();
+    assert_eq!(written, json!(expected));
+    assert_eq!(written[0], "+0.04 pt (\u{2212}0.04 to 0.09)");
+
     // The designer: one cell edited, the page's findings are the library's.
     page.eval("document.getElementById('deck-load').click()");
     page.wait_for("the deck", "document.querySelectorAll('#deck-grid select').length === 63 && document.getElementById('deck-findings').textContent");
