@@ -567,7 +567,8 @@ fn pairing(c: &mut Criterion) {
 /// on one thread and on every core.
 fn many_variants(c: &mut Criterion) {
     use warcrunch::analysis::runner::simulate;
-    use warcrunch::analysis::sensitivity::{SensitivityRequest, prepare, sensitivity};
+    use warcrunch::analysis::sensitivity::{prepare, sensitivity};
+    use warcrunch::questions::sensitivity::plan::SensitivityRequest;
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/seventh_sea/even_field_battle.toml");
     let out = tempfile::tempdir().expect("a temporary folder");

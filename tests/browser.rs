@@ -1457,7 +1457,7 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
            document.getElementById('ask').click(); })()",
     );
     let (posted, parsed) = posted_and_parsed(&mut page, "sensitivity");
-    let asked: warcrunch::analysis::sensitivity::SensitivityRequest =
+    let asked: warcrunch::questions::sensitivity::plan::SensitivityRequest =
         serde_json::from_value(posted.clone()).unwrap();
     let warcrunch::cli::Command::Sensitivity(args) = parsed else {
         panic!("not a sensitivity");

@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 
-use crate::analysis::runner::{Plan, override_settings, simulate_variants};
+use crate::analysis::runner::{Plan, simulate_variants};
 use crate::questions::target::Target;
 use crate::report::key_outcomes::{KeyOutcome, key_outcomes};
 use crate::report::table_compare::CellShare;
@@ -56,7 +56,7 @@ pub fn cell_shares(
         names.push(cell.cell.clone());
     }
     for s in &mut scenarios {
-        override_settings(s, Some(trials), Some(seed))?;
+        s.override_settings(Some(trials), Some(seed))?;
     }
     let named: Vec<(String, &scenario::Scenario)> =
         names.into_iter().zip(scenarios.iter()).collect();

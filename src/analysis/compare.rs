@@ -8,11 +8,10 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Destination;
-use crate::analysis::runner::{
-    Plan, Stored, output_dir, override_settings, run_info, simulate_variants, store,
-};
+use crate::analysis::runner::{Plan, Stored, run_info, simulate_variants, store};
 use crate::questions::target::parse_all;
 use crate::report::command_line::CommandLine;
+use crate::report::folder_names::output_dir;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::scenario::{Resolved, Scenario};
@@ -62,7 +61,7 @@ pub fn compare(
     let trials = request.trials.unwrap_or(scenarios[0].trials);
     let seed = request.seed.unwrap_or(scenarios[0].seed);
     for s in &mut scenarios {
-        override_settings(s, Some(trials), Some(seed))?;
+        s.override_settings(Some(trials), Some(seed))?;
     }
     let mut names: Vec<String> = request.names.clone();
     if !names.is_empty() && names.len() != resolved.len() {

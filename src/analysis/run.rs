@@ -8,13 +8,14 @@ use super::Destination;
 use std::path::Path;
 
 use crate::analysis::runner::{
-    Plan, Stored, Watch, count_usage, default_out_dir, exact_metrics, nothing_written, output_dir,
-    override_settings, run_info, simulate_watched, store,
+    Plan, Stored, Watch, count_usage, exact_metrics, nothing_written, run_info, simulate_watched,
+    store,
 };
 use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::questions::target::{Target, add_outcomes, parse_events};
 use crate::questions::usage::Usage;
 use crate::report::command_line::CommandLine;
+use crate::report::folder_names::{default_out_dir, output_dir};
 use crate::report::output_dir::Staging;
 use crate::report::{Formats, ReportKind, RunReport, VariantResult};
 use crate::scenario::{Resolved, Scenario};
@@ -105,7 +106,7 @@ pub fn run(
         Some(_) => Some(request.max_trials()),
         None => request.trials,
     };
-    override_settings(&mut s, trials, request.seed)?;
+    s.override_settings(trials, request.seed)?;
     let out = output_dir(
         to.out.as_deref(),
         default_out_dir(resolved.path()),

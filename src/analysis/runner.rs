@@ -3,7 +3,7 @@
 //! files go, and writing a finished report (or a shard's part) with its
 //! console summary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -25,18 +25,6 @@ use crate::stats::paired_mean::PairedSums;
 use crate::stats::{Metric, widest_half_width};
 use crate::systems::{BattleSystem, Visit};
 use crate::tables::cells::CellReads;
-
-/// Applies `--trials` and `--seed` overrides.
-pub fn override_settings(s: &mut Scenario, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
-    if let Some(trials) = trials {
-        crate::tables::validate::check_range("--trials", "trials", trials, 1..=engine::MAX_TRIALS)?;
-        s.trials = trials;
-    }
-    if let Some(seed) = seed {
-        s.seed = seed;
-    }
-    Ok(())
-}
 
 /// How to simulate a scenario.
 #[derive(Debug, Clone, Copy)]
@@ -262,6 +250,23 @@ impl PairedAsk {
     pub fn events(events: Vec<Vec<Event>>) -> PairedAsk {
         let means = vec![Vec::new(); events.len()];
         PairedAsk { events, means }
+    }
+
+    /// One target asked of each of `scenarios`: its event, or for a mean
+    /// its numeric metric, found among each scenario's own metrics.
+    pub fn of_target(target: &Target, scenarios: &[&Scenario]) -> Result<PairedAsk> {
+        let metrics = scenarios.iter().map(|s| s.battle.metric_layout());
+        if target.is_mean() {
+            let means = metrics
+                .map(|m| target.mean_metric(&m).map(|i| vec![i]))
+                .collect::<Result<Vec<Vec<usize>>>>()?;
+            let events = vec![Vec::new(); means.len()];
+            return Ok(PairedAsk { events, means });
+        }
+        let events = metrics
+            .map(|m| target.event(&m).map(|e| vec![e]))
+            .collect::<Result<Vec<Vec<Event>>>>()?;
+        Ok(PairedAsk::events(events))
     }
 }
 
@@ -622,20 +627,6 @@ pub fn write_report(report: &RunReport, staging: Staging) -> Result<(PathBuf, Ve
     Ok((staging.commit()?, written))
 }
 
-/// Where a command writes: `out`, or `default` (with `.shard-I-of-N` for a shard).
-pub fn output_dir(out: Option<&Path>, default: PathBuf, shard: Shard) -> PathBuf {
-    match out {
-        Some(out) => out.to_path_buf(),
-        None if shard == Shard::WHOLE => default,
-        None => PathBuf::from(format!(
-            "{}.shard-{}-of-{}",
-            default.display(),
-            shard.index,
-            shard.count
-        )),
-    }
-}
-
 /// Writes a finished report (or a shard's partial result) and prints its summary.
 pub fn finish(kind: ReportKind, report: &RunReport, staging: Staging, shard: Shard) -> Result<()> {
     let stored = store(kind, report, staging, shard)?;
@@ -726,53 +717,6 @@ impl Stored {
             }
         }
     }
-}
-
-/// `reports/<scenario file stem>`.
-pub fn default_out_dir(scenario: &Path) -> PathBuf {
-    let stem = scenario
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    PathBuf::from("reports").join(stem)
-}
-
-/// The default folder of a question about `scenario`:
-/// `reports/<stem>.<command>.<what it asks>` (the swept or varied paths, the
-/// target), so that two different questions never share a folder and the
-/// same question asked again replaces its own.
-pub fn question_out_dir(scenario: &Path, command: &str, question: &[String]) -> PathBuf {
-    let words: Vec<String> = question.iter().map(|w| slug(w)).collect();
-    let mut asked = words.join("+");
-    if asked.len() > MAX_QUESTION_NAME {
-        let digest = crate::tables::sha256_hex(asked.as_bytes());
-        let mut cut = MAX_QUESTION_NAME - 9;
-        while !asked.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        asked = format!("{}-{}", &asked[..cut], &digest[..8]);
-    }
-    let base = default_out_dir(scenario);
-    let stem = base.file_name().map(|s| s.to_string_lossy().into_owned());
-    base.with_file_name(format!("{}.{command}.{asked}", stem.unwrap_or_default()))
-}
-
-/// The longest question part of a default folder name; longer ones are cut
-/// and end in a digest of the whole, so they stay apart.
-const MAX_QUESTION_NAME: usize = 96;
-
-/// A path or target as a folder-name word: letters, digits, `.`, `-` and `_`
-/// kept, every run of anything else one `_`.
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() || matches!(c, '.' | '-') {
-            out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_owned()
 }
 
 /// Says what an interrupted simulation left behind: nothing.

@@ -10,13 +10,14 @@ use super::Destination;
 use std::path::Path;
 
 use crate::analysis::runner::{
-    PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, override_settings,
-    question_out_dir, run_info, simulate_paired,
+    PairedAsk, Plan, Written, exact_metrics, metric_layout, nothing_written, run_info,
+    simulate_paired,
 };
 use crate::engine::paired::Event;
 use crate::questions::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
 use crate::questions::target::{Balance, Quantity, Target, check_probability};
 use crate::report::command_line::CommandLine;
+use crate::report::folder_names::question_out_dir;
 use crate::report::output_dir::Staging;
 use crate::report::solve::{SolveReport, solve_exporters};
 use crate::report::words;
@@ -340,7 +341,7 @@ impl Loader<'_> {
         let option = format!("--vary {} (value {value})", self.request.vary);
         let edit = Edit::set(option, self.path.clone(), value);
         let mut s = self.resolved.edited(vec![edit])?;
-        override_settings(&mut s, Some(self.request.max_trials()), self.request.seed)?;
+        s.override_settings(Some(self.request.max_trials()), self.request.seed)?;
         Ok(s)
     }
 }

@@ -11,8 +11,7 @@ use super::Destination;
 use std::path::Path;
 
 use crate::analysis::runner::{
-    Plan, Stored, metric_layout, output_dir, override_settings, question_out_dir, run_info,
-    simulate, simulate_variants, store,
+    Plan, Stored, metric_layout, run_info, simulate, simulate_variants, store,
 };
 use crate::engine::Shard;
 use crate::questions::sweep::{
@@ -20,6 +19,7 @@ use crate::questions::sweep::{
 };
 use crate::questions::target::{Target, add_outcomes, parse_events};
 use crate::report::command_line::CommandLine;
+use crate::report::folder_names::{output_dir, question_out_dir};
 use crate::report::output_dir::Staging;
 use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
 use crate::scenario::{Edit, Resolved, Scenario};
@@ -117,7 +117,7 @@ pub fn sweep(
             })
             .collect();
         let mut s = resolved.edited(edits)?;
-        override_settings(&mut s, request.trials, request.seed)?;
+        s.override_settings(request.trials, request.seed)?;
         add_outcomes(&mut metric_layout(&s), &targets)
             .map_err(|e| anyhow::anyhow!("variant {}: {e}", v.name))?;
         scenarios.push((v.name.clone(), s));

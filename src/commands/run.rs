@@ -232,7 +232,7 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     // Where and as what the record says the run wrote, unless asked anew.
     let out = (args.out.clone())
         .or(recorded.out.clone())
-        .unwrap_or_else(|| crate::analysis::runner::default_out_dir(Path::new(path)));
+        .unwrap_or_else(|| crate::report::folder_names::default_out_dir(Path::new(path)));
     let mut to = super::destination(&Some(out), &args.sim);
     if args.sim.format.is_empty() {
         to.formats = Formats::of(&recorded.sim.format);

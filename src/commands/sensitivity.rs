@@ -3,8 +3,9 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::sensitivity::{SensitivityRequest, prepare, sensitivity};
+use crate::analysis::sensitivity::{prepare, sensitivity};
 use crate::cli::SensitivityArgs;
+use crate::questions::sensitivity::plan::SensitivityRequest;
 use crate::report::console::say;
 use crate::report::sensitivity::top_lines;
 use crate::scenario::Resolved;

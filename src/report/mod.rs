@@ -10,6 +10,7 @@ pub mod csv;
 pub mod deck_findings;
 pub mod draw;
 pub mod findings;
+pub mod folder_names;
 pub mod html;
 pub mod json;
 pub mod key_outcomes;

@@ -8,6 +8,7 @@
 //! bundled battles and the schemas of every file sit here.
 
 pub mod bundled;
+pub mod ground;
 pub mod resolved;
 pub mod schema;
 
@@ -44,6 +45,21 @@ pub struct Scenario {
     pub seed: u64,
     /// The system and its battle.
     pub battle: Battle,
+}
+
+impl Scenario {
+    /// Fights `trials` battles on `seed` instead of the file's (each kept
+    /// when `None`): a question's `--trials` and `--seed`.
+    pub fn override_settings(&mut self, trials: Option<u64>, seed: Option<u64>) -> Result<()> {
+        if let Some(trials) = trials {
+            check_range("--trials", "trials", trials, 1..=MAX_TRIALS)?;
+            self.trials = trials;
+        }
+        if let Some(seed) = seed {
+            self.seed = seed;
+        }
+        Ok(())
+    }
 }
 
 /// Reads, parses and validates a scenario file.

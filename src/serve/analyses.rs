@@ -17,11 +17,12 @@ use super::runs::{Run, Status};
 use crate::analysis::Destination;
 use crate::analysis::compare::{CompareRequest, compare};
 use crate::analysis::runner::Plan;
-use crate::analysis::sensitivity::{Prepared, SensitivityRequest, prepare, sensitivity};
+use crate::analysis::sensitivity::{Prepared, prepare, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::analysis::tune::{DEFAULT_SEARCH_TRIALS, TuneRequest, tune};
 use crate::engine::Shard;
+use crate::questions::sensitivity::plan::SensitivityRequest;
 use crate::scenario::Resolved;
 
 /// A question and its terms, as the page posts it:

@@ -324,7 +324,7 @@ fn load(state: &State, posted: &Posted) -> Result<(Scenario, Vec<TableFile>), Re
             "message": format!("`precision` = {e}"),
         })]));
     }
-    crate::analysis::runner::override_settings(&mut s, trials, posted.seed)
+    s.override_settings(trials, posted.seed)
         .map_err(|e| invalid(&format!("{e:#}"), &origin, name, &posted.toml))?;
     Ok((s, tables))
 }
@@ -804,7 +804,7 @@ async fn start_analysis(Shared(state): Shared<Arc<State>>, Body(q): Body<Questio
         // now, fought later. A refusal names the battle and the page's
         // tables, not the files the server wrote them to.
         let mut sensitivity = None;
-        let scenarios_fought = |request: &crate::analysis::sensitivity::SensitivityRequest| {
+        let scenarios_fought = |request: &crate::questions::sensitivity::plan::SensitivityRequest| {
             let prepared = crate::analysis::sensitivity::prepare(&written.resolved, request)
                 .map_err(|e| {
                     let mut message = format!("{e:#}").replace(

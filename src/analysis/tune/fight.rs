@@ -7,9 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use toml::Value;
 
-use crate::analysis::runner::{
-    PairedAsk, Plan, metric_layout, override_settings, simulate_paired, simulate_variants,
-};
+use crate::analysis::runner::{PairedAsk, Plan, metric_layout, simulate_paired, simulate_variants};
 use crate::engine::paired::Event;
 use crate::questions::target::{Target, with_combined};
 use crate::questions::tune::Goal;
@@ -100,7 +98,7 @@ impl Fight<'_> {
     /// A candidate of scenario `b`, at the search's battles and seed.
     pub(super) fn scenario(&self, at: &[Value], b: usize) -> Result<Scenario> {
         let mut s = self.battles[b].resolved.edited(self.edits(at, b))?;
-        override_settings(&mut s, Some(self.trials), Some(self.seed))?;
+        s.override_settings(Some(self.trials), Some(self.seed))?;
         Ok(s)
     }
 
@@ -279,7 +277,7 @@ impl Fight<'_> {
                 scenarios.push(self.scenario(&alone, b)?);
             }
             for s in &mut scenarios {
-                override_settings(s, Some(trials), Some(seed))?;
+                s.override_settings(Some(trials), Some(seed))?;
             }
             let layout = metric_layout(&scenarios[0]);
             // Each goal as the paired engine counts it: an event or a mean.

@@ -26,12 +26,11 @@ use serde::Deserialize;
 use toml::Value;
 
 use super::Destination;
-use crate::analysis::runner::{
-    Plan, Written, exact_metrics, override_settings, question_out_dir, run_info, simulate,
-};
+use crate::analysis::runner::{Plan, Written, exact_metrics, run_info, simulate};
 use crate::questions::target::{with_combined, with_combined_as};
 use crate::questions::tune::{Goal, contradiction};
 use crate::report::command_line::CommandLine;
+use crate::report::folder_names::question_out_dir;
 use crate::report::output_dir::Staging;
 use crate::report::tune::{Change, GoalResult, TuneReport};
 use crate::scenario::{Resolved, Scenario};
@@ -260,7 +259,7 @@ pub fn tune(
     let mut infos = Vec::new();
     for (b, battle) in battles.iter().enumerate() {
         let mut tuned = fight.scenario(&current, b)?;
-        override_settings(&mut tuned, Some(verify_trials), Some(verify_seed))?;
+        tuned.override_settings(Some(verify_trials), Some(verify_seed))?;
         let verified = simulate(&tuned, &plan)?;
         fight.count(verify_trials);
         let all = with_combined(&verified.metrics);

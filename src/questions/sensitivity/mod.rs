@@ -2,7 +2,12 @@
 //! `warcrunch sensitivity`: every setting the file sets (each side's,
 //! unit's, PC's and Hero's, and the battle's): a number moved one step down
 //! and one step up, a yes/no toggled, a word to each other word it may be,
-//! a list with each entry removed and each missing one added.
+//! a list with each entry removed and each missing one added. What a
+//! sensitivity asks and the moves it plans are in [`plan`]; each move's
+//! row measured from the battles fought, in [`measure`].
+
+pub mod measure;
+pub mod plan;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -461,6 +466,34 @@ pub struct PairedTest {
 }
 
 impl Move {
+    /// `knob` moved from `from` to `to`, nothing measured yet.
+    pub fn unmeasured(
+        knob: String,
+        lowers: bool,
+        cell: Option<Cell>,
+        from: String,
+        to: String,
+    ) -> Move {
+        Move {
+            knob,
+            lowers,
+            cell,
+            from,
+            to,
+            base_estimate: 0.0,
+            estimate: 0.0,
+            difference: DifferenceInterval {
+                difference: 0.0,
+                low: 0.0,
+                high: 0.0,
+            },
+            unpaired: None,
+            paired: None,
+            differs: false,
+            method: Method::Exact,
+        }
+    }
+
     /// Whether the target came out the same in every battle, as written and
     /// after the move (or, exactly, has the same probability or mean).
     pub fn unchanged(&self) -> bool {
