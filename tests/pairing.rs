@@ -630,3 +630,70 @@ fn a_width_ratio_is_written_only_where_a_battle_changed() {
     }
     assert!(unmoved > 0 && moved > 0, "{unmoved} unmoved, {moved} moved");
 }
+
+/// A sweep compares every variant with the one holding the scenario's own
+/// value (the ambush's Raiders field 800 troops), battle by battle: each
+/// of a variant's rows in `comparison.csv` is the row a sweep of that value
+/// and the variant alone writes, and the report and `run.json` name the
+/// baseline. A grid without the scenario's value compares with its first
+/// and says so.
+#[test]
+fn a_sweep_is_measured_against_the_scenarios_own_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = |values: &str| {
+        let out = dir.path().join(values);
+        crate::util::warcrunch()
+            .args(["sweep", AMBUSH, "--set"])
+            .arg(format!("sides.Raiders.troop_strength={values}"))
+            .args(["--trials", "4000", "--seed", "3", "--quiet", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        out
+    };
+    let rows_of = |out: &std::path::Path, variant: &str| {
+        let rows = crate::util::csv_rows(&out.join("comparison.csv"));
+        rows.into_iter()
+            .filter(|r| r["variant"] == variant)
+            .collect::<Vec<_>>()
+    };
+    let grid = sweep("600..1000:200");
+    let rows = crate::util::csv_rows(&grid.join("comparison.csv"));
+    let compared: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["variant"].as_str()).collect();
+    assert_eq!(
+        compared,
+        ["troop_strength=1000", "troop_strength=600"].into()
+    );
+    assert!(rows.iter().all(|r| r["baseline"] == "troop_strength=800"));
+    for (variant, alone) in [
+        ("troop_strength=600", "800,600"),
+        ("troop_strength=1000", "800,1000"),
+    ] {
+        let paired = rows_of(&sweep(alone), variant);
+        assert!(!paired.is_empty(), "{variant}");
+        assert_eq!(rows_of(&grid, variant), paired, "{variant}");
+    }
+    let report = crate::util::read(&grid.join("report.html")).replace("<wbr>", "");
+    assert!(
+        report.contains(
+            "Each variant is compared with troop_strength=800, the scenario&#39;s own value."
+        ),
+        "the report names its baseline"
+    );
+    assert!(
+        crate::util::read(&grid.join("run.json")).contains(r#""baseline": "troop_strength=800""#)
+    );
+    let without = sweep("900,1000");
+    assert!(
+        crate::util::csv_rows(&without.join("comparison.csv"))
+            .iter()
+            .all(|r| r["baseline"] == "troop_strength=900")
+    );
+    let report = crate::util::read(&without.join("report.html")).replace("<wbr>", "");
+    assert!(
+        report.contains("Each variant is compared with the first, troop_strength=900: no variant holds the value the scenario file sets"),
+        "the report says why the first is the baseline"
+    );
+    assert!(!crate::util::read(&without.join("run.json")).contains(r#""baseline""#));
+}

@@ -112,6 +112,61 @@ fn a_sweep_report_has_its_comparison_and_recommendation() {
     assert!(html.contains("<h2 id=\"provenance\">Provenance</h2>"));
 }
 
+/// A sweep's page charts the outcomes some variant moves, and names in one
+/// sentence those every variant left the same in every battle: Titus's
+/// Risk moves his own fate, never Varro's, nor (in a one-day battle) who
+/// wins; their counts agree in every variant. Variants not fought on the
+/// same battles (a sweep of the seed) claim nothing and chart every outcome.
+#[test]
+fn a_sweep_charts_what_its_variants_move_and_names_what_they_leave() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = |set: &str| {
+        let out = dir.path().join(set);
+        warcrunch()
+            .args([
+                "sweep", "--quiet", "--trials", "5000", "--set", set, "--out",
+            ])
+            .arg(&out)
+            .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .assert()
+            .success();
+        out
+    };
+    let out = sweep("heroes.Titus.risk=-1..1");
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("<h3>Titus — state after the battle</h3>"));
+    let unchanged = ["Varro — state after the battle", "Megalos — victory"];
+    let sentence = html
+        .split("The same in every battle of every variant")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .expect("the page names what no variant moved");
+    for heading in unchanged {
+        assert!(sentence.contains(heading), "{heading} named: {sentence}");
+        assert!(
+            !html.contains(&format!("<h3>{heading}</h3>")),
+            "{heading} not charted"
+        );
+    }
+    let rows = csv_rows(&out.join("distributions.csv"));
+    for (subject, metric) in [("hero:Varro", "state"), ("side:Megalos", "victory")] {
+        let counts = |variant: &str| -> Vec<String> {
+            (rows.iter())
+                .filter(|r| {
+                    r["variant"] == variant && r["subject"] == subject && r["metric"] == metric
+                })
+                .map(|r| r["count"].clone())
+                .collect()
+        };
+        assert!(!counts("risk=0").is_empty());
+        assert_eq!(counts("risk=-1"), counts("risk=0"), "{subject} {metric}");
+        assert_eq!(counts("risk=1"), counts("risk=0"), "{subject} {metric}");
+    }
+    let unpaired = read(&sweep("seed=1,2").join("report.html"));
+    assert!(unpaired.contains("<h3>Varro — state after the battle</h3>"));
+    assert!(!unpaired.contains("The same in every battle"));
+}
+
 #[test]
 fn the_cards_report_ranks_what_is_out_of_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -610,6 +610,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         stand_in_rules: s.battle.stand_in_rules(),
         rests_on: s.battle.rests_on(),
         variants: Vec::new(),
+        baseline: None,
         max_risk_of_down: None,
         swept_heroes: Vec::new(),
         held_by_readings: Vec::new(),

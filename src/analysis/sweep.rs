@@ -64,7 +64,7 @@ fn default_max_risk_of_down() -> f64 {
 /// What a sweep found and wrote.
 #[derive(Debug)]
 pub struct SweepAnswer {
-    /// Every variant's results, paired with the first.
+    /// Every variant's results, each paired with the baseline.
     pub report: RunReport,
     /// Where it was written.
     pub stored: Stored,
@@ -149,26 +149,46 @@ pub fn sweep(
         plan.shard,
     );
     let staging = Staging::new(&out, to.force)?;
+    // Every variant is compared with the one holding the scenario's own
+    // values, where the sweep holds it; else with the first.
+    let own = own_variant(resolved, &settings, &variants)?;
+    let baseline = own.unwrap_or(0);
     // Variants of one seed and size are fought battle by battle on the same
-    // streams; a sweep of `seed` or `trials` runs each on its own.
+    // streams, the baseline first, as the paired engine pairs every variant
+    // with its first; a sweep of `seed` or `trials` runs each on its own.
     let pairable = scenarios
         .iter()
         .all(|(_, s)| (s.seed, s.trials) == (scenarios[0].1.seed, scenarios[0].1.trials));
     let (results, threads, elapsed, failure) = if pairable {
-        let named: Vec<(String, &Scenario)> =
-            scenarios.iter().map(|(n, s)| (n.clone(), s)).collect();
+        let order: Vec<usize> = std::iter::once(baseline)
+            .chain((0..scenarios.len()).filter(|&i| i != baseline))
+            .collect();
+        let named: Vec<(String, &Scenario)> = order
+            .iter()
+            .map(|&i| (scenarios[i].0.clone(), &scenarios[i].1))
+            .collect();
         let done = simulate_variants(&named, &targets, plan)
             .map_err(crate::analysis::runner::nothing_written)?;
-        (done.variants, done.threads, done.elapsed, None)
+        // Back in the grid's order.
+        let mut fought: Vec<(usize, VariantResult)> =
+            order.into_iter().zip(done.variants).collect();
+        fought.sort_by_key(|(i, _)| *i);
+        let results = fought.into_iter().map(|(_, v)| v).collect();
+        (results, done.threads, done.elapsed, None)
     } else {
         one_by_one(&scenarios, &targets, plan)?
     };
-    let base = &scenarios[0].1;
+    let base = &scenarios[baseline].1;
     let command = reproduce_command((resolved, request), base, (&out, to, plan.shard));
     let mut info = run_info(base, command, threads, elapsed);
     info.variants = results.iter().map(|v| v.variant.clone()).collect();
-    for (_, s) in scenarios.iter().skip(1) {
-        crate::tables::join_rests_on(&mut info.rests_on, s.battle.rests_on());
+    info.baseline = own
+        .map(|i| scenarios[i].0.clone())
+        .filter(|name| info.variants.contains(name));
+    for (i, (_, s)) in scenarios.iter().enumerate() {
+        if i != baseline {
+            crate::tables::join_rests_on(&mut info.rests_on, s.battle.rests_on());
+        }
     }
     info.max_risk_of_down = Some(request.max_risk_of_down);
     info.swept_heroes = settings
@@ -202,6 +222,37 @@ pub fn sweep(
         stored,
         failure,
     })
+}
+
+/// The variant holding the scenario's own value of every swept setting,
+/// as its file and tables set it; none when the grid lacks it, or when a
+/// swept setting is one the file leaves to its default.
+fn own_variant(
+    resolved: &Resolved,
+    settings: &[Setting],
+    variants: &[Variant],
+) -> Result<Option<usize>> {
+    let movable = resolved.ground(None, None)?.movable;
+    let mut knobs = movable.settings();
+    knobs.extend(movable.cells(&[])?);
+    let own: Option<Vec<&toml::Value>> = settings
+        .iter()
+        .map(|s| knobs.iter().find(|k| k.path == s.path).map(|k| &k.value))
+        .collect();
+    let Some(own) = own else { return Ok(None) };
+    Ok(variants
+        .iter()
+        .position(|v| v.values.iter().zip(&own).all(|(a, b)| same_value(a, b))))
+}
+
+/// Whether two values are the same setting: numbers by their value
+/// (`6` and `6.0` alike), anything else as written.
+fn same_value(a: &toml::Value, b: &toml::Value) -> bool {
+    let number = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+    match (number(a), number(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Each swept setting with its value in each variant that ran.

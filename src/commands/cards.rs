@@ -56,6 +56,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             stand_in_rules: Vec::new(),
             rests_on: Vec::new(),
             variants: Vec::new(),
+            baseline: None,
             max_risk_of_down: None,
             swept_heroes: Vec::new(),
             held_by_readings: Vec::new(),

@@ -279,10 +279,10 @@ fn one_line(d: &Difference) -> String {
     format!("{}: {change}, p {p}", d.outcome())
 }
 
-/// What changed significantly, per variant against the first.
+/// What changed significantly, per variant against the baseline.
 fn compare_summary(report: &RunReport) -> String {
     let mut out = String::new();
-    let Some(base) = report.variants.first() else {
+    let Some(base) = report.baseline() else {
         return out;
     };
     let _ = writeln!(
@@ -292,10 +292,13 @@ fn compare_summary(report: &RunReport) -> String {
         thousands(report.info.trials.unwrap_or(0)),
         report.info.seed.unwrap_or(0)
     );
-    for line in super::findings::comparison(report) {
+    for line in super::findings::baseline_sentence(report)
+        .into_iter()
+        .chain(super::findings::comparison(report))
+    {
         let _ = writeln!(out, "{line}.");
     }
-    for v in report.variants.iter().skip(1) {
+    for v in report.compared() {
         let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
         let significant = tests.significant();
         let _ = writeln!(

@@ -25,41 +25,37 @@ pub struct Summary;
 /// Writes `exact.csv`: exact probabilities beside the Monte Carlo estimates.
 pub struct ExactComparison;
 
-/// Writes `comparison.csv`: every variant tested against the first.
+/// Writes `comparison.csv`: every variant tested against the baseline.
 pub struct Comparison;
 
 impl Export<RunReport> for Comparison {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
-        let Some(base) = report.variants.first() else {
+        let Some(base) = report.baseline() else {
             return Ok(Vec::new());
         };
         if report.variants.len() < 2 {
             return Ok(Vec::new());
         }
-        let held: Vec<&str> = report.variants[1..]
-            .iter()
-            .map(|v| v.variant.as_str())
-            .collect();
+        let held: Vec<&str> = report.compared().map(|v| v.variant.as_str()).collect();
         let about = TableMeta::of(&report.info).with_units(&base.metrics);
         let mut table = TableWriter::new(dir, "comparison", (&report.formats, &about));
         let variant_keys = VariantKeys::new(report, &held);
         // A variant's tests at a time: memory holds one variant's rows.
-        for v in &report.variants[1..] {
-            table.write(comparison_columns(report, v, &variant_keys))?;
+        for v in report.compared() {
+            table.write(comparison_columns(report, (base, v), &variant_keys))?;
         }
         table.finish()
     }
 }
 
-/// The rows of `comparison.csv` that test `v` against the first variant,
-/// as columns.
+/// The rows of `comparison.csv` that test `v` against the baseline
+/// `base`, as columns.
 fn comparison_columns(
     report: &RunReport,
-    v: &VariantResult,
+    (base, v): (&VariantResult, &VariantResult),
     variant_keys: &VariantKeys,
 ) -> Vec<Column> {
     use crate::stats::compare::{Difference, Tests};
-    let base = &report.variants[0];
     let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
     let alpha = tests.alpha;
     let rows: Vec<Difference> = tests.all;

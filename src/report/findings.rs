@@ -382,17 +382,56 @@ pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> V
         .collect()
 }
 
-/// A comparison's verdict: for each variant against the first, each key
+/// Which variant a sweep compares every other with, and why: the one
+/// holding the scenario's own values, else the first. None for a plain run
+/// or a comparison of files (whose first file is the baseline).
+pub fn baseline_sentence(report: &RunReport) -> Option<String> {
+    if report.info.parameters.is_empty() || report.variants.len() < 2 {
+        return None;
+    }
+    let base = crate::stats::format::minus(&report.baseline()?.variant);
+    let plural = if report.info.parameters.len() > 1 {
+        "s"
+    } else {
+        ""
+    };
+    Some(match report.info.baseline {
+        Some(_) => {
+            format!("Each variant is compared with {base}, the scenario's own value{plural}")
+        }
+        None => format!(
+            "Each variant is compared with the first, {base}: no variant holds the value{plural} the scenario file sets for the swept setting{plural}"
+        ),
+    })
+}
+
+/// Whether every variant put every battle in the same category of
+/// `subject`'s `metric` as the baseline did, fought on the same battles:
+/// then no variant moves it anywhere, and a chart of it would show one
+/// picture over and over. False when the variants were not paired.
+pub fn same_in_every_battle(report: &RunReport, subject: &str, metric: &str) -> bool {
+    let mut compared = report.compared().peekable();
+    compared.peek().is_some()
+        && compared.all(|v| {
+            let both: u64 = (v.shared.iter())
+                .filter(|c| c.subject == subject && c.metric == metric)
+                .map(|c| c.battles)
+                .sum();
+            find(&v.metrics, subject, metric).is_some_and(|m| m.total() > 0 && both == m.total())
+        })
+}
+
+/// A comparison's verdict: for each variant against the baseline, each key
 /// outcome in both and the difference with its 95% interval, or "no
 /// clear difference" where the family-wise test (the one
 /// `comparison.csv` and the console use) does not tell them apart; each
 /// marked † when its metric rests on stand-in values.
 pub fn comparison(report: &RunReport) -> Vec<String> {
-    let Some(base) = report.variants.first() else {
+    let Some(base) = report.baseline() else {
         return Vec::new();
     };
     let mut lines = Vec::new();
-    for v in report.variants.iter().skip(1) {
+    for v in report.compared() {
         // Paired by battle on the same random numbers: true of a sweep's
         // variants and of two unrelated battles compared alike.
         lines.push(format!(

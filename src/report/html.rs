@@ -13,8 +13,8 @@ use askama::Template;
 use super::charts::Picture;
 use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
 use super::findings::{
-    Flag, HeroFrontier, SweepAdvice, advice, comparison, find, flags, frontiers, pct, share,
-    shown_share, stand_ins_of, upper_first, verdict,
+    Flag, HeroFrontier, SweepAdvice, advice, comparison, find, flags, frontiers, pct,
+    same_in_every_battle, share, shown_share, stand_ins_of, upper_first, verdict,
 };
 use super::page::{Provenance, svg_string, write_report};
 use super::skew::SkewReport;
@@ -69,6 +69,9 @@ struct SweepSection {
     /// The recommendation and its reason.
     advice: Option<String>,
     stacked: Vec<StackedOutcome>,
+    /// The outcomes every variant left the same in every battle, in words:
+    /// named, not charted.
+    unchanged: Vec<String>,
     significance: Vec<Significance>,
 }
 
@@ -100,7 +103,7 @@ struct StackedOutcome {
     rows: Vec<(String, Vec<String>)>,
 }
 
-/// One variant tested against the first.
+/// One variant tested against the baseline.
 struct Significance {
     variant: String,
     baseline: String,
@@ -213,15 +216,13 @@ fn outcome_table(
     })
 }
 
-/// Each variant tested against the first.
+/// Each variant tested against the baseline.
 fn significance(report: &RunReport) -> Vec<Significance> {
-    let Some(base) = report.variants.first() else {
+    let Some(base) = report.baseline() else {
         return Vec::new();
     };
     report
-        .variants
-        .iter()
-        .skip(1)
+        .compared()
         .map(|v| {
             let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
             let significant = tests.significant();
@@ -314,10 +315,11 @@ fn frontier_table(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> FrontierTab
 }
 
 /// Each categorical outcome that says who won or how a PC fared, across
-/// the variants.
-fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
+/// the variants: those some variant moves charted, and the headings of
+/// those every variant left the same in every battle.
+fn stacked_outcomes(report: &RunReport) -> Result<(Vec<StackedOutcome>, Vec<String>)> {
     let Some(first) = report.variants.first() else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let wanted = |m: &&Metric<u64>| {
         !m.is_numeric()
@@ -332,10 +334,12 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                     | MetricRole::Target
             )
     };
-    first
-        .metrics
-        .iter()
+    let heading = |m: &Metric<u64>| super::words::title(&report.info.system, &m.subject, &m.name);
+    let (moved, unchanged): (Vec<&Metric<u64>>, Vec<&Metric<u64>>) = (first.metrics.iter())
         .filter(wanted)
+        .partition(|m| !same_in_every_battle(report, &m.subject, &m.name));
+    let charted = moved
+        .into_iter()
         .map(|m| {
             let rows = report
                 .variants
@@ -349,7 +353,7 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                 })
                 .collect();
             Ok(StackedOutcome {
-                heading: super::words::title(&report.info.system, &m.subject, &m.name),
+                heading: heading(m),
                 chart: svg_string(
                     super::sweep::STACKED_SIZE,
                     &super::sweep::stacked_caption(report, &m.subject, &m.name),
@@ -359,7 +363,8 @@ fn stacked_outcomes(report: &RunReport) -> Result<Vec<StackedOutcome>> {
                 rows,
             })
         })
-        .collect()
+        .collect::<Result<Vec<StackedOutcome>>>()?;
+    Ok((charted, unchanged.into_iter().map(heading).collect()))
 }
 
 fn sweep_section(
@@ -376,13 +381,15 @@ fn sweep_section(
             |root| super::sweep::frontier_panels(root, report, all, advice),
         )?)
     };
+    let (stacked, unchanged) = stacked_outcomes(report)?;
     Ok(SweepSection {
         frontier_chart,
         frontiers: all.iter().map(|f| frontier_table(f, advice)).collect(),
         advice: advice
             .filter(|_| !all.is_empty())
             .map(|a| upper_first(&a.explain())),
-        stacked: stacked_outcomes(report)?,
+        stacked,
+        unchanged,
         significance: significance(report),
     })
 }
@@ -470,6 +477,8 @@ impl Export<RunReport> for HtmlReport {
             // A comparison of a few variants says what changed in its
             // headline outcomes; a long sweep names its variants.
             page.verdict.extend(info.held_by_readings.iter().cloned());
+            page.verdict
+                .extend(super::findings::baseline_sentence(report));
             if report.variants.len() <= COMPARED_IN_WORDS {
                 page.verdict.extend(comparison(report));
             } else {

@@ -91,6 +91,12 @@ pub struct RunInfo {
     /// Variant names of a sweep, in order (empty for a plain run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<String>,
+    /// A sweep's baseline: the variant holding the scenario's own value of
+    /// every swept setting, which every other variant is compared with;
+    /// absent when the sweep holds none (the first variant is then the
+    /// baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// A sweep's cap on P(down or dead) for its recommendation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_risk_of_down: Option<f64>,
@@ -334,6 +340,22 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The variant every other is compared with: a sweep's baseline (its
+    /// scenario's own values), else the first.
+    pub fn baseline(&self) -> Option<&VariantResult> {
+        let own = (self.info.baseline.as_ref())
+            .and_then(|name| self.variants.iter().find(|v| &v.variant == name));
+        own.or(self.variants.first())
+    }
+
+    /// Every variant but the baseline, in order.
+    pub fn compared(&self) -> impl Iterator<Item = &VariantResult> {
+        let base = self.baseline().map(|b| b.variant.as_str());
+        self.variants
+            .iter()
+            .filter(move |v| Some(v.variant.as_str()) != base)
+    }
+
     /// Whether this is a plain run: one variant, unnamed.
     pub fn is_plain(&self) -> bool {
         matches!(self.variants.as_slice(), [only] if only.variant.is_empty())
