@@ -918,3 +918,161 @@ fn words_read(markup: &str, left_out: &[(&str, &str)]) -> String {
     }
     out
 }
+
+/// The text of an SVG chart that runs off its picture: each `<text>`'s
+/// extent, measured in the charts' own font (`draw::text_width`, at the
+/// size the SVG's `font-size` was laid out at), along its direction (a
+/// `rotate(270, …)` label runs up the picture) from its anchor.
+fn clipped(svg: &str) -> Vec<String> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next().map(str::to_owned)
+    };
+    let number = |tag: &str, name: &str| attr(tag, name).and_then(|v| v.parse::<f64>().ok());
+    let head = svg.split('>').next().unwrap_or("");
+    let (Some(width), Some(height)) = (number(head, "width"), number(head, "height")) else {
+        return vec!["an SVG without its size".to_owned()];
+    };
+    let mut found = Vec::new();
+    for piece in svg.split("<text").skip(1) {
+        let Some((tag, rest)) = piece.split_once('>') else {
+            continue;
+        };
+        let tag = format!(" {tag}");
+        let text = rest.split("</text>").next().unwrap_or("").trim();
+        let text = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&apos;", "'")
+            .replace("&amp;", "&");
+        if text.is_empty() {
+            continue;
+        }
+        let (Some(x), Some(y), Some(size)) = (
+            number(&tag, "x"),
+            number(&tag, "y"),
+            number(&tag, "font-size"),
+        ) else {
+            continue;
+        };
+        let w = f64::from(warcrunch::report::draw::text_width(&text, size * 1.24).unwrap());
+        let (from, to) = match attr(&tag, "text-anchor").as_deref() {
+            Some("middle") => (-w / 2.0, w / 2.0),
+            Some("end") => (-w, 0.0),
+            _ => (0.0, w),
+        };
+        let upright = !tag.contains("rotate(270");
+        let (lo, hi, room) = if upright {
+            (x + from, x + to, width)
+        } else {
+            (y - to, y - from, height)
+        };
+        if lo < -1.0 || hi > room + 1.0 {
+            found.push(format!("{text:?} spans {lo:.0}…{hi:.0} of 0…{room:.0}"));
+        }
+    }
+    found
+}
+
+/// Issue 58, points 8 and 11: no chart's text runs off its picture (a
+/// compare's, a sweep's, the tornado's and the solve's titles, a usage
+/// map's, every run chart of every bundled battle), and no page, chart or
+/// console line carries an invisible word joiner (U+2060), which a pasted
+/// sentence would carry along.
+#[test]
+fn no_chart_text_runs_off_its_picture_and_no_text_hides_a_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
+    let mut asked: Vec<Vec<String>> = crate::util::bundled_scenarios()
+        .iter()
+        .map(|s| {
+            vec![
+                "run".into(),
+                s.display().to_string(),
+                "--usage".into(),
+                "--trials".into(),
+                "3000".into(),
+            ]
+        })
+        .collect();
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    asked.extend([
+        words(&[
+            "sweep",
+            ambush,
+            "--set",
+            "heroes.Brother Anselm.risk=-1..5:3",
+        ]),
+        words(&[
+            "compare",
+            ambush,
+            "scenarios/gurps/three_days_at_hollin.toml",
+        ]),
+        words(&[
+            "compare",
+            "scenarios/seventh_sea/even_field_battle.toml",
+            "scenarios/seventh_sea/officer_tips_the_balance.toml",
+        ]),
+        words(&[
+            "sensitivity",
+            ambush,
+            "--target",
+            "hero:Brother Anselm/state=down|dead",
+            "--cells",
+            "--tables",
+            "survival",
+        ]),
+        words(&[
+            "solve",
+            ambush,
+            "--vary",
+            "sides.Raiders.troop_strength=400..1600",
+            "--target",
+            "side:Megalos/victory=won",
+            "--equals",
+            "0.5",
+            "--precision",
+            "0.02",
+        ]),
+    ]);
+    let (mut found, mut charts) = (Vec::new(), 0);
+    for (i, args) in asked.iter().enumerate() {
+        let out = dir.path().join(i.to_string());
+        let done = warcrunch()
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let console = String::from_utf8(done.get_output().stdout.clone()).unwrap();
+        if console.contains('\u{2060}') {
+            found.push(format!("{}: the console has U+2060", args[..2].join(" ")));
+        }
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            let name = format!(
+                "{} → {}",
+                args[..2].join(" "),
+                path.file_name().unwrap().to_string_lossy()
+            );
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("svg") => {
+                    charts += 1;
+                    let svg = read(&path);
+                    found.extend(clipped(&svg).into_iter().map(|c| format!("{name}: {c}")));
+                    if svg.contains('\u{2060}') {
+                        found.push(format!("{name}: U+2060"));
+                    }
+                }
+                Some("html") if read(&path).contains('\u{2060}') => {
+                    found.push(format!("{name}: U+2060"));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(charts > 100, "only {charts} charts");
+    assert!(found.is_empty(), "{found:#?}");
+}

@@ -250,6 +250,15 @@ pub fn text_width(text: &str, px: f64) -> Result<u32> {
     Ok(w)
 }
 
+/// The largest size from `px` down to `smallest` at which `text` is at
+/// most `room` pixels wide (`smallest` when none is).
+pub fn size_fitting(text: &str, px: u32, smallest: u32, room: u32) -> u32 {
+    (smallest..=px)
+        .rev()
+        .find(|&size| text_width(text, f64::from(size)).is_ok_and(|w| w <= room))
+        .unwrap_or(smallest)
+}
+
 /// The smallest a title is made to fit its chart, in pixels.
 const SMALLEST_TITLE: u32 = 12;
 
@@ -304,9 +313,31 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
     let (title, px) = fitted(area, &grid.title, 17, 10);
     area.draw(&Text::new(title, (10, 20), left(px, &BLACK)))
         .map_err(plot_err)?;
+    // One size for every column's label, the largest at which each fits
+    // its column; where that would be under 12 px, the labels take two
+    // staggered lines, each with two columns' room. A label wider still
+    // is kept inside the picture.
+    let size_in = |room: i32| {
+        (grid.column_labels.iter())
+            .map(|label| size_fitting(label, 15, 9, (room - 4).max(1) as u32))
+            .min()
+            .unwrap_or(15)
+    };
+    let staggered = size_in(cell_w) < 12;
+    let label_px = if staggered {
+        size_in(2 * cell_w)
+    } else {
+        size_in(cell_w)
+    };
     for (c, label) in grid.column_labels.iter().enumerate() {
-        let x = label_width + c as i32 * cell_w + cell_w / 2;
-        area.draw(&Text::new(label.clone(), (x, top - 15), centred(15)))
+        let half = text_width(label, f64::from(label_px))? as i32 / 2;
+        let x = (label_width + c as i32 * cell_w + cell_w / 2).min(w - 2 - half);
+        let y = if staggered && c % 2 == 1 {
+            top - 33
+        } else {
+            top - 15
+        };
+        area.draw(&Text::new(label.clone(), (x, y), centred(label_px)))
             .map_err(plot_err)?;
     }
     for (r, row) in grid.cells.iter().enumerate() {

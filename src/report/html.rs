@@ -364,7 +364,12 @@ fn stacked_outcomes(report: &RunReport) -> Result<(Vec<StackedOutcome>, Vec<Stri
             })
         })
         .collect::<Result<Vec<StackedOutcome>>>()?;
-    Ok((charted, unchanged.into_iter().map(heading).collect()))
+    // Named inside a sentence: "the battle", not "The battle".
+    let in_sentence = |m: &Metric<u64>| {
+        let h = heading(m);
+        h.strip_prefix("The ").map_or_else(|| h.clone(), |rest| format!("the {rest}"))
+    };
+    Ok((charted, unchanged.into_iter().map(in_sentence).collect()))
 }
 
 fn sweep_section(

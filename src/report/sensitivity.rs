@@ -249,11 +249,15 @@ fn tornado<DB: DrawingBackend>(
     // height), so it never covers a bar.
     let plot_px = (area.dim_in_pixel().1 as f64 - 110.0).max(100.0);
     let legend_rows = 56.0 / (plot_px / (rows + 1.0));
-    let (title, px) = super::draw::fitted(area, &tornado_title(report), 18, 12);
+    // The caption is centred over the chart beside the knobs' names, and
+    // fitted to that width.
+    let names_room = label_room(&knobs, &shown);
+    let (_, beside_names) = area.split_horizontally(names_room);
+    let (title, px) = super::draw::fitted(&beside_names, &tornado_title(report), 18, 12);
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, px))
         .margin(12)
-        .margin_left(label_room(&knobs, &shown))
+        .margin_left(names_room)
         .x_label_area_size(44)
         .build_cartesian_2d(-reach..reach, -legend_rows..rows)
         .map_err(plot_err)?;
