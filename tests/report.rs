@@ -976,26 +976,38 @@ fn clipped(svg: &str) -> Vec<String> {
     found
 }
 
-/// Issue 58, points 8 and 11: no chart's text runs off its picture (a
-/// compare's, a sweep's, the tornado's and the solve's titles, a usage
-/// map's, every run chart of every bundled battle), and no page, chart or
-/// console line carries an invisible word joiner (U+2060), which a pasted
-/// sentence would carry along.
-#[test]
-fn no_chart_text_runs_off_its_picture_and_no_text_hides_a_character() {
-    let dir = tempfile::tempdir().unwrap();
+/// What a person reads of one question answered: its command, its
+/// console output and the folder it wrote.
+struct Answered {
+    asked: String,
+    console: String,
+    out: std::path::PathBuf,
+}
+
+impl Answered {
+    /// Each file the question wrote with `extension`, by name, with its text.
+    fn files(&self, extension: &str) -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = std::fs::read_dir(&self.out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some(extension))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (format!("{} → {name}", self.asked), read(&p))
+            })
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+/// Every bundled battle run (with `--usage`), and a sweep, two compares, a
+/// sensitivity and a solve, each on a few thousand battles, into `dir`.
+fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
     let mut asked: Vec<Vec<String>> = crate::util::bundled_scenarios()
         .iter()
-        .map(|s| {
-            vec![
-                "run".into(),
-                s.display().to_string(),
-                "--usage".into(),
-                "--trials".into(),
-                "3000".into(),
-            ]
-        })
+        .map(|s| vec!["run".into(), s.display().to_string(), "--usage".into()])
         .collect();
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     asked.extend([
@@ -1024,55 +1036,184 @@ fn no_chart_text_runs_off_its_picture_and_no_text_hides_a_character() {
             "--tables",
             "survival",
         ]),
-        words(&[
-            "solve",
-            ambush,
-            "--vary",
-            "sides.Raiders.troop_strength=400..1600",
-            "--target",
-            "side:Megalos/victory=won",
-            "--equals",
-            "0.5",
-            "--precision",
-            "0.02",
-        ]),
     ]);
+    for args in &mut asked {
+        args.extend(words(&["--trials", "3000"]));
+    }
+    asked.push(words(&[
+        "solve",
+        ambush,
+        "--vary",
+        "sides.Raiders.troop_strength=400..1600",
+        "--target",
+        "side:Megalos/victory=won",
+        "--equals",
+        "0.5",
+        "--precision",
+        "0.02",
+        "--max-trials",
+        "3000",
+    ]));
+    asked
+        .iter()
+        .enumerate()
+        .map(|(i, args)| {
+            let out = dir.join(i.to_string());
+            let done = warcrunch()
+                .args(args)
+                .arg("--out")
+                .arg(&out)
+                .assert()
+                .success();
+            Answered {
+                asked: args[..2].join(" "),
+                console: String::from_utf8(done.get_output().stdout.clone()).unwrap(),
+                out,
+            }
+        })
+        .collect()
+}
+
+/// Issue 58, points 8 and 11: no chart's text runs off its picture (a
+/// compare's, a sweep's, the tornado's and the solve's titles, a usage
+/// map's, every run chart of every bundled battle), and no page, chart or
+/// console line carries an invisible word joiner (U+2060), which a pasted
+/// sentence would carry along.
+#[test]
+fn no_chart_text_runs_off_its_picture_and_no_text_hides_a_character() {
+    let dir = tempfile::tempdir().unwrap();
     let (mut found, mut charts) = (Vec::new(), 0);
-    for (i, args) in asked.iter().enumerate() {
-        let out = dir.path().join(i.to_string());
-        let done = warcrunch()
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .success();
-        let console = String::from_utf8(done.get_output().stdout.clone()).unwrap();
-        if console.contains('\u{2060}') {
-            found.push(format!("{}: the console has U+2060", args[..2].join(" ")));
+    for answered in every_kind_of_answer(dir.path()) {
+        if answered.console.contains('\u{2060}') {
+            found.push(format!("{}: the console has U+2060", answered.asked));
         }
-        for entry in std::fs::read_dir(&out).unwrap() {
-            let path = entry.unwrap().path();
-            let name = format!(
-                "{} → {}",
-                args[..2].join(" "),
-                path.file_name().unwrap().to_string_lossy()
-            );
-            match path.extension().and_then(|e| e.to_str()) {
-                Some("svg") => {
-                    charts += 1;
-                    let svg = read(&path);
-                    found.extend(clipped(&svg).into_iter().map(|c| format!("{name}: {c}")));
-                    if svg.contains('\u{2060}') {
-                        found.push(format!("{name}: U+2060"));
-                    }
-                }
-                Some("html") if read(&path).contains('\u{2060}') => {
-                    found.push(format!("{name}: U+2060"));
-                }
-                _ => {}
+        for (name, svg) in answered.files("svg") {
+            charts += 1;
+            found.extend(clipped(&svg).into_iter().map(|c| format!("{name}: {c}")));
+            if svg.contains('\u{2060}') {
+                found.push(format!("{name}: U+2060"));
+            }
+        }
+        for (name, html) in answered.files("html") {
+            if html.contains('\u{2060}') {
+                found.push(format!("{name}: U+2060"));
             }
         }
     }
     assert!(charts > 100, "only {charts} charts");
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// Each probability written with its interval (`56.45% (55.76%–57.14%)`,
+/// or `(55.76% to 57.14%)`) in `text`: its three numbers as
+/// probabilities, and the text as written.
+fn probability_intervals(text: &str) -> Vec<([f64; 3], String)> {
+    let number_before = |end: usize| {
+        let start = text[..end]
+            .rfind(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map_or(0, |i| i + 1);
+        (start, &text[start..end])
+    };
+    let number_after = |start: usize| {
+        let end = text[start..]
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map_or(text.len(), |i| start + i);
+        (&text[start..end], end)
+    };
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("% (") {
+        let (start, p) = number_before(at);
+        let (low, after_low) = number_after(at + 3);
+        // Written with an en dash, or (the style a probability never
+        // takes) with "to".
+        let Some(rest) = (text[after_low..].strip_prefix("%–"))
+            .or_else(|| text[after_low..].strip_prefix("% to "))
+        else {
+            continue;
+        };
+        let high_at = text.len() - rest.len();
+        let (high, after_high) = number_after(high_at);
+        if !text[after_high..].starts_with("%)") || [p, low, high].iter().any(|n| n.is_empty()) {
+            continue;
+        }
+        let parsed = [p, low, high].map(|n| n.parse::<f64>().unwrap() / 100.0);
+        found.push((parsed, text[start..after_high + 2].to_owned()));
+    }
+    found
+}
+
+/// A whole number of four digits or more written without its thousands
+/// marked, where it stands as a number (not inside a name, a path, a hash
+/// or a setting's value such as `troop_strength=1000`).
+fn unmarked_counts(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let part_of_name = |c: char| c.is_alphanumeric() || "_.=-−:/#,'@+".contains(c);
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let before = start.checked_sub(1).map(|b| chars[b]);
+        let after = chars.get(i).copied();
+        let decimal = after == Some('.') && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        let standing = !before.is_some_and(part_of_name)
+            && !decimal
+            && !after.is_some_and(|c| c.is_alphanumeric() || "_=%/#".contains(c));
+        if i - start >= 4 && standing {
+            found.push(
+                chars[start.saturating_sub(30)..(i + 10).min(chars.len())]
+                    .iter()
+                    .collect(),
+            );
+        }
+    }
+    found
+}
+
+/// Issue 58, point 10: the numbers a person reads are written by the one
+/// formatter. Read back from the console, every page and every chart of
+/// every kind of answer, each probability with its interval is what
+/// `format::percent_interval` writes of its own three numbers, and every
+/// whole number of a thousand or more has its thousands marked.
+#[test]
+fn every_probability_and_count_read_is_the_formatters() {
+    use warcrunch::stats::format::percent_interval;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut found, mut read_back) = (Vec::new(), 0);
+    let words = |markup: &str| words_read(markup, &[("<code", "</code>"), ("<pre", "</pre>")]);
+    for answered in every_kind_of_answer(dir.path()) {
+        let console: String = (answered.console.lines())
+            .filter(|l| !l.contains("warcrunch ") && !l.starts_with("Wrote "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut texts = vec![(format!("{}: console", answered.asked), console)];
+        for ext in ["html", "svg"] {
+            texts.extend(answered.files(ext).into_iter().map(|(n, t)| (n, words(&t))));
+        }
+        for (name, text) in texts {
+            for ([p, low, high], written) in probability_intervals(&text) {
+                read_back += 1;
+                let [p_, low_, high_] = percent_interval(p, low, high);
+                let formatted = format!("{p_} ({low_}–{high_})");
+                if formatted != written {
+                    found.push(format!(
+                        "{name}: {written:?}, the formatter writes {formatted:?}"
+                    ));
+                }
+            }
+            found.extend(
+                unmarked_counts(&text)
+                    .into_iter()
+                    .map(|c| format!("{name}: a count unmarked: {c:?}")),
+            );
+        }
+    }
+    assert!(read_back > 300, "only {read_back} probabilities read back");
     assert!(found.is_empty(), "{found:#?}");
 }

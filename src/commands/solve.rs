@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 
 use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
-use crate::questions::solve::{Domain, Goal, Probe, shown};
+use crate::questions::solve::{Domain, Goal, Probe, read_as};
 use crate::questions::target::Quantity;
 use crate::report::console::say;
 use crate::scenario::Resolved;
@@ -73,7 +73,7 @@ fn probe_line(count: usize, setting: &str, domain: Domain, probe: &Probe) -> Str
     };
     format!(
         "probe {count}: {setting} = {} \u{2192} {estimate}{}, {}\n",
-        shown(domain, probe.point.value),
+        read_as(domain, probe.point.value),
         probe.trials.map_or(" exact".to_owned(), |n| format!(
             ", {} battles",
             thousands(n)

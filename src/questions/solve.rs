@@ -198,11 +198,28 @@ pub struct Solution {
     pub warning: Option<String>,
 }
 
-/// How a value is written: integers without a fraction.
+/// How a value is written in `solve.csv`: integers without a fraction.
 pub fn shown(domain: Domain, v: f64) -> String {
     match domain {
         Domain::Integers { .. } => format!("{}", v as i64),
         Domain::Reals { .. } => format!("{}", (v * 1e9).round() / 1e9),
+    }
+}
+
+/// A value as a person reads it: a whole number with its thousands marked
+/// (`1,600`), a true minus sign (`−3`).
+pub fn read_as(domain: Domain, v: f64) -> String {
+    match domain {
+        Domain::Integers { .. } => {
+            let n = v as i64;
+            let digits = crate::stats::format::thousands(n.unsigned_abs());
+            if n < 0 {
+                format!("\u{2212}{digits}")
+            } else {
+                digits
+            }
+        }
+        Domain::Reals { .. } => crate::stats::format::minus(&shown(domain, v)),
     }
 }
 
@@ -301,9 +318,9 @@ impl<'a> Wording<'a> {
         }
     }
 
-    /// A value of the setting as written.
+    /// A value of the setting as a person reads it.
     fn name(&self, value: f64) -> String {
-        shown(self.domain, value)
+        read_as(self.domain, value)
     }
 
     fn solution(&self, point: &Point, neighbour: Option<&Point>, sentence: String) -> Solution {
@@ -466,9 +483,9 @@ fn monotonicity_warning(probes: &[Probe], domain: Domain, setting: &str) -> Opti
                 let _ = write!(
                     text,
                     "the probes contradict a monotone response: {setting} = {} gives {} but {} gives {}; the search assumes one crossing and there may be others",
-                    shown(domain, a.point.value),
+                    read_as(domain, a.point.value),
                     at(&a.point),
-                    shown(domain, b.point.value),
+                    read_as(domain, b.point.value),
                     at(&b.point)
                 );
             }

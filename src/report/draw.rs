@@ -102,13 +102,22 @@ fn round_font_sizes(svg: &str) -> String {
 }
 
 /// An axis tick as a person writes it: no pointless decimals (`60`, not
-/// `60.0`; `0.25`), a true minus sign, never `−0`.
+/// `60.0`; `0.25`), a whole number's thousands marked (`1,600`), a true
+/// minus sign, never `−0`.
 pub fn tick(v: &f64) -> String {
     let text = crate::stats::format::trim_decimal(*v, 4);
-    match text.strip_prefix('-') {
-        Some("0") => "0".to_owned(),
-        Some(magnitude) => format!("\u{2212}{magnitude}"),
-        None => text,
+    let (negative, magnitude) = match text.strip_prefix('-') {
+        Some(m) => (m != "0", m),
+        None => (false, text.as_str()),
+    };
+    let magnitude = match magnitude.parse::<u64>() {
+        Ok(whole) => crate::stats::format::thousands(whole),
+        Err(_) => magnitude.to_owned(),
+    };
+    if negative {
+        format!("\u{2212}{magnitude}")
+    } else {
+        magnitude
     }
 }
 
@@ -396,6 +405,9 @@ mod tests {
         assert_eq!(tick(&0.30000000000000004), "0.3");
         assert_eq!(tick(&-2.5), "\u{2212}2.5");
         assert_eq!(tick(&-0.00001), "0");
+        assert_eq!(tick(&1600.0), "1,600");
+        assert_eq!(tick(&-12500.0), "\u{2212}12,500");
+        assert_eq!(tick(&1250.5), "1250.5");
     }
 
     #[cfg(target_os = "linux")]

@@ -367,7 +367,8 @@ fn stacked_outcomes(report: &RunReport) -> Result<(Vec<StackedOutcome>, Vec<Stri
     // Named inside a sentence: "the battle", not "The battle".
     let in_sentence = |m: &Metric<u64>| {
         let h = heading(m);
-        h.strip_prefix("The ").map_or_else(|| h.clone(), |rest| format!("the {rest}"))
+        h.strip_prefix("The ")
+            .map_or_else(|| h.clone(), |rest| format!("the {rest}"))
     };
     Ok((charted, unchanged.into_iter().map(in_sentence).collect()))
 }

@@ -14,7 +14,7 @@ use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
-use crate::questions::solve::{Domain, Goal, Probe, Solution, shown};
+use crate::questions::solve::{Domain, Goal, Probe, Solution, read_as, shown};
 use crate::questions::target::Quantity;
 use crate::stats::format::thousands;
 
@@ -145,13 +145,16 @@ fn curve_caption(report: &SolveReport) -> Caption {
                     .quantity
                     .interval(p.point.estimate, p.point.ci_low, p.point.ci_high);
             let interval = if p.trials.is_some() {
-                format!(" ({lo} to {hi})")
+                format!(
+                    " ({})",
+                    crate::stats::format::range(&lo, &hi, p.point.ci_low < 0.0)
+                )
             } else {
                 " (exact)".to_owned()
             };
             format!(
                 "at {} {value}{interval}",
-                shown(report.domain, p.point.value)
+                read_as(report.domain, p.point.value)
             )
         })
         .collect();
@@ -269,7 +272,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
             PALETTE[2].stroke_width(3),
         )))
         .map_err(plot_err)?
-        .label(format!("answer: {}", shown(report.domain, answer.value)))
+        .label(format!("answer: {}", read_as(report.domain, answer.value)))
         .legend(|(x, y)| Circle::new((x + 7, y), 5, PALETTE[2].stroke_width(3)));
     // The legend goes in the upper corner the curve leaves empty.
     let rising =
@@ -365,7 +368,7 @@ impl Export<SolveReport> for SolveHtml {
                 .probes
                 .iter()
                 .map(|p| ProbeRow {
-                    value: shown(report.domain, p.point.value),
+                    value: read_as(report.domain, p.point.value),
                     battles: p.trials.map_or("exact".to_owned(), thousands),
                     estimate: report.quantity.value(p.point.estimate),
                     interval: {

@@ -437,7 +437,8 @@ impl BattleSystem for SeventhSea {
             ),
             "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
             format!(
-                "seventh_sea: the contest is rerolled on neither/tie up to {MAX_REROLLS} times, then the round is even (streaks reset)"
+                "seventh_sea: the contest is rerolled on neither/tie up to {} times, then the round is even (streaks reset)",
+                crate::stats::format::thousands(u64::from(MAX_REROLLS))
             ),
             format!(
                 "seventh_sea: Wound Check on each damage taken: Brawn k Brawn against total Flesh Wounds; +1 Dramatic Wound per full {MISSED_PER_EXTRA_WOUND} missed"
