@@ -1142,6 +1142,77 @@ fn probability_intervals(text: &str) -> Vec<([f64; 3], String)> {
     found
 }
 
+/// Each number written with its interval in `text` that is no
+/// percentage (a mean, a change: `7.34 (7.30–7.37)`, `−0.5 (−0.7 to
+/// −0.3)`, `+0.12 (0.10 to 0.14)`), as written, where it breaks the one
+/// style `format::estimate` and `format::change` write: the three with as
+/// many decimals, and `to` between the ends exactly where the number is a
+/// signed change or an end is negative (an en dash otherwise).
+fn off_style_intervals(text: &str) -> (usize, Vec<String>) {
+    let chars: Vec<char> = text.chars().collect();
+    let is_number = |c: char| c.is_ascii_digit() || c == '.';
+    // A signed or unsigned number starting at `i`: its text and end.
+    let number_at = |i: usize| -> Option<(String, usize)> {
+        let mut j = i;
+        if chars.get(j).is_some_and(|&c| c == '\u{2212}' || c == '+') {
+            j += 1;
+        }
+        let digits = j;
+        while chars.get(j).copied().is_some_and(is_number) {
+            j += 1;
+        }
+        (j > digits && chars[digits].is_ascii_digit()).then(|| (chars[i..j].iter().collect(), j))
+    };
+    let decimals = |n: &str| n.split_once('.').map_or(0, |(_, d)| d.len());
+    let (mut checked, mut found) = (0, Vec::new());
+    for open in (0..chars.len()).filter(|&i| chars[i] == '(') {
+        // The number before ` (`.
+        if open < 2 || chars[open - 1] != ' ' {
+            continue;
+        }
+        let mut start = open - 1;
+        while start > 0 && (is_number(chars[start - 1]) || "\u{2212}+".contains(chars[start - 1])) {
+            start -= 1;
+        }
+        if start > 0 && (chars[start - 1].is_alphanumeric() || "_=:/".contains(chars[start - 1])) {
+            continue;
+        }
+        let Some((x, x_end)) = number_at(start) else {
+            continue;
+        };
+        if x_end != open - 1 {
+            continue;
+        }
+        let Some((low, low_end)) = number_at(open + 1) else {
+            continue;
+        };
+        let rest: String = chars[low_end..(low_end + 4).min(chars.len())]
+            .iter()
+            .collect();
+        let (dash, high_at) = if rest.starts_with('\u{2013}') {
+            (true, low_end + 1)
+        } else if rest.starts_with(" to ") {
+            (false, low_end + 4)
+        } else {
+            continue;
+        };
+        let Some((high, high_end)) = number_at(high_at) else {
+            continue;
+        };
+        if chars.get(high_end) != Some(&')') {
+            continue;
+        }
+        let written: String = chars[start..=high_end].iter().collect();
+        checked += 1;
+        let to_wanted = x.starts_with('+') || low.starts_with('\u{2212}');
+        let alike = decimals(&x) == decimals(&low) && decimals(&low) == decimals(&high);
+        if dash == to_wanted || !alike {
+            found.push(written);
+        }
+    }
+    (checked, found)
+}
+
 /// A whole number of four digits or more written without its thousands
 /// marked, where it stands as a number (not inside a name, a path, a hash
 /// or a setting's value such as `troop_strength=1000`).
@@ -1176,6 +1247,27 @@ fn unmarked_counts(text: &str) -> Vec<String> {
     found
 }
 
+/// The readers of rendered numbers find what they look for, and only that.
+#[test]
+fn the_number_readers_tell_the_one_style_from_others() {
+    let (checked, off) = off_style_intervals(
+        "mean 7.34 (7.30–7.37); −0.5 (−0.7 to −0.3); +0.12 (0.10 to 0.14); \
+         7.34 (7.3–7.37); +0.12 (0.10–0.14); 0.5 (0.3 to 0.7); risk=1 (2–3)",
+    );
+    assert_eq!(checked, 6);
+    assert_eq!(
+        off,
+        ["7.34 (7.3–7.37)", "+0.12 (0.10–0.14)", "0.5 (0.3 to 0.7)"]
+    );
+    let read = probability_intervals("won 56.45% (55.76%–57.14%), at 1 2.0% (1.5% to 2.5%)");
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[1].1, "2.0% (1.5% to 2.5%)");
+    assert_eq!(
+        unmarked_counts("12,000 battles, 1600 troops, troop_strength=1600, 12.5000, seed 7"),
+        ["12,000 battles, 1600 troops, t"]
+    );
+}
+
 /// Issue 58, point 10: the numbers a person reads are written by the one
 /// formatter. Read back from the console, every page and every chart of
 /// every kind of answer, each probability with its interval is what
@@ -1185,7 +1277,7 @@ fn unmarked_counts(text: &str) -> Vec<String> {
 fn every_probability_and_count_read_is_the_formatters() {
     use warcrunch::stats::format::percent_interval;
     let dir = tempfile::tempdir().unwrap();
-    let (mut found, mut read_back) = (Vec::new(), 0);
+    let (mut found, mut read_back, mut styled) = (Vec::new(), 0, 0);
     let words = |markup: &str| words_read(markup, &[("<code", "</code>"), ("<pre", "</pre>")]);
     for answered in every_kind_of_answer(dir.path()) {
         let console: String = (answered.console.lines())
@@ -1212,8 +1304,16 @@ fn every_probability_and_count_read_is_the_formatters() {
                     .into_iter()
                     .map(|c| format!("{name}: a count unmarked: {c:?}")),
             );
+            let (checked, off_style) = off_style_intervals(&text);
+            styled += checked;
+            found.extend(
+                off_style
+                    .into_iter()
+                    .map(|w| format!("{name}: an interval off the style: {w:?}")),
+            );
         }
     }
     assert!(read_back > 300, "only {read_back} probabilities read back");
+    assert!(styled > 100, "only {styled} means and changes read");
     assert!(found.is_empty(), "{found:#?}");
 }
