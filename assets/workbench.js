@@ -2,7 +2,7 @@
 // TOML, check it, run it, and draw the counts the server streams; and the
 // deck designer. Plain ES modules, no build step.
 
-import { $, download, el, fileLinks, targetWords } from "/assets/dom.js";
+import { $, download, el, fileLinks, targetWords, wrapped } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
@@ -223,7 +223,7 @@ function battle() {
 function askedAs() {
   const command = $("ask-command").value;
   const file = (scenarioName() || "my_battle.toml").split("/").pop();
-  $("ask-cli").textContent = commandLine(command, withPageSettings(command, read(command)), file);
+  $("ask-cli").replaceChildren(...wrapped(commandLine(command, withPageSettings(command, read(command)), file)));
 }
 
 // A question as the page asks it, with the page's seed: a solve's probes
@@ -388,7 +388,7 @@ async function compareTables() {
   const seed = Number($("seed").value);
   const file = (scenarioName() || "my_battle.toml").split("/").pop();
   const overrides = names.map((n) => `--table 2:${n}=my_${n}.toml`).join(" ");
-  $("compare-cli").textContent = `warcrunch compare ${file} ${file} ${overrides} --trials ${trials} --seed ${seed}`;
+  $("compare-cli").replaceChildren(...wrapped(`warcrunch compare ${file} ${file} ${overrides} --trials ${trials} --seed ${seed}`));
   await answer({ compare: { trials, seed } }, "compare", { button: $("table-compare"), status: $("compare-status"), files: $("compare-files"), report: $("compare-report") });
 }
 

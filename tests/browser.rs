@@ -947,27 +947,53 @@ fn a_report_reads_on_a_phone_and_prints_whole() {
 }
 
 /// Every word shown on the page on a 390-pixel phone that breaks across
-/// lines inside itself (a break after `_`, `/` or a hyphen is a break
-/// between words).
+/// lines where a phone should not break it. A word is what stands between
+/// spaces in one block of text, across the elements inside it. A line may
+/// break after a path's `/`, and in prose after a hyphen between two
+/// letters (`family-wise`); nowhere else: not inside a name
+/// (`heavily_engaged`, `isabeau_`), a number or a range (`51.41%–52.80%`),
+/// an option (`--out`) or any word of a command.
 fn words_broken_on_a_phone(page: &mut Browser) -> Value {
     page.as_phone(844);
     page.eval(
         "(() => {
            const broken = [];
+           const blockOf = (node) => {
+             let e = node.parentElement;
+             while (e.parentElement && getComputedStyle(e).display.startsWith('inline')) e = e.parentElement;
+             return e;
+           };
+           let word = [], block = null;
+           const end = () => {
+             for (let i = 1; i < word.length; i++) {
+               const [before, after] = [word[i - 1], word[i]];
+               if (after.top < before.bottom - 1) continue;
+               const letters = /\\p{L}/u;
+               const allowed = before.c === '/' || (before.c === '-' && !before.code
+                 && i >= 2 && letters.test(word[i - 2].c) && letters.test(after.c));
+               if (!allowed) { broken.push(word.map(w => w.c).join('')); break; }
+             }
+             word = [];
+           };
            const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
            while (walker.nextNode()) {
              const node = walker.currentNode;
              const parent = node.parentElement;
-             if (parent.closest('svg') || !parent.checkVisibility()) continue;
-             // A compound breaks after its hyphen as words do.
-             for (const m of node.textContent.matchAll(/[^\\s-]+-?/g)) {
+             if (parent.closest('svg, script, style, option, textarea') || !parent.checkVisibility()) { end(); continue; }
+             const block_ = blockOf(node);
+             if (block_ !== block) { end(); block = block_; }
+             const code = !!parent.closest('code, pre');
+             const text = node.textContent;
+             for (let i = 0; i < text.length; i++) {
+               if (/\\s/.test(text[i])) { end(); continue; }
                const range = document.createRange();
-               range.setStart(node, m.index);
-               range.setEnd(node, m.index + m[0].length);
-               const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-               if (lines.size > 1) broken.push(m[0]);
+               range.setStart(node, i);
+               range.setEnd(node, i + 1);
+               const rect = range.getClientRects()[0];
+               if (rect) word.push({ c: text[i], top: rect.top, bottom: rect.bottom, code });
              }
            }
+           end();
            return broken;
          })()",
     )
@@ -1038,6 +1064,62 @@ fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
             "{name}: chart text {smallest:.1} px on a phone"
         );
     }
+}
+
+/// The workbench on a 390-pixel phone, the even field battle with its
+/// Heroes' names and policies (`heavily_engaged`): run, each question's
+/// fields and command line, and a sensitivity's answer. No word breaks
+/// inside itself (an interval's dash, a name's `_`, an option's `--`), and
+/// nothing runs off the right of the screen (issue 58, point 12).
+/// Screenshots in `target/browser/`.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_the_workbench_breaks_no_word_inside_itself() {
+    let server = Server::start(&[]);
+    let Some(mut page) = browser(&format!(
+        "http://{}/?scenario=seventh_sea/even_field_battle.toml",
+        server.address
+    )) else {
+        return;
+    };
+    page.as_phone(844);
+    page.wait_for(
+        "the form",
+        "document.querySelectorAll('.field').length > 20 && document.getElementById('checked').textContent.startsWith('valid')",
+    );
+    let whole = |page: &mut Browser, moment: &str| {
+        let broken = words_broken_on_a_phone(page);
+        page.screenshot(&format!("workbench_words_{}", moment.replace(' ', "_")));
+        assert_eq!(broken, json!([]), "{moment}: words broken on a phone");
+        let wide = page.eval("document.documentElement.scrollWidth");
+        assert_eq!(
+            wide,
+            json!(390),
+            "{moment}: the page is wider than the phone"
+        );
+    };
+    whole(&mut page, "loaded");
+    page.eval("{ const t = document.getElementById('trials'); t.value = '20000'; t.dispatchEvent(new Event('change', { bubbles: true })); document.getElementById('run-near').click(); }");
+    page.wait_for(
+        "the run's verdict",
+        "document.getElementById('status').textContent.includes(': done') && document.querySelector('#verdict p:not(.muted)') && document.querySelector('#metrics .bar')",
+    );
+    whole(&mut page, "run");
+    for question in ["sweep", "solve", "tune", "sensitivity"] {
+        page.eval(&format!(
+            "{{ const c = document.getElementById('ask-command'); c.value = '{question}'; c.dispatchEvent(new Event('change')); document.getElementById('ask-typed').open = true; }}"
+        ));
+        whole(&mut page, question);
+    }
+    page.eval("document.getElementById('ask').click()");
+    page.wait_for(
+        "the sensitivity's moves",
+        "document.getElementById('ask-status').textContent.includes(': done') && document.querySelectorAll('#ask-findings li').length > 0",
+    );
+    whole(&mut page, "sensitivity answered");
 }
 
 /// One table cell edited in the page's grid: the scenario, the table, the

@@ -1104,15 +1104,169 @@ fn no_chart_text_runs_off_its_picture_and_no_text_hides_a_character() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
-/// Each probability written with its interval (`56.45% (55.76%–57.14%)`,
-/// or `(55.76% to 57.14%)`) in `text`: its three numbers as
-/// probabilities, and the text as written.
-fn probability_intervals(text: &str) -> Vec<([f64; 3], String)> {
+/// Every row of a page's tables of significant differences and every
+/// significant test the console lists, read back against the
+/// `comparison.csv` beside them: the row's shares, change, interval and
+/// p-value are what the formatters write of the CSV's numbers
+/// (`format::percent`, `format::change` or its cells from
+/// `format::with_interval`, `format_p`). How many were read, and each
+/// that disagrees.
+fn significance_read_back(answered: &Answered) -> (usize, Vec<String>) {
+    use warcrunch::stats::compare::format_p;
+    use warcrunch::stats::format::{change, percent, signed, with_interval};
+    let path = answered.out.join("comparison.csv");
+    if !path.exists() {
+        return (0, Vec::new());
+    }
+    let rows = csv_rows(&path);
+    let number = |r: &std::collections::BTreeMap<String, String>, key: &str| -> f64 {
+        r[key].parse().unwrap_or(f64::NAN)
+    };
+    // The outcome as a page names a test (`Difference::outcome`).
+    let outcome = |r: &std::collections::BTreeMap<String, String>| match r["test"].as_str() {
+        "chi_square" => format!("{}/{} (whole distribution)", r["subject"], r["metric"]),
+        "welch_t" => format!("{}/{} (mean)", r["subject"], r["metric"]),
+        _ if r["value"].is_empty() => format!("{}/{} = {}", r["subject"], r["metric"], r["scope"]),
+        _ => format!("{}/{} = {}", r["subject"], r["metric"], r["value"]),
+    };
+    // What the formatters write of a row: its six cells, and its console line.
+    let expected = |r: &std::collections::BTreeMap<String, String>| -> ([String; 6], String) {
+        let p = format_p(number(r, "p_value"));
+        if r["test"] == "chi_square" {
+            let line = format!(
+                "{}: chi-square {:.1}, p {p}",
+                outcome(r),
+                number(r, "statistic")
+            );
+            let dash = "\u{2013}".to_owned();
+            return (
+                [
+                    outcome(r),
+                    dash.clone(),
+                    dash.clone(),
+                    dash.clone(),
+                    dash,
+                    p,
+                ],
+                line,
+            );
+        }
+        let share = matches!(r["test"].as_str(), "mcnemar" | "two_proportion_z");
+        let (scale, unit) = if share { (100.0, " pt") } else { (1.0, "") };
+        let shown = |x: f64| {
+            if share {
+                percent(x)
+            } else {
+                signed(x, 3, false)
+            }
+        };
+        let (d, lo, hi) = (
+            number(r, "difference"),
+            number(r, "ci_low"),
+            number(r, "ci_high"),
+        );
+        let [d_, lo_, hi_] = with_interval(scale * d, (scale * lo, scale * hi), true);
+        let line = format!(
+            "{}: {}, p {p}",
+            outcome(r),
+            change(scale * d, (scale * lo, scale * hi), unit)
+        );
+        let cells = [
+            outcome(r),
+            shown(number(r, "baseline_estimate")),
+            shown(number(r, "estimate")),
+            format!("{d_}{unit}"),
+            format!("{lo_} to {hi_}"),
+            p,
+        ];
+        (cells, line)
+    };
+    let row_of = |variant: &str, named: &str| {
+        rows.iter()
+            .find(|r| r["variant"] == variant && r["significant"] == "true" && outcome(r) == named)
+    };
+    let plain = |markup: &str| {
+        words_read(markup, &[])
+            .replace("&#60;", "<")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (mut read_back, mut found) = (0, Vec::new());
+    // The page: each `<h3>` naming a variant against the baseline, then its table.
+    for (name, html) in answered.files("html") {
+        for section in html.split("<h3>").skip(1) {
+            let heading = plain(&section[..section.find("</h3>").unwrap_or(0)]);
+            let Some((variant, _)) = heading.split_once(" against ") else {
+                continue;
+            };
+            let variant = variant.replace('\u{2212}', "-");
+            let Some(table) = section
+                .split("</table>")
+                .next()
+                .filter(|t| t.contains("<th>p-value</th>"))
+            else {
+                continue;
+            };
+            for row in table.split("<tr>").filter(|r| r.starts_with("<td")) {
+                let cells: Vec<String> = row
+                    .split("</td>")
+                    .map(plain)
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                read_back += 1;
+                match row_of(&variant, &cells[0]) {
+                    Some(r) if expected(r).0.as_slice() == cells.as_slice() => {}
+                    Some(r) => found.push(format!(
+                        "{name}: {variant}: {cells:?}, the CSV's {:?}",
+                        expected(r).0
+                    )),
+                    None => found.push(format!(
+                        "{name}: {variant}: no significant row in comparison.csv for {cells:?}"
+                    )),
+                }
+            }
+        }
+    }
+    // The console: a variant's heading, then its tests, indented.
+    let mut variant = None;
+    for line in answered.console.lines() {
+        if let Some((v, _)) = line
+            .split_once(" against ")
+            .filter(|_| !line.starts_with(' '))
+        {
+            variant = Some(v.replace('\u{2212}', "-"));
+        } else if let (Some(v), Some(test)) = (&variant, line.strip_prefix("  ")) {
+            let Some((named, _)) = test.split_once(": ").filter(|_| test.contains(", p ")) else {
+                continue;
+            };
+            read_back += 1;
+            match row_of(v, named) {
+                Some(r) if expected(r).1 == test => {}
+                Some(r) => found.push(format!(
+                    "console: {v}: {test:?}, the CSV's {:?}",
+                    expected(r).1
+                )),
+                None => found.push(format!(
+                    "console: {v}: no significant row in comparison.csv for {test:?}"
+                )),
+            }
+        }
+    }
+    (read_back, found)
+}
+
+/// Each probability written with its interval in `text`: in a sentence
+/// (`56.45% (55.76%–57.14%)`, or `(55.76% to 57.14%)`), or in a table's
+/// cells, the estimate's cell followed by the interval's (`56.45%`
+/// `55.76%–57.14%`, a page's text read with a space for each tag): its
+/// three numbers as probabilities, and the three as written.
+fn probability_intervals(text: &str) -> Vec<([f64; 3], [String; 3])> {
     let number_before = |end: usize| {
-        let start = text[..end]
-            .rfind(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .map_or(0, |i| i + 1);
-        (start, &text[start..end])
+        let start = (text[..end].char_indices().rev())
+            .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        &text[start..end]
     };
     let number_after = |start: usize| {
         let end = text[start..]
@@ -1121,9 +1275,20 @@ fn probability_intervals(text: &str) -> Vec<([f64; 3], String)> {
         (&text[start..end], end)
     };
     let mut found = Vec::new();
-    for (at, _) in text.match_indices("% (") {
-        let (start, p) = number_before(at);
-        let (low, after_low) = number_after(at + 3);
+    for (at, _) in text.match_indices('%') {
+        let p = number_before(at);
+        let after = &text[at + 1..];
+        // In a sentence, in parentheses; in a table, the next cell.
+        let (opened, low_at) = if let Some(rest) = after.strip_prefix(" (") {
+            (true, text.len() - rest.len())
+        } else {
+            let rest = after.trim_start_matches([' ', '\n']);
+            if rest.len() == after.len() || !after.starts_with(' ') {
+                continue;
+            }
+            (false, text.len() - rest.len())
+        };
+        let (low, after_low) = number_after(low_at);
         // Written with an en dash, or (the style a probability never
         // takes) with "to".
         let Some(rest) = (text[after_low..].strip_prefix("%–"))
@@ -1133,11 +1298,19 @@ fn probability_intervals(text: &str) -> Vec<([f64; 3], String)> {
         };
         let high_at = text.len() - rest.len();
         let (high, after_high) = number_after(high_at);
-        if !text[after_high..].starts_with("%)") || [p, low, high].iter().any(|n| n.is_empty()) {
+        // Closed as it opened; a cell's range ends the cell, no digit runs on.
+        let closed = if opened {
+            text[after_high..].starts_with("%)")
+        } else {
+            text[after_high..]
+                .strip_prefix('%')
+                .is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+        };
+        if !closed || [p, low, high].iter().any(|n| n.is_empty()) {
             continue;
         }
         let parsed = [p, low, high].map(|n| n.parse::<f64>().unwrap() / 100.0);
-        found.push((parsed, text[start..after_high + 2].to_owned()));
+        found.push((parsed, [p, low, high].map(|n| format!("{n}%"))));
     }
     found
 }
@@ -1259,9 +1432,19 @@ fn the_number_readers_tell_the_one_style_from_others() {
         off,
         ["7.34 (7.3–7.37)", "+0.12 (0.10–0.14)", "0.5 (0.3 to 0.7)"]
     );
-    let read = probability_intervals("won 56.45% (55.76%–57.14%), at 1 2.0% (1.5% to 2.5%)");
-    assert_eq!(read.len(), 2);
-    assert_eq!(read[1].1, "2.0% (1.5% to 2.5%)");
+    let read = probability_intervals(
+        "won 56.45% (55.76%–57.14%), at 1 2.0% (1.5% to 2.5%) <td> 12.5%  10.1%–15.0% </td> 3% 4%–5%6",
+    );
+    let written: Vec<_> = read.iter().map(|(_, w)| w.join(" ")).collect();
+    assert_eq!(
+        written,
+        [
+            "56.45% 55.76% 57.14%",
+            "2.0% 1.5% 2.5%",
+            "12.5% 10.1% 15.0%"
+        ]
+    );
+    assert_eq!(read[2].0, [12.5 / 100.0, 10.1 / 100.0, 15.0 / 100.0]);
     assert_eq!(
         unmarked_counts("12,000 battles, 1600 troops, troop_strength=1600, 12.5000, seed 7"),
         ["12,000 battles, 1600 troops, t"]
@@ -1270,16 +1453,23 @@ fn the_number_readers_tell_the_one_style_from_others() {
 
 /// Issue 58, point 10: the numbers a person reads are written by the one
 /// formatter. Read back from the console, every page and every chart of
-/// every kind of answer, each probability with its interval is what
-/// `format::percent_interval` writes of its own three numbers, and every
-/// whole number of a thousand or more has its thousands marked.
+/// every kind of answer, each probability with its interval, in a sentence
+/// or in a table's two cells, is what `format::percent_interval` writes of
+/// its own three numbers; every whole number of a thousand or more has its
+/// thousands marked; every mean and change with its interval keeps the one
+/// style; and every significant difference, in a page's table or the
+/// console, is the formatters' of its row in `comparison.csv`, p-value
+/// included.
 #[test]
 fn every_probability_and_count_read_is_the_formatters() {
     use warcrunch::stats::format::percent_interval;
     let dir = tempfile::tempdir().unwrap();
-    let (mut found, mut read_back, mut styled) = (Vec::new(), 0, 0);
+    let (mut found, mut read_back, mut styled, mut significant) = (Vec::new(), 0, 0, 0);
     let words = |markup: &str| words_read(markup, &[("<code", "</code>"), ("<pre", "</pre>")]);
     for answered in every_kind_of_answer(dir.path()) {
+        let (read, disagree) = significance_read_back(&answered);
+        significant += read;
+        found.extend(disagree);
         let console: String = (answered.console.lines())
             .filter(|l| !l.contains("warcrunch ") && !l.starts_with("Wrote "))
             .collect::<Vec<_>>()
@@ -1291,8 +1481,7 @@ fn every_probability_and_count_read_is_the_formatters() {
         for (name, text) in texts {
             for ([p, low, high], written) in probability_intervals(&text) {
                 read_back += 1;
-                let [p_, low_, high_] = percent_interval(p, low, high);
-                let formatted = format!("{p_} ({low_}–{high_})");
+                let formatted = percent_interval(p, low, high);
                 if formatted != written {
                     found.push(format!(
                         "{name}: {written:?}, the formatter writes {formatted:?}"
@@ -1315,5 +1504,12 @@ fn every_probability_and_count_read_is_the_formatters() {
     }
     assert!(read_back > 300, "only {read_back} probabilities read back");
     assert!(styled > 100, "only {styled} means and changes read");
+    eprintln!(
+        "read back: {read_back} probabilities with their intervals, {significant} significant tests; {styled} means and changes in style"
+    );
+    assert!(
+        significant > 30,
+        "only {significant} significant tests read back"
+    );
     assert!(found.is_empty(), "{found:#?}");
 }

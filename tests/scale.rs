@@ -232,7 +232,7 @@ fn precision_stops_at_the_same_battle_whatever_the_threads_and_says_why() {
     // p(1 - p) ≤ 1/4 needs about 1.96² / (4 · 0.003²) ≈ 107,000 battles; the
     // checkpoints are powers of two of 16,384-battle chunks.
     assert!(said.contains("stopped after 131,072 battles"), "{said}");
-    assert!(said.contains("within ±0.3 points"), "{said}");
+    assert!(said.contains("within ±0.3 pt"), "{said}");
     let run_json = read(&one.join("run.json"));
     assert!(run_json.contains("\"trials\": 131072"), "{run_json}");
     assert!(run_json.contains("\"stop_reason\""), "{run_json}");
@@ -255,7 +255,7 @@ fn precision_reports_hitting_the_trial_cap() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "stopped at the most battles asked (40,000) before every probability's 95% interval was within ±0.01 points",
+            "stopped at the most battles asked (40,000) before every probability's 95% interval was within ±0.01 pt: the widest is ±0.",
         ));
 }
 

@@ -156,9 +156,18 @@ fn simulate_system<S: BattleSystem>(
     }
     let metrics = metrics(&output.tally);
     let stop_reason = plan.precision.map(|target| {
-        // In percentage points and words, as the reports show shares (the
-        // page and the console alike).
-        let points = |x: f64| format!("±{} points", trim_decimal(100.0 * x, 4));
+        // In percentage points, as the page asks for them (`±0.5 pt`); the
+        // widest with two decimals, or more where two would read as the
+        // precision asked for (`±0.69 pt`, `±0.5004 pt`).
+        let asked = trim_decimal(100.0 * target, 4);
+        let widest = |x: f64| {
+            let shown = (2..=4)
+                .map(|d| trim_decimal(100.0 * x, d))
+                .find(|s| *s != asked)
+                .unwrap_or_else(|| asked.clone());
+            format!("±{shown} pt")
+        };
+        let asked = format!("±{asked} pt");
         let (width, at) = match widest_half_width(&metrics) {
             Some(w) => {
                 let m = &metrics[w.metric];
@@ -173,15 +182,13 @@ fn simulate_system<S: BattleSystem>(
         let trials = thousands(output.trials);
         if width <= target {
             format!(
-                "stopped after {trials} battles: every probability's 95% interval is within {} (the widest is {}, for {at})",
-                points(target),
-                points(width)
+                "stopped after {trials} battles: every probability's 95% interval is within {asked} (the widest is {}, for {at})",
+                widest(width)
             )
         } else {
             format!(
-                "stopped at the most battles asked ({trials}) before every probability's 95% interval was within {}: the widest is {}, for {at}",
-                points(target),
-                points(width)
+                "stopped at the most battles asked ({trials}) before every probability's 95% interval was within {asked}: the widest is {}, for {at}",
+                widest(width)
             )
         }
     });

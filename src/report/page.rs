@@ -82,11 +82,12 @@ impl Provenance {
     }
 }
 
-/// `text` escaped for HTML, with a place to break the line after each `_`
-/// and `/` (`<wbr>`), and each word holding a range's dash kept on one
-/// line (`<span class="nb">`, no invisible character a pasted sentence
-/// would carry): a file name or path then wraps between its parts on a
-/// phone, and an interval (`56.35%–56.96%`) stays whole. Written into a
+/// `text` escaped for HTML as a phone should wrap it: a line may break
+/// between words and after a path's `/` (`<wbr>`), nowhere else. A name
+/// stays whole (`even_field_battle`), and so does each part of a word that
+/// holds a dash: a range (`56.35%–56.96%`), an option (`--out`), a
+/// negative number (`risk=-6`), kept on one line by `<span class="nb">`, no
+/// invisible character a pasted sentence would carry. Written into a
 /// template with `|safe`.
 pub fn breakable(text: &str) -> String {
     let escaped = askama::filters::escape(text, askama::filters::Html)
@@ -95,15 +96,32 @@ pub fn breakable(text: &str) -> String {
     escaped
         .split(' ')
         .map(|word| {
-            let word = word.replace('_', "_<wbr>").replace('/', "/<wbr>");
-            if word.contains('\u{2013}') {
-                format!("<span class=\"nb\">{word}</span>")
-            } else {
-                word
-            }
+            word.split('/')
+                .map(|part| {
+                    if holds_a_dash(part) {
+                        format!("<span class=\"nb\">{part}</span>")
+                    } else {
+                        part.to_owned()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("/<wbr>")
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether `part` holds a dash a line must not break after: a range's en
+/// dash, or a hyphen-minus but a compound word's (`stand-in` may break as
+/// prose does; `--out`, `risk=-6` may not).
+fn holds_a_dash(part: &str) -> bool {
+    let chars: Vec<char> = part.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        let compound = i > 0
+            && chars[i - 1].is_alphabetic()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+        c == '\u{2013}' || (c == '-' && !compound)
+    })
 }
 
 /// A chart drawn into a string with its title and description, ready to
@@ -147,12 +165,18 @@ mod tests {
     use super::breakable;
 
     #[test]
-    fn a_range_stays_whole_with_no_invisible_character_and_paths_may_break() {
-        let html = breakable("won 56.35%–56.96% in even_field/b <&>");
+    fn a_range_an_option_and_a_name_stay_whole_and_a_path_breaks_after_its_slashes() {
+        let html = breakable("won 56.35%–56.96% in even_field/b --out risk=-6 stand-in <&>");
         assert_eq!(
             html,
-            "won <span class=\"nb\">56.35%–56.96%</span> in even_<wbr>field/<wbr>b &#60;&#38;&#62;"
+            "won <span class=\"nb\">56.35%–56.96%</span> in even_field/<wbr>b \
+             <span class=\"nb\">--out</span> <span class=\"nb\">risk=-6</span> stand-in \
+             &#60;&#38;&#62;"
         );
         assert!(!html.contains('\u{2060}'));
+        assert_eq!(
+            breakable("/tmp/runs-2/x_y"),
+            "/<wbr>tmp/<wbr><span class=\"nb\">runs-2</span>/<wbr>x_y"
+        );
     }
 }

@@ -535,11 +535,12 @@ impl Difference {
 
 /// A p-value as a person reads it, three significant digits: in decimals
 /// from 0.001 up (`0.0468`), as a power of ten below (`8.42 × 10⁻³¹`, never
-/// `8.42e-31`); below [`P_FLOOR`] (a tail the normal and chi-square
-/// survival functions underflow in) the bound, `< 10⁻³⁰⁰`, as the CSV
-/// writes it. `comparison.csv` holds the number itself.
+/// `8.42e-31`); at or below [`P_FLOOR`] (a tail the normal and chi-square
+/// survival functions underflow in) the bound, `< 10⁻³⁰⁰`, so the CSV's
+/// `1e-300` ([`reported_p`]) reads the same. `comparison.csv` holds the
+/// number itself.
 pub fn format_p(p: f64) -> String {
-    if p < P_FLOOR {
+    if p <= P_FLOOR {
         return format!("< {}", power_of_ten(P_FLOOR.log10().round() as i32));
     }
     if p >= 1e-3 {
@@ -696,6 +697,8 @@ mod tests {
         assert_eq!(format_p(3.2e-45), "3.20 × 10⁻⁴⁵");
         assert_eq!(format_p(8.4213e-31), "8.42 × 10⁻³¹");
         assert_eq!(reported_p(0.0), 1e-300);
+        // The CSV's bound reads as the bound, as the page writes it.
+        assert_eq!(format_p(reported_p(0.0)), format_p(0.0));
         assert_eq!(reported_p(3.2e-45), 3.2e-45);
         assert_eq!(format_p(0.004_678), "0.00468");
         assert_eq!(format_p(0.046_81), "0.0468");
