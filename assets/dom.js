@@ -60,6 +60,14 @@ export function download(name, text, type = "application/toml") {
   URL.revokeObjectURL(a.href);
 }
 
+/// A setting's value as the reports write it (format::value_read): a
+/// whole number with its thousands marked and a true minus (`1,200`,
+/// `−3`); a word with its underscores as spaces.
+export function valueRead(text) {
+  if (/^-?\d+$/.test(text)) return Number(text).toLocaleString("en-US").replace("-", "\u2212");
+  return text.replaceAll("_", " ").replace(/(^|[=,(:/ ])-(?=\d)/g, "$1\u2212");
+}
+
 /// How a sensitivity's target is written: `P(event)` in percentage points,
 /// or a numeric outcome's mean (`SUBJECT/METRIC:mean`) in its own units;
 /// `words` is the event as the server words it (the target as typed if none).

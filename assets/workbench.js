@@ -2,7 +2,7 @@
 // TOML, check it, run it, and draw the counts the server streams; and the
 // deck designer. Plain ES modules, no build step.
 
-import { $, download, el, fileLinks, targetWords, wrapped } from "/assets/dom.js";
+import { $, download, el, fileLinks, targetWords, valueRead, wrapped } from "/assets/dom.js";
 import { BattleForm } from "/assets/form.js";
 import { Designer } from "/assets/designer.js";
 import { TableGrid } from "/assets/grid.js";
@@ -359,7 +359,7 @@ async function sensitivityFindings(id, target, words) {
     const moved = change(d, Number(r.ci_low), Number(r.ci_high));
     // The setting or cell in words, its command-line name in the tooltip.
     const knob = pickers.knob(r.knob);
-    const line = `${knob ? knob.title : r.knob}: ${r.from.replaceAll("_", " ")} \u2192 ${r.to.replaceAll("_", " ")}, ${tied ? `tied with the battle as it is: ${moved}` : moved}`;
+    const line = `${knob ? knob.title : r.knob}: ${valueRead(r.from)} \u2192 ${valueRead(r.to)}, ${tied ? `tied with the battle as it is: ${moved}` : moved}`;
     const item = el("li", { text: line + " ", title: r.knob });
     if (r.table) {
       const go = el("button", { type: "button", class: "quiet small", text: "Show in the grid" });

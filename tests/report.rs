@@ -1001,8 +1001,9 @@ impl Answered {
     }
 }
 
-/// Every bundled battle run (with `--usage`), and a sweep, two compares, a
-/// sensitivity and a solve, each on a few thousand battles, into `dir`.
+/// Every bundled battle run (with `--usage`), and a sweep, two compares,
+/// two sensitivities (table cells; settings) and a solve, each on a few
+/// thousand battles, into `dir`.
 fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
     let mut asked: Vec<Vec<String>> = crate::util::bundled_scenarios()
@@ -1035,6 +1036,15 @@ fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
             "--cells",
             "--tables",
             "survival",
+        ]),
+        // Settings of four digits (troop strengths) and a word (position).
+        words(&[
+            "sensitivity",
+            ambush,
+            "--target",
+            "side:Megalos/victory=won",
+            "--knobs",
+            "sides.Megalos.troop_strength,sides.Raiders.troop_strength,sides.Raiders.position",
         ]),
     ]);
     for args in &mut asked {
@@ -1254,6 +1264,70 @@ fn significance_read_back(answered: &Answered) -> (usize, Vec<String>) {
         }
     }
     (read_back, found)
+}
+
+/// Issue 58, point 9: a chart met on its own says where it comes from and
+/// what its mark means. Every chart of every kind of answer carries its
+/// source line (`warcrunch VERSION · seed N`, as `run.json` records them);
+/// every chart whose title is marked † says on the chart what the mark
+/// means; a sweep's and a comparison's stacked bars carry their shares,
+/// each one the chart's description gives.
+#[test]
+fn every_chart_says_where_it_comes_from_what_its_mark_means_and_a_stack_its_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut charts, mut marked, mut shares) = (0, 0, 0);
+    let mut found = Vec::new();
+    let between = |text: &str, open: &str, close: &str| -> String {
+        text.split_once(open)
+            .and_then(|(_, rest)| rest.split_once(close))
+            .map_or(String::new(), |(inside, _)| inside.to_owned())
+    };
+    for answered in every_kind_of_answer(dir.path()) {
+        let run: serde_json::Value =
+            serde_json::from_str(&read(&answered.out.join("run.json"))).unwrap();
+        let source = format!(
+            "warcrunch {} · seed {}",
+            run["tool_version"].as_str().unwrap(),
+            run["seed"]
+        );
+        for (name, svg) in answered.files("svg") {
+            charts += 1;
+            let texts: Vec<String> = (svg.split("<text").skip(1))
+                .map(|t| between(t, ">", "</text>"))
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect();
+            if !texts.contains(&source) {
+                found.push(format!("{name}: no source line {source:?}"));
+            }
+            if between(&svg, "<title>", "</title>").contains('†') {
+                marked += 1;
+                if !texts.iter().any(|t| t.starts_with("† rests on ")) {
+                    found.push(format!("{name}: marked †, and nothing says what it means"));
+                }
+            }
+            if name.contains("→ compare_") {
+                let description = between(&svg, "<desc>", "</desc>");
+                let labels: Vec<&String> = texts
+                    .iter()
+                    .filter(|t| t.ends_with('%') && t[..t.len() - 1].parse::<f64>().is_ok())
+                    .collect();
+                if labels.is_empty() {
+                    found.push(format!("{name}: no share on its bars"));
+                }
+                for label in labels {
+                    shares += 1;
+                    if !description.contains(&format!(" {label}")) {
+                        found.push(format!("{name}: {label} is no share of its description"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        charts > 100 && marked > 30 && shares > 30,
+        "{charts} charts, {marked} marked, {shares} shares"
+    );
+    assert!(found.is_empty(), "{found:#?}");
 }
 
 /// Each probability written with its interval in `text`: in a sentence

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{
-    Caption, FONT, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
+    Caption, FONT, LABEL_SIZE, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
 };
 use super::findings::STAND_IN_MARK;
 use super::{Export, RunReport, words};
@@ -48,7 +48,13 @@ impl Export<RunReport> for Charts {
             let stand_ins = report
                 .info
                 .stand_in_tables(&first.variant, &m.subject, &m.name);
-            let picture = Picture::of(&report.info.system, m, &report.info.name, &stand_ins);
+            let source = report.info.source_line();
+            let picture = Picture::of(
+                &report.info.system,
+                m,
+                (&report.info.name, &source),
+                &stand_ins,
+            );
             written.extend(draw_publication(
                 dir,
                 &stem,
@@ -120,13 +126,21 @@ pub struct Picture {
     pub note: Option<&'static str>,
     /// The chart in a few sentences: SVG `<desc>`, the report's alt text.
     pub description: String,
+    /// Its footnote: what drew it ([`super::RunInfo::source_line`]).
+    source: String,
 }
 
 impl Picture {
     /// The picture of `metric` from the battle called `battle`, in the
     /// words of `system`; one that rests on tables holding stand-in values
-    /// (`stand_ins` names them) says which, its title marked †.
-    pub fn of(system: &str, metric: &Metric<u64>, battle: &str, stand_ins: &[String]) -> Picture {
+    /// (`stand_ins` names them) says which, its title marked †; `source`
+    /// is its footnote.
+    pub fn of(
+        system: &str,
+        metric: &Metric<u64>,
+        (battle, source): (&str, &str),
+        stand_ins: &[String],
+    ) -> Picture {
         let total = metric.total();
         let reported = metric.reported_bins(|w| w == 0);
         let drawn = match metric.values {
@@ -202,12 +216,14 @@ impl Picture {
             tail,
             note,
             description,
+            source: source.to_owned(),
         }
     }
 
     /// The picture's size at 1×.
     pub fn size(&self) -> (u32, u32) {
-        (720, if self.steps.is_some() { 620 } else { 400 })
+        let foot = super::draw::footnotes_height(std::slice::from_ref(&self.source));
+        (720, foot + if self.steps.is_some() { 620 } else { 400 })
     }
 
     /// The picture's title and description.
@@ -229,6 +245,7 @@ impl Picture {
             .map(|line| (line, RGBColor(90, 90, 90)))
             .chain(self.tail.iter().map(|tail| (tail, PALETTE[5])))
             .collect();
+        let root = super::draw::footnoted(root, std::slice::from_ref(&self.source))?;
         let (head, body) = root.split_vertically(HEADING + LINE * lines.len() as u32 + 14);
         let left =
             |px: u32| TextStyle::from((FONT, px).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
@@ -288,7 +305,7 @@ impl Picture {
             .y_desc(format!("share of {} (%)", self.battles))
             .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
-            .label_style((FONT, 15))
+            .label_style((FONT, LABEL_SIZE))
             .axis_style(BLACK.stroke_width(1))
             .draw()
             .map_err(plot_err)?;
@@ -388,7 +405,7 @@ impl Picture {
             .y_desc(format!("share of {} (%)", self.battles))
             .y_label_formatter(&super::draw::tick)
             .axis_desc_style((FONT, 16))
-            .label_style((FONT, 15))
+            .label_style((FONT, LABEL_SIZE))
             .axis_style(BLACK.stroke_width(1))
             .draw()
             .map_err(plot_err)?;
@@ -423,7 +440,7 @@ impl Picture {
             .position(SeriesLabelPosition::MiddleRight)
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
-            .label_font((FONT, 15))
+            .label_font((FONT, LABEL_SIZE))
             .draw()
             .map_err(plot_err)?;
         Ok(())
@@ -576,7 +593,12 @@ mod tests {
             139, 420, 761, 1188, 1580, 1815, 1643, 1208, 698, 370, 138, 29, 10, 1,
         ];
         let metric = Metric::integers("side:A", "catastrophe", 3, &weights);
-        let picture = Picture::of("gurps", &metric, "a battle", &[]);
+        let picture = Picture::of(
+            "gurps",
+            &metric,
+            ("a battle", "warcrunch 0.1.0 · seed 1"),
+            &[],
+        );
         let svg = crate::report::page::svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
         })
@@ -615,7 +637,12 @@ mod tests {
     fn every_bar_label_is_the_tables_text_for_its_count() {
         let weights = [9_735, 60_535, 29_730];
         let metric = Metric::categorical("battle", "winner", &["none", "a", "b"], &weights);
-        let picture = Picture::of("gurps", &metric, "a battle", &[]);
+        let picture = Picture::of(
+            "gurps",
+            &metric,
+            ("a battle", "warcrunch 0.1.0 · seed 1"),
+            &[],
+        );
         let labels: Vec<&str> = picture.bars.iter().map(|b| b.shown.as_str()).collect();
         let tables: Vec<String> = (0..weights.len())
             .map(|bin| super::super::findings::shown_share(&metric, bin)[0].clone())

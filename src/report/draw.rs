@@ -26,6 +26,11 @@ pub const PALETTE: [RGBColor; 7] = [
 /// The font family every chart uses.
 pub const FONT: &str = "sans-serif";
 
+/// The size of every chart's axis numbers and legend: one size, large
+/// enough that a 1× PNG tells a thousands comma from a decimal point
+/// (`1,200` read as `1.200` at the 13 the question charts had).
+pub const LABEL_SIZE: u32 = 15;
+
 /// Registers the embedded font with plotters (once per process).
 pub fn ensure_font() -> Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
@@ -300,6 +305,72 @@ pub fn fitted<DB: DrawingBackend>(
     (shown, px)
 }
 
+/// Black or white, whichever reads better on `background` (the larger
+/// contrast ratio of WCAG's relative luminance).
+pub fn text_on(background: RGBColor) -> RGBColor {
+    let linear = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let RGBColor(r, g, b) = background;
+    let luminance = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+    // Against black: (L + 0.05) / 0.05; against white: 1.05 / (L + 0.05).
+    if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) {
+        BLACK
+    } else {
+        WHITE
+    }
+}
+
+/// A chart's footnotes: the source of its numbers
+/// ([`super::RunInfo::source_line`]) and, when its title is marked †,
+/// what the mark means (`† rests on the survival table, which holds
+/// stand-in values`).
+pub fn footnotes(info: &super::RunInfo, stand_ins: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !stand_ins.is_empty() {
+        notes.push(super::findings::rests_on_line(stand_ins));
+    }
+    notes.push(info.source_line());
+    notes
+}
+
+/// Height of one footnote line.
+const FOOTNOTE_LINE: u32 = 18;
+
+/// The height `notes` take under a chart.
+pub fn footnotes_height(notes: &[String]) -> u32 {
+    FOOTNOTE_LINE * notes.len() as u32 + 6
+}
+
+/// Draws `notes` in grey along the bottom of `area`, each fitted to its
+/// width, and returns the area above them for the chart.
+pub fn footnoted<DB: DrawingBackend>(
+    area: DrawingArea<DB, Shift>,
+    notes: &[String],
+) -> Result<DrawingArea<DB, Shift>> {
+    let height = area.dim_in_pixel().1;
+    let (chart, foot) = area.split_vertically(height.saturating_sub(footnotes_height(notes)));
+    let left = Pos::new(HPos::Left, VPos::Top);
+    for (i, note) in notes.iter().enumerate() {
+        let (text, px) = fitted(&foot, note, 13, 12);
+        let style = TextStyle::from((FONT, px).into_font())
+            .pos(left)
+            .color(&RGBColor(90, 90, 90));
+        foot.draw(&Text::new(
+            text,
+            (12, (FOOTNOTE_LINE * i as u32) as i32),
+            style,
+        ))
+        .map_err(plot_err)?;
+    }
+    Ok(chart)
+}
+
 /// Draws `grid` filling `area`: labels left and above, one coloured cell
 /// per value.
 pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid) -> Result<()> {
@@ -392,6 +463,16 @@ pub fn draw_grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, grid: &Grid)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_on_a_colour_is_black_or_white_whichever_reads_better() {
+        // Blue, green and vermilion take white; orange, pink, sky blue and
+        // yellow take black.
+        let on: Vec<RGBColor> = PALETTE.iter().map(|&c| text_on(c)).collect();
+        assert_eq!(on, [WHITE, BLACK, BLACK, BLACK, BLACK, BLACK, BLACK]);
+        assert_eq!(text_on(BLACK), WHITE);
+        assert_eq!(text_on(WHITE), BLACK);
+    }
 
     #[test]
     fn font_sizes_and_ticks_read_as_a_person_writes_them() {

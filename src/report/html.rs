@@ -164,12 +164,12 @@ const COMPARED_IN_WORDS: usize = 3;
 const FOLD_ROWS: usize = 12;
 
 fn outcome_table(
-    system: &str,
-    title: &str,
+    info: &super::RunInfo,
     m: &Metric<u64>,
     stand_ins: &[String],
     file: String,
 ) -> Result<OutcomeTable> {
+    let system = info.system.as_str();
     let rows: Vec<ValueRow> = m
         .reported_bins(|w| w == 0)
         .map(|bin| {
@@ -182,7 +182,7 @@ fn outcome_table(
             }
         })
         .collect();
-    let picture = Picture::of(system, m, title, stand_ins);
+    let picture = Picture::of(system, m, (&info.name, &info.source_line()), stand_ins);
     Ok(OutcomeTable {
         chart: svg_string(picture.size(), &picture.caption(), |root| {
             picture.draw(root)
@@ -409,7 +409,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
     for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
         let file = format!("{stem}.svg");
         let stand_ins = report.info.stand_in_tables(&v.variant, &m.subject, &m.name);
-        let table = outcome_table(&report.info.system, &report.info.name, m, &stand_ins, file)?;
+        let table = outcome_table(&report.info, m, &stand_ins, file)?;
         match groups.last_mut() {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
@@ -457,9 +457,9 @@ impl Export<RunReport> for HtmlReport {
                 .filter(|t| !t.columns.is_empty())
                 .map(|t| {
                     let svg = svg_string(
-                        super::usage::map_size(t),
+                        super::usage::map_size(info, t),
                         &super::usage::map_caption(usage, t),
-                        |a| super::usage::heat_map(&a, usage, t),
+                        |a| super::usage::heat_map(&a, info, usage, t),
                     )?;
                     Ok((t.table.clone(), svg))
                 })

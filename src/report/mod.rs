@@ -190,11 +190,26 @@ impl RunInfo {
     /// Whether metric `metric` of `subject` rests on a stand-in value in
     /// the run's battle (or any of a comparison's).
     pub fn metric_uses_stand_ins(&self, subject: &str, metric: &str) -> bool {
+        !self.metric_stand_in_tables(subject, metric).is_empty()
+    }
+
+    /// The tables holding stand-in values that metric `metric` of
+    /// `subject` rests on in any battle of the run (each of a comparison's
+    /// scenarios).
+    pub fn metric_stand_in_tables(&self, subject: &str, metric: &str) -> Vec<String> {
         let mut variants = vec![""];
         variants.extend(self.scenarios.iter().map(|u| u.variant.as_str()));
-        !self
-            .stand_in_tables_of_any(&variants, subject, metric)
-            .is_empty()
+        self.stand_in_tables_of_any(&variants, subject, metric)
+    }
+
+    /// The line naming what drew a chart of the run's numbers, so a
+    /// picture met on its own can be traced and redrawn: `warcrunch 0.1.0
+    /// · seed 7`.
+    pub fn source_line(&self) -> String {
+        match self.seed {
+            Some(seed) => format!("warcrunch {} · seed {seed}", self.tool_version),
+            None => format!("warcrunch {}", self.tool_version),
+        }
     }
 }
 

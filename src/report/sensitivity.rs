@@ -12,7 +12,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
 use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
-use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
+use super::draw::{
+    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, footnotes_height,
+    plot_err,
+};
 use super::findings::{mark_if, rests_on_line, rests_on_words, target_stand_ins};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
@@ -21,6 +24,7 @@ use crate::questions::sensitivity::{Method, Move, Refused};
 use crate::questions::target::Quantity;
 use crate::questions::target::split_text;
 use crate::stats::format::thousands;
+use crate::stats::format::value_read;
 use crate::tables::cells::Cell;
 
 /// A finished sensitivity analysis.
@@ -198,9 +202,14 @@ fn ranked_knobs(moves: &[Move]) -> Vec<&str> {
 
 /// The tornado's size: a row per charted knob.
 fn tornado_size(report: &SensitivityReport) -> (u32, u32) {
+    let notes = footnotes(
+        &report.info,
+        &target_stand_ins(&report.info, &report.target),
+    );
     (
         1000,
-        120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32,
+        120 + 36 * ranked_knobs(&report.moves).len().min(CHART_KNOBS) as u32
+            + footnotes_height(&notes),
     )
 }
 
@@ -242,6 +251,11 @@ fn tornado<DB: DrawingBackend>(
     report: &SensitivityReport,
 ) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
+    let notes = footnotes(
+        &report.info,
+        &target_stand_ins(&report.info, &report.target),
+    );
+    let area = &footnoted(area.clone(), &notes)?;
     let (knobs, shown, reach) = charted_moves(report);
     let scale = report.quantity.scale();
     let rows = knobs.len().max(1) as f64;
@@ -272,7 +286,7 @@ fn tornado<DB: DrawingBackend>(
             }
             Quantity::Mean => "change in the mean, bars with 95% interval",
         })
-        .label_style((FONT, 13))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     // Row r (0 = the largest) spans rows-1-r .. rows-r; down bars in its
@@ -331,7 +345,7 @@ fn tornado<DB: DrawingBackend>(
             d.min(m.difference.low)
         };
         let (x, y) = chart.backend_coord(&(scale * end, top(m) - 0.19));
-        let label = format!("{}→{}", m.from, m.to);
+        let label = format!("{}→{}", value_read(&m.from), value_read(&m.to));
         // Beyond the end, unless the chart's edge would cut it: then in
         // white inside the bar's end, toward the axis.
         let width = super::draw::text_width(&label, 11.0)? as i32 + 4;
@@ -374,7 +388,7 @@ fn tornado<DB: DrawingBackend>(
         .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
-        .label_font((FONT, 13))
+        .label_font((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     Ok(())
@@ -394,7 +408,11 @@ fn label_room(knobs: &[&str], shown: &[&Move]) -> u32 {
 /// A row's label: the knob in words and the
 /// value it moves from.
 fn row_label(knob: &str, shown: &[&Move]) -> String {
-    format!("{} ({})", knob_words(knob), value_of(shown, knob))
+    format!(
+        "{} ({})",
+        knob_words(knob),
+        value_read(value_of(shown, knob))
+    )
 }
 
 /// The knobs the chart shows (the first [`CHART_KNOBS`] by rank), their
@@ -484,8 +502,8 @@ fn move_line(m: &Move, report: &SensitivityReport, knob_name: fn(&str) -> String
         return format!(
             "{} {} \u{2192} {}: {} {}",
             knob_name(&m.knob),
-            m.from,
-            m.to,
+            value_read(&m.from),
+            value_read(&m.to),
             q.value(m.base_estimate),
             m.verdict()
         );
@@ -511,8 +529,8 @@ fn move_line(m: &Move, report: &SensitivityReport, knob_name: fn(&str) -> String
     format!(
         "{} {} \u{2192} {}: {} \u{2192} {}, {change}{} ({interval}){verdict}",
         knob_name(&m.knob),
-        m.from,
-        m.to,
+        value_read(&m.from),
+        value_read(&m.to),
         q.value(m.base_estimate),
         q.value(m.estimate),
         q.change_unit(),
@@ -694,8 +712,8 @@ impl Export<SensitivityReport> for SensitivityHtml {
                     MoveRow {
                         knob: knob_words(&m.knob),
                         path: m.knob.clone(),
-                        from: m.from.clone(),
-                        to: m.to.clone(),
+                        from: value_read(&m.from),
+                        to: value_read(&m.to),
                         estimate: q.value(m.estimate),
                         change,
                         interval: format!("{low} to {high}"),

@@ -10,7 +10,9 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{TableMeta, numbers, text, write_table};
-use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
+use super::draw::{
+    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, plot_err,
+};
 use super::json::write_info_with;
 use super::page::{Provenance, svg_string, write_report};
 use super::{Export, Formats, RunInfo};
@@ -177,6 +179,7 @@ fn curve_caption(report: &SolveReport) -> Caption {
 
 fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
+    let area = &footnoted(area.clone(), &footnotes(&report.info, &report.stand_ins))?;
     let mut probes: Vec<&Probe> = report.probes.iter().collect();
     probes.sort_by(|a, b| a.point.value.total_cmp(&b.point.value));
     let (lo, hi) = match report.domain {
@@ -220,7 +223,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
             Quantity::Probability => "probability (%)",
             Quantity::Mean => "mean",
         })
-        .label_style((FONT, 13))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     chart
@@ -286,14 +289,14 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         })
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
-        .label_font((FONT, 13))
+        .label_font((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     Ok(())
 }
 
-/// The chart's size.
-const SIZE: (u32, u32) = (900, 520);
+/// The chart's size (with two lines of footnotes).
+const SIZE: (u32, u32) = (900, 560);
 
 impl Export<SolveReport> for Curve {
     fn write(&self, report: &SolveReport, dir: &Path) -> Result<Vec<String>> {

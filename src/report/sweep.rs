@@ -11,7 +11,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::RunReport;
 use super::draw::{
-    Caption, FONT, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
+    Caption, FONT, LABEL_SIZE, PALETTE, Stems, bar_range, draw_publication, file_safe, footnoted,
+    footnotes, plot_err, text_on,
 };
 use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
 use crate::stats::format::percent;
@@ -213,7 +214,10 @@ pub(crate) fn frontier_panels<DB: DrawingBackend>(
 ) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
     let cap = report.info.max_risk_of_down.unwrap_or(1.0);
-    let root = root
+    let stand_ins: Vec<String> = (report.info.tables_resting_on_stand_ins().into_iter())
+        .map(|t| t.name)
+        .collect();
+    let root = footnoted(root, &footnotes(&report.info, &stand_ins))?
         .titled(&frontier_title(report), (FONT, 20))
         .map_err(plot_err)?;
     for (area, f) in root.split_evenly((all.len(), 1)).iter().zip(all) {
@@ -258,12 +262,12 @@ fn frontier_panel<DB: DrawingBackend>(
         .y_desc("expected Reputation")
         // Each tick as short as it reads (8, not 8.0; 7.25), a true minus.
         .y_label_formatter(&super::draw::tick)
-        .label_style((FONT, 13))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     if cap_shown == CapShown::Drawn {
-        let cap_label =
-            TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Right, VPos::Top));
+        let cap_label = TextStyle::from((FONT, POINT_LABEL_SIZE).into_font())
+            .pos(Pos::new(HPos::Right, VPos::Top));
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(100.0 * cap, y_lo - pad), (100.0 * cap, y_hi + pad)],
@@ -287,8 +291,8 @@ fn frontier_panel<DB: DrawingBackend>(
             ))
             .map_err(plot_err)?;
     }
-    let label =
-        TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+    let label = TextStyle::from((FONT, POINT_LABEL_SIZE).into_font())
+        .pos(Pos::new(HPos::Left, VPos::Bottom));
     let texts = frontier_labels(f, advice);
     let anchors: Vec<(i32, i32)> = f
         .points
@@ -485,8 +489,8 @@ fn frontier_labels(f: &HeroFrontier, advice: Option<&SweepAdvice>) -> Vec<String
         .collect()
 }
 
-/// Point size of the frontier's labels.
-const LABEL_SIZE: i32 = 12;
+/// Point size of the frontier's and the bars' value labels.
+const POINT_LABEL_SIZE: i32 = 12;
 
 /// Where each wanted frontier label goes, as a pixel offset of its
 /// bottom-left corner from its point: the first of eight places around the
@@ -502,7 +506,7 @@ pub(crate) fn place_labels(
 ) -> Vec<Option<(i32, i32)>> {
     // A character of the 12-point font is at most about 7 pixels wide.
     let width = |text: &str| 7 * text.chars().count() as i32;
-    let height = LABEL_SIZE + 2;
+    let height = POINT_LABEL_SIZE + 2;
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     let mut offsets = vec![None; anchors.len()];
     for &i in order {
@@ -558,6 +562,8 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     };
     let categories = first.weights.len();
     let n = variants.len() as i32;
+    let stand_ins = report.info.metric_stand_in_tables(subject, name);
+    let root = footnoted(root, &footnotes(&report.info, &stand_ins))?;
     let (plot, legend) = root.split_horizontally(820);
     let names: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
@@ -583,12 +589,12 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             crate::systems::registry::battle_noun(&report.info.system)[1]
         ))
         .y_label_formatter(&super::draw::tick)
-        .label_style((FONT, 12))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     if axis.rotated {
         // Upright names reading down from under each named bar.
-        let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
+        let style = TextStyle::from((FONT, POINT_LABEL_SIZE).into_font())
             .transform(FontTransform::Rotate90)
             .pos(Pos::new(HPos::Left, VPos::Center));
         for i in (0..names.len()).step_by(axis.step) {
@@ -602,20 +608,40 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let (x_pixels, _) = chart.plotting_area().get_pixel_range();
     let slot = f64::from(x_pixels.end - x_pixels.start) / f64::from(n.max(1));
     let gap = (slot / 5.0).floor().clamp(0.0, 4.0) as u32;
+    let value_style = TextStyle::from((FONT, POINT_LABEL_SIZE).into_font())
+        .pos(Pos::new(HPos::Center, VPos::Center));
     for (i, (_, m)) in variants.iter().enumerate() {
         let total = m.total().max(1) as f64;
         let mut base = 0.0;
         for c in 0..categories {
             let share = 100.0 * m.weights[c] as f64 / total;
+            let colour = PALETTE[c % PALETTE.len()];
             let mut rect = Rectangle::new(
                 [
                     (SegmentValue::Exact(i as i32), base),
                     (SegmentValue::Exact(i as i32 + 1), base + share),
                 ],
-                PALETTE[c % PALETTE.len()].filled(),
+                colour.filled(),
             );
             rect.set_margin(0, 0, gap, gap);
             chart.draw_series(std::iter::once(rect)).map_err(plot_err)?;
+            // Its share written on the segment where the segment holds it
+            // (the description and the tables give every share).
+            let label = percent(m.weights[c] as f64 / total);
+            let (x, top) = chart.backend_coord(&(SegmentValue::CenterOf(i as i32), base + share));
+            let (_, bottom) = chart.backend_coord(&(SegmentValue::CenterOf(i as i32), base));
+            let fits = plot
+                .estimate_text_size(&label, &value_style)
+                .is_ok_and(|(w, h)| {
+                    f64::from(w) + 4.0 <= slot - 2.0 * f64::from(gap)
+                        && h as i32 + 4 <= bottom - top
+                });
+            if fits {
+                let ink = text_on(colour);
+                let style = value_style.clone().color(&ink);
+                plot.draw(&Text::new(label, (x, (top + bottom) / 2), style))
+                    .map_err(plot_err)?;
+            }
             base += share;
         }
     }
@@ -670,7 +696,7 @@ mod tests {
             .zip(offsets)
             .map(|((&(x, y), t), &(dx, dy))| {
                 let w = 7 * t.chars().count() as i32;
-                (x + dx, y + dy - LABEL_SIZE - 2, x + dx + w, y + dy)
+                (x + dx, y + dy - POINT_LABEL_SIZE - 2, x + dx + w, y + dy)
             })
             .collect()
     }

@@ -14,7 +14,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
 use super::csv::{TableMeta, numbers, stand_in_pair, subject_columns, text, write_table};
-use super::draw::{Caption, FONT, PALETTE, draw_publication, plot_err};
+use super::draw::{
+    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, footnotes_height,
+    plot_err,
+};
 use super::json::write_info_with;
 pub use super::key_outcomes::{KeyOutcome, key_outcomes};
 use super::page::{Provenance, svg_string, write_report};
@@ -424,7 +427,8 @@ fn charted(c: &TableComparison) -> impl Iterator<Item = (&ScenarioOutcomes, &Key
 }
 
 fn chart_size(c: &TableComparison) -> (u32, u32) {
-    (1000, 130 + 26 * charted(c).count() as u32)
+    let foot = footnotes_height(&footnotes(&c.info, &[]));
+    (1000, 130 + 26 * charted(c).count() as u32 + foot)
 }
 
 fn forest_title(c: &TableComparison) -> String {
@@ -461,6 +465,7 @@ fn forest_caption(c: &TableComparison) -> Caption {
 /// and outcome, a line at zero.
 fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison) -> Result<()> {
     area.fill(&WHITE).map_err(plot_err)?;
+    let area = &footnoted(area.clone(), &footnotes(&c.info, &[]))?;
     let rows: Vec<(&ScenarioOutcomes, &KeyOutcome)> = charted(c).collect();
     let n = rows.len().max(1) as f64;
     let reach = rows
@@ -489,7 +494,7 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .y_labels(0)
         .x_desc("difference in probability (percentage points), with 95% interval")
         .x_label_formatter(&super::draw::tick)
-        .label_style((FONT, 13))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     let y = |i: usize| n - i as f64 - 0.5;

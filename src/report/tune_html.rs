@@ -10,7 +10,7 @@ use askama::Template;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::draw::{Caption, FONT, PALETTE, plot_err};
+use super::draw::{Caption, FONT, LABEL_SIZE, PALETTE, plot_err};
 use super::page::{Provenance, breakable, svg_string, write_report};
 use super::tune::{GoalResult, TuneReport};
 use crate::questions::tune::Verdict;
@@ -241,7 +241,7 @@ fn picture<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &GoalResult) ->
         .y_labels(0)
         .x_label_formatter(&super::draw::tick)
         .x_desc(if g.mean { "mean" } else { "probability (%)" })
-        .label_style((FONT, 12))
+        .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
     let band = (lo.max(x0), hi.min(x1));

@@ -10,8 +10,11 @@ use plotters::prelude::*;
 use polars::prelude::Column;
 
 use super::csv::{text, write_table};
-use super::draw::{Caption, Grid, draw_grid, draw_publication, file_safe, sequential};
-use super::{Export, RunReport};
+use super::draw::{
+    Caption, Grid, draw_grid, draw_publication, file_safe, footnoted, footnotes, footnotes_height,
+    sequential,
+};
+use super::{Export, RunInfo, RunReport};
 use crate::questions::usage::{TableUsage, Usage};
 
 /// `usage.csv`.
@@ -109,22 +112,23 @@ impl Export<RunReport> for UsageMaps {
             written.extend(draw_publication(
                 dir,
                 &format!("usage_{}", file_safe(&t.table)),
-                map_size(t),
+                map_size(&report.info, t),
                 &map_caption(usage, t),
-                |a| heat_map(&a, usage, t),
-                |a| heat_map(&a, usage, t),
+                |a| heat_map(&a, &report.info, usage, t),
+                |a| heat_map(&a, &report.info, usage, t),
             )?);
         }
         Ok(written)
     }
 }
 
-/// A table's map: wide enough for its columns, tall enough for its rows.
-pub fn map_size(t: &TableUsage) -> (u32, u32) {
+/// A table's map: wide enough for its columns, tall enough for its rows
+/// and its footnote.
+pub fn map_size(info: &RunInfo, t: &TableUsage) -> (u32, u32) {
     let width = 300 + 110 * t.columns.len().max(1) as u32;
     (
         width.clamp(520, 1400),
-        110 + 28 * t.rows.len().max(1) as u32,
+        110 + 28 * t.rows.len().max(1) as u32 + footnotes_height(&footnotes(info, &[])),
     )
 }
 
@@ -178,13 +182,15 @@ pub fn map_caption(usage: &Usage, t: &TableUsage) -> Caption {
 
 /// One table's cells, coloured by the share of battles that read them
 /// (white: never), each with its reads per battle; grey where a row has
-/// no such cell.
+/// no such cell; the run's source under them.
 pub fn heat_map<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
+    info: &RunInfo,
     usage: &Usage,
     t: &TableUsage,
 ) -> Result<()> {
     area.fill(&WHITE).map_err(super::draw::plot_err)?;
+    let area = &footnoted(area.clone(), &footnotes(info, &[]))?;
     let n = usage.battles.max(1) as f64;
     let grid = Grid {
         title: map_title(usage, t),

@@ -150,6 +150,18 @@ pub fn signed(x: f64, decimals: usize, plus: bool) -> String {
     }
 }
 
+/// A setting's value as a person reads it: a whole number with its
+/// thousands marked and a true minus (`1,200`, `−3`), any other value as
+/// [`minus`] writes it (`−0.5`, `uphill`). The CSV keeps the value as
+/// written.
+pub fn value_read(text: &str) -> String {
+    match text.parse::<i64>() {
+        Ok(n) if n < 0 => format!("\u{2212}{}", thousands(n.unsigned_abs())),
+        Ok(n) => thousands(n.unsigned_abs()),
+        Err(_) => minus(text),
+    }
+}
+
 /// A label or a value as a person reads it (`risk=-6` → `risk=−6`, `-1`
 /// → `−1`, `-3..3` → `−3..3`): each ASCII hyphen-minus that is a
 /// number's sign (a digit after it, and at the start or after `=`, `,`,
@@ -270,6 +282,19 @@ pub fn trim_decimal(x: f64, decimals: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_settings_value_reads_with_its_thousands_and_a_true_minus() {
+        assert_eq!(super::value_read("1200"), "1,200");
+        assert_eq!(super::value_read("-1500"), "\u{2212}1,500");
+        assert_eq!(super::value_read("12"), "12");
+        assert_eq!(super::value_read("-0.5"), "\u{2212}0.5");
+        assert_eq!(
+            super::value_read("uphill+leaving_cover"),
+            "uphill+leaving_cover"
+        );
+        assert_eq!(super::value_read("true"), "true");
+    }
     #[test]
     fn a_numbers_sign_is_a_true_minus_and_a_words_hyphen_stays() {
         use super::minus;
