@@ -223,6 +223,90 @@ fn the_cards_report_ranks_what_is_out_of_line() {
     }
 }
 
+/// Issue 58, point 12: a comparison says what a run's verdict says of each
+/// PC, in the same words: `Varro ends down or dead in 10.96% vs 10.67%`,
+/// tested battle by battle (its row in `comparison.csv`), its shares those
+/// of each battle's own run; asked as a target, the same event is said
+/// once, in those words, and any other event in words, not as typed.
+#[test]
+fn a_comparison_says_each_pcs_being_out_of_action_as_a_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = repo().join("scenarios/gurps/ambush_at_the_ford.toml");
+    let stronger = dir.path().join("stronger_raiders.toml");
+    std::fs::write(
+        &stronger,
+        read(&ambush).replace("strategy = 12", "strategy = 13"),
+    )
+    .unwrap();
+    let console = |args: &[&str], out: &str| -> String {
+        let done = warcrunch()
+            .args(args)
+            .args(["--trials", "20000", "--out"])
+            .arg(dir.path().join(out))
+            .assert()
+            .success();
+        String::from_utf8(done.get_output().stdout.clone()).unwrap()
+    };
+    let (ambush_path, stronger_path) = (ambush.to_str().unwrap(), stronger.to_str().unwrap());
+    // Each battle's own run, on the same battles.
+    let share = |run: &str, pc: &str| -> String {
+        let line = run
+            .lines()
+            .find(|l| l.starts_with(&format!("{pc} ends down or dead in ")))
+            .unwrap_or_else(|| panic!("{pc} in the run:\n{run}"));
+        line.split(" in ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let as_written = console(&["run", ambush_path], "a");
+    let changed = console(&["run", stronger_path], "b");
+    let compared = console(&["compare", ambush_path, stronger_path], "ab");
+    for pc in ["Varro", "Brother Anselm"] {
+        let said = format!(
+            "{pc} ends down or dead in {} vs {} of battles",
+            share(&changed, pc),
+            share(&as_written, pc)
+        );
+        assert!(compared.contains(&said), "{said}:\n{compared}");
+        let rows = csv_rows(&dir.path().join("ab/comparison.csv"));
+        let tested = rows.iter().filter(|r| {
+            r["subject"] == format!("hero:{pc}")
+                && r["metric"] == "state=down|dead"
+                && r["test"] == "mcnemar"
+        });
+        assert_eq!(tested.count(), 1, "{pc}'s row in comparison.csv");
+    }
+    // Asked: the same event once, in words; another event in words.
+    let asked = console(
+        &[
+            "compare",
+            ambush_path,
+            stronger_path,
+            "--target",
+            "hero:Varro/state=down|dead",
+            "--target",
+            "side:Megalos/casualties_pct>=20",
+        ],
+        "asked",
+    );
+    assert_eq!(
+        asked.matches("Varro ends down or dead in ").count(),
+        1,
+        "{asked}"
+    );
+    assert!(asked.contains("Megalos: casualties ≥ 20 in "), "{asked}");
+    assert!(!asked.contains("hero:Varro/state=down|dead in"), "{asked}");
+    let rows = csv_rows(&dir.path().join("asked/comparison.csv"));
+    let varro = rows
+        .iter()
+        .filter(|r| r["subject"] == "hero:Varro" && r["metric"] == "state=down|dead");
+    assert_eq!(varro.count(), 1);
+}
+
 #[test]
 fn compare_tests_every_difference_and_flags_what_changed() {
     let dir = tempfile::tempdir().unwrap();

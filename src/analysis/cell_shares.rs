@@ -7,7 +7,6 @@
 use anyhow::Result;
 
 use crate::analysis::runner::{Plan, simulate_variants};
-use crate::questions::target::Target;
 use crate::report::key_outcomes::{KeyOutcome, key_outcomes};
 use crate::report::table_compare::CellShare;
 use crate::scenario::{self, Edit, Resolved};
@@ -60,19 +59,18 @@ pub fn cell_shares(
     }
     let named: Vec<(String, &scenario::Scenario)> =
         names.into_iter().zip(scenarios.iter()).collect();
-    let asked = targets
-        .iter()
-        .map(|t| Target::parse(t))
-        .collect::<Result<Vec<_>>>()?;
+    let asked = crate::analysis::compare::with_out_of_action(targets, &scenarios)?;
     let done = simulate_variants(&named, &asked, plan)?;
     let mut shares = Vec::new();
     for row in significant {
         for ((cell, _), variant) in movable.iter().zip(&done.variants[1..]) {
-            let alone = key_outcomes(&done.variants[0], variant)
-                .into_iter()
-                .find(|r| {
-                    r.subject == row.subject && r.metric == row.metric && r.value == row.value
-                });
+            let alone = key_outcomes(
+                baseline.scenario.battle.system(),
+                &done.variants[0],
+                variant,
+            )
+            .into_iter()
+            .find(|r| r.subject == row.subject && r.metric == row.metric && r.value == row.value);
             let Some(alone) = alone else { continue };
             let whole = row.difference.0;
             shares.push(CellShare {

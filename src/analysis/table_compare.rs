@@ -151,7 +151,11 @@ pub fn compare_tables(
         let answer = compare(both, &single, plan, &folder)?;
         let report: &RunReport = &answer.report;
         infos.push(report.info.clone());
-        let rows = key_outcomes(&report.variants[0], &report.variants[1]);
+        let rows = key_outcomes(
+            &report.info.system,
+            &report.variants[0],
+            &report.variants[1],
+        );
         let (trials, seed) = (
             report.info.trials.unwrap_or(0),
             report.info.seed.unwrap_or(0),

@@ -440,7 +440,7 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             crate::stats::format::minus(&base.variant)
         ));
         lines.extend(
-            super::key_outcomes::key_outcomes(base, v)
+            super::key_outcomes::key_outcomes(&report.info.system, base, v)
                 .iter()
                 .map(|k| k.sentence() + &metric_mark(&report.info, &k.subject, &k.metric)),
         );

@@ -1,7 +1,7 @@
 //! The outcomes a designer weighs when two variants are compared (a
 //! side's victory, an engagement's winners, a party's risk, a PC out of
-//! action in one state, a PC's mean Reputation, an event asked as a
-//! target), each with both estimates, the paired difference and the
+//! action, a PC's mean Reputation, an event asked as a target), each with
+//! both estimates, the paired difference and the
 //! family-wise verdict: found once, rendered by the console, the reports
 //! and the table comparison alike.
 
@@ -99,11 +99,36 @@ impl KeyOutcome {
     }
 }
 
+/// An event asked as a target (`hero:Titus/state=down|dead`) in words: a
+/// PC's being out of action as a run's verdict says it (`Titus ends down
+/// or dead`), any other as the reports name a target (`Megalos:
+/// casualties, % of Troop Strength ≥ 20`).
+fn event_words(system: &str, base: &VariantResult, event: &crate::stats::Metric<u64>) -> String {
+    let target = format!("{}/{}", event.subject, event.name);
+    let (name, values) = event.name.split_once('=').unwrap_or((&event.name, ""));
+    let states: Vec<&str> = values.split('|').collect();
+    let fate = base.metrics.iter().find_map(|m| match &m.role {
+        MetricRole::Fate { pc, out, .. } if m.subject == event.subject && m.name == name => {
+            let labels: Vec<String> = out.iter().map(|&bin| m.label(bin)).collect();
+            (labels == states).then_some(pc)
+        }
+        _ => None,
+    });
+    match fate {
+        Some(pc) => format!("{pc} ends {}", states.join(" or ").replace('_', " ")),
+        None => super::words::target(system, &target),
+    }
+}
+
 /// The outcomes a designer weighs, tested as the comparison tests them:
 /// each side's victory (an engagement's winners), each party's risk, each
 /// event asked or added as an outcome (a PC out of action), each PC's mean
 /// Reputation.
-pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOutcome> {
+pub fn key_outcomes(
+    system: &str,
+    base: &VariantResult,
+    variant: &VariantResult,
+) -> Vec<KeyOutcome> {
     let tests = Tests::new(
         &base.metrics,
         &variant.metrics,
@@ -120,7 +145,7 @@ pub fn key_outcomes(base: &VariantResult, variant: &VariantResult) -> Vec<KeyOut
             MetricRole::PartyRisk { side, whole, words } => {
                 vec![("yes".into(), super::words::party_risk(side, *whole, words))]
             }
-            MetricRole::Target => vec![("yes".into(), format!("{}/{}", m.subject, m.name))],
+            MetricRole::Target => vec![("yes".into(), event_words(system, base, m))],
             MetricRole::Fame { pc } => vec![("mean".into(), format!("{pc}: mean Reputation"))],
             // Out of action in one state; several are asked as a target.
             MetricRole::Fate { pc, out, .. } if out.len() == 1 => {
