@@ -975,9 +975,11 @@ fn words_broken_on_a_phone(page: &mut Browser) -> Value {
              }
              word = [];
            };
-           const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+           const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
            while (walker.nextNode()) {
              const node = walker.currentNode;
+             // A line break ends a word.
+             if (node.nodeType === Node.ELEMENT_NODE) { if (node.tagName === 'BR') end(); continue; }
              const parent = node.parentElement;
              if (parent.closest('svg, script, style, option, textarea') || !parent.checkVisibility()) { end(); continue; }
              const block_ = blockOf(node);
@@ -999,9 +1001,10 @@ fn words_broken_on_a_phone(page: &mut Browser) -> Value {
     )
 }
 
-/// A sweep's and a comparison's reports on a 390-pixel phone: no word or
-/// number breaks inside itself, though their variants are long file names
-/// and their flags name table files by path, and no chart's text is
+/// A sweep's and a comparison's reports and the index of several battles
+/// on a 390-pixel phone: no word or number breaks inside itself, though
+/// their variants are long file names, their flags name table files by
+/// path and the index's key odds carry intervals, and no chart's text is
 /// shrunk below the size it was drawn at. Screenshots in
 /// `target/browser/`.
 #[test]
@@ -1012,7 +1015,7 @@ fn words_broken_on_a_phone(page: &mut Browser) -> Value {
 fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
     let dir = tempfile::tempdir().unwrap();
     let sea = |name: &str| repo().join(format!("scenarios/seventh_sea/{name}.toml"));
-    let questions: [(&str, Vec<std::ffi::OsString>); 2] = [
+    let questions: [(&str, Vec<std::ffi::OsString>); 3] = [
         (
             "sweep",
             vec![
@@ -1031,6 +1034,11 @@ fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
                 sea("even_field_battle").into(),
                 sea("officer_tips_the_balance").into(),
             ],
+        ),
+        // The index of several battles: its key odds, with their intervals.
+        (
+            "index",
+            vec!["run".into(), repo().join("scenarios/gurps").into()],
         ),
     ];
     for (name, args) in questions {
@@ -1053,7 +1061,7 @@ fn sweep_and_comparison_reports_break_no_word_on_a_phone() {
         // figure, its text the size it was drawn (a 1,000-pixel sweep chart
         // squeezed to 600 read at under 6 px).
         let smallest = page.eval(
-            "Math.min(...[...document.querySelectorAll('figure svg')].flatMap(svg => {
+            "Math.min(1000, ...[...document.querySelectorAll('figure svg')].flatMap(svg => {
                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
                return [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
              }))",

@@ -9,13 +9,12 @@ use serde::Deserialize;
 
 use super::Destination;
 use crate::analysis::runner::{Plan, Stored, run_info, simulate_variants, store};
-use crate::questions::target::{Target, parse_all};
+use crate::questions::target::{Target, combined_targets, parse_all};
 use crate::report::command_line::CommandLine;
 use crate::report::folder_names::output_dir;
 use crate::report::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::scenario::{Resolved, Scenario};
-use crate::stats::{Metric, MetricRole};
 
 /// A comparison asked of two or more [`Resolved`] scenarios (the first is
 /// the baseline): their battles.
@@ -49,34 +48,17 @@ pub struct CompareAnswer {
 
 /// The `asked` targets, and each PC's being out of action where that is
 /// more than one state (GURPS: down or dead) and every scenario has the
-/// PC alike: the outcome a run's verdict names per PC, so a comparison
-/// tests it battle by battle as an asked event. An asked target naming
-/// the same event is not added twice.
+/// PC alike ([`combined_targets`]): the outcome a run's verdict names per
+/// PC, so a comparison tests it battle by battle as an asked event. An
+/// asked target naming the same event is not added twice.
 pub fn with_out_of_action(asked: &[String], scenarios: &[Scenario]) -> Result<Vec<Target>> {
     let mut targets = parse_all(asked)?;
-    let layouts: Vec<Vec<Metric<u64>>> = (scenarios.iter())
-        .map(|s| s.battle.metric_layout())
+    let each: Vec<Vec<Target>> = (scenarios.iter())
+        .map(|s| combined_targets(&s.battle.metric_layout()))
         .collect();
-    let out_of_action = |m: &Metric<u64>| match &m.role {
-        MetricRole::Fate { out, .. } if out.len() > 1 => {
-            Some(out.iter().map(|&bin| m.label(bin)).collect::<Vec<_>>())
-        }
-        _ => None,
-    };
-    for (m, states) in layouts[0]
-        .iter()
-        .filter_map(|m| Some((m, out_of_action(m)?)))
-    {
-        let everywhere = layouts[1..].iter().all(|layout| {
-            (layout.iter()).any(|o| {
-                o.subject == m.subject
-                    && o.name == m.name
-                    && out_of_action(o).as_ref() == Some(&states)
-            })
-        });
-        let event = Target::parse(&format!("{}/{}={}", m.subject, m.name, states.join("|")))?;
-        if everywhere && !targets.contains(&event) {
-            targets.push(event);
+    for event in each.first().into_iter().flatten() {
+        if each[1..].iter().all(|e| e.contains(event)) && !targets.contains(event) {
+            targets.push(event.clone());
         }
     }
     Ok(targets)

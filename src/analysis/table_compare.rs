@@ -9,13 +9,12 @@ use anyhow::{Result, bail};
 use super::cell_shares::cell_shares;
 use super::compare::{CompareRequest, compare};
 use super::{Destination, scenario_name, unique_name};
-use crate::analysis::runner::{Plan, Written, metric_layout, run_info};
-use crate::questions::target::{Target, combined_targets};
+use crate::analysis::runner::{Plan, Written, run_info};
 use crate::report::command_line::CommandLine;
 use crate::report::output_dir::Staging;
 use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
-use crate::scenario::{Resolved, Scenario};
+use crate::scenario::Resolved;
 use crate::tables::BUILT_IN;
 
 /// A table comparison asked: `--table NAME=A,B` over some scenarios.
@@ -133,7 +132,8 @@ pub fn compare_tables(
             .map(|s: &ScenarioOutcomes| s.scenario.clone())
             .collect();
         let name = unique_name(path, &taken);
-        let targets = outcome_targets(&r.scenario, &request.targets)?;
+        // The comparison adds each PC's being out of action itself.
+        let targets = request.targets.clone();
         let single = CompareRequest {
             names: labels.to_vec(),
             trials: request.trials,
@@ -266,20 +266,6 @@ fn absolute_table(file: &str) -> Result<String> {
         bail!("--table: no table file {}", path.display());
     }
     Ok(path.display().to_string())
-}
-
-/// The events each scenario's comparison reports as outcomes of their own:
-/// every PC out of action where that is more than one state (down or
-/// dead), then the user's.
-fn outcome_targets(scenario: &Scenario, asked: &[String]) -> Result<Vec<String>> {
-    let layout = metric_layout(scenario);
-    let mut targets: Vec<String> = combined_targets(&layout).iter().map(Target::text).collect();
-    for t in asked {
-        if !targets.contains(t) {
-            targets.push(t.clone());
-        }
-    }
-    Ok(targets)
 }
 
 /// The command line that asks this comparison again, into the same folder
