@@ -1544,6 +1544,74 @@ fn off_style_intervals(text: &str) -> (usize, Vec<String>) {
     (checked, found)
 }
 
+/// [`off_style_intervals`] for a table's cells, read with a space for each
+/// tag: a mean or a change in one cell and its interval bare in the next
+/// (`0.69` `0.67–0.71`; `−38.5 pt` `−40.4 to −36.7`), held to the same
+/// style. How many were read, and each written out of it.
+fn off_style_cells(text: &str) -> (usize, Vec<String>) {
+    // Words with where each starts and ends, in characters.
+    let chars: Vec<char> = text.chars().collect();
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && !chars[i].is_whitespace() {
+            i += 1;
+        }
+        words.push((start, i));
+    }
+    let word = |k: usize| -> String {
+        words
+            .get(k)
+            .map_or(String::new(), |&(a, b)| chars[a..b].iter().collect())
+    };
+    let is_number = |w: &str| {
+        let digits = w.trim_start_matches(['\u{2212}', '+']);
+        !digits.is_empty()
+            && digits.starts_with(|c: char| c.is_ascii_digit())
+            && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+    };
+    let decimals = |n: &str| n.split_once('.').map_or(0, |(_, d)| d.len());
+    let (mut checked, mut found) = (0, Vec::new());
+    for k in 0..words.len() {
+        let x = word(k);
+        if !is_number(&x) {
+            continue;
+        }
+        // A change's unit stays in its cell.
+        let unit = usize::from(word(k + 1) == "pt");
+        let next = k + 1 + unit;
+        let Some(&(range_start, _)) = words.get(next) else {
+            continue;
+        };
+        // The next cell: two spaces or more (a tag's and the text's).
+        let gap = range_start - words[next - 1].1;
+        if gap < 2 {
+            continue;
+        }
+        let first = word(next);
+        let (low, high, dash, last) = match first.split_once('\u{2013}') {
+            Some((low, high)) => (low.to_owned(), high.to_owned(), true, next),
+            None if word(next + 1) == "to" => (first.clone(), word(next + 2), false, next + 2),
+            None => continue,
+        };
+        if !is_number(&low) || !is_number(&high) {
+            continue;
+        }
+        checked += 1;
+        let to_wanted = x.starts_with('+') || low.starts_with('\u{2212}');
+        let alike = decimals(&x) == decimals(&low) && decimals(&low) == decimals(&high);
+        if dash == to_wanted || !alike {
+            found.push(chars[words[k].0..words[last].1].iter().collect());
+        }
+    }
+    (checked, found)
+}
+
 /// A whole number of four digits or more written without its thousands
 /// marked, where it stands as a number (not inside a name, a path, a hash
 /// or a setting's value such as `troop_strength=1000`).
@@ -1590,6 +1658,12 @@ fn the_number_readers_tell_the_one_style_from_others() {
         off,
         ["7.34 (7.3–7.37)", "+0.12 (0.10–0.14)", "0.5 (0.3 to 0.7)"]
     );
+    let (checked, off) = off_style_cells(
+        " 0.69  0.67–0.71  −38.5 pt  −40.4 to −36.7  +13.9 pt  12.0 to 15.7 \
+         0.7  0.67–0.71  −0.5  −0.7–−0.3  7.34 (7.30–7.37) 3  1–3 ",
+    );
+    assert_eq!(checked, 6);
+    assert_eq!(off, ["0.7  0.67–0.71", "−0.5  −0.7–−0.3"]);
     let read = probability_intervals(
         "won 56.45% (55.76%–57.14%), at 1 2.0% (1.5% to 2.5%) <td> 12.5%  10.1%–15.0% </td> 3% 4%–5%6",
     );
@@ -1651,8 +1725,11 @@ fn every_probability_and_count_read_is_the_formatters() {
                     .into_iter()
                     .map(|c| format!("{name}: a count unmarked: {c:?}")),
             );
-            let (checked, off_style) = off_style_intervals(&text);
+            let (checked, mut off_style) = off_style_intervals(&text);
             styled += checked;
+            let (cells, off_cells) = off_style_cells(&text);
+            styled += cells;
+            off_style.extend(off_cells);
             found.extend(
                 off_style
                     .into_iter()
