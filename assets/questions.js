@@ -3,7 +3,7 @@
 // library calls as the commands; the answer is the command's report and
 // files. Plain ES module.
 
-import { $, el } from "/assets/dom.js";
+import { $, el, valueRead } from "/assets/dom.js";
 
 /// Shows the fields `command` takes and hides the others.
 export function show(command) {
@@ -148,7 +148,9 @@ export class Pickers {
     for (const [label, list] of [["Settings", this.choices.settings], ["Table cells", this.choices.cells]]) {
       if (!list.length) continue;
       const group = el("optgroup", { label });
-      for (const k of list) group.append(el("option", { value: k.path, text: `${k.title} (now ${JSON.stringify(k.value)})` }));
+      // A number as the reports write it (`1,200`, `−3`); a word quoted.
+      const now = (v) => (typeof v === "number" ? valueRead(String(v)) : JSON.stringify(v));
+      for (const k of list) group.append(el("option", { value: k.path, text: `${k.title} (now ${now(k.value)})` }));
       setting.append(group);
     }
     for (const k of this.choices.settings) knobs.append(el("option", { value: k.path, text: k.title }));

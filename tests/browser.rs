@@ -380,6 +380,12 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         "the pickers to follow",
         "document.querySelector('#pick-setting option[value=\"sides.Raiders.strategy\"]')?.textContent.endsWith('(now 13)')",
     );
+    // A number of four digits reads with its thousands marked, as the
+    // reports write it (issue 58, point 10).
+    assert_eq!(
+        page.eval("document.querySelector('#pick-setting option[value=\"sides.Megalos.troop_strength\"]').textContent"),
+        json!("Sides · Megalos · troop strength (now 1,200)")
+    );
 
     // Add a PC: the TOML view gains a fifth [[heroes]], comments kept.
     page.eval("[...document.querySelectorAll('button')].find(b => b.textContent === 'Add a hero').click()");
