@@ -1472,13 +1472,8 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
     crate::util::warcrunch()
         .arg("solve")
         .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .args(crate::util::AMBUSH_FAIR_FIGHT)
         .args([
-            "--vary",
-            "sides.Raiders.troop_strength=400..1600",
-            "--target",
-            "side:Megalos/victory=won",
-            "--equals",
-            "0.5",
             "--max-trials",
             "20000",
             "--precision",

@@ -1134,20 +1134,10 @@ fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     for args in &mut asked {
         args.extend(words(&["--trials", "3000"]));
     }
-    asked.push(words(&[
-        "solve",
-        ambush,
-        "--vary",
-        "sides.Raiders.troop_strength=400..1600",
-        "--target",
-        "side:Megalos/victory=won",
-        "--equals",
-        "0.5",
-        "--precision",
-        "0.02",
-        "--max-trials",
-        "3000",
-    ]));
+    let mut solve = words(&["solve", ambush]);
+    solve.extend(words(&crate::util::AMBUSH_FAIR_FIGHT));
+    solve.extend(words(&["--precision", "0.02", "--max-trials", "3000"]));
+    asked.push(solve);
     asked
         .iter()
         .enumerate()

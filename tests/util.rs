@@ -41,6 +41,17 @@ pub fn scenario(name: &str) -> PathBuf {
     repo().join("scenarios/war_cards").join(name)
 }
 
+/// The ambush's fair fight asked of `solve`: the Raiders' troop strength
+/// at which Megalos wins half the battles.
+pub const AMBUSH_FAIR_FIGHT: [&str; 6] = [
+    "--vary",
+    "sides.Raiders.troop_strength=400..1600",
+    "--target",
+    "side:Megalos/victory=won",
+    "--equals",
+    "0.5",
+];
+
 /// Set (to anything but `0`) where the seed documents must be present, as
 /// in `.ci/run`: a missing seed then fails the test instead of skipping it.
 pub const REQUIRE_SEEDS: &str = "WARCRUNCH_REQUIRE_SEEDS";

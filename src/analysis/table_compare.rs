@@ -133,12 +133,11 @@ pub fn compare_tables(
             .collect();
         let name = unique_name(path, &taken);
         // The comparison adds each PC's being out of action itself.
-        let targets = request.targets.clone();
         let single = CompareRequest {
             names: labels.to_vec(),
             trials: request.trials,
             seed: request.seed,
-            targets: targets.clone(),
+            targets: request.targets.clone(),
         };
         let folder = Destination {
             out: Some(staging.path().join(&name)),
@@ -164,7 +163,7 @@ pub fn compare_tables(
         let shares = cell_shares(
             (&both[0], table),
             &cells,
-            (&targets, &rows),
+            (&request.targets, &rows),
             (trials, seed),
             plan,
         )?;
