@@ -355,6 +355,10 @@ pub struct TuneArgs {
     /// Seed of the verifying run [default: one derived from the search's, never the same].
     #[arg(long, value_name = "SEED")]
     pub verify_seed: Option<u64>,
+    /// Score every candidate by its exact odds, and refuse a battle that has none. Where every
+    /// battle tuned has exact odds the search takes them anyway; this makes it a promise.
+    #[arg(long)]
+    pub exact: bool,
     /// Output folder [default: reports/<scenario file stem>.tune.<varied paths>].
     #[arg(long)]
     pub out: Option<PathBuf>,

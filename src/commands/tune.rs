@@ -7,8 +7,15 @@ use anyhow::{Result, bail};
 use crate::analysis::tune::{TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
 use crate::report::console::say;
+use crate::report::tune::goal_words;
 use crate::scenario::Resolved;
-use crate::stats::format::{thousands, trim_decimal};
+use crate::stats::format::{percent, percent_interval, signed, thousands, trim_decimal};
+
+/// A goal's value in the reports' style: a percentage, or a mean with a
+/// true minus.
+fn goal_value(mean: bool, x: f64) -> String {
+    if mean { signed(x, 3, false) } else { percent(x) }
+}
 
 /// Validates the options, searches, verifies and prints the verdicts.
 pub fn run(args: &TuneArgs) -> Result<()> {
@@ -48,6 +55,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         seed: args.sim.seed,
         verify_trials: args.verify_trials,
         verify_seed: args.verify_seed,
+        exact: args.exact,
         max_verify_trials: None,
     })
 }
@@ -56,7 +64,10 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
 /// the files.
 fn summary(answer: &TuneAnswer) -> String {
     let report = &answer.report;
-    let mut lines = format!("the search stopped: {}\n", report.stopped);
+    let mut lines = format!(
+        "the search stopped: {}\nsearched: {}\n",
+        report.stopped, report.searched
+    );
     if report.changes.is_empty() {
         lines.push_str("it keeps the battle as written\n");
     } else {
@@ -67,23 +78,15 @@ fn summary(answer: &TuneAnswer) -> String {
             lines.push_str(&format!("  {}: {} \u{2192} {}\n", c.setting, c.from, c.to));
             for e in report.effects.iter().filter(|e| e.setting == c.setting) {
                 let Some(d) = &e.difference else { continue };
-                let (scale, unit, digits) = if e.mean {
-                    (1.0, "", 3)
-                } else {
-                    (100.0, " pt", 2)
-                };
-                // Rounded first, so a change too small to show reads +0, not -0.
-                let shown = |x: f64| {
-                    let power = 10f64.powi(digits as i32);
-                    let rounded = (scale * x * power).round() / power + 0.0;
-                    format!("{rounded:+.digits$}")
-                };
+                let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                 lines.push_str(&format!(
-                    "    {}: {}{unit} ({} to {})\n",
-                    e.goal,
-                    shown(d.difference),
-                    shown(d.low),
-                    shown(d.high)
+                    "    {}: {}\n",
+                    goal_words(&e.goal),
+                    crate::stats::format::change(
+                        scale * d.difference,
+                        (scale * d.low, scale * d.high),
+                        unit
+                    )
                 ));
             }
         }
@@ -95,39 +98,51 @@ fn summary(answer: &TuneAnswer) -> String {
         trim_decimal(100.0 * report.confidence, 3)
     ));
     for g in &report.goals {
-        let shown = |x: f64| {
-            if g.mean {
-                trim_decimal(x, 3)
-            } else {
-                format!("{}%", trim_decimal(100.0 * x, 2))
-            }
-        };
         let mark = if g.stand_in_tables.is_empty() {
             ""
         } else {
             " \u{2020}"
         };
+        let [estimate, low, high] = if g.mean {
+            [g.estimate, g.ci_low, g.ci_high].map(|x| signed(x, 3, false))
+        } else {
+            percent_interval(g.estimate, g.ci_low, g.ci_high)
+        };
         let exact = g
             .exact
-            .map_or_else(String::new, |p| format!(", exact {}", shown(p)));
+            .map_or_else(String::new, |p| format!(", exact {}", goal_value(g.mean, p)));
         // Where it falls short, by how much.
-        let short = if g.shortfall > 0.0 {
-            let unit = if g.mean { "" } else { " pt" };
-            format!(
-                " (short by {}{unit})",
-                trim_decimal(g.shortfall, if g.mean { 3 } else { 2 })
-            )
-        } else {
-            String::new()
+        let short = match g.short_by() {
+            by if by.is_empty() => by,
+            by => format!(" (short by {by})"),
         };
         lines.push_str(&format!(
-            "  {}{mark}: {} ({}–{}){exact}, {}{short}\n",
-            g.goal,
-            shown(g.estimate),
-            shown(g.ci_low),
-            shown(g.ci_high),
+            "  {}{mark}: {estimate} ({low}\u{2013}{high}){exact}, {}{short}\n",
+            goal_words(&g.goal),
             g.verdict.words()
         ));
+    }
+    lines.push_str(&format!("{}\n", report.answer()));
+    if !report.alternatives.is_empty() {
+        let met = report.alternatives.iter().all(|a| {
+            a.verdicts
+                .iter()
+                .all(|v| *v == crate::questions::tune::Verdict::Met)
+        });
+        lines.push_str(if met {
+            "as good, with as few changes (another table a designer may prefer):\n"
+        } else {
+            "the next nearest tables the search found:\n"
+        });
+        for a in &report.alternatives {
+            let changes: Vec<String> = (a.changes.iter())
+                .map(|c| format!("{}: {} \u{2192} {}", c.setting, c.from, c.to))
+                .collect();
+            let goals: Vec<String> = (report.goals.iter().zip(&a.values).zip(&a.verdicts))
+                .map(|((g, &v), verdict)| format!("{} {}", goal_value(g.mean, v), verdict.words()))
+                .collect();
+            lines.push_str(&format!("  {}  ({})\n", changes.join(", "), goals.join("; ")));
+        }
     }
     let mut stand_ins: Vec<&str> = (report.goals.iter())
         .flat_map(|g| g.stand_in_tables.iter().map(String::as_str))

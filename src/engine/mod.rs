@@ -69,6 +69,14 @@ pub fn interrupt() -> bool {
     INTERRUPTED.swap(true, Ordering::SeqCst)
 }
 
+/// Whether this thread's work was asked to stop: Ctrl-C or SIGTERM, or
+/// its request's [`Scope`] stopped. Work that fights no battle (an exact
+/// search) asks this between its rounds.
+pub fn stop_asked() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+        || SCOPE.with(|s| s.borrow().as_ref().is_some_and(|s| s.stopped()))
+}
+
 /// What stops or limits the simulations one request starts (a server's
 /// run or question): its own stop flag, beside Ctrl-C, and its battle
 /// budget, spent by every simulation it starts (variants × battles,

@@ -22,6 +22,9 @@ pub struct Goal {
     /// Where the outcome should be: probabilities as shares (0.45),
     /// means in the outcome's own units.
     pub band: Band,
+    /// How much its shortfall counts beside the others' (`weight 2` after
+    /// the goal; 1 when absent).
+    pub weight: f64,
 }
 
 /// Where a goal's outcome should be.
@@ -58,6 +61,10 @@ impl Verdict {
     }
 }
 
+/// The smallest scale a goal is measured on: a thousandth of the unit
+/// (0.1 point for a probability).
+pub const MIN_SCALE: f64 = 0.001;
+
 const USAGE: &str = "a goal is TARGET in LO..HI, TARGET <= X or TARGET >= X, e.g. \"side:Megalos/victory=won in 45%..55%\", \"party/any_down_or_dead=yes <= 10%\" or \"hero:Isabeau/reputation:mean >= 2\", with @SCENARIO after it for one scenario of several";
 
 impl Goal {
@@ -65,7 +72,25 @@ impl Goal {
     /// mean's are in its own units.
     pub fn parse(text: &str) -> Result<Goal> {
         let trimmed = text.trim();
-        let (written, scenario) = match trimmed.rsplit_once(" @") {
+        let (trimmed_goal, weight) = match trimmed.rsplit_once(" weight ") {
+            Some((goal, w)) => {
+                let weight: f64 = w.trim().parse().map_err(|_| {
+                    anyhow::anyhow!(
+                        "--goal {trimmed}: `weight {}` is not a number; write e.g. `weight 2` at the end",
+                        w.trim()
+                    )
+                })?;
+                if !(weight.is_finite() && weight > 0.0) {
+                    bail!(
+                        "--goal {trimmed}: weight {} is out of range; allowed: a number above 0",
+                        w.trim()
+                    );
+                }
+                (goal.trim(), weight)
+            }
+            None => (trimmed, 1.0),
+        };
+        let (written, scenario) = match trimmed_goal.rsplit_once(" @") {
             Some((goal, name)) => {
                 let name = name.trim();
                 if name.is_empty() || name.contains(char::is_whitespace) {
@@ -133,7 +158,37 @@ impl Goal {
             scenario,
             target,
             band,
+            weight,
         })
+    }
+
+    /// The goal's own scale, in the units its shortfall is written in: a
+    /// band's half-width; for a bound on a probability, its distance to
+    /// the nearer certainty (10 points for `<= 10%`, 0.5 for `<= 0.5%`, 1
+    /// for `>= 99%`); for a bound on a mean, the bound's size (1 at 0).
+    /// Never below [`MIN_SCALE`], so a bound at 0% still has one.
+    pub fn scale(&self) -> f64 {
+        let percent = if self.target.is_mean() { 1.0 } else { 100.0 };
+        let own = match self.band {
+            Band::Between(lo, hi) if hi > lo => (hi - lo) / 2.0,
+            Band::Between(x, _) | Band::AtMost(x) | Band::AtLeast(x) if self.target.is_mean() => {
+                if x == 0.0 { 1.0 } else { x.abs() }
+            }
+            Band::Between(x, _) | Band::AtMost(x) | Band::AtLeast(x) => x.min(1.0 - x),
+        };
+        (own * percent).max(if self.target.is_mean() {
+            MIN_SCALE
+        } else {
+            100.0 * MIN_SCALE
+        })
+    }
+
+    /// How much a shortfall of this goal counts in a search's total: its
+    /// shortfall over its own [`Goal::scale`], times its weight; so a
+    /// goal of `<= 0.5%` missed by 0.25 points weighs as much as one of
+    /// `<= 10%` missed by 5.
+    pub fn weighed(&self, shortfall: f64) -> f64 {
+        self.weight * shortfall / self.scale()
     }
 
     /// How far `estimate` is from the band, in the units the goal is
@@ -211,11 +266,18 @@ impl Goal {
     }
 }
 
-/// Two goals no battle can meet together, said before any is fought: one
-/// outcome asked to lie in bands that do not meet.
+/// Two goals no battle can meet together, or one goal given twice, said
+/// before any is fought: one outcome asked to lie in bands that do not
+/// meet.
 pub fn contradiction(goals: &[Goal]) -> Option<String> {
     for (i, a) in goals.iter().enumerate() {
         for b in &goals[i + 1..] {
+            if a.target == b.target && a.band == b.band && a.scenario == b.scenario {
+                return Some(format!(
+                    "--goal \"{}\" is given twice; each goal counts once in the verdicts' family-wise level, so give it once",
+                    a.text
+                ));
+            }
             let ((a_lo, a_hi), (b_lo, b_hi)) = (a.range(), b.range());
             let together = match (&a.scenario, &b.scenario) {
                 (Some(x), Some(y)) => x == y,
@@ -309,6 +371,45 @@ mod tests {
             ]))
             .is_some()
         );
+    }
+
+    #[test]
+    fn a_goal_given_twice_is_refused() {
+        let goals: Vec<Goal> = ["party/any_down_or_dead=yes <= 10%", " party/any_down_or_dead=yes <= 10% "]
+            .iter()
+            .map(|t| Goal::parse(t).unwrap())
+            .collect();
+        assert!(contradiction(&goals).unwrap().contains("given twice"));
+        let other: Vec<Goal> = ["party/any_down_or_dead=yes <= 10%", "party/any_down_or_dead=yes <= 12%"]
+            .iter()
+            .map(|t| Goal::parse(t).unwrap())
+            .collect();
+        assert!(contradiction(&other).is_none());
+    }
+
+    #[test]
+    fn each_goal_is_weighed_on_its_own_scale() {
+        let rare = Goal::parse("hero:Varro/state=dead <= 0.5%").unwrap();
+        let common = Goal::parse("party/any_down_or_dead=yes <= 10%").unwrap();
+        // Missed by a twentieth of a point and by one point: alike on their scales.
+        assert!((rare.weighed(0.05) - common.weighed(1.0)).abs() < 1e-12);
+        assert!((rare.scale() - 0.5).abs() < 1e-12);
+        let band = Goal::parse("side:A/victory=won in 45%..55%").unwrap();
+        assert!((band.scale() - 5.0).abs() < 1e-9);
+        let sure = Goal::parse("side:A/victory=won >= 99%").unwrap();
+        assert!((sure.scale() - 1.0).abs() < 1e-9);
+        let never = Goal::parse("side:A/victory=won <= 0%").unwrap();
+        assert!((never.scale() - 0.1).abs() < 1e-12, "a bound at 0% still has a scale");
+        let mean = Goal::parse("hero:A/reputation:mean >= 2").unwrap();
+        assert!((mean.scale() - 2.0).abs() < 1e-12);
+        // A weight counts it that many times.
+        let first = Goal::parse("hero:Varro/state=dead <= 0.5% @ambush weight 3").unwrap();
+        assert_eq!(first.weight, 3.0);
+        assert_eq!(first.scenario.as_deref(), Some("ambush"));
+        assert!((first.weighed(0.05) - 3.0 * rare.weighed(0.05)).abs() < 1e-12);
+        let error = |text: &str| format!("{:#}", Goal::parse(text).unwrap_err());
+        assert!(error("side:A/victory=won <= 5% weight lots").contains("not a number"));
+        assert!(error("side:A/victory=won <= 5% weight 0").contains("above 0"));
     }
 
     #[test]

@@ -31,6 +31,14 @@ pub struct TuneReport {
     pub effects: Vec<Effect>,
     /// Why the search stopped where it did.
     pub stopped: String,
+    /// What the search looked through, in words.
+    pub searched: String,
+    /// Other tables the search found as good (each meeting every goal with
+    /// as few changes), or, where none meets, the next nearest.
+    pub alternatives: Vec<Alternative>,
+    /// Whether the search scored every candidate by its exact odds (else
+    /// on paired battles).
+    pub exact_search: bool,
     /// Each scenario with the values found, as a file (its name, its text).
     pub tuned: Vec<(String, String)>,
     /// Each table whose cells changed, as a file of its own (its name, its
@@ -137,6 +145,18 @@ pub struct Effect {
     pub method: &'static str,
 }
 
+/// Another table the search found: its changes, and each goal's value
+/// there (in the goals' order) with its verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Alternative {
+    /// What it changes.
+    pub changes: Vec<Change>,
+    /// Each goal's value as the search scored it (exact where it was exact).
+    pub values: Vec<f64>,
+    /// What that value says of each goal.
+    pub verdicts: Vec<Verdict>,
+}
+
 /// A setting the table found changes.
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
@@ -153,6 +173,74 @@ impl TuneReport {
     pub fn all_met(&self) -> bool {
         self.goals.iter().all(|g| g.verdict == Verdict::Met)
     }
+
+    /// The answer in one sentence, naming each goal not met by its
+    /// verdict: "2 of 3 goals met, with 1 change; missed: …; too close to
+    /// tell: …". The console and the page both say it.
+    pub fn answer(&self) -> String {
+        let met = (self.goals.iter())
+            .filter(|g| g.verdict == Verdict::Met)
+            .count();
+        let changes = match self.changes.len() {
+            0 => "no change to the battle as written".to_owned(),
+            1 => "1 change".to_owned(),
+            n => format!("{n} changes"),
+        };
+        if met == self.goals.len() {
+            return format!("Every goal is met ({met} of {met}), with {changes}.");
+        }
+        let named = |verdict: Verdict| -> Option<String> {
+            let goals: Vec<&str> = (self.goals.iter())
+                .filter(|g| g.verdict == verdict)
+                .map(|g| g.goal.as_str())
+                .collect();
+            (!goals.is_empty()).then(|| {
+                let word = match verdict {
+                    Verdict::Missed => "missed",
+                    _ => "too close to tell",
+                };
+                format!("{word}: {}", goals.join("; "))
+            })
+        };
+        let others: Vec<String> = [Verdict::Missed, Verdict::TooCloseToTell]
+            .into_iter()
+            .filter_map(named)
+            .collect();
+        format!(
+            "{met} of {} goals met, with {changes}; {}.",
+            self.goals.len(),
+            others.join("; ")
+        )
+    }
+}
+
+impl GoalResult {
+    /// How far it falls short, as the console and the page write it,
+    /// never rounded to nothing: `0.01 pt`, `0.0046 pt`, `0.25`; empty
+    /// where it is met.
+    pub fn short_by(&self) -> String {
+        if self.shortfall <= 0.0 {
+            return String::new();
+        }
+        let least = if self.mean { 3 } else { 2 };
+        let unit = if self.mean { "" } else { " pt" };
+        format!("{}{unit}", at_least_two_digits(self.shortfall, least))
+    }
+}
+
+/// A goal as a person reads it: `≤` and `≥` for `<=` and `>=`.
+pub fn goal_words(goal: &str) -> String {
+    goal.replace(" <= ", " \u{2264} ").replace(" >= ", " \u{2265} ")
+}
+
+/// `x` with `least` decimals, or as many more as two significant digits
+/// need (`0.0046`), trailing zeros dropped.
+pub fn at_least_two_digits(x: f64, least: usize) -> String {
+    let mut places = least;
+    while places < 12 && x.abs() > 0.0 && x.abs() < 10f64.powi(1 - places as i32) {
+        places += 1;
+    }
+    crate::stats::format::trim_decimal(x, places)
 }
 
 /// Writes the files into `dir`; returns their names.
@@ -207,10 +295,16 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
             ("changes", serde_json::to_value(&report.changes)?),
             ("conflicts", serde_json::to_value(&report.conflicts)?),
             ("stopped", serde_json::to_value(&report.stopped)?),
+            ("searched", serde_json::to_value(&report.searched)?),
+            ("alternatives", serde_json::to_value(&report.alternatives)?),
             ("battles_fought", report.battles_fought.into()),
             (
                 "search",
-                serde_json::json!({ "trials": report.search_trials, "seed": report.search_seed }),
+                if report.exact_search {
+                    serde_json::json!({ "exact": true })
+                } else {
+                    serde_json::json!({ "trials": report.search_trials, "seed": report.search_seed })
+                },
             ),
             (
                 "verification",
@@ -370,4 +464,25 @@ fn effect_columns(effects: &[Effect]) -> Vec<Column> {
             effects.iter().map(|e| e.method.to_owned()).collect(),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shortfall_never_rounds_to_nothing() {
+        assert_eq!(at_least_two_digits(0.25, 2), "0.25");
+        assert_eq!(at_least_two_digits(0.01, 2), "0.01");
+        assert_eq!(at_least_two_digits(0.0046, 2), "0.0046");
+        // An exact 4.6e-6 of a share is 0.00046 points.
+        assert_eq!(at_least_two_digits(100.0 * 4.6e-6, 2), "0.00046");
+        assert_eq!(at_least_two_digits(1.5, 3), "1.5");
+    }
+
+    #[test]
+    fn goals_read_with_true_signs() {
+        assert_eq!(goal_words("party/any_down_or_dead=yes <= 10%"), "party/any_down_or_dead=yes \u{2264} 10%");
+        assert_eq!(goal_words("hero:A/reputation:mean >= 2"), "hero:A/reputation:mean \u{2265} 2");
+    }
 }

@@ -13,7 +13,6 @@ use plotters::prelude::*;
 use super::draw::{Caption, FONT, LABEL_SIZE, PALETTE, plot_err};
 use super::page::{Provenance, breakable, svg_string, write_report};
 use super::tune::{GoalResult, TuneReport};
-use crate::questions::tune::Verdict;
 use crate::stats::format::{thousands, trim_decimal};
 
 /// The size of one goal's picture.
@@ -28,6 +27,8 @@ struct TunePage {
     heading: String,
     answer: String,
     stopped: String,
+    searched: String,
+    alternatives: Vec<AlternativeRow>,
     verify: String,
     confidence: String,
     exact: bool,
@@ -55,6 +56,12 @@ struct GoalRow {
     chart: String,
 }
 
+/// Another table the search found: its changes, and each goal there.
+struct AlternativeRow {
+    changes: Vec<String>,
+    goals: Vec<String>,
+}
+
 struct ChangeRow {
     setting: String,
     from: String,
@@ -79,24 +86,7 @@ struct GridCell {
 
 /// Writes `report.html` into `dir`.
 pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
-    let met = report
-        .goals
-        .iter()
-        .filter(|g| g.verdict == Verdict::Met)
-        .count();
-    let answer = if met == report.goals.len() {
-        format!(
-            "Every goal is met ({met} of {}), with {}.",
-            report.goals.len(),
-            changed_words(report.changes.len())
-        )
-    } else {
-        format!(
-            "{met} of {} goals met, with {}; the others are missed or too close to tell.",
-            report.goals.len(),
-            changed_words(report.changes.len())
-        )
-    };
+    let answer = report.answer();
     let mut stand_ins: Vec<&str> = (report.goals.iter())
         .flat_map(|g| g.stand_in_tables.iter().map(String::as_str))
         .collect();
@@ -105,7 +95,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     let goals = (report.goals.iter())
         .map(|g| {
             Ok(GoalRow {
-                goal: breakable(&g.goal),
+                goal: breakable(&super::tune::goal_words(&g.goal)),
                 scenario: breakable(&g.scenario),
                 band: g.band.clone(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
@@ -150,6 +140,17 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         heading: breakable(&format!("Tune: {}", report.info.name)),
         answer,
         stopped: report.stopped.clone(),
+        searched: report.searched.clone(),
+        alternatives: (report.alternatives.iter())
+            .map(|a| AlternativeRow {
+                changes: (a.changes.iter())
+                    .map(|c| format!("{}: {} \u{2192} {}", c.setting, c.from, c.to))
+                    .collect(),
+                goals: (report.goals.iter().zip(&a.values).zip(&a.verdicts))
+                    .map(|((g, &v), verdict)| format!("{}: {}", shown(g, v), verdict.words()))
+                    .collect(),
+            })
+            .collect(),
         verify: format!(
             "{} fresh battles (seed {})",
             thousands(report.verify_trials),
@@ -168,21 +169,12 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     write_report(&page, dir)
 }
 
-/// `1 setting changed`, `3 settings changed`, `no change`.
-fn changed_words(n: usize) -> String {
-    match n {
-        0 => "no change to the battle as written".to_owned(),
-        1 => "1 setting changed".to_owned(),
-        n => format!("{n} settings changed"),
-    }
-}
-
 /// A goal's value as the page writes it: a percentage, or a mean.
 fn shown(g: &GoalResult, x: f64) -> String {
     if g.mean {
-        trim_decimal(x, 3)
+        crate::stats::format::signed(x, 3, false)
     } else {
-        format!("{}%", trim_decimal(100.0 * x, 2))
+        crate::stats::format::percent(x)
     }
 }
 

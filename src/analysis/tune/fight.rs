@@ -3,6 +3,7 @@
 //! there measures, with the noise of its paired difference.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use toml::Value;
@@ -31,7 +32,7 @@ pub(super) struct Fight<'a> {
     /// the spread the search measures.
     pub(super) margin: f64,
     /// Battles fought so far (each variant's battles counted).
-    pub(super) fought: std::cell::Cell<u64>,
+    pub(super) fought: AtomicU64,
 }
 
 /// A candidate fought: where it is, each held goal's estimate and
@@ -44,6 +45,8 @@ pub(super) struct Scored {
     /// deviation, a share's at most 1/2.
     pub(super) spreads: Vec<f64>,
     pub(super) shortfalls: Vec<f64>,
+    /// The shortfalls summed, each over its goal's own scale and times its
+    /// weight ([`Goal::weighed`]).
     pub(super) total: f64,
     /// The standard error of its goals' paired differences from the
     /// current candidate's (fought on the same battles), in the
@@ -56,7 +59,7 @@ pub(super) struct Scored {
 impl Fight<'_> {
     /// Adds `battles` to those fought.
     pub(super) fn count(&self, battles: u64) {
-        self.fought.set(self.fought.get().saturating_add(battles));
+        self.fought.fetch_add(battles, Ordering::Relaxed);
     }
 
     /// The dimensions a candidate changes, with their values.
@@ -457,21 +460,18 @@ impl Fight<'_> {
                         goals[h.goal].shortfall_within(m.estimate(), self.margin * spread)
                     })
                     .collect();
-                // In the shortfall's units (percentage points for a share).
+                // In the total's units: each goal's over its own scale.
                 let noise = (held.iter().zip(&errors))
                     .map(|(h, e)| {
-                        let scale = if goals[h.goal].target.is_mean() {
-                            1.0
-                        } else {
-                            100.0
-                        };
-                        (scale * e).powi(2)
+                        let g = &goals[h.goal];
+                        let unit = if g.target.is_mean() { 1.0 } else { 100.0 };
+                        g.weighed(unit * e).powi(2)
                     })
                     .sum::<f64>()
                     .sqrt();
                 Scored {
                     at: at.clone(),
-                    total: shortfalls.iter().sum(),
+                    total: weighed_total(goals, held, &shortfalls),
                     estimates,
                     spreads,
                     shortfalls,
@@ -481,6 +481,13 @@ impl Fight<'_> {
             .collect();
         Ok((scored, threads))
     }
+}
+
+/// Each held goal's shortfall over its own scale, times its weight, summed.
+pub(super) fn weighed_total(goals: &[Goal], held: &[Held], shortfalls: &[f64]) -> f64 {
+    (held.iter().zip(shortfalls))
+        .map(|(h, &s)| goals[h.goal].weighed(s))
+        .sum()
 }
 
 /// The standard error of a paired difference of two shares of `n`

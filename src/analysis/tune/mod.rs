@@ -32,19 +32,22 @@ use crate::questions::tune::{Goal, contradiction};
 use crate::report::command_line::CommandLine;
 use crate::report::folder_names::question_out_dir;
 use crate::report::output_dir::Staging;
-use crate::report::tune::{Change, GoalResult, TuneReport};
+use crate::report::tune::{Alternative, Change, GoalResult, StepRow, TuneReport};
 use crate::scenario::{Resolved, Scenario};
 use crate::stats::z_for_confidence;
 
 mod battles;
+mod exact;
 mod fight;
 mod moves;
 mod search;
+mod smallest;
 
 use battles::{Held, held_goals, named_battles};
 use fight::{Fight, Scored, measure};
 use moves::{changed, dimensions, shown};
 use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
+use smallest::smallest;
 pub use search::{StepSeen, TIDY_PASS};
 
 /// Battles each candidate of the search fights, unless the request says.
@@ -96,6 +99,10 @@ pub struct TuneRequest {
     /// Seed of the verifying run (one derived from the search's when absent).
     #[serde(default)]
     pub verify_seed: Option<u64>,
+    /// Refuse to search on sampled battles: every battle tuned must have
+    /// exact odds (where they all do, the search takes them anyway).
+    #[serde(default)]
+    pub exact: bool,
     /// The most battles the verifying run sizes itself to (a server's cap;
     /// set by the caller).
     #[serde(skip)]
@@ -156,7 +163,11 @@ pub fn tune(
         bail!("--max-changes 0 allows no change; allowed: 1 or more");
     }
     let max_steps = request.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    if max_steps == 0 {
+        bail!("--max-steps 0 allows the search no step; allowed: 1 or more");
+    }
     let held = held_goals(&goals, &battles)?;
+    out_of_reach(&goals, &held, &battles, &dimensions)?;
     let start: Vec<Value> = dimensions.iter().map(|d| d.value.clone()).collect();
     let search_trials = request.trials.unwrap_or(DEFAULT_SEARCH_TRIALS);
     let search_seed = request.seed.unwrap_or(scenarios[0].scenario.seed);
@@ -173,7 +184,7 @@ pub fn tune(
         trials: search_trials,
         seed: search_seed,
         margin: z / (expected_verify.max(1) as f64).sqrt(),
-        fought: std::cell::Cell::new(0),
+        fought: std::sync::atomic::AtomicU64::new(0),
     };
     fight.same_tables_everywhere()?;
     let out = to.out.clone().unwrap_or_else(|| {
@@ -193,35 +204,31 @@ pub fn tune(
         ..*plan
     };
 
-    // The search: one step at a time, a pair of moves where no single one
-    // helps; if that falls short, once more from the start with pairs at
-    // every step. The better of the two is kept.
-    let descend = |pass: usize, pairs: Pairs, seen: &mut StepSeen| {
-        descend(
-            (&fight, (&goals, &held), &plan),
-            (&start, max_changes, max_steps),
-            (pass, pairs),
-            seen,
-        )
-    };
-    let mut found = descend(1, Pairs::WhenStalled, seen)?;
-    let mut steps = std::mem::take(&mut found.steps);
-    if found.here.total > 0.0 && pairs_fit_from(&fight, &start) {
-        let mut again = descend(2, Pairs::Always, seen)?;
-        steps.append(&mut again.steps);
-        let key = |d: &Descent| (d.here.total, changed(&d.current, &start));
-        if key(&again) < key(&found) {
-            found = again;
-        }
+    let exact = fight.exact_everywhere();
+    if request.exact && !exact {
+        bail!(
+            "--exact: {} no exact odds; exact odds: {}. Leave --exact out to search on paired battles",
+            if battles.len() == 1 {
+                "this battle has".to_owned()
+            } else {
+                "not every battle tuned has".to_owned()
+            },
+            crate::systems::registry::exact_odds()
+        );
     }
-    found.steps = steps;
-    let Descent {
+    let Searched {
         current,
-        here: search,
+        search,
         steps,
         stopped,
+        searched,
+        alternatives,
         threads,
-    } = tidy((&fight, (&goals, &held), &plan), &start, found, seen)?;
+    } = if exact {
+        search_exact(&fight, (&goals, &held), (max_changes, max_steps), &plan, seen)?
+    } else {
+        search_paired(&fight, (&goals, &held), (max_changes, max_steps), &plan, seen)?
+    };
     // Where it falls short, what the next moves would do says which goals
     // pull against each other.
     let conflicts = if search.total > 0.0 {
@@ -237,7 +244,11 @@ pub fn tune(
                 })
             }))
             .collect();
-        let (round, _) = fight.score(&around, (&goals, &held), &plan)?;
+        let round = if exact {
+            fight.score_exact(&around, (&goals, &held), plan.threads)?
+        } else {
+            fight.score(&around, (&goals, &held), &plan)?.0
+        };
         pulls(&held, &round, &current)
     } else {
         Vec::new()
@@ -314,12 +325,15 @@ pub fn tune(
     // The goals in the order they were given, each scenario's in turn.
     results.sort_by_key(|&(k, _)| k);
     let results: Vec<GoalResult> = results.into_iter().map(|(_, r)| r).collect();
-    let changes = (dimensions.iter().zip(&start).zip(&current))
-        .filter(|((_, a), b)| a != b)
-        .map(|((d, a), b)| Change {
-            setting: d.path.join("."),
-            from: shown(a),
-            to: shown(b),
+    let changes = changes_of(&dimensions, &start, &current);
+    // Each alternative's goals, as exact as the search scored them.
+    let alternatives = (alternatives.iter())
+        .map(|a| Alternative {
+            changes: changes_of(&dimensions, &start, &a.at),
+            values: a.estimates.clone(),
+            verdicts: (held.iter().zip(&a.estimates))
+                .map(|(h, &p)| goals[h.goal].verdict(p, p))
+                .collect(),
         })
         .collect();
     let effects = fight.effects(
@@ -348,6 +362,9 @@ pub fn tune(
         conflicts,
         effects,
         stopped,
+        searched,
+        alternatives,
+        exact_search: exact,
         tuned,
         tables,
         search_trials,
@@ -355,7 +372,7 @@ pub fn tune(
         verify_trials,
         verify_seed,
         confidence: CONFIDENCE,
-        battles_fought: fight.fought.get(),
+        battles_fought: fight.fought.load(std::sync::atomic::Ordering::Relaxed),
         formats: to.formats,
     };
     let mut files = crate::report::tune_html::write(&report, staging.path())?;
@@ -364,6 +381,161 @@ pub fn tune(
     Ok(TuneAnswer {
         report,
         written: Written { folder, files },
+    })
+}
+
+/// Refuses, before any battle, a goal whose outcome reads none of the
+/// tables moved, where only table cells move: no table the search can
+/// propose would move it. (A setting may move any outcome; a goal read by
+/// no battle's declared account is let through.)
+fn out_of_reach(
+    goals: &[Goal],
+    held: &[Held],
+    battles: &[battles::Battle],
+    dimensions: &[moves::Dimension],
+) -> Result<()> {
+    let mut moved: Vec<&str> = Vec::new();
+    for d in dimensions {
+        match d.path.as_slice() {
+            [tables, name, _, ..] if tables == "tables" => {
+                if !moved.contains(&name.as_str()) {
+                    moved.push(name);
+                }
+            }
+            _ => return Ok(()),
+        }
+    }
+    for (i, g) in goals.iter().enumerate() {
+        let mut read_by: Option<bool> = None;
+        for h in held.iter().filter(|h| h.goal == i) {
+            let rests = battles[h.battle].resolved.scenario.battle.rests_on();
+            if let Some(r) = (rests.iter())
+                .find(|r| r.subject == g.target.subject && r.metric == g.target.metric)
+            {
+                let reads = r.tables.iter().any(|t| moved.contains(&t.as_str()));
+                read_by = Some(read_by.unwrap_or(false) || reads);
+            } else {
+                read_by = Some(true);
+            }
+        }
+        if read_by == Some(false) {
+            bail!(
+                "--goal {}: its outcome reads none of the tables moved ({}); no table the search could propose moves it. Move a table it reads, or --vary a setting",
+                g.text,
+                moved.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Each value `at` changes from `start`, as the report lists it.
+fn changes_of(dimensions: &[moves::Dimension], start: &[Value], at: &[Value]) -> Vec<Change> {
+    (dimensions.iter().zip(start).zip(at))
+        .filter(|((_, a), b)| !moves::same(a, b))
+        .map(|((d, a), b)| Change {
+            setting: d.path.join("."),
+            from: shown(a),
+            to: shown(b),
+        })
+        .collect()
+}
+
+/// Where a search ended, whichever it was.
+struct Searched {
+    current: Vec<Value>,
+    /// The table found, as the search scored it.
+    search: Scored,
+    steps: Vec<StepRow>,
+    stopped: String,
+    /// What it looked through, in words.
+    searched: String,
+    /// Other tables as good (exact search), with their scores.
+    alternatives: Vec<Scored>,
+    threads: usize,
+}
+
+/// The smallest table, every candidate scored by its exact odds.
+fn search_exact(
+    fight: &Fight,
+    goals: (&[Goal], &[Held]),
+    (max_changes, max_steps): (usize, usize),
+    plan: &Plan,
+    seen: &mut StepSeen,
+) -> Result<Searched> {
+    let found = smallest(
+        (fight, goals, plan.threads),
+        (max_changes, max_steps),
+        seen,
+    )?;
+    let threads = if plan.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        plan.threads
+    };
+    Ok(Searched {
+        current: found.best.at.clone(),
+        search: found.best,
+        steps: found.steps,
+        stopped: found.stopped,
+        searched: found.searched,
+        alternatives: found.alternatives,
+        threads,
+    })
+}
+
+/// The descent on paired battles: one step at a time, a pair of moves
+/// where no single one helps; if that falls short, once more from the
+/// start with pairs at every step, the better of the two kept; then the
+/// tidying.
+fn search_paired(
+    fight: &Fight,
+    goals: (&[Goal], &[Held]),
+    (max_changes, max_steps): (usize, usize),
+    plan: &Plan,
+    seen: &mut StepSeen,
+) -> Result<Searched> {
+    let start = fight.start;
+    let descend = |pass: usize, pairs: Pairs, seen: &mut StepSeen| {
+        descend(
+            (fight, goals, plan),
+            (start, max_changes, max_steps),
+            (pass, pairs),
+            seen,
+        )
+    };
+    let mut found = descend(1, Pairs::WhenStalled, seen)?;
+    let mut steps = std::mem::take(&mut found.steps);
+    let mut passes = 1;
+    if found.here.total > 0.0 && pairs_fit_from(fight, start) {
+        passes = 2;
+        let mut again = descend(2, Pairs::Always, seen)?;
+        steps.append(&mut again.steps);
+        let key = |d: &Descent| (d.here.total, changed(&d.current, start));
+        if key(&again) < key(&found) {
+            found = again;
+        }
+    }
+    found.steps = steps;
+    let Descent {
+        current,
+        here,
+        steps,
+        stopped,
+        threads,
+    } = tidy((fight, goals, plan), start, found, seen)?;
+    Ok(Searched {
+        current,
+        search: here,
+        steps,
+        stopped,
+        searched: format!(
+            "a descent on {} paired battles a candidate ({passes} pass{}), then the tidying",
+            crate::stats::format::thousands(fight.trials),
+            if passes == 1 { "" } else { "es" }
+        ),
+        alternatives: Vec::new(),
+        threads,
     })
 }
 
@@ -485,6 +657,7 @@ fn reproduce_command(
         .option_if("seed", request.seed)
         .option_if("verify-trials", request.verify_trials)
         .option_if("verify-seed", request.verify_seed)
+        .flag("exact", request.exact)
         .options("table", scenarios[0].table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())

@@ -259,11 +259,10 @@ pub(super) fn pairs_fit_from(fight: &Fight, start: &[Value]) -> bool {
     moves + moves * moves.saturating_sub(1) / 2 < MAX_CANDIDATES
 }
 
-/// Fewest changes, then the smallest: takes a change back whole (alone, or
-/// while another changed setting moves one step further), or one step
-/// toward the battle as written, wherever the search's battles say it costs
-/// no shortfall beyond their noise; again until nothing more can be taken
-/// back.
+/// Fewest changes, then the smallest: takes a change back whole, or one
+/// step toward the battle as written, wherever the search's battles say it
+/// costs no shortfall beyond their noise; again until nothing more can be
+/// taken back. It never moves a value further from the battle as written.
 pub(super) fn tidy(
     (fight, goals, plan): (&Fight, (&[Goal], &[Held]), &Plan),
     start: &[Value],
@@ -296,13 +295,6 @@ pub(super) fn tidy(
             .collect();
         for &i in &moved {
             back.push(walk.with(&[&(i, start[i].clone())]));
-            // Taken back while another changed setting moves one step
-            // further: one change fewer, if the other can do its work.
-            for &j in moved.iter().filter(|&&j| j != i) {
-                for v in fight.dimensions[j].neighbours(&walk.current[j]) {
-                    back.push(walk.with(&[&(i, start[i].clone()), &(j, v)]));
-                }
-            }
             // One step toward the battle as written: a neighbour nearer it.
             let d = &fight.dimensions[i];
             for v in d.neighbours(&walk.current[i]) {

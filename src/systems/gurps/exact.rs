@@ -31,7 +31,8 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
     let t = &r.tables;
     let cat = catastrophe_laws(r);
     let wound = two_d6_distribution();
-    let fate_given = fates_given(g, &wound);
+    let mut laws: Vec<HeroLaws> = (0..r.heroes.len()).map(|i| HeroLaws::new(g, i)).collect();
+    let fate_given = fates_given(g, &wound, &mut laws);
     let knocked_out = knock_out_chances(g, &wound);
     let mut party = Histograms::<f64>::default();
     let parties = Parties::declare(
@@ -64,11 +65,11 @@ pub fn exact_metrics(g: &Gurps) -> Result<Vec<Metric<f64>>> {
                     fate_given: &fate_given,
                 };
                 add_party(g, (&parties, &mut party, &mut sums.captured), &day, weight);
-                sums.add_day(g, &day, weight, &wound);
+                sums.add_day(g, (&day, &laws), weight, &wound);
             }
         }
     }
-    let mut metrics = sums.metrics(g, &cat);
+    let mut metrics = sums.metrics(g, &cat, &mut laws);
     metrics.extend(party.metrics());
     Ok(metrics)
 }
@@ -228,7 +229,13 @@ impl Sums {
 
     /// Adds one pair of Catastrophe rows, of probability `weight`, with the
     /// margin law `victory` it gives.
-    fn add_day(&mut self, g: &Gurps, day: &Day, weight: f64, wound: &[f64; WOUND_MAX + 1]) {
+    fn add_day(
+        &mut self,
+        g: &Gurps,
+        (day, laws): (&Day, &[HeroLaws]),
+        weight: f64,
+        wound: &[f64; WOUND_MAX + 1],
+    ) {
         let t = &g.rules.tables;
         let rows = day.rows;
         let (winner, result) = (&mut self.winner, &mut self.result);
@@ -247,12 +254,19 @@ impl Sums {
             }
         }
         for i in 0..g.rules.heroes.len() {
-            self.add_hero(g, i, day, weight, wound);
+            self.add_hero(g, (i, &laws[i]), day, weight, wound);
         }
     }
 
     /// Adds PC `i`'s Catastrophe harm, Glory and Survival for one pair of rows.
-    fn add_hero(&mut self, g: &Gurps, i: usize, day: &Day, weight: f64, wound: &[f64; WOUND_MAX + 1]) {
+    fn add_hero(
+        &mut self,
+        g: &Gurps,
+        (i, laws): (usize, &HeroLaws),
+        day: &Day,
+        weight: f64,
+        wound: &[f64; WOUND_MAX + 1],
+    ) {
         let (rows, victory) = (day.rows, day.victory);
         let r = &g.rules;
         let t = &r.tables;
@@ -301,17 +315,22 @@ impl Sums {
                 }
             }
             let skill = (h.combat_skill + h.risk - penalty).min(COMBAT_CAP);
-            for (row, c) in category_distribution(&t.survival, skill, h.luck)
-                .iter()
-                .enumerate()
-            {
+            let far;
+            let rows_at = match laws.rows_at.get(penalty as usize) {
+                Some(rows) => rows,
+                None => {
+                    far = category_distribution(&t.survival, skill, h.luck);
+                    &far
+                }
+            };
+            for (row, c) in rows_at.iter().enumerate() {
                 survival[i][row + 1] += weight * (1.0 - out) * q * c;
             }
         }
     }
 
     /// The metrics of the sums, in the order the simulation reports them.
-    fn metrics(&self, g: &Gurps, cat: &[[f64; 16]; 2]) -> Vec<Metric<f64>> {
+    fn metrics(&self, g: &Gurps, cat: &[[f64; 16]; 2], laws: &mut [HeroLaws]) -> Vec<Metric<f64>> {
         let t = &g.rules.tables;
         let (winner, result) = (&self.winner, &self.result);
         let (survival, glory) = (&self.survival, &self.glory);
@@ -356,7 +375,12 @@ impl Sums {
                 &labels(tables::labels(&t.survival)),
                 &survival[i],
             ));
-            let (state, hp_lost) = injuries(g, i, self.killed[i], &self.rolls_from[i]);
+            let rolls_from = (self.rolls_from[i].iter().enumerate()).flat_map(|(w, by_state)| {
+                (by_state.iter().enumerate()).flat_map(move |(s, by_penalty)| {
+                    (by_penalty.iter().enumerate()).map(move |(penalty, &m)| (w, s, penalty, m))
+                })
+            });
+            let (state, hp_lost) = injuries(g, i, self.killed[i], rolls_from, &mut laws[i]);
             metrics.push(Metric::integers(&subject, "hp_lost", 0, &hp_lost));
             metrics.push(Metric::categorical(
                 &subject,
@@ -483,7 +507,7 @@ fn pre_contest(g: &Gurps, i: usize, mix: &[(Harm, f64)], wound: &[f64; WOUND_MAX
 /// of action (down or dead) and dead.
 type FatesGiven = Vec<[[(f64, f64); MAX_PENALTY + 1]; 5]>;
 
-fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
+fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1], laws: &mut [HeroLaws]) -> FatesGiven {
     g.rules
         .heroes
         .iter()
@@ -493,19 +517,15 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1]) -> FatesGiven {
             for harm in Harm::ALL {
                 let pre = pre_contest(g, i, &[(harm, 1.0)], wound);
                 for penalty in 0..=MAX_PENALTY {
-                    let mut rolls_from = vec![[[0.0f64; MAX_PENALTY + 1]; 5]; WOUND_MAX + 1];
-                    let killed = match harm {
-                        Harm::Killed => 1.0,
-                        _ => {
-                            for (w, by_state) in pre.iter().enumerate() {
-                                for (s, &p) in by_state.iter().enumerate() {
-                                    rolls_from[w][s][penalty] = p;
-                                }
-                            }
-                            0.0
-                        }
+                    // Every roll at this one penalty, from each wound and state.
+                    let (killed, from) = match harm {
+                        Harm::Killed => (1.0, &[][..]),
+                        _ => (0.0, &pre[..]),
                     };
-                    let (state, _) = injuries(g, i, killed, &rolls_from);
+                    let rolls_from = (from.iter().enumerate()).flat_map(|(w, by_state)| {
+                        (by_state.iter().enumerate()).map(move |(s, &p)| (w, s, penalty, p))
+                    });
+                    let (state, _) = injuries(g, i, killed, rolls_from, &mut laws[i]);
                     let dead = state[State::Dead as usize];
                     by_harm[harm as usize][penalty] = (state[State::Down as usize] + dead, dead);
                 }
@@ -659,18 +679,78 @@ fn two_d6_distribution() -> [f64; WOUND_MAX + 1] {
     p
 }
 
+/// One PC's laws that [`injuries`] reads again and again, each worked out
+/// once: his Survival rows' law at each losing-side penalty, the damage of
+/// each Survival row, and [`injury_law`] at each (HP lost before, damage,
+/// state). Pure functions of the PC and the tables, so the sums they feed
+/// are the same to the last bit.
+struct HeroLaws {
+    /// Per losing-side penalty: the law of his Survival row.
+    rows_at: Vec<Vec<f64>>,
+    /// Per Survival row: the HP its damage takes, with their chances.
+    damage: Vec<Vec<(usize, f64)>>,
+    /// [`injury_law`] by (HP lost before, damage, state), as
+    /// [`HeroLaws::slot`] places them.
+    known: Vec<Option<[f64; 5]>>,
+    /// The most damage a row (or a Catastrophe's wound) does, plus one.
+    damages: usize,
+}
+
+impl HeroLaws {
+    fn new(g: &Gurps, i: usize) -> HeroLaws {
+        let t = &g.rules.tables;
+        let h = &g.rules.heroes[i];
+        let columns = column_damage(t, h);
+        let damage: Vec<Vec<(usize, f64)>> = (t.survival.iter())
+            .map(|row| match row.column {
+                None => vec![((row.hp_lost() - h.toughness).max(0) as usize, 1.0)],
+                Some(col) => columns[col as usize]
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|&(_, q)| q > 0.0)
+                    .collect(),
+            })
+            .collect();
+        let damages = (damage.iter().flatten())
+            .map(|&(d, _)| d + 1)
+            .max()
+            .unwrap_or(0)
+            .max(WOUND_MAX + 1);
+        HeroLaws {
+            rows_at: (0..=MAX_PENALTY)
+                .map(|penalty| {
+                    let skill = (h.combat_skill + h.risk - penalty as i64).min(COMBAT_CAP);
+                    category_distribution(&t.survival, skill, h.luck)
+                })
+                .collect(),
+            damage,
+            known: vec![None; (WOUND_MAX + 1) * damages * State::ALL.len()],
+            damages,
+        }
+    }
+
+    /// [`injury_law`] for this PC.
+    fn injury(&mut self, h: &HeroRules, lost: usize, damage: usize, before: State) -> [f64; 5] {
+        let slot = (lost * self.damages + damage) * State::ALL.len() + before as usize;
+        *self.known[slot]
+            .get_or_insert_with(|| injury_law(h.hp, h.ht, lost as i64, damage as i64, before))
+    }
+}
+
 /// PC `i`'s exact state and HP lost after one day: struck down by
 /// Catastrophe 17/18 (unconscious with a 2d wound) with `killed`; otherwise he carries a Catastrophe
 /// wound of `w` HP (which leaves him conscious: checked before) and rolls
-/// Survival at each losing-side penalty with weight `rolls_from[w][penalty]`;
-/// the Survival row's damage then goes through [`injury_law`].
+/// Survival at each losing-side penalty with the weight `rolls_from` gives
+/// `(w, state before, penalty)`, in that order (zero weights may be left out);
+/// the Survival row's damage then goes through [`injury_law`] (`laws`: his).
 fn injuries(
     g: &Gurps,
     i: usize,
     killed: f64,
-    rolls_from: &[[[f64; MAX_PENALTY + 1]; 5]],
+    rolls_from: impl Iterator<Item = (usize, usize, usize, f64)>,
+    laws: &mut HeroLaws,
 ) -> ([f64; 5], Vec<f64>) {
-    let t = &g.rules.tables;
     let h = &g.rules.heroes[i];
     let mut state = [0.0f64; 5];
     let mut hp_lost = vec![0.0f64; g.max_hp_lost(h) + 1];
@@ -678,8 +758,8 @@ fn injuries(
     // wound, which may kill him.
     let dies: f64 = (two_d6_distribution().iter().enumerate())
         .map(|(roll, &q)| {
-            let w = (roll as i64 - h.own_dr).max(0);
-            q * injury_law(h.hp, h.ht, 0, w, State::Unhurt)[State::Dead as usize]
+            let w = (roll as i64 - h.own_dr).max(0) as usize;
+            q * laws.injury(h, 0, w, State::Unhurt)[State::Dead as usize]
         })
         .sum();
     state[State::Down as usize] += killed * (1.0 - dies);
@@ -687,45 +767,26 @@ fn injuries(
     for (roll, &q) in two_d6_distribution().iter().enumerate() {
         hp_lost[(roll as i64 - h.own_dr).max(0) as usize] += killed * q;
     }
-    let columns = column_damage(t, h);
-    for (w, (before, by_penalty)) in (rolls_from.iter().enumerate())
-        .flat_map(|(w, by_state)| by_state.iter().enumerate().map(move |b| (w, b)))
-    {
+    for (w, before, penalty, mass) in rolls_from {
         let before = State::ALL[before];
-        for (penalty, &mass) in by_penalty.iter().enumerate() {
-            if mass == 0.0 {
+        if mass == 0.0 {
+            continue;
+        }
+        for row in 0..laws.rows_at[penalty].len() {
+            let c = laws.rows_at[penalty][row];
+            if c == 0.0 {
                 continue;
             }
-            let skill = (h.combat_skill + h.risk - penalty as i64).min(COMBAT_CAP);
-            for (row, &c) in category_distribution(&t.survival, skill, h.luck)
-                .iter()
-                .enumerate()
-            {
-                if c == 0.0 {
-                    continue;
+            for k in 0..laws.damage[row].len() {
+                let (d, q) = laws.damage[row][k];
+                let p = mass * c * q;
+                let law = laws.injury(h, w, d, before);
+                for (slot, l) in state.iter_mut().zip(law) {
+                    *slot += p * l;
                 }
-                let damage: Vec<(usize, f64)> = match t.survival[row].column {
-                    None => vec![(
-                        (t.survival[row].hp_lost() - h.toughness).max(0) as usize,
-                        1.0,
-                    )],
-                    Some(col) => columns[col as usize]
-                        .iter()
-                        .copied()
-                        .enumerate()
-                        .filter(|&(_, q)| q > 0.0)
-                        .collect(),
-                };
-                for (d, q) in damage {
-                    let p = mass * c * q;
-                    let law = injury_law(h.hp, h.ht, w as i64, d as i64, before);
-                    for (slot, l) in state.iter_mut().zip(law) {
-                        *slot += p * l;
-                    }
-                    // The dead (a Catastrophe's wound killed him) lose no more.
-                    let taken = if before == State::Dead { 0 } else { d };
-                    hp_lost[w + taken] += p;
-                }
+                // The dead (a Catastrophe's wound killed him) lose no more.
+                let taken = if before == State::Dead { 0 } else { d };
+                hp_lost[w + taken] += p;
             }
         }
     }

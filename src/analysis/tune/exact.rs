@@ -1,0 +1,134 @@
+//! A tune's candidates scored by their exact odds, where every battle
+//! tuned has them: no battle fought, no sampling noise, no seed.
+
+use anyhow::Result;
+use rayon::prelude::*;
+use toml::Value;
+
+use crate::analysis::runner::metric_layout;
+use crate::questions::target::with_combined_as;
+use crate::questions::tune::Goal;
+use crate::stats::{Metric, Values};
+
+use super::battles::Held;
+use super::fight::{Fight, Scored, weighed_total};
+
+impl Fight<'_> {
+    /// Whether every battle tuned has exact odds as written (each
+    /// candidate then has them too: a table's cells or a setting's value
+    /// never decide whether a system's exact method applies, and a
+    /// candidate where one does is left out).
+    pub(super) fn exact_everywhere(&self) -> bool {
+        (0..self.battles.len()).all(|b| {
+            self.scenario(self.start, b)
+                .is_ok_and(|s| s.battle.exact().is_ok())
+        })
+    }
+
+    /// Every candidate scored by its exact odds in every battle, on
+    /// `threads` workers (0: every core). A candidate the rules refuse in
+    /// any battle (a table's rows out of order after a move), or whose
+    /// odds cannot be had exactly, is left out; the first, the current
+    /// one, must score. The order of `candidates` is kept.
+    pub(super) fn score_exact(
+        &self,
+        candidates: &[Vec<Value>],
+        (goals, held): (&[Goal], &[Held]),
+        threads: usize,
+    ) -> Result<Vec<Scored>> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()?;
+        let scored: Vec<Result<Scored>> = pool.install(|| {
+            candidates
+                .par_iter()
+                .map(|c| self.exact_score(c, (goals, held)))
+                .collect()
+        });
+        let mut kept = Vec::with_capacity(scored.len());
+        for (k, s) in scored.into_iter().enumerate() {
+            match s {
+                Ok(s) => kept.push(s),
+                Err(e) if k == 0 => return Err(e),
+                Err(_) => {}
+            }
+        }
+        Ok(kept)
+    }
+
+    /// One candidate's exact estimate of each held goal, its shortfalls
+    /// (the band's own, with no margin: there is no noise to keep clear
+    /// of) and their weighed total.
+    fn exact_score(&self, at: &[Value], (goals, held): (&[Goal], &[Held])) -> Result<Scored> {
+        let mut odds: Vec<Option<Vec<Metric<f64>>>> = vec![None; self.battles.len()];
+        for h in held {
+            if odds[h.battle].is_none() {
+                let s = self.scenario(at, h.battle)?;
+                let exact = s.battle.exact()?;
+                odds[h.battle] = Some(with_combined_as(&metric_layout(&s), &exact));
+            }
+        }
+        let mut estimates = Vec::with_capacity(held.len());
+        let mut spreads = Vec::with_capacity(held.len());
+        for h in held {
+            let metrics = odds[h.battle].as_ref().expect("scored above");
+            let target = &goals[h.goal].target;
+            estimates.push(target.exact_estimate(metrics)?);
+            spreads.push(if target.is_mean() {
+                spread(&metrics[target.mean_metric(metrics)?])
+            } else {
+                0.5
+            });
+        }
+        let shortfalls: Vec<f64> = (held.iter().zip(&estimates))
+            .map(|(h, &e)| goals[h.goal].shortfall(e))
+            .collect();
+        Ok(Scored {
+            at: at.to_vec(),
+            total: weighed_total(goals, held, &shortfalls),
+            estimates,
+            spreads,
+            shortfalls,
+            noise: 0.0,
+        })
+    }
+}
+
+/// The standard deviation of a numeric metric's exact distribution.
+fn spread(m: &Metric<f64>) -> f64 {
+    let Values::Integers { first } = m.values else {
+        return 0.0;
+    };
+    let total: f64 = m.weights.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let value = |b: usize| (first + b as i64) as f64;
+    let mean = (m.weights.iter().enumerate())
+        .map(|(b, w)| value(b) * w)
+        .sum::<f64>()
+        / total;
+    let variance = (m.weights.iter().enumerate())
+        .map(|(b, w)| (value(b) - mean).powi(2) * w)
+        .sum::<f64>()
+        / total;
+    variance.max(0.0).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spread_of_an_exact_distribution() {
+        // Values 1 and 3, half each: mean 2, standard deviation 1.
+        let m = Metric {
+            subject: "hero:A".to_owned(),
+            name: "reputation".to_owned(),
+            values: Values::Integers { first: 1 },
+            weights: vec![0.5, 0.0, 0.5],
+            role: Default::default(),
+        };
+        assert!((spread(&m) - 1.0).abs() < 1e-12);
+    }
+}
