@@ -9,12 +9,18 @@ use crate::cli::TuneArgs;
 use crate::report::console::say;
 use crate::report::tune::goal_words;
 use crate::scenario::Resolved;
-use crate::stats::format::{percent, percent_interval, signed, thousands, trim_decimal};
+use crate::stats::format::{
+    percent, percent_interval, signed, thousands, trim_decimal, value_read,
+};
 
 /// A goal's value in the reports' style: a percentage, or a mean with a
 /// true minus.
 fn goal_value(mean: bool, x: f64) -> String {
-    if mean { signed(x, 3, false) } else { percent(x) }
+    if mean {
+        signed(x, 3, false)
+    } else {
+        percent(x)
+    }
 }
 
 /// Validates the options, searches, verifies and prints the verdicts.
@@ -75,7 +81,12 @@ fn summary(answer: &TuneAnswer) -> String {
             "the table it found (each change alone, on the verifying run's battles, 95% each):\n",
         );
         for c in &report.changes {
-            lines.push_str(&format!("  {}: {} \u{2192} {}\n", c.setting, c.from, c.to));
+            lines.push_str(&format!(
+                "  {}: {} \u{2192} {}\n",
+                c.setting,
+                value_read(&c.from),
+                value_read(&c.to)
+            ));
             for e in report.effects.iter().filter(|e| e.setting == c.setting) {
                 let Some(d) = &e.difference else { continue };
                 let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
@@ -108,9 +119,9 @@ fn summary(answer: &TuneAnswer) -> String {
         } else {
             percent_interval(g.estimate, g.ci_low, g.ci_high)
         };
-        let exact = g
-            .exact
-            .map_or_else(String::new, |p| format!(", exact {}", goal_value(g.mean, p)));
+        let exact = g.exact.map_or_else(String::new, |p| {
+            format!(", exact {}", goal_value(g.mean, p))
+        });
         // Where it falls short, by how much.
         let short = match g.short_by() {
             by if by.is_empty() => by,
@@ -136,12 +147,23 @@ fn summary(answer: &TuneAnswer) -> String {
         });
         for a in &report.alternatives {
             let changes: Vec<String> = (a.changes.iter())
-                .map(|c| format!("{}: {} \u{2192} {}", c.setting, c.from, c.to))
+                .map(|c| {
+                    format!(
+                        "{}: {} \u{2192} {}",
+                        c.setting,
+                        value_read(&c.from),
+                        value_read(&c.to)
+                    )
+                })
                 .collect();
             let goals: Vec<String> = (report.goals.iter().zip(&a.values).zip(&a.verdicts))
                 .map(|((g, &v), verdict)| format!("{} {}", goal_value(g.mean, v), verdict.words()))
                 .collect();
-            lines.push_str(&format!("  {}  ({})\n", changes.join(", "), goals.join("; ")));
+            lines.push_str(&format!(
+                "  {}  ({})\n",
+                changes.join(", "),
+                goals.join("; ")
+            ));
         }
     }
     let mut stand_ins: Vec<&str> = (report.goals.iter())

@@ -172,7 +172,11 @@ impl Goal {
         let own = match self.band {
             Band::Between(lo, hi) if hi > lo => (hi - lo) / 2.0,
             Band::Between(x, _) | Band::AtMost(x) | Band::AtLeast(x) if self.target.is_mean() => {
-                if x == 0.0 { 1.0 } else { x.abs() }
+                if x == 0.0 {
+                    1.0
+                } else {
+                    x.abs()
+                }
             }
             Band::Between(x, _) | Band::AtMost(x) | Band::AtLeast(x) => x.min(1.0 - x),
         };
@@ -375,15 +379,21 @@ mod tests {
 
     #[test]
     fn a_goal_given_twice_is_refused() {
-        let goals: Vec<Goal> = ["party/any_down_or_dead=yes <= 10%", " party/any_down_or_dead=yes <= 10% "]
-            .iter()
-            .map(|t| Goal::parse(t).unwrap())
-            .collect();
+        let goals: Vec<Goal> = [
+            "party/any_down_or_dead=yes <= 10%",
+            " party/any_down_or_dead=yes <= 10% ",
+        ]
+        .iter()
+        .map(|t| Goal::parse(t).unwrap())
+        .collect();
         assert!(contradiction(&goals).unwrap().contains("given twice"));
-        let other: Vec<Goal> = ["party/any_down_or_dead=yes <= 10%", "party/any_down_or_dead=yes <= 12%"]
-            .iter()
-            .map(|t| Goal::parse(t).unwrap())
-            .collect();
+        let other: Vec<Goal> = [
+            "party/any_down_or_dead=yes <= 10%",
+            "party/any_down_or_dead=yes <= 12%",
+        ]
+        .iter()
+        .map(|t| Goal::parse(t).unwrap())
+        .collect();
         assert!(contradiction(&other).is_none());
     }
 
@@ -399,7 +409,10 @@ mod tests {
         let sure = Goal::parse("side:A/victory=won >= 99%").unwrap();
         assert!((sure.scale() - 1.0).abs() < 1e-9);
         let never = Goal::parse("side:A/victory=won <= 0%").unwrap();
-        assert!((never.scale() - 0.1).abs() < 1e-12, "a bound at 0% still has a scale");
+        assert!(
+            (never.scale() - 0.1).abs() < 1e-12,
+            "a bound at 0% still has a scale"
+        );
         let mean = Goal::parse("hero:A/reputation:mean >= 2").unwrap();
         assert!((mean.scale() - 2.0).abs() < 1e-12);
         // A weight counts it that many times.

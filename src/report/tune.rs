@@ -190,9 +190,9 @@ impl TuneReport {
             return format!("Every goal is met ({met} of {met}), with {changes}.");
         }
         let named = |verdict: Verdict| -> Option<String> {
-            let goals: Vec<&str> = (self.goals.iter())
+            let goals: Vec<String> = (self.goals.iter())
                 .filter(|g| g.verdict == verdict)
-                .map(|g| g.goal.as_str())
+                .map(|g| goal_words(&g.goal))
                 .collect();
             (!goals.is_empty()).then(|| {
                 let word = match verdict {
@@ -230,7 +230,8 @@ impl GoalResult {
 
 /// A goal as a person reads it: `≤` and `≥` for `<=` and `>=`.
 pub fn goal_words(goal: &str) -> String {
-    goal.replace(" <= ", " \u{2264} ").replace(" >= ", " \u{2265} ")
+    goal.replace(" <= ", " \u{2264} ")
+        .replace(" >= ", " \u{2265} ")
 }
 
 /// `x` with `least` decimals, or as many more as two significant digits
@@ -482,7 +483,13 @@ mod tests {
 
     #[test]
     fn goals_read_with_true_signs() {
-        assert_eq!(goal_words("party/any_down_or_dead=yes <= 10%"), "party/any_down_or_dead=yes \u{2264} 10%");
-        assert_eq!(goal_words("hero:A/reputation:mean >= 2"), "hero:A/reputation:mean \u{2265} 2");
+        assert_eq!(
+            goal_words("party/any_down_or_dead=yes <= 10%"),
+            "party/any_down_or_dead=yes \u{2264} 10%"
+        );
+        assert_eq!(
+            goal_words("hero:A/reputation:mean >= 2"),
+            "hero:A/reputation:mean \u{2265} 2"
+        );
     }
 }

@@ -144,7 +144,14 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         alternatives: (report.alternatives.iter())
             .map(|a| AlternativeRow {
                 changes: (a.changes.iter())
-                    .map(|c| format!("{}: {} \u{2192} {}", c.setting, c.from, c.to))
+                    .map(|c| {
+                        format!(
+                            "{}: {} \u{2192} {}",
+                            c.setting,
+                            crate::stats::format::value_read(&c.from),
+                            crate::stats::format::value_read(&c.to)
+                        )
+                    })
                     .collect(),
                 goals: (report.goals.iter().zip(&a.values).zip(&a.verdicts))
                     .map(|((g, &v), verdict)| format!("{}: {}", shown(g, v), verdict.words()))

@@ -47,8 +47,8 @@ use battles::{Held, held_goals, named_battles};
 use fight::{Fight, Scored, measure};
 use moves::{changed, dimensions, shown};
 use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
-use smallest::smallest;
 pub use search::{StepSeen, TIDY_PASS};
+use smallest::smallest;
 
 /// Battles each candidate of the search fights, unless the request says.
 pub const DEFAULT_SEARCH_TRIALS: u64 = 20_000;
@@ -225,9 +225,21 @@ pub fn tune(
         alternatives,
         threads,
     } = if exact {
-        search_exact(&fight, (&goals, &held), (max_changes, max_steps), &plan, seen)?
+        search_exact(
+            &fight,
+            (&goals, &held),
+            (max_changes, max_steps),
+            &plan,
+            seen,
+        )?
     } else {
-        search_paired(&fight, (&goals, &held), (max_changes, max_steps), &plan, seen)?
+        search_paired(
+            &fight,
+            (&goals, &held),
+            (max_changes, max_steps),
+            &plan,
+            seen,
+        )?
     };
     // Where it falls short, what the next moves would do says which goals
     // pull against each other.
@@ -463,11 +475,7 @@ fn search_exact(
     plan: &Plan,
     seen: &mut StepSeen,
 ) -> Result<Searched> {
-    let found = smallest(
-        (fight, goals, plan.threads),
-        (max_changes, max_steps),
-        seen,
-    )?;
+    let found = smallest((fight, goals, plan.threads), (max_changes, max_steps), seen)?;
     let threads = if plan.threads == 0 {
         rayon::current_num_threads()
     } else {

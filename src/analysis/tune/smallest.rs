@@ -98,20 +98,21 @@ pub(super) fn smallest(
             .sum()
     };
     let mut steps: Vec<StepRow> = Vec::new();
-    let record = |steps: &mut Vec<StepRow>, level: usize, round: &[Scored], chosen: Option<usize>| {
-        for (k, s) in round.iter().enumerate() {
-            steps.push(StepRow {
-                pass: 1,
-                step: level,
-                candidate: fight.name(&s.at),
-                changed: changed(&s.at, start),
-                estimates: s.estimates.clone(),
-                shortfalls: s.shortfalls.clone(),
-                total: s.total,
-                chosen: chosen == Some(k),
-            });
-        }
-    };
+    let record =
+        |steps: &mut Vec<StepRow>, level: usize, round: &[Scored], chosen: Option<usize>| {
+            for (k, s) in round.iter().enumerate() {
+                steps.push(StepRow {
+                    pass: 1,
+                    step: level,
+                    candidate: fight.name(&s.at),
+                    changed: changed(&s.at, start),
+                    estimates: s.estimates.clone(),
+                    shortfalls: s.shortfalls.clone(),
+                    total: s.total,
+                    chosen: chosen == Some(k),
+                });
+            }
+        };
     let as_written = fight
         .score_exact(&[start.to_vec()], goals, threads)?
         .remove(0);
@@ -156,10 +157,7 @@ pub(super) fn smallest(
         }
         let mut round = fight.score_exact(&candidates, goals, threads)?;
         round.sort_by(order);
-        let meeting: Vec<Scored> = (round.iter())
-            .filter(|s| s.total == 0.0)
-            .cloned()
-            .collect();
+        let meeting: Vec<Scored> = (round.iter()).filter(|s| s.total == 0.0).cloned().collect();
         if !meeting.is_empty() {
             // The fewest steps first; the listing order breaks a tie.
             let mut meeting = meeting;
@@ -211,10 +209,7 @@ pub(super) fn smallest(
             plural(deepest)
         )
     };
-    let mut alternatives: Vec<Scored> = kept
-        .into_iter()
-        .filter(|s| s.at != best.at)
-        .collect();
+    let mut alternatives: Vec<Scored> = kept.into_iter().filter(|s| s.at != best.at).collect();
     alternatives.sort_by(order);
     alternatives.truncate(ALTERNATIVES);
     Ok(Found {
@@ -330,7 +325,11 @@ mod tests {
         let start = vec![Value::Integer(0); 3];
         for level in 0..=3 {
             let tables = whole_level(&start, &values, level);
-            assert_eq!(tables.len() as f64, level_size(&values, level), "level {level}");
+            assert_eq!(
+                tables.len() as f64,
+                level_size(&values, level),
+                "level {level}"
+            );
             let distinct: HashSet<String> = tables.iter().map(|t| format!("{t:?}")).collect();
             assert_eq!(distinct.len(), tables.len());
             assert!(tables.iter().all(|t| changed(t, &start) == level));

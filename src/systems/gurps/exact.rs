@@ -253,8 +253,8 @@ impl Sums {
                 }
             }
         }
-        for i in 0..g.rules.heroes.len() {
-            self.add_hero(g, (i, &laws[i]), day, weight, wound);
+        for (i, hero_laws) in laws.iter().enumerate() {
+            self.add_hero(g, (i, hero_laws), day, weight, wound);
         }
     }
 
@@ -516,7 +516,7 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1], laws: &mut [HeroLaws]) -
             let mut by_harm = [[(0.0, 0.0); MAX_PENALTY + 1]; 5];
             for harm in Harm::ALL {
                 let pre = pre_contest(g, i, &[(harm, 1.0)], wound);
-                for penalty in 0..=MAX_PENALTY {
+                for (penalty, fates) in by_harm[harm as usize].iter_mut().enumerate() {
                     // Every roll at this one penalty, from each wound and state.
                     let (killed, from) = match harm {
                         Harm::Killed => (1.0, &[][..]),
@@ -527,7 +527,7 @@ fn fates_given(g: &Gurps, wound: &[f64; WOUND_MAX + 1], laws: &mut [HeroLaws]) -
                     });
                     let (state, _) = injuries(g, i, killed, rolls_from, &mut laws[i]);
                     let dead = state[State::Dead as usize];
-                    by_harm[harm as usize][penalty] = (state[State::Down as usize] + dead, dead);
+                    *fates = (state[State::Down as usize] + dead, dead);
                 }
             }
             by_harm
