@@ -704,6 +704,7 @@ fn tuning(c: &mut Criterion) {
             verify_seed: None,
             max_verify_trials: None,
             exact: false,
+            allow_disorder: false,
         };
         let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
         let fought = tune(&scenarios, &request, &plan_of(1), &to, &mut quiet)

@@ -359,6 +359,10 @@ pub struct TuneArgs {
     /// battle tuned has exact odds the search takes them anyway; this makes it a promise.
     #[arg(long)]
     pub exact: bool,
+    /// Let the proposal break the orders its tables declare (a higher result never paying less
+    /// Reputation, say); kept by default, and the report names an order that blocks a goal.
+    #[arg(long)]
+    pub allow_disorder: bool,
     /// Output folder [default: reports/<scenario file stem>.tune.<varied paths>].
     #[arg(long)]
     pub out: Option<PathBuf>,

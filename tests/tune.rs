@@ -829,7 +829,7 @@ fn random_plantings_in_the_survival_table_are_undone_with_no_more_changes_than_p
 }
 
 #[test]
-fn a_duplicate_goal_and_no_step_are_refused_before_any_battle() {
+fn a_duplicate_goal_no_step_and_a_goal_out_of_reach_are_refused_before_any_battle() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never");
     refused_writing_nothing(
@@ -859,6 +859,21 @@ fn a_duplicate_goal_and_no_step_are_refused_before_any_battle() {
             .arg(&out),
         &out,
         &["--max-steps 0", "allowed: 1 or more"],
+    );
+    // A one-day battle's victory reads no Survival cell: no table the
+    // search could propose moves it, so nothing is fought.
+    refused_writing_nothing(
+        warcrunch()
+            .arg("tune")
+            .arg(repo().join(AMBUSH))
+            .args(["--goal", "side:Megalos/victory=won >= 99%"])
+            .args(["--tables", "survival", "--out"])
+            .arg(&out),
+        &out,
+        &[
+            "--goal side:Megalos/victory=won >= 99%",
+            "reads none of the tables moved (survival)",
+        ],
     );
 }
 
@@ -895,4 +910,135 @@ fn a_shortfall_never_reads_as_nothing_and_goals_read_with_true_signs() {
         said.contains("missed: party/any_down_or_dead=yes \u{2264} 0%"),
         "{said}"
     );
+}
+
+#[test]
+fn five_goals_over_survival_and_glory_are_met_exactly_with_varros_death_among_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("five");
+    let goals = [
+        SAFE,
+        "hero:Varro/state=dead <= 0.5%",
+        "hero:Titus/state=unhurt >= 45%",
+        "hero:Varro/reputation:mean >= 0.3",
+        "hero:Titus/glory=heroic|distinguished >= 55%",
+    ];
+    let mut command = warcrunch();
+    command.arg("tune").arg(repo().join(AMBUSH)).args([
+        "--tables",
+        "survival,glory",
+        "--quiet",
+        "--verify-trials",
+        "20000",
+    ]);
+    for g in goals {
+        command.args(["--goal", g]);
+    }
+    command.arg("--out").arg(&out).assert().success();
+    for g in csv_rows(&out.join("goals.csv")) {
+        assert_eq!(g["verdict"], "met", "{g:?}");
+        assert!(!g["exact"].is_empty(), "{g:?}");
+    }
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    // Every table with one changed value was tried; none met every goal.
+    assert_eq!(record["changes"].as_array().unwrap().len(), 2, "{record}");
+    assert!(
+        record["searched"]
+            .as_str()
+            .unwrap()
+            .contains("every table within 2 changed values"),
+        "{record}"
+    );
+}
+
+
+/// What `check --table battle_chart=FILE` says of a table file.
+fn checked_chart(file: &Path) -> String {
+    let said = warcrunch()
+        .arg("check")
+        .arg("--table")
+        .arg(format!("battle_chart={}", file.display()))
+        .assert()
+        .success();
+    String::from_utf8_lossy(&said.get_output().stdout).into_owned()
+}
+
+#[test]
+fn the_three_battle_tune_keeps_the_battle_charts_declared_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("three");
+    let mut command = warcrunch();
+    command.arg("tune");
+    for s in SEVENTH_SEA {
+        command.arg(repo().join(s));
+    }
+    command
+        .args(["--tables", "battle_chart", "--seed", "3", "--quiet"])
+        .args(["--goal", "hero:Isabeau/state=knocked_out <= 45%"])
+        .args(["--goal", "hero:Isabeau/reputation:mean >= 9"])
+        .args([
+            "--goal",
+            "side:Castille/victory=won in 45%..55% @even_field_battle",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let table = out.join("tuned_battle_chart.toml");
+    let said = checked_chart(&table);
+    assert!(said.contains("a valid `battle_chart` table"), "{said}");
+    assert!(!said.contains("out of its declared order"), "{said}");
+    // The same table with a row's Reputation above the next row's is
+    // named out of order.
+    let text = read(&repo().join("scenarios/tables/seventh_sea/battle_chart.toml")).replacen(
+        "engaged         = { damage = \"4k2\", reputation = 1, opportunity = true }",
+        "engaged         = { damage = \"4k2\", reputation = 3, opportunity = true }",
+        1,
+    );
+    let disordered = dir.path().join("disordered.toml");
+    std::fs::write(&disordered, text).unwrap();
+    let said = checked_chart(&disordered);
+    assert!(
+        said.contains("out of its declared order: rows.*.engaged.reputation never falls, but rows 1 and 2: 3 then 2"),
+        "{said}"
+    );
+}
+
+#[test]
+fn an_order_that_blocks_a_goal_is_named_and_allow_disorder_lifts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let goal = "hero:Isabeau/reputation:mean >= 9";
+    let tune = |out: &Path, more: &[&str]| -> serde_json::Value {
+        warcrunch()
+            .arg("tune")
+            .arg(repo().join(SEVENTH_SEA[0]))
+            .args([
+                "--tables",
+                "battle_chart",
+                "--goal",
+                goal,
+                "--max-changes",
+                "1",
+            ])
+            .args(["--seed", "3", "--quiet"])
+            .args(more)
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+        serde_json::from_str(&read(&out.join("run.json"))).unwrap()
+    };
+    let kept = tune(&dir.path().join("kept"), &[]);
+    let conflicts = kept["conflicts"].to_string();
+    assert!(
+        conflicts.contains("rows.*.engaged.reputation never falls")
+            && conflicts.contains("blocks")
+            && conflicts.contains(goal),
+        "{kept}"
+    );
+    let free_out = dir.path().join("free");
+    let free = tune(&free_out, &["--allow-disorder"]);
+    assert!(!free["conflicts"].to_string().contains("blocks"), "{free}");
+    let said = checked_chart(&free_out.join("tuned_battle_chart.toml"));
+    assert!(said.contains("out of its declared order"), "{said}");
 }

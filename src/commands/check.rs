@@ -46,6 +46,16 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             "table {}: {} (stand-ins: {stand_ins})",
             t.name, t.source
         );
+        let text = (t.text.as_deref())
+            .or_else(|| crate::tables::built_in(&t.name).map(|b| b.text))
+            .unwrap_or_default();
+        for broken in crate::tables::orders::breaks(text) {
+            let _ = writeln!(
+                out,
+                "warning: table {}: out of its declared order: {broken}",
+                t.name
+            );
+        }
     }
     for rule in s.battle.stand_in_rules() {
         let _ = writeln!(out, "stand-in rule: {rule}");
@@ -72,7 +82,10 @@ fn check_table((name, file): &(String, String)) -> Result<String> {
     } else {
         stand_ins.join(", ")
     };
-    Ok(format!(
-        "{file}: a valid `{name}` table (stand-ins: {stand_ins})\n"
-    ))
+    let mut said = format!("{file}: a valid `{name}` table (stand-ins: {stand_ins})\n");
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    for broken in crate::tables::orders::breaks(&text) {
+        let _ = writeln!(said, "warning: {file}: out of its declared order: {broken}");
+    }
+    Ok(said)
 }

@@ -62,6 +62,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         verify_trials: args.verify_trials,
         verify_seed: args.verify_seed,
         exact: args.exact,
+        allow_disorder: args.allow_disorder,
         max_verify_trials: None,
     })
 }

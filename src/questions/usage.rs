@@ -163,7 +163,7 @@ impl Usage {
 
 /// Keys of a table that are not cells a battle reads: what the file is,
 /// its stand-ins, and how the deck orders a row's signs.
-const NOT_CELLS: [&str; 3] = ["kind", "stand_ins", "row_order"];
+const NOT_CELLS: [&str; 4] = ["kind", "stand_ins", crate::tables::orders::KEY, "row_order"];
 
 /// Adds, with no reads, the cells no battle read that the grid must still
 /// show: the table's settings outside any row, and every key of a section

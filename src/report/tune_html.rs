@@ -386,7 +386,7 @@ fn grid(report: &TuneReport, file: &str, text: &str) -> Result<TableGrid> {
         header: vec!["cell".to_owned(), "value".to_owned()],
         rows: cells
             .into_iter()
-            .filter(|(k, _)| k != "kind" && k != "stand_ins")
+            .filter(|(k, _)| k != "kind" && k != "stand_ins" && k != crate::tables::orders::KEY)
             .map(|(k, v)| {
                 let was = was_at(&k);
                 vec![

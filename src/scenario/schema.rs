@@ -48,6 +48,11 @@ impl Entry {
         let generator = SchemaSettings::draft07().into_generator();
         let mut schema = serde_json::to_value((self.schema)(generator)).expect("schemas are JSON");
         tidy(&mut schema);
+        if self.kind == Kind::Table
+            && let Some(Value::Object(properties)) = schema.get_mut("properties")
+        {
+            properties.insert(crate::tables::orders::KEY.into(), orders_schema());
+        }
         schema["title"] = Value::from(self.title);
         schema
     }
@@ -79,6 +84,33 @@ impl Entry {
             }
         }
     }
+}
+
+/// The `orders` key every table file may carry ([`crate::tables::orders`]):
+/// the parser reads it for the file, not the system's rows.
+fn orders_schema() -> Value {
+    serde_json::json!({
+        "default": [],
+        "description": "Orders a designer expects the cells to keep down a list, in the file's order: `warcrunch check` warns about a table out of one, and `tune` keeps every one (unless --allow-disorder).",
+        "items": {
+            "additionalProperties": false,
+            "properties": {
+                "cells": {
+                    "description": "The cells, one `*` for each entry of a list: `rows.*.engaged.reputation`.",
+                    "pattern": "^[^*]+\\.\\*\\.[^*]+$",
+                    "type": "string"
+                },
+                "never": {
+                    "description": "Which way a value may not go from one entry to the next: `falls` (each at least the one before) or `rises` (each at most the one before).",
+                    "enum": ["falls", "rises"],
+                    "type": "string"
+                }
+            },
+            "required": ["cells", "never"],
+            "type": "object"
+        },
+        "type": "array"
+    })
 }
 
 /// Every schema: each system's scenario layout, then every table.

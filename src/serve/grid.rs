@@ -13,7 +13,7 @@ use super::edit::Step;
 use crate::report::words;
 
 /// Keys of a table file that are not cells.
-const NOT_CELLS: [&str; 2] = ["kind", "stand_ins"];
+const NOT_CELLS: [&str; 3] = ["kind", "stand_ins", crate::tables::orders::KEY];
 
 /// A table as the page draws it.
 #[derive(Debug, Serialize)]

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod embedded;
 pub mod files;
 pub mod input_file;
+pub mod orders;
 pub mod ranges;
 pub mod toml_path;
 pub mod validate;
@@ -310,12 +311,22 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     kind: &str,
 ) -> Result<T> {
     check_kind(text, origin, kind)?;
-    let doc: toml::Table =
+    // The orders the file declares are its own: checked here, then
+    // blanked out of what the system's parser reads.
+    let full: toml::Table =
         toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
+    orders::declared(&full, origin)?;
+    let blanked = orders::without(text);
+    let text = blanked.as_deref().unwrap_or(text);
+    let mut doc = full;
+    doc.remove(orders::KEY);
     let as_written = !origin.contains(WITH_CELLS);
     crate::tables::ranges::check::<T>(text, &doc, (origin, as_written))?;
-    let parsed =
-        toml::from_str(text).map_err(|e| crate::tables::validate::toml_error(origin, e))?;
+    let parsed = match &blanked {
+        Some(text) => toml::from_str(text),
+        None => toml::Value::Table(doc.clone()).try_into(),
+    }
+    .map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
     check_stand_ins(text, &doc, origin)?;
     Ok(parsed)

@@ -63,7 +63,7 @@ impl Fight<'_> {
         let mut odds: Vec<Option<Vec<Metric<f64>>>> = vec![None; self.battles.len()];
         for h in held {
             if odds[h.battle].is_none() {
-                let s = self.scenario(at, h.battle)?;
+                let s = self.candidate(at, h.battle)?;
                 let exact = s.battle.exact()?;
                 odds[h.battle] = Some(with_combined_as(&metric_layout(&s), &exact));
             }

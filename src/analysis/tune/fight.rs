@@ -33,6 +33,19 @@ pub(super) struct Fight<'a> {
     pub(super) margin: f64,
     /// Battles fought so far (each variant's battles counted).
     pub(super) fought: AtomicU64,
+    /// The declared orders a candidate must keep: each moved table's that
+    /// hold as written (none with `--allow-disorder`).
+    pub(super) orders: Vec<Kept>,
+}
+
+/// A declared order of a moved table, as the tune keeps it.
+#[derive(Debug, Clone)]
+pub(super) struct Kept {
+    /// The table's name.
+    pub(super) table: String,
+    /// The table's text as the battles read it.
+    pub(super) text: String,
+    pub(super) order: crate::tables::orders::Order,
 }
 
 /// A candidate fought: where it is, each held goal's estimate and
@@ -56,7 +69,7 @@ pub(super) struct Scored {
     pub(super) noise: f64,
 }
 
-impl Fight<'_> {
+impl<'a> Fight<'a> {
     /// Adds `battles` to those fought.
     pub(super) fn count(&self, battles: u64) {
         self.fought.fetch_add(battles, Ordering::Relaxed);
@@ -105,6 +118,15 @@ impl Fight<'_> {
         Ok(s)
     }
 
+    /// A candidate of the search in scenario `b`: refused where it breaks
+    /// an order the tune keeps, as where the rules refuse it.
+    pub(super) fn candidate(&self, at: &[Value], b: usize) -> Result<Scenario> {
+        if let Some(broken) = self.disorders(at).into_iter().next() {
+            bail!("{broken}");
+        }
+        self.scenario(at, b)
+    }
+
     /// A candidate's file of scenario `b`: the battle as written with the
     /// candidate's values set (and the `--table` files named).
     pub(super) fn document(&self, at: &[Value], b: usize) -> Result<String> {
@@ -112,6 +134,85 @@ impl Fight<'_> {
             .resolved
             .edited_document(self.edits(at, b))?;
         toml::to_string(&doc).context("cannot write the tuned scenario")
+    }
+
+    /// The same battles, dimensions and seed, with nothing fought yet and
+    /// every declared order kept (for a second search beside this one).
+    pub(super) fn same_battles(&self) -> Fight<'a> {
+        Fight {
+            battles: self.battles,
+            dimensions: self.dimensions,
+            start: self.start,
+            trials: self.trials,
+            seed: self.seed,
+            margin: self.margin,
+            fought: AtomicU64::new(0),
+            orders: self.orders.clone(),
+        }
+    }
+
+    /// The declared orders of every table moved that hold in the battles
+    /// as written: what every candidate keeps.
+    pub(super) fn declared_orders(&self) -> Result<Vec<Kept>> {
+        let mut moved: Vec<String> = Vec::new();
+        for d in self.dimensions {
+            if let [tables, name, _, ..] = d.path.as_slice()
+                && tables == "tables"
+                && !moved.contains(name)
+            {
+                moved.push(name.clone());
+            }
+        }
+        let mut kept = Vec::new();
+        for name in moved {
+            let Some(text) =
+                (0..self.battles.len()).find_map(|b| self.table_text(&name, b).ok().flatten())
+            else {
+                continue;
+            };
+            let doc: toml::Table = toml::from_str(&text)?;
+            for order in crate::tables::orders::of_text(&text) {
+                if order.broken_in(&doc).is_none() {
+                    kept.push(Kept {
+                        table: name.clone(),
+                        text: text.clone(),
+                        order,
+                    });
+                }
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Each kept order candidate `at` breaks, in words: `the battle_chart
+    /// table's rows.*.engaged.reputation never falls (rows 1 and 2: 3 then 2)`.
+    pub(super) fn disorders(&self, at: &[Value]) -> Vec<String> {
+        let mut broken = Vec::new();
+        for kept in &self.orders {
+            let edits: Vec<(Vec<String>, Value)> = (self.changes(at))
+                .filter(|(d, _)| {
+                    d.path.len() > 2 && d.path[0] == "tables" && d.path[1] == kept.table
+                })
+                .map(|(d, v)| (d.path[2..].to_vec(), v.clone()))
+                .collect();
+            if edits.is_empty() {
+                continue;
+            }
+            let Ok(text) = crate::tables::toml_path::set_keeping_layout(&kept.text, &edits) else {
+                continue;
+            };
+            let Ok(doc) = toml::from_str::<toml::Table>(&text) else {
+                continue;
+            };
+            if let Some(at) = kept.order.broken_in(&doc) {
+                broken.push(format!(
+                    "the {} table's {} ({at})",
+                    kept.table,
+                    kept.order.words()
+                ));
+            }
+        }
+        broken
     }
 
     /// The names of the tables a candidate changes cells of.
@@ -362,7 +463,7 @@ impl Fight<'_> {
         'candidate: for (k, c) in candidates.iter().enumerate() {
             let mut each = Vec::new();
             for b in 0..self.battles.len() {
-                match self.scenario(c, b) {
+                match self.candidate(c, b) {
                     Ok(s) => each.push(s),
                     Err(e) if k == 0 => return Err(e),
                     Err(_) => continue 'candidate,

@@ -99,6 +99,9 @@ pub struct TuneRequest {
     /// Seed of the verifying run (one derived from the search's when absent).
     #[serde(default)]
     pub verify_seed: Option<u64>,
+    /// Let the search break the orders the tables declare (kept by default).
+    #[serde(default)]
+    pub allow_disorder: bool,
     /// Refuse to search on sampled battles: every battle tuned must have
     /// exact odds (where they all do, the search takes them anyway).
     #[serde(default)]
@@ -185,7 +188,13 @@ pub fn tune(
         seed: search_seed,
         margin: z / (expected_verify.max(1) as f64).sqrt(),
         fought: std::sync::atomic::AtomicU64::new(0),
+        orders: Vec::new(),
     };
+    let mut fight = fight;
+    if !request.allow_disorder {
+        fight.orders = fight.declared_orders()?;
+    }
+    let fight = fight;
     fight.same_tables_everywhere()?;
     let out = to.out.clone().unwrap_or_else(|| {
         let mut named: Vec<String> = request.cell_tables.clone();
@@ -241,6 +250,37 @@ pub fn tune(
             seen,
         )?
     };
+    // Where it falls short with the tables' declared orders kept, the same
+    // search without them says which order blocks which goal.
+    let blocked = if search.total > 0.0 && !fight.orders.is_empty() {
+        let free = Fight {
+            orders: Vec::new(),
+            fought: std::sync::atomic::AtomicU64::new(0),
+            ..fight.same_battles()
+        };
+        let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
+        let unordered = if exact {
+            search_exact(
+                &free,
+                (&goals, &held),
+                (max_changes, max_steps),
+                &plan,
+                &mut quiet,
+            )?
+        } else {
+            search_paired(
+                &free,
+                (&goals, &held),
+                (max_changes, max_steps),
+                &plan,
+                &mut quiet,
+            )?
+        };
+        fight.count(free.fought.load(std::sync::atomic::Ordering::Relaxed));
+        blocking_orders(&fight, (&search, &unordered.search), &held)
+    } else {
+        Vec::new()
+    };
     // Where it falls short, what the next moves would do says which goals
     // pull against each other.
     let conflicts = if search.total > 0.0 {
@@ -265,6 +305,7 @@ pub fn tune(
     } else {
         Vec::new()
     };
+    let conflicts = [blocked, conflicts].concat();
 
     // The verifying run, on battles the search never saw.
     let verify_seed = request.verify_seed.unwrap_or(verify_seed_of(search_seed));
@@ -439,6 +480,28 @@ fn out_of_reach(
         }
     }
     Ok(())
+}
+
+/// The orders that block goals: each the table found without them breaks,
+/// with the goals it meets that the table found with them misses.
+fn blocking_orders(fight: &Fight, (kept, free): (&Scored, &Scored), held: &[Held]) -> Vec<String> {
+    let freed: Vec<&str> = (held.iter().enumerate())
+        .filter(|&(k, _)| kept.shortfalls[k] > 0.0 && free.shortfalls[k] == 0.0)
+        .map(|(_, h)| h.label.as_str())
+        .collect();
+    if freed.is_empty() {
+        return Vec::new();
+    }
+    (fight.disorders(&free.at).into_iter())
+        .map(|order| {
+            format!(
+                "{order} blocks {}: the table the search finds without it ({}) meets {}; --allow-disorder lets the search break it",
+                freed.iter().map(|g| format!("\"{g}\"")).collect::<Vec<_>>().join(" and "),
+                fight.name(&free.at),
+                if freed.len() == 1 { "it" } else { "them" }
+            )
+        })
+        .collect()
 }
 
 /// Each value `at` changes from `start`, as the report lists it.
@@ -666,6 +729,7 @@ fn reproduce_command(
         .option_if("verify-trials", request.verify_trials)
         .option_if("verify-seed", request.verify_seed)
         .flag("exact", request.exact)
+        .flag("allow-disorder", request.allow_disorder)
         .options("table", scenarios[0].table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())

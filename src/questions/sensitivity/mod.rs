@@ -168,7 +168,13 @@ const NO_DICE: &str = "-";
 
 /// Keys of a table file that are not cells: what the file is, its
 /// stand-ins, and the names its rows go by.
-const NOT_CELLS: [&str; 4] = ["kind", "stand_ins", "label", "name"];
+const NOT_CELLS: [&str; 5] = [
+    "kind",
+    "stand_ins",
+    crate::tables::orders::KEY,
+    "label",
+    "name",
+];
 
 /// A band's catch-all bound (`min_margin = -999`, a casualty row's 999):
 /// every roll already lands in its row, so no move of it changes a battle.
