@@ -654,18 +654,23 @@ fn destination(out: &Path) -> warcrunch::analysis::Destination {
 }
 
 /// The tunes a designer runs: the GURPS ambush's Survival table toward
-/// two goals (its battles have exact odds, which judge), and the 7th Sea
-/// even field's Battle Chart toward a Hero's knock-outs and Reputation
-/// (sampled), each on one thread and on every core; throughput is the
-/// battles the whole tune fights (search, verification, changes alone).
+/// two goals (its battles have exact odds: the search scores every
+/// candidate by them), the 7th Sea even field's Battle Chart toward a
+/// Hero's knock-outs and Reputation (sampled), and the three 7th Sea
+/// battles together, each on one thread and on every core; throughput is
+/// the battles the whole tune fights (search, verification, changes alone).
 fn tuning(c: &mut Criterion) {
     use warcrunch::analysis::tune::{TuneRequest, tune};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tunes = [
+    let isabeau = [
+        "hero:Isabeau/state=knocked_out <= 45%",
+        "hero:Isabeau/reputation:mean >= 9",
+    ];
+    let tunes: [(&str, &[&str], &[&str], &str); 3] = [
         (
             "ambush_at_the_ford",
-            "scenarios/gurps/ambush_at_the_ford.toml",
-            [
+            &["scenarios/gurps/ambush_at_the_ford.toml"],
+            &[
                 "party/any_down_or_dead=yes <= 10%",
                 "hero:Varro/state=dead <= 0.5%",
             ],
@@ -673,11 +678,18 @@ fn tuning(c: &mut Criterion) {
         ),
         (
             "even_field_battle",
-            "scenarios/seventh_sea/even_field_battle.toml",
-            [
-                "hero:Isabeau/state=knocked_out <= 45%",
-                "hero:Isabeau/reputation:mean >= 9",
+            &["scenarios/seventh_sea/even_field_battle.toml"],
+            &isabeau,
+            "battle_chart",
+        ),
+        (
+            "three_seventh_sea_battles",
+            &[
+                "scenarios/seventh_sea/even_field_battle.toml",
+                "scenarios/seventh_sea/officer_tips_the_balance.toml",
+                "scenarios/seventh_sea/rout_of_a_weaker_army.toml",
             ],
+            &isabeau,
             "battle_chart",
         ),
     ];
@@ -687,10 +699,13 @@ fn tuning(c: &mut Criterion) {
     let mut group = c.benchmark_group("tuning");
     group.sample_size(10);
     group.measurement_time(std::time::Duration::from_secs(10));
-    for (name, file, goals, table) in tunes {
-        let scenarios =
-            [warcrunch::scenario::Resolved::read(&root.join(file), &[])
-                .expect("a bundled scenario")];
+    for (name, files, goals, table) in tunes {
+        let scenarios: Vec<warcrunch::scenario::Resolved> = (files.iter())
+            .map(|file| {
+                warcrunch::scenario::Resolved::read(&root.join(file), &[])
+                    .expect("a bundled scenario")
+            })
+            .collect();
         let request = TuneRequest {
             goals: goals.iter().map(|g| (*g).to_owned()).collect(),
             vary: Vec::new(),

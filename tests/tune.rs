@@ -951,7 +951,6 @@ fn five_goals_over_survival_and_glory_are_met_exactly_with_varros_death_among_th
     );
 }
 
-
 /// What `check --table battle_chart=FILE` says of a table file.
 fn checked_chart(file: &Path) -> String {
     let said = warcrunch()

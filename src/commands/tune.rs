@@ -12,6 +12,8 @@ use crate::scenario::Resolved;
 use crate::stats::format::{
     percent, percent_interval, signed, thousands, trim_decimal, value_read,
 };
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal as _;
 
 /// A goal's value in the reports' style: a percentage, or a mean with a
 /// true minus.
@@ -30,19 +32,77 @@ pub fn run(args: &TuneArgs) -> Result<()> {
         .map(|path| Resolved::read(path, &args.sim.tables))
         .collect::<Result<Vec<_>>>()?;
     let to = super::destination(&args.out, &args.sim);
+    // On a terminal, a spinner says where the search is between steps.
+    let spinner = if crate::report::console::quiet() || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} tune: {msg} ({elapsed})")
+            .expect("a fixed template"),
+    );
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    spinner.set_message("scoring the battle as written");
+    let mut last = String::from("as written");
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
         let again = match pass {
             1 => String::new(),
             TIDY_PASS => "taking back what costs nothing, ".to_owned(),
             _ => format!("pass {pass} (from the start, pairs of moves at every step), "),
         };
-        say(&format!(
-            "{again}step {step}: {candidate} (total shortfall {})\n",
-            trim_decimal(shortfall, 3)
-        ))
+        let shortfall = trim_decimal(shortfall, 3);
+        let line = format!(
+            "{again}step {step}: {} (total shortfall {shortfall})\n",
+            step_words(&last, candidate)
+        );
+        last = candidate.to_owned();
+        spinner.set_message(format!("{again}step {step}, total shortfall {shortfall}"));
+        spinner.suspend(|| say(&line))
     };
-    let answer = tune(&scenarios, &request, &args.sim.plan(), &to, &mut seen)?;
+    let answer = tune(&scenarios, &request, &args.sim.plan(), &to, &mut seen);
+    spinner.finish_and_clear();
+    let answer = answer?;
     say(&summary(&answer))
+}
+
+/// A step in words: only what it changes from the step before (`rows.D.column=C`,
+/// `rows.C.column back as written`), then how many values differ from the battle as
+/// written in all.
+fn step_words(before: &str, now: &str) -> String {
+    let parts = |c: &str| -> Vec<(String, String)> {
+        if c == "as written" {
+            return Vec::new();
+        }
+        (c.split(','))
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (k.to_owned(), v.to_owned()),
+                None => (p.to_owned(), String::new()),
+            })
+            .collect()
+    };
+    let (was, is) = (parts(before), parts(now));
+    let short = |k: &str| k.strip_prefix("tables.").unwrap_or(k).to_owned();
+    let mut said: Vec<String> = (is.iter())
+        .filter(|p| !was.contains(p))
+        .map(|(k, v)| format!("{}={v}", short(k)))
+        .collect();
+    said.extend(
+        (was.iter())
+            .filter(|(k, _)| !is.iter().any(|(j, _)| j == k))
+            .map(|(k, _)| format!("{} back as written", short(k))),
+    );
+    if said.is_empty() {
+        said.push("no change".to_owned());
+    }
+    format!(
+        "{}; {} changed in all",
+        said.join(", "),
+        match is.len() {
+            1 => "1 value".to_owned(),
+            n => format!("{n} values"),
+        }
+    )
 }
 
 /// The options as the request the library answers.
@@ -190,4 +250,28 @@ fn summary(answer: &TuneAnswer) -> String {
         &answer.written.files,
     ));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_words;
+
+    #[test]
+    fn a_step_names_only_what_it_changes() {
+        assert_eq!(
+            step_words(
+                "tables.survival.rows.D.column=C",
+                "tables.survival.rows.D.column=C,tables.survival.rows.C.column=B"
+            ),
+            "survival.rows.C.column=B; 2 values changed in all"
+        );
+        assert_eq!(
+            step_words("as written", "sides.Raiders.troop_strength=900"),
+            "sides.Raiders.troop_strength=900; 1 value changed in all"
+        );
+        assert_eq!(
+            step_words("a=1,b=2", "a=1"),
+            "b back as written; 1 value changed in all"
+        );
+    }
 }
