@@ -16,6 +16,18 @@ fn edited(dir: &Path, file: &str, from: &str, to: &str) -> std::path::PathBuf {
     path
 }
 
+/// `NAME.toml:LINE:` for the first line of the edited file `path` that
+/// holds `text`: where a refusal of that value points.
+fn at_line(path: &Path, text: &str) -> String {
+    let file = std::fs::read_to_string(path).unwrap();
+    let line = file
+        .lines()
+        .position(|l| l.contains(text))
+        .expect("the edit")
+        + 1;
+    format!("{}:{line}:", path.file_name().unwrap().to_string_lossy())
+}
+
 const AMBUSH: &str = "scenarios/gurps/ambush_at_the_ford.toml";
 const EVEN: &str = "scenarios/seventh_sea/even_field_battle.toml";
 
@@ -80,7 +92,7 @@ fn banded_rows_leave_no_result_without_a_row() {
         "battle_chart",
         &chart,
         &[
-            "battle_chart.toml:11:",
+            &at_line(&chart, "min_result = 5"),
             "the first row must be the catch-all, min_result = -999",
         ],
     );
@@ -107,7 +119,7 @@ fn banded_rows_leave_no_result_without_a_row() {
         "glory",
         &glory,
         &[
-            "glory.toml:28:",
+            &at_line(&glory, "min_margin = -20"),
             "the last row (`coward`) must be the catch-all",
         ],
     );
@@ -126,7 +138,10 @@ fn rows_out_of_order_are_refused_at_their_line() {
         AMBUSH,
         "glory",
         &glory,
-        &["glory.toml:17:", "row 1 (`distinguished`, min_margin = 12)"],
+        &[
+            &at_line(&glory, "min_margin = 12"),
+            "row 1 (`distinguished`, min_margin = 12)",
+        ],
     );
     let results = edited(
         dir.path(),
@@ -258,8 +273,9 @@ fn a_dice_cell_that_is_not_xky_is_refused_at_its_line_by_its_cell_path() {
         EVEN,
         "battle_chart",
         &chart,
-        &[
-            "battle_chart.toml:13: rows.0.not_engaged.damage = \"0k0\": expected XkY with 1 <= Y <= X <= 20",
-        ],
+        &[&format!(
+            "{} rows.0.not_engaged.damage = \"0k0\": expected XkY with 1 <= Y <= X <= 20",
+            at_line(&chart, "0k0")
+        )],
     );
 }

@@ -46,7 +46,8 @@ pub(super) struct Found {
     /// Other tables meeting every goal with as few changes, fewest steps
     /// first; or, where none meets, the next nearest.
     pub(super) alternatives: Vec<Scored>,
-    /// The best tables of each level, as `steps.csv` lists them.
+    /// The battle as written (step 0), then the best tables of each level,
+    /// as `steps.csv` lists them.
     pub(super) steps: Vec<StepRow>,
     /// Why it stopped where it did.
     pub(super) stopped: String,
@@ -121,8 +122,15 @@ pub(super) fn smallest(
             .partial_cmp(&(b.total, changed(&b.at, start), steps_of(&b.at)))
             .expect("shortfalls are numbers")
     };
-    if as_written.total == 0.0 {
-        record(&mut steps, 0, std::slice::from_ref(&as_written), Some(0));
+    // Step 0, the battle as written, is always the first row.
+    let meets = as_written.total == 0.0;
+    record(
+        &mut steps,
+        0,
+        std::slice::from_ref(&as_written),
+        meets.then_some(0),
+    );
+    if meets {
         return Ok(Found {
             best: as_written,
             alternatives: Vec::new(),
