@@ -97,7 +97,9 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
             Ok(GoalRow {
                 goal: breakable(&super::tune::goal_words(&g.goal)),
                 scenario: breakable(&g.scenario),
-                band: g.band.clone(),
+                band: super::tune::goal_words(&format!(" {}", g.band))
+                    .trim_start()
+                    .to_owned(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
                 after: shown(g, g.exact.unwrap_or(g.estimate)),
                 interval: format!("{}–{}", shown(g, g.ci_low), shown(g, g.ci_high)),
@@ -120,7 +122,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                     let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                     Some(format!(
                         "{}: {}",
-                        e.goal,
+                        super::tune::goal_words(&e.goal),
                         crate::stats::format::change(
                             scale * d.difference,
                             (scale * d.low, scale * d.high),
