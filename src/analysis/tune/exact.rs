@@ -27,9 +27,9 @@ impl Fight<'_> {
 
     /// Every candidate scored by its exact odds in every battle, on
     /// `threads` workers (0: every core). A candidate the rules refuse in
-    /// any battle (a table's rows out of order after a move), or whose
-    /// odds cannot be had exactly, is left out; the first, the current
-    /// one, must score. The order of `candidates` is kept.
+    /// any battle (a table's rows out of order after a move, a declared
+    /// order broken), or whose odds cannot be had exactly, is left out.
+    /// The order of `candidates` is kept.
     pub(super) fn score_exact(
         &self,
         candidates: &[Vec<Value>],
@@ -45,21 +45,17 @@ impl Fight<'_> {
                 .map(|c| self.exact_score(c, (goals, held)))
                 .collect()
         });
-        let mut kept = Vec::with_capacity(scored.len());
-        for (k, s) in scored.into_iter().enumerate() {
-            match s {
-                Ok(s) => kept.push(s),
-                Err(e) if k == 0 => return Err(e),
-                Err(_) => {}
-            }
-        }
-        Ok(kept)
+        Ok(scored.into_iter().filter_map(Result::ok).collect())
     }
 
     /// One candidate's exact estimate of each held goal, its shortfalls
     /// (the band's own, with no margin: there is no noise to keep clear
-    /// of) and their weighed total.
-    fn exact_score(&self, at: &[Value], (goals, held): (&[Goal], &[Held])) -> Result<Scored> {
+    /// of) and their weighed total; why it cannot be scored.
+    pub(super) fn exact_score(
+        &self,
+        at: &[Value],
+        (goals, held): (&[Goal], &[Held]),
+    ) -> Result<Scored> {
         let mut odds: Vec<Option<Vec<Metric<f64>>>> = vec![None; self.battles.len()];
         for h in held {
             if odds[h.battle].is_none() {

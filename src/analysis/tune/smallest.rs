@@ -34,6 +34,9 @@ pub(super) const WHOLE_LEVEL: usize = 20_000;
 /// Tables the beam keeps from one level to the next.
 pub(super) const BEAM: usize = 64;
 
+/// Tables scored between two looks at the stop flag.
+const BATCH: usize = 256;
+
 /// The most alternatives the report lists beside the proposal.
 pub(super) const ALTERNATIVES: usize = 5;
 
@@ -114,9 +117,7 @@ pub(super) fn smallest(
                 });
             }
         };
-    let as_written = fight
-        .score_exact(&[start.to_vec()], goals, threads)?
-        .remove(0);
+    let as_written = fight.exact_score(start, goals)?;
     let order = |a: &Scored, b: &Scored| {
         (a.total, changed(&a.at, start), steps_of(&a.at))
             .partial_cmp(&(b.total, changed(&b.at, start), steps_of(&b.at)))
@@ -163,7 +164,15 @@ pub(super) fn smallest(
         if whole && whole_to == level - 1 {
             whole_to = level;
         }
-        let mut round = fight.score_exact(&candidates, goals, threads)?;
+        // In batches, so a stop (Ctrl-C, the workbench's Stop) is heard
+        // within one.
+        let mut round = Vec::with_capacity(candidates.len());
+        for batch in candidates.chunks(BATCH) {
+            if crate::engine::stop_asked() {
+                bail!("the tune was stopped");
+            }
+            round.extend(fight.score_exact(batch, goals, threads)?);
+        }
         round.sort_by(order);
         let meeting: Vec<Scored> = (round.iter()).filter(|s| s.total == 0.0).cloned().collect();
         if !meeting.is_empty() {
