@@ -98,6 +98,7 @@ fn orders_schema() -> Value {
                 "cells": {
                     "description": "The cells, one `*` for each entry of a list: `rows.*.engaged.reputation`.",
                     "pattern": "^[^*]+\\.\\*\\.[^*]+$",
+                    "maxLength": crate::tables::orders::MAX_CELLS_LEN,
                     "type": "string"
                 },
                 "never": {

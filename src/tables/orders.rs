@@ -12,6 +12,9 @@ use toml::Value;
 /// The top-level key that declares them.
 pub const KEY: &str = "orders";
 
+/// The longest `cells` path a declaration may write.
+pub const MAX_CELLS_LEN: usize = 200;
+
 /// One declared order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -124,6 +127,12 @@ pub fn declared(doc: &toml::Table, origin: &str) -> Result<Vec<Order>> {
         )
     })?;
     for (i, order) in orders.iter().enumerate() {
+        if order.cells.chars().count() > MAX_CELLS_LEN {
+            bail!(
+                "{origin}: `{KEY}` entry {i}: cells is {} characters long; allowed: at most {MAX_CELLS_LEN}",
+                order.cells.chars().count()
+            );
+        }
         let Some((list, _)) = order.split() else {
             bail!(
                 "{origin}: `{KEY}` entry {i}: cells = \"{}\" needs one `*` for the entries of a list, e.g. rows.*.reputation",
@@ -234,6 +243,11 @@ engaged = { damage = "-", reputation = 2 }
             error("orders = [{ cells = \"rows.*.x\", never = \"drops\" }]")
                 .contains("never: falls or rises")
         );
+        let long = format!(
+            "orders = [{{ cells = \"rows.*.{}\", never = \"falls\" }}]",
+            "x".repeat(300)
+        );
+        assert!(error(&long).contains("allowed: at most 200"));
         assert!(
             error("orders = [{ cells = \"lines.*.x\", never = \"falls\" }]")
                 .contains("not a list of this table")

@@ -137,8 +137,9 @@ impl<'a> Fight<'a> {
     }
 
     /// The same battles, dimensions and seed, with nothing fought yet and
-    /// every declared order kept (for a second search beside this one).
-    pub(super) fn same_battles(&self) -> Fight<'a> {
+    /// no declared order kept: a second search, beside this one, that
+    /// says which order blocks a goal.
+    pub(super) fn without_orders(&self) -> Fight<'a> {
         Fight {
             battles: self.battles,
             dimensions: self.dimensions,
@@ -147,7 +148,7 @@ impl<'a> Fight<'a> {
             seed: self.seed,
             margin: self.margin,
             fought: AtomicU64::new(0),
-            orders: self.orders.clone(),
+            orders: Vec::new(),
         }
     }
 
@@ -188,23 +189,17 @@ impl<'a> Fight<'a> {
     /// table's rows.*.engaged.reputation never falls (rows 1 and 2: 3 then 2)`.
     pub(super) fn disorders(&self, at: &[Value]) -> Vec<String> {
         let mut broken = Vec::new();
+        // Each moved table's candidate text, made once for all its orders.
+        let mut made: Vec<(&str, Option<toml::Table>)> = Vec::new();
         for kept in &self.orders {
-            let edits: Vec<(Vec<String>, Value)> = (self.changes(at))
-                .filter(|(d, _)| {
-                    d.path.len() > 2 && d.path[0] == "tables" && d.path[1] == kept.table
-                })
-                .map(|(d, v)| (d.path[2..].to_vec(), v.clone()))
-                .collect();
-            if edits.is_empty() {
-                continue;
-            }
-            let Ok(text) = crate::tables::toml_path::set_keeping_layout(&kept.text, &edits) else {
-                continue;
+            let doc = match made.iter().find(|(t, _)| *t == kept.table) {
+                Some((_, doc)) => doc,
+                None => {
+                    made.push((&kept.table, self.candidate_table(at, kept)));
+                    &made.last().expect("just pushed").1
+                }
             };
-            let Ok(doc) = toml::from_str::<toml::Table>(&text) else {
-                continue;
-            };
-            if let Some(at) = kept.order.broken_in(&doc) {
+            if let Some(at) = doc.as_ref().and_then(|d| kept.order.broken_in(d)) {
                 broken.push(format!(
                     "the {} table's {} ({at})",
                     kept.table,
@@ -213,6 +208,20 @@ impl<'a> Fight<'a> {
             }
         }
         broken
+    }
+
+    /// The table `kept` belongs to with candidate `at`'s cells set, where
+    /// the candidate sets any.
+    fn candidate_table(&self, at: &[Value], kept: &Kept) -> Option<toml::Table> {
+        let edits: Vec<(Vec<String>, Value)> = (self.changes(at))
+            .filter(|(d, _)| d.path.len() > 2 && d.path[0] == "tables" && d.path[1] == kept.table)
+            .map(|(d, v)| (d.path[2..].to_vec(), v.clone()))
+            .collect();
+        if edits.is_empty() {
+            return None;
+        }
+        let text = crate::tables::toml_path::set_keeping_layout(&kept.text, &edits).ok()?;
+        toml::from_str(&text).ok()
     }
 
     /// The names of the tables a candidate changes cells of.

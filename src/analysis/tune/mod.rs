@@ -253,11 +253,7 @@ pub fn tune(
     // Where it falls short with the tables' declared orders kept, the same
     // search without them says which order blocks which goal.
     let blocked = if search.total > 0.0 && !fight.orders.is_empty() {
-        let free = Fight {
-            orders: Vec::new(),
-            fought: std::sync::atomic::AtomicU64::new(0),
-            ..fight.same_battles()
-        };
+        let free = fight.without_orders();
         let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
         let unordered = if exact {
             search_exact(
