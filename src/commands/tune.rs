@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::tune::{TIDY_PASS, TuneAnswer, TuneRequest, tune};
+use crate::analysis::tune::{RACE_PASS, TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
 use crate::report::console::say;
 use crate::report::tune::goal_words;
@@ -46,18 +46,32 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     spinner.set_message("scoring the battle as written");
     let mut last = String::from("as written");
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
-        let again = match pass {
-            1 => String::new(),
-            TIDY_PASS => "taking back what costs nothing, ".to_owned(),
-            _ => format!("pass {pass} (from the start, pairs of moves at every step), "),
+        let (again, step) = match pass {
+            1 => (String::new(), format!("step {step}")),
+            TIDY_PASS => (
+                "taking back what costs nothing, ".to_owned(),
+                format!("step {step}"),
+            ),
+            RACE_PASS => (
+                "the finalists on fresh battles, ".to_owned(),
+                format!("round {step}, leading"),
+            ),
+            _ => (
+                format!("pass {pass} (from the start, pairs of moves at every step), "),
+                format!("step {step}"),
+            ),
         };
         let shortfall = trim_decimal(shortfall, 3);
-        let line = format!(
-            "{again}step {step}: {} (total shortfall {shortfall})\n",
+        // A round of the race names its leader whole: the finalists are
+        // not steps from one another.
+        let words = if pass == RACE_PASS {
+            candidate.replace("tables.", "").replace(',', ", ")
+        } else {
             step_words(&last, candidate)
-        );
+        };
+        let line = format!("{again}{step}: {words} (total shortfall {shortfall})\n");
         last = candidate.to_owned();
-        spinner.set_message(format!("{again}step {step}, total shortfall {shortfall}"));
+        spinner.set_message(format!("{again}{step}, total shortfall {shortfall}"));
         spinner.suspend(|| say(&line))
     };
     let answer = tune(&scenarios, &request, &args.sim.plan(), &to, &mut seen);
@@ -196,16 +210,7 @@ fn summary(answer: &TuneAnswer) -> String {
     }
     lines.push_str(&format!("{}\n", report.answer()));
     if !report.alternatives.is_empty() {
-        let met = report.alternatives.iter().all(|a| {
-            a.verdicts
-                .iter()
-                .all(|v| *v == crate::questions::tune::Verdict::Met)
-        });
-        lines.push_str(if met {
-            "as good, with as few changes (another table a designer may prefer):\n"
-        } else {
-            "the next nearest tables the search found:\n"
-        });
+        lines.push_str(&format!("{}:\n", report.alternatives_are));
         for a in &report.alternatives {
             let changes: Vec<String> = (a.changes.iter())
                 .map(|c| {

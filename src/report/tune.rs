@@ -36,6 +36,8 @@ pub struct TuneReport {
     /// Other tables the search found as good (each meeting every goal with
     /// as few changes), or, where none meets, the next nearest.
     pub alternatives: Vec<Alternative>,
+    /// What the alternatives are, in words (how they were judged).
+    pub alternatives_are: String,
     /// Whether the search scored every candidate by its exact odds (else
     /// on paired battles).
     pub exact_search: bool,

@@ -29,6 +29,7 @@ struct TunePage {
     stopped: String,
     searched: String,
     alternatives: Vec<AlternativeRow>,
+    alternatives_are: String,
     verify: String,
     confidence: String,
     exact: bool,
@@ -143,6 +144,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         answer,
         stopped: report.stopped.clone(),
         searched: report.searched.clone(),
+        alternatives_are: report.alternatives_are.clone(),
         alternatives: (report.alternatives.iter())
             .map(|a| AlternativeRow {
                 changes: (a.changes.iter())

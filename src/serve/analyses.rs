@@ -413,11 +413,14 @@ impl Asked {
                 // Each step taken, as the page's note on the question.
                 &mut |(pass, step), _, shortfall| {
                     let note = format!(
-                        "{}step {step}, total shortfall {}",
+                        "{} {step}, total shortfall {}",
                         match pass {
-                            1 => String::new(),
-                            crate::analysis::tune::TIDY_PASS => "tidying, ".to_owned(),
-                            _ => format!("pass {pass}, "),
+                            1 => "step".to_owned(),
+                            crate::analysis::tune::TIDY_PASS => "tidying, step".to_owned(),
+                            crate::analysis::tune::RACE_PASS => {
+                                "the finalists on fresh battles, round".to_owned()
+                            }
+                            _ => format!("pass {pass}, step"),
                         },
                         crate::stats::format::trim_decimal(shortfall, 3)
                     );

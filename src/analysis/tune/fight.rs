@@ -152,6 +152,18 @@ impl<'a> Fight<'a> {
         }
     }
 
+    /// The same candidates fought on `trials` other battles of `seed`,
+    /// with nothing fought yet: the race's rounds.
+    pub(super) fn again_on(&self, trials: u64, seed: u64) -> Fight<'a> {
+        Fight {
+            trials,
+            seed,
+            fought: AtomicU64::new(0),
+            orders: self.orders.clone(),
+            ..self.without_orders()
+        }
+    }
+
     /// The declared orders of every table moved that hold in the battles
     /// as written: what every candidate keeps.
     pub(super) fn declared_orders(&self) -> Result<Vec<Kept>> {

@@ -10,8 +10,10 @@
 //! changed settings break a tie; where no single move helps, every pair
 //! of moves is tried. It stops when nothing lowers the shortfall, or
 //! after `max_steps`; if it falls short, a second pass starts again with
-//! the pairs at every step, and the better of the two is kept. The search's numbers choose; they do
-//! not judge: the table found is fought again on a seed the search never
+//! the pairs at every step, and the better of the two is kept. Then the
+//! race (`race.rs`) fights the table found and its near variants again on
+//! fresh battles and picks the smallest that meets every goal. The
+//! search's numbers choose; they do not judge: the table found is fought again on a seed the search never
 //! used, and only that run says whether each goal is met, missed or too
 //! close to tell, on intervals family-wise over the goals; where the
 //! battle has exact odds, they decide met or missed.
@@ -40,12 +42,14 @@ mod battles;
 mod exact;
 mod fight;
 mod moves;
+mod race;
 mod search;
 mod smallest;
 
 use battles::{Held, held_goals, named_battles};
 use fight::{Fight, Scored, measure};
 use moves::{changed, dimensions, shown};
+pub use race::RACE_PASS;
 use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
 pub use search::{StepSeen, TIDY_PASS};
 use smallest::smallest;
@@ -228,10 +232,13 @@ pub fn tune(
     let Searched {
         current,
         search,
+        met,
         steps,
         stopped,
         searched,
         alternatives,
+        alternatives_are,
+        least_verify,
         threads,
     } = if exact {
         search_exact(
@@ -252,7 +259,7 @@ pub fn tune(
     };
     // Where it falls short with the tables' declared orders kept, the same
     // search without them says which order blocks which goal.
-    let blocked = if search.total > 0.0 && !fight.orders.is_empty() {
+    let blocked = if !met && !fight.orders.is_empty() {
         let free = fight.without_orders();
         let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
         let unordered = if exact {
@@ -279,7 +286,7 @@ pub fn tune(
     };
     // Where it falls short, what the next moves would do says which goals
     // pull against each other.
-    let conflicts = if search.total > 0.0 {
+    let conflicts = if !met {
         let around: Vec<Vec<Value>> = std::iter::once(current.clone())
             .chain((0..dimensions.len()).flat_map(|i| {
                 dimensions[i].neighbours(&current[i]).into_iter().map({
@@ -312,7 +319,9 @@ pub fn tune(
     }
     let verify_trials = request.verify_trials.unwrap_or_else(|| {
         let most = request.max_verify_trials.unwrap_or(MAX_VERIFY_TRIALS);
-        verify_trials_for(&goals, &held, &search, z, search_trials).min(most.max(search_trials))
+        verify_trials_for(&goals, &held, &search, z, search_trials)
+            .max(least_verify)
+            .min(most.max(search_trials))
     });
     let command = reproduce_command(scenarios, request, (&out, to));
     let mut results = Vec::new();
@@ -375,14 +384,12 @@ pub fn tune(
     results.sort_by_key(|&(k, _)| k);
     let results: Vec<GoalResult> = results.into_iter().map(|(_, r)| r).collect();
     let changes = changes_of(&dimensions, &start, &current);
-    // Each alternative's goals, as exact as the search scored them.
+    // Each alternative's goals, as the search (or the race) judged them.
     let alternatives = (alternatives.iter())
-        .map(|a| Alternative {
+        .map(|(a, verdicts)| Alternative {
             changes: changes_of(&dimensions, &start, &a.at),
             values: a.estimates.clone(),
-            verdicts: (held.iter().zip(&a.estimates))
-                .map(|(h, &p)| goals[h.goal].verdict(p, p))
-                .collect(),
+            verdicts: verdicts.clone(),
         })
         .collect();
     let effects = fight.effects(
@@ -413,6 +420,7 @@ pub fn tune(
         stopped,
         searched,
         alternatives,
+        alternatives_are,
         exact_search: exact,
         tuned,
         tables,
@@ -517,12 +525,20 @@ struct Searched {
     current: Vec<Value>,
     /// The table found, as the search scored it.
     search: Scored,
+    /// Whether it meets every goal as the search judged it (exactly, or
+    /// on the race's intervals).
+    met: bool,
     steps: Vec<StepRow>,
     stopped: String,
     /// What it looked through, in words.
     searched: String,
-    /// Other tables as good (exact search), with their scores.
-    alternatives: Vec<Scored>,
+    /// Other tables as good, with their scores and each goal's verdict.
+    alternatives: Vec<(Scored, Vec<crate::questions::tune::Verdict>)>,
+    /// What the alternatives are, in words.
+    alternatives_are: String,
+    /// The fewest battles the verifying run may fight: the race's last
+    /// round's, so that it judges at least as finely.
+    least_verify: u64,
     threads: usize,
 }
 
@@ -535,6 +551,8 @@ fn search_exact(
     seen: &mut StepSeen,
 ) -> Result<Searched> {
     let found = smallest((fight, goals, plan.threads), (max_changes, max_steps), seen)?;
+    let (goal_list, held) = goals;
+    let met = found.best.total == 0.0;
     let threads = if plan.threads == 0 {
         rayon::current_num_threads()
     } else {
@@ -543,10 +561,25 @@ fn search_exact(
     Ok(Searched {
         current: found.best.at.clone(),
         search: found.best,
+        met,
         steps: found.steps,
         stopped: found.stopped,
         searched: found.searched,
-        alternatives: found.alternatives,
+        alternatives: (found.alternatives.into_iter())
+            .map(|a| {
+                let verdicts = (held.iter().zip(&a.estimates))
+                    .map(|(h, &p)| goal_list[h.goal].verdict(p, p))
+                    .collect();
+                (a, verdicts)
+            })
+            .collect(),
+        alternatives_are: if met {
+            "Other tables that meet every goal exactly with as few changes, the fewest steps first"
+        } else {
+            "The next nearest tables, by their exact odds"
+        }
+        .to_owned(),
+        least_verify: 0,
         threads,
     })
 }
@@ -554,7 +587,8 @@ fn search_exact(
 /// The descent on paired battles: one step at a time, a pair of moves
 /// where no single one helps; if that falls short, once more from the
 /// start with pairs at every step, the better of the two kept; then the
-/// tidying.
+/// tidying; then the race of the table found and its near variants on
+/// fresh battles, which picks the proposal.
 fn search_paired(
     fight: &Fight,
     goals: (&[Goal], &[Held]),
@@ -586,22 +620,33 @@ fn search_paired(
     found.steps = steps;
     let Descent {
         current,
-        here,
-        steps,
+        steps: mut all_steps,
         stopped,
         threads,
+        ..
     } = tidy((fight, goals, plan), start, found, seen)?;
+    let finalists = race::finalists(fight, &current, max_changes);
+    let raced = race::race((fight, goals, plan), &finalists, seen)?;
+    all_steps.extend(raced.steps);
     Ok(Searched {
-        current,
-        search: here,
-        steps,
+        current: raced.pick.at.clone(),
+        met: raced.met,
+        search: raced.pick,
+        steps: all_steps,
         stopped,
         searched: format!(
-            "a descent on {} paired battles a candidate ({passes} pass{}), then the tidying",
+            "a descent on {} paired battles a candidate ({passes} pass{}), then the tidying, then {}",
             crate::stats::format::thousands(fight.trials),
-            if passes == 1 { "" } else { "es" }
+            if passes == 1 { "" } else { "es" },
+            raced.said
         ),
-        alternatives: Vec::new(),
+        alternatives_are: raced.untold_are,
+        alternatives: raced
+            .untold
+            .into_iter()
+            .zip(raced.untold_verdicts)
+            .collect(),
+        least_verify: raced.trials,
         threads,
     })
 }
