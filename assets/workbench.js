@@ -977,8 +977,9 @@ $("ask-command").addEventListener("change", () => {
 });
 $("questions").addEventListener("change", askedAs);
 $("questions").addEventListener("input", askedAs);
-// A link can name a scenario, open one of its tables and start it:
-// /?scenario=gurps/x.toml&table=survival&run
+// A link can name a scenario and open one of its tables, never start a
+// run (a battle is fought only on the page's own Run):
+// /?scenario=gurps/x.toml&table=survival
 async function start() {
   await listScenarios();
   const query = new URLSearchParams(location.search);
@@ -991,7 +992,6 @@ async function start() {
     $("table-pick").value = table;
     await tables.show(table);
   }
-  if (query.has("run")) run();
 }
 
 start();

@@ -213,9 +213,10 @@ fn threads_are_capped_and_a_long_name_neither_breaks_a_file_nor_floods_a_message
     );
     let error = failure_stderr(warcrunch().args(["run", KNIGHTS, "--threads", "4294967296"]));
     assert!(error.contains("--threads"), "{error}");
-    // A hero named with 300 characters: charts get a cut name with a digest.
+    // A hero named with the most characters a name may have (120): charts
+    // get a cut name with a digest.
     let dir = tempfile::tempdir().unwrap();
-    let long = "Titus".repeat(60);
+    let long = "Titus".repeat(24);
     let scenario = dir.path().join("long.toml");
     std::fs::write(
         &scenario,
@@ -537,4 +538,164 @@ fn a_capped_server_shares_its_cap_among_a_sensitivitys_moves_as_among_a_sweeps_v
         each * (moves + 1) <= 60_000,
         "{each} battles × {moves} moves and the base"
     );
+}
+
+#[test]
+fn a_name_longer_than_120_characters_is_refused_by_check_naming_its_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, text) in [
+        (
+            "name",
+            ambush().replacen(
+                "name = \"Ambush at the ford\"",
+                &format!("name = \"{}\"", "Ambush ".repeat(1_500)),
+                1,
+            ),
+        ),
+        (
+            "heroes[1].name",
+            ambush().replace("\"Varro\"", &format!("\"{}\"", "V".repeat(121))),
+        ),
+    ] {
+        assert_ne!(text, ambush(), "{what}: the name was planted");
+        let file = dir.path().join("long.toml");
+        std::fs::write(&file, &text).unwrap();
+        let error = failure_stderr(warcrunch().arg("check").arg(&file));
+        assert!(
+            error.contains(&format!("`{what}` is")) && error.contains("allowed: 1 to 120"),
+            "{error}"
+        );
+        assert!(error.len() < 400, "the message quotes no name: {error}");
+    }
+    // At the bound it is a name like any other.
+    let file = dir.path().join("bound.toml");
+    std::fs::write(
+        &file,
+        ambush().replace("\"Varro\"", &format!("\"{}\"", "V".repeat(120))),
+    )
+    .unwrap();
+    warcrunch().arg("check").arg(&file).assert().success();
+}
+
+#[test]
+fn a_lock_file_planted_as_a_link_is_refused_and_what_it_points_at_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let plant = dir.path().join("plant");
+    std::fs::create_dir(&plant).unwrap();
+    std::os::unix::fs::symlink(&victim, plant.join(".r.lock")).unwrap();
+    let error = failure_stderr(
+        warcrunch()
+            .args(["run", KNIGHTS, "--trials", "1000", "--quiet", "--out"])
+            .arg(plant.join("r")),
+    );
+    assert!(
+        error.contains(".r.lock") && error.contains("is a link, not a regular file"),
+        "{error}"
+    );
+    assert_eq!(read(&victim), "keep me");
+    assert!(!plant.join("r").exists());
+}
+
+#[test]
+fn force_replaces_a_regular_file_only_never_a_pipe_a_device_or_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe.toml");
+    fifo(&pipe);
+    let error = failure_stderr(
+        warcrunch()
+            .args(["new", "gurps", "--force", "--out"])
+            .arg(&pipe),
+    );
+    assert!(error.contains("is a pipe, not a regular file"), "{error}");
+    assert!(
+        !dir.path().join("gurps.schema.json").exists(),
+        "nothing written beside it"
+    );
+    // A device, named by a link to it: the link is neither followed nor replaced.
+    let device = dir.path().join("full.toml");
+    std::os::unix::fs::symlink("/dev/null", &device).unwrap();
+    let error = failure_stderr(
+        warcrunch()
+            .args(["new", "gurps", "--force", "--out"])
+            .arg(&device),
+    );
+    assert!(error.contains("is a link, not a regular file"), "{error}");
+    assert!(
+        std::fs::symlink_metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // A table export where one of the files is a folder: none is written.
+    let export = dir.path().join("export");
+    std::fs::create_dir_all(export.join("gurps/survival.toml")).unwrap();
+    let error = failure_stderr(
+        warcrunch()
+            .args(["tables", "--force", "--export"])
+            .arg(&export),
+    );
+    assert!(error.contains("is a folder, not a regular file"), "{error}");
+    assert!(
+        !export.join("war_cards.toml").exists(),
+        "none of the set is written"
+    );
+    // A regular file is replaced, as --force says.
+    let file = dir.path().join("mine.toml");
+    std::fs::write(&file, "old").unwrap();
+    warcrunch()
+        .args(["new", "gurps", "--force", "--out"])
+        .arg(&file)
+        .assert()
+        .success();
+    assert!(read(&file).contains("system = \"gurps\""));
+}
+
+/// The head of `GET path`'s answer, its header lines in lower case.
+fn head_of(server: &Server, path: &str) -> String {
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.address
+    )
+    .unwrap();
+    let mut raw = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut raw).unwrap();
+    raw.split("\r\n\r\n").next().unwrap().to_ascii_lowercase()
+}
+
+#[test]
+fn no_site_may_frame_the_page_a_link_starts_no_run_and_a_bad_run_id_gets_json() {
+    let server = Server::start(&[]);
+    for path in ["/", "/api/scenarios", "/api/runs/1"] {
+        let head = head_of(&server, path);
+        assert!(
+            head.contains("x-frame-options: sameorigin"),
+            "{path}: {head}"
+        );
+        assert!(
+            head.contains("content-security-policy: frame-ancestors 'self'"),
+            "{path}: {head}"
+        );
+    }
+    // The page reads a scenario from its address, never a run.
+    let script = read(&repo().join("assets/workbench.js"));
+    assert!(!script.contains("query.has(\"run\")"));
+    // A run id that is not a number: a 400 in JSON, naming it.
+    for method in ["GET", "DELETE"] {
+        let (status, body) = server.json(method, "/api/runs/abc", None);
+        assert_eq!(status, 400, "{method}: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("`abc` is not a run id"),
+            "{body}"
+        );
+    }
+    let (status, body) = server.json("GET", "/api/runs/abc/files/x.csv", None);
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"].is_string(), "{body}");
 }

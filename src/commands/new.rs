@@ -30,13 +30,18 @@ pub fn run(args: &NewArgs) -> Result<()> {
     let schema = schema::find(name)?;
     let placed = schema::place(&schema, &path, args.force)?;
     let text = format!("{}\n{}", placed.line, starter);
-    write_files_whole(&[(path.clone(), text)])?;
+    // The scenario and its schema move into place as one set: a full disk
+    // leaves neither.
+    let mut files = vec![(path.clone(), text)];
+    if let Some(spare) = &placed.write {
+        files.push((spare.clone(), schema.text()));
+    }
+    write_files_whole(&files)?;
     let mut said = format!(
         "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
         p = path.display()
     );
     if let Some(spare) = &placed.write {
-        schema::write(&schema, spare)?;
         said += &format!(
             "Wrote {}, which its first line names, so an editor with a TOML language server completes and checks its keys.\n",
             spare.display()

@@ -49,6 +49,10 @@ pub fn run(args: &TablesArgs) -> Result<()> {
             );
         }
     }
+    // Every table and schema staged first, then moved into place as one
+    // set: a full disk leaves none of them.
+    let mut files: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let mut said = String::new();
     for t in &all {
         let path = dir.join(t.file);
         if let Some(parent) = path.parent() {
@@ -57,13 +61,17 @@ pub fn run(args: &TablesArgs) -> Result<()> {
         }
         let entry = schema::find(t.name)?;
         let placed = schema::place(&entry, &path, args.force)?;
-        write_files_whole(&[(path.clone(), schema::with_schema_line(t.text, &placed.line))])?;
-        say(&format!("wrote {}\n", path.display()))?;
-        if let Some(spare) = &placed.write {
-            schema::write(&entry, spare)?;
-            say(&format!("wrote {} (its schema)\n", spare.display()))?;
+        files.push((path.clone(), schema::with_schema_line(t.text, &placed.line)));
+        said += &format!("wrote {}\n", path.display());
+        if let Some(spare) = placed.write
+            && !files.iter().any(|(p, _)| *p == spare)
+        {
+            said += &format!("wrote {} (its schema)\n", spare.display());
+            files.push((spare, entry.text()));
         }
     }
+    write_files_whole(&files)?;
+    say(&said)?;
     say(&format!(
         "Point a scenario at an edited copy with, e.g.:  [tables] {} = \"{}\"\n",
         all[0].name,

@@ -292,17 +292,44 @@ pub fn fitted<DB: DrawingBackend>(
         area.estimate_text_size(t, &style)
             .is_ok_and(|(w, _)| w <= room)
     };
+    fit(text, size, room as usize + 1, fits)
+}
+
+/// [`fitted`]'s choice, given whether a text fits at a size: no
+/// measurement is of more than `most` characters (no glyph is narrower
+/// than a pixel, so a text with more characters than the room has pixels
+/// cannot fit whole), and a cut text's length is found by halving (a
+/// longer start is never narrower); so a title costs a few short
+/// measurements however long its text.
+fn fit(
+    text: &str,
+    size: u32,
+    most: usize,
+    mut fits: impl FnMut(&str, u32) -> bool,
+) -> (String, u32) {
+    let chars: Vec<char> = text.chars().collect();
+    let whole = chars.len() <= most;
     let mut px = size;
-    while px > SMALLEST_TITLE && !fits(text, px) {
+    while px > SMALLEST_TITLE && !(whole && fits(text, px)) {
         px -= 1;
     }
-    let mut chars: Vec<char> = text.chars().collect();
-    let mut shown = text.to_owned();
-    while !fits(&shown, px) && !chars.is_empty() {
-        chars.pop();
-        shown = format!("{}…", chars.iter().collect::<String>().trim_end());
+    if whole && fits(text, px) {
+        return (text.to_owned(), px);
     }
-    (shown, px)
+    let cut = |k: usize| format!("{}…", chars[..k].iter().collect::<String>().trim_end());
+    let (mut fitting, mut too_long) = (0, chars.len().min(most));
+    if fits(&cut(too_long), px) {
+        return (cut(too_long), px);
+    }
+    while too_long - fitting > 1 {
+        let k = (fitting + too_long) / 2;
+        if fits(&cut(k), px) {
+            fitting = k;
+        } else {
+            too_long = k;
+        }
+    }
+    (cut(fitting), px)
 }
 
 /// Black or white, whichever reads better on `background` (the larger
@@ -537,6 +564,36 @@ mod tests {
         let (text, px) = fitted(&area, &long, 18, 10);
         assert_eq!(px, SMALLEST_TITLE);
         assert!(text.ends_with('…') && width(&text, px) <= 380, "{text}");
+    }
+
+    #[test]
+    fn a_title_of_any_length_costs_a_few_short_measurements() {
+        // Each character 10 px wide, 400 px of room: 40 characters fit.
+        for length in [10, 1_000, 10_000, 100_000] {
+            let text = "x".repeat(length);
+            let (mut calls, mut measured) = (0, 0);
+            let (shown, _) = fit(&text, 17, 401, |t, _| {
+                calls += 1;
+                measured += t.chars().count();
+                10 * t.chars().count() <= 400
+            });
+            if length <= 40 {
+                assert_eq!(shown, text);
+            } else {
+                // The longest start that fits with its ellipsis.
+                assert_eq!(shown.chars().count(), 40, "{length}");
+                assert!(shown.ends_with('…'));
+            }
+            // The sizes tried, then halving: never more, however long.
+            assert!(
+                calls <= 17 - SMALLEST_TITLE as usize + 12,
+                "{length}: {calls} calls"
+            );
+            assert!(
+                measured <= calls * 402,
+                "{length}: {measured} characters measured"
+            );
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use std::fs;
 use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -95,15 +95,38 @@ impl DestinationLock {
         // A lock taken on a file another writer was removing as we opened
         // it guards nothing: take it again on the file now at the path.
         for _ in 0..100 {
-            let file = fs::OpenOptions::new()
+            // Never through a link: one planted at the lock's path would
+            // have warcrunch truncate and write whatever it points at.
+            if let Ok(found) = fs::symlink_metadata(&path)
+                && !found.is_file()
+            {
+                bail!(
+                    "the lock file {} is {}, not a regular file; warcrunch only locks a regular file it creates: remove it, or choose another --out",
+                    path.display(),
+                    if found.is_symlink() {
+                        "a link"
+                    } else {
+                        "something else"
+                    }
+                );
+            }
+            let mut file = fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create(true)
                 .truncate(false)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(&path)
                 .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+            if !file.metadata().is_ok_and(|m| m.is_file()) {
+                bail!(
+                    "the lock file {} is not a regular file; remove it, or choose another --out",
+                    path.display()
+                );
+            }
             if flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive).is_err() {
-                let holder = fs::read_to_string(&path).unwrap_or_default();
+                let mut holder = String::new();
+                std::io::Read::read_to_string(&mut file, &mut holder).ok();
                 let holder = holder.trim();
                 bail!(
                     "output folder {} is being written by another warcrunch{}; wait for it to finish, or choose another --out",
@@ -120,7 +143,10 @@ impl DestinationLock {
                 _ => false,
             };
             if same {
-                fs::write(&path, std::process::id().to_string()).ok();
+                // Through the file held, never the path again.
+                file.set_len(0).ok();
+                std::io::Write::write_all(&mut file, std::process::id().to_string().as_bytes())
+                    .ok();
                 in_progress(&path);
                 return Ok(DestinationLock { path, _held: file });
             }
@@ -244,6 +270,19 @@ impl Staging {
 /// write fails (a full disk), the hidden files are removed and no path is
 /// created or replaced.
 pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
+    // Only a regular file is ever replaced (`--force` included): never a
+    // device, a pipe, a folder or a link.
+    for (path, _) in files {
+        if let Ok(found) = fs::symlink_metadata(path)
+            && !found.is_file()
+        {
+            bail!(
+                "{} exists and is {}, not a regular file; warcrunch replaces only a regular file, even with --force: choose another path",
+                path.display(),
+                kind_of(&found)
+            );
+        }
+    }
     let hidden = |path: &Path| {
         let name = path
             .file_name()
@@ -255,9 +294,16 @@ pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
     let mut staged = || -> Result<()> {
         for (path, text) in files {
             let tmp = hidden(path);
-            written.push(tmp.clone());
-            let mut file = fs::File::create(&tmp)
+            // A file left by an earlier process of this id is removed (a
+            // link itself, never what it points at); the new one is made
+            // afresh, never opened through a link.
+            fs::remove_file(&tmp).ok();
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
                 .with_context(|| format!("cannot write {}", path.display()))?;
+            written.push(tmp.clone());
             std::io::Write::write_all(&mut file, text.as_bytes())
                 .and_then(|()| file.sync_all())
                 .with_context(|| format!("cannot write {}", path.display()))?;
@@ -275,6 +321,25 @@ pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
             .with_context(|| format!("cannot move {} into place", path.display()))?;
     }
     Ok(())
+}
+
+/// What a path that is not a regular file is, in words.
+fn kind_of(found: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = found.file_type();
+    if t.is_symlink() {
+        "a link"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else if t.is_fifo() {
+        "a pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "something else"
+    }
 }
 
 /// Every file and empty folder under `root`, as relative paths with `/`
@@ -367,25 +432,30 @@ mod tests {
         write_files_whole(&[(a.clone(), "new".into()), (b.clone(), "b".into())]).unwrap();
         assert_eq!(fs::read_to_string(&a).unwrap(), "new");
         assert_eq!(fs::read_to_string(&b).unwrap(), "b");
-        // A disk that is full: nothing is created or replaced, nothing left.
-        if Path::new("/dev/full").exists() {
-            let c = root.path().join("c.toml");
-            // Stage c through /dev/full by making its hidden name a link.
-            let hidden = root
-                .path()
-                .join(format!(".c.toml.partial-{}", std::process::id()));
-            std::os::unix::fs::symlink("/dev/full", &hidden).unwrap();
-            let e = write_files_whole(&[(a.clone(), "newer".into()), (c.clone(), "c".into())])
-                .unwrap_err();
-            assert!(format!("{e:#}").contains("cannot write"), "{e:#}");
-            assert_eq!(fs::read_to_string(&a).unwrap(), "new");
-            assert!(!c.exists());
-            let left: Vec<_> = fs::read_dir(root.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            assert_eq!(left.len(), 2, "{left:?}");
-        }
+        // A write that fails once the first is staged (here, a folder that
+        // is not there; a full disk alike, tested in tests/doors.rs):
+        // nothing is created or replaced, nothing left.
+        let c = root.path().join("missing").join("c.toml");
+        let e =
+            write_files_whole(&[(a.clone(), "newer".into()), (c.clone(), "c".into())]).unwrap_err();
+        assert!(format!("{e:#}").contains("cannot write"), "{e:#}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+        assert!(!c.exists());
+        let left: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+        // A staging name planted as a link is never written through.
+        let victim = root.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let hidden = root
+            .path()
+            .join(format!(".d.toml.partial-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &hidden).unwrap();
+        write_files_whole(&[(root.path().join("d.toml"), "d".into())]).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(fs::read_to_string(root.path().join("d.toml")).unwrap(), "d");
     }
 
     #[test]

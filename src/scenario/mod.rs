@@ -224,6 +224,11 @@ fn load_as(
     };
     let origin = origin.to_owned();
     let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(&origin, e))?;
+    if let Some((key, length)) = too_long_name(&table, "") {
+        return Err(at(anyhow!(
+            "{origin}: `{key}` is {length} characters long; allowed: 1 to {MAX_NAME} (a name is shown in titles, charts and file names)"
+        )));
+    }
     let system = match table.get("system") {
         Some(toml::Value::String(s)) => s.clone(),
         Some(other) => bail!(
@@ -352,6 +357,48 @@ pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
             && k.trim() == field
         {
             return Some((n + 1, line.len() - trimmed.len() + 1));
+        }
+    }
+    None
+}
+
+/// The most characters a name (the battle's, a side's, a unit's, a
+/// hero's: any `name` or `label`) may have.
+pub const MAX_NAME: usize = 120;
+
+/// The first `name` or `label` longer than [`MAX_NAME`] characters, as a
+/// dotted key (`heroes[1].name`), with its length.
+fn too_long_name(table: &toml::Table, at: &str) -> Option<(String, usize)> {
+    let key = |k: &str| {
+        if at.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    for (k, v) in table {
+        match v {
+            toml::Value::String(text) if k == "name" || k == "label" => {
+                let length = text.chars().count();
+                if length > MAX_NAME {
+                    return Some((key(k), length));
+                }
+            }
+            toml::Value::Table(inner) => {
+                if let Some(found) = too_long_name(inner, &key(k)) {
+                    return Some(found);
+                }
+            }
+            toml::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let toml::Value::Table(inner) = item
+                        && let Some(found) = too_long_name(inner, &format!("{}[{i}]", key(k)))
+                    {
+                        return Some(found);
+                    }
+                }
+            }
+            _ => {}
         }
     }
     None

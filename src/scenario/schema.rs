@@ -53,6 +53,9 @@ impl Entry {
         {
             properties.insert(crate::tables::orders::KEY.into(), orders_schema());
         }
+        if self.kind == Kind::Scenario {
+            bound_names(&mut schema);
+        }
         schema["title"] = Value::from(self.title);
         schema
     }
@@ -83,6 +86,27 @@ impl Entry {
                 format!("tables/{file}")
             }
         }
+    }
+}
+
+/// Every `name` or `label` string of a scenario's schema bounded to
+/// [`crate::scenario::MAX_NAME`] characters, as loading it checks.
+fn bound_names(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                for key in ["name", "label"] {
+                    if let Some(Value::Object(field)) = properties.get_mut(key)
+                        && field.get("type") == Some(&Value::from("string"))
+                    {
+                        field.insert("maxLength".into(), crate::scenario::MAX_NAME.into());
+                    }
+                }
+            }
+            object.values_mut().for_each(bound_names);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_names),
+        _ => {}
     }
 }
 
@@ -190,11 +214,6 @@ pub fn place(entry: &Entry, file: &Path, replace: bool) -> Result<Placement> {
         line: format!("#:schema {}", relative(folder, &schema)?),
         write,
     })
-}
-
-/// Writes a schema file.
-pub fn write(entry: &Entry, path: &Path) -> Result<()> {
-    crate::report::output_dir::write_files_whole(&[(path.to_path_buf(), entry.text())])
 }
 
 /// A text with its first line replaced when it is a `#:schema` line, or

@@ -1023,14 +1023,31 @@ fn no_run(id: u64) -> Response {
     )
 }
 
-async fn run_state(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+/// The JSON 400 for an address whose run id is not one.
+fn not_a_run_id(text: &str) -> Response {
+    error(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "`{}` is not a run id; allowed: a run's number, as POST /api/runs answered it",
+            text.chars().take(40).collect::<String>()
+        ),
+    )
+}
+
+async fn run_state(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    let Ok(id) = id.parse::<u64>() else {
+        return not_a_run_id(&id);
+    };
     match state.runs.get(id) {
         Some(run) => Json(run.state.borrow().clone()).into_response(),
         None => no_run(id),
     }
 }
 
-async fn stop_run(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+async fn stop_run(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    let Ok(id) = id.parse::<u64>() else {
+        return not_a_run_id(&id);
+    };
     match state.runs.get(id) {
         Some(run) => {
             run.stop();
@@ -1052,7 +1069,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
-async fn run_events(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>) -> Response {
+async fn run_events(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    let Ok(id) = id.parse::<u64>() else {
+        return not_a_run_id(&id);
+    };
     let Some(run) = state.runs.get(id) else {
         return no_run(id);
     };
@@ -1081,8 +1101,11 @@ async fn run_events(Shared(state): Shared<Arc<State>>, UrlPath(id): UrlPath<u64>
 
 async fn run_file(
     Shared(state): Shared<Arc<State>>,
-    UrlPath((id, name)): UrlPath<(u64, String)>,
+    UrlPath((id, name)): UrlPath<(String, String)>,
 ) -> Response {
+    let Ok(id) = id.parse::<u64>() else {
+        return not_a_run_id(&id);
+    };
     let Some(run) = state.runs.get(id) else {
         return no_run(id);
     };

@@ -144,8 +144,10 @@ struct Refused(StatusCode, String);
 
 /// The middleware: refuses what [`Guard::check`] refuses, and sets the
 /// token cookie when the page was opened with the token in its address.
+/// Every answer, a refusal too, forbids another site's page to frame it
+/// (the page frames its own reports).
 pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    match guard.check(&request) {
+    let mut response = match guard.check(&request) {
         Err(Refused(status, message)) => error(status, message),
         Ok(false) => next.run(request).await,
         Ok(true) => {
@@ -158,7 +160,17 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
             }
             response.into_response()
         }
-    }
+    };
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("SAMEORIGIN"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'self'"),
+    );
+    response
 }
 
 /// Whether the request carries `token` in the header or the cookie.
