@@ -720,6 +720,7 @@ fn tuning(c: &mut Criterion) {
             max_verify_trials: None,
             exact: false,
             allow_disorder: false,
+            min_effect: None,
         };
         let mut quiet = |_: (usize, usize), _: &str, _: f64| Ok(());
         let fought = tune(&scenarios, &request, &plan_of(1), &to, &mut quiet)

@@ -253,6 +253,11 @@ pub struct CompareArgs {
     /// [default: the file's name, numbered `#2`, `#3` where two are alike]. Repeatable.
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
+    /// The least difference that matters to you: a difference smaller than this is never
+    /// called higher or lower, however sure it is. Percentage points for a probability (0.5),
+    /// the outcome's own units for a mean; adds the column below_min_effect to comparison.csv.
+    #[arg(long, value_name = "AMOUNT", value_parser = parse_min_effect)]
+    pub min_effect: Option<f64>,
     /// Output folder [default: reports/compare].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -363,6 +368,12 @@ pub struct TuneArgs {
     /// Reputation, say); kept by default, and the report names an order that blocks a goal.
     #[arg(long)]
     pub allow_disorder: bool,
+    /// The least change in a goal's outcome that matters to you: a change's effect smaller than
+    /// this is marked too small to matter, and never counts as bringing a goal closer or taking
+    /// it further. Percentage points for a probability (0.5), the outcome's own units for a
+    /// mean; adds the column below_min_effect to changes.csv.
+    #[arg(long, value_name = "AMOUNT", value_parser = parse_min_effect)]
+    pub min_effect: Option<f64>,
     /// Output folder [default: reports/<scenario file stem>.tune.<varied paths>].
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -295,3 +295,106 @@ fn each_changed_cells_share_is_that_cell_moved_alone_on_the_same_battles() {
         }
     }
 }
+
+/// The Battle Chart with the 26+ row's rear Reputation one higher: a cell
+/// so rarely read that Isabeau's mean Reputation moves by about 0.0001.
+fn rarely_read_chart(dir: &Path) -> String {
+    let text = read(&repo().join("scenarios/tables/seventh_sea/battle_chart.toml"));
+    let moved = text.replacen(
+        "rear            = { damage = \"-\", reputation = 1 }",
+        "rear            = { damage = \"-\", reputation = 2 }",
+        1,
+    );
+    assert_ne!(moved, text, "the 26+ row's rear cell is as expected");
+    let file = dir.join("rare.toml");
+    std::fs::write(&file, moved).unwrap();
+    file.display().to_string()
+}
+
+#[test]
+fn a_difference_smaller_than_min_effect_is_never_called_higher_or_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = rarely_read_chart(dir.path());
+    let compare = |out: &Path, min_effect: Option<&str>| {
+        let mut command = warcrunch();
+        command
+            .arg("compare")
+            .arg(repo().join("scenarios/seventh_sea/even_field_battle.toml"))
+            .arg("--table")
+            .arg(format!("battle_chart=builtin,{chart}"))
+            .args(["--trials", "200000", "--quiet", "--out"])
+            .arg(out);
+        if let Some(m) = min_effect {
+            command.args(["--min-effect", m]);
+        }
+        command.assert().success();
+        records(&read(&out.join("tables.csv")))
+    };
+    let isabeau = |rows: &[HashMap<String, String>]| {
+        rows.iter()
+            .find(|r| r["subject"] == "hero:Isabeau" && r["metric"] == "reputation")
+            .unwrap()
+            .clone()
+    };
+    // Without it, a rise of about 0.0001 in a mean near 7.3 is "higher".
+    let plain = isabeau(&compare(&dir.path().join("plain"), None));
+    let rise: f64 = plain["difference"].parse().unwrap();
+    assert!(rise > 0.0 && rise < 0.001, "{plain:?}");
+    assert_eq!(plain["verdict"], "higher");
+    // With --min-effect 0.01 it is too small to matter; the test's own
+    // answer stays in `significant`, and a larger difference is still called.
+    let rows = compare(&dir.path().join("min"), Some("0.01"));
+    let small = isabeau(&rows);
+    assert_eq!(small["verdict"], "too small", "{small:?}");
+    assert_eq!(small["significant"], "true");
+    let lucienne = rows
+        .iter()
+        .find(|r| r["subject"] == "hero:Lucienne" && r["metric"] == "reputation")
+        .unwrap();
+    assert_eq!(lucienne["verdict"], "higher", "{lucienne:?}");
+    let record = read(&dir.path().join("min/run.json"));
+    assert!(
+        record.contains("--min-effect 0.01"),
+        "the command asks it again"
+    );
+    // Two scenarios compared: the small ones are marked, and the console
+    // counts them apart from the differences that matter.
+    let out = dir.path().join("scenarios");
+    let said = warcrunch()
+        .arg("compare")
+        .arg(repo().join("scenarios/seventh_sea/even_field_battle.toml"))
+        .arg(repo().join("scenarios/seventh_sea/officer_tips_the_balance.toml"))
+        .args(["--trials", "20000", "--min-effect", "50", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&said.get_output().stdout).into_owned();
+    assert!(
+        text.contains("more significant but smaller than the --min-effect asked (50)"),
+        "{text}"
+    );
+    let tests = records(&read(&out.join("comparison.csv")));
+    assert!(tests.iter().any(|t| t["below_min_effect"] == "true"));
+    assert!(
+        tests
+            .iter()
+            .filter(|t| t["below_min_effect"] == "false")
+            .all(|t| t["difference"].parse::<f64>().unwrap().abs() >= 0.5),
+        "{tests:?}"
+    );
+    // Nought or less is refused, naming the option.
+    for bad in ["0", "-1", "abc"] {
+        let failed = warcrunch()
+            .arg("compare")
+            .arg(repo().join("scenarios/seventh_sea/even_field_battle.toml"))
+            .arg(repo().join("scenarios/seventh_sea/officer_tips_the_balance.toml"))
+            .arg(format!("--min-effect={bad}"))
+            .assert()
+            .failure();
+        let err = String::from_utf8_lossy(&failed.get_output().stderr).into_owned();
+        assert!(
+            err.contains("--min-effect") && err.contains("above 0"),
+            "{err}"
+        );
+    }
+}

@@ -1136,3 +1136,67 @@ fn finalists_the_race_cannot_tell_from_meeting_are_listed_as_equal_alternatives(
     let page = read(&out.join("report.html"));
     assert!(page.contains("equal alternatives, none chosen by noise"));
 }
+
+#[test]
+fn a_changes_effect_smaller_than_min_effect_is_marked_too_small_to_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tune");
+    let said = warcrunch()
+        .arg("tune")
+        .arg(repo().join(SEVENTH_SEA[0]))
+        .args([
+            "--goal",
+            "hero:Isabeau/state=knocked_out <= 45%",
+            "--goal",
+            "hero:Isabeau/reputation:mean >= 9",
+            "--tables",
+            "battle_chart",
+            "--min-effect",
+            "0.5",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&said.get_output().stdout).into_owned();
+    let rows = csv_rows(&out.join("changes.csv"));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        let scale = if r["quantity"] == "mean" { 1.0 } else { 100.0 };
+        let small = (scale * number(r, "effect")).abs() < 0.5;
+        assert_eq!(r["below_min_effect"], small.to_string(), "{r:?}");
+    }
+    // A Reputation cell moves Isabeau's knock-outs by nothing: marked so.
+    assert!(rows.iter().any(|r| r["below_min_effect"] == "true"));
+    assert!(
+        text.contains("smaller than --min-effect: too small to matter"),
+        "{text}"
+    );
+    let record = read(&out.join("run.json"));
+    assert!(record.contains("--min-effect 0.5"), "{record}");
+}
+
+#[test]
+fn the_tunes_chart_is_a_file_of_its_own_with_a_title_the_stand_in_line_and_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("chart");
+    tune_survival(&[SAFE, "hero:Varro/state=dead <= 0.5%"], None, 1, &out);
+    for file in ["goals.svg", "goals.png", "goals@2x.png"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    let svg = read(&out.join("goals.svg"));
+    assert!(
+        svg.contains(
+            "<title>Tune: Ambush at the ford: 2 of 2 goals met, as written and tuned</title>"
+        ),
+        "{}",
+        &svg[..svg.len().min(600)]
+    );
+    // Each goal on its own row, marked † where it rests on stand-ins.
+    assert!(
+        svg.contains("party/any_down_or_dead=yes ≤ 10% †: met"),
+        "a row per goal"
+    );
+    assert!(svg.contains("hold stand-in values"), "the † line");
+    assert!(svg.contains("warcrunch 0.1.0"), "the source line");
+}

@@ -66,8 +66,8 @@ pub fn cell_shares(
         for ((cell, _), variant) in movable.iter().zip(&done.variants[1..]) {
             let alone = key_outcomes(
                 baseline.scenario.battle.system(),
-                &done.variants[0],
-                variant,
+                (&done.variants[0], variant),
+                None,
             )
             .into_iter()
             .find(|r| r.subject == row.subject && r.metric == row.metric && r.value == row.value);

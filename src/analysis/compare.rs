@@ -31,6 +31,10 @@ pub struct CompareRequest {
     /// Seed of the streams (the first scenario's `seed` when absent).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The least difference that matters: a smaller one is never called
+    /// higher or lower (percentage points for a probability).
+    #[serde(default)]
+    pub min_effect: Option<f64>,
     /// The scenarios' names in the report (their file stems when empty;
     /// set by the caller, never by a posted request).
     #[serde(skip)]
@@ -73,6 +77,13 @@ pub fn compare(
 ) -> Result<CompareAnswer> {
     if resolved.len() < 2 {
         bail!("compare needs two or more scenario files; the first is the baseline");
+    }
+    if let Some(amount) = request.min_effect
+        && !(amount.is_finite() && amount > 0.0)
+    {
+        bail!(
+            "`min_effect` = {amount} is out of range; allowed: a number above 0 (percentage points for a probability, the outcome's own units for a mean)"
+        );
     }
     let mut scenarios: Vec<Scenario> = resolved.iter().map(|r| r.scenario.clone()).collect();
     let targets = with_out_of_action(&request.targets, &scenarios)?;
@@ -133,11 +144,13 @@ pub fn compare(
         .options("table", &tables)
         .options("target", &request.targets)
         .options("name", &request.names)
+        .option_if("min-effect", request.min_effect)
         .written_to(to.named(&out, plan.shard), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into();
     let mut info = run_info(&scenarios[0], command, threads, elapsed);
     info.name = format!("Comparison: {}", names.join(" vs "));
+    info.min_effect = request.min_effect;
     info.variants = names.clone();
     info.scenarios = names
         .iter()

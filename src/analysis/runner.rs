@@ -600,6 +600,7 @@ pub fn run_info(s: &Scenario, command: String, threads: usize, elapsed: Duration
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         tool_commit: crate::report::TOOL_COMMIT.to_owned(),
         command,
+        min_effect: None,
         scenario_path: Some(s.path.display().to_string()),
         scenario_sha256: Some(s.sha256.clone()),
         scenario_text: Some(s.text.clone()),

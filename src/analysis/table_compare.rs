@@ -30,6 +30,9 @@ pub struct TableCompareRequest {
     pub seed: Option<u64>,
     /// Events reported besides the key outcomes.
     pub targets: Vec<String>,
+    /// The least difference that matters: a smaller one is never called
+    /// higher or lower (percentage points for a probability).
+    pub min_effect: Option<f64>,
 }
 
 impl TableCompareRequest {
@@ -137,6 +140,7 @@ pub fn compare_tables(
             names: labels.to_vec(),
             trials: request.trials,
             seed: request.seed,
+            min_effect: request.min_effect,
             targets: request.targets.clone(),
         };
         let folder = Destination {
@@ -152,8 +156,8 @@ pub fn compare_tables(
         infos.push(report.info.clone());
         let rows = key_outcomes(
             &report.info.system,
-            &report.variants[0],
-            &report.variants[1],
+            (&report.variants[0], &report.variants[1]),
+            request.min_effect,
         );
         let (trials, seed) = (
             report.info.trials.unwrap_or(0),
@@ -283,6 +287,7 @@ fn reproduce_command(
         .option_if("trials", request.trials)
         .option_if("seed", request.seed)
         .options("target", &request.targets)
+        .option_if("min-effect", request.min_effect)
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
         .into()

@@ -34,6 +34,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
                 None => "warcrunch cards".to_owned(),
                 Some(p) => format!("warcrunch cards --table {}", p.display()),
             },
+            min_effect: None,
             scenario_path: None,
             scenario_sha256: None,
             scenario_text: None,

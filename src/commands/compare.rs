@@ -64,6 +64,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             trials: sim.trials,
             seed: sim.seed,
             targets: args.targets.clone(),
+            min_effect: args.min_effect,
         };
         let answer = compare_tables(&resolved, &request, &sim.plan(), &to)?;
         let mut text = crate::report::table_compare::console(&answer.comparison);
@@ -82,6 +83,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         targets: args.targets.clone(),
         names: args.names.clone(),
         seed: sim.seed,
+        min_effect: args.min_effect,
     };
     let answer = compare(&resolved, &request, &sim.plan(), &to)?;
     say(&answer.stored.summary(ReportKind::Compare, &answer.report))

@@ -137,6 +137,7 @@ pub fn request(args: &TuneArgs) -> Result<TuneRequest> {
         verify_seed: args.verify_seed,
         exact: args.exact,
         allow_disorder: args.allow_disorder,
+        min_effect: args.min_effect,
         max_verify_trials: None,
     })
 }
@@ -166,13 +167,14 @@ fn summary(answer: &TuneAnswer) -> String {
                 let Some(d) = &e.difference else { continue };
                 let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                 lines.push_str(&format!(
-                    "    {}: {}\n",
+                    "    {}: {}{}\n",
                     goal_words(&e.goal),
                     crate::stats::format::change(
                         scale * d.difference,
                         (scale * d.low, scale * d.high),
                         unit
-                    )
+                    ),
+                    e.too_small_words(report.min_effect)
                 ));
             }
         }

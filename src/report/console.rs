@@ -8,7 +8,7 @@ use super::csv::{AGREEMENT_CONFIDENCE, agreements};
 use super::findings::{STAND_IN_MARK, advice, frontiers, metric_mark, stand_ins_note, verdict};
 use super::{ReportKind, RunReport};
 use crate::stats::compare::{Difference, Tests, format_p};
-use crate::stats::format::{percent_interval, thousands};
+use crate::stats::format::{percent_interval, thousands, trim_decimal};
 use crate::stats::{MetricRole, wilson, z95};
 
 /// Set once, by the command line's `--quiet`: then [`say`] prints nothing
@@ -300,15 +300,23 @@ fn compare_summary(report: &RunReport) -> String {
     }
     for v in report.compared() {
         let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
-        let significant = tests.significant();
+        let (significant, too_small) =
+            super::findings::beyond_min_effect(tests.significant(), report.info.min_effect);
         let _ = writeln!(
             out,
-            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {})",
+            "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {}){}",
             crate::stats::format::minus(&v.variant),
             crate::stats::format::minus(&base.variant),
             significant.len(),
             tests.counted(),
-            format_p(tests.alpha)
+            format_p(tests.alpha),
+            match too_small {
+                0 => String::new(),
+                n => format!(
+                    "; {n} more significant but smaller than the --min-effect asked ({}): too small to matter",
+                    trim_decimal(report.info.min_effect.unwrap_or_default(), 6)
+                ),
+            }
         );
         for d in significant.iter().take(LISTED) {
             let _ = writeln!(out, "  {}", one_line(d));

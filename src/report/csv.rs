@@ -110,6 +110,15 @@ fn comparison_columns(
                 .collect::<Vec<bool>>(),
         ),
     ]);
+    // Asked, the least difference that matters marks each one below it.
+    if let Some(m) = report.info.min_effect {
+        columns.push(Column::new(
+            "below_min_effect".into(),
+            rows.iter()
+                .map(|d| d.below(m))
+                .collect::<Vec<Option<bool>>>(),
+        ));
+    }
     let keys: Vec<(&str, &str, &str)> = rows
         .iter()
         .map(|d| (v.variant.as_str(), d.subject.as_str(), d.metric.as_str()))
@@ -805,6 +814,7 @@ pub fn agreement_columns(rows: &[Agreement]) -> Vec<Column> {
 /// Every column name a run's tables use after their key columns: a swept
 /// setting of one of these names gets another column name.
 const VALUE_COLUMNS: &[&str] = &[
+    "below_min_effect",
     "baseline",
     "metric",
     "scope",

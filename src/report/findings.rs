@@ -440,12 +440,31 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             crate::stats::format::minus(&base.variant)
         ));
         lines.extend(
-            super::key_outcomes::key_outcomes(&report.info.system, base, v)
-                .iter()
-                .map(|k| k.sentence() + &metric_mark(&report.info, &k.subject, &k.metric)),
+            super::key_outcomes::key_outcomes(
+                &report.info.system,
+                (base, v),
+                report.info.min_effect,
+            )
+            .iter()
+            .map(|k| k.sentence() + &metric_mark(&report.info, &k.subject, &k.metric)),
         );
     }
     lines
+}
+
+/// The significant differences no smaller than the `--min-effect` asked
+/// (every one where none was), and how many smaller ones were left out as
+/// too small to matter.
+pub fn beyond_min_effect(
+    significant: Vec<&crate::stats::compare::Difference>,
+    min_effect: Option<f64>,
+) -> (Vec<&crate::stats::compare::Difference>, usize) {
+    let Some(m) = min_effect else {
+        return (significant, 0);
+    };
+    let (small, kept): (Vec<_>, Vec<_>) =
+        (significant.into_iter()).partition(|d| d.below(m) == Some(true));
+    (kept, small.len())
 }
 
 /// The note the mark leads to, when the battle rests on stand-in values.

@@ -108,6 +108,8 @@ struct Significance {
     variant: String,
     baseline: String,
     significant: usize,
+    /// Significant, but smaller than the `--min-effect` asked.
+    too_small: usize,
     tests: usize,
     /// Outcomes only one of the two reports.
     untested: String,
@@ -225,7 +227,8 @@ fn significance(report: &RunReport) -> Vec<Significance> {
         .compared()
         .map(|v| {
             let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
-            let significant = tests.significant();
+            let (significant, too_small) =
+                super::findings::beyond_min_effect(tests.significant(), report.info.min_effect);
             let rows = significant
                 .iter()
                 .map(|d| {
@@ -270,6 +273,7 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                 variant: crate::stats::format::minus(&v.variant),
                 baseline: crate::stats::format::minus(&base.variant),
                 significant: significant.len(),
+                too_small,
                 tests: tests.counted(),
                 untested: tests.untested.join(", "),
                 rows,

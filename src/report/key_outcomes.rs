@@ -32,18 +32,27 @@ pub struct KeyOutcome {
     pub difference: (f64, f64, f64),
     /// Two-sided p-value.
     pub p_value: f64,
-    /// Significant at the scenario comparison's family-wise level.
+    /// Significant at the scenario comparison's family-wise level, and
+    /// no smaller than the `--min-effect` asked.
     pub significant: bool,
+    /// Significant, but smaller than the `--min-effect` asked: too small
+    /// to matter, never called higher or lower.
+    pub too_small: bool,
     /// Paired, and the same in every battle.
     pub unchanged: bool,
 }
 
 impl KeyOutcome {
-    /// `higher` or `lower` when the family-wise test finds a difference;
-    /// `tied` when the 95% interval holds zero; `unclear` between (the
-    /// interval leaves zero out, but not at the family-wise level).
+    /// `higher` or `lower` when the family-wise test finds a difference
+    /// no smaller than the `--min-effect` asked; `too small` when it finds
+    /// a smaller one; `tied` when the 95% interval holds zero; `unclear`
+    /// between (the interval leaves zero out, but not at the family-wise
+    /// level).
     pub fn verdict(&self) -> &'static str {
         let (d, lo, hi) = self.difference;
+        if self.too_small {
+            return "too small";
+        }
         match (self.significant, d > 0.0) {
             (true, true) => "higher",
             (true, false) => "lower",
@@ -80,6 +89,11 @@ impl KeyOutcome {
     pub fn sentence(&self) -> String {
         let verdict = if self.unchanged {
             "the same in every battle".to_owned()
+        } else if self.too_small {
+            format!(
+                "a difference smaller than the --min-effect asked: {}",
+                self.difference_text()
+            )
         } else if self.significant {
             self.difference_text()
         } else {
@@ -126,8 +140,8 @@ fn event_words(system: &str, base: &VariantResult, event: &crate::stats::Metric<
 /// Reputation.
 pub fn key_outcomes(
     system: &str,
-    base: &VariantResult,
-    variant: &VariantResult,
+    (base, variant): (&VariantResult, &VariantResult),
+    min_effect: Option<f64>,
 ) -> Vec<KeyOutcome> {
     let tests = Tests::new(
         &base.metrics,
@@ -168,6 +182,8 @@ pub fn key_outcomes(
             }) else {
                 continue;
             };
+            let too_small =
+                tests.is_significant(d) && min_effect.is_some_and(|m| d.below(m) == Some(true));
             rows.push(KeyOutcome {
                 subject: d.subject.clone(),
                 metric: d.metric.clone(),
@@ -178,7 +194,8 @@ pub fn key_outcomes(
                 estimate: d.estimate,
                 difference: d.difference,
                 p_value: d.p_value,
-                significant: tests.is_significant(d),
+                significant: tests.is_significant(d) && !too_small,
+                too_small,
                 unchanged: d.difference.0 == 0.0 && d.pairs.is_some_and(|p| p.discordant == 0),
             });
         }

@@ -48,6 +48,11 @@ pub struct RunInfo {
     pub tool_commit: String,
     /// The command line that reproduces the run.
     pub command: String,
+    /// The least difference that matters, as asked (`compare
+    /// --min-effect`: percentage points for a probability, a mean's own
+    /// units): a smaller one is never called higher or lower.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
     /// Scenario file, if the run had one.
     pub scenario_path: Option<String>,
     /// SHA-256 of the scenario file.

@@ -249,7 +249,8 @@ fn summary_table(c: &TableComparison, dir: &Path) -> Result<Vec<String>> {
         Column::new(
             "significant".into(),
             rows.iter()
-                .map(|(_, r)| r.significant)
+                // The test's own answer; `verdict` says whether it matters.
+                .map(|(_, r)| r.significant || r.too_small)
                 .collect::<Vec<bool>>(),
         ),
         text("verdict", each(&|_, r| r.verdict().to_owned())),
@@ -373,7 +374,7 @@ fn markdown(c: &TableComparison) -> String {
     md.push('\n');
     let _ = writeln!(
         md,
-        "Each scenario's battles fought with both tables on the same battle streams; differences with their 95% interval. \"higher\" and \"lower\" where the scenario's family-wise test (5% over all its tests) finds a difference, \"tied\" where the interval holds zero, \"unclear\" between.\n"
+        "Each scenario's battles fought with both tables on the same battle streams; differences with their 95% interval. \"higher\" and \"lower\" where the scenario's family-wise test (5% over all its tests) finds a difference (no smaller than `--min-effect`, where asked; \"too small\" where it is), \"tied\" where the interval holds zero, \"unclear\" between.\n"
     );
     let _ = writeln!(
         md,

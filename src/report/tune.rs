@@ -41,6 +41,9 @@ pub struct TuneReport {
     /// Whether the search scored every candidate by its exact odds (else
     /// on paired battles).
     pub exact_search: bool,
+    /// The least change in a goal's outcome that matters, as asked
+    /// (`--min-effect`: percentage points for a probability).
+    pub min_effect: Option<f64>,
     /// Each scenario with the values found, as a file (its name, its text).
     pub tuned: Vec<(String, String)>,
     /// Each table whose cells changed, as a file of its own (its name, its
@@ -145,6 +148,24 @@ pub struct Effect {
     pub difference: Option<crate::stats::DifferenceInterval>,
     /// How the interval was found.
     pub method: &'static str,
+}
+
+impl Effect {
+    /// Whether its change is smaller than `min_effect` (percentage points
+    /// for a probability, a mean's own units): too small to matter. `None`
+    /// where it was not paired alone.
+    pub fn below(&self, min_effect: f64) -> Option<bool> {
+        let scale = if self.mean { 1.0 } else { 100.0 };
+        (self.difference.as_ref()).map(|d| (scale * d.difference).abs() < min_effect)
+    }
+
+    /// `, too small to matter` where it is below the `--min-effect` asked.
+    pub fn too_small_words(&self, min_effect: Option<f64>) -> &'static str {
+        match min_effect.and_then(|m| self.below(m)) {
+            Some(true) => ", smaller than --min-effect: too small to matter",
+            _ => "",
+        }
+    }
 }
 
 /// Another table the search found: its changes, and each goal's value
@@ -260,7 +281,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
             dir,
             "changes",
             (&report.formats, &about),
-            effect_columns(&report.effects),
+            effect_columns(&report.effects, report.min_effect),
         )?);
     }
     files.extend(write_table(
@@ -434,7 +455,7 @@ fn step_columns(report: &TuneReport) -> Vec<Column> {
 }
 
 /// `changes.csv`: one row per change and goal.
-fn effect_columns(effects: &[Effect]) -> Vec<Column> {
+fn effect_columns(effects: &[Effect], min_effect: Option<f64>) -> Vec<Column> {
     let part = |f: fn(&crate::stats::DifferenceInterval) -> f64| {
         effects
             .iter()
@@ -467,6 +488,18 @@ fn effect_columns(effects: &[Effect]) -> Vec<Column> {
             effects.iter().map(|e| e.method.to_owned()).collect(),
         ),
     ]
+    .into_iter()
+    // Asked, the least change that matters marks each effect below it.
+    .chain(min_effect.map(|m| {
+        Column::new(
+            "below_min_effect".into(),
+            effects
+                .iter()
+                .map(|e| e.below(m))
+                .collect::<Vec<Option<bool>>>(),
+        )
+    }))
+    .collect()
 }
 
 #[cfg(test)]

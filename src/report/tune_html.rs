@@ -122,13 +122,14 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                     let d = e.difference.as_ref()?;
                     let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                     Some(format!(
-                        "{}: {}",
+                        "{}: {}{}",
                         super::tune::goal_words(&e.goal),
                         crate::stats::format::change(
                             scale * d.difference,
                             (scale * d.low, scale * d.high),
                             unit
-                        )
+                        ),
+                        e.too_small_words(report.min_effect)
                     ))
                 })
                 .collect(),
@@ -189,13 +190,98 @@ fn shown(g: &GoalResult, x: f64) -> String {
     }
 }
 
+/// Writes the tune's chart, `goals.svg` and `goals.png`: every goal on
+/// its own axis as the page draws it, under a title, with the source line
+/// and, where a goal rests on stand-in values, the † line.
+pub fn write_chart(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
+    let mut stand_ins: Vec<String> = (report.goals.iter())
+        .flat_map(|g| g.stand_in_tables.iter().cloned())
+        .collect();
+    stand_ins.sort_unstable();
+    stand_ins.dedup();
+    let notes = super::draw::footnotes(&report.info, &stand_ins);
+    let size = (
+        900,
+        CHART_TITLE
+            + CHART_ROW * report.goals.len().max(1) as u32
+            + super::draw::footnotes_height(&notes),
+    );
+    let caption = Caption {
+        title: chart_title(report),
+        description: (report.goals.iter())
+            .map(|g| {
+                let goal = super::tune::goal_words(&g.goal);
+                format!("{goal}: {}", caption(g).description)
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    super::draw::draw_publication(
+        dir,
+        "goals",
+        size,
+        &caption,
+        |a| goals_chart(a, report, &notes),
+        |a| goals_chart(a, report, &notes),
+    )
+}
+
+/// Height of the chart's title, and of each goal's row.
+const CHART_TITLE: u32 = 40;
+const CHART_ROW: u32 = 140;
+
+/// The chart's title: the battles tuned and the answer's count.
+fn chart_title(report: &TuneReport) -> String {
+    let met = (report.goals.iter())
+        .filter(|g| g.verdict == crate::questions::tune::Verdict::Met)
+        .count();
+    format!(
+        "Tune: {}: {met} of {} goals met, as written and tuned",
+        report.info.name,
+        report.goals.len()
+    )
+}
+
+/// Every goal's row under the title, the notes along the bottom.
+fn goals_chart<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &TuneReport,
+    notes: &[String],
+) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let area = super::draw::footnoted(root, notes)?;
+    let (head, rows) = area.split_vertically(CHART_TITLE);
+    let (title, px) = super::draw::fitted(&head, &chart_title(report), 20, 10);
+    head.draw(&Text::new(title, (10, 10), (FONT, px).into_font()))
+        .map_err(plot_err)?;
+    for (row, g) in (rows.split_evenly((report.goals.len().max(1), 1)).iter()).zip(&report.goals) {
+        let (label, plot) = row.split_vertically(22);
+        let mark = if g.stand_in_tables.is_empty() {
+            ""
+        } else {
+            " \u{2020}"
+        };
+        let text = format!(
+            "{}{mark}: {}",
+            super::tune::goal_words(&g.goal),
+            g.verdict.words()
+        );
+        let (text, px) = super::draw::fitted(&label, &text, 15, 10);
+        label
+            .draw(&Text::new(text, (10, 4), (FONT, px).into_font()))
+            .map_err(plot_err)?;
+        picture(&plot, g)?;
+    }
+    Ok(())
+}
+
 /// The picture in words.
 fn caption(g: &GoalResult) -> Caption {
     Caption {
-        title: g.goal.clone(),
+        title: super::tune::goal_words(&g.goal),
         description: format!(
             "Band {}. As written {}; tuned {} ({}–{}){}: {}.",
-            g.band,
+            super::tune::goal_words(&format!(" {}", g.band)).trim_start(),
             shown(g, g.before_exact.unwrap_or(g.before)),
             shown(g, g.estimate),
             shown(g, g.ci_low),

@@ -523,6 +523,14 @@ impl Difference {
         }
     }
 
+    /// Whether its difference is smaller than `min_effect` (percentage
+    /// points for a proportion, the outcome's own units for a mean): too
+    /// small to matter, however sure it is. A chi-square test has no
+    /// difference to measure: `None`.
+    pub fn below(&self, min_effect: f64) -> Option<bool> {
+        (self.test != "chi_square").then(|| self.difference.0.abs() * self.scale().0 < min_effect)
+    }
+
     /// Scale and unit for printing the estimates: percent for proportions.
     pub fn scale(&self) -> (f64, &'static str) {
         if matches!(self.test, "two_proportion_z" | "mcnemar") {

@@ -110,6 +110,11 @@ pub struct TuneRequest {
     /// exact odds (where they all do, the search takes them anyway).
     #[serde(default)]
     pub exact: bool,
+    /// The least change in a goal's outcome that matters (percentage
+    /// points for a probability, a mean's own units): an effect smaller
+    /// is too small to matter, and never counts as a pull.
+    #[serde(default)]
+    pub min_effect: Option<f64>,
     /// The most battles the verifying run sizes itself to (a server's cap;
     /// set by the caller).
     #[serde(skip)]
@@ -168,6 +173,13 @@ pub fn tune(
     let max_changes = request.max_changes.unwrap_or(dimensions.len());
     if max_changes == 0 {
         bail!("--max-changes 0 allows no change; allowed: 1 or more");
+    }
+    if let Some(amount) = request.min_effect
+        && !(amount.is_finite() && amount > 0.0)
+    {
+        bail!(
+            "`min_effect` = {amount} is out of range; allowed: a number above 0 (percentage points for a probability, the outcome's own units for a mean)"
+        );
     }
     let max_steps = request.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
     if max_steps == 0 {
@@ -304,7 +316,7 @@ pub fn tune(
         } else {
             fight.score(&around, (&goals, &held), &plan)?.0
         };
-        pulls(&held, &round, &current)
+        pulls(&held, &round, &current, request.min_effect.unwrap_or(0.0))
     } else {
         Vec::new()
     };
@@ -422,6 +434,7 @@ pub fn tune(
         alternatives,
         alternatives_are,
         exact_search: exact,
+        min_effect: request.min_effect,
         tuned,
         tables,
         search_trials,
@@ -433,6 +446,10 @@ pub fn tune(
         formats: to.formats,
     };
     let mut files = crate::report::tune_html::write(&report, staging.path())?;
+    files.extend(crate::report::tune_html::write_chart(
+        &report,
+        staging.path(),
+    )?);
     files.extend(crate::report::tune::write(&report, staging.path())?);
     let folder = staging.commit()?;
     Ok(TuneAnswer {
@@ -717,8 +734,10 @@ fn verify_trials_for(
 }
 
 /// From the table found (its last round of neighbours), the goals that
-/// pull against each other, and those no single step brings closer.
-fn pulls(goals: &[Held], round: &[Scored], current: &[Value]) -> Vec<String> {
+/// pull against each other, and those no single step brings closer: a
+/// step brings a goal closer, or takes it further, only by more than
+/// `min_effect` (in the shortfall's units).
+fn pulls(goals: &[Held], round: &[Scored], current: &[Value], min_effect: f64) -> Vec<String> {
     let Some(here) = round.iter().find(|s| s.at == current) else {
         return Vec::new();
     };
@@ -730,7 +749,7 @@ fn pulls(goals: &[Held], round: &[Scored], current: &[Value]) -> Vec<String> {
         }
         let helps: Vec<&&Scored> = neighbours
             .iter()
-            .filter(|s| s.shortfalls[i] < here.shortfalls[i])
+            .filter(|s| s.shortfalls[i] < here.shortfalls[i] - min_effect)
             .collect();
         if helps.is_empty() {
             said.push(format!(
@@ -740,7 +759,11 @@ fn pulls(goals: &[Held], round: &[Scored], current: &[Value]) -> Vec<String> {
             continue;
         }
         for (j, gj) in goals.iter().enumerate() {
-            if j != i && helps.iter().all(|s| s.shortfalls[j] > here.shortfalls[j]) {
+            if j != i
+                && helps
+                    .iter()
+                    .all(|s| s.shortfalls[j] > here.shortfalls[j] + min_effect)
+            {
                 said.push(format!(
                     "\"{}\" and \"{}\" pull against each other here: in the search's battles, every single step that brings the first closer takes the second further",
                     gi.label, gj.label
@@ -771,6 +794,7 @@ fn reproduce_command(
         .option_if("verify-seed", request.verify_seed)
         .flag("exact", request.exact)
         .flag("allow-disorder", request.allow_disorder)
+        .option_if("min-effect", request.min_effect)
         .options("table", scenarios[0].table_options())
         .written_to(to.named(out, crate::engine::Shard::WHOLE), &to.formats)
         .naming_inputs(to.inputs.as_deref())
