@@ -557,6 +557,28 @@ fn pairing(c: &mut Criterion) {
                 .expect("paired")
             })
         });
+        // As a sweep or compare asks: every numeric outcome's mean paired too.
+        let numeric = |s: &scenario::Scenario| -> Vec<usize> {
+            (metric_layout(s).iter().enumerate())
+                .filter(|(_, m)| m.is_numeric())
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let every_mean = PairedAsk {
+            events: events.clone(),
+            means: vec![numeric(&base), numeric(&moved)],
+        };
+        register(
+            "pairing",
+            &format!("{name}/paired_every_mean"),
+            2 * trials,
+            1,
+        );
+        group.bench_function(BenchmarkId::new(name, "paired_every_mean"), |b| {
+            b.iter(|| {
+                simulate_paired(&[&base, &moved], every_mean.clone(), &plan, None).expect("paired")
+            })
+        });
         group.finish();
     }
 }
@@ -892,6 +914,12 @@ fn summary_json(since: SystemTime) -> serde_json::Value {
                 "plain_battles_per_second": plain.map(|t| 1.0 / t),
                 "paired_variant_battles_per_second": rate,
                 "efficiency": plain.map(|t| ratio * ratio * t * rate),
+                // A battle's time paired against plain: with the one event,
+                // and with every numeric outcome's mean paired too.
+                "cost_against_plain": plain.map(|t| 1.0 / (rate * t)),
+                "cost_against_plain_every_mean": plain
+                    .zip(rate_of("paired_every_mean"))
+                    .map(|(t, r)| 1.0 / (r * t)),
             }));
         } else if r.group == "many_variants" {
             let Some(rest) = r.id.strip_prefix("even_field_battle/sensitivity_") else {

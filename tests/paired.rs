@@ -97,7 +97,7 @@ fn check<S: System>(variants: Vec<&S>, metrics: &MetricsOf<'_, S>, battles: usiz
                 base_values = values.clone();
             } else {
                 for (t, (mine, base)) in values.iter().zip(&base_values).enumerate() {
-                    sums[v][t].add(i128::from(mine - base));
+                    sums[v][t].add_many(i128::from(mine - base), 1);
                 }
             }
             for (e, (&base, &mine)) in hit.iter().zip(&happened).enumerate() {

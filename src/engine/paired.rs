@@ -296,19 +296,14 @@ impl MeanFeeds {
         }
     }
 
-    /// Each outcome's value in each battle of a block (`values[t][j]`), and
-    /// the mask of the battles that have one (`covered[t]`).
-    fn read(&self, found: Masks<'_>, values: &mut [[i64; 64]], covered: &mut [u64]) {
-        covered.fill(0);
+    /// Each outcome's values in a block, each with the mask of the block's
+    /// battles that took it (`groups[t]`: a few per block, where a battle
+    /// by battle list would hold 64).
+    fn read(&self, found: Masks<'_>, groups: &mut [Vec<(i64, u64)>]) {
+        groups.iter_mut().for_each(Vec::clear);
         let mut take = |k: usize, mask: u64| {
             for &(t, value) in &self.entries[self.starts[k] as usize..self.starts[k + 1] as usize] {
-                let t = t as usize;
-                covered[t] |= mask;
-                let mut bits = mask;
-                while bits != 0 {
-                    values[t][bits.trailing_zeros() as usize] = value;
-                    bits &= bits - 1;
-                }
+                groups[t as usize].push((value, mask));
             }
         };
         match found {
@@ -463,6 +458,48 @@ impl Block<'_> {
     }
 }
 
+/// Adds a block's battle-by-battle differences of each paired outcome to
+/// `sums`: the battles of each pair of values (the variant's `ours`, the
+/// base's `theirs`) at once, one population count a pair rather than a
+/// sum a battle; with the CPU's instruction where it has one.
+fn pair_means(sums: &mut [PairedSums], ours: &[Vec<(i64, u64)>], theirs: &[Vec<(i64, u64)>]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has POPCNT, checked just above.
+        unsafe { pair_means_with_popcnt(sums, ours, theirs) };
+        return;
+    }
+    pair_means_portably(sums, ours, theirs);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn pair_means_with_popcnt(
+    sums: &mut [PairedSums],
+    ours: &[Vec<(i64, u64)>],
+    theirs: &[Vec<(i64, u64)>],
+) {
+    pair_means_portably(sums, ours, theirs);
+}
+
+#[inline(always)]
+fn pair_means_portably(
+    sums: &mut [PairedSums],
+    ours: &[Vec<(i64, u64)>],
+    theirs: &[Vec<(i64, u64)>],
+) {
+    for ((sums, ours), theirs) in sums.iter_mut().zip(ours).zip(theirs) {
+        for &(value, mask) in ours {
+            for &(base, base_mask) in theirs {
+                let battles = u64::from((mask & base_mask).count_ones());
+                if battles > 0 {
+                    sums.add_many(i128::from(value) - i128::from(base), battles);
+                }
+            }
+        }
+    }
+}
+
 /// Every variant fought on the same battle streams: a [`System`] whose
 /// outcome is every variant's outcome of one battle.
 pub struct Lockstep<'a, S: System> {
@@ -532,10 +569,8 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             masks: Vec::new(),
             base_events: vec![0; events],
             mean_sums: vec![vec![PairedSums::default(); means]; variants],
-            values: vec![[0; 64]; means],
-            covered: vec![0; means],
-            base_values: vec![[0; 64]; means],
-            base_covered: vec![0; means],
+            groups: vec![Vec::new(); means],
+            base_groups: vec![Vec::new(); means],
             variants: self.variants.clone(),
             shared,
         }
@@ -617,12 +652,11 @@ pub struct PairedTally<'a, S: System> {
     /// Per variant and paired numeric outcome: the sums of its
     /// battle-by-battle differences from the base.
     mean_sums: Vec<Vec<PairedSums>>,
-    /// A block's values of each paired outcome, and the battles that have
-    /// one: the variant's being read, and the base's (reused).
-    values: Vec<[i64; 64]>,
-    covered: Vec<u64>,
-    base_values: Vec<[i64; 64]>,
-    base_covered: Vec<u64>,
+    /// A block's values of each paired outcome, each with the mask of the
+    /// battles that took it: the variant's being read, and the base's
+    /// (reused).
+    groups: Vec<Vec<(i64, u64)>>,
+    base_groups: Vec<Vec<(i64, u64)>>,
 }
 
 impl<S: System> Clone for PairedTally<'_, S> {
@@ -639,10 +673,8 @@ impl<S: System> Clone for PairedTally<'_, S> {
             masks: self.masks.clone(),
             base_events: self.base_events.clone(),
             mean_sums: self.mean_sums.clone(),
-            values: self.values.clone(),
-            covered: self.covered.clone(),
-            base_values: self.base_values.clone(),
-            base_covered: self.base_covered.clone(),
+            groups: self.groups.clone(),
+            base_groups: self.base_groups.clone(),
         }
     }
 }
@@ -681,23 +713,14 @@ impl<S: System> PairedTally<'_, S> {
                 Masks::Sparse(found)
             };
             if reading.means.outcomes > 0 {
-                reading
-                    .means
-                    .read(found, &mut self.values, &mut self.covered);
-                if v == 0 {
-                    self.base_values.copy_from_slice(&self.values);
-                    self.base_covered.copy_from_slice(&self.covered);
+                let groups = if v == 0 {
+                    &mut self.base_groups
                 } else {
-                    for (t, sums) in self.mean_sums[v].iter_mut().enumerate() {
-                        let mut both = self.covered[t] & self.base_covered[t];
-                        while both != 0 {
-                            let j = both.trailing_zeros() as usize;
-                            sums.add(
-                                i128::from(self.values[t][j]) - i128::from(self.base_values[t][j]),
-                            );
-                            both &= both - 1;
-                        }
-                    }
+                    &mut self.groups
+                };
+                reading.means.read(found, groups);
+                if v > 0 {
+                    pair_means(&mut self.mean_sums[v], &self.groups, &self.base_groups);
                 }
             }
             let masks = &mut self.masks;

@@ -38,13 +38,17 @@ pub struct PairedMeans {
 }
 
 impl PairedSums {
-    /// Adds one battle's difference.
-    pub fn add(&mut self, d: i128) {
-        self.battles += 1;
-        self.changed += u64::from(d != 0);
-        self.sum += d;
+    /// Adds `battles` battles of the same difference `d` at once: the
+    /// same sums as adding each.
+    pub fn add_many(&mut self, d: i128, battles: u64) {
+        self.battles += battles;
+        self.changed += if d != 0 { battles } else { 0 };
+        self.sum += d * i128::from(battles);
         let size = d.unsigned_abs();
-        self.squares = self.squares.saturating_add(size.saturating_mul(size));
+        self.squares = self.squares.saturating_add(
+            size.saturating_mul(size)
+                .saturating_mul(u128::from(battles)),
+        );
     }
 
     /// Adds another tally's battles.
@@ -113,9 +117,18 @@ mod tests {
     fn sums(differences: &[i64]) -> PairedSums {
         let mut s = PairedSums::default();
         for &d in differences {
-            s.add(d.into());
+            s.add_many(d.into(), 1);
         }
         s
+    }
+
+    #[test]
+    fn battles_added_at_once_sum_as_one_by_one() {
+        let mut at_once = PairedSums::default();
+        at_once.add_many(-3, 4);
+        at_once.add_many(0, 2);
+        at_once.add_many(5, 1);
+        assert_eq!(at_once, sums(&[-3, -3, -3, -3, 0, 0, 5]));
     }
 
     #[test]
