@@ -633,3 +633,71 @@ fn the_defenders_ground_follows_the_battle_result() {
     let ground = rows.iter().filter(|r| r["metric"] == "ground").count();
     assert_eq!(ground, 2 * 4, "four fates in each of two variants");
 }
+
+#[test]
+fn a_pc_general_uses_his_own_luck_on_his_sides_catastrophe_roll() {
+    let one_day = read(&bundled("three_days_at_hollin.toml")).replacen("days = 3", "days = 1", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let load = |name: &str, text: &str| -> Gurps {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        gurps(&path)
+    };
+    let general_luck = one_day.replacen(
+        "role = \"army_commander\"\n",
+        "role = \"army_commander\"\nluck = true\n",
+        1,
+    );
+    let both_flags = general_luck.replacen(
+        "name = \"Kingdom\"\n",
+        "name = \"Kingdom\"\ncommander_luck = true\n",
+        1,
+    );
+    assert_ne!(general_luck, one_day);
+    assert_ne!(both_flags, general_luck);
+    let plain = load("plain.toml", &one_day);
+    let general = load("general.toml", &general_luck);
+    let both = load("both.toml", &both_flags);
+    // The Kingdom's Catastrophe roll takes Lord Aldric's Luck, from his flag
+    // alone as from both.
+    assert!(!plain.rules.sides[0].commander_luck);
+    assert!(general.rules.sides[0].commander_luck);
+    assert!(both.rules.sides[0].commander_luck);
+    let won = |g: &Gurps| -> f64 {
+        let exact = warcrunch::systems::gurps::exact::exact_metrics(g).unwrap();
+        let m = exact
+            .iter()
+            .find(|m| m.subject == "side:Kingdom" && m.name == "victory")
+            .unwrap();
+        let bin = (0..m.weights.len()).find(|&b| m.label(b) == "won").unwrap();
+        m.weights[bin] / m.weights.iter().sum::<f64>()
+    };
+    assert_eq!(
+        won(&general),
+        won(&both),
+        "one Luck, whichever flag says it"
+    );
+    assert!(
+        won(&general) > won(&plain) + 0.01,
+        "Luck on the Catastrophe roll helps the Kingdom: {} against {}",
+        won(&general),
+        won(&plain)
+    );
+    // Exact against sampled, the general's Luck on.
+    assert_agreement(&general, 400_000, 11);
+    // The side's flag may not give Luck to a general who has none.
+    let disagree = one_day.replacen(
+        "name = \"Kingdom\"\n",
+        "name = \"Kingdom\"\ncommander_luck = true\n",
+        1,
+    );
+    let path = dir.path().join("disagree.toml");
+    std::fs::write(&path, disagree).unwrap();
+    let error = crate::util::failure_stderr(warcrunch().arg("check").arg(&path));
+    assert!(
+        error.contains("commander_luck = true")
+            && error.contains("Lord Aldric")
+            && error.contains("`luck` = false"),
+        "{error}"
+    );
+}

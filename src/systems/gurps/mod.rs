@@ -78,7 +78,12 @@ impl Gurps {
                 percent_per_troop: 100.0 / side.file.troop_strength as f64,
                 tech_level: side.tech_level,
                 fixed_modifier: fixed,
-                commander_luck: side.file.commander_luck,
+                // A PC who commands the army uses his own Luck on his
+                // side's Catastrophe roll (the parser refuses the flags
+                // disagreeing the other way).
+                commander_luck: side.file.commander_luck
+                    || (parsed.heroes.iter())
+                        .any(|h| h.side == s && h.file.role == Role::ArmyCommander && h.file.luck),
                 catastrophe_modifier: side.file.catastrophe_modifier,
                 armour_rows: armour_rows(&tables, side.file.armour),
                 armour: side.file.armour.key(),

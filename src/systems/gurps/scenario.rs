@@ -30,7 +30,9 @@ pub struct SideFile {
     /// Whether this side attacks (defender positions then apply to it).
     #[serde(default)]
     pub attacker: bool,
-    /// The commander may reroll the Catastrophe roll with Luck.
+    /// The commander may reroll the Catastrophe roll with Luck. Where a PC
+    /// commands the army, his own `luck` decides (true here with his false
+    /// is refused).
     #[serde(default)]
     pub commander_luck: bool,
     /// Tech Level of this army (default: the battle's).
@@ -571,6 +573,18 @@ fn resolve_heroes(origin: &str, written: &[HeroFile], sides: &[Side; 2]) -> Resu
             Role::Soldier => {}
         }
         heroes.push(hero);
+    }
+    // A PC who commands the army is the commander whose Luck the
+    // Catastrophe roll takes: the side's flag may not say otherwise.
+    for (i, h) in written.iter().enumerate() {
+        let side = &sides[heroes[i].side];
+        if h.role == Role::ArmyCommander && side.file.commander_luck && !h.luck {
+            bail!(
+                "{origin}: side \"{}\" has commander_luck = true, but its commander is the PC `heroes[{i}]` ({}), whose `luck` = false; a PC general's Luck is his own: set heroes[{i}].luck = true, or commander_luck = false",
+                side.file.name,
+                h.name
+            );
+        }
     }
     for (side, commanders) in sides.iter().zip(unit_commanders) {
         if commanders as i64 > side.file.major_units {
