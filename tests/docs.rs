@@ -229,9 +229,10 @@ fn the_rules_doc_lists_every_stand_in_rule_a_report_lists_and_no_other() {
     // its default.
     for (file, system, readings) in [
         (
-            "gurps/ambush_at_the_ford.toml",
+            // Several days: its commander_gone line is one only they list.
+            "gurps/three_days_at_hollin.toml",
             "system = \"gurps\"\n",
-            "defector = \"joins_enemy\"\nleader_fall = \"same_day\"\ncommander_gone = \"row_spent\"\n",
+            "defector = \"leaves\"\nleader_fall = \"same_day\"\ncommander_gone = \"row_spent\"\n",
         ),
         (
             "seventh_sea/even_field_battle.toml",

@@ -78,20 +78,27 @@ fn parties_on_both_sides_with_two_unit_commanders_agree_with_exact() {
     assert_agreement(&g, 1_000_000, 5);
 }
 
-/// The second reading of a defecting ally (his troops join the enemy) is
-/// simulated and exact alike, and it moves the exact odds of victory.
+/// A defecting ally's troops join the enemy by default, as the seed says;
+/// the declared alternative (they leave the field) is simulated and exact
+/// alike, and it moves the exact odds of victory.
 #[test]
-fn defectors_joining_the_enemy_agree_with_exact_and_move_the_odds() {
+fn defectors_join_the_enemy_by_default_and_leaving_agrees_with_exact_and_moves_the_odds() {
     let text = read(&bundled("ambush_at_the_ford.toml"));
-    let joins = text.replacen(
+    let default = gurps(&bundled("ambush_at_the_ford.toml"));
+    assert_eq!(
+        default.rules.defector,
+        warcrunch::systems::gurps::scenario::Defector::JoinsEnemy,
+        "the seed's reading is the default"
+    );
+    let leaving = text.replacen(
         "system = \"gurps\"\n",
-        "system = \"gurps\"\ndefector = \"joins_enemy\"\n",
+        "system = \"gurps\"\ndefector = \"leaves\"\n",
         1,
     );
-    assert_ne!(joins, text);
+    assert_ne!(leaving, text);
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("joins.toml");
-    std::fs::write(&path, joins).unwrap();
+    let path = dir.path().join("leaves.toml");
+    std::fs::write(&path, leaving).unwrap();
     let g = gurps(&path);
     assert_agreement(&g, 1_000_000, 13);
     let won = |g: &Gurps| {
@@ -102,8 +109,8 @@ fn defectors_joining_the_enemy_agree_with_exact_and_move_the_odds() {
             .unwrap();
         victory.weights[0]
     };
-    let leaves = won(&gurps(&bundled("ambush_at_the_ford.toml")));
-    let joined = won(&g);
+    let joined = won(&default);
+    let leaves = won(&g);
     assert!(
         joined != leaves && (joined - leaves).abs() < 0.05,
         "{leaves} -> {joined}"
@@ -685,19 +692,24 @@ fn a_pc_general_uses_his_own_luck_on_his_sides_catastrophe_roll() {
     );
     // Exact against sampled, the general's Luck on.
     assert_agreement(&general, 400_000, 11);
-    // The side's flag may not give Luck to a general who has none.
+    // The side's flag gives no Luck to a general who has none: his own
+    // flag decides, and `check` says the side's is not used.
     let disagree = one_day.replacen(
         "name = \"Kingdom\"\n",
         "name = \"Kingdom\"\ncommander_luck = true\n",
         1,
     );
-    let path = dir.path().join("disagree.toml");
-    std::fs::write(&path, disagree).unwrap();
-    let error = crate::util::failure_stderr(warcrunch().arg("check").arg(&path));
+    let overruled = load("overruled.toml", &disagree);
+    assert!(!overruled.rules.sides[0].commander_luck);
+    assert_eq!(won(&overruled), won(&plain));
+    let said = warcrunch()
+        .arg("check")
+        .arg(dir.path().join("overruled.toml"))
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&said.get_output().stdout).into_owned();
     assert!(
-        error.contains("commander_luck = true")
-            && error.contains("Lord Aldric")
-            && error.contains("`luck` = false"),
-        "{error}"
+        text.contains("commander_luck = true is not used: its commander is the PC Lord Aldric, whose own luck = false"),
+        "{text}"
     );
 }

@@ -54,6 +54,11 @@ pub struct Gurps {
     pub laws: Laws,
 }
 
+/// The PC who commands side `s`'s army, if one does.
+fn pc_general(parsed: &Parsed, s: usize) -> Option<&scenario::Hero> {
+    (parsed.heroes.iter()).find(|h| h.side == s && h.file.role == Role::ArmyCommander)
+}
+
 impl Gurps {
     /// Resolves the battle for simulation.
     pub fn new(parsed: Parsed, tables: GurpsTables) -> Gurps {
@@ -78,12 +83,12 @@ impl Gurps {
                 percent_per_troop: 100.0 / side.file.troop_strength as f64,
                 tech_level: side.tech_level,
                 fixed_modifier: fixed,
-                // A PC who commands the army uses his own Luck on his
-                // side's Catastrophe roll (the parser refuses the flags
-                // disagreeing the other way).
-                commander_luck: side.file.commander_luck
-                    || (parsed.heroes.iter())
-                        .any(|h| h.side == s && h.file.role == Role::ArmyCommander && h.file.luck),
+                // A PC who commands the army is the commander: his own
+                // Luck, not the side's flag, goes to its Catastrophe roll.
+                commander_luck: match pc_general(&parsed, s) {
+                    Some(h) => h.file.luck,
+                    None => side.file.commander_luck,
+                },
                 catastrophe_modifier: side.file.catastrophe_modifier,
                 armour_rows: armour_rows(&tables, side.file.armour),
                 armour: side.file.armour.key(),
@@ -567,22 +572,17 @@ impl BattleSystem for Gurps {
         use self::morale::ROUT_MARGIN;
         use self::scenario::{DEFAULT_MAJOR_UNITS, TACTICS_BELOW_IQ};
         use self::survival::LOSING_PENALTY_STEP;
-        vec![
+        let mut rules = vec![
             format!("gurps: Tactics default IQ-{TACTICS_BELOW_IQ} and (Tactics + weapon)/2 round down"),
             format!("gurps: losing side: \u{2212}1 Survival per full {LOSING_PENALTY_STEP} points of margin"),
-            "gurps: a multi-day battle rolls each side's Catastrophe at the start of every day (the seed rolls one as the battle begins)".to_owned(),
-            "gurps: Glory's Strategy carries to the next day only from a PC who still commands at the day's end (not down, dead or captured)".to_owned(),
             format!("gurps: Glory skill = min({COMBAT_CAP}, Combat skill - Risk); losing-side penalty applies to Survival only"),
             format!("gurps: a catastrophe striking a major unit picks one of `major_units` (default {DEFAULT_MAJOR_UNITS}) at random; PC unit commanders are among them"),
             "gurps: a leader wounded by catastrophe takes 2d - his own DR (undivided: no enemy weapon) and still makes his Survival and Glory rolls that day; 'killed' leaves a PC wounded (the same 2d - DR) and unconscious, with no Survival or Glory roll".to_owned(),
-            "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
             "gurps: a commander captured by an overwhelming victory (battle result row with captures_commander) counts as killed on every later day: his side's base Strategy is halved; a PC commander taken alive makes no further roll and shows captured = yes".to_owned(),
             "gurps: HT rolls: one consciousness roll at 0 HP or below, one death check per multiple of -HT crossed; unconscious PCs sit out later days".to_owned(),
             format!("gurps: a side beaten by {ROUT_MARGIN}+ rolls Morale (quality + catastrophe morale) and routs on a failure"),
             "gurps: the atrocity's Morale roll (+1 made, \u{2212}1 failed) is rolled for the whole army when it matters, at the rout check".to_owned(),
             "gurps: not modelled: a catastrophe's Morale penalty to the one struck unit (\u{2212}2 or \u{2212}3 to that unit); Morale is rolled for the army as a whole".to_owned(),
-            "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
-            "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra \u{2212}3 to his own unit)".to_owned(),
             "gurps: a PC army commander knocked out by a catastrophe 15/16 wound halves his side's base Strategy that same day".to_owned(),
             "gurps: Toughness comes off every wound; armour DR does not stop the fixed 1 HP / 2 HP Survival rows".to_owned(),
             "gurps: catastrophe Troop Strength changes (enemy reinforced, ally defects) are permanent; casualties_pct is counted against the initial Troop Strength".to_owned(),
@@ -593,27 +593,54 @@ impl BattleSystem for Gurps {
                 LeaderFall::SameDay => "gurps: a PC leader who falls in his Survival roll counts as out that same day: a PC army commander's side has its base Strategy halved for the day's final roll (the contest settled again on the same dice; the PCs' Survival keeps the first margin), and a fallen leader's Morale counts in that day's casualties (leader_fall = \"same_day\"; the default, \"next_day\", waits for the next day)",
             }
             .to_owned(),
-            match self.rules.commander_gone {
-                CommanderGone::SuccessorStruck => "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled) (commander_gone = \"successor_struck\", the default; \"row_spent\" makes it do nothing)",
-                CommanderGone::RowSpent => "gurps: a catastrophe row striking the army commander after he is gone does nothing, as if no catastrophe had come up (commander_gone = \"row_spent\"; the default, \"successor_struck\", strikes whoever leads in his place)",
-            }
-            .to_owned(),
             match self.rules.defector {
-                Defector::Leaves => "gurps: an ally who defects (row 14) takes his share of Troop Strength off the field; it does not join the enemy (defector = \"leaves\", the default; \"joins_enemy\" adds it to the enemy)",
-                Defector::JoinsEnemy => "gurps: an ally who defects (row 14) takes his share of Troop Strength over to the enemy (defector = \"joins_enemy\"; the default, \"leaves\", takes it off the field)",
+                Defector::JoinsEnemy => "gurps: an ally who defects (row 14) takes his share of Troop Strength over to the enemy (defector = \"joins_enemy\", the default; \"leaves\" takes it off the field)",
+                Defector::Leaves => "gurps: an ally who defects (row 14) takes his share of Troop Strength off the field; it does not join the enemy (defector = \"leaves\"; the default, \"joins_enemy\", takes it over to the enemy)",
             }
             .to_owned(),
             "gurps: the defender's ground is the last day's (a battle lasts its days whatever the margin); to hold after a significant victory each of its major units rolls the Morale the day began with plus its Catastrophe row's (not a PC's fall that day)".to_owned(),
-            "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
             "gurps: hit location is not modelled (no location multipliers)".to_owned(),
-        ]
+        ];
+        // Lines of several days only: a one-day battle never reaches them.
+        if self.parsed.days > 1 {
+            rules.extend([
+                "gurps: a multi-day battle rolls each side's Catastrophe at the start of every day (the seed rolls one as the battle begins)".to_owned(),
+                "gurps: Glory's Strategy carries to the next day only from a PC who still commands at the day's end (not down, dead or captured)".to_owned(),
+                "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
+                "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
+                "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra \u{2212}3 to his own unit)".to_owned(),
+                "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
+                match self.rules.commander_gone {
+                    CommanderGone::SuccessorStruck => "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled) (commander_gone = \"successor_struck\", the default; \"row_spent\" makes it do nothing)",
+                    CommanderGone::RowSpent => "gurps: a catastrophe row striking the army commander after he is gone does nothing, as if no catastrophe had come up (commander_gone = \"row_spent\"; the default, \"successor_struck\", strikes whoever leads in his place)",
+                }
+                .to_owned(),
+            ]);
+        }
+        rules
+    }
+
+    /// A side whose PC general's own Luck overrules its `commander_luck`.
+    fn check_notes(&self) -> Vec<String> {
+        (0..2)
+            .filter_map(|s| {
+                let side = &self.parsed.sides[s].file;
+                let h = pc_general(&self.parsed, s)?;
+                (side.commander_luck != h.file.luck).then(|| {
+                    format!(
+                        "side \"{}\": commander_luck = {} is not used: its commander is the PC {}, whose own luck = {} goes to its Catastrophe roll",
+                        side.name, side.commander_luck, h.file.name, h.file.luck
+                    )
+                })
+            })
+            .collect()
     }
 
     /// A readable account of the resolved battle for `warcrunch check`.
     fn describe(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "days: {}", self.parsed.days);
-        if self.rules.defector != Defector::Leaves {
+        if self.rules.defector != Defector::default() {
             let _ = writeln!(out, "defector: {}", as_written(&self.rules.defector));
         }
         if self.rules.commander_gone != CommanderGone::SuccessorStruck {

@@ -689,6 +689,8 @@ mod tests {
         let g = load("scenarios/gurps/three_days_at_hollin.toml", |t| {
             t.replace("major_units = 4", "major_units = 4\ncommander_luck = true")
                 .replace("major_units = 3", "major_units = 3\ncommander_luck = true")
+                // Lord Aldric commands the Kingdom: the Luck is his own.
+                .replacen("role = \"army_commander\"", "role = \"army_commander\"\nluck = true", 1)
                 .replacen("strategy = 13", "strategy = 9", 1)
         });
         let side = &g.rules.sides[0];

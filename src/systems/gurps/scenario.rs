@@ -31,8 +31,8 @@ pub struct SideFile {
     #[serde(default)]
     pub attacker: bool,
     /// The commander may reroll the Catastrophe roll with Luck. Where a PC
-    /// commands the army, his own `luck` decides (true here with his false
-    /// is refused).
+    /// commands the army, his own `luck` decides instead (`check` says so
+    /// where the two differ).
     #[serde(default)]
     pub commander_luck: bool,
     /// Tech Level of this army (default: the battle's).
@@ -239,9 +239,9 @@ pub struct ScenarioFile {
     #[serde(default = "one_day")]
     #[schemars(range(min = *DAYS.start(), max = *DAYS.end()))]
     days: i64,
-    /// Where an ally who defects (Catastrophe row 14) takes his troops: "leaves" (the
-    /// default) takes them off the field; "joins_enemy" adds them to the enemy. The seed
-    /// says he "goes over to the enemy, taking his troops", which reads either way.
+    /// Where an ally who defects (Catastrophe row 14) takes his troops: "joins_enemy" (the
+    /// default, as the seed says he "goes over to the enemy, taking his troops with him")
+    /// adds them to the enemy; "leaves" takes them off the field instead.
     #[serde(default)]
     defector: Defector,
     /// When a PC leader's fall in his Survival roll reaches the battle: "next_day" (the
@@ -279,9 +279,10 @@ pub struct ScenarioFile {
 #[serde(rename_all = "snake_case")]
 pub enum Defector {
     /// Off the field: his side loses them, the enemy gains nothing.
-    #[default]
     Leaves,
-    /// To the enemy: his side loses them and the enemy gains as many.
+    /// To the enemy: his side loses them and the enemy gains as many (the
+    /// seed's "goes over to the enemy … taking his troops with him").
+    #[default]
     JoinsEnemy,
 }
 
@@ -573,18 +574,6 @@ fn resolve_heroes(origin: &str, written: &[HeroFile], sides: &[Side; 2]) -> Resu
             Role::Soldier => {}
         }
         heroes.push(hero);
-    }
-    // A PC who commands the army is the commander whose Luck the
-    // Catastrophe roll takes: the side's flag may not say otherwise.
-    for (i, h) in written.iter().enumerate() {
-        let side = &sides[heroes[i].side];
-        if h.role == Role::ArmyCommander && side.file.commander_luck && !h.luck {
-            bail!(
-                "{origin}: side \"{}\" has commander_luck = true, but its commander is the PC `heroes[{i}]` ({}), whose `luck` = false; a PC general's Luck is his own: set heroes[{i}].luck = true, or commander_luck = false",
-                side.file.name,
-                h.name
-            );
-        }
     }
     for (side, commanders) in sides.iter().zip(unit_commanders) {
         if commanders as i64 > side.file.major_units {

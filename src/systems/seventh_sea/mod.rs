@@ -437,6 +437,10 @@ impl BattleSystem for SeventhSea {
             ),
             "seventh_sea: an officer adds his Leadership as rolled dice to the commander's (Wits+Strategy)kWits".to_owned(),
             format!(
+                "seventh_sea: a battle in which no side has won three rounds in a row after `max_rounds` rounds ({} here) is undecided",
+                self.rules.max_rounds
+            ),
+            format!(
                 "seventh_sea: the contest is rerolled on neither/tie up to {} times, then the round is even (streaks reset)",
                 crate::stats::format::thousands(u64::from(MAX_REROLLS))
             ),
