@@ -37,8 +37,13 @@ pub fn run(args: &NewArgs) -> Result<()> {
         files.push((spare.clone(), schema.text()));
     }
     write_files_whole(&files)?;
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     let mut said = format!(
-        "Wrote {p}, a {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
+        "Wrote {p}, {article} {name} scenario to edit. Check it with `warcrunch check {p}`, run it with `warcrunch run {p}`.\n",
         p = path.display()
     );
     if let Some(spare) = &placed.write {
