@@ -19,7 +19,7 @@
 //! adding its file: the bundled scenarios (`scenarios/SYSTEM/*.toml`) and
 //! the built-in tables (`scenarios/tables/`, each named by its `kind` key,
 //! its system by its folder or, at the top, its file name); and, for tests
-//! only, the same folders under `tests/fourth_system/` (the dice duel, the
+//! only, the same folders under `tests/dice_duel/` (the dice duel, the
 //! system compiled only in tests). A system's starter is its own
 //! (`src/systems/SYSTEM/starter.toml`, the contract's `STARTER`).
 
@@ -89,14 +89,14 @@ fn stem(path: &Path) -> String {
 /// Writes `embedded.rs`: `BUNDLED` (path under `scenarios/`, text) and
 /// `TABLES` (kind, system, path under `scenarios/tables/`, text), each
 /// sorted by path. The files of the
-/// system compiled only in tests (`tests/fourth_system/`, laid out as the
+/// system compiled only in tests (`tests/dice_duel/`, laid out as the
 /// repository is) follow, each marked `#[cfg(test)]`.
 fn embedded() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let mut found = Found::default();
     found.walk(&root, "");
     // A package without its tests (and so without this folder) builds too.
-    let test_system = root.join("tests/fourth_system");
+    let test_system = root.join("tests/dice_duel");
     if test_system.is_dir() {
         found.walk(&test_system, "#[cfg(test)] ");
     }

@@ -505,7 +505,7 @@ fn the_test_system_is_named_only_in_its_folders_and_its_one_registered_line() {
     files.push(root.join("build.rs"));
     let own = [
         root.join("src/systems/dice_duel"),
-        root.join("tests/fourth_system"),
+        root.join("tests/dice_duel"),
     ];
     let mut lines = Vec::new();
     for file in files

@@ -75,7 +75,7 @@ mod tests {
     fn every_scenario_of_the_folder_is_bundled_and_sorted() {
         let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut found = Vec::new();
-        for root in ["scenarios", "tests/fourth_system/scenarios"] {
+        for root in ["scenarios", "tests/dice_duel/scenarios"] {
             let mut here = Vec::new();
             for &system in crate::systems::SYSTEMS {
                 let Ok(files) = std::fs::read_dir(repository.join(root).join(system)) else {

@@ -3,7 +3,7 @@
 //! wins, a tie is rolled again, and ties up to `max_rolls` make a draw.
 //! It exists to keep "a new system is a new folder" true: it is compiled
 //! only in tests, registered by one line of `registry.rs`, and its files
-//! lie where a shipped system's would, under `tests/fourth_system/`.
+//! lie where a shipped system's would, under `tests/dice_duel/`.
 
 mod exact;
 mod reference;

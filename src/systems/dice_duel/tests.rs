@@ -14,7 +14,7 @@ use crate::tables::cells::CellReads;
 
 /// The bundled duel.
 fn even_duel() -> DiceDuel {
-    let text = include_str!("../../../tests/fourth_system/scenarios/dice_duel/even_duel.toml");
+    let text = include_str!("../../../tests/dice_duel/scenarios/dice_duel/even_duel.toml");
     DiceDuel::from_scenario(text, "even_duel.toml", &crate::tables::TableFiles::in_folder(Path::new(".")))
         .expect("a valid duel")
         .1
