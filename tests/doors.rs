@@ -699,3 +699,53 @@ fn no_site_may_frame_the_page_a_link_starts_no_run_and_a_bad_run_id_gets_json() 
     assert_eq!(status, 400, "{body}");
     assert!(body["error"].is_string(), "{body}");
 }
+
+#[test]
+fn an_out_holding_a_file_the_command_reads_is_refused_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = dir.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    let scenario = own.join("ambush.toml");
+    std::fs::write(&scenario, ambush()).unwrap();
+    for force in [false, true] {
+        let mut command = warcrunch();
+        command
+            .args(["run", "--quiet", "--trials", "1000"])
+            .arg(&scenario)
+            .arg("--out")
+            .arg(&own);
+        if force {
+            command.arg("--force");
+        }
+        let error = failure_stderr(&mut command);
+        assert!(
+            error.contains("which this command reads") && error.contains("ambush.toml"),
+            "{error}"
+        );
+        assert!(scenario.is_file(), "the scenario is still there");
+    }
+    // A table file inside the out folder counts too.
+    let table = own.join("survival.toml");
+    warcrunch()
+        .args(["tables", "--export"])
+        .arg(dir.path().join("t"))
+        .arg("survival")
+        .assert()
+        .success();
+    std::fs::copy(dir.path().join("t/gurps/survival.toml"), &table).unwrap();
+    let error = failure_stderr(
+        warcrunch()
+            .args([
+                "run", "--quiet", "--trials", "1000", AMBUSH, "--force", "--table",
+            ])
+            .arg(format!("survival={}", table.display()))
+            .arg("--out")
+            .arg(&own)
+            .current_dir(repo()),
+    );
+    assert!(
+        error.contains("survival.toml") && error.contains("which this command reads"),
+        "{error}"
+    );
+    assert!(table.is_file());
+}

@@ -173,6 +173,14 @@ impl Staging {
             if !dest.is_dir() {
                 bail!("output path {} exists and is not a folder", dest.display());
             }
+            // Never a folder holding what the command reads, --force or not.
+            if let Some(input) = crate::tables::input_file::input_inside(dest) {
+                bail!(
+                    "output folder {} holds {}, which this command reads; replacing the folder would delete it: choose another --out",
+                    dest.display(),
+                    input.display()
+                );
+            }
             let theirs = files_not_written_by_us(dest)?;
             if !theirs.is_empty() && !force {
                 let more = theirs.len().saturating_sub(SHOWN);

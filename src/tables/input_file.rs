@@ -66,7 +66,26 @@ fn read_open_at_most(file: File, most: u64) -> Result<String, String> {
 
 /// The text of the regular file at `path` ([`open_regular`], [`read_open`]).
 pub fn read_text(path: &Path) -> Result<String, String> {
-    read_open(open_regular(path)?)
+    let text = read_open(open_regular(path)?)?;
+    if let Ok(full) = std::fs::canonicalize(path) {
+        let mut read = INPUTS_READ.lock().unwrap_or_else(|e| e.into_inner());
+        if !read.contains(&full) {
+            read.push(full);
+        }
+    }
+    Ok(text)
+}
+
+/// Every scenario and table file this process has read, by its full path:
+/// an output folder must not hold one (replacing the folder would delete
+/// it).
+static INPUTS_READ: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The input read that lies inside `folder`, if any.
+pub fn input_inside(folder: &Path) -> Option<std::path::PathBuf> {
+    let folder = std::fs::canonicalize(folder).ok()?;
+    let read = INPUTS_READ.lock().unwrap_or_else(|e| e.into_inner());
+    read.iter().find(|p| p.starts_with(&folder)).cloned()
 }
 
 /// The text of a results file warcrunch wrote (up to [`MAX_RESULTS_BYTES`]).
