@@ -506,6 +506,31 @@ fn a_sweep_that_would_write_more_than_100_mb_says_so_first() {
     );
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Its size is told from the first variant, before any other is built
+    // (20,000 variants took 28 s and 1 GB to build before): a sweep whose
+    // later variants the rules would refuse (Risk 7) is refused for its
+    // size first.
+    let error = failure_stderr(
+        warcrunch()
+            .args([
+                "sweep",
+                AMBUSH,
+                "--set",
+                "heroes.Titus.risk=-6..7",
+                "--set",
+                "heroes.Varro.risk=-6..7",
+                "--set",
+                "heroes.Ilsa.risk=-6..7",
+                "--max-variants",
+                "3000",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(
+        error.contains("this sweep would write about") && error.contains("2,744 variants"),
+        "{error}"
+    );
 }
 
 #[test]

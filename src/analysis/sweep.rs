@@ -97,9 +97,8 @@ pub fn sweep(
     let variants = grid(&settings, request.max_variants)?;
     let targets = parse_events(&request.targets, "sweep")?;
     check_recommend_for(resolved, request)?;
-    // Validate every variant before simulating any.
-    let mut scenarios: Vec<(String, Scenario)> = Vec::new();
-    for v in &variants {
+    // Each variant's scenario, validated.
+    let variant = |v: &Variant| -> Result<(String, Scenario)> {
         let edits: Vec<Edit> = settings
             .iter()
             .zip(&v.values)
@@ -120,21 +119,29 @@ pub fn sweep(
         s.override_settings(request.trials, request.seed)?;
         add_outcomes(&mut metric_layout(&s), &targets)
             .map_err(|e| anyhow::anyhow!("variant {}: {e}", v.name))?;
-        scenarios.push((v.name.clone(), s));
-    }
-    let bins: u64 = metric_layout(&scenarios[0].1)
+        Ok((v.name.clone(), s))
+    };
+    // The size of what it would write, from the first variant alone:
+    // refused before the others are even built.
+    let first = variant(&variants[0])?;
+    let bins: u64 = metric_layout(&first.1)
         .iter()
         .map(|m| m.weights.len() as u64)
         .sum();
-    let size = expected_output_bytes(scenarios.len() as u64, bins);
+    let size = expected_output_bytes(variants.len() as u64, bins);
     if size > super::LARGE_OUTPUT_BYTES && !to.large_output {
         bail!(
             "this sweep would write about {} MB ({} variants × {} values each, in its tables, report and charts); \
              pass --yes to write them, or sweep fewer values",
             crate::stats::format::thousands(size >> 20),
-            crate::stats::format::thousands(scenarios.len() as u64),
+            crate::stats::format::thousands(variants.len() as u64),
             crate::stats::format::thousands(bins)
         );
+    }
+    // Every variant validated before any is fought.
+    let mut scenarios: Vec<(String, Scenario)> = vec![first];
+    for v in &variants[1..] {
+        scenarios.push(variant(v)?);
     }
     let out = output_dir(
         to.out.as_deref(),
