@@ -1200,3 +1200,52 @@ fn the_tunes_chart_is_a_file_of_its_own_with_a_title_the_stand_in_line_and_the_s
     assert!(svg.contains("hold stand-in values"), "the † line");
     assert!(svg.contains("warcrunch 0.1.0"), "the source line");
 }
+
+#[test]
+fn a_tune_mixing_exact_and_sampled_battles_scores_the_exact_one_by_its_odds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mixed");
+    warcrunch()
+        .arg("tune")
+        .arg(repo().join(AMBUSH))
+        .arg(repo().join(HOLLIN))
+        .args([
+            "--goal",
+            "party/any_down_or_dead=yes <= 10% @ambush_at_the_ford",
+            "--goal",
+            "party:Kingdom/any_down_or_dead=yes >= 6%",
+            "--tables",
+            "survival",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let record: serde_json::Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
+    assert!(
+        record["searched"]
+            .as_str()
+            .unwrap()
+            .contains("(ambush_at_the_ford scored by exact odds)"),
+        "{record}"
+    );
+    let goals = csv_rows(&out.join("goals.csv"));
+    let ambush = goals
+        .iter()
+        .find(|g| g["scenario"] == "ambush_at_the_ford")
+        .unwrap();
+    // The one-day ambush: what the search measured is its exact value, as
+    // written and as tuned; Hollin's (three days) is sampled.
+    assert_eq!(
+        ambush["as_written_search_estimate"], ambush["as_written_exact"],
+        "{ambush:?}"
+    );
+    assert_eq!(ambush["search_estimate"], ambush["exact"], "{ambush:?}");
+    let hollin = goals
+        .iter()
+        .find(|g| g["scenario"] == "three_days_at_hollin")
+        .unwrap();
+    assert_eq!(hollin["exact"], "", "{hollin:?}");
+    assert!(goals.iter().all(|g| g["verdict"] == "met"), "{goals:?}");
+}

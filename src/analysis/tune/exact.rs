@@ -19,10 +19,14 @@ impl Fight<'_> {
     /// never decide whether a system's exact method applies, and a
     /// candidate where one does is left out).
     pub(super) fn exact_everywhere(&self) -> bool {
-        (0..self.battles.len()).all(|b| {
-            self.scenario(self.start, b)
-                .is_ok_and(|s| s.battle.exact().is_ok())
-        })
+        (0..self.battles.len()).all(|b| self.exact_in(b))
+    }
+
+    /// Whether battle `b` has exact odds as written (its candidates then
+    /// have them too, as [`Fight::exact_everywhere`] says).
+    pub(super) fn exact_in(&self, b: usize) -> bool {
+        self.scenario(self.start, b)
+            .is_ok_and(|s| s.battle.exact().is_ok())
     }
 
     /// Every candidate scored by its exact odds in every battle, on
@@ -91,7 +95,7 @@ impl Fight<'_> {
 }
 
 /// The standard deviation of a numeric metric's exact distribution.
-fn spread(m: &Metric<f64>) -> f64 {
+pub(super) fn spread(m: &Metric<f64>) -> f64 {
     let Values::Integers { first } = m.values else {
         return 0.0;
     };

@@ -10,7 +10,7 @@ use toml::Value;
 
 use crate::analysis::runner::{PairedAsk, Plan, metric_layout, simulate_paired, simulate_variants};
 use crate::engine::paired::Event;
-use crate::questions::target::{Target, with_combined};
+use crate::questions::target::{Target, with_combined, with_combined_as};
 use crate::questions::tune::Goal;
 use crate::report::tune::Effect;
 use crate::scenario::{Edit, Scenario};
@@ -499,6 +499,24 @@ impl<'a> Fight<'a> {
         let mut measured: Vec<Vec<Option<Measured>>> = vec![vec![None; held.len()]; kept.len()];
         let mut errors: Vec<Vec<f64>> = (0..kept.len()).map(|_| vec![0.0; held.len()]).collect();
         for b in 0..self.battles.len() {
+            // A battle with exact odds is scored by them: no battle fought,
+            // no noise in its goals' differences.
+            if self.exact_in(b) {
+                for (c, each) in loaded.iter().enumerate() {
+                    let odds = with_combined_as(&metric_layout(&each[b]), &each[b].battle.exact()?);
+                    for (k, h) in held.iter().enumerate().filter(|(_, h)| h.battle == b) {
+                        let target = &goals[h.goal].target;
+                        let value = target.exact_estimate(&odds)?;
+                        let spread = if target.is_mean() {
+                            super::exact::spread(&odds[target.mean_metric(&odds)?])
+                        } else {
+                            0.0
+                        };
+                        measured[c][k] = Some(Measured::Exact(value, spread));
+                    }
+                }
+                continue;
+            }
             let named: Vec<(String, &Scenario)> = (kept.iter().zip(&loaded))
                 .map(|(c, each)| (self.name(c), &each[b]))
                 .collect();
@@ -564,10 +582,12 @@ impl<'a> Fight<'a> {
                     .map(|m| m.expect("every held goal is measured"))
                     .collect();
                 let estimates: Vec<f64> = measured.iter().map(Measured::estimate).collect();
+                // An exact goal's spread is 0 where it is a share: the race
+                // reads it as known, not sampled.
                 let spreads = (measured.iter())
                     .map(|m| match *m {
                         Measured::Share(..) => 0.5,
-                        Measured::Mean(_, sd, _) => sd,
+                        Measured::Mean(_, sd, _) | Measured::Exact(_, sd) => sd,
                     })
                     .collect();
                 let shortfalls: Vec<f64> = (held.iter().zip(&measured))
@@ -578,6 +598,8 @@ impl<'a> Fight<'a> {
                                 (p * (1.0 - p)).sqrt()
                             }
                             Measured::Mean(_, sd, _) => sd,
+                            // Known exactly: no margin to keep clear of.
+                            Measured::Exact(..) => 0.0,
                         };
                         goals[h.goal].shortfall_within(m.estimate(), self.margin * spread)
                     })
@@ -638,13 +660,15 @@ pub(super) enum Measured {
     Share(u64, u64),
     /// A mean, its standard deviation and the battles.
     Mean(f64, f64, u64),
+    /// Known exactly: the value, and (a mean's) standard deviation.
+    Exact(f64, f64),
 }
 
 impl Measured {
     pub(super) fn estimate(&self) -> f64 {
         match *self {
             Measured::Share(x, n) => x as f64 / n.max(1) as f64,
-            Measured::Mean(mean, _, _) => mean,
+            Measured::Mean(mean, _, _) | Measured::Exact(mean, _) => mean,
         }
     }
 
@@ -656,6 +680,7 @@ impl Measured {
                 let half = z * sd / (n.max(1) as f64).sqrt();
                 (mean - half, mean + half)
             }
+            Measured::Exact(value, _) => (value, value),
         }
     }
 }

@@ -645,6 +645,16 @@ fn search_paired(
     let finalists = race::finalists(fight, &current, max_changes);
     let raced = race::race((fight, goals, plan), &finalists, seen)?;
     all_steps.extend(raced.steps);
+    // The battles among them with exact odds, scored by those.
+    let exact: Vec<&str> = (0..fight.battles.len())
+        .filter(|&b| fight.exact_in(b))
+        .map(|b| fight.battles[b].name.as_str())
+        .collect();
+    let exact = if exact.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} scored by exact odds)", exact.join(", "))
+    };
     Ok(Searched {
         current: raced.pick.at.clone(),
         met: raced.met,
@@ -652,7 +662,7 @@ fn search_paired(
         steps: all_steps,
         stopped,
         searched: format!(
-            "a descent on {} paired battles a candidate ({passes} pass{}), then the tidying, then {}",
+            "a descent on {} paired battles a candidate{exact} ({passes} pass{}), then the tidying, then {}",
             crate::stats::format::thousands(fight.trials),
             if passes == 1 { "" } else { "es" },
             raced.said

@@ -226,7 +226,11 @@ fn judge(
         .map(|(k, h)| {
             let g = &goals[h.goal];
             let p = s.estimates[k];
-            let (low, high) = if g.target.is_mean() {
+            // Known exactly (a battle with exact odds): no interval.
+            let exact = s.spreads[k] == 0.0;
+            let (low, high) = if exact {
+                (p, p)
+            } else if g.target.is_mean() {
                 let half = z * s.spreads[k] / n.sqrt();
                 (p - half, p + half)
             } else {
