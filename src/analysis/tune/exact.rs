@@ -8,10 +8,10 @@ use toml::Value;
 use crate::analysis::runner::metric_layout;
 use crate::questions::target::with_combined_as;
 use crate::questions::tune::Goal;
-use crate::stats::{Metric, Values};
+use crate::stats::Metric;
 
 use super::battles::Held;
-use super::fight::{Fight, Scored, weighed_total};
+use super::fight::{Fight, Scored, spread, weighed_total};
 
 impl Fight<'_> {
     /// Whether every battle tuned has exact odds as written (each
@@ -91,44 +91,5 @@ impl Fight<'_> {
             shortfalls,
             noise: 0.0,
         })
-    }
-}
-
-/// The standard deviation of a numeric metric's exact distribution.
-pub(super) fn spread(m: &Metric<f64>) -> f64 {
-    let Values::Integers { first } = m.values else {
-        return 0.0;
-    };
-    let total: f64 = m.weights.iter().sum();
-    if total <= 0.0 {
-        return 0.0;
-    }
-    let value = |b: usize| (first + b as i64) as f64;
-    let mean = (m.weights.iter().enumerate())
-        .map(|(b, w)| value(b) * w)
-        .sum::<f64>()
-        / total;
-    let variance = (m.weights.iter().enumerate())
-        .map(|(b, w)| (value(b) - mean).powi(2) * w)
-        .sum::<f64>()
-        / total;
-    variance.max(0.0).sqrt()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_spread_of_an_exact_distribution() {
-        // Values 1 and 3, half each: mean 2, standard deviation 1.
-        let m = Metric {
-            subject: "hero:A".to_owned(),
-            name: "reputation".to_owned(),
-            values: Values::Integers { first: 1 },
-            weights: vec![0.5, 0.0, 0.5],
-            role: Default::default(),
-        };
-        assert!((spread(&m) - 1.0).abs() < 1e-12);
     }
 }

@@ -14,7 +14,7 @@ use crate::questions::target::{Target, with_combined, with_combined_as};
 use crate::questions::tune::Goal;
 use crate::report::tune::Effect;
 use crate::scenario::{Edit, Scenario};
-use crate::stats::{Metric, paired_difference, wilson};
+use crate::stats::{Metric, Values, paired_difference, wilson};
 
 use super::battles::{Battle, Held};
 use super::moves::{Dimension, Moves, same, shown};
@@ -508,7 +508,7 @@ impl<'a> Fight<'a> {
                         let target = &goals[h.goal].target;
                         let value = target.exact_estimate(&odds)?;
                         let spread = if target.is_mean() {
-                            super::exact::spread(&odds[target.mean_metric(&odds)?])
+                            spread(&odds[target.mean_metric(&odds)?])
                         } else {
                             0.0
                         };
@@ -698,5 +698,44 @@ pub(super) fn measure(g: &Goal, metrics: &[Metric<u64>]) -> Result<Measured> {
         let m = &metrics[e.metric];
         let x: u64 = e.bins.iter().map(|&b| m.weights[b]).sum();
         Ok(Measured::Share(x, m.total()))
+    }
+}
+
+/// The standard deviation of a numeric metric's exact distribution.
+pub(super) fn spread(m: &Metric<f64>) -> f64 {
+    let Values::Integers { first } = m.values else {
+        return 0.0;
+    };
+    let total: f64 = m.weights.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let value = |b: usize| (first + b as i64) as f64;
+    let mean = (m.weights.iter().enumerate())
+        .map(|(b, w)| value(b) * w)
+        .sum::<f64>()
+        / total;
+    let variance = (m.weights.iter().enumerate())
+        .map(|(b, w)| (value(b) - mean).powi(2) * w)
+        .sum::<f64>()
+        / total;
+    variance.max(0.0).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spread_of_an_exact_distribution() {
+        // Values 1 and 3, half each: mean 2, standard deviation 1.
+        let m = Metric {
+            subject: "hero:A".to_owned(),
+            name: "reputation".to_owned(),
+            values: Values::Integers { first: 1 },
+            weights: vec![0.5, 0.0, 0.5],
+            role: Default::default(),
+        };
+        assert!((spread(&m) - 1.0).abs() < 1e-12);
     }
 }
