@@ -19,14 +19,24 @@ impl Fight<'_> {
     /// never decide whether a system's exact method applies, and a
     /// candidate where one does is left out).
     pub(super) fn exact_everywhere(&self) -> bool {
-        (0..self.battles.len()).all(|b| self.exact_in(b))
+        self.exact.iter().all(|&e| e)
     }
 
     /// Whether battle `b` has exact odds as written (its candidates then
     /// have them too, as [`Fight::exact_everywhere`] says).
     pub(super) fn exact_in(&self, b: usize) -> bool {
-        self.scenario(self.start, b)
-            .is_ok_and(|s| s.battle.exact().is_ok())
+        self.exact[b]
+    }
+
+    /// Per battle, whether it has exact odds as written: what
+    /// [`Fight::exact`] holds, found once.
+    pub(super) fn exact_odds_of(&self) -> Vec<bool> {
+        (0..self.battles.len())
+            .map(|b| {
+                self.scenario(self.start, b)
+                    .is_ok_and(|s| s.battle.exact().is_ok())
+            })
+            .collect()
     }
 
     /// Every candidate scored by its exact odds in every battle, on

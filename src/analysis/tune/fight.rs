@@ -36,6 +36,9 @@ pub(super) struct Fight<'a> {
     /// The declared orders a candidate must keep: each moved table's that
     /// hold as written (none with `--allow-disorder`).
     pub(super) orders: Vec<Kept>,
+    /// Per battle, whether it has exact odds as written: found once, when
+    /// the fight is made ([`Fight::exact_odds_of`]).
+    pub(super) exact: Vec<bool>,
 }
 
 /// A declared order of a moved table, as the tune keeps it.
@@ -83,6 +86,14 @@ impl<'a> Fight<'a> {
         (self.dimensions.iter().zip(at).zip(self.start))
             .filter(|((_, v), s)| !same(v, s))
             .map(|((d, v), _)| (d, v))
+    }
+
+    /// How many one-step moves candidate `at` is from the battles as
+    /// written, summed over the values it changes.
+    pub(super) fn steps(&self, at: &[Value]) -> usize {
+        (self.changes(at))
+            .map(|(d, v)| d.distance(v, &d.value))
+            .sum()
     }
 
     /// A candidate's name: each setting it changes at its value, or `as
@@ -149,6 +160,7 @@ impl<'a> Fight<'a> {
             margin: self.margin,
             fought: AtomicU64::new(0),
             orders: Vec::new(),
+            exact: self.exact.clone(),
         }
     }
 

@@ -205,8 +205,10 @@ pub fn tune(
         margin: z / (expected_verify.max(1) as f64).sqrt(),
         fought: std::sync::atomic::AtomicU64::new(0),
         orders: Vec::new(),
+        exact: Vec::new(),
     };
     let mut fight = fight;
+    fight.exact = fight.exact_odds_of();
     if !request.allow_disorder {
         fight.orders = fight.declared_orders()?;
     }

@@ -107,12 +107,6 @@ pub(super) fn race(
 ) -> Result<Raced> {
     let (goal_list, held) = goals;
     let start = fight.start;
-    let steps_of = |at: &[Value]| -> usize {
-        (fight.dimensions.iter().zip(at).zip(start))
-            .filter(|((_, v), s)| !same(v, s))
-            .map(|((d, v), s)| d.distance(v, s))
-            .sum()
-    };
     let seed = race_seed_of(fight.seed);
     let mut trials = fight.trials.saturating_mul(FIRST_ROUND);
     let mut racing: Vec<Vec<Value>> = finalists.to_vec();
@@ -130,7 +124,7 @@ pub(super) fn race(
         let z = z_for_confidence(
             1.0 - (1.0 - super::CONFIDENCE) / (held.len() * scored.len()).max(1) as f64,
         );
-        scored.sort_by_key(|s| (changed(&s.at, start), steps_of(&s.at)));
+        scored.sort_by_key(|s| (changed(&s.at, start), fight.steps(&s.at)));
         let judged: Vec<(Verdict, Vec<Verdict>)> = (scored.iter())
             .map(|s| judge(goal_list, held, s, trials, z))
             .collect();

@@ -95,12 +95,6 @@ pub(super) fn smallest(
 ) -> Result<Found> {
     let start = fight.start;
     let values: Vec<Vec<(Value, usize)>> = fight.dimensions.iter().map(reachable).collect();
-    let steps_of = |at: &[Value]| -> usize {
-        (fight.dimensions.iter().zip(at).zip(start))
-            .filter(|((_, v), s)| !same(v, s))
-            .map(|((d, v), s)| d.distance(v, s))
-            .sum()
-    };
     let mut steps: Vec<StepRow> = Vec::new();
     let record =
         |steps: &mut Vec<StepRow>, level: usize, round: &[Scored], chosen: Option<usize>| {
@@ -119,8 +113,8 @@ pub(super) fn smallest(
         };
     let as_written = fight.exact_score(start, goals)?;
     let order = |a: &Scored, b: &Scored| {
-        (a.total, changed(&a.at, start), steps_of(&a.at))
-            .partial_cmp(&(b.total, changed(&b.at, start), steps_of(&b.at)))
+        (a.total, changed(&a.at, start), fight.steps(&a.at))
+            .partial_cmp(&(b.total, changed(&b.at, start), fight.steps(&b.at)))
             .expect("shortfalls are numbers")
     };
     // Step 0, the battle as written, is always the first row.
@@ -178,7 +172,7 @@ pub(super) fn smallest(
         if !meeting.is_empty() {
             // The fewest steps first; the listing order breaks a tie.
             let mut meeting = meeting;
-            meeting.sort_by_key(|s| steps_of(&s.at));
+            meeting.sort_by_key(|s| fight.steps(&s.at));
             let chosen = meeting.remove(0);
             let shown: Vec<Scored> = std::iter::once(chosen.clone())
                 .chain(meeting.iter().take(ALTERNATIVES).cloned())
