@@ -223,7 +223,10 @@ pub fn stand_ins_of(tables: &[TableUse]) -> Vec<String> {
     tables
         .iter()
         .filter(|t| !t.stand_ins.is_empty())
-        .map(|t| format!("table {}: {}", t.name, t.stand_ins.join(", ")))
+        .map(|t| {
+            let paths = crate::tables::stand_ins::runs_of_rows(&t.stand_ins);
+            format!("table {}: {}", t.name, paths.join(", "))
+        })
         .collect()
 }
 

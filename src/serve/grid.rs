@@ -610,6 +610,29 @@ mod tests {
         assert!(g.sections.iter().any(|s| s.key == "ts_ratio" && s.list));
     }
 
+    /// Casualties marks its rows one by one: the two found rows (margins
+    /// −3 and +3) are plain, every other row a stand-in.
+    #[test]
+    fn stand_ins_marked_row_by_row_leave_the_found_rows_plain() {
+        let casualties = crate::systems::built_ins()
+            .into_iter()
+            .find(|t| t.name == "casualties")
+            .unwrap();
+        let g = grid_of("casualties", casualties.text);
+        let rows = g.sections.iter().find(|s| s.key == "rows").unwrap();
+        let marked: Vec<bool> = (rows.rows.iter())
+            .map(|r| r.cells.iter().flatten().all(|c| c.stand_in))
+            .collect();
+        let plain: Vec<bool> = (rows.rows.iter())
+            .map(|r| r.cells.iter().flatten().all(|c| !c.stand_in))
+            .collect();
+        assert_eq!(marked.len(), 17);
+        for (i, (m, p)) in marked.iter().zip(&plain).enumerate() {
+            let found = i == 5 || i == 11;
+            assert_eq!((*m, *p), (!found, found), "row {i}");
+        }
+    }
+
     #[test]
     fn a_message_names_its_cell() {
         let text =

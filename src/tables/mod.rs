@@ -12,6 +12,7 @@ pub mod files;
 pub mod input_file;
 pub mod orders;
 pub mod ranges;
+pub mod stand_ins;
 pub mod toml_path;
 pub mod validate;
 
@@ -328,7 +329,7 @@ pub fn parse_table<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
     }
     .map_err(|e| crate::tables::validate::toml_error(origin, e))?;
     check_labels(text, origin, kind)?;
-    check_stand_ins(text, &doc, origin)?;
+    stand_ins::check(text, &doc, origin)?;
     Ok(parsed)
 }
 
@@ -353,37 +354,6 @@ impl Place<'_> {
             None => self.origin.to_owned(),
         }
     }
-}
-
-/// Refuses a `stand_ins` entry that names nothing in the table, or that
-/// an earlier entry names: each is a path to a key, a row (by label or
-/// position) or a cell, as table cells are named (`rows`, `rows.draw`,
-/// `rows.ally_defects.own_ts_pct`).
-fn check_stand_ins(text: &str, doc: &toml::Table, origin: &str) -> Result<()> {
-    let Some(toml::Value::Array(entries)) = doc.get("stand_ins") else {
-        return Ok(());
-    };
-    let mut cells = doc.clone();
-    cells.remove("stand_ins");
-    cells.remove("kind");
-    for (i, entry) in entries.iter().enumerate() {
-        let Some(path) = entry.as_str() else { continue };
-        let steps: Vec<String> = path.split('.').map(str::to_owned).collect();
-        let at = || Place { origin, text }.at(&format!("stand_ins.{i}"));
-        if let Err(e) = crate::tables::toml_path::find(&cells, &steps) {
-            bail!(
-                "{}: `stand_ins` names `{path}`, which is not in this table: {e:#}",
-                at()
-            );
-        }
-        if let Some(j) = entries[..i].iter().position(|e| e.as_str() == Some(path)) {
-            bail!(
-                "{}: `stand_ins` names `{path}` twice (entries {j} and {i}); list each once",
-                at()
-            );
-        }
-    }
-    Ok(())
 }
 
 /// Table `name` as a scenario (document `doc`, its table files `files`,

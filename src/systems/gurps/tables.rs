@@ -109,8 +109,9 @@ pub struct CatastropheFile {
     #[schemars(extend("const" = "catastrophe"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -139,8 +140,9 @@ pub struct StrategyTable {
     #[schemars(extend("const" = "strategy"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -285,8 +287,9 @@ pub struct ResultsFile {
     #[schemars(extend("const" = "battle_results"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -304,8 +307,9 @@ pub struct SurvivalFile {
     #[schemars(extend("const" = "survival"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -323,8 +327,9 @@ pub struct GloryFile {
     #[schemars(extend("const" = "glory"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -431,8 +436,9 @@ pub struct DamageFile {
     #[schemars(extend("const" = "damage"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -487,8 +493,9 @@ pub struct CasualtyTable {
     #[schemars(extend("const" = "casualties"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -510,8 +517,9 @@ pub struct MoraleTable {
     #[schemars(extend("const" = "morale"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,

@@ -68,8 +68,9 @@ pub struct ChartFile {
     #[schemars(extend("const" = "battle_chart"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -195,8 +196,9 @@ pub struct OpportunityFile {
     #[schemars(extend("const" = "opportunities"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
@@ -232,8 +234,9 @@ pub struct SpoilsFile {
     #[schemars(extend("const" = "spoils"))]
     pub kind: String,
     /// Keys, rows or cells of this file whose published value is unknown, named as
-    /// table cells are (`rows`, `rows.draw`, `rows.ally_defects.own_ts_pct`); each
-    /// must exist in the file; reports mark them.
+    /// table cells are (`rows`, `rows.draw`, `rows.4`, `rows.ally_defects.own_ts_pct`);
+    /// each must exist in the file; reports mark them, consecutive rows as one
+    /// run (`rows.0–4`).
     #[serde(default)]
     #[schemars(extend("uniqueItems" = true))]
     stand_ins: Vec<String>,
