@@ -84,11 +84,12 @@ async function api(path, options = {}) {
   return { ok: response.ok, status: response.status, body };
 }
 
-function post(path, data) {
+function post(path, data, signal) {
   return api(path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(data),
+    signal,
   });
 }
 
@@ -940,11 +941,27 @@ $("table-pick").addEventListener("change", () => tables.show($("table-pick").val
 $("table-reset").addEventListener("click", () => tables.reset());
 $("table-save").addEventListener("click", () => tables.save());
 $("table-compare").addEventListener("click", compareTables);
+// A usage count waits and runs as a run does; pressed again while it
+// counts, the button stops it (the server stops a count its page leaves).
+let counting = null;
 $("table-usage").addEventListener("click", async () => {
+  if (counting) return counting.abort();
+  counting = new AbortController();
+  const button = $("table-usage");
+  const label = button.textContent;
+  button.textContent = "Stop counting";
   $("usage-status").textContent = "counting the cells each battle reads…";
-  const result = await post("/api/usage", battle());
-  $("usage-status").textContent = result.ok ? "" : rejection(result).map((e) => e.message).join("; ");
-  if (result.ok) tables.showUsage(result.body);
+  try {
+    const result = await post("/api/usage", battle(), counting.signal);
+    $("usage-status").textContent = result.ok ? "" : rejection(result).map((e) => e.message).join("; ");
+    if (result.ok) tables.showUsage(result.body);
+  } catch (e) {
+    if (e.name !== "AbortError") throw e;
+    $("usage-status").textContent = "count stopped";
+  } finally {
+    counting = null;
+    button.textContent = label;
+  }
 });
 const designer = new Designer($("designer"), post);
 $("deck-load").addEventListener("click", async () => {

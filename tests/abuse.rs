@@ -343,3 +343,61 @@ fn every_refused_body_is_json_and_says_what_is_wrong() {
     assert!(body.to_string().len() < 1000);
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+/// A usage count (`/api/usage`) is work like a run: it waits in the same
+/// queue, holds a slot while it counts, is refused when the queue is full,
+/// and stops when its client leaves or the server is told to end.
+#[test]
+fn a_usage_count_queues_as_a_run_does_and_stops_when_its_client_leaves() {
+    use std::io::Write;
+    let mut server = Server::start(&["--max-runs", "1"]);
+    let usage = |trials: u64| {
+        let body = json!({ "toml": ambush(), "trials": trials, "seed": 1 }).to_string();
+        let mut stream = std::net::TcpStream::connect(&server.address).unwrap();
+        write!(
+            stream,
+            "POST /api/usage HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            server.address,
+            body.len()
+        )
+        .unwrap();
+        stream
+    };
+    // A count of a billion battles takes the only slot; a run waits behind it.
+    let counting = usage(1_000_000_000);
+    std::thread::sleep(Duration::from_millis(500));
+    let waiting = server.start_run(json!({ "toml": ambush(), "trials": 1000, "seed": 2 }));
+    std::thread::sleep(Duration::from_millis(500));
+    let (_, state) = server.json("GET", &format!("/api/runs/{waiting}"), None);
+    assert_eq!(state["status"], "queued", "{state}");
+    // Its client gone, the count stops and the run gets the slot.
+    drop(counting);
+    let state = server.wait_for(waiting, |s| s["status"] != "queued" && s["status"] != "running");
+    assert_eq!(state["status"], "done", "{state}");
+    // With the slot held and 32 runs waiting, a count is refused as a run is.
+    let holder = server.start_run(json!({ "toml": ambush(), "trials": 1_000_000_000, "seed": 3 }));
+    server.wait_for(holder, |s| s["status"] == "running");
+    let queued: Vec<u64> = (0..32)
+        .map(|seed| server.start_run(json!({ "toml": ambush(), "trials": 1000, "seed": seed })))
+        .collect();
+    let (status, body) = server.json(
+        "POST",
+        "/api/usage",
+        Some(json!({ "toml": ambush(), "trials": 1000 })),
+    );
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("waiting for a free slot")),
+        "{body}"
+    );
+    for id in queued.into_iter().chain([holder]) {
+        server.json("DELETE", &format!("/api/runs/{id}"), None);
+    }
+    // A count in flight ends with the server.
+    let _counting = usage(1_000_000_000);
+    std::thread::sleep(Duration::from_millis(500));
+    let ended = server.terminate(Duration::from_secs(5));
+    assert!(ended.is_some(), "the server still runs 5 s after SIGTERM");
+}

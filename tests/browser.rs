@@ -1240,7 +1240,7 @@ fn started_anywhere_a_gm_edits_a_table_and_compares_it_with_the_clis_compare() {
         page.eval("document.getElementById('table-usage').click()");
         page.wait_for(
             "the usage shading",
-            &format!("document.querySelector('#table-grid').textContent.includes('Shading') && {cell}.title.includes('% of battles')"),
+            &format!("document.querySelector('#table-grid').textContent.includes('Shading') && {cell}.title.includes('% of battles') && document.getElementById('table-usage').textContent.startsWith('Shade')"),
         );
         if table == "survival" {
             // Which cells matter: a sensitivity of every cell, its moves

@@ -23,7 +23,7 @@ use super::edit::{self, Edit};
 use super::files::{Refusal, ScenarioFolder};
 use super::inputs::{Inputs, ScenarioTable};
 use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
-use super::runs::{Busy, MAX_QUEUED, Run, Runs};
+use super::runs::{Answered, Busy, MAX_QUEUED, Run, Runs};
 use crate::report::command_line::CommandLine;
 use crate::scenario::{self, Resolved, Scenario};
 
@@ -771,20 +771,23 @@ fn started_as(runs: &Runs, queued: Result<u64, Busy>, mut terms: serde_json::Val
             terms["number"] = json!(runs.get(id).map(|run| run.number()));
             Json(terms).into_response()
         }
-        Err(Busy { waiting }) => {
-            let mut reply = error(
-                StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "{waiting} runs are waiting for a free slot already (at most {MAX_QUEUED}); \
-                     try again once one has started, or stop one"
-                ),
-            );
-            reply
-                .headers_mut()
-                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
-            reply
-        }
+        Err(Busy { waiting }) => busy(waiting),
     }
+}
+
+/// The 429 for work refused because [`MAX_QUEUED`] runs wait already.
+fn busy(waiting: usize) -> Response {
+    let mut reply = error(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!(
+            "{waiting} runs are waiting for a free slot already (at most {MAX_QUEUED}); \
+             try again once one has started, or stop one"
+        ),
+    );
+    reply
+        .headers_mut()
+        .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+    reply
 }
 
 /// Checks the scenario as a run's, writes it (with its table paths made
@@ -963,53 +966,71 @@ const USAGE_TRIALS: u64 = 20_000;
 
 /// How often the posted battle reads each table cell: its battles fought by
 /// the book (as `warcrunch run --usage` counts them; 20,000 unless
-/// `trials` says), each cell with the share of battles that read it.
+/// `trials` says), each cell with the share of battles that read it. The
+/// count is work like a run's: it waits in the runs' queue (429 when that
+/// is full), holds a slot, and stops on a DELETE of its id, at shutdown,
+/// or when its client leaves (409 when stopped).
 async fn cell_usage(Shared(state): Shared<Arc<State>>, Body(posted): Body<Posted>) -> Response {
-    let answer = tokio::task::spawn_blocking(move || {
-        let trials = posted.trials.unwrap_or(USAGE_TRIALS);
+    let for_load = state.clone();
+    let loaded = tokio::task::spawn_blocking(move || {
         let posted = Posted {
-            trials: Some(trials),
+            trials: Some(posted.trials.unwrap_or(USAGE_TRIALS)),
             ..posted
         };
-        let (s, _) = load(&state, &posted)?;
+        load(&for_load, &posted).map(|(s, _)| s)
+    })
+    .await;
+    let s = match loaded {
+        Ok(Ok(s)) => s,
+        Ok(Err(rejected)) => return rejected.into_response(),
+        Err(e) => return crashed("the usage count", e),
+    };
+    let (trials, seed) = (s.trials, s.seed);
+    let counted = state.runs.answer(trials, move |_| {
         let plan = crate::analysis::runner::Plan {
             threads: 0,
             progress: false,
             shard: crate::engine::Shard::WHOLE,
             precision: None,
         };
-        let tally = crate::analysis::runner::count_usage(&s, &plan).map_err(|e| {
-            Rejected::Refused(Refusal {
+        crate::analysis::runner::count_usage(&s, &plan)
+    });
+    let tally = match counted.await {
+        Err(Busy { waiting }) => return busy(waiting),
+        Ok((_, Answered::Done(tally))) => tally,
+        Ok((id, Answered::Stopped)) => {
+            return error(
+                StatusCode::CONFLICT,
+                format!("the usage count (run {id}) was stopped before its end"),
+            );
+        }
+        Ok((_, Answered::Failed(e))) => {
+            return Rejected::Refused(Refusal {
                 status: 422,
                 message: format!("{e:#}"),
             })
-        })?;
-        let cells: Vec<serde_json::Value> = tally
-            .cells()
-            .iter()
-            .map(|c| {
-                let path = [c.cell.row.as_str(), c.cell.column.as_str()]
-                    .into_iter()
-                    .filter(|p| !p.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(".");
-                json!({
-                    "sweep": format!("tables.{}.{path}", c.cell.table),
-                    "table": c.cell.table,
-                    "reads": c.reads,
-                    "battles": c.battles,
-                    "share": c.battles as f64 / s.trials as f64,
-                })
+            .into_response();
+        }
+    };
+    let cells: Vec<serde_json::Value> = tally
+        .cells()
+        .iter()
+        .map(|c| {
+            let path = [c.cell.row.as_str(), c.cell.column.as_str()]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(".");
+            json!({
+                "sweep": format!("tables.{}.{path}", c.cell.table),
+                "table": c.cell.table,
+                "reads": c.reads,
+                "battles": c.battles,
+                "share": c.battles as f64 / trials as f64,
             })
-            .collect();
-        Ok::<_, Rejected>(json!({ "battles": s.trials, "seed": s.seed, "cells": cells }))
-    })
-    .await;
-    match answer {
-        Ok(Ok(body)) => Json(body).into_response(),
-        Ok(Err(rejected)) => rejected.into_response(),
-        Err(e) => crashed("the usage count", e),
-    }
+        })
+        .collect();
+    Json(json!({ "battles": trials, "seed": seed, "cells": cells })).into_response()
 }
 
 /// The answer for a run id the server does not know.

@@ -319,6 +319,73 @@ impl Runs {
     }
 }
 
+/// How a queued piece of work that answers in its reply ended.
+pub enum Answered<T> {
+    /// Its answer.
+    Done(T),
+    /// Stopped before the end: by a DELETE of its id, by a shutdown, or
+    /// because its client left.
+    Stopped,
+    /// Failed, saying why.
+    Failed(anyhow::Error),
+}
+
+impl Runs {
+    /// Queues `work` as [`Runs::start_with`] does (the same queue, slots,
+    /// cap on battles, Stop and shutdown as a run) and waits for its
+    /// answer, for an endpoint that answers in its reply (a usage count).
+    /// When the waiting ends before the work does (its client left and
+    /// the reply was dropped), the work is stopped.
+    pub async fn answer<T: Send + 'static>(
+        &self,
+        planned: u64,
+        work: impl FnOnce(&Run) -> anyhow::Result<T> + Send + 'static,
+    ) -> Result<(u64, Answered<T>), Busy> {
+        let (sender, answer) = tokio::sync::oneshot::channel();
+        let id = self.start_with(planned, planned, move |run| {
+            let result = work(run);
+            match &result {
+                Ok(_) => run.state.send_modify(|s| {
+                    s.status = Status::Done;
+                    s.done = s.planned;
+                }),
+                Err(e) => run.fail(format!("{e:#}")),
+            }
+            // A receiver gone is a client gone; the run is stopped already.
+            let _ = sender.send(result);
+        })?;
+        let Some(run) = self.get(id) else {
+            return Ok((id, Answered::Stopped));
+        };
+        let stop_if_left = StopOnDrop(run.clone());
+        let result = answer.await;
+        drop(stop_if_left);
+        let stopped = run.state.borrow().status == Status::Stopped;
+        Ok((
+            id,
+            match result {
+                Ok(Ok(answer)) => Answered::Done(answer),
+                Ok(Err(_)) | Err(_) if stopped || run.scope.stopped() => Answered::Stopped,
+                Ok(Err(e)) => Answered::Failed(e),
+                // The work never ran: stopped while it waited.
+                Err(_) => Answered::Stopped,
+            },
+        ))
+    }
+}
+
+/// Stops a run that has not ended when dropped: the reply waiting for it
+/// was dropped because its client left.
+struct StopOnDrop(Arc<Run>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if !self.0.state.borrow().status.ended() {
+            self.0.stop();
+        }
+    }
+}
+
 impl Run {
     /// Ends the run in failure, saying why; or, when it was asked to stop
     /// (what cut it short), as stopped.
