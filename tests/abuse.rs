@@ -372,7 +372,9 @@ fn a_usage_count_queues_as_a_run_does_and_stops_when_its_client_leaves() {
     assert_eq!(state["status"], "queued", "{state}");
     // Its client gone, the count stops and the run gets the slot.
     drop(counting);
-    let state = server.wait_for(waiting, |s| s["status"] != "queued" && s["status"] != "running");
+    let state = server.wait_for(waiting, |s| {
+        s["status"] != "queued" && s["status"] != "running"
+    });
     assert_eq!(state["status"], "done", "{state}");
     // With the slot held and 32 runs waiting, a count is refused as a run is.
     let holder = server.start_run(json!({ "toml": ambush(), "trials": 1_000_000_000, "seed": 3 }));

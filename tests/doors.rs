@@ -774,3 +774,109 @@ fn an_out_holding_a_file_the_command_reads_is_refused_even_with_force() {
     );
     assert!(table.is_file());
 }
+
+/// Every identity a system declares holds on the counts of each bundled
+/// battle of it, and `merge` refuses shards that break any one of them
+/// (the digest recomputed, the totals kept).
+#[test]
+fn merge_refuses_counts_that_break_any_identity_each_system_declares() {
+    use warcrunch::report::partial::Partial;
+    use warcrunch::stats::identity::{Identity, Pick};
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken_by_system: std::collections::BTreeMap<String, usize> = Default::default();
+    for (n, file) in crate::util::bundled_scenarios().iter().enumerate() {
+        let part = |i: u32| dir.path().join(format!("{n}-part{i}"));
+        for i in 0..2 {
+            warcrunch()
+                .args(["run", "--quiet", "--trials", "20000", "--seed", "3"])
+                .args(["--shard", &format!("{i}/2"), "--out"])
+                .arg(part(i))
+                .arg(file)
+                .assert()
+                .success();
+        }
+        let path = part(1).join("partial.json");
+        let partial: Partial = serde_json::from_str(&read(&path)).unwrap();
+        let identities = warcrunch::systems::registry::identities(&partial.info.system);
+        let metrics = &partial.variants[0].metrics;
+        assert_eq!(
+            warcrunch::stats::identity::check(identities, metrics),
+            Ok(()),
+            "{}",
+            file.display()
+        );
+        for identity in identities {
+            let (Identity::Same(a, b) | Identity::Within(a, b)) = *identity;
+            let Some(at) = metrics
+                .iter()
+                .position(|m| m.name == a.metric && a.subject.reads(&m.subject))
+            else {
+                continue;
+            };
+            let Some(partner) = metrics.iter().find(|m| {
+                m.name == b.metric
+                    && b.subject.reads(&m.subject)
+                    && (m.subject == metrics[at].subject || !b.subject.reads(&metrics[at].subject))
+            }) else {
+                continue;
+            };
+            // Battles moved into the first side's bins from its others:
+            // one for an equality, past the second's count for a bound.
+            let (x, y) = (a.pick.count(&metrics[at]), b.pick.count(partner));
+            let need = match identity {
+                Identity::Same(..) => 1,
+                Identity::Within(..) => y - x + 1,
+            };
+            let mut tampered = partial.clone();
+            let m = &mut tampered.variants[0].metrics[at];
+            let picked: Vec<bool> = (0..m.weights.len())
+                .map(|i| {
+                    let one = warcrunch::stats::Metric::<u64> {
+                        weights: (0..m.weights.len()).map(|j| u64::from(i == j)).collect(),
+                        ..m.clone()
+                    };
+                    Pick::count(a.pick, &one) == 1
+                })
+                .collect();
+            let Some(from) = (0..m.weights.len()).find(|&i| !picked[i] && m.weights[i] >= need)
+            else {
+                continue;
+            };
+            let to = picked.iter().position(|&p| p).unwrap();
+            m.weights[from] -= need;
+            m.weights[to] += need;
+            tampered.counts_sha256 = tampered.counts_digest();
+            std::fs::write(&path, serde_json::to_string(&tampered).unwrap()).unwrap();
+            let merged = dir.path().join(format!("{n}-merged"));
+            let error = failure_stderr(
+                warcrunch()
+                    .arg("merge")
+                    .arg(part(0))
+                    .arg(part(1))
+                    .arg("--out")
+                    .arg(&merged),
+            );
+            assert!(
+                error.contains(&format!("{}/{}", metrics[at].subject, a.metric))
+                    && error.contains("the file was changed after the shard wrote it")
+                    && !merged.exists(),
+                "{}: {identity:?}: {error}",
+                file.display()
+            );
+            *broken_by_system
+                .entry(partial.info.system.clone())
+                .or_default() += 1;
+        }
+        std::fs::write(&path, serde_json::to_string(&partial).unwrap()).unwrap();
+    }
+    // Each system's every identity was broken on some battle of it.
+    for (system, declared) in ["gurps", "seventh_sea", "war_cards"]
+        .map(|s| (s, warcrunch::systems::registry::identities(s).len()))
+    {
+        assert!(declared > 0, "{system} declares none");
+        assert!(
+            broken_by_system.get(system).is_some_and(|&n| n >= declared),
+            "{system}: {broken_by_system:?}"
+        );
+    }
+}

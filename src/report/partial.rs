@@ -144,7 +144,10 @@ impl Partial {
                     m.sums.changed
                 );
             }
-            if let Err(contradiction) = counts_agree(v) {
+            let identities = crate::systems::registry::identities(&self.info.system);
+            let agree = crate::stats::identity::check(identities, &v.metrics)
+                .and_then(|()| counts_agree(v));
+            if let Err(contradiction) = agree {
                 bail!(
                     "{}: {}{contradiction}: {again}",
                     file.display(),
@@ -269,9 +272,10 @@ fn variant_named(v: &VariantResult) -> String {
 
 /// Whether one variant's counts agree with each other, as every battle
 /// makes them: one side's wins are the other's losses (and their draws the
-/// same), and the whole party had someone out of action in at least as
-/// many battles as any one PC, and at most in as many as all of them
-/// together. Says which histograms contradict each other.
+/// same), and the whole party had someone out of action (and someone
+/// dead) in at least as many battles as any one PC, and at most in as many
+/// as all of them together. Says which histograms contradict each other.
+/// The system's own identities are checked beside it.
 fn counts_agree(v: &VariantResult) -> std::result::Result<(), String> {
     let sides: Vec<&crate::stats::Metric<u64>> = v
         .metrics
@@ -299,33 +303,47 @@ fn counts_agree(v: &VariantResult) -> std::result::Result<(), String> {
             ));
         }
     }
-    let out_of_action: Vec<(&str, u64)> = v
+    // Each PC's battles out of action, and dead where death is told apart.
+    let fates: Vec<(&str, u64, Option<u64>)> = v
         .metrics
         .iter()
         .filter_map(|m| match &m.role {
-            MetricRole::Fate { out, .. } => Some((
+            MetricRole::Fate { out, dead, .. } => Some((
                 m.subject.as_str(),
                 out.iter().filter_map(|&bin| m.weights.get(bin)).sum(),
+                dead.and_then(|bin| m.weights.get(bin).copied()),
             )),
             _ => None,
         })
+        .collect();
+    let out_of_action: Vec<(&str, u64)> = fates.iter().map(|&(pc, out, _)| (pc, out)).collect();
+    let dead: Vec<(&str, u64)> = (fates.iter())
+        .filter_map(|&(pc, _, dead)| Some((pc, dead?)))
         .collect();
     for party in &v.metrics {
         let MetricRole::PartyRisk { whole: true, .. } = party.role else {
             continue;
         };
-        let Some(&any_out) = party.weights.get(1) else {
-            continue;
-        };
-        let most = out_of_action.iter().max_by_key(|(_, n)| *n);
-        let all: u64 = out_of_action.iter().map(|(_, n)| n).sum();
-        if let Some((pc, alone)) = most
-            && (any_out < *alone || any_out > all)
+        let any_dead = (v.metrics.iter())
+            .find(|m| m.subject == party.subject && m.name == "any_dead")
+            .map(|m| (m, &dead[..], "dead"));
+        for (metric, each, what) in [(party, &out_of_action[..], "out of action")]
+            .into_iter()
+            .chain(any_dead)
         {
-            return Err(format!(
-                "{}/{} counts {any_out} battles with a PC out of action, but {pc} alone was out in {alone} and all PCs together in {all}",
-                party.subject, party.name
-            ));
+            let Some(&any) = metric.weights.get(1) else {
+                continue;
+            };
+            let most = each.iter().max_by_key(|(_, n)| *n);
+            let all: u64 = each.iter().map(|(_, n)| n).sum();
+            if let Some((pc, alone)) = most
+                && (any < *alone || any > all)
+            {
+                return Err(format!(
+                    "{}/{} counts {any} battles with a PC {what}, but {pc} alone was {what} in {alone} and all PCs together in {all}",
+                    metric.subject, metric.name
+                ));
+            }
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 pub mod compare;
 pub mod format;
+pub mod identity;
 pub mod paired_mean;
 pub mod recommend;
 pub mod special;

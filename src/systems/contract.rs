@@ -7,6 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::engine::System;
 use crate::stats::Metric;
+use crate::stats::identity::Identity;
 use crate::tables::TableFiles;
 use crate::tables::TableUse;
 use crate::tables::cells::Cell;
@@ -38,6 +39,10 @@ pub trait BattleSystem: System + Clone + std::fmt::Debug + Send + 'static {
     /// takes the keys of the Strategy table's `position` section): the
     /// list's key, the table, the section whose keys are the entries.
     const WORDS_FROM_TABLES: &'static [(&'static str, &'static str, &'static str)] = &[];
+
+    /// Facts one battle writes twice in its metrics, whatever its tables
+    /// say: `merge` refuses counts that break one ([`Identity`]).
+    const IDENTITIES: &'static [Identity] = &[];
 
     /// One of the system's metrics in words, with its unit where it has
     /// one: `casualties_pct` → (`casualties`, `% of Troop Strength`);

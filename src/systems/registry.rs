@@ -415,6 +415,22 @@ pub fn metric_note(system: &str, metric: &str) -> Option<&'static str> {
     note.2
 }
 
+/// The facts one battle of the system called `system` writes twice
+/// ([`BattleSystem::IDENTITIES`]; none for an unknown name).
+pub fn identities(system: &str) -> &'static [crate::stats::identity::Identity] {
+    struct Facts<'a>(&'a str, &'static [crate::stats::identity::Identity]);
+    impl VisitType for Facts<'_> {
+        fn visit<S: BattleSystem>(&mut self) {
+            if S::NAME == self.0 {
+                self.1 = S::IDENTITIES;
+            }
+        }
+    }
+    let mut facts = Facts(system, &[]);
+    each_system(&mut facts);
+    facts.1
+}
+
 /// What one battle of the system called `system` is called, one and
 /// several ([`BattleSystem::BATTLE_NOUN`]; `battle` for an unknown name).
 pub fn battle_noun(system: &str) -> [&'static str; 2] {

@@ -20,6 +20,7 @@ pub mod success;
 pub mod survival;
 pub mod tables;
 
+use crate::stats::identity::{Identity, Pick::*, Subject::*, bins};
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -766,6 +767,30 @@ impl BattleSystem for Gurps {
     fn metrics_of(&self, tally: &GurpsTally<u64>) -> Vec<Metric<u64>> {
         tally.metrics()
     }
+
+    const IDENTITIES: &'static [Identity] = &[
+        // HP are lost only to a wound, which leaves a PC wounded at least
+        // (a Catastrophe 17/18 may put him down with none lost: his DR).
+        Identity::Within(
+            bins(Each("hero"), "state", These(&["unhurt"])),
+            bins(Each("hero"), "hp_lost", These(&["0"])),
+        ),
+        // A PC who never rolls, or misses a day's rolls, has neither roll.
+        Identity::Same(
+            bins(Each("hero"), "survival", These(&["no_roll"])),
+            bins(Each("hero"), "glory", These(&["no_roll"])),
+        ),
+        // A party has someone down or dead when it counts one or more,
+        // and someone dead only when it has someone down or dead.
+        Identity::Same(
+            bins(Each("party"), "any_down_or_dead", These(&["yes"])),
+            bins(Each("party"), "down_or_dead", AllBut(&["0"])),
+        ),
+        Identity::Within(
+            bins(Each("party"), "any_dead", These(&["yes"])),
+            bins(Each("party"), "any_down_or_dead", These(&["yes"])),
+        ),
+    ];
 
     const EXACT_ODDS: Option<&'static str> = Some("one-day GURPS");
 

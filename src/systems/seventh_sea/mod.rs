@@ -18,6 +18,7 @@ pub mod rules;
 pub mod scenario;
 pub mod tables;
 
+use crate::stats::identity::{Identity, Pick::*, Subject::*, bins};
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -515,6 +516,19 @@ impl BattleSystem for SeventhSea {
     fn metrics_of(&self, tally: &SeaTally<u64>) -> Vec<Metric<u64>> {
         tally.metrics()
     }
+
+    const IDENTITIES: &'static [Identity] = &[
+        // A Hero is knocked out exactly when his Dramatic Wounds are full.
+        Identity::Same(
+            bins(Each("hero"), "state", These(&["knocked_out"])),
+            bins(Each("hero"), "dramatic_wounds", Last),
+        ),
+        // A party has someone knocked out when it counts one or more.
+        Identity::Same(
+            bins(Each("party"), "any_knocked_out", These(&["yes"])),
+            bins(Each("party"), "knocked_out", AllBut(&["0"])),
+        ),
+    ];
 
     const EXACT_ODDS: Option<&'static str> = None;
 

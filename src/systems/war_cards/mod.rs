@@ -7,6 +7,7 @@ pub mod skew;
 pub mod table;
 pub mod tally;
 
+use crate::stats::identity::{Identity, Pick::*, Subject::*, bins};
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
@@ -424,6 +425,14 @@ impl BattleSystem for WarCards {
         };
         Ok((header, battle))
     }
+
+    const IDENTITIES: &'static [Identity] = &[
+        // No unit wins when both leave the field or the exchanges run out.
+        Identity::Same(
+            bins(Named("battle"), "winner", These(&["none"])),
+            bins(Named("battle"), "end", These(&["both_out", "max_exchanges"])),
+        ),
+    ];
 
     const EXACT_ODDS: Option<&'static str> = Some("war cards with die draw");
 
