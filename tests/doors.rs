@@ -880,3 +880,112 @@ fn merge_refuses_counts_that_break_any_identity_each_system_declares() {
         );
     }
 }
+
+/// A scenario whose file stem fills a file name (245 characters) runs and
+/// answers a question into its default folders: the stem is cut to fit,
+/// ending in a digest of the whole.
+#[test]
+fn a_stem_as_long_as_a_file_name_allows_writes_its_default_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = "a".repeat(245);
+    let file = dir.path().join(format!("{stem}.toml"));
+    std::fs::write(&file, read(&repo().join(AMBUSH))).unwrap();
+    let quiet = ["--quiet", "--trials", "1000"];
+    warcrunch()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(&file)
+        .args(quiet)
+        .assert()
+        .success();
+    warcrunch()
+        .current_dir(dir.path())
+        .arg("sensitivity")
+        .arg(&file)
+        .args(["--target", "party/any_down_or_dead=yes"])
+        .args(quiet)
+        .assert()
+        .success();
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].starts_with(&"a".repeat(71)) && names[0].len() == 80,
+        "{names:?}"
+    );
+    assert!(
+        names[1].starts_with(&format!("{}.sensitivity.", names[0])),
+        "{names:?}"
+    );
+}
+
+/// The keys a mutation testbed found refused without a line now name it:
+/// `system`, the battle's `name`, a table's `kind` and a war card's results.
+#[test]
+fn a_refused_system_name_kind_or_card_result_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ambush = read(&repo().join(AMBUSH));
+    let cases = [
+        ("system = \"gurps\"", "system = \"gurpz\"", "`system`"),
+        ("system = \"gurps\"", "system = 5", "`system`"),
+    ];
+    for (from, to, key) in cases {
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, ambush.replacen(from, to, 1)).unwrap();
+        let line = 1 + ambush[..ambush.find(from).unwrap()].matches('\n').count();
+        let error = failure_stderr(warcrunch().arg("check").arg(&file));
+        assert!(
+            error.contains(&format!("s.toml:{line}:1: {key}")),
+            "{error}"
+        );
+    }
+    let first_name = ambush.lines().find(|l| l.starts_with("name = ")).unwrap();
+    let file = dir.path().join("n.toml");
+    std::fs::write(&file, ambush.replacen(first_name, "name = \" \"", 1)).unwrap();
+    let line = 1 + ambush[..ambush.find(first_name).unwrap()]
+        .matches('\n')
+        .count();
+    let error = failure_stderr(warcrunch().arg("check").arg(&file));
+    assert!(
+        error.contains(&format!("n.toml:{line}:1: `name` is empty")),
+        "{error}"
+    );
+    // Tables: a kind no table has, and a card row's results.
+    let glory = warcrunch::tables::built_in_text("glory");
+    let table = dir.path().join("g.toml");
+    std::fs::write(
+        &table,
+        glory.replacen("kind = \"glory\"", "kind = \"glorx\"", 1),
+    )
+    .unwrap();
+    let line = 1 + glory[..glory.find("kind = ").unwrap()]
+        .matches('\n')
+        .count();
+    let error = failure_stderr(
+        warcrunch()
+            .args(["check", AMBUSH, "--table"])
+            .arg(format!("glory={}", table.display())),
+    );
+    assert!(error.contains(&format!("g.toml:{line}: `kind`")), "{error}");
+    let cards = warcrunch::tables::built_in_text("cards");
+    let row = "sword_shield   = \"- F H H F H R\"";
+    let table = dir.path().join("c.toml");
+    std::fs::write(
+        &table,
+        cards.replacen(row, "sword_shield   = \"- F H H F H X\"", 1),
+    )
+    .unwrap();
+    let line = 1 + cards[..cards.find(row).unwrap()].matches('\n').count();
+    let error = failure_stderr(
+        warcrunch()
+            .args(["check", KNIGHTS, "--table"])
+            .arg(format!("cards={}", table.display())),
+    );
+    assert!(
+        error.contains(&format!("c.toml:{line}: cards[0].sword_shield")),
+        "{error}"
+    );
+}

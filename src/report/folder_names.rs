@@ -20,13 +20,33 @@ pub fn output_dir(out: Option<&Path>, default: PathBuf, shard: Shard) -> PathBuf
     }
 }
 
-/// `reports/<scenario file stem>`.
+/// `reports/<scenario file stem>`, a stem longer than [`MAX_STEM`] cut
+/// and ended in a digest of the whole.
 pub fn default_out_dir(scenario: &Path) -> PathBuf {
     let stem = scenario
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "run".into());
-    PathBuf::from("reports").join(stem)
+    PathBuf::from("reports").join(cut_to(stem, MAX_STEM))
+}
+
+/// The longest stem of a default folder name: with a question's
+/// [`MAX_QUESTION_NAME`], a command, a shard's suffix and the staging
+/// folder's, every default name stays within a file name's 255 bytes.
+const MAX_STEM: usize = 80;
+
+/// `name` if at most `most` bytes long, else cut to fit with `-` and the
+/// first 8 hex digits of its digest, so that cut names stay apart.
+fn cut_to(name: String, most: usize) -> String {
+    if name.len() <= most {
+        return name;
+    }
+    let digest = crate::tables::sha256_hex(name.as_bytes());
+    let mut cut = most - 9;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{}", &name[..cut], &digest[..8])
 }
 
 /// The default folder of a question about `scenario`:
@@ -35,15 +55,7 @@ pub fn default_out_dir(scenario: &Path) -> PathBuf {
 /// same question asked again replaces its own.
 pub fn question_out_dir(scenario: &Path, command: &str, question: &[String]) -> PathBuf {
     let words: Vec<String> = question.iter().map(|w| slug(w)).collect();
-    let mut asked = words.join("+");
-    if asked.len() > MAX_QUESTION_NAME {
-        let digest = crate::tables::sha256_hex(asked.as_bytes());
-        let mut cut = MAX_QUESTION_NAME - 9;
-        while !asked.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        asked = format!("{}-{}", &asked[..cut], &digest[..8]);
-    }
+    let asked = cut_to(words.join("+"), MAX_QUESTION_NAME);
     let base = default_out_dir(scenario);
     let stem = base.file_name().map(|s| s.to_string_lossy().into_owned());
     base.with_file_name(format!("{}.{command}.{asked}", stem.unwrap_or_default()))

@@ -231,26 +231,30 @@ fn load_as(
     }
     let system = match table.get("system") {
         Some(toml::Value::String(s)) => s.clone(),
-        Some(other) => bail!(
-            "{origin}: `system` must be a string; allowed: {}; found {other}",
-            quoted(SYSTEMS)
-        ),
+        Some(other) => {
+            return Err(at(anyhow!(
+                "{origin}: `system` must be a string; allowed: {}; found {other}",
+                quoted(SYSTEMS)
+            )));
+        }
         None => bail!(
             "{origin}: missing key `system`; allowed: {}",
             quoted(SYSTEMS)
         ),
     };
     let Some(parsed) = Battle::parse(&system, text, &origin, files) else {
-        bail!(
+        return Err(at(anyhow!(
             "{origin}: `system` = \"{system}\" is not a known system; allowed: {}",
             quoted(SYSTEMS)
-        );
+        )));
     };
     let (header, battle) = parsed.map_err(at)?;
     let check_trials =
         |t: i64| check_range(&origin, "trials", t, 1..=MAX_TRIALS as i64).map_err(at);
     if header.name.trim().is_empty() {
-        bail!("{origin}: `name` is empty; give the battle a name");
+        return Err(at(anyhow!(
+            "{origin}: `name` is empty; give the battle a name"
+        )));
     }
     let trials = match header.trials {
         None => DEFAULT_TRIALS,

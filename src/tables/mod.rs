@@ -292,11 +292,13 @@ pub fn check_kind(text: &str, origin: &str, expected: &str) -> Result<()> {
         ),
         Some(toml::Value::String(kind)) if kind == expected => Ok(()),
         Some(toml::Value::String(kind)) if kinds().contains(&kind.as_str()) => bail!(
-            "{origin}: this is a `{kind}` table (kind = \"{kind}\"), given as the `{expected}` \
-             table; give a `{expected}` table there, or this file as `{kind}`"
+            "{}: this is a `{kind}` table (kind = \"{kind}\"), given as the `{expected}` \
+             table; give a `{expected}` table there, or this file as `{kind}`",
+            Place { origin, text }.at("kind")
         ),
         Some(other) => bail!(
-            "{origin}: `kind` = {other} is not a table kind; allowed: {}",
+            "{}: `kind` = {other} is not a table kind; allowed: {}",
+            Place { origin, text }.at("kind"),
             kinds().join(", ")
         ),
     }

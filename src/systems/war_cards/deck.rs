@@ -213,16 +213,19 @@ impl Deck {
     /// Parses a deck table; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Deck> {
         let file: DeckFile = crate::tables::parse_table(text, origin, "cards")?;
+        let place = crate::tables::Place { origin, text };
         if file.cards.is_empty() || file.cards.len() > MAX_CARDS {
             bail!(
-                "{origin}: `cards` holds {} cards; allowed: 1 to {MAX_CARDS}",
+                "{}: `cards` holds {} cards; allowed: 1 to {MAX_CARDS}",
+                place.at("cards"),
                 file.cards.len()
             );
         }
         for key in &file.stand_ins {
             if !STAND_IN_KEYS.contains(&key.as_str()) {
                 bail!(
-                    "{origin}: `stand_ins` names `{key}`; allowed: {}",
+                    "{}: `stand_ins` names `{key}`; allowed: {}",
+                    place.at("stand_ins"),
                     STAND_IN_KEYS.join(", ")
                 );
             }
@@ -232,9 +235,11 @@ impl Deck {
             let mut card = [[CardResult::Miss; 7]; 9];
             for (r, text) in card_file.rows().iter().enumerate() {
                 let tokens: Vec<&str> = text.split_whitespace().collect();
+                let at = || place.at(&format!("cards.{c}.{}", row_key(r)));
                 if tokens.len() != 7 {
                     bail!(
-                        "{origin}: cards[{c}].{} = \"{text}\": expected 7 results (one per column {}), found {}",
+                        "{}: cards[{c}].{} = \"{text}\": expected 7 results (one per column {}), found {}",
+                        at(),
                         row_key(r),
                         COLUMNS.join(" "),
                         tokens.len()
@@ -243,7 +248,8 @@ impl Deck {
                 for (col, token) in tokens.iter().enumerate() {
                     card[r][col] = CardResult::parse(token).ok_or_else(|| {
                         anyhow::anyhow!(
-                            "{origin}: cards[{c}].{}, column {}: `{token}` is not a result; allowed: - F H R D",
+                            "{}: cards[{c}].{}, column {}: `{token}` is not a result; allowed: - F H R D",
+                            at(),
                             row_key(r),
                             COLUMNS[col]
                         )
