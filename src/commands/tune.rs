@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::tune::{RACE_PASS, TIDY_PASS, TuneAnswer, TuneRequest, tune};
+use crate::analysis::tune::{MOST_ROUNDS, RACE_PASS, TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
 use crate::report::console::say;
 use crate::report::tune::goal_words;
@@ -32,20 +32,26 @@ pub fn run(args: &TuneArgs) -> Result<()> {
         .map(|path| Resolved::read(path, &args.sim.tables))
         .collect::<Result<Vec<_>>>()?;
     let to = super::destination(&args.out, &args.sim);
-    // On a terminal, a spinner says where the search is between steps.
+    // On a terminal, a bar says where the search is between steps: its
+    // step of the `--max-steps` a pass may take, and the time those left
+    // would take at the pace so far (a pass often ends sooner).
     let spinner = if crate::report::console::quiet() || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        ProgressBar::new(args.max_steps as u64)
     };
     spinner.set_style(
-        ProgressStyle::with_template("{spinner} tune: {msg} ({elapsed})")
-            .expect("a fixed template"),
+        ProgressStyle::with_template(
+            "{spinner} tune: {msg} [{bar:12}] {pos}/{len} {prefix}, {elapsed}, up to ~{eta} left",
+        )
+        .expect("a fixed template"),
     );
-    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    spinner.set_prefix("steps");
     spinner.set_message("scoring the battle as written");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     let mut last = String::from("as written");
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
+        let number = step;
         let (again, step) = match pass {
             1 => (String::new(), format!("step {step}")),
             TIDY_PASS => (
@@ -71,7 +77,21 @@ pub fn run(args: &TuneArgs) -> Result<()> {
         };
         let line = format!("{again}{step}: {words} (total shortfall {shortfall})\n");
         last = candidate.to_owned();
-        spinner.set_message(format!("{again}{step}, total shortfall {shortfall}"));
+        // The bar: the pass and its shortfall, its step of the most it may
+        // take (the race: its round), and the time those would take.
+        let (phase, unit, most) = match pass {
+            1 => ("search", "steps", args.max_steps),
+            TIDY_PASS => ("tidying", "steps", args.max_steps),
+            RACE_PASS => ("race", "rounds", MOST_ROUNDS),
+            _ => ("pairs of moves", "steps", args.max_steps),
+        };
+        spinner.set_message(format!("{phase}, shortfall {shortfall}"));
+        spinner.set_prefix(unit);
+        spinner.set_length(most as u64);
+        if spinner.position() > number as u64 {
+            spinner.reset_eta();
+        }
+        spinner.set_position(number as u64);
         spinner.suspend(|| say(&line))
     };
     let answer = tune(&scenarios, &request, &args.sim.plan(), &to, &mut seen);

@@ -210,7 +210,10 @@ impl TuneReport {
             n => format!("{n} changes"),
         };
         if met == self.goals.len() {
-            return format!("Every goal is met ({met} of {met}), with {changes}.");
+            return match met {
+                1 => format!("The goal is met, with {changes}."),
+                _ => format!("Every goal is met ({met} of {met}), with {changes}."),
+            };
         }
         let named = |verdict: Verdict| -> Option<String> {
             let goals: Vec<String> = (self.goals.iter())
@@ -230,10 +233,20 @@ impl TuneReport {
             .filter_map(named)
             .collect();
         format!(
-            "{met} of {} goals met, with {changes}; {}.",
-            self.goals.len(),
+            "{}, with {changes}; {}.",
+            super::findings::upper_first(&goals_met(met, self.goals.len())),
             others.join("; ")
         )
+    }
+}
+
+/// How many of `total` goals are met, in words: `2 of 3 goals met`; one
+/// goal is `the goal met` or `the goal not met`.
+pub fn goals_met(met: usize, total: usize) -> String {
+    match (met, total) {
+        (1, 1) => "the goal met".to_owned(),
+        (0, 1) => "the goal not met".to_owned(),
+        _ => format!("{met} of {total} goals met"),
     }
 }
 
@@ -505,6 +518,13 @@ fn effect_columns(effects: &[Effect], min_effect: Option<f64>) -> Vec<Column> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_goal_is_the_goal_never_one_of_one() {
+        assert_eq!(goals_met(1, 1), "the goal met");
+        assert_eq!(goals_met(0, 1), "the goal not met");
+        assert_eq!(goals_met(2, 3), "2 of 3 goals met");
+    }
 
     #[test]
     fn a_shortfall_never_rounds_to_nothing() {

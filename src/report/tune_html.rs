@@ -236,9 +236,9 @@ fn chart_title(report: &TuneReport) -> String {
         .filter(|g| g.verdict == crate::questions::tune::Verdict::Met)
         .count();
     format!(
-        "Tune: {}: {met} of {} goals met, as written and tuned",
+        "Tune: {}: {}, as written and tuned",
         report.info.name,
-        report.goals.len()
+        super::tune::goals_met(met, report.goals.len())
     )
 }
 

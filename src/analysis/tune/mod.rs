@@ -49,7 +49,7 @@ mod smallest;
 use battles::{Held, held_goals, named_battles};
 use fight::{Fight, Scored, measure};
 use moves::{changed, dimensions, shown};
-pub use race::RACE_PASS;
+pub use race::{MOST_ROUNDS, RACE_PASS};
 use search::{Descent, Pairs, descend, pairs_fit_from, tidy};
 pub use search::{StepSeen, TIDY_PASS};
 use smallest::smallest;

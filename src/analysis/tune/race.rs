@@ -36,7 +36,7 @@ pub const RACE_PASS: usize = 4;
 const FIRST_ROUND: u64 = 4;
 
 /// Most rounds, each on twice the battles of the one before.
-const MOST_ROUNDS: usize = 3;
+pub const MOST_ROUNDS: usize = 3;
 
 /// The seed the race takes: the search's, moved by a fixed odd constant
 /// other than the verifying run's.
