@@ -128,9 +128,15 @@ export class TableGrid {
     // after another was asked (a slow one, of the battle before) is dropped.
     const asked = (this.asked = (this.asked || 0) + 1);
     const known = this.tables.find((t) => t.name === name);
-    const text = this.edited[name] ?? (known && known.text);
+    // The table as the battle holds it: the page's edit, else the table as
+    // first read (a check's list of tables may be of an earlier edit).
+    const held = () => this.edited[name] ?? this.original[name] ?? (known && known.text);
+    const text = held();
     const result = await this.post("/api/tables", text === undefined ? { name } : { name, toml: text });
     if (asked !== this.asked) return;
+    // An edit landed while this was asked: the grid shows what the battle
+    // holds now, never the table as it was.
+    if (held() !== text) return this.show(name);
     if (!result.ok) return this.fail(result);
     if (!(name in this.original)) {
       this.original[name] = result.body.toml;
@@ -154,16 +160,23 @@ export class TableGrid {
   /// One cell's edit, after any still in flight: each is applied to the
   /// table as the one before left it, so quick edits never undo each other.
   setCell(cell, value) {
-    this.editing = (this.editing || Promise.resolve()).catch(() => {}).then(() => this.setCellNow(cell, value));
+    const name = this.current.grid.name;
+    this.pending = (this.pending || 0) + 1;
+    this.editing = (this.editing || Promise.resolve())
+      .catch(() => {})
+      .then(() => this.setCellNow(name, cell, value))
+      .finally(() => (this.pending -= 1));
     return this.editing;
   }
 
-  async setCellNow(cell, value) {
+  /// Sets one cell of table `name`, on the table as the battle holds it
+  /// (the edits before it applied), not as the grid last drew it.
+  async setCellNow(name, cell, value) {
     const edit = value === undefined ? { op: "remove", path: cell.path } : { op: "set", path: cell.path, value };
     this.heat = null; // found on the tables before the edit
-    const edited = await this.post("/api/edit", { toml: this.current.toml, edits: [edit] });
+    const held = this.edited[name] ?? this.original[name] ?? this.current.toml;
+    const edited = await this.post("/api/edit", { toml: held, edits: [edit] });
     if (!edited.ok) return this.fail(edited);
-    const name = this.current.grid.name;
     if (edited.body.toml === this.original[name]) delete this.edited[name];
     else this.edited[name] = edited.body.toml;
     this.setBattle(this.tables);
@@ -224,12 +237,21 @@ export class TableGrid {
     // The cell that has focus (the next one, after Tab from an edit) keeps
     // it through the redraw.
     const box = this.box.querySelector("#table-grid");
-    const focused = box.contains(document.activeElement) ? document.activeElement.dataset.sweep : undefined;
+    const active = box.contains(document.activeElement) ? document.activeElement : undefined;
+    const focused = active && active.dataset.sweep;
     this.box.querySelector("#table-errors").replaceChildren(...errors.map((e) => el("div", { class: "flag", text: e.message })));
+    // A cell being typed in stays as it is, keys and all (a number field
+    // holding only "−" cannot be read back to carry over): it moves into
+    // the new grid, knowing the value the table now holds.
+    const fresh = focused && active.dataset.typed ? out.map((o) => o.querySelector && o.querySelector(`[data-sweep="${CSS.escape(focused)}"]`)).find(Boolean) : undefined;
+    if (fresh) {
+      active.cellValue = fresh.cellValue;
+      fresh.replaceWith(active);
+    }
     box.replaceChildren(...out);
     if (focused) {
       const again = box.querySelector(`[data-sweep="${CSS.escape(focused)}"]`);
-      if (again) again.focus();
+      if (again && again !== document.activeElement) again.focus();
     }
   }
 
@@ -282,6 +304,9 @@ export class TableGrid {
     }
     // A key the row leaves out is not set here (the TOML view can add it).
     if (!cell) field.disabled = true;
+    // The value the table holds (a cell kept through a redraw learns the new one).
+    field.cellValue = cell ? cell.value : undefined;
+    field.addEventListener("input", () => (field.dataset.typed = "1"));
     if (cell) {
       field.dataset.sweep = cell.sweep;
       field.title = `${cell.sweep}${cell.stand_in ? " (stand-in)" : ""}`;
@@ -306,15 +331,24 @@ export class TableGrid {
       }
     }
     field.addEventListener("change", () => {
+      delete field.dataset.typed;
       const value = this.valueOf(field, input);
+      const td = field.closest("td");
       // An emptied cell is no edit (the table keeps its value, the cell
       // stays open to type another): it says so where it is.
       if (value === undefined && cell) {
-        const kept = JSON.stringify(cell.value).replace(/^-/, "\u2212");
+        const kept = JSON.stringify(field.cellValue).replace(/^-/, "\u2212");
         this.emptied(td, `${this.current.grid.name} table, ${where}, ${column.title}: empty; type a value${input.hint ? ` (allowed: ${input.hint})` : ""}; until then the table keeps ${kept}`);
         return;
       }
-      if (cell && same(value, cell.value)) return;
+      // The value drawn, typed again: no edit, and no message left. While
+      // an edit is in flight the drawn value may be stale: it is sent.
+      if (cell && same(value, field.cellValue) && !this.pending) {
+        td.classList.remove("invalid");
+        const shown = td.querySelector(".field-error");
+        if (shown && !outOfRange(cell, input)) shown.remove();
+        return;
+      }
       this.setCell(cell, value);
     });
     td.prepend(field);

@@ -571,9 +571,11 @@ async function check() {
   const data = { toml: $("toml").value, name: scenarioName() };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
   const asked = battleText();
+  const askedTables = JSON.stringify(tables.edited);
   const result = await post("/api/check", data);
-  // The battle changed meanwhile: its own check follows.
-  if (battleText() !== asked) return false;
+  // The battle or its tables changed meanwhile: their own check follows
+  // (an answer about an earlier edit would offer that edit's tables).
+  if (battleText() !== asked || JSON.stringify(tables.edited) !== askedTables) return false;
   if (result.ok) {
     showErrors([]);
     const s = result.body;

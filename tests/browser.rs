@@ -2055,3 +2055,86 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
         false
     );
 }
+
+/// Issue 76, point 1: whatever the pace of the keys, the grid shows what
+/// the battle holds. A Survival cell is set and set back, emptied and
+/// retyped, with pauses of 0 to 700 ms between keys (a seeded sequence);
+/// once the page settles, a cell showing its value as written is no edit
+/// (no mark, no "edited", Undo and Compare off, no message), and a cell
+/// showing another is one.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn keys_at_any_pace_leave_the_grid_showing_what_the_battle_holds() {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    page.wait_for(
+        "the ambush",
+        "document.getElementById('checked')?.textContent.startsWith('valid')",
+    );
+    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    let cell = "#table-grid [data-sweep='tables.survival.rows.A.min_margin']";
+    page.wait_for("the grid", &format!("document.querySelector({cell:?})"));
+    let written = page.eval(&format!("document.querySelector({cell:?}).value"));
+    let written = written.as_str().unwrap().to_owned();
+    let mut state: u64 = 76;
+    let mut pause = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::thread::sleep(Duration::from_millis((state >> 33) % 700));
+    };
+    // Whether the page, settled, agrees with itself about the cell.
+    let agrees = format!(
+        "(() => {{ const f = document.querySelector({cell:?}); if (!f) return false; const td = f.closest('td');
+           const mine = f.value === {written:?};
+           const edited = document.querySelector('#table-grid h3').textContent.includes('edited');
+           const picked = [...document.getElementById('table-pick').options].find(o => o.value === 'survival').text.includes('edited');
+           const undo = !document.getElementById('table-reset').disabled;
+           const compare = !document.getElementById('table-compare').disabled;
+           const marked = td.classList.contains('changed');
+           const message = td.querySelector('.field-error');
+           return mine ? !edited && !picked && !undo && !compare && !marked && !message
+                       : edited && picked && undo && compare && marked; }})()"
+    );
+    for round in 0..10 {
+        // Set the cell one step off, then type its value as written back.
+        page.focus_all(cell);
+        page.insert_text("-1");
+        page.press("Tab");
+        pause();
+        page.focus_all(cell);
+        if round % 2 == 1 {
+            // Emptied first: the page says so, then the value comes back.
+            page.press("Backspace");
+            page.press("Tab");
+            pause();
+            page.focus_all(cell);
+        }
+        for key in written.chars() {
+            page.insert_text(&key.to_string());
+            pause();
+        }
+        page.press("Tab");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while page.eval(&agrees) != true {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: the grid disagrees with the battle: {}",
+                page.eval(&format!(
+                    "(() => {{ const f = document.querySelector({cell:?}); return JSON.stringify({{ value: f.value, h3: document.querySelector('#table-grid h3').textContent, undo: document.getElementById('table-reset').disabled, td: f.closest('td').className, message: f.closest('td').querySelector('.field-error')?.textContent }}); }})()"
+                ))
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            page.eval(&format!("document.querySelector({cell:?}).value")),
+            json!(written),
+            "round {round}: the value as written typed back"
+        );
+    }
+}
