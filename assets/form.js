@@ -50,10 +50,36 @@ const title = (key) => {
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
 
+/// What a field takes, in words: `a whole number from 1 to 100,000`.
+function takes(node, k) {
+  if (k === "choice") return `one of ${node.oneOf.map((o) => String(o.const).replaceAll("_", " ")).join(", ")}`;
+  if (k === "flag") return "yes or no";
+  if (k === "words") return "words separated by commas";
+  if (k !== "number") return "text";
+  const n = (x) => Number(x).toLocaleString("en").replace("-", "\u2212");
+  const what = node.type === "integer" ? "a whole number" : "a number";
+  if (node.minimum !== undefined && node.maximum !== undefined) return `${what} from ${n(node.minimum)} to ${n(node.maximum)}`;
+  if (node.minimum !== undefined) return `${what} of at least ${n(node.minimum)}`;
+  if (node.maximum !== undefined) return `${what} of at most ${n(node.maximum)}`;
+  return what;
+}
+
+/// A check's message about a field, in the field's own words where it is
+/// about what the field takes (a value out of range, or of the wrong
+/// kind); any other (two sides of one name) as the check says it, without
+/// the file and line a page has no use for.
+function fieldWords(row, message) {
+  const plain = message.replace(/^[^:`\s]+\.toml:(\d+:\d+:)?\s*/, "");
+  const typed = /` = (\S+) is out of range/.exec(plain) || /^TOML parse error[\s\S]*?=\s*(.+?)\s*\n/.exec(plain);
+  if (!typed && !plain.startsWith("TOML parse error")) return plain;
+  const value = typed ? typed[1].replace(/^-/, "\u2212") : undefined;
+  return `${row.dataset.label} takes ${row.dataset.takes}${value ? `, not ${value}` : ""}.`;
+}
+
 function hint(node) {
   const parts = [];
   if (node.minimum !== undefined || node.maximum !== undefined) {
-    const n = (x) => String(x).replace("-", "\u2212");
+    const n = (x) => Number(x).toLocaleString("en").replace("-", "\u2212");
     parts.push(node.minimum === undefined ? `at most ${n(node.maximum)}` : node.maximum === undefined ? `at least ${n(node.minimum)}` : `${n(node.minimum)} to ${n(node.maximum)}`);
   }
   if (node.default !== undefined && typeof node.default !== "object") parts.push(`default ${String(node.default).replaceAll("_", " ")}`);
@@ -188,14 +214,18 @@ export class BattleForm {
       if (k === "number") input.setAttribute("inputmode", "decimal");
       if (!present && node.default !== undefined) input.placeholder = k === "words" ? node.default.join(", ") : String(node.default);
     }
-    input.addEventListener("change", () => this.changed(input, path, k, present));
+    input.addEventListener("change", () => this.changed(input, path, k, present, row));
     const note = el("span", { class: "hint", text: hint(node) });
     const error = el("div", { class: "field-error", role: "alert" });
+    // What the field takes, in its own words, for its messages.
+    row.dataset.label = title(key);
+    row.dataset.takes = takes(node, k);
+    row.dataset.kept = present ? (Array.isArray(current) ? current.join(", ") : String(current)) : "";
     row.append(label, input, note, error);
     return row;
   }
 
-  changed(input, path, k, present) {
+  changed(input, path, k, present, row) {
     if (k === "flag") return this.edit([{ op: "set", path, value: input.checked }], false);
     const raw = input.value.trim();
     if (raw === "") {
@@ -203,7 +233,18 @@ export class BattleForm {
       return present ? this.edit([{ op: "remove", path }], true) : undefined;
     }
     let value = raw;
-    if (k === "number" && raw !== "" && !Number.isNaN(Number(raw.replaceAll("_", "")))) value = Number(raw.replaceAll("_", ""));
+    if (k === "number") {
+      const number = Number(raw.replaceAll("_", "").replace("\u2212", "-"));
+      // Not a number: said beside the field, and nothing sent (the battle
+      // keeps its value until a number is typed).
+      if (Number.isNaN(number)) {
+        const kept = row.dataset.kept ? `; until then the battle keeps ${row.dataset.kept.replace(/^-/, "\u2212")}` : "";
+        row.classList.add("invalid");
+        row.querySelector(".field-error").textContent = `${row.dataset.label} takes ${row.dataset.takes}, not \u201c${raw}\u201d${kept}.`;
+        return undefined;
+      }
+      value = number;
+    }
     if (k === "words") value = raw.split(",").map((w) => w.trim()).filter(Boolean);
     return this.edit([{ op: "set", path, value }], !present);
   }
@@ -222,7 +263,7 @@ export class BattleForm {
         target.classList.add("invalid");
         const fold = target.closest("details");
         if (fold) fold.open = true;
-        target.querySelector(".field-error").textContent = e.message.replace(/^[^:`\s]+\.toml:(\d+:\d+:)?\s*/, "");
+        target.querySelector(".field-error").textContent = fieldWords(target, e.message);
       } else {
         left.push(e);
       }

@@ -119,11 +119,78 @@ async function listScenarios() {
 const keptEdits = new Map();
 let loaded = null; // the battle on the page as read: { name, text }
 
+// Whether the battle on the page has edits: its text or a table.
+function edited() {
+  return Boolean(loaded) && ($("toml").value !== loaded.text || Object.keys(tables.edited).length > 0);
+}
+
 // The battle on the page, edited, keeps its edits for when it is picked again.
 function keepEdits() {
+  if (edited()) keptEdits.set(loaded.name, { base: loaded.text, toml: $("toml").value, tables: tables.kept() });
+}
+
+// Every battle's edits also live in the browser's storage, so a reload
+// (or a closed tab) brings them back; each with the file's text it was
+// made on, and dropped once the battle is loaded as written again.
+const STORE = "warcrunch.edits";
+
+function stored() {
+  try {
+    return JSON.parse(localStorage.getItem(STORE) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+// A battle's kept edits as JSON (its tables' cells as written are a Map).
+function storable(kept) {
+  const before = Object.fromEntries(Object.entries(kept.tables.before).map(([n, m]) => [n, [...m]]));
+  return { ...kept, tables: { ...kept.tables, before } };
+}
+
+function fromStore(kept) {
+  const before = Object.fromEntries(Object.entries(kept.tables.before || {}).map(([n, a]) => [n, new Map(a)]));
+  return { ...kept, tables: { edited: kept.tables.edited || {}, original: kept.tables.original || {}, before } };
+}
+
+function saveEdits() {
   if (!loaded) return;
-  if ($("toml").value !== loaded.text || Object.keys(tables.edited).length)
-    keptEdits.set(loaded.name, { toml: $("toml").value, tables: tables.kept() });
+  const all = stored();
+  for (const [name, kept] of keptEdits) all[name] = storable(kept);
+  if (edited()) all[loaded.name] = storable({ base: loaded.text, toml: $("toml").value, tables: tables.kept() });
+  else delete all[loaded.name];
+  try {
+    localStorage.setItem(STORE, JSON.stringify(all));
+  } catch {
+    // Storage full or refused (a private window): edits still live while the page does.
+  }
+}
+
+function forgetEdits(name) {
+  const all = stored();
+  delete all[name];
+  try {
+    localStorage.setItem(STORE, JSON.stringify(all));
+  } catch {
+    // As above.
+  }
+}
+
+// Load reads the battle from its file: with edits on the page, it asks
+// first (a second press discards them).
+function pressLoad() {
+  const note = $("load-confirm");
+  if (edited() && note.hidden) {
+    const what = [
+      ...($("toml").value !== loaded.text ? ["its text"] : []),
+      ...Object.keys(tables.edited).map((t) => `the ${t} table`),
+    ];
+    note.textContent = `Load reads ${loaded.name} from its file again and discards your edits to ${what.join(", ")}. Press Load again to discard them, or edit on to keep them.`;
+    note.hidden = false;
+    return;
+  }
+  note.hidden = true;
+  loadScenario(true);
 }
 
 // Loads the picked battle: with the edits it was left with, unless `fresh`
@@ -136,8 +203,16 @@ async function loadScenario(fresh) {
   // Another battle was picked meanwhile: its own load fills the page.
   if ($("pick").value !== name) return;
   if (ok) {
-    const kept = fresh === true ? undefined : keptEdits.get(name);
+    // Edits made on this page, else in an earlier one (the browser's
+    // storage), on the file as it still reads.
+    const saved = stored()[name];
+    const kept =
+      fresh === true
+        ? undefined
+        : keptEdits.get(name) || (saved && saved.base === body ? fromStore(saved) : undefined);
     keptEdits.delete(name);
+    if (fresh === true) forgetEdits(name);
+    $("load-confirm").hidden = true;
     loaded = { name, text: body };
     $("toml").value = kept ? kept.toml : body;
     // A new battle's count and seed are its own.
@@ -382,14 +457,21 @@ async function sensitivityFindings(id, target, words) {
 
 // The battle with its tables as written against the page's edited tables,
 // on the same battles: `warcrunch compare S S --table 2:NAME=FILE`.
+// The table compare as the command line asks it, for the battle and
+// edits on the page now (said again at every check, so a battle switched
+// to is never shown with the last one's line).
+function showCompareLine() {
+  const names = Object.keys(tables.edited);
+  const file = (scenarioName() || "my_battle.toml").split("/").pop();
+  const overrides = names.map((n) => ` --table 2:${n}=my_${n}.toml`).join("");
+  $("compare-cli").replaceChildren(...wrapped(`warcrunch compare ${file} ${file}${overrides} --trials ${$("trials").value} --seed ${$("seed").value}`));
+}
+
 async function compareTables() {
   await syncRunSettings();
-  const names = Object.keys(tables.edited);
   const trials = Number($("trials").value);
   const seed = Number($("seed").value);
-  const file = (scenarioName() || "my_battle.toml").split("/").pop();
-  const overrides = names.map((n) => `--table 2:${n}=my_${n}.toml`).join(" ");
-  $("compare-cli").replaceChildren(...wrapped(`warcrunch compare ${file} ${file} ${overrides} --trials ${trials} --seed ${seed}`));
+  showCompareLine();
   await answer({ compare: { trials, seed } }, "compare", { button: $("table-compare"), status: $("compare-status"), files: $("compare-files"), report: $("compare-report") });
 }
 
@@ -568,6 +650,10 @@ function rejection(result) {
 }
 
 async function check() {
+  // Every check follows an edit: the edits are kept for a reload, and a
+  // Load waiting for its second press waits no more.
+  saveEdits();
+  $("load-confirm").hidden = true;
   const data = { toml: $("toml").value, name: scenarioName() };
   if (Object.keys(tables.edited).length) data.tables = tables.edited;
   const asked = battleText();
@@ -595,6 +681,7 @@ async function check() {
     if ($("status").textContent.startsWith("refused")) $("status").textContent = "";
     for (const id of ["precision", "trials", "seed"]) $(id).classList.remove("invalid");
     tables.setBattle(s.tables);
+    showCompareLine();
     // The pickers offer the battle as it is now: its PCs, its values.
     await pickers.load(battle());
   } else {
@@ -655,18 +742,22 @@ async function syncRunSettings() {
 function runProblems() {
   const wrong = [];
   const precision = document.querySelector("input[name=mode]:checked").value === "precision";
+  // What the field holds, as its message says it: a number field
+  // holding letters reads empty, so the browser's flag tells them apart.
+  const held = (id) =>
+    $(id).validity.badInput ? "what is typed is not a number" : $(id).value.trim() === "" ? "it is empty" : `not ${$(id).value.trim().replace(/^-/, "\u2212")}`;
   const whole = (id, lo, hi, words) => {
     const x = Number($(id).value);
     if ($(id).value.trim() === "" || !Number.isInteger(x) || x < lo || x > hi)
-      wrong.push({ id, message: `${words}: ${$(id).value || "(empty)"} is out of range; allowed: ${lo.toLocaleString()} to ${hi.toLocaleString()}` });
+      wrong.push({ id, message: `${words} takes a whole number from ${lo.toLocaleString("en")} to ${hi.toLocaleString("en")}; ${held(id)}` });
   };
   if (precision) {
     const x = Number($("precision").value);
     if ($("precision").value.trim() === "" || !(x >= 0.01 && x <= 20))
-      wrong.push({ id: "precision", message: `interval half-width, in percentage points: ${$("precision").value || "(empty)"} is out of range; allowed: 0.01 to 20` });
+      wrong.push({ id: "precision", message: `The interval half-width takes a number of percentage points from 0.01 to 20; ${held("precision")}` });
   }
-  whole("trials", 1, Number($("trials").max) || Number.MAX_SAFE_INTEGER, "battles");
-  whole("seed", 0, Number.MAX_SAFE_INTEGER, "seed");
+  whole("trials", 1, Number($("trials").max) || Number.MAX_SAFE_INTEGER, "Battles");
+  whole("seed", 0, Number.MAX_SAFE_INTEGER, "The seed");
   return wrong;
 }
 
@@ -897,7 +988,7 @@ function save() {
   download((scenarioName() || "my_battle.toml").split("/").pop(), $("toml").value);
 }
 
-$("load").addEventListener("click", () => loadScenario(true));
+$("load").addEventListener("click", pressLoad);
 $("pick").addEventListener("change", () => loadScenario(false));
 $("check").addEventListener("click", check);
 $("run").addEventListener("click", run);

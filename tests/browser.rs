@@ -361,7 +361,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
         error
             .as_str()
             .unwrap()
-            .contains("`sides[1].strategy` = 40 is out of range; allowed: 0 to 30"),
+            .contains("Strategy takes a whole number from 0 to 30, not 40."),
         "{error}"
     );
     assert!(
@@ -375,6 +375,35 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.type_into(RAIDERS_STRATEGY, "13");
     page.wait_for("the error to clear", "document.querySelectorAll('.field.invalid').length === 0 && document.getElementById('checked').textContent.startsWith('valid')");
     assert_eq!(page.field_error(RAIDERS_STRATEGY), "");
+    // Letters in a number: the field says what it takes, and nothing is
+    // sent (the battle keeps its value).
+    page.type_into(RAIDERS_STRATEGY, "abc");
+    let said = page.wait_for(
+        "the letters refused beside the field",
+        &format!(
+            "[...document.querySelectorAll('.field.invalid')].find(r => r.dataset.path === {RAIDERS_STRATEGY:?})?.querySelector('.field-error').textContent"
+        ),
+    );
+    assert!(
+        said.as_str()
+            .unwrap()
+            .starts_with("Strategy takes a whole number from 0 to 30, not \u{201c}abc\u{201d}; until then the battle keeps "),
+        "{said}"
+    );
+    assert!(
+        !page
+            .eval("document.getElementById('toml').value")
+            .as_str()
+            .unwrap()
+            .contains("abc")
+    );
+    page.type_into(RAIDERS_STRATEGY, "13");
+    page.wait_for(
+        "the field mended",
+        &format!(
+            "![...document.querySelectorAll('.field.invalid')].some(r => r.dataset.path === {RAIDERS_STRATEGY:?})"
+        ),
+    );
     // The question's pickers follow the edit: they offer the battle on screen.
     page.wait_for(
         "the pickers to follow",
@@ -493,7 +522,7 @@ fn a_gm_edits_runs_and_compares_and_a_designer_edits_the_deck() {
     page.eval("{ const t = document.getElementById('trials'); t.value = 0; t.dispatchEvent(new Event('input', { bubbles: true })); document.getElementById('run').click(); }");
     page.wait_for(
         "the refusal beside Run",
-        "document.getElementById('status').textContent === 'refused: battles: 0 is out of range; allowed: 1 to 1,000,000,000' && document.getElementById('trials').classList.contains('invalid') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
+        "document.getElementById('status').textContent === 'refused: Battles takes a whole number from 1 to 1,000,000,000; not 0' && document.getElementById('trials').classList.contains('invalid') && document.getElementById('checked').textContent === '' && !document.getElementById('run-stale').hidden",
     );
     page.eval("{ const t = document.getElementById('trials'); t.value = 20000; t.dispatchEvent(new Event('change', { bubbles: true })); }");
     page.wait_for(
@@ -1896,7 +1925,12 @@ fn by_keyboard_a_fault_is_shown_where_the_reader_is_and_focus_stays_in_the_grids
                    return document.activeElement === f && r.top >= 0 && r.bottom <= innerHeight && i.top >= 0 && i.bottom <= innerHeight && m.textContent; }})()"
             ),
         );
-        assert!(seen.as_str().unwrap().contains("troop_strength"), "{seen}");
+        assert!(
+            seen.as_str()
+                .unwrap()
+                .starts_with("Troop strength takes a whole number from "),
+            "{seen}"
+        );
         page.screenshot(if phone {
             "fault-in-view-phone"
         } else {
@@ -2038,9 +2072,42 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
         "the cell marked changed",
         &format!("document.querySelector({cell:?})?.value === '-3' && document.querySelector({cell:?}).closest('td').classList.contains('changed')"),
     );
-    // Load: the file as written, no edit left.
+    // A reload (or a tab closed and opened again) brings the edits back.
+    page.eval("location.reload()");
+    std::thread::sleep(Duration::from_millis(300));
+    valid(&mut page, ambush);
+    assert_eq!(page.eval("document.getElementById('toml').value"), edited);
+    page.wait_for(
+        "the edits back after a reload, said so",
+        "!document.getElementById('edits-kept').hidden && [...document.getElementById('table-pick').options].some(o => o.textContent === 'survival (edited)')",
+    );
+    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.wait_for(
+        "the cell marked changed after a reload",
+        &format!("document.querySelector({cell:?})?.value === '-3' && document.querySelector({cell:?}).closest('td').classList.contains('changed')"),
+    );
+    // Load asks before it discards them, naming what it would discard.
+    page.eval("document.getElementById('load').click()");
+    let asked = page.wait_for(
+        "Load's question",
+        "!document.getElementById('load-confirm').hidden && document.getElementById('load-confirm').textContent",
+    );
+    assert!(
+        asked
+            .as_str()
+            .unwrap()
+            .contains("its text, the survival table")
+            && asked.as_str().unwrap().contains("Press Load again"),
+        "{asked}"
+    );
+    assert_eq!(page.eval("document.getElementById('toml').value"), edited);
+    // Load pressed again: the file as written, no edit left, none stored.
     page.eval("document.getElementById('checked').textContent = ''; document.getElementById('load').click()");
     valid(&mut page, ambush);
+    assert_eq!(
+        page.eval("JSON.parse(localStorage.getItem('warcrunch.edits') || '{}')[\"gurps/ambush_at_the_ford.toml\"] === undefined"),
+        true
+    );
     let original = read(&repo().join("scenarios").join(ambush));
     assert_eq!(
         page.eval("document.getElementById('toml').value"),
