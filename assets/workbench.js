@@ -361,6 +361,7 @@ async function ask() {
   const question = withPageSettings(command, asked[command]);
   $("ask-findings").replaceChildren();
   const done = {
+    sweep: (id) => sweepFindings(id),
     solve: (id) => solveFindings(id),
     sensitivity: (id, words) => sensitivityFindings(id, asked[command].target, words),
     tune: (id, _, files) => loadTuned(id, files),
@@ -385,6 +386,17 @@ async function solveFindings(id) {
   $("ask-findings").replaceChildren(
     el("p", { text: `${solution.sentence}.` }),
     ...(solution.warning ? [el("p", { class: "flag", text: solution.warning })] : []),
+  );
+}
+
+// A sweep's answer above its report: its recommendation (or why there is
+// none) and its flags, as its report says them.
+async function sweepFindings(id) {
+  const { ok, body } = await api(`/api/runs/${id}`);
+  if (!ok) return;
+  $("ask-findings").replaceChildren(
+    ...body.verdict.map((line) => el("p", { text: line })),
+    ...body.flags.map((f) => el("p", { class: f.ok ? "flag ok" : "flag", text: f.text })),
   );
 }
 

@@ -1567,6 +1567,11 @@ fn a_solve_asked_with_the_pickers_is_warcrunch_solves() {
         "the sweep",
         "document.getElementById('ask-status').textContent.startsWith('sweep ') && document.getElementById('ask-status').textContent.includes(': done')",
     );
+    // Above its report, the sweep's recommendation for the PC picked.
+    page.wait_for(
+        "the sweep's recommendation above its report",
+        "document.getElementById('ask-findings').textContent.startsWith('For Titus: ')",
+    );
     page.eval(
         "(() => { const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
            set('ask-command', 'sensitivity');

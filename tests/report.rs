@@ -112,6 +112,44 @@ fn a_sweep_report_has_its_comparison_and_recommendation() {
     assert!(html.contains("<h2 id=\"provenance\">Provenance</h2>"));
 }
 
+/// A side's numbers are no PC's choice: a sweep of the Raiders' troop
+/// strength never calls one of its values "never worth taking" for a PC,
+/// and says how to name the PCs to recommend for, on the command line and
+/// the page alike. Titus's own Risk swept, his flags stay.
+#[test]
+fn a_sweep_never_blames_a_pc_for_a_setting_that_is_not_his() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = |set: &str, out: &str| {
+        let out = dir.path().join(out);
+        let said = warcrunch()
+            .args([
+                "sweep", "--trials", "20000", "--seed", "3", "--set", set, "--out",
+            ])
+            .arg(&out)
+            .arg(repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+            .output()
+            .unwrap();
+        assert!(said.status.success());
+        (
+            String::from_utf8_lossy(&said.stdout).into_owned(),
+            read(&out.join("report.html")),
+        )
+    };
+    let (console, html) = sweep("sides.Raiders.troop_strength=400..1600:300", "troops");
+    for text in [&console, &html] {
+        assert!(!text.contains("never worth taking"), "{text}");
+    }
+    assert!(console.contains(
+        "No recommendation: no swept setting belongs to a PC (name one with --recommend-for NAME)."
+    ));
+    assert!(html.contains("Name the PCs to recommend a value for (the page’s “Recommend a value for”, or <code>--recommend-for NAME</code>)."));
+    let (_, html) = sweep("heroes.Titus.risk=-6..6:3", "risk");
+    assert!(
+        html.contains("Titus: "),
+        "the risk sweep's findings name Titus"
+    );
+}
+
 /// A sweep's page charts the outcomes some variant moves, and names in one
 /// sentence those every variant left the same in every battle: Titus's
 /// Risk moves his own fate, never Varro's, nor (in a one-day battle) who

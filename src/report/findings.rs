@@ -598,7 +598,9 @@ fn metric_flag(m: &Metric<u64>, prefix: &str) -> Vec<String> {
 /// clearly less glorious, or clearly more glorious and not clearly less safe.
 fn dominated_flags(report: &RunReport) -> Vec<String> {
     let mut out = Vec::new();
-    for f in frontiers(report) {
+    // Only a PC's own choice can be never worth taking: a swept side's
+    // numbers are no PC's to take.
+    for f in frontiers(report).into_iter().filter(|f| f.advised) {
         for (i, p) in f.points.iter().enumerate() {
             // Dominated: another variant is clearly safer and not clearly
             // less glorious, or clearly more glorious and not clearly less safe.
@@ -680,6 +682,22 @@ impl SweepAdvice {
         self.recommendation.chosen().contains(&i)
     }
 }
+
+/// A sweep's findings for a reader who has its report beside them: the
+/// recommendation in its sentence (or why there is none), and its flags.
+pub fn sweep_findings(report: &RunReport) -> (Vec<String>, Vec<Flag>) {
+    let all = frontiers(report);
+    let said = match advice(report, &all) {
+        Some(a) => vec![format!("For {}: {}", a.pcs.join(" and "), a.explain())],
+        None if !all.is_empty() => vec![NO_RECOMMENDATION.to_owned()],
+        None => Vec::new(),
+    };
+    (said, flags(report))
+}
+
+/// Why a sweep recommends nothing, where PCs are in it: no one's own
+/// choice is swept.
+const NO_RECOMMENDATION: &str = "No recommendation: no swept setting belongs to a PC. Name the PCs to recommend a value for (the page's \u{201c}Recommend a value for\u{201d}, or --recommend-for NAME).";
 
 /// The joint recommendation, or `None` when no PC's own setting is swept
 /// and none is named with `--recommend-for` (a troop-strength sweep is no

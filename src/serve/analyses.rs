@@ -380,8 +380,13 @@ impl Asked {
             large_output: true,
         };
         let outcome = match self.ask {
-            Ask::Sweep(request) => sweep(&self.resolved, &request, &plan, &to)
-                .and_then(|a| a.failure.map_or(Ok(()), Err)),
+            // Its recommendation and flags, as the page shows them above
+            // the report.
+            Ask::Sweep(request) => sweep(&self.resolved, &request, &plan, &to).and_then(|a| {
+                let findings = crate::report::findings::sweep_findings(&a.report);
+                run.state.send_modify(|s| (s.verdict, s.flags) = findings);
+                a.failure.map_or(Ok(()), Err)
+            }),
             Ask::Solve(request) => {
                 solve(&self.resolved, &request, &plan, &to, &mut |_, _, _, _| {
                     Ok(())
