@@ -240,12 +240,15 @@ export class TableGrid {
     const active = box.contains(document.activeElement) ? document.activeElement : undefined;
     const focused = active && active.dataset.sweep;
     this.box.querySelector("#table-errors").replaceChildren(...errors.map((e) => el("div", { class: "flag", text: e.message })));
-    // A cell being typed in stays as it is, keys and all (a number field
-    // holding only "−" cannot be read back to carry over): it moves into
-    // the new grid, knowing the value the table now holds.
-    const fresh = focused && active.dataset.typed ? out.map((o) => o.querySelector && o.querySelector(`[data-sweep="${CSS.escape(focused)}"]`)).find(Boolean) : undefined;
-    if (fresh) {
+    // The cell with focus stays the same field through the redraw, its
+    // selection and any keys typed in it kept (a number field holding only
+    // "−" cannot be read back to carry over): it moves into the new grid,
+    // knowing the value the table now holds, and shows it unless typed in.
+    const fresh = focused ? out.map((o) => o.querySelector && o.querySelector(`[data-sweep="${CSS.escape(focused)}"]`)).find(Boolean) : undefined;
+    if (fresh && fresh.tagName === active.tagName) {
       active.cellValue = fresh.cellValue;
+      active.title = fresh.title;
+      if (!active.dataset.typed && active.value !== fresh.value) active.value = fresh.value;
       fresh.replaceWith(active);
     }
     box.replaceChildren(...out);

@@ -10,6 +10,7 @@ import { Pickers, commandLine, fill, problems, read, show } from "/assets/questi
 
 let current = null; // the run being followed: { id, source }
 let previous = null; // the last finished run's id: the next run is shown beside it
+let lastRunOf = null; // the battle (its pick) the last run posted was of
 let latest = null; // the followed run's last snapshot
 const schemas = new Map(); // schema name -> JSON Schema
 
@@ -784,15 +785,25 @@ async function run() {
     showFault(wrong[0].id);
     return;
   }
-  if (latest && latest.status === "done") previous = latest.id;
+  // The battle Run was pressed on: another picked while the run is being
+  // prepared is not run in its place, nor answered under its name.
+  const pressedOn = $("pick").value;
+  // The run before is shown beside this one (an edit's effect) only when
+  // it was of the same battle.
+  previous = latest && latest.status === "done" && lastRunOf === pressedOn ? latest.id : null;
   await editing;
   await syncRunSettings();
+  if ($("pick").value !== pressedOn) {
+    $("status").textContent = "not run: another battle was picked before the run was sent; press Run again to run it";
+    return;
+  }
   const data = request();
   if (previous !== null) data.baseline = previous;
   // The battle run, as it is when Run posts it: its answer carries it.
   const key = battleKey();
   const words = battleWords(runWords());
   const result = await post("/api/runs", data);
+  if (result.ok) lastRunOf = pressedOn;
   if (!result.ok) {
     // Said beside the button, and no "valid" left standing beside Check.
     const errors = rejection(result);
@@ -820,11 +831,16 @@ function follow(id, precision) {
   $("verdict").replaceChildren(el("p", { class: "muted", text: `${answers.run.what}: on its way…` }));
   $("run-flags").replaceChildren();
   $("metrics").replaceChildren();
-  const onState = (event) => draw(JSON.parse(event.data));
+  // Only the run followed now is drawn: an event of one followed before
+  // (already on its way when its stream was closed) is dropped.
+  const onState = (event) => {
+    if (current && current.id === id) draw(JSON.parse(event.data));
+  };
   source.addEventListener("update", onState);
   source.addEventListener("end", (event) => {
     onState(event);
     source.close();
+    if (!current || current.id !== id) return;
     $("run").disabled = $("run-near").disabled = false;
     $("stop").disabled = true;
     // The answer is where the reader goes next.
