@@ -248,7 +248,12 @@ export class TableGrid {
     if (fresh && fresh.tagName === active.tagName) {
       active.cellValue = fresh.cellValue;
       active.title = fresh.title;
-      if (!active.dataset.typed && active.value !== fresh.value) active.value = fresh.value;
+      // A value changed under the reader is shown selected: the next key
+      // replaces it, as in a cell just entered.
+      if (!active.dataset.typed && active.value !== fresh.value) {
+        active.value = fresh.value;
+        if (active.select) active.select();
+      }
       fresh.replaceWith(active);
     }
     box.replaceChildren(...out);

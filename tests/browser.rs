@@ -2210,3 +2210,38 @@ fn keys_at_any_pace_leave_the_grid_showing_what_the_battle_holds() {
         );
     }
 }
+
+/// Issue 75, point 4: the phone tests assumed every battle's name fits a
+/// phone's width in the picker. A battle named with the longest name
+/// `check` allows (120 characters) in the list still leaves the page a
+/// phone's width: no list widens it.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_battle_with_the_longest_name_leaves_the_page_a_phones_width() {
+    let root = tempfile::tempdir().unwrap();
+    let scenarios = root.path().join("scenarios");
+    std::fs::create_dir_all(scenarios.join("gurps")).unwrap();
+    let long = "The long and bloody afternoon at the ford of Megalos, told at length".to_owned()
+        + &" and again".repeat(6);
+    let long = &long[..120];
+    let text = read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
+        .replacen("name = \"Ambush at the ford\"", &format!("name = {long:?}"), 1);
+    assert!(text.contains(long));
+    std::fs::write(scenarios.join("gurps/long.toml"), text).unwrap();
+    let server = Server::start_in(root.path(), &["--scenarios", "scenarios"]);
+    let Some(mut page) = browser(&format!("http://{}/", server.address)) else {
+        return;
+    };
+    page.wait_for(
+        "the list with the long name",
+        &format!("document.getElementById('pick') && [...document.getElementById('pick').options].some(o => o.textContent.startsWith({:?}))", &long[..40]),
+    );
+    page.as_phone(844);
+    assert_eq!(
+        page.eval("document.documentElement.scrollWidth <= window.innerWidth"),
+        true
+    );
+}
