@@ -117,6 +117,26 @@ pub struct Metric<W> {
     pub role: MetricRole,
 }
 
+/// How far an exact distribution's sum may stray from 1 by rounding
+/// alone; [`Metric::sum_rounded_to_one`] leaves a sum farther off as it is,
+/// for the agreement check to flag.
+pub const ROUNDING: f64 = 1e-9;
+
+impl Metric<f64> {
+    /// The exact distribution with its weights summing to 1 where rounding
+    /// alone moved their sum (1.0000000000000016 for 1), so that no system
+    /// normalises its own and an agreement check never flags rounding.
+    pub fn sum_rounded_to_one(mut self) -> Self {
+        let sum: f64 = self.weights.iter().sum();
+        if sum != 1.0 && (sum - 1.0).abs() <= ROUNDING {
+            for w in &mut self.weights {
+                *w /= sum;
+            }
+        }
+        self
+    }
+}
+
 impl<W: Copy> Metric<W> {
     /// The metric with its meaning declared.
     pub fn with_role(mut self, role: MetricRole) -> Self {
@@ -557,6 +577,15 @@ pub fn chi_square_sf(statistic: f64, df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exact_sum_off_by_rounding_is_one_and_one_off_by_more_is_kept() {
+        let rounded = Metric::categorical("battle", "w", &["a", "b"], &[0.6, 0.4000000000000016]);
+        let sum: f64 = rounded.sum_rounded_to_one().weights.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-15, "{sum}");
+        let wrong = Metric::categorical("battle", "w", &["a", "b"], &[0.6, 0.41]);
+        assert_eq!(wrong.clone().sum_rounded_to_one(), wrong);
+    }
 
     #[test]
     fn paired_intervals_match_newcombes_method_10() {

@@ -193,9 +193,11 @@ impl Battle {
     }
 
     /// The exact distribution of every metric, where the system's exact
-    /// method applies to this battle.
+    /// method applies to this battle; each summing to 1 where rounding
+    /// alone moved its sum (done here, once, for every system).
     pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
-        self.account().exact()
+        let metrics = self.account().exact()?;
+        Ok(metrics.into_iter().map(Metric::sum_rounded_to_one).collect())
     }
 
     /// The moves of the cells this battle reads that no table path names
