@@ -2227,8 +2227,11 @@ fn a_battle_with_the_longest_name_leaves_the_page_a_phones_width() {
     let long = "The long and bloody afternoon at the ford of Megalos, told at length".to_owned()
         + &" and again".repeat(6);
     let long = &long[..120];
-    let text = read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml"))
-        .replacen("name = \"Ambush at the ford\"", &format!("name = {long:?}"), 1);
+    let text = read(&repo().join("scenarios/gurps/ambush_at_the_ford.toml")).replacen(
+        "name = \"Ambush at the ford\"",
+        &format!("name = {long:?}"),
+        1,
+    );
     assert!(text.contains(long));
     std::fs::write(scenarios.join("gurps/long.toml"), text).unwrap();
     let server = Server::start_in(root.path(), &["--scenarios", "scenarios"]);
@@ -2243,5 +2246,42 @@ fn a_battle_with_the_longest_name_leaves_the_page_a_phones_width() {
     assert_eq!(
         page.eval("document.documentElement.scrollWidth <= window.innerWidth"),
         true
+    );
+}
+
+/// Issue 76, point 2: Run pressed on one battle and another picked before
+/// the run is sent runs neither in the other's place nor under its name:
+/// the page says it did not run, and no answer is marked as either's.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn a_battle_picked_while_run_is_prepared_is_not_run_in_its_place() {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    page.wait_for(
+        "the ambush",
+        "document.getElementById('checked')?.textContent.startsWith('valid')",
+    );
+    page.eval(
+        "(() => { document.getElementById('run').click();
+           const p = document.getElementById('pick'); p.value = 'war_cards/knights_vs_pikes.toml'; p.dispatchEvent(new Event('change')); })()",
+    );
+    page.wait_for(
+        "the run refused for the switch",
+        "document.getElementById('status').textContent.startsWith('not run: another battle was picked before the run was sent')",
+    );
+    page.wait_for(
+        "the knights on the page",
+        "document.getElementById('checked').textContent.startsWith('valid') && document.getElementById('pick').value === 'war_cards/knights_vs_pikes.toml'",
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        page.eval("[document.getElementById('run-stale').hidden, document.querySelectorAll('#verdict p:not(.muted)').length]"),
+        json!([true, 0]),
+        "no answer on screen, none marked as another battle's"
     );
 }

@@ -197,7 +197,10 @@ impl Battle {
     /// alone moved its sum (done here, once, for every system).
     pub fn exact(&self) -> Result<Vec<Metric<f64>>> {
         let metrics = self.account().exact()?;
-        Ok(metrics.into_iter().map(Metric::sum_rounded_to_one).collect())
+        Ok(metrics
+            .into_iter()
+            .map(Metric::sum_rounded_to_one)
+            .collect())
     }
 
     /// The moves of the cells this battle reads that no table path names
