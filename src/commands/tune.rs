@@ -50,6 +50,7 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     spinner.set_message("scoring the battle as written");
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     let mut last = String::from("as written");
+    let mut race_from: Option<String> = None;
     let mut seen = |(pass, step): (usize, usize), candidate: &str, shortfall: f64| {
         let number = step;
         let (again, step) = match pass {
@@ -68,10 +69,11 @@ pub fn run(args: &TuneArgs) -> Result<()> {
             ),
         };
         let shortfall = trim_decimal(shortfall, 3);
-        // A round of the race names its leader whole: the finalists are
-        // not steps from one another.
+        // A round of the race names its leader by how it differs from the
+        // table the search found (the finalists are that table, each of its
+        // changes taken back, each changed value a step either way).
         let words = if pass == RACE_PASS {
-            candidate.replace("tables.", "").replace(',', ", ")
+            race_words(race_from.get_or_insert_with(|| last.clone()), candidate)
         } else {
             step_words(&last, candidate)
         };
@@ -98,6 +100,16 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     spinner.finish_and_clear();
     let answer = answer?;
     say(&summary(&answer))
+}
+
+/// A finalist of the race in words, by how it differs from the table the
+/// search `found`.
+fn race_words(found: &str, finalist: &str) -> String {
+    if finalist == found {
+        "the table the search found".to_owned()
+    } else {
+        format!("the table found with {}", step_words(found, finalist))
+    }
 }
 
 /// A step in words: only what it changes from the step before (`rows.D.column=C`,
@@ -281,7 +293,17 @@ fn summary(answer: &TuneAnswer) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::step_words;
+    use super::{race_words, step_words};
+
+    #[test]
+    fn a_finalist_is_named_by_how_it_differs_from_the_table_found() {
+        let found = "tables.survival.rows.A.min_margin=-1,tables.survival.rows.B.column=C";
+        assert_eq!(race_words(found, found), "the table the search found");
+        assert_eq!(
+            race_words(found, "tables.survival.rows.B.column=C"),
+            "the table found with survival.rows.A.min_margin back as written; 1 value changed in all"
+        );
+    }
 
     #[test]
     fn a_step_names_only_what_it_changes() {
