@@ -633,7 +633,10 @@ fn force_replaces_a_regular_file_only_never_a_pipe_a_device_or_a_folder() {
             .args(["new", "gurps", "--force", "--out"])
             .arg(&pipe),
     );
-    assert!(error.contains("is a pipe, not a regular file"), "{error}");
+    assert!(
+        error.contains("is a named pipe, not a regular file"),
+        "{error}"
+    );
     assert!(
         !dir.path().join("gurps.schema.json").exists(),
         "nothing written beside it"

@@ -103,11 +103,7 @@ impl DestinationLock {
                 bail!(
                     "the lock file {} is {}, not a regular file; warcrunch only locks a regular file it creates: remove it, or choose another --out",
                     path.display(),
-                    if found.is_symlink() {
-                        "a link"
-                    } else {
-                        "something else"
-                    }
+                    crate::tables::input_file::kind_of(found.file_type())
                 );
             }
             let mut file = fs::OpenOptions::new()
@@ -287,7 +283,7 @@ pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
             bail!(
                 "{} exists and is {}, not a regular file; warcrunch replaces only a regular file, even with --force: choose another path",
                 path.display(),
-                kind_of(&found)
+                crate::tables::input_file::kind_of(found.file_type())
             );
         }
     }
@@ -329,25 +325,6 @@ pub fn write_files_whole(files: &[(PathBuf, String)]) -> Result<()> {
             .with_context(|| format!("cannot move {} into place", path.display()))?;
     }
     Ok(())
-}
-
-/// What a path that is not a regular file is, in words.
-fn kind_of(found: &fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = found.file_type();
-    if t.is_symlink() {
-        "a link"
-    } else if t.is_dir() {
-        "a folder"
-    } else if t.is_block_device() || t.is_char_device() {
-        "a device"
-    } else if t.is_fifo() {
-        "a pipe"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "something else"
-    }
 }
 
 /// Every file and empty folder under `root`, as relative paths with `/`

@@ -24,7 +24,15 @@ pub fn open_regular(path: &Path) -> Result<File, String> {
     if kind.is_file() {
         return Ok(file);
     }
-    let what = if kind.is_dir() {
+    Err(format!("it is {}, not a regular file", kind_of(kind)))
+}
+
+/// What a path that is not a regular file is, in words: `a folder`, `a
+/// named pipe`, `a device`, `a link`, `a socket`.
+pub fn kind_of(kind: std::fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a link"
+    } else if kind.is_dir() {
         "a folder"
     } else if kind.is_fifo() {
         "a named pipe"
@@ -33,9 +41,8 @@ pub fn open_regular(path: &Path) -> Result<File, String> {
     } else if kind.is_socket() {
         "a socket"
     } else {
-        "not a regular file"
-    };
-    Err(format!("it is {what}, not a regular file"))
+        "something other than a regular file"
+    }
 }
 
 /// The largest file of results read back (a shard's partial result, a
