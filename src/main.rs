@@ -17,11 +17,11 @@ fn main() -> ExitCode {
         if !warcrunch::engine::interrupt() {
             std::thread::spawn(|| {
                 std::thread::sleep(std::time::Duration::from_millis(800));
-                warcrunch::report::output_dir::abandon_and_exit(130);
+                warcrunch::report::kit::output_dir::abandon_and_exit(130);
             });
             return;
         }
-        warcrunch::report::output_dir::abandon_and_exit(130);
+        warcrunch::report::kit::output_dir::abandon_and_exit(130);
     });
     match warcrunch::commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,

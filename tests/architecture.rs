@@ -295,6 +295,43 @@ fn systems_never_import_each_other_and_references_never_import_the_fast_battle()
     assert!(checked > 0, "no system's fast loop was found");
 }
 
+/// The report room's layers, lowest first: a layer draws only on those
+/// below it.
+const REPORT_LAYERS: [&str; 4] = ["kit", "exporters", "findings", "writers"];
+
+#[test]
+fn the_report_room_is_four_layer_folders_each_drawing_only_on_those_below() {
+    let graphs = module_graphs();
+    let report = &graphs[&vec!["report".to_owned()]];
+    let rooms: BTreeSet<&str> = report.keys().map(String::as_str).collect();
+    assert_eq!(
+        rooms,
+        BTreeSet::from(REPORT_LAYERS),
+        "src/report holds its layers' folders and nothing else beside mod.rs"
+    );
+    for (k, layer) in REPORT_LAYERS.iter().enumerate() {
+        let above: Vec<&&str> = (report[*layer].iter())
+            .filter_map(|to| REPORT_LAYERS[k..].iter().find(|l| **l == to.as_str()))
+            .collect();
+        assert!(
+            above.is_empty(),
+            "src/report/{layer} imports {above:?}, a layer not below it"
+        );
+    }
+    // The reader sees the layers' imports.
+    assert!(report["writers"].contains("kit") && report["findings"].contains("exporters"));
+    // Each layer is a folder of files, none a file of its own.
+    for layer in REPORT_LAYERS {
+        assert!(
+            repo()
+                .join("src/report")
+                .join(layer)
+                .join("mod.rs")
+                .is_file(),
+            "src/report/{layer}/ is a folder"
+        );
+    }
+}
 #[test]
 fn the_reader_resolves_relative_and_grouped_paths() {
     let module = ["systems", "gurps", "battle"].map(String::from);
@@ -337,9 +374,9 @@ fn the_cycle_finder_finds_a_cycle() {
 /// deck designer and its skew report).
 const DECK_TOOLS: [&str; 5] = [
     "commands/cards.rs",
-    "report/deck_findings.rs",
-    "report/html.rs",
-    "report/skew.rs",
+    "report/findings/deck.rs",
+    "report/writers/html.rs",
+    "report/writers/skew.rs",
     "serve/designer.rs",
 ];
 

@@ -24,7 +24,7 @@ use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
 
 use crate::serve::Server;
 use crate::util::{read, repo};
-use warcrunch::report::deck_findings::findings;
+use warcrunch::report::findings::deck::findings;
 use warcrunch::systems::war_cards::deck::Deck;
 use warcrunch::systems::war_cards::skew::analyse;
 

@@ -370,7 +370,7 @@ fn merge_refuses_parts_that_contradict_themselves_and_an_out_holding_a_part() {
     // Megalos wins 500 battles more, Raiders lose none more: totals kept,
     // the digest recomputed.
     let file = part(1).join("partial.json");
-    let mut partial: warcrunch::report::partial::Partial =
+    let mut partial: warcrunch::report::exporters::partial::Partial =
         serde_json::from_str(&read(&file)).unwrap();
     let victory = partial.variants[0]
         .metrics
@@ -783,7 +783,7 @@ fn an_out_holding_a_file_the_command_reads_is_refused_even_with_force() {
 /// (the digest recomputed, the totals kept).
 #[test]
 fn merge_refuses_counts_that_break_any_identity_each_system_declares() {
-    use warcrunch::report::partial::Partial;
+    use warcrunch::report::exporters::partial::Partial;
     use warcrunch::stats::identity::{Identity, Pick};
     let dir = tempfile::tempdir().unwrap();
     let mut broken_by_system: std::collections::BTreeMap<String, usize> = Default::default();

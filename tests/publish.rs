@@ -914,7 +914,7 @@ fn texts_off_the_chart(svg: &str) -> Vec<String> {
             .replace("&amp;", "&");
         let x: f64 = attribute(tag, "x").unwrap().parse().unwrap();
         let size: f64 = attribute(tag, "font-size").unwrap().parse().unwrap();
-        let w = f64::from(warcrunch::report::draw::text_width(&text, size * 1.24).unwrap());
+        let w = f64::from(warcrunch::report::kit::draw::text_width(&text, size * 1.24).unwrap());
         let (left, right) = match attribute(tag, "text-anchor").as_deref() {
             Some("middle") => (x - w / 2.0, x + w / 2.0),
             Some("end") => (x - w, x),

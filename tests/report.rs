@@ -1079,7 +1079,7 @@ fn clipped(svg: &str) -> Vec<String> {
         ) else {
             continue;
         };
-        let w = f64::from(warcrunch::report::draw::text_width(&text, size * 1.24).unwrap());
+        let w = f64::from(warcrunch::report::kit::draw::text_width(&text, size * 1.24).unwrap());
         let (from, to) = match attr(&tag, "text-anchor").as_deref() {
             Some("middle") => (-w / 2.0, w / 2.0),
             Some("end") => (-w, 0.0),

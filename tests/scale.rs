@@ -324,7 +324,7 @@ fn an_interrupted_sweep_keeps_the_variants_that_finished() {
 
 #[test]
 fn a_part_whose_counts_were_changed_is_refused() {
-    use warcrunch::report::partial::Partial;
+    use warcrunch::report::exporters::partial::Partial;
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
     let parts: Vec<_> = (0..3)

@@ -598,7 +598,7 @@ fn the_forms_edits_keep_the_file_and_the_designer_answers_exactly() {
     let analysis = warcrunch::systems::war_cards::skew::analyse(&parsed);
     assert_eq!(
         deck["findings"],
-        warcrunch::report::deck_findings::findings(&parsed, "the built-in deck", &analysis)
+        warcrunch::report::findings::deck::findings(&parsed, "the built-in deck", &analysis)
     );
     assert_eq!(deck["cards"].as_array().unwrap().len(), 9);
     assert_eq!(

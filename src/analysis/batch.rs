@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use super::run::{RunAnswer, RunRequest, run};
 use super::{Destination, unique_name};
 use crate::analysis::runner::Plan;
-use crate::report::batch::Entry;
-use crate::report::output_dir::Staging;
+use crate::report::kit::output_dir::Staging;
+use crate::report::writers::batch::Entry;
 use crate::scenario::Resolved;
 
 /// A run of several scenarios asked: the files and folders named, and the
@@ -200,7 +200,7 @@ pub fn run_batch(request: &BatchRequest, plan: &Plan, to: &Destination) -> Resul
         .iter()
         .map(|s| (s.path.display().to_string(), s.reason.clone()))
         .collect();
-    let files = crate::report::batch::write(
+    let files = crate::report::writers::batch::write(
         &entries,
         &left_out,
         &request.command,

@@ -7,8 +7,8 @@
 use anyhow::Result;
 
 use crate::analysis::runner::{Plan, simulate_variants};
-use crate::report::key_outcomes::{KeyOutcome, key_outcomes};
-use crate::report::table_compare::CellShare;
+use crate::report::exporters::key_outcomes::{KeyOutcome, key_outcomes};
+use crate::report::writers::table_compare::CellShare;
 use crate::scenario::{self, Edit, Resolved};
 use crate::tables::diff::CellDiff;
 

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use super::Destination;
 use crate::analysis::runner::{Plan, Stored, run_info, simulate_variants, store};
 use crate::questions::target::{Target, combined_targets, parse_all};
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::output_dir;
-use crate::report::output_dir::Staging;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::output_dir;
+use crate::report::kit::output_dir::Staging;
 use crate::report::{ReportKind, RunReport, ScenarioUse};
 use crate::scenario::{Resolved, Scenario};
 

@@ -14,9 +14,9 @@ use crate::analysis::runner::{
 use crate::engine::{DEFAULT_PRECISION_MAX_TRIALS, Shard};
 use crate::questions::target::{Target, add_outcomes, parse_events};
 use crate::questions::usage::Usage;
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::{default_out_dir, output_dir};
-use crate::report::output_dir::Staging;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::{default_out_dir, output_dir};
+use crate::report::kit::output_dir::Staging;
 use crate::report::{Formats, ReportKind, RunReport, VariantResult};
 use crate::scenario::{Resolved, Scenario};
 use crate::stats::Metric;

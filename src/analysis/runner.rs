@@ -12,13 +12,12 @@ use crate::engine::paired::{Event, Lockstep, MetricsOf};
 use crate::engine::{self, CHUNK_SIZE, RunSettings, Shard, System};
 use crate::questions::target::{Target, YES_NO, add_outcomes};
 use crate::questions::usage::UsageTally;
-use crate::report::console::{say, summary};
-use crate::report::output_dir::Staging;
-use crate::report::partial::Partial;
-use crate::report::words;
-use crate::report::{
-    PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult, run_exporters,
-};
+use crate::report::exporters::partial::Partial;
+use crate::report::kit::output_dir::Staging;
+use crate::report::kit::words;
+use crate::report::writers::console::{say, summary};
+use crate::report::writers::run_exporters;
+use crate::report::{PairedMean, ReportKind, RunInfo, RunReport, SharedCount, VariantResult};
 use crate::scenario::Scenario;
 use crate::stats::format::{thousands, trim_decimal};
 use crate::stats::paired_mean::PairedSums;
@@ -700,7 +699,7 @@ impl Stored {
             Stored::Report(written) => format!(
                 "{}{}",
                 summary(kind, report),
-                crate::report::console::wrote(&written.folder, &written.files)
+                crate::report::writers::console::wrote(&written.folder, &written.files)
             ),
             Stored::Part { folder, shard } => {
                 let battles: u64 = report

@@ -14,10 +14,10 @@ use crate::questions::sensitivity::measure::{self, EventCounts, MeanCounts};
 use crate::questions::sensitivity::plan::{Plan as MovePlan, SensitivityRequest, plan};
 use crate::questions::sensitivity::{Knob, Move, Refused, judge, rank};
 use crate::questions::target::Target;
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::question_out_dir;
-use crate::report::output_dir::Staging;
-use crate::report::sensitivity::{SensitivityReport, sensitivity_exporters};
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::question_out_dir;
+use crate::report::kit::output_dir::Staging;
+use crate::report::writers::sensitivity::{SensitivityReport, sensitivity_exporters};
 use crate::scenario::{Edit, Resolved, Scenario};
 
 /// What a sensitivity analysis found and wrote.

@@ -16,11 +16,11 @@ use crate::analysis::runner::{
 use crate::engine::paired::Event;
 use crate::questions::solve::{DEFAULT_MAX_TRIALS, Decision, Domain, Goal, Point, Probe, search};
 use crate::questions::target::{Balance, Quantity, Target, check_probability};
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::question_out_dir;
-use crate::report::output_dir::Staging;
-use crate::report::solve::{SolveReport, solve_exporters};
-use crate::report::words;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::question_out_dir;
+use crate::report::kit::output_dir::Staging;
+use crate::report::kit::words;
+use crate::report::writers::solve::{SolveReport, solve_exporters};
 use crate::scenario::{Edit, Resolved, Scenario};
 use crate::stats::format::thousands;
 use crate::stats::{Metric, MetricRole, Values, summarize, wilson, z95};

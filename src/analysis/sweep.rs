@@ -18,9 +18,9 @@ use crate::questions::sweep::{
     DEFAULT_MAX_VARIANTS, Setting, Variant, grid, labels, parse_setting,
 };
 use crate::questions::target::{Target, add_outcomes, parse_events};
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::{output_dir, question_out_dir};
-use crate::report::output_dir::Staging;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::{output_dir, question_out_dir};
+use crate::report::kit::output_dir::Staging;
 use crate::report::{Parameter, ReportKind, RunReport, VariantResult};
 use crate::scenario::{Edit, Resolved, Scenario};
 use crate::stats::recommend::DEFAULT_MAX_RISK_OF_DOWN;

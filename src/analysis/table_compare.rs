@@ -10,9 +10,9 @@ use super::cell_shares::cell_shares;
 use super::compare::{CompareRequest, compare};
 use super::{Destination, scenario_name, unique_name};
 use crate::analysis::runner::{Plan, Written, run_info};
-use crate::report::command_line::CommandLine;
-use crate::report::output_dir::Staging;
-use crate::report::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::output_dir::Staging;
+use crate::report::writers::table_compare::{ScenarioOutcomes, TableComparison, key_outcomes};
 use crate::report::{RunReport, ScenarioUse};
 use crate::scenario::Resolved;
 use crate::tables::BUILT_IN;
@@ -217,7 +217,7 @@ pub fn compare_tables(
         cells,
         formats: to.formats,
     };
-    let files = crate::report::table_compare::write(&comparison, staging.path())?;
+    let files = crate::report::writers::table_compare::write(&comparison, staging.path())?;
     let folder = staging.commit()?;
     Ok(TableCompareAnswer {
         comparison,

@@ -4,11 +4,11 @@ use anyhow::Result;
 
 use crate::cli::CardsArgs;
 use crate::report::RunInfo;
-use crate::report::console::say;
-use crate::report::deck_findings::findings;
-use crate::report::output_dir::Staging;
-use crate::report::skew::SkewReport;
-use crate::report::skew_exporters;
+use crate::report::findings::deck::SkewReport;
+use crate::report::findings::deck::findings;
+use crate::report::kit::output_dir::Staging;
+use crate::report::writers::console::say;
+use crate::report::writers::skew_exporters;
 use crate::systems::war_cards::deck::Deck;
 use crate::systems::war_cards::skew::analyse;
 use crate::tables::{TableUse, built_in_text};
@@ -72,5 +72,5 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     }
     let dest = staging.commit()?;
     say(&findings(&deck, &source, &report.analysis))?;
-    say(&crate::report::console::wrote(&dest, &written))
+    say(&crate::report::writers::console::wrote(&dest, &written))
 }

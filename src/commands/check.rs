@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 
 use crate::cli::CheckArgs;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::{Resolved, parse_table_override};
 
 /// Loads the scenario (with any `--table`) and prints the resolved

@@ -8,7 +8,7 @@ use crate::analysis::compare::{CompareRequest, compare, scenario_tables};
 use crate::analysis::table_compare::{TableCompareRequest, compare_tables};
 use crate::cli::CompareArgs;
 use crate::report::ReportKind;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::Resolved;
 
 /// Loads every scenario, runs them alike, writes the report and prints what changed.
@@ -67,8 +67,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             min_effect: args.min_effect,
         };
         let answer = compare_tables(&resolved, &request, &sim.plan(), &to)?;
-        let mut text = crate::report::table_compare::console(&answer.comparison);
-        text.push_str(&crate::report::console::wrote(
+        let mut text = crate::report::writers::table_compare::console(&answer.comparison);
+        text.push_str(&crate::report::writers::console::wrote(
             &answer.written.folder,
             &answer.written.files,
         ));

@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 use crate::analysis::runner::finish;
 use crate::cli::MergeArgs;
 use crate::engine::Shard;
-use crate::report::output_dir::Staging;
-use crate::report::partial::{Partial, merge};
+use crate::report::exporters::partial::{Partial, merge};
+use crate::report::kit::output_dir::Staging;
 
 /// Reads every part, checks they make one whole run, writes its report.
 pub fn run(args: &MergeArgs) -> Result<()> {

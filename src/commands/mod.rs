@@ -26,7 +26,7 @@ use crate::cli::{Cli, Command, SimulationArgs};
 
 /// Runs the command the user asked for.
 pub fn dispatch(cli: Cli) -> Result<()> {
-    crate::report::console::set_quiet(match &cli.command {
+    crate::report::writers::console::set_quiet(match &cli.command {
         Command::Run(a) => a.sim.quiet,
         Command::Sweep(a) => a.sim.quiet,
         Command::Compare(a) => a.sim.quiet,

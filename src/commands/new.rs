@@ -1,10 +1,10 @@
 //! `warcrunch new`: a commented starter scenario that passes `check` as written.
 
-use crate::report::output_dir::write_files_whole;
+use crate::report::kit::output_dir::write_files_whole;
 use std::path::PathBuf;
 
 use crate::cli::NewArgs;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::schema;
 use anyhow::{Result, bail};
 

@@ -11,8 +11,8 @@ use clap::Parser;
 use crate::analysis::batch::{BatchAnswer, BatchRequest, run_batch};
 use crate::analysis::run::{RunRequest, run as run_scenario};
 use crate::cli::{Cli, Command, RunArgs};
-use crate::report::command_line::CommandLine;
-use crate::report::console::say;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::writers::console::say;
 use crate::report::{Formats, ReportKind, RunInfo};
 use crate::scenario::Resolved;
 
@@ -232,7 +232,7 @@ fn rerun(from: &Path, args: &RunArgs) -> Result<()> {
     // Where and as what the record says the run wrote, unless asked anew.
     let out = (args.out.clone())
         .or(recorded.out.clone())
-        .unwrap_or_else(|| crate::report::folder_names::default_out_dir(Path::new(path)));
+        .unwrap_or_else(|| crate::report::kit::folder_names::default_out_dir(Path::new(path)));
     let mut to = super::destination(&Some(out), &args.sim);
     if args.sim.format.is_empty() {
         to.formats = Formats::of(&recorded.sim.format);

@@ -1,13 +1,13 @@
 //! `warcrunch schema`: print or write the JSON Schemas of scenario and
 //! table files, or the key reference as Markdown.
 
-use crate::report::output_dir::write_files_whole;
+use crate::report::kit::output_dir::write_files_whole;
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
 
 use crate::cli::SchemaArgs;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::schema::{self, Kind};
 
 /// Prints one schema, writes schemas to a folder, prints the Markdown

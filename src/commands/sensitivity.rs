@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 use crate::analysis::sensitivity::{prepare, sensitivity};
 use crate::cli::SensitivityArgs;
 use crate::questions::sensitivity::plan::SensitivityRequest;
-use crate::report::console::say;
-use crate::report::sensitivity::top_lines;
+use crate::report::writers::console::say;
+use crate::report::writers::sensitivity::top_lines;
 use crate::scenario::Resolved;
 
 /// Runs the analysis the options ask and prints its largest moves.
@@ -23,7 +23,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     let prepared = prepare(&resolved, &request(args))?;
     let answer = sensitivity(&resolved, prepared, &sim.plan(), &to)?;
     say(&top_lines(&answer.report, 10))?;
-    say(&crate::report::console::wrote(
+    say(&crate::report::writers::console::wrote(
         &answer.written.folder,
         &answer.written.files,
     ))

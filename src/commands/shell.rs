@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
-use crate::report::console::say;
+use crate::report::writers::console::say;
 
 /// Prints the completion script for a shell.
 pub fn completions(args: &CompletionsArgs) -> Result<()> {

@@ -7,7 +7,7 @@ use crate::analysis::solve::{SolveAnswer, SolveRequest, solve};
 use crate::cli::SolveArgs;
 use crate::questions::solve::{Domain, Goal, Probe, read_as};
 use crate::questions::target::Quantity;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::Resolved;
 use crate::stats::format::thousands;
 
@@ -89,7 +89,7 @@ fn summary(answer: &SolveAnswer, exact: bool) -> String {
     let mut lines = format!(
         "{}{}\n",
         report.solution.sentence,
-        crate::report::findings::mark_if(&report.stand_ins)
+        crate::report::kit::words::mark_if(&report.stand_ins)
     );
     if let Some(line) = report.rests_on() {
         lines.push_str(&format!("{line}\n"));
@@ -105,7 +105,7 @@ fn summary(answer: &SolveAnswer, exact: bool) -> String {
         } else {
             format!(", {} battles in all", thousands(answer.battles))
         },
-        crate::report::console::wrote(&answer.written.folder, &answer.written.files)
+        crate::report::writers::console::wrote(&answer.written.folder, &answer.written.files)
     ));
     lines
 }

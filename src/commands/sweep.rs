@@ -6,7 +6,7 @@ use anyhow::Result;
 use crate::analysis::sweep::{SweepRequest, sweep};
 use crate::cli::SweepArgs;
 use crate::report::ReportKind;
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::Resolved;
 
 /// Runs the sweep the options ask and prints its comparison.

@@ -1,10 +1,10 @@
 //! `warcrunch tables`: list the built-in tables or write them out.
 
-use crate::report::output_dir::write_files_whole;
+use crate::report::kit::output_dir::write_files_whole;
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{TablesAction, TablesArgs};
-use crate::report::console::say;
+use crate::report::writers::console::say;
 use crate::scenario::schema;
 use crate::systems::built_ins;
 use crate::tables::BuiltIn;

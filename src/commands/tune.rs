@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 
 use crate::analysis::tune::{MOST_ROUNDS, RACE_PASS, TIDY_PASS, TuneAnswer, TuneRequest, tune};
 use crate::cli::TuneArgs;
-use crate::report::console::say;
-use crate::report::tune::goal_words;
+use crate::report::writers::console::say;
+use crate::report::writers::tune::goal_words;
 use crate::scenario::Resolved;
 use crate::stats::format::{
     percent, percent_interval, signed, thousands, trim_decimal, value_read,
@@ -35,7 +35,7 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     // On a terminal, a bar says where the search is between steps: its
     // step of the `--max-steps` a pass may take, and the time those left
     // would take at the pace so far (a pass often ends sooner).
-    let spinner = if crate::report::console::quiet() || !std::io::stderr().is_terminal() {
+    let spinner = if crate::report::writers::console::quiet() || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
         ProgressBar::new(args.max_steps as u64)
@@ -284,7 +284,7 @@ fn summary(answer: &TuneAnswer) -> String {
         "{} battles fought in all (the search's, the verifying run's and each change's alone)\n",
         thousands(report.battles_fought)
     ));
-    lines.push_str(&crate::report::console::wrote(
+    lines.push_str(&crate::report::writers::console::wrote(
         &answer.written.folder,
         &answer.written.files,
     ));

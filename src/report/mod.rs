@@ -1,32 +1,24 @@
 //! Everything a run writes: one small exporter per output file behind the
 //! [`Export`] trait, written into a staging folder that replaces the
 //! destination only when every file succeeded.
+//!
+//! The room has four layers, each a folder, each drawing only on those
+//! below it (the architecture test holds the order):
+//! - [`kit`]: what every page and chart is drawn with: the drawing, the
+//!   page skeleton, words and numbers, the output folder and its name, the
+//!   command line a report repeats;
+//! - [`exporters`]: one file format each (CSV, JSON, a shard's partial
+//!   counts, the key outcomes a format lists);
+//! - [`findings`]: verdicts, flags and advice, computed once as data;
+//! - [`writers`]: each question's files, console lines and pages.
+//!
+//! This file holds what they all describe: a run's provenance, its report
+//! and the exporter trait.
 
-pub mod batch;
-pub mod charts;
-pub mod command_line;
-pub mod console;
-pub mod csv;
-pub mod deck_findings;
-pub mod draw;
+pub mod exporters;
 pub mod findings;
-pub mod folder_names;
-pub mod html;
-pub mod json;
-pub mod key_outcomes;
-pub mod output_dir;
-pub mod page;
-pub mod partial;
-pub mod scaled;
-pub mod sensitivity;
-pub mod skew;
-pub mod solve;
-pub mod sweep;
-pub mod table_compare;
-pub mod tune;
-pub mod tune_html;
-pub mod usage;
-pub mod words;
+pub mod kit;
+pub mod writers;
 
 use std::path::Path;
 
@@ -383,44 +375,10 @@ impl RunReport {
     pub fn is_plain(&self) -> bool {
         matches!(self.variants.as_slice(), [only] if only.variant.is_empty())
     }
-
-    /// What its Parquet files say of themselves: the run and its metrics' units.
-    pub fn table_meta(&self) -> csv::TableMeta {
-        let metrics = self.variants.first().map_or(&[][..], |v| &v.metrics[..]);
-        csv::TableMeta::of(&self.info).with_units(metrics)
-    }
 }
 
 /// Writes one or more output files for a report of type `R`.
 pub trait Export<R> {
     /// Writes into `dir`, returning the names of the files written.
     fn write(&self, report: &R, dir: &Path) -> Result<Vec<String>>;
-}
-
-/// Every exporter of a simulation run.
-pub fn run_exporters() -> Vec<Box<dyn Export<RunReport>>> {
-    vec![
-        Box::new(csv::Distributions),
-        Box::new(csv::Summary),
-        Box::new(csv::ExactComparison),
-        Box::new(csv::Comparison),
-        Box::new(json::RunJson),
-        Box::new(json::ResultsJson),
-        Box::new(charts::Charts),
-        Box::new(usage::UsageCsv),
-        Box::new(usage::UsageMaps),
-        Box::new(html::HtmlReport),
-    ]
-}
-
-/// Every exporter of a card-skew report.
-pub fn skew_exporters() -> Vec<Box<dyn Export<skew::SkewReport>>> {
-    vec![
-        Box::new(skew::SkewCsv),
-        Box::new(skew::MonotonicityCsv),
-        Box::new(skew::AnomaliesCsv),
-        Box::new(skew::SkewJson),
-        Box::new(skew::Heatmaps),
-        Box::new(html::SkewHtml),
-    ]
 }

@@ -284,7 +284,7 @@ impl Ask {
             Ask::Sensitivity(r) => Some(r.target.as_str()),
             Ask::Sweep(_) | Ask::Compare(_) | Ask::Tune(_) => None,
         };
-        target.map(|t| crate::report::words::target(system, t))
+        target.map(|t| crate::report::kit::words::target(system, t))
     }
 }
 

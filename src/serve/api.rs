@@ -24,7 +24,7 @@ use super::files::{Refusal, ScenarioFolder};
 use super::inputs::{Inputs, ScenarioTable};
 use super::reply::{Body, Rejected, crashed, error, refused, unreadable};
 use super::runs::{Answered, Busy, MAX_QUEUED, Run, Runs};
-use crate::report::command_line::CommandLine;
+use crate::report::kit::command_line::CommandLine;
 use crate::scenario::{self, Resolved, Scenario};
 
 /// Largest request body accepted (1 MiB); larger ones get 413.
@@ -73,7 +73,7 @@ impl State {
             .tempdir()
             .context("cannot make the server's folder for its runs' files")?
             .keep();
-        crate::report::output_dir::in_progress(&files);
+        crate::report::kit::output_dir::in_progress(&files);
         Ok(State {
             scenarios: ScenarioFolder::new(&options.scenarios),
             runs: Runs::new(options.max_runs, files),
@@ -100,7 +100,8 @@ fn remove_files_of_stopped_servers() {
             .and_then(|p| p.parse::<u32>().ok());
         // Only a folder, never what a link points to.
         let folder = entry.file_type().is_ok_and(|t| t.is_dir());
-        if folder && pid.is_some_and(|pid| !crate::report::output_dir::process_is_running(pid)) {
+        if folder && pid.is_some_and(|pid| !crate::report::kit::output_dir::process_is_running(pid))
+        {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -928,7 +929,7 @@ async fn question_choices(
             };
             json!({
                 "path": k.name(),
-                "title": crate::report::words::setting(&k.path.join(".")),
+                "title": crate::report::kit::words::setting(&k.path.join(".")),
                 "value": k.value,
                 "kind": kind,
                 "choices": k.choices,
@@ -942,7 +943,7 @@ async fn question_choices(
             json!({
                 "subject": o.subject,
                 "metric": o.metric,
-                "title": crate::report::words::title(choices.system, &o.subject, &o.metric),
+                "title": crate::report::kit::words::title(choices.system, &o.subject, &o.metric),
                 "values": o.values,
                 "numeric": o.numeric,
             })

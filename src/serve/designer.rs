@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::reply::{Body, crashed, error, unreadable};
-use crate::report::deck_findings::findings;
-use crate::report::skew::heatmap_document;
+use crate::report::findings::deck::findings;
+use crate::report::writers::skew::heatmap_document;
 use crate::systems::war_cards::deck::{COLUMNS, Deck, ROWS, row_key};
 use crate::systems::war_cards::skew::analyse;
 use crate::tables::built_in_text;

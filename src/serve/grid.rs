@@ -10,7 +10,7 @@ use serde_json::{Value as Json, json};
 use toml::Value;
 
 use super::edit::Step;
-use crate::report::words;
+use crate::report::kit::words;
 
 /// Keys of a table file that are not cells.
 const NOT_CELLS: [&str; 3] = ["kind", "stand_ins", crate::tables::orders::KEY];

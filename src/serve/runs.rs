@@ -16,8 +16,8 @@ use crate::analysis::run::{Asked, simulate_and_store};
 use crate::analysis::runner::Plan;
 use crate::engine::Scope;
 use crate::report::Formats;
-use crate::report::command_line::CommandLine;
-use crate::report::output_dir::Staging;
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::output_dir::Staging;
 use crate::scenario::Scenario;
 use crate::stats::{Metric, two_proportion, unpaired_difference, wilson, z95};
 
@@ -649,7 +649,7 @@ fn shown_one_by_one(
             Shown {
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
-                title: crate::report::words::title(system, &m.subject, &m.name),
+                title: crate::report::kit::words::title(system, &m.subject, &m.name),
                 shares,
             }
         })

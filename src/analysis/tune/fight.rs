@@ -12,7 +12,7 @@ use crate::analysis::runner::{PairedAsk, Plan, metric_layout, simulate_paired, s
 use crate::engine::paired::Event;
 use crate::questions::target::{Target, with_combined, with_combined_as};
 use crate::questions::tune::Goal;
-use crate::report::tune::Effect;
+use crate::report::writers::tune::Effect;
 use crate::scenario::{Edit, Scenario};
 use crate::stats::{Metric, Values, paired_difference, wilson};
 

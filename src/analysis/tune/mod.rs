@@ -31,10 +31,10 @@ use super::Destination;
 use crate::analysis::runner::{Plan, Written, exact_metrics, run_info, simulate};
 use crate::questions::target::{with_combined, with_combined_as};
 use crate::questions::tune::{Goal, contradiction};
-use crate::report::command_line::CommandLine;
-use crate::report::folder_names::question_out_dir;
-use crate::report::output_dir::Staging;
-use crate::report::tune::{Alternative, Change, GoalResult, StepRow, TuneReport};
+use crate::report::kit::command_line::CommandLine;
+use crate::report::kit::folder_names::question_out_dir;
+use crate::report::kit::output_dir::Staging;
+use crate::report::writers::tune::{Alternative, Change, GoalResult, StepRow, TuneReport};
 use crate::scenario::{Resolved, Scenario};
 use crate::stats::z_for_confidence;
 
@@ -447,12 +447,15 @@ pub fn tune(
         battles_fought: fight.fought.load(std::sync::atomic::Ordering::Relaxed),
         formats: to.formats,
     };
-    let mut files = crate::report::tune_html::write(&report, staging.path())?;
-    files.extend(crate::report::tune_html::write_chart(
+    let mut files = crate::report::writers::tune_html::write(&report, staging.path())?;
+    files.extend(crate::report::writers::tune_html::write_chart(
         &report,
         staging.path(),
     )?);
-    files.extend(crate::report::tune::write(&report, staging.path())?);
+    files.extend(crate::report::writers::tune::write(
+        &report,
+        staging.path(),
+    )?);
     let folder = staging.commit()?;
     Ok(TuneAnswer {
         report,

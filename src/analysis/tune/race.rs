@@ -20,7 +20,7 @@ use toml::Value;
 
 use crate::analysis::runner::Plan;
 use crate::questions::tune::{Goal, Verdict};
-use crate::report::tune::StepRow;
+use crate::report::writers::tune::StepRow;
 use crate::stats::z_for_confidence;
 
 use super::battles::Held;

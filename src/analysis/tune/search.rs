@@ -7,7 +7,7 @@ use toml::Value;
 
 use crate::analysis::runner::Plan;
 use crate::questions::tune::Goal;
-use crate::report::tune::StepRow;
+use crate::report::writers::tune::StepRow;
 
 use super::battles::Held;
 use super::fight::{Fight, Scored};

@@ -16,7 +16,7 @@ use anyhow::{Result, bail};
 use toml::Value;
 
 use crate::questions::tune::Goal;
-use crate::report::tune::StepRow;
+use crate::report::writers::tune::StepRow;
 use crate::stats::format::thousands;
 
 use super::battles::Held;

@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::csv::{AGREEMENT_CONFIDENCE, agreements};
-use super::findings::{STAND_IN_MARK, advice, frontiers, metric_mark, stand_ins_note, verdict};
-use super::{ReportKind, RunReport};
+use crate::report::exporters::csv::{AGREEMENT_CONFIDENCE, agreements};
+use crate::report::findings::{advice, frontiers, metric_mark, stand_ins_note, verdict};
+use crate::report::kit::words::STAND_IN_MARK;
+use crate::report::{ReportKind, RunReport};
 use crate::stats::compare::{Difference, Tests, format_p};
 use crate::stats::format::{percent_interval, thousands, trim_decimal};
 use crate::stats::{MetricRole, wilson, z95};
@@ -292,16 +293,16 @@ fn compare_summary(report: &RunReport) -> String {
         thousands(report.info.trials.unwrap_or(0)),
         report.info.seed.unwrap_or(0)
     );
-    for line in super::findings::baseline_sentence(report)
+    for line in crate::report::findings::baseline_sentence(report)
         .into_iter()
-        .chain(super::findings::comparison(report))
+        .chain(crate::report::findings::comparison(report))
     {
         let _ = writeln!(out, "{line}.");
     }
     for v in report.compared() {
         let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
         let (significant, too_small) =
-            super::findings::beyond_min_effect(tests.significant(), report.info.min_effect);
+            crate::report::findings::beyond_min_effect(tests.significant(), report.info.min_effect);
         let _ = writeln!(
             out,
             "{} against {}: {} of {} tests significant (family-wise 5%, each at p < {}){}",

@@ -1,8 +1,8 @@
 //! `report.html`: one self-contained page (inline SVG and CSS, no script, no
 //! network) with the headline verdict, balance flags, every outcome with its
 //! interval, sweep comparisons and the provenance of the run; and the card
-//! skew's page. The findings come from [`super::findings`] and
-//! [`super::deck_findings`]; this module only lays them out for the
+//! skew's page. The findings come from [`crate::report::findings`] and
+//! [`crate::report::findings::deck`]; this module only lays them out for the
 //! templates `templates/report/run.html` and `skew.html`.
 
 use std::path::Path;
@@ -10,15 +10,15 @@ use std::path::Path;
 use anyhow::Result;
 use askama::Template;
 
-use super::charts::Picture;
-use super::deck_findings::{DeckVerdict, deck_verdict, skew_flags};
-use super::findings::{
+use crate::report::findings::deck::SkewReport;
+use crate::report::findings::deck::{DeckVerdict, deck_verdict, skew_flags};
+use crate::report::findings::{
     Flag, HeroFrontier, SweepAdvice, advice, comparison, find, flags, frontiers, pct,
     same_in_every_battle, share, shown_share, stand_ins_of, upper_first, verdict,
 };
-use super::page::{Provenance, svg_string, write_report};
-use super::skew::SkewReport;
-use super::{Export, RunReport};
+use crate::report::kit::page::{Provenance, svg_string, write_report};
+use crate::report::writers::charts::Picture;
+use crate::report::{Export, RunReport};
 use crate::stats::compare::{Tests, format_p};
 use crate::stats::format::{percent_interval, thousands};
 use crate::stats::recommend::Recommendation;
@@ -166,7 +166,7 @@ const COMPARED_IN_WORDS: usize = 3;
 const FOLD_ROWS: usize = 12;
 
 fn outcome_table(
-    info: &super::RunInfo,
+    info: &crate::report::RunInfo,
     m: &Metric<u64>,
     stand_ins: &[String],
     file: String,
@@ -177,7 +177,9 @@ fn outcome_table(
         .map(|bin| {
             let [p, lo, hi] = shown_share(m, bin);
             ValueRow {
-                label: crate::stats::format::minus(&super::words::value(system, m, bin)),
+                label: crate::stats::format::minus(&crate::report::kit::words::value(
+                    system, m, bin,
+                )),
                 count: thousands(m.weights[bin]),
                 probability: p,
                 interval: format!("{lo}\u{2013}{hi}"),
@@ -227,8 +229,10 @@ fn significance(report: &RunReport) -> Vec<Significance> {
         .compared()
         .map(|v| {
             let tests = Tests::new(&base.metrics, &v.metrics, (&v.shared, &v.paired_means));
-            let (significant, too_small) =
-                super::findings::beyond_min_effect(tests.significant(), report.info.min_effect);
+            let (significant, too_small) = crate::report::findings::beyond_min_effect(
+                tests.significant(),
+                report.info.min_effect,
+            );
             let rows = significant
                 .iter()
                 .map(|d| {
@@ -338,7 +342,9 @@ fn stacked_outcomes(report: &RunReport) -> Result<(Vec<StackedOutcome>, Vec<Stri
                     | MetricRole::Target
             )
     };
-    let heading = |m: &Metric<u64>| super::words::title(&report.info.system, &m.subject, &m.name);
+    let heading = |m: &Metric<u64>| {
+        crate::report::kit::words::title(&report.info.system, &m.subject, &m.name)
+    };
     let (moved, unchanged): (Vec<&Metric<u64>>, Vec<&Metric<u64>>) = (first.metrics.iter())
         .filter(wanted)
         .partition(|m| !same_in_every_battle(report, &m.subject, &m.name));
@@ -359,9 +365,11 @@ fn stacked_outcomes(report: &RunReport) -> Result<(Vec<StackedOutcome>, Vec<Stri
             Ok(StackedOutcome {
                 heading: heading(m),
                 chart: svg_string(
-                    super::sweep::STACKED_SIZE,
-                    &super::sweep::stacked_caption(report, &m.subject, &m.name),
-                    |root| super::sweep::stacked(root, report, &m.subject, &m.name),
+                    crate::report::writers::sweep::STACKED_SIZE,
+                    &crate::report::writers::sweep::stacked_caption(report, &m.subject, &m.name),
+                    |root| {
+                        crate::report::writers::sweep::stacked(root, report, &m.subject, &m.name)
+                    },
                 )?,
                 labels: (0..m.weights.len()).map(|bin| m.label(bin)).collect(),
                 rows,
@@ -386,9 +394,9 @@ fn sweep_section(
         None
     } else {
         Some(svg_string(
-            super::sweep::frontier_size(all),
-            &super::sweep::frontier_caption(report, all),
-            |root| super::sweep::frontier_panels(root, report, all, advice),
+            crate::report::writers::sweep::frontier_size(all),
+            &crate::report::writers::sweep::frontier_caption(report, all),
+            |root| crate::report::writers::sweep::frontier_panels(root, report, all, advice),
         )?)
     };
     let (stacked, unchanged) = stacked_outcomes(report)?;
@@ -410,7 +418,11 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
     let Some(v) = report.variants.first() else {
         return Ok(groups);
     };
-    for (m, stem) in v.metrics.iter().zip(super::charts::stems(&v.metrics)) {
+    for (m, stem) in v
+        .metrics
+        .iter()
+        .zip(crate::report::writers::charts::stems(&v.metrics))
+    {
         let file = format!("{stem}.svg");
         let stand_ins = report.info.stand_in_tables(&v.variant, &m.subject, &m.name);
         let table = outcome_table(&report.info, m, &stand_ins, file)?;
@@ -418,7 +430,7 @@ fn outcomes(report: &RunReport) -> Result<Vec<SubjectOutcomes>> {
             Some(g) if g.subject == m.subject => g.metrics.push(table),
             _ => groups.push(SubjectOutcomes {
                 subject: m.subject.clone(),
-                heading: super::words::subject(&report.info.system, &m.subject),
+                heading: crate::report::kit::words::subject(&report.info.system, &m.subject),
                 metrics: vec![table],
             }),
         }
@@ -461,9 +473,9 @@ impl Export<RunReport> for HtmlReport {
                 .filter(|t| !t.columns.is_empty())
                 .map(|t| {
                     let svg = svg_string(
-                        super::usage::map_size(info, t),
-                        &super::usage::map_caption(usage, t),
-                        |a| super::usage::heat_map(&a, info, usage, t),
+                        crate::report::writers::usage::map_size(info, t),
+                        &crate::report::writers::usage::map_caption(usage, t),
+                        |a| crate::report::writers::usage::heat_map(&a, info, usage, t),
                     )?;
                     Ok((t.table.clone(), svg))
                 })
@@ -488,7 +500,7 @@ impl Export<RunReport> for HtmlReport {
             // headline outcomes; a long sweep names its variants.
             page.verdict.extend(info.held_by_readings.iter().cloned());
             page.verdict
-                .extend(super::findings::baseline_sentence(report));
+                .extend(crate::report::findings::baseline_sentence(report));
             if report.variants.len() <= COMPARED_IN_WORDS {
                 page.verdict.extend(comparison(report));
             } else {
@@ -563,7 +575,7 @@ impl Export<SkewReport> for SkewHtml {
             title: "Combat Card skew",
             verdict: deck_verdict(a),
             flags: skew_flags(report),
-            heatmaps: super::skew::heatmap_svg(a)?,
+            heatmaps: crate::report::writers::skew::heatmap_svg(a)?,
             cards: a.cards_by_impact().into_iter().map(SkewRow::of).collect(),
             rows: a.scope("row").map(SkewRow::of).collect(),
             provenance: Provenance::of(&report.info),

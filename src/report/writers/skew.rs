@@ -7,35 +7,16 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::Column;
 
-use super::csv::{text, write_csv};
-use super::draw::{
+use crate::report::Export;
+use crate::report::exporters::csv::{text, write_csv};
+use crate::report::findings::deck::{SkewReport, impact_flagged};
+use crate::report::kit::draw::{
     Caption, FONT, Grid, PALETTE, draw_grid, draw_publication, mix, plot_err, sequential,
 };
-use super::page::{svg_document, svg_string};
-use super::{Export, RunInfo};
+use crate::report::kit::page::{svg_document, svg_string};
 use crate::stats::format::signed;
 use crate::systems::war_cards::deck::{COLUMNS, CardResult, ROWS, row_key};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis};
-
-/// A card whose impact moves the drawer's chance to win the reference
-/// engagement by at least this much (in probability) is flagged.
-pub const IMPACT_FLAG: f64 = 0.01;
-
-/// Whether a card's impact is flagged: judged on the impact as printed, in
-/// points with two decimals, so a card shown as `−1.00 pt` is flagged even
-/// when it is −0.996 points.
-pub fn impact_flagged(impact: f64) -> bool {
-    (impact * 10_000.0).round().abs() >= (IMPACT_FLAG * 10_000.0).round()
-}
-
-/// A finished card-skew analysis.
-#[derive(Debug, Clone)]
-pub struct SkewReport {
-    /// Provenance.
-    pub info: RunInfo,
-    /// The analysis.
-    pub analysis: SkewAnalysis,
-}
 
 /// `skew.csv`: one row per deck, card, row, column and cell.
 pub struct SkewCsv;
@@ -186,7 +167,7 @@ impl Export<SkewReport> for AnomaliesCsv {
 
 impl Export<SkewReport> for SkewJson {
     fn write(&self, report: &SkewReport, dir: &Path) -> Result<Vec<String>> {
-        super::json::write_info(&report.info, dir)
+        crate::report::exporters::json::write_info(&report.info, dir)
     }
 }
 
@@ -360,19 +341,4 @@ fn heatmaps<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, a: &SkewAnalysis) 
         draw_grid(area, grid)?;
     }
     root.present().map_err(plot_err)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::impact_flagged;
-
-    #[test]
-    fn a_card_is_flagged_as_its_impact_is_printed() {
-        // −0.996 points prints as −1.00 pt: flagged, as the star says.
-        assert!(impact_flagged(-0.00996));
-        assert!(impact_flagged(0.01));
-        // 0.9949 points prints as 0.99 pt: not flagged.
-        assert!(!impact_flagged(0.009949));
-        assert!(!impact_flagged(0.0));
-    }
 }

@@ -11,11 +11,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{
+use crate::report::kit::draw::{
     Caption, FONT, LABEL_SIZE, PALETTE, Stems, bar_range, draw_publication, file_safe, plot_err,
 };
-use super::findings::STAND_IN_MARK;
-use super::{Export, RunReport, words};
+use crate::report::kit::words;
+use crate::report::kit::words::STAND_IN_MARK;
+use crate::report::{Export, RunReport};
 use crate::stats::format::thousands;
 use crate::stats::{Metric, Values, wilson, z95};
 
@@ -38,7 +39,7 @@ const FULL_RANGE_VALUES: usize = 20;
 impl Export<RunReport> for Charts {
     fn write(&self, report: &RunReport, dir: &Path) -> Result<Vec<String>> {
         if report.variants.len() > 1 {
-            return super::sweep::draw(report, dir);
+            return crate::report::writers::sweep::draw(report, dir);
         }
         let Some(first) = report.variants.first() else {
             return Ok(Vec::new());
@@ -126,7 +127,7 @@ pub struct Picture {
     pub note: Option<&'static str>,
     /// The chart in a few sentences: SVG `<desc>`, the report's alt text.
     pub description: String,
-    /// Its footnote: what drew it ([`super::RunInfo::source_line`]).
+    /// Its footnote: what drew it ([`crate::report::RunInfo::source_line`]).
     source: String,
 }
 
@@ -159,12 +160,14 @@ impl Picture {
                 let count = metric.weights[bin];
                 let (lo, hi) = wilson(count, total, z95());
                 Bar {
-                    label: crate::stats::format::minus(&super::words::value(system, metric, bin)),
+                    label: crate::stats::format::minus(&crate::report::kit::words::value(
+                        system, metric, bin,
+                    )),
                     value: first.map(|f| f + bin as i64),
                     percent: 100.0 * count as f64 / total.max(1) as f64,
                     low: 100.0 * lo,
                     high: 100.0 * hi,
-                    shown: super::findings::shown_share(metric, bin)[0].clone(),
+                    shown: crate::report::findings::shown_share(metric, bin)[0].clone(),
                 }
             })
             .collect();
@@ -198,9 +201,9 @@ impl Picture {
         }
         if !stand_ins.is_empty() {
             title.push_str(&format!(" {STAND_IN_MARK}"));
-            let words = super::findings::rests_on_words(stand_ins);
+            let words = crate::report::kit::words::rests_on_words(stand_ins);
             description.push_str(&format!(" It {words}."));
-            subtitle.push(super::findings::rests_on_line(stand_ins));
+            subtitle.push(crate::report::kit::words::rests_on_line(stand_ins));
         }
         Picture {
             subtitle,
@@ -222,7 +225,7 @@ impl Picture {
 
     /// The picture's size at 1×.
     pub fn size(&self) -> (u32, u32) {
-        let foot = super::draw::footnotes_height(std::slice::from_ref(&self.source));
+        let foot = crate::report::kit::draw::footnotes_height(std::slice::from_ref(&self.source));
         (720, foot + if self.steps.is_some() { 620 } else { 400 })
     }
 
@@ -245,17 +248,17 @@ impl Picture {
             .map(|line| (line, RGBColor(90, 90, 90)))
             .chain(self.tail.iter().map(|tail| (tail, PALETTE[5])))
             .collect();
-        let root = super::draw::footnoted(root, std::slice::from_ref(&self.source))?;
+        let root = crate::report::kit::draw::footnoted(root, std::slice::from_ref(&self.source))?;
         let (head, body) = root.split_vertically(HEADING + LINE * lines.len() as u32 + 14);
         let left =
             |px: u32| TextStyle::from((FONT, px).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
         let x0 = 14;
-        let (title, px) = super::draw::fitted(&head, &self.title, 22, x0 as u32);
+        let (title, px) = crate::report::kit::draw::fitted(&head, &self.title, 22, x0 as u32);
         head.draw(&Text::new(title, (x0, 8), left(px)))
             .map_err(plot_err)?;
         for (i, (line, colour)) in lines.into_iter().enumerate() {
             let y = 8 + HEADING + LINE * i as u32;
-            let (line, px) = super::draw::fitted(&head, line, 15, x0 as u32);
+            let (line, px) = crate::report::kit::draw::fitted(&head, line, 15, x0 as u32);
             head.draw(&Text::new(line, (x0, y as i32), left(px).color(&colour)))
                 .map_err(plot_err)?;
         }
@@ -303,7 +306,7 @@ impl Picture {
             })
             .x_desc(self.x_label.clone())
             .y_desc(format!("share of {} (%)", self.battles))
-            .y_label_formatter(&super::draw::tick)
+            .y_label_formatter(&crate::report::kit::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, LABEL_SIZE))
             .axis_style(BLACK.stroke_width(1))
@@ -396,14 +399,14 @@ impl Picture {
             .x_labels(values.min(20))
             .x_label_formatter(&|v| {
                 if v.fract() == 0.0 {
-                    super::draw::tick(v)
+                    crate::report::kit::draw::tick(v)
                 } else {
                     String::new()
                 }
             })
             .x_desc(self.x_label.clone())
             .y_desc(format!("share of {} (%)", self.battles))
-            .y_label_formatter(&super::draw::tick)
+            .y_label_formatter(&crate::report::kit::draw::tick)
             .axis_desc_style((FONT, 16))
             .label_style((FONT, LABEL_SIZE))
             .axis_style(BLACK.stroke_width(1))
@@ -599,10 +602,11 @@ mod tests {
             ("a battle", "warcrunch 0.1.0 · seed 1"),
             &[],
         );
-        let svg = crate::report::page::svg_string(picture.size(), &picture.caption(), |root| {
-            picture.draw(root)
-        })
-        .unwrap();
+        let svg =
+            crate::report::kit::page::svg_string(picture.size(), &picture.caption(), |root| {
+                picture.draw(root)
+            })
+            .unwrap();
         let attr = |tag: &str, name: &str| -> f64 {
             let at = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
             tag[at..].split('"').next().unwrap().parse().unwrap()
@@ -645,7 +649,7 @@ mod tests {
         );
         let labels: Vec<&str> = picture.bars.iter().map(|b| b.shown.as_str()).collect();
         let tables: Vec<String> = (0..weights.len())
-            .map(|bin| super::super::findings::shown_share(&metric, bin)[0].clone())
+            .map(|bin| crate::report::findings::shown_share(&metric, bin)[0].clone())
             .collect();
         assert_eq!(labels, tables);
         assert_eq!(labels[0], "9.74%");

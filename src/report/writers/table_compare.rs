@@ -13,15 +13,17 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{TableMeta, numbers, stand_in_pair, subject_columns, text, write_table};
-use super::draw::{
+use crate::report::exporters::csv::{
+    TableMeta, numbers, stand_in_pair, subject_columns, text, write_table,
+};
+use crate::report::exporters::json::write_info_with;
+pub use crate::report::exporters::key_outcomes::{KeyOutcome, key_outcomes};
+use crate::report::kit::draw::{
     Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, footnotes_height,
     plot_err,
 };
-use super::json::write_info_with;
-pub use super::key_outcomes::{KeyOutcome, key_outcomes};
-use super::page::{Provenance, svg_string, write_report};
-use super::{Formats, RunInfo};
+use crate::report::kit::page::{Provenance, svg_string, write_report};
+use crate::report::{Formats, RunInfo};
 use crate::stats::compare::{format_p, reported_p};
 use crate::stats::format::thousands;
 
@@ -481,7 +483,7 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .map(|(s, r)| format!("{} · {}", s.scenario, r.words))
         .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
-    let (title, px) = super::draw::fitted(area, &forest_title(c), 18, 12);
+    let (title, px) = crate::report::kit::draw::fitted(area, &forest_title(c), 18, 12);
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, px))
         .margin(12)
@@ -494,7 +496,7 @@ fn forest<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &TableComparison
         .disable_y_mesh()
         .y_labels(0)
         .x_desc("difference in probability (percentage points), with 95% interval")
-        .x_label_formatter(&super::draw::tick)
+        .x_label_formatter(&crate::report::kit::draw::tick)
         .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;

@@ -3,14 +3,17 @@
 //! report and the workbench render them; none of them words a finding of
 //! its own.
 
+pub mod deck;
+
 use std::fmt::Write as _;
 
 use crate::stats::format::thousands;
 use crate::stats::recommend::{Choice, Estimate, Recommendation, recommend};
 use crate::stats::{Metric, MetricRole, wilson, z95};
 
-use super::RunReport;
-use super::csv::agreements;
+use crate::report::RunReport;
+use crate::report::exporters::csv::agreements;
+use crate::report::kit::words::STAND_IN_MARK;
 
 pub(super) fn pct(p: f64) -> String {
     crate::stats::format::percent(p)
@@ -127,7 +130,7 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
         lines.push((
             format!(
                 "{} in {}",
-                super::words::party_risk(side, whole, words),
+                crate::report::kit::words::party_risk(side, whole, words),
                 with_interval(p, lo, hi)
             ),
             m,
@@ -208,7 +211,7 @@ impl KeyRow {
 }
 
 /// A headline outcome is its battle's own (a plain run: no variant).
-impl super::csv::Keyed for KeyRow {
+impl crate::report::exporters::csv::Keyed for KeyRow {
     fn key(&self) -> [&str; 3] {
         ["", &self.subject, &self.metric]
     }
@@ -259,7 +262,7 @@ pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
                 rows.push(probability(
                     m,
                     &[1],
-                    super::words::party_risk(side, *whole, words),
+                    crate::report::kit::words::party_risk(side, *whole, words),
                 ));
             }
             MetricRole::Fate { pc, out, .. } => {
@@ -297,7 +300,7 @@ pub fn key_rows(metrics: &[Metric<u64>]) -> Vec<KeyRow> {
 pub fn key_odds(
     metrics: &[Metric<u64>],
     trials: u64,
-    info: &super::RunInfo,
+    info: &crate::report::RunInfo,
 ) -> Vec<(String, bool)> {
     sentences(metrics, trials)
         .into_iter()
@@ -313,13 +316,9 @@ pub fn key_odds(
         .collect()
 }
 
-/// The mark a number resting on stand-in values carries, leading to
-/// their list ([`stand_ins_note`]).
-pub const STAND_IN_MARK: &str = "†";
-
 /// The stand-in tables a question's target (`side:A/victory=won`,
 /// `hero:A/reputation:mean`) rests on in the battle as written.
-pub fn target_stand_ins(info: &super::RunInfo, target: &str) -> Vec<String> {
+pub fn target_stand_ins(info: &crate::report::RunInfo, target: &str) -> Vec<String> {
     let (subject_metric, _) = crate::questions::target::split_text(target);
     let (subject, metric) = subject_metric
         .split_once('/')
@@ -327,34 +326,9 @@ pub fn target_stand_ins(info: &super::RunInfo, target: &str) -> Vec<String> {
     info.stand_in_tables("", subject, metric)
 }
 
-/// ` †` when `tables` (stand-in tables a number rests on) is not empty.
-pub fn mark_if(tables: &[String]) -> String {
-    if tables.is_empty() {
-        String::new()
-    } else {
-        format!(" {STAND_IN_MARK}")
-    }
-}
-
-/// What resting on stand-in `tables` means, in words: `rests on the
-/// survival table, which holds stand-in values`.
-pub fn rests_on_words(tables: &[String]) -> String {
-    let verb = if tables.len() == 1 { "holds" } else { "hold" };
-    format!(
-        "rests on {}, which {verb} stand-in values",
-        super::words::tables(tables)
-    )
-}
-
-/// The line a † leads to: `† rests on the survival table, which holds
-/// stand-in values`.
-pub fn rests_on_line(tables: &[String]) -> String {
-    format!("{STAND_IN_MARK} {}", rests_on_words(tables))
-}
-
 /// What to append to a verdict sentence of a run: ` †` when its battle
 /// rests on stand-in values, else nothing.
-pub fn stand_in_mark(info: &super::RunInfo) -> String {
+pub fn stand_in_mark(info: &crate::report::RunInfo) -> String {
     if info.uses_stand_ins() {
         format!(" {STAND_IN_MARK}")
     } else {
@@ -364,7 +338,7 @@ pub fn stand_in_mark(info: &super::RunInfo) -> String {
 
 /// What to append to a line about metric `metric` of `subject`: ` †`
 /// when it rests on stand-in values, else nothing.
-pub fn metric_mark(info: &super::RunInfo, subject: &str, metric: &str) -> String {
+pub fn metric_mark(info: &crate::report::RunInfo, subject: &str, metric: &str) -> String {
     if info.metric_uses_stand_ins(subject, metric) {
         format!(" {STAND_IN_MARK}")
     } else {
@@ -375,7 +349,7 @@ pub fn metric_mark(info: &super::RunInfo, subject: &str, metric: &str) -> String
 /// The verdict's sentences of one battle's metrics after `trials` battles,
 /// each marked † when its metric rests on stand-in values: what the
 /// console, report.html and the workbench state alike.
-pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &super::RunInfo) -> Vec<String> {
+pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &crate::report::RunInfo) -> Vec<String> {
     sentences(metrics, trials)
         .into_iter()
         .map(|(line, m)| line + &metric_mark(info, &m.subject, &m.name))
@@ -440,7 +414,7 @@ pub fn comparison(report: &RunReport) -> Vec<String> {
             crate::stats::format::minus(&base.variant)
         ));
         lines.extend(
-            super::key_outcomes::key_outcomes(
+            crate::report::exporters::key_outcomes::key_outcomes(
                 &report.info.system,
                 (base, v),
                 report.info.min_effect,
@@ -468,7 +442,7 @@ pub fn beyond_min_effect(
 }
 
 /// The note the mark leads to, when the battle rests on stand-in values.
-pub fn stand_ins_of(info: &super::RunInfo) -> Option<String> {
+pub fn stand_ins_of(info: &crate::report::RunInfo) -> Option<String> {
     let all = info.stand_ins();
     (!all.is_empty()).then(|| stand_ins_note(&all))
 }

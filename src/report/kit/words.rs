@@ -153,6 +153,35 @@ pub fn tables(names: &[String]) -> String {
     }
 }
 
+/// The mark a number resting on stand-in values carries, leading to
+/// their list (the report's stand-in note).
+pub const STAND_IN_MARK: &str = "†";
+
+/// ` †` when `tables` (stand-in tables a number rests on) is not empty.
+pub fn mark_if(tables: &[String]) -> String {
+    if tables.is_empty() {
+        String::new()
+    } else {
+        format!(" {STAND_IN_MARK}")
+    }
+}
+
+/// What resting on stand-in `tables` means, in words: `rests on the
+/// survival table, which holds stand-in values`.
+pub fn rests_on_words(tables: &[String]) -> String {
+    let verb = if tables.len() == 1 { "holds" } else { "hold" };
+    format!(
+        "rests on {}, which {verb} stand-in values",
+        self::tables(tables)
+    )
+}
+
+/// The line a † leads to: `† rests on the survival table, which holds
+/// stand-in values`.
+pub fn rests_on_line(tables: &[String]) -> String {
+    format!("{STAND_IN_MARK} {}", rests_on_words(tables))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

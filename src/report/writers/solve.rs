@@ -9,15 +9,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::Column;
 
-use super::csv::{TableMeta, numbers, text, write_table};
-use super::draw::{
-    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, plot_err,
-};
-use super::json::write_info_with;
-use super::page::{Provenance, svg_string, write_report};
-use super::{Export, Formats, RunInfo};
 use crate::questions::solve::{Domain, Goal, Probe, Solution, read_as, shown};
 use crate::questions::target::Quantity;
+use crate::report::exporters::csv::{TableMeta, numbers, text, write_table};
+use crate::report::exporters::json::write_info_with;
+use crate::report::kit::draw::{
+    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, plot_err,
+};
+use crate::report::kit::page::{Provenance, svg_string, write_report};
+use crate::report::{Export, Formats, RunInfo};
 use crate::stats::format::thousands;
 
 /// A finished search.
@@ -121,9 +121,9 @@ impl Export<SolveReport> for SolveJson {
 fn curve_title(report: &SolveReport) -> String {
     format!(
         "{} against {}{}",
-        super::findings::upper_first(&report.target),
-        super::words::setting(&report.setting),
-        super::findings::mark_if(&report.stand_ins)
+        crate::report::findings::upper_first(&report.target),
+        crate::report::kit::words::setting(&report.setting),
+        crate::report::kit::words::mark_if(&report.stand_ins)
     )
 }
 
@@ -131,7 +131,7 @@ impl SolveReport {
     /// The line its † leads to, if the target rests on stand-in values.
     pub fn rests_on(&self) -> Option<String> {
         let tables = &self.stand_ins;
-        (!tables.is_empty()).then(|| super::findings::rests_on_line(tables))
+        (!tables.is_empty()).then(|| crate::report::kit::words::rests_on_line(tables))
     }
 }
 
@@ -170,7 +170,7 @@ fn curve_caption(report: &SolveReport) -> Caption {
             if report.stand_ins.is_empty() {
                 String::new()
             } else {
-                let words = super::findings::rests_on_words(&report.stand_ins);
+                let words = crate::report::kit::words::rests_on_words(&report.stand_ins);
                 format!(" The target {words}.")
             }
         ),
@@ -203,7 +203,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         Quantity::Probability => (0.0, 100.0),
         Quantity::Mean => (f64::NEG_INFINITY, f64::INFINITY),
     };
-    let (title, px) = super::draw::fitted(area, &curve_title(report), 18, 14);
+    let (title, px) = crate::report::kit::draw::fitted(area, &curve_title(report), 18, 14);
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, px))
         .margin(14)
@@ -216,9 +216,9 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &SolveReport
         .map_err(plot_err)?;
     chart
         .configure_mesh()
-        .x_label_formatter(&super::draw::tick)
-        .y_label_formatter(&super::draw::tick)
-        .x_desc(super::words::setting(&report.setting))
+        .x_label_formatter(&crate::report::kit::draw::tick)
+        .y_label_formatter(&crate::report::kit::draw::tick)
+        .x_desc(crate::report::kit::words::setting(&report.setting))
         .y_desc(match report.quantity {
             Quantity::Probability => "probability (%)",
             Quantity::Mean => "mean",
@@ -350,7 +350,7 @@ impl Export<SolveReport> for SolveHtml {
             sentence: format!(
                 "{}{}",
                 report.solution.sentence,
-                super::findings::mark_if(&report.stand_ins)
+                crate::report::kit::words::mark_if(&report.stand_ins)
             ),
             rests_on: report.rests_on(),
             warning: report.solution.warning.as_deref(),

@@ -11,18 +11,20 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::Column;
 
-use super::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
-use super::draw::{
-    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, footnotes_height,
-    plot_err,
-};
-use super::findings::{mark_if, rests_on_line, rests_on_words, target_stand_ins};
-use super::json::write_info_with;
-use super::page::{Provenance, svg_string, write_report};
-use super::{Export, Formats, RunInfo, words};
 use crate::questions::sensitivity::{Method, Move, Refused};
 use crate::questions::target::Quantity;
 use crate::questions::target::split_text;
+use crate::report::exporters::csv::{TableMeta, numbers, stand_in_pair, text, write_table};
+use crate::report::exporters::json::write_info_with;
+use crate::report::findings::target_stand_ins;
+use crate::report::kit::draw::{
+    Caption, FONT, LABEL_SIZE, PALETTE, draw_publication, footnoted, footnotes, footnotes_height,
+    plot_err,
+};
+use crate::report::kit::page::{Provenance, svg_string, write_report};
+use crate::report::kit::words;
+use crate::report::kit::words::{mark_if, rests_on_line, rests_on_words};
+use crate::report::{Export, Formats, RunInfo};
 use crate::stats::format::thousands;
 use crate::stats::format::value_read;
 use crate::tables::cells::Cell;
@@ -267,7 +269,8 @@ fn tornado<DB: DrawingBackend>(
     // fitted to that width.
     let names_room = label_room(&knobs, &shown);
     let (_, beside_names) = area.split_horizontally(names_room);
-    let (title, px) = super::draw::fitted(&beside_names, &tornado_title(report), 18, 12);
+    let (title, px) =
+        crate::report::kit::draw::fitted(&beside_names, &tornado_title(report), 18, 12);
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, px))
         .margin(12)
@@ -279,7 +282,7 @@ fn tornado<DB: DrawingBackend>(
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_label_formatter(&super::draw::tick)
+        .x_label_formatter(&crate::report::kit::draw::tick)
         .x_desc(match report.quantity {
             Quantity::Probability => {
                 "change in probability (percentage points), bars with 95% interval"
@@ -348,7 +351,7 @@ fn tornado<DB: DrawingBackend>(
         let label = format!("{}→{}", value_read(&m.from), value_read(&m.to));
         // Beyond the end, unless the chart's edge would cut it: then in
         // white inside the bar's end, toward the axis.
-        let width = super::draw::text_width(&label, 11.0)? as i32 + 4;
+        let width = crate::report::kit::draw::text_width(&label, 11.0)? as i32 + 4;
         let (plot_x, _) = chart.plotting_area().get_pixel_range();
         let outward = if d >= 0.0 {
             x + width <= area.dim_in_pixel().0 as i32 - 2

@@ -14,8 +14,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Formats, ReportKind, RunInfo, RunReport, VariantResult};
 use crate::engine::Shard;
+use crate::report::{Formats, ReportKind, RunInfo, RunReport, VariantResult};
 use crate::stats::MetricRole;
 
 /// The file a shard writes into its output folder.

@@ -9,13 +9,13 @@ use anyhow::{Context, Result};
 use askama::Template;
 use polars::prelude::Column;
 
-use super::csv::{
+use crate::report::exporters::csv::{
     Keyed, TableMeta, agreement_columns, agreements, distribution_columns, distribution_rows,
     numbers, stand_in_pair, subject_columns, summary_columns, summary_rows, text, write_table,
 };
-use super::findings::{KeyRow, key_odds, key_rows};
-use super::page::{Provenance, write_report};
-use super::{Formats, RunReport, TOOL_COMMIT};
+use crate::report::findings::{KeyRow, key_odds, key_rows};
+use crate::report::kit::page::{Provenance, write_report};
+use crate::report::{Formats, RunReport, TOOL_COMMIT};
 use crate::stats::format::thousands;
 
 /// One battle of the batch, as the combined files show it.

@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::scaled::Scaled;
+use crate::report::kit::scaled::Scaled;
 
 /// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 pub const PALETTE: [RGBColor; 7] = [
@@ -35,7 +35,7 @@ pub const LABEL_SIZE: u32 = 15;
 pub fn ensure_font() -> Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
-        let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+        let bytes: &'static [u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
         [FontStyle::Normal, FontStyle::Bold]
             .into_iter()
             .all(|style| plotters::style::register_font(FONT, style, bytes).is_ok())
@@ -354,13 +354,13 @@ pub fn text_on(background: RGBColor) -> RGBColor {
 }
 
 /// A chart's footnotes: the source of its numbers
-/// ([`super::RunInfo::source_line`]) and, when its title is marked †,
+/// ([`crate::report::RunInfo::source_line`]) and, when its title is marked †,
 /// what the mark means (`† rests on the survival table, which holds
 /// stand-in values`).
-pub fn footnotes(info: &super::RunInfo, stand_ins: &[String]) -> Vec<String> {
+pub fn footnotes(info: &crate::report::RunInfo, stand_ins: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
     if !stand_ins.is_empty() {
-        notes.push(super::findings::rests_on_line(stand_ins));
+        notes.push(crate::report::kit::words::rests_on_line(stand_ins));
     }
     notes.push(info.source_line());
     notes

@@ -5,7 +5,7 @@
 //! family-wise verdict: found once, rendered by the console, the reports
 //! and the table comparison alike.
 
-use super::VariantResult;
+use crate::report::VariantResult;
 use crate::stats::MetricRole;
 use crate::stats::compare::Tests;
 use crate::stats::format::percent;
@@ -130,7 +130,7 @@ fn event_words(system: &str, base: &VariantResult, event: &crate::stats::Metric<
     });
     match fate {
         Some(pc) => format!("{pc} ends {}", states.join(" or ").replace('_', " ")),
-        None => super::words::target(system, &target),
+        None => crate::report::kit::words::target(system, &target),
     }
 }
 
@@ -157,7 +157,10 @@ pub fn key_outcomes(
                 (m.label(1), format!("{} (defender) won", units[1])),
             ],
             MetricRole::PartyRisk { side, whole, words } => {
-                vec![("yes".into(), super::words::party_risk(side, *whole, words))]
+                vec![(
+                    "yes".into(),
+                    crate::report::kit::words::party_risk(side, *whole, words),
+                )]
             }
             MetricRole::Target => vec![("yes".into(), event_words(system, base, m))],
             MetricRole::Fame { pc } => vec![("mean".into(), format!("{pc}: mean Reputation"))],

@@ -9,13 +9,13 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::Column;
 
-use super::csv::{text, write_table};
-use super::draw::{
+use crate::questions::usage::{TableUsage, Usage};
+use crate::report::exporters::csv::{text, write_table};
+use crate::report::kit::draw::{
     Caption, Grid, draw_grid, draw_publication, file_safe, footnoted, footnotes, footnotes_height,
     sequential,
 };
-use super::{Export, RunInfo, RunReport};
-use crate::questions::usage::{TableUsage, Usage};
+use crate::report::{Export, RunInfo, RunReport};
 
 /// `usage.csv`.
 pub struct UsageCsv;
@@ -76,7 +76,10 @@ impl Export<RunReport> for UsageCsv {
         write_table(
             dir,
             "usage",
-            (&report.formats, &report.table_meta()),
+            (
+                &report.formats,
+                &crate::report::exporters::csv::TableMeta::of_report(report),
+            ),
             vec![
                 text(
                     "table",
@@ -189,7 +192,8 @@ pub fn heat_map<DB: DrawingBackend>(
     usage: &Usage,
     t: &TableUsage,
 ) -> Result<()> {
-    area.fill(&WHITE).map_err(super::draw::plot_err)?;
+    area.fill(&WHITE)
+        .map_err(crate::report::kit::draw::plot_err)?;
     let area = &footnoted(area.clone(), &footnotes(info, &[]))?;
     let n = usage.battles.max(1) as f64;
     let grid = Grid {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Export, RunReport};
+use crate::report::{Export, RunReport};
 
 /// Writes `run.json`.
 pub struct RunJson;
@@ -28,14 +28,16 @@ impl Export<RunReport> for ResultsJson {
         // Its keys in the order a JSON object's sorted keys take.
         #[derive(serde::Serialize)]
         struct Results<'a> {
-            distributions: EachVariant<'a, super::csv::DistributionRow>,
-            run: &'a super::RunInfo,
-            summary: EachVariant<'a, super::csv::SummaryRow>,
+            distributions: EachVariant<'a, crate::report::exporters::csv::DistributionRow>,
+            run: &'a crate::report::RunInfo,
+            summary: EachVariant<'a, crate::report::exporters::csv::SummaryRow>,
         }
         let document = Results {
-            distributions: EachVariant(report, super::csv::distribution_rows_of),
+            distributions: EachVariant(report, crate::report::exporters::csv::distribution_rows_of),
             run: &report.info,
-            summary: EachVariant(report, |_, v| super::csv::summary_rows_of(v)),
+            summary: EachVariant(report, |_, v| {
+                crate::report::exporters::csv::summary_rows_of(v)
+            }),
         };
         let file = std::fs::File::create(dir.join("results.json"))
             .context("cannot create results.json")?;
@@ -50,7 +52,10 @@ impl Export<RunReport> for ResultsJson {
 
 /// The rows of every variant as one JSON array, made a variant at a time
 /// as it is written, so memory holds one variant's rows.
-struct EachVariant<'a, T>(&'a RunReport, fn(&str, &super::VariantResult) -> Vec<T>);
+struct EachVariant<'a, T>(
+    &'a RunReport,
+    fn(&str, &crate::report::VariantResult) -> Vec<T>,
+);
 
 impl<T: serde::Serialize> serde::Serialize for EachVariant<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -60,14 +65,14 @@ impl<T: serde::Serialize> serde::Serialize for EachVariant<'_, T> {
 }
 
 /// Writes any provenance record as `run.json`.
-pub fn write_info(info: &super::RunInfo, dir: &Path) -> Result<Vec<String>> {
+pub fn write_info(info: &crate::report::RunInfo, dir: &Path) -> Result<Vec<String>> {
     write_info_with(info, dir, [])
 }
 
 /// Writes a provenance record as `run.json` with a command's own fields
 /// beside it (`solution`, `target`, ...).
 pub fn write_info_with<'a>(
-    info: &super::RunInfo,
+    info: &crate::report::RunInfo,
     dir: &Path,
     fields: impl IntoIterator<Item = (&'a str, serde_json::Value)>,
 ) -> Result<Vec<String>> {

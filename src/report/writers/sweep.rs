@@ -9,12 +9,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::RunReport;
-use super::draw::{
+use crate::report::RunReport;
+use crate::report::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
+use crate::report::kit::draw::{
     Caption, FONT, LABEL_SIZE, PALETTE, Stems, bar_range, draw_publication, file_safe, footnoted,
     footnotes, plot_err, text_on,
 };
-use super::findings::{FrontierPoint, HeroFrontier, SweepAdvice, advice, find, frontiers};
 use crate::stats::format::percent;
 use crate::stats::recommend::Recommendation;
 use crate::stats::{Metric, MetricRole};
@@ -100,7 +100,7 @@ fn frontier_title(report: &RunReport) -> String {
         "{}: safety against glory, {} per variant{}",
         report.info.name,
         battles_each(report),
-        super::findings::stand_in_mark(&report.info)
+        crate::report::findings::stand_in_mark(&report.info)
     )
 }
 
@@ -162,10 +162,10 @@ pub fn frontier_caption(report: &RunReport, all: &[HeroFrontier]) -> Caption {
 }
 
 fn stacked_title(report: &RunReport, subject: &str, name: &str) -> String {
-    let mark = super::findings::metric_mark(&report.info, subject, name);
+    let mark = crate::report::findings::metric_mark(&report.info, subject, name);
     format!(
         "{} by variant ({}, {} each){mark}",
-        super::words::title(&report.info.system, subject, name),
+        crate::report::kit::words::title(&report.info.system, subject, name),
         report.info.name,
         battles_each(report),
     )
@@ -246,7 +246,7 @@ fn frontier_panel<DB: DrawingBackend>(
         f.pc.clone(),
         f.out_label
     );
-    let (title, px) = super::draw::fitted(area, &title, 17, 14);
+    let (title, px) = crate::report::kit::draw::fitted(area, &title, 17, 14);
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, px))
         .margin(14)
@@ -258,10 +258,10 @@ fn frontier_panel<DB: DrawingBackend>(
         .configure_mesh()
         .max_light_lines(0)
         .x_desc(format!("P({}) (%)", f.out_label))
-        .x_label_formatter(&super::draw::tick)
+        .x_label_formatter(&crate::report::kit::draw::tick)
         .y_desc("expected Reputation")
         // Each tick as short as it reads (8, not 8.0; 7.25), a true minus.
-        .y_label_formatter(&super::draw::tick)
+        .y_label_formatter(&crate::report::kit::draw::tick)
         .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
@@ -567,7 +567,8 @@ pub(crate) fn stacked<DB: DrawingBackend>(
     let (plot, legend) = root.split_horizontally(820);
     let names: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
     let axis = VariantAxis::fit(&names, PLOT_WIDTH);
-    let (title, px) = super::draw::fitted(&plot, &stacked_title(report, subject, name), 17, 12);
+    let (title, px) =
+        crate::report::kit::draw::fitted(&plot, &stacked_title(report, subject, name), 17, 12);
     let mut chart = ChartBuilder::on(&plot)
         .caption(title, (FONT, px))
         .margin(12)
@@ -588,7 +589,7 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             "share of {} (%)",
             crate::systems::registry::battle_noun(&report.info.system)[1]
         ))
-        .y_label_formatter(&super::draw::tick)
+        .y_label_formatter(&crate::report::kit::draw::tick)
         .label_style((FONT, LABEL_SIZE))
         .draw()
         .map_err(plot_err)?;
@@ -657,7 +658,11 @@ pub(crate) fn stacked<DB: DrawingBackend>(
             .map_err(plot_err)?;
         legend
             .draw(&Text::new(
-                crate::stats::format::minus(&super::words::value(&report.info.system, first, c)),
+                crate::stats::format::minus(&crate::report::kit::words::value(
+                    &report.info.system,
+                    first,
+                    c,
+                )),
                 (36, y),
                 style.clone(),
             ))

@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use polars::prelude::*;
 use polars_parquet::write::{KeyValue, schema_to_metadata_key};
 
-use super::{Export, Formats, RunInfo, RunReport, VariantResult};
 use crate::questions::target::{with_combined, with_combined_as};
+use crate::report::{Export, Formats, RunInfo, RunReport, VariantResult};
 use crate::stats::compare::reported_p;
 use crate::stats::{Metric, clopper_pearson, wilson, z95};
 
@@ -367,7 +367,7 @@ impl<'a> VariantKeys<'a> {
     }
 
     /// Setting `p`'s value in variant `v` (empty where it has none).
-    fn value(&self, p: &'a super::Parameter, v: &str) -> &'a str {
+    fn value(&self, p: &'a crate::report::Parameter, v: &str) -> &'a str {
         self.place
             .get(v)
             .and_then(|&i| p.values.get(i))
@@ -431,7 +431,7 @@ pub fn stand_in_pair(tables: &[Vec<String>]) -> [Column; 2] {
 }
 
 /// A row of a table about one metric of one variant's subject.
-pub(super) trait Keyed {
+pub(in crate::report) trait Keyed {
     /// Its variant, subject and metric.
     fn key(&self) -> [&str; 3];
 }
@@ -450,7 +450,7 @@ fn keyed_table<T: Keyed>(
     let held: Vec<&VariantResult> = report.variants.iter().filter(|v| holds(v)).collect();
     let held_names: Vec<&str> = held.iter().map(|v| v.variant.as_str()).collect();
     let variant_keys = VariantKeys::new(report, &held_names);
-    let about = report.table_meta();
+    let about = TableMeta::of_report(report);
     let mut table = TableWriter::new(dir, name, (&report.formats, &about));
     for variant in held {
         let rows = rows_of(variant);
@@ -565,6 +565,13 @@ impl TableMeta {
         ])
     }
 
+    /// What a run's Parquet files say of themselves: the run and its
+    /// metrics' units.
+    pub fn of_report(report: &RunReport) -> TableMeta {
+        let metrics = (report.variants.first()).map_or(&[][..], |v| &v.metrics[..]);
+        TableMeta::of(&report.info).with_units(metrics)
+    }
+
     /// A run's: the tool, and the run's battle, system, seed and battles.
     pub fn of(info: &RunInfo) -> TableMeta {
         let mut meta = TableMeta::tool();
@@ -591,7 +598,7 @@ impl TableMeta {
         let units: serde_json::Map<String, serde_json::Value> = metrics
             .iter()
             .filter_map(|m| {
-                let unit = super::words::metric(&system, &m.name).1?;
+                let unit = crate::report::kit::words::metric(&system, &m.name).1?;
                 Some((m.name.clone(), serde_json::Value::from(unit)))
             })
             .collect();
@@ -686,7 +693,7 @@ pub fn distribution_rows_of(system: &str, v: &VariantResult) -> Vec<Distribution
                 subject: m.subject.clone(),
                 metric: m.name.clone(),
                 value: m.label(bin),
-                value_words: super::words::value(system, m, bin),
+                value_words: crate::report::kit::words::value(system, m, bin),
                 value_number: match m.values {
                     crate::stats::Values::Integers { first } => Some(first + bin as i64),
                     crate::stats::Values::Categories(_) => None,

@@ -10,9 +10,9 @@ use askama::Template;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::draw::{Caption, FONT, LABEL_SIZE, PALETTE, plot_err};
-use super::page::{Provenance, breakable, svg_string, write_report};
-use super::tune::{GoalResult, TuneReport};
+use crate::report::kit::draw::{Caption, FONT, LABEL_SIZE, PALETTE, plot_err};
+use crate::report::kit::page::{Provenance, breakable, svg_string, write_report};
+use crate::report::writers::tune::{GoalResult, TuneReport};
 use crate::stats::format::{thousands, trim_decimal};
 
 /// The size of one goal's picture.
@@ -96,9 +96,9 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     let goals = (report.goals.iter())
         .map(|g| {
             Ok(GoalRow {
-                goal: breakable(&super::tune::goal_words(&g.goal)),
+                goal: breakable(&crate::report::writers::tune::goal_words(&g.goal)),
                 scenario: breakable(&g.scenario),
-                band: super::tune::goal_words(&format!(" {}", g.band))
+                band: crate::report::writers::tune::goal_words(&format!(" {}", g.band))
                     .trim_start()
                     .to_owned(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
@@ -123,7 +123,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                     let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                     Some(format!(
                         "{}: {}{}",
-                        super::tune::goal_words(&e.goal),
+                        crate::report::writers::tune::goal_words(&e.goal),
                         crate::stats::format::change(
                             scale * d.difference,
                             (scale * d.low, scale * d.high),
@@ -199,24 +199,24 @@ pub fn write_chart(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         .collect();
     stand_ins.sort_unstable();
     stand_ins.dedup();
-    let notes = super::draw::footnotes(&report.info, &stand_ins);
+    let notes = crate::report::kit::draw::footnotes(&report.info, &stand_ins);
     let size = (
         900,
         CHART_TITLE
             + CHART_ROW * report.goals.len().max(1) as u32
-            + super::draw::footnotes_height(&notes),
+            + crate::report::kit::draw::footnotes_height(&notes),
     );
     let caption = Caption {
         title: chart_title(report),
         description: (report.goals.iter())
             .map(|g| {
-                let goal = super::tune::goal_words(&g.goal);
+                let goal = crate::report::writers::tune::goal_words(&g.goal);
                 format!("{goal}: {}", caption(g).description)
             })
             .collect::<Vec<_>>()
             .join(" "),
     };
-    super::draw::draw_publication(
+    crate::report::kit::draw::draw_publication(
         dir,
         "goals",
         size,
@@ -238,7 +238,7 @@ fn chart_title(report: &TuneReport) -> String {
     format!(
         "Tune: {}: {}, as written and tuned",
         report.info.name,
-        super::tune::goals_met(met, report.goals.len())
+        crate::report::writers::tune::goals_met(met, report.goals.len())
     )
 }
 
@@ -249,9 +249,9 @@ fn goals_chart<DB: DrawingBackend>(
     notes: &[String],
 ) -> Result<()> {
     root.fill(&WHITE).map_err(plot_err)?;
-    let area = super::draw::footnoted(root, notes)?;
+    let area = crate::report::kit::draw::footnoted(root, notes)?;
     let (head, rows) = area.split_vertically(CHART_TITLE);
-    let (title, px) = super::draw::fitted(&head, &chart_title(report), 20, 10);
+    let (title, px) = crate::report::kit::draw::fitted(&head, &chart_title(report), 20, 10);
     head.draw(&Text::new(title, (10, 10), (FONT, px).into_font()))
         .map_err(plot_err)?;
     for (row, g) in (rows.split_evenly((report.goals.len().max(1), 1)).iter()).zip(&report.goals) {
@@ -263,10 +263,10 @@ fn goals_chart<DB: DrawingBackend>(
         };
         let text = format!(
             "{}{mark}: {}",
-            super::tune::goal_words(&g.goal),
+            crate::report::writers::tune::goal_words(&g.goal),
             g.verdict.words()
         );
-        let (text, px) = super::draw::fitted(&label, &text, 15, 10);
+        let (text, px) = crate::report::kit::draw::fitted(&label, &text, 15, 10);
         label
             .draw(&Text::new(text, (10, 4), (FONT, px).into_font()))
             .map_err(plot_err)?;
@@ -278,10 +278,10 @@ fn goals_chart<DB: DrawingBackend>(
 /// The picture in words.
 fn caption(g: &GoalResult) -> Caption {
     Caption {
-        title: super::tune::goal_words(&g.goal),
+        title: crate::report::writers::tune::goal_words(&g.goal),
         description: format!(
             "Band {}. As written {}; tuned {} ({}–{}){}: {}.",
-            super::tune::goal_words(&format!(" {}", g.band)).trim_start(),
+            crate::report::writers::tune::goal_words(&format!(" {}", g.band)).trim_start(),
             shown(g, g.before_exact.unwrap_or(g.before)),
             shown(g, g.estimate),
             shown(g, g.ci_low),
@@ -328,7 +328,7 @@ fn picture<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &GoalResult) ->
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_label_formatter(&super::draw::tick)
+        .x_label_formatter(&crate::report::kit::draw::tick)
         .x_desc(if g.mean { "mean" } else { "probability (%)" })
         .label_style((FONT, LABEL_SIZE))
         .draw()

@@ -12,12 +12,12 @@ use anyhow::{Context, Result};
 use askama::Template;
 use plotters::prelude::*;
 
-use super::RunInfo;
-use super::draw::{Caption, annotate_svg, ensure_font};
+use crate::report::RunInfo;
+use crate::report::kit::draw::{Caption, annotate_svg, ensure_font};
 use crate::stats::format::thousands;
 
 /// The stylesheet every HTML page of warcrunch shares.
-pub const CSS: &str = include_str!("../../assets/report.css");
+pub const CSS: &str = include_str!("../../../assets/report.css");
 
 /// The provenance of a page: how to reproduce it and what it read.
 pub struct Provenance {

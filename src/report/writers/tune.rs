@@ -10,9 +10,9 @@ use anyhow::{Context, Result};
 use polars::prelude::Column;
 use serde::Serialize;
 
-use super::csv::{TableMeta, text, write_table};
-use super::{Formats, RunInfo};
 use crate::questions::tune::Verdict;
+use crate::report::exporters::csv::{TableMeta, text, write_table};
+use crate::report::{Formats, RunInfo};
 
 /// What a tune found, and what the verifying run says of it.
 #[derive(Debug)]
@@ -234,7 +234,7 @@ impl TuneReport {
             .collect();
         format!(
             "{}, with {changes}; {}.",
-            super::findings::upper_first(&goals_met(met, self.goals.len())),
+            crate::report::findings::upper_first(&goals_met(met, self.goals.len())),
             others.join("; ")
         )
     }
@@ -324,7 +324,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         std::fs::write(dir.join(name), text).with_context(|| format!("cannot write {name}"))?;
         files.push(name.clone());
     }
-    files.extend(super::json::write_info_with(
+    files.extend(crate::report::exporters::json::write_info_with(
         &report.info,
         dir,
         [
@@ -399,7 +399,7 @@ fn goal_columns(report: &TuneReport) -> Vec<Column> {
         ),
     ]
     .into_iter()
-    .chain(super::csv::stand_in_pair(
+    .chain(crate::report::exporters::csv::stand_in_pair(
         &goals
             .iter()
             .map(|g| g.stand_in_tables.clone())

@@ -5,12 +5,32 @@
 
 use std::fmt::Write as _;
 
-use super::findings::Flag;
-use super::skew::{IMPACT_FLAG, SkewReport, impact_flagged};
+use crate::report::RunInfo;
+use crate::report::findings::Flag;
 use crate::stats::format::percent;
 use crate::stats::format::signed;
 use crate::systems::war_cards::deck::{COLUMNS, Deck};
 use crate::systems::war_cards::skew::{GroupSkew, SkewAnalysis, impact_reference};
+
+/// A finished card-skew analysis.
+#[derive(Debug, Clone)]
+pub struct SkewReport {
+    /// Provenance.
+    pub info: RunInfo,
+    /// The analysis.
+    pub analysis: SkewAnalysis,
+}
+
+/// A card whose impact moves the drawer's chance to win the reference
+/// engagement by at least this much (in probability) is flagged.
+pub const IMPACT_FLAG: f64 = 0.01;
+
+/// Whether a card's impact is flagged: judged on the impact as printed, in
+/// points with two decimals, so a card shown as `−1.00 pt` is flagged even
+/// when it is −0.996 points.
+pub fn impact_flagged(impact: f64) -> bool {
+    (impact * 10_000.0).round().abs() >= (IMPACT_FLAG * 10_000.0).round()
+}
 
 /// The ranked list of what is out of line, in plain words.
 pub fn findings(deck: &Deck, source: &str, a: &SkewAnalysis) -> String {
@@ -259,5 +279,20 @@ fn count(n: usize, one: &str, many: &str) -> String {
         format!("1 {one}")
     } else {
         format!("{n} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::impact_flagged;
+
+    #[test]
+    fn a_card_is_flagged_as_its_impact_is_printed() {
+        // −0.996 points prints as −1.00 pt: flagged, as the star says.
+        assert!(impact_flagged(-0.00996));
+        assert!(impact_flagged(0.01));
+        // 0.9949 points prints as 0.99 pt: not flagged.
+        assert!(!impact_flagged(0.009949));
+        assert!(!impact_flagged(0.0));
     }
 }
