@@ -563,3 +563,40 @@ fn the_test_system_is_named_only_in_its_folders_and_its_one_registered_line() {
         "the dice duel is named outside its folders"
     );
 }
+
+/// Every test file in `tests/` is a module of the one test binary, found
+/// when it is built (`automod::dir!` in `tests/main.rs`): no list names
+/// them. Cargo does not watch the folder, so a file added since the last
+/// build is caught here: its tests are not in this binary's list.
+#[test]
+fn every_test_file_is_compiled_in_and_no_list_names_them() {
+    let main = std::fs::read_to_string(repo().join("tests/main.rs")).unwrap();
+    let code = code_of(&main);
+    assert!(
+        code.contains("automod::dir!(") && !code.lines().any(|l| l.trim_start().starts_with("mod ")),
+        "tests/main.rs finds the test files itself and names none: {main}"
+    );
+    let listed = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--list", "--format", "terse"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    let modules: BTreeSet<&str> = (listed.lines())
+        .filter_map(|l| l.split_once("::").map(|(m, _)| m))
+        .collect();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(repo().join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if path.extension().is_some_and(|e| e == "rs") && text.contains("#[test]") {
+            files.push(stem);
+        }
+    }
+    assert!(files.len() > 30, "the test files were read: {files:?}");
+    let missing: Vec<&String> = files.iter().filter(|f| !modules.contains(f.as_str())).collect();
+    assert!(
+        missing.is_empty(),
+        "test files not compiled into this binary (cargo does not watch tests/: `touch tests/main.rs` and build again): {missing:?}"
+    );
+}

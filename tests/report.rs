@@ -336,7 +336,10 @@ fn a_comparison_says_each_pcs_being_out_of_action_as_a_run_does() {
         1,
         "{asked}"
     );
-    assert!(asked.contains("Megalos: casualties ≥ 20 in "), "{asked}");
+    assert!(
+        asked.contains("Megalos: casualties ≥ 20% of Troop Strength in "),
+        "{asked}"
+    );
     assert!(!asked.contains("hero:Varro/state=down|dead in"), "{asked}");
     let rows = csv_rows(&dir.path().join("asked/comparison.csv"));
     let varro = rows
@@ -1015,7 +1018,7 @@ fn a_sweeps_reputation_reads_as_its_table_shows_it() {
 
 /// The words a person reads in `markup`: no tags, no style sheet, nothing
 /// between each of `left_out`'s opening and closing tags (code, a chart).
-fn words_read(markup: &str, left_out: &[(&str, &str)]) -> String {
+pub(crate) fn words_read(markup: &str, left_out: &[(&str, &str)]) -> String {
     let mut text = markup.to_owned();
     for (open, close) in left_out.iter().chain(&[("<style", "</style>")]) {
         while let Some(start) = text.find(open) {
@@ -1100,10 +1103,10 @@ fn clipped(svg: &str) -> Vec<String> {
 
 /// What a person reads of one question answered: its command, its
 /// console output and the folder it wrote.
-struct Answered {
-    asked: String,
-    console: String,
-    out: std::path::PathBuf,
+pub(crate) struct Answered {
+    pub(crate) asked: String,
+    pub(crate) console: String,
+    pub(crate) out: std::path::PathBuf,
 }
 
 impl Answered {
@@ -1123,16 +1126,31 @@ impl Answered {
     }
 }
 
-/// Every bundled battle run (with `--usage`), and a sweep, two compares,
-/// two sensitivities (table cells; settings) and a solve, each on a few
+/// Every bundled battle run (with `--usage`), a run and a compare asked
+/// for targets, a sweep, two compares, two sensitivities (table cells;
+/// settings), two tunes (exact; sampled) and a solve, each on a few
 /// thousand battles, into `dir`.
-fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
+pub(crate) fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
     let mut asked: Vec<Vec<String>> = crate::util::bundled_scenarios()
         .iter()
         .map(|s| vec!["run".into(), s.display().to_string(), "--usage".into()])
         .collect();
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    // The ambush with Titus at Risk −2 and at +2.
+    let text = read(&repo().join(ambush));
+    let titus: Vec<String> = ["-2", "2"]
+        .iter()
+        .map(|risk| {
+            let at = text.find("name = \"Titus\"").unwrap();
+            let risk_at = at + text[at..].find("risk = 0").unwrap();
+            let mut moved = text.clone();
+            moved.replace_range(risk_at..risk_at + "risk = 0".len(), &format!("risk = {risk}"));
+            let file = dir.join(format!("titus_risk_{risk}.toml"));
+            std::fs::write(&file, moved).unwrap();
+            file.display().to_string()
+        })
+        .collect();
     asked.extend([
         words(&[
             "sweep",
@@ -1167,6 +1185,48 @@ fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
             "side:Megalos/victory=won",
             "--knobs",
             "sides.Megalos.troop_strength,sides.Raiders.troop_strength,sides.Raiders.position",
+        ]),
+        words(&[
+            "run",
+            ambush,
+            "--target",
+            "hero:Titus/state=dead",
+            "--target",
+            "side:Megalos/casualties_pct>=20",
+        ]),
+        words(&[
+            "compare",
+            &titus[0],
+            &titus[1],
+            "--name",
+            "Titus Risk −2",
+            "--name",
+            "Titus Risk +2",
+            "--target",
+            "hero:Titus/state=dead",
+            "--target",
+            "party/any_dead=yes",
+        ]),
+        // Exact odds in the search; sampled battles and the race.
+        words(&[
+            "tune",
+            ambush,
+            "--goal",
+            "party/any_down_or_dead=yes <= 10%",
+            "--goal",
+            "hero:Varro/state=dead <= 0.5%",
+            "--tables",
+            "survival",
+        ]),
+        words(&[
+            "tune",
+            "scenarios/seventh_sea/even_field_battle.toml",
+            "--goal",
+            "hero:Isabeau/state=knocked_out <= 45%",
+            "--goal",
+            "hero:Isabeau/reputation:mean >= 9",
+            "--tables",
+            "battle_chart",
         ]),
     ]);
     for args in &mut asked {

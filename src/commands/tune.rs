@@ -200,7 +200,7 @@ fn summary(answer: &TuneAnswer) -> String {
                 let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                 lines.push_str(&format!(
                     "    {}: {}{}\n",
-                    goal_words(&e.goal),
+                    goal_words(&report.info.system, &e.goal),
                     crate::stats::format::change(
                         scale * d.difference,
                         (scale * d.low, scale * d.high),
@@ -238,7 +238,7 @@ fn summary(answer: &TuneAnswer) -> String {
         };
         lines.push_str(&format!(
             "  {}{mark}: {estimate} ({low}\u{2013}{high}){exact}, {}{short}\n",
-            goal_words(&g.goal),
+            goal_words(&report.info.system, &g.goal),
             g.verdict.words()
         ));
     }

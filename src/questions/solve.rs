@@ -310,7 +310,7 @@ impl<'a> Wording<'a> {
             setting,
             event,
             threshold,
-            p_text: quantity.value(threshold),
+            p_text: quantity.asked(threshold),
             moved: match quantity {
                 Quantity::Probability => "the odds".to_owned(),
                 Quantity::Mean => event.to_owned(),

@@ -396,6 +396,19 @@ impl Quantity {
         }
     }
 
+    /// A value as the user asked for it, with no digits it was not given:
+    /// `50%`, `4.5`, `−2`.
+    pub fn asked(self, x: f64) -> String {
+        match self {
+            Quantity::Probability => {
+                format!("{}%", crate::stats::format::trim_decimal(100.0 * x, 6))
+            }
+            Quantity::Mean => {
+                crate::stats::format::value_read(&crate::stats::format::trim_decimal(x, 6))
+            }
+        }
+    }
+
     /// What a value is multiplied by on a chart's axis.
     pub fn scale(self) -> f64 {
         match self {

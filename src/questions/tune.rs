@@ -100,7 +100,7 @@ impl Goal {
                 }
                 (goal.trim(), Some(name.to_owned()))
             }
-            None => (trimmed, None),
+            None => (trimmed_goal, None),
         };
         let found = [" in ", " <= ", " >= "]
             .iter()
@@ -420,6 +420,10 @@ mod tests {
         assert_eq!(first.weight, 3.0);
         assert_eq!(first.scenario.as_deref(), Some("ambush"));
         assert!((first.weighed(0.05) - 3.0 * rare.weighed(0.05)).abs() < 1e-12);
+        // A weight without a scenario named (the one the docs show).
+        let alone = Goal::parse("hero:Varro/state=dead <= 0.5% weight 3").unwrap();
+        assert_eq!((alone.weight, alone.scenario), (3.0, None));
+        assert_eq!(alone.band, Band::AtMost(0.005));
         let error = |text: &str| format!("{:#}", Goal::parse(text).unwrap_err());
         assert!(error("side:A/victory=won <= 5% weight lots").contains("not a number"));
         assert!(error("side:A/victory=won <= 5% weight 0").contains("above 0"));

@@ -433,6 +433,14 @@ fn newcombe(p1: (f64, f64, f64), p2: (f64, f64, f64), phi: f64) -> DifferenceInt
     }
 }
 
+/// `x2/n - x1/n` as one quotient, `(x2 - x1) / n`: the difference of two
+/// shares of the same battles rounded once, without the noise of a
+/// difference of two rounded shares (`0.584 - 0.447` is
+/// `0.13699999999999998`; `411 / 3000` is `0.137`).
+fn share_difference(x1: u64, x2: u64, n: u64) -> f64 {
+    (x2 as f64 - x1 as f64) / n.max(1) as f64
+}
+
 /// The interval of `x2/n2 - x1/n1` for two independent samples (Newcombe's
 /// method 10).
 pub fn unpaired_difference(x1: u64, n1: u64, x2: u64, n2: u64) -> DifferenceInterval {
@@ -440,7 +448,11 @@ pub fn unpaired_difference(x1: u64, n1: u64, x2: u64, n2: u64) -> DifferenceInte
         let (lo, hi) = wilson(x, n, z95());
         (x as f64 / n.max(1) as f64, lo, hi)
     };
-    newcombe(point(x1, n1), point(x2, n2), 0.0)
+    let mut interval = newcombe(point(x1, n1), point(x2, n2), 0.0);
+    if n1 == n2 {
+        interval.difference = share_difference(x1, x2, n1);
+    }
+    interval
 }
 
 /// The interval of `p2 - p1` measured on the same `n` battles: the first
@@ -476,7 +488,9 @@ pub fn paired_difference(n: u64, x1: u64, x2: u64, both: u64) -> DifferenceInter
         let (lo, hi) = wilson(x, n, z95());
         (x as f64 / n.max(1) as f64, lo, hi)
     };
-    newcombe(point(x1), point(x2), phi)
+    let mut interval = newcombe(point(x1), point(x2), phi);
+    interval.difference = share_difference(x1, x2, n);
+    interval
 }
 
 /// McNemar's statistic and two-sided p-value for paired battles in which
@@ -577,6 +591,19 @@ pub fn chi_square_sf(statistic: f64, df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_difference_of_shares_of_the_same_battles_is_rounded_once() {
+        // 1,752 and 1,341 of 3,000: 0.584 − 0.447 would be 0.13699999999999998.
+        assert_eq!(paired_difference(3000, 1341, 1752, 1300).difference, 0.137);
+        assert_eq!(
+            unpaired_difference(1341, 3000, 1752, 3000).difference,
+            0.137
+        );
+        // The bounds are as before: from the two shares.
+        let d = paired_difference(3000, 1341, 1752, 1300);
+        assert!(d.low < 0.137 && 0.137 < d.high);
+    }
 
     #[test]
     fn an_exact_sum_off_by_rounding_is_one_and_one_off_by_more_is_kept() {

@@ -58,15 +58,19 @@ pub fn out_words(m: &Metric<u64>, bins: &[usize]) -> String {
 }
 
 /// The headline sentences of one variant's results.
-pub fn headline(metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
-    sentences(metrics, trials)
+pub fn headline(system: &str, metrics: &[Metric<u64>], trials: u64) -> Vec<String> {
+    sentences(system, metrics, trials)
         .into_iter()
         .map(|(line, _)| line)
         .collect()
 }
 
 /// The headline sentences, each with the metric it states.
-fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)> {
+fn sentences<'a>(
+    system: &str,
+    metrics: &'a [Metric<u64>],
+    trials: u64,
+) -> Vec<(String, &'a Metric<u64>)> {
     let mut lines = Vec::new();
     let n = thousands(trials);
     for (w, units) in metrics.iter().filter_map(|m| match &m.role {
@@ -164,9 +168,8 @@ fn sentences(metrics: &[Metric<u64>], trials: u64) -> Vec<(String, &Metric<u64>)
         let (p, lo, hi) = share(m, 1);
         lines.push((
             format!(
-                "{}/{} in {} of {n} battles",
-                m.subject,
-                m.name,
+                "{} in {} of {n} battles",
+                crate::report::kit::words::target(system, &format!("{}/{}", m.subject, m.name)),
                 with_interval(p, lo, hi)
             ),
             m,
@@ -302,7 +305,7 @@ pub fn key_odds(
     trials: u64,
     info: &crate::report::RunInfo,
 ) -> Vec<(String, bool)> {
-    sentences(metrics, trials)
+    sentences(&info.system, metrics, trials)
         .into_iter()
         .filter(|(_, m)| {
             matches!(
@@ -350,7 +353,7 @@ pub fn metric_mark(info: &crate::report::RunInfo, subject: &str, metric: &str) -
 /// each marked † when its metric rests on stand-in values: what the
 /// console, report.html and the workbench state alike.
 pub fn verdict(metrics: &[Metric<u64>], trials: u64, info: &crate::report::RunInfo) -> Vec<String> {
-    sentences(metrics, trials)
+    sentences(&info.system, metrics, trials)
         .into_iter()
         .map(|(line, m)| line + &metric_mark(info, &m.subject, &m.name))
         .collect()

@@ -69,8 +69,10 @@ pub fn party_risk(side: &str, whole: bool, words: &str) -> String {
 
 /// A target as `--target` writes it, in words: `party/any_down_or_dead=yes`
 /// → `the party: anyone down or dead = yes`, `hero:Isabeau/reputation>=10`
-/// → `Isabeau: Reputation gained ≥ 10`, `side:A/victory=won|draw` →
-/// `A: victory = won or draw`; a mean's `:mean` is left to its quantity.
+/// → `Isabeau: Reputation gained ≥ 10 points`, `side:A/victory=won|draw` →
+/// `A: victory = won or draw`, `side:A/casualties_pct>=20` → `A:
+/// casualties ≥ 20% of Troop Strength` (a number compared carries the
+/// metric's unit); a mean's `:mean` is left to its quantity.
 pub fn target(system: &str, target: &str) -> String {
     let Some((who, what)) = target.split_once('/') else {
         return target.to_owned();
@@ -91,11 +93,29 @@ pub fn target(system: &str, target: &str) -> String {
             format!(" {op} {}", values.join(" or "))
         }
     };
-    format!(
-        "{}: {}{condition}",
-        subject_within(system, who),
-        metric(system, name).0
-    )
+    let (words, unit) = metric(system, name);
+    // A number compared carries the metric's unit: `casualties ≥ 20% of
+    // Troop Strength`.
+    let unit = match unit {
+        Some(unit) if condition.ends_with(|c: char| c.is_ascii_digit()) => {
+            if unit.starts_with('%') {
+                unit.to_owned()
+            } else {
+                format!(" {unit}")
+            }
+        }
+        _ => String::new(),
+    };
+    format!("{}: {words}{condition}{unit}", subject_within(system, who))
+}
+
+/// Outcomes (`subject/metric` keys or targets) in words, one after
+/// another: `Megalos: victory; the party: anyone dead`.
+pub fn targets(system: &str, keys: &[String]) -> String {
+    (keys.iter())
+        .map(|k| target(system, k))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A key or a `--set` path as people read it: `min_margin` → `Min margin`,
@@ -211,6 +231,10 @@ mod tests {
     #[test]
     fn a_target_reads_in_words() {
         assert_eq!(
+            target("gurps", "side:Megalos/casualties_pct>=20"),
+            "Megalos: casualties \u{2265} 20% of Troop Strength"
+        );
+        assert_eq!(
             target("gurps", "party/any_down_or_dead=yes"),
             "the party: anyone down or dead = yes"
         );
@@ -220,7 +244,7 @@ mod tests {
         );
         assert_eq!(
             target("seventh_sea", "hero:Isabeau/reputation>=10"),
-            "Isabeau: Reputation gained \u{2265} 10"
+            "Isabeau: Reputation gained \u{2265} 10 points"
         );
         assert_eq!(
             target("gurps", "hero:Titus/state=at_or_below_0hp"),

@@ -326,7 +326,7 @@ fn compare_summary(report: &RunReport) -> String {
             let _ = writeln!(
                 out,
                 "  not tested (only one of the two reports them): {}",
-                tests.untested.join(", ")
+                crate::report::kit::words::targets(&report.info.system, &tests.untested)
             );
         }
         if significant.len() > LISTED {

@@ -279,7 +279,7 @@ fn significance(report: &RunReport) -> Vec<Significance> {
                 significant: significant.len(),
                 too_small,
                 tests: tests.counted(),
-                untested: tests.untested.join(", "),
+                untested: crate::report::kit::words::targets(&report.info.system, &tests.untested),
                 rows,
             }
         })
@@ -611,7 +611,7 @@ mod tests {
                 },
             ),
         ];
-        let lines = headline(&metrics, 100);
+        let lines = headline("gurps", &metrics, 100);
         assert!(lines[0].starts_with("North won 60.00%"), "{lines:?}");
         assert!(
             lines[1].starts_with("Ann ends ko or gone in 10.00%"),
@@ -622,7 +622,7 @@ mod tests {
             .into_iter()
             .map(|m| m.with_role(MetricRole::Detail))
             .collect();
-        assert!(headline(&plain, 100).is_empty());
+        assert!(headline("gurps", &plain, 100).is_empty());
     }
 
     /// A share the verdict writes without its interval is spelled as its
@@ -643,7 +643,7 @@ mod tests {
         let [row, ..] = crate::report::findings::shown_share(&victory, 1);
         assert_eq!(row, "0.0050%");
         assert_eq!(crate::stats::format::percent(1.0 / 20_000.0), row);
-        let lines = headline(std::slice::from_ref(&victory), 20_000);
+        let lines = headline("gurps", std::slice::from_ref(&victory), 20_000);
         assert!(lines[0].contains("; lost 0.0050%;"), "{lines:?}");
     }
 }

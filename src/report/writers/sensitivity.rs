@@ -590,7 +590,7 @@ fn lines_naming(report: &SensitivityReport, n: usize, knob_name: fn(&str) -> Str
         out,
         "{}: {} = {}{} as written{how}",
         report.info.name,
-        q.of_target(&report.target),
+        q.of_target(&words::target(&report.info.system, &report.target)),
         q.value(base),
         mark_if(&stand_ins),
     );

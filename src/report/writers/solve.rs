@@ -96,12 +96,12 @@ impl Export<SolveReport> for SolveCsv {
     }
 }
 
-/// The goal in words: `at least 5.00%`, `equal to 4.000`.
+/// The goal in words, its value as asked: `at least 5%`, `equal to 4`.
 fn goal_words(goal: Goal, q: Quantity) -> String {
     match goal {
-        Goal::AtLeast(p) => format!("at least {}", q.value(p)),
-        Goal::AtMost(p) => format!("at most {}", q.value(p)),
-        Goal::Equals(p) => format!("equal to {}", q.value(p)),
+        Goal::AtLeast(p) => format!("at least {}", q.asked(p)),
+        Goal::AtMost(p) => format!("at most {}", q.asked(p)),
+        Goal::Equals(p) => format!("equal to {}", q.asked(p)),
     }
 }
 

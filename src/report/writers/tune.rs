@@ -218,7 +218,7 @@ impl TuneReport {
         let named = |verdict: Verdict| -> Option<String> {
             let goals: Vec<String> = (self.goals.iter())
                 .filter(|g| g.verdict == verdict)
-                .map(|g| goal_words(&g.goal))
+                .map(|g| goal_words(&self.info.system, &g.goal))
                 .collect();
             (!goals.is_empty()).then(|| {
                 let word = match verdict {
@@ -264,10 +264,53 @@ impl GoalResult {
     }
 }
 
-/// A goal as a person reads it: `≤` and `≥` for `<=` and `>=`.
-pub fn goal_words(goal: &str) -> String {
-    goal.replace(" <= ", " \u{2264} ")
-        .replace(" >= ", " \u{2265} ")
+/// A goal's band as a person reads it: `≤ 10%`, `≥ 9`, `45%–55%`.
+pub fn band_words(band: &str) -> String {
+    band.replace("<= ", "\u{2264} ")
+        .replace(">= ", "\u{2265} ")
+        .replace("..", "\u{2013}")
+}
+
+/// A goal as a person reads it, its outcome in words and its band with
+/// `≤`, `≥` and a true dash: `party/any_down_or_dead=yes <= 10%` → `the
+/// party: anyone down or dead = yes in ≤ 10% of battles`,
+/// `hero:Isabeau/reputation:mean >= 9 @even_field_battle` → `Isabeau:
+/// Reputation gained, mean ≥ 9 (even_field_battle)`. A goal that does not
+/// parse is shown as written.
+pub fn goal_words(system: &str, goal: &str) -> String {
+    use crate::questions::tune::{Band, Goal};
+    let Ok(parsed) = Goal::parse(goal) else {
+        return goal.to_owned();
+    };
+    let mean = parsed.target.is_mean();
+    let shown = |x: f64| {
+        if mean {
+            crate::stats::format::value_read(&crate::stats::format::trim_decimal(x, 6))
+        } else {
+            format!("{}%", crate::stats::format::trim_decimal(100.0 * x, 6))
+        }
+    };
+    let band = match parsed.band {
+        Band::Between(low, high) => format!("{}\u{2013}{}", shown(low), shown(high)),
+        Band::AtMost(high) => format!("\u{2264} {}", shown(high)),
+        Band::AtLeast(low) => format!("\u{2265} {}", shown(low)),
+    };
+    let outcome = crate::report::kit::words::target(system, &parsed.target.text());
+    let mut said = if mean {
+        format!("{outcome}, mean {band}")
+    } else {
+        format!("{outcome} in {band} of battles")
+    };
+    if let Some(battle) = &parsed.scenario {
+        said.push_str(&format!(" ({battle})"));
+    }
+    if parsed.weight != 1.0 {
+        said.push_str(&format!(
+            ", weight {}",
+            crate::stats::format::trim_decimal(parsed.weight, 6)
+        ));
+    }
+    said
 }
 
 /// `x` with `least` decimals, or as many more as two significant digits
@@ -537,14 +580,23 @@ mod tests {
     }
 
     #[test]
-    fn goals_read_with_true_signs() {
+    fn goals_read_in_words_with_true_signs() {
         assert_eq!(
-            goal_words("party/any_down_or_dead=yes <= 10%"),
-            "party/any_down_or_dead=yes \u{2264} 10%"
+            goal_words("gurps", "party/any_down_or_dead=yes <= 10%"),
+            "the party: anyone down or dead = yes in \u{2264} 10% of battles"
         );
         assert_eq!(
-            goal_words("hero:A/reputation:mean >= 2"),
-            "hero:A/reputation:mean \u{2265} 2"
+            goal_words(
+                "seventh_sea",
+                "hero:A/reputation:mean >= 2 @even_field_battle"
+            ),
+            "A: Reputation gained, mean \u{2265} 2 (even_field_battle)"
         );
+        assert_eq!(
+            goal_words("gurps", "side:B/victory=won in 45%..55% weight 2"),
+            "B: victory = won in 45%\u{2013}55% of battles, weight 2"
+        );
+        assert_eq!(band_words("45%..55%"), "45%\u{2013}55%");
+        assert_eq!(band_words("<= 10%"), "\u{2264} 10%");
     }
 }

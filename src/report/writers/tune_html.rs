@@ -96,9 +96,12 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
     let goals = (report.goals.iter())
         .map(|g| {
             Ok(GoalRow {
-                goal: breakable(&crate::report::writers::tune::goal_words(&g.goal)),
+                goal: breakable(&crate::report::writers::tune::goal_words(
+                    &report.info.system,
+                    &g.goal,
+                )),
                 scenario: breakable(&g.scenario),
-                band: crate::report::writers::tune::goal_words(&format!(" {}", g.band))
+                band: crate::report::writers::tune::band_words(&g.band)
                     .trim_start()
                     .to_owned(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
@@ -107,7 +110,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                 exact: g.exact.map_or_else(String::new, |p| shown(g, p)),
                 verdict: g.verdict.words(),
                 stand_in: !g.stand_in_tables.is_empty(),
-                chart: svg_string(SIZE, &caption(g), |a| picture(&a, g))?,
+                chart: svg_string(SIZE, &caption(&report.info.system, g), |a| picture(&a, g))?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -123,7 +126,7 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                     let (scale, unit) = if e.mean { (1.0, "") } else { (100.0, " pt") };
                     Some(format!(
                         "{}: {}{}",
-                        crate::report::writers::tune::goal_words(&e.goal),
+                        crate::report::writers::tune::goal_words(&report.info.system, &e.goal),
                         crate::stats::format::change(
                             scale * d.difference,
                             (scale * d.low, scale * d.high),
@@ -210,8 +213,8 @@ pub fn write_chart(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
         title: chart_title(report),
         description: (report.goals.iter())
             .map(|g| {
-                let goal = crate::report::writers::tune::goal_words(&g.goal);
-                format!("{goal}: {}", caption(g).description)
+                let goal = crate::report::writers::tune::goal_words(&report.info.system, &g.goal);
+                format!("{goal}: {}", caption(&report.info.system, g).description)
             })
             .collect::<Vec<_>>()
             .join(" "),
@@ -263,7 +266,7 @@ fn goals_chart<DB: DrawingBackend>(
         };
         let text = format!(
             "{}{mark}: {}",
-            crate::report::writers::tune::goal_words(&g.goal),
+            crate::report::writers::tune::goal_words(&report.info.system, &g.goal),
             g.verdict.words()
         );
         let (text, px) = crate::report::kit::draw::fitted(&label, &text, 15, 10);
@@ -276,12 +279,12 @@ fn goals_chart<DB: DrawingBackend>(
 }
 
 /// The picture in words.
-fn caption(g: &GoalResult) -> Caption {
+fn caption(system: &str, g: &GoalResult) -> Caption {
     Caption {
-        title: crate::report::writers::tune::goal_words(&g.goal),
+        title: crate::report::writers::tune::goal_words(system, &g.goal),
         description: format!(
             "Band {}. As written {}; tuned {} ({}–{}){}: {}.",
-            crate::report::writers::tune::goal_words(&format!(" {}", g.band)).trim_start(),
+            crate::report::writers::tune::band_words(&g.band).trim_start(),
             shown(g, g.before_exact.unwrap_or(g.before)),
             shown(g, g.estimate),
             shown(g, g.ci_low),

@@ -610,7 +610,7 @@ impl BattleSystem for Gurps {
                 "gurps: over several days, a PC a catastrophe 17/18 struck on any day shows survival and glory = no_roll; otherwise survival is his worst result over the days and glory his last".to_owned(),
                 "gurps: an army commander killed by catastrophe, or a PC commander down or dead, halves his side's base Strategy (rounded up) on every later day, and his side's Morale takes the commander-killing catastrophe row's modifier on those days".to_owned(),
                 "gurps: a PC unit leader down or dead costs every unit of his side the Morale of the catastrophe row that kills a major unit's leader on every later day, once per such leader (not modelled: the extra \u{2212}3 to his own unit)".to_owned(),
-                "gurps: multi-day victory = more days won, then larger total margin, else draw; battle/result is the last day's".to_owned(),
+                "gurps: multi-day victory = more days won, then larger total margin, else draw; the battle's result is the last day's".to_owned(),
                 match self.rules.commander_gone {
                     CommanderGone::SuccessorStruck => "gurps: a catastrophe row striking the army commander after he is gone strikes whoever leads in his place: its Strategy and Morale apply again (the halving is not doubled) (commander_gone = \"successor_struck\", the default; \"row_spent\" makes it do nothing)",
                     CommanderGone::RowSpent => "gurps: a catastrophe row striking the army commander after he is gone does nothing, as if no catastrophe had come up (commander_gone = \"row_spent\"; the default, \"successor_struck\", strikes whoever leads in his place)",
