@@ -158,6 +158,7 @@ impl Browser {
             "Tab" => 9,
             "Backspace" => 8,
             "ArrowDown" => 40,
+            "ArrowUp" => 38,
             other => panic!("no key code for {other}"),
         };
         for kind in ["keyDown", "keyUp"] {
@@ -180,6 +181,47 @@ impl Browser {
             "(() => {{ const f = document.querySelector({selector:?}); f.focus(); f.select(); return document.activeElement === f; }})()"
         );
         assert_eq!(self.eval(&script), true, "{selector}");
+    }
+
+    /// Picks `value` in the list `selector` names by the keyboard alone:
+    /// the list focused (as Tab lands on it), then the arrow keys, one
+    /// option at a time (each a change, as a keyboard user makes it),
+    /// until it shows `value`.
+    fn choose(&mut self, selector: &str, value: &str) {
+        let index = |page: &mut Browser, of: &str| -> i64 {
+            page.eval(&format!(
+                "[...document.querySelector({selector:?}).options].findIndex(o => o.value === {of:?})"
+            ))
+            .as_i64()
+            .unwrap()
+        };
+        let wanted = index(self, value);
+        assert!(wanted >= 0, "{selector} offers {value}");
+        self.eval(&format!("document.querySelector({selector:?}).focus()"));
+        for _ in 0..64 {
+            let now = self
+                .eval(&format!("document.querySelector({selector:?}).selectedIndex"))
+                .as_i64()
+                .unwrap();
+            if now == wanted {
+                return;
+            }
+            self.press(if now < wanted { "ArrowDown" } else { "ArrowUp" });
+        }
+        panic!("{selector}: the arrow keys never reached {value}");
+    }
+
+    /// Presses the button `id` by the keyboard: focused (as Tab lands on
+    /// it), then Enter.
+    fn press_button(&mut self, id: &str) {
+        assert_eq!(
+            self.eval(&format!(
+                "(() => {{ const b = document.getElementById({id:?}); b.scrollIntoView({{ block: 'center' }}); b.focus(); return document.activeElement === b; }})()"
+            )),
+            true,
+            "{id} takes the focus"
+        );
+        self.activate();
     }
 
     /// Enter on the focused button, as the keyboard sends it (the key with
@@ -2021,34 +2063,57 @@ fn by_keyboard_a_fault_is_shown_where_the_reader_is_and_focus_stays_in_the_grids
     ignore = "no Chromium on PATH (apt-get install chromium)"
 )]
 fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
+    edits_come_back(false);
+}
+
+/// The same on a phone's width.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_a_battles_edits_come_back_and_load_asks_first() {
+    edits_come_back(true);
+}
+
+/// Keyboard only: battles and tables picked with the arrow keys, a field
+/// and a cell typed in, Load pressed with Enter.
+fn edits_come_back(phone: bool) {
     let server = Server::start(&[]);
     let Some(mut page) = ambush_page(&server) else {
         return;
     };
+    if phone {
+        page.as_phone(844);
+    }
+    // The battle `name` (its file under scenarios/) on the page, checked:
+    // its own text in the editor, whatever battles the keys passed on the
+    // way to it.
     let valid = |page: &mut Browser, name: &str| {
+        let text = read(&repo().join("scenarios").join(name));
+        let title = text.lines().find(|l| l.starts_with("name = ")).unwrap().to_owned();
         page.wait_for(
             name,
-            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('checked').textContent.startsWith('valid')"),
+            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('toml').value.includes({title:?}) && document.getElementById('checked').textContent.startsWith('valid')"),
         );
     };
-    let pick = |page: &mut Browser, name: &str| {
-        page.eval(&format!(
-            "(() => {{ document.getElementById('checked').textContent = ''; const p = document.getElementById('pick'); p.value = {name:?}; p.dispatchEvent(new Event('change', {{ bubbles: true }})); }})()"
-        ));
-    };
+    let pick = |page: &mut Browser, name: &str| page.choose("#pick", name);
     let ambush = "gurps/ambush_at_the_ford.toml";
     valid(&mut page, ambush);
-    page.type_into(RAIDERS_STRATEGY, "13");
+    let strategy = format!(".field[data-path='{RAIDERS_STRATEGY}'] input");
+    page.focus_all(&strategy);
+    page.insert_text("13");
+    page.press("Tab");
     page.wait_for(
         "the text edit",
         "document.getElementById('toml').value.includes('strategy = 13')",
     );
-    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.choose("#table-pick", "survival");
     let cell = "#table-grid [data-sweep='tables.survival.rows.B.min_margin']";
     page.wait_for("the grid", &format!("document.querySelector({cell:?})"));
-    page.eval(&format!(
-        "(() => {{ const f = document.querySelector({cell:?}); f.value = '-3'; f.dispatchEvent(new Event('change')); }})()"
-    ));
+    page.focus_all(cell);
+    page.insert_text("-3");
+    page.press("Tab");
     page.wait_for(
         "the table edit",
         "document.querySelector('#table-grid h3').textContent.includes('edited')",
@@ -2072,7 +2137,7 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
         "[...document.getElementById('table-pick').options].some(o => o.textContent === 'survival (edited)')",
     );
     // Its edited cell is marked against the table as written.
-    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.choose("#table-pick", "survival");
     page.wait_for(
         "the cell marked changed",
         &format!("document.querySelector({cell:?})?.value === '-3' && document.querySelector({cell:?}).closest('td').classList.contains('changed')"),
@@ -2086,13 +2151,13 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
         "the edits back after a reload, said so",
         "!document.getElementById('edits-kept').hidden && [...document.getElementById('table-pick').options].some(o => o.textContent === 'survival (edited)')",
     );
-    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.choose("#table-pick", "survival");
     page.wait_for(
         "the cell marked changed after a reload",
         &format!("document.querySelector({cell:?})?.value === '-3' && document.querySelector({cell:?}).closest('td').classList.contains('changed')"),
     );
     // Load asks before it discards them, naming what it would discard.
-    page.eval("document.getElementById('load').click()");
+    page.press_button("load");
     let asked = page.wait_for(
         "Load's question",
         "!document.getElementById('load-confirm').hidden && document.getElementById('load-confirm').textContent",
@@ -2107,7 +2172,8 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
     );
     assert_eq!(page.eval("document.getElementById('toml').value"), edited);
     // Load pressed again: the file as written, no edit left, none stored.
-    page.eval("document.getElementById('checked').textContent = ''; document.getElementById('load').click()");
+    page.eval("document.getElementById('checked').textContent = ''");
+    page.press_button("load");
     valid(&mut page, ambush);
     assert_eq!(
         page.eval("JSON.parse(localStorage.getItem('warcrunch.edits') || '{}')[\"gurps/ambush_at_the_ford.toml\"] === undefined"),
@@ -2140,15 +2206,34 @@ fn a_battles_edits_come_back_when_it_is_picked_again_and_load_reads_the_file() {
     ignore = "no Chromium on PATH (apt-get install chromium)"
 )]
 fn keys_at_any_pace_leave_the_grid_showing_what_the_battle_holds() {
+    keys_at_any_pace(false);
+}
+
+/// The same on a phone's width.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_keys_at_any_pace_leave_the_grid_showing_what_the_battle_holds() {
+    keys_at_any_pace(true);
+}
+
+/// Keyboard only: the table picked with the arrow keys, a cell set,
+/// emptied and typed back with seeded pauses, Tab to leave it.
+fn keys_at_any_pace(phone: bool) {
     let server = Server::start(&[]);
     let Some(mut page) = ambush_page(&server) else {
         return;
     };
+    if phone {
+        page.as_phone(844);
+    }
     page.wait_for(
         "the ambush",
         "document.getElementById('checked')?.textContent.startsWith('valid')",
     );
-    page.eval("{ const p = document.getElementById('table-pick'); p.value = 'survival'; p.dispatchEvent(new Event('change')); }");
+    page.choose("#table-pick", "survival");
     let cell = "#table-grid [data-sweep='tables.survival.rows.A.min_margin']";
     page.wait_for("the grid", &format!("document.querySelector({cell:?})"));
     let written = page.eval(&format!("document.querySelector({cell:?}).value"));
@@ -2258,10 +2343,30 @@ fn a_battle_with_the_longest_name_leaves_the_page_a_phones_width() {
     ignore = "no Chromium on PATH (apt-get install chromium)"
 )]
 fn a_battle_picked_while_run_is_prepared_is_not_run_in_its_place() {
+    picked_while_run_is_prepared(false);
+}
+
+/// The same on a phone's width.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_a_battle_picked_while_run_is_prepared_is_not_run_in_its_place() {
+    picked_while_run_is_prepared(true);
+}
+
+/// Run pressed and another battle picked in the same moment (one script:
+/// the keyboard cannot press two keys in one turn of the page's loop,
+/// which is what this race needs).
+fn picked_while_run_is_prepared(phone: bool) {
     let server = Server::start(&[]);
     let Some(mut page) = ambush_page(&server) else {
         return;
     };
+    if phone {
+        page.as_phone(844);
+    }
     page.wait_for(
         "the ambush",
         "document.getElementById('checked')?.textContent.startsWith('valid')",

@@ -1723,7 +1723,11 @@ fn unmarked_counts(text: &str) -> Vec<String> {
         let standing = !before.is_some_and(part_of_name)
             && !decimal
             && !after.is_some_and(|c| c.is_alphanumeric() || "_=%/#".contains(c));
-        if i - start >= 4 && standing {
+        // A seed is a name to type back (`--seed 11400714819323198492`),
+        // not a count: it is written as the option takes it.
+        let words_before: String = chars[start.saturating_sub(12)..start].iter().collect();
+        let seed = words_before.trim_end().ends_with("seed");
+        if i - start >= 4 && standing && !seed {
             found.push(
                 chars[start.saturating_sub(30)..(i + 10).min(chars.len())]
                     .iter()
@@ -1766,7 +1770,9 @@ fn the_number_readers_tell_the_one_style_from_others() {
     );
     assert_eq!(read[2].0, [12.5 / 100.0, 10.1 / 100.0, 15.0 / 100.0]);
     assert_eq!(
-        unmarked_counts("12,000 battles, 1600 troops, troop_strength=1600, 12.5000, seed 7"),
+        unmarked_counts(
+            "12,000 battles, 1600 troops, troop_strength=1600, 12.5000, seed 7, seed 11400714819323198492"
+        ),
         ["12,000 battles, 1600 troops, t"]
     );
 }

@@ -907,7 +907,7 @@ fn a_shortfall_never_reads_as_nothing_and_goals_read_with_true_signs() {
     assert!(!line.contains("<="), "{line}");
     // The closing line names the goal missed.
     assert!(
-        said.contains("missed: party/any_down_or_dead=yes \u{2264} 0%"),
+        said.contains("missed: the party: anyone down or dead = yes in \u{2264} 0% of battles"),
         "{said}"
     );
 }
@@ -1194,7 +1194,7 @@ fn the_tunes_chart_is_a_file_of_its_own_with_a_title_the_stand_in_line_and_the_s
     );
     // Each goal on its own row, marked † where it rests on stand-ins.
     assert!(
-        svg.contains("party/any_down_or_dead=yes ≤ 10% †: met"),
+        svg.contains("the party: anyone down or dead = yes in ≤ 10% of battles †: met"),
         "a row per goal"
     );
     assert!(svg.contains("hold stand-in values"), "the † line");
