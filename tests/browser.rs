@@ -186,7 +186,7 @@ impl Browser {
     /// Picks `value` in the list `selector` names by the keyboard alone:
     /// the list focused (as Tab lands on it), then the arrow keys, one
     /// option at a time (each a change, as a keyboard user makes it),
-    /// until it shows `value`.
+    /// until it shows `value` (once the list offers it).
     fn choose(&mut self, selector: &str, value: &str) {
         let index = |page: &mut Browser, of: &str| -> i64 {
             page.eval(&format!(
@@ -195,8 +195,13 @@ impl Browser {
             .as_i64()
             .unwrap()
         };
+        self.wait_for(
+            &format!("{selector} offering {value}"),
+            &format!(
+                "[...(document.querySelector({selector:?})?.options ?? [])].some(o => o.value === {value:?})"
+            ),
+        );
         let wanted = index(self, value);
-        assert!(wanted >= 0, "{selector} offers {value}");
         self.eval(&format!("document.querySelector({selector:?}).focus()"));
         for _ in 0..64 {
             let now = self
@@ -2388,5 +2393,87 @@ fn picked_while_run_is_prepared(phone: bool) {
         page.eval("[document.getElementById('run-stale').hidden, document.querySelectorAll('#verdict p:not(.muted)').length]"),
         json!([true, 0]),
         "no answer on screen, none marked as another battle's"
+    );
+}
+
+/// Issue 76, points 5 and 6, by the keyboard at a desktop's width: the
+/// compare command line under the grid follows the battle picked, and a
+/// sweep asked with the pickers shows its recommendation above its report,
+/// blaming no PC for a side's numbers.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn by_keyboard_the_compare_line_follows_the_battle_and_a_sweep_says_its_advice_first() {
+    compare_line_and_sweep_advice(false);
+}
+
+/// The same on a phone's width.
+#[test]
+#[cfg_attr(
+    browser_absent,
+    ignore = "no Chromium on PATH (apt-get install chromium)"
+)]
+fn on_a_phone_the_compare_line_follows_the_battle_and_a_sweep_says_its_advice_first() {
+    compare_line_and_sweep_advice(true);
+}
+
+fn compare_line_and_sweep_advice(phone: bool) {
+    let server = Server::start(&[]);
+    let Some(mut page) = ambush_page(&server) else {
+        return;
+    };
+    if phone {
+        page.as_phone(844);
+    }
+    let on_page = |page: &mut Browser, name: &str| {
+        let text = read(&repo().join("scenarios").join(name));
+        let title = text.lines().find(|l| l.starts_with("name = ")).unwrap().to_owned();
+        page.wait_for(
+            name,
+            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('toml').value.includes({title:?}) && document.getElementById('checked').textContent.startsWith('valid')"),
+        );
+    };
+    let ambush = "gurps/ambush_at_the_ford.toml";
+    on_page(&mut page, ambush);
+    // Point 6: the compare line names the battle on the page, Compare
+    // never pressed.
+    for name in ["war_cards/knights_vs_pikes.toml", ambush] {
+        page.choose("#pick", name);
+        on_page(&mut page, name);
+        let file = name.rsplit('/').next().unwrap();
+        page.wait_for(
+            "the compare line of the battle picked",
+            &format!(
+                "document.getElementById('compare-cli').textContent.includes('warcrunch compare {file} {file}')"
+            ),
+        );
+    }
+    // Point 5: a sweep of the Raiders' numbers asked with the pickers, a
+    // recommendation for Titus asked.
+    page.choose("#ask-command", "sweep");
+    page.choose("#pick-setting", "sides.Raiders.troop_strength");
+    for (field, value) in [("#pick-from", "600"), ("#pick-to", "1000"), ("#pick-step", "200")] {
+        page.focus_all(field);
+        page.insert_text(value);
+        page.press("Tab");
+    }
+    page.choose("#pick-recommend", "Titus");
+    page.focus_all("#ask-cap");
+    page.insert_text("10");
+    page.press("Tab");
+    page.press_button("ask");
+    let said = page.wait_for(
+        "the sweep's advice above its report",
+        "document.getElementById('ask-status').textContent.includes(': done') && document.getElementById('ask-findings').textContent",
+    );
+    let said = said.as_str().unwrap();
+    assert!(said.starts_with("For Titus: "), "{said}");
+    assert!(!said.contains("never worth taking"), "{said}");
+    // The advice comes before the report on the page.
+    assert_eq!(
+        page.eval("(() => { const f = document.getElementById('ask-findings'); const r = document.getElementById('ask-report'); return !!(f.compareDocumentPosition(r) & Node.DOCUMENT_POSITION_FOLLOWING); })()"),
+        true
     );
 }

@@ -1003,6 +1003,51 @@ fn the_three_battle_tune_keeps_the_battle_charts_declared_orders() {
     );
 }
 
+/// Issue 72's done-when: five search seeds of the three-goal,
+/// three-battle 7th Sea tune give one proposal (the same cells to the same
+/// values), and each seed's verifying run, on battles its search never
+/// saw, finds every goal met.
+#[test]
+fn five_search_seeds_of_the_three_battle_tune_give_one_proposal_met_on_fresh_battles() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut proposals = Vec::new();
+    for seed in 1..=5 {
+        let out = dir.path().join(format!("seed{seed}"));
+        let mut command = warcrunch();
+        command.arg("tune");
+        for s in SEVENTH_SEA {
+            command.arg(repo().join(s));
+        }
+        command
+            .args(["--tables", "battle_chart", "--quiet", "--seed"])
+            .arg(seed.to_string())
+            .args(["--goal", "hero:Isabeau/state=knocked_out <= 45%"])
+            .args(["--goal", "hero:Isabeau/reputation:mean >= 9"])
+            .args([
+                "--goal",
+                "side:Castille/victory=won in 45%..55% @even_field_battle",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let changes: std::collections::BTreeSet<(String, String, String)> =
+            (csv_rows(&out.join("changes.csv")).into_iter())
+                .map(|r| (r["setting"].clone(), r["from"].clone(), r["to"].clone()))
+                .collect();
+        assert!(!changes.is_empty(), "seed {seed} changes something");
+        let verdicts: Vec<String> = (csv_rows(&out.join("goals.csv")).into_iter())
+            .map(|r| r["verdict"].clone())
+            .collect();
+        assert_eq!(verdicts, ["met", "met", "met"], "seed {seed}");
+        proposals.push(changes);
+    }
+    assert!(
+        proposals.iter().all(|p| *p == proposals[0]),
+        "one proposal whatever the seed: {proposals:#?}"
+    );
+}
+
 #[test]
 fn an_order_that_blocks_a_goal_is_named_and_allow_disorder_lifts_it() {
     let dir = tempfile::tempdir().unwrap();
