@@ -273,3 +273,12 @@ fn the_rules_doc_lists_every_stand_in_rule_a_report_lists_and_no_other() {
         "in docs/rules.md, reported by no battle: {stale:#?}"
     );
 }
+
+/// The README is a front door (issue 76, point 14): what the tool answers,
+/// the two set-up commands, a short tour and where the rest is; the
+/// detail lives in docs/.
+#[test]
+fn the_readme_is_a_front_door_of_at_most_350_lines() {
+    let lines = read(&repo().join("README.md")).lines().count();
+    assert!(lines <= 350, "README.md has {lines} lines; move detail into docs/");
+}
