@@ -34,7 +34,9 @@ use crate::questions::tune::{Goal, contradiction};
 use crate::report::kit::command_line::CommandLine;
 use crate::report::kit::folder_names::question_out_dir;
 use crate::report::kit::output_dir::Staging;
-use crate::report::writers::tune::{Alternative, Change, GoalResult, StepRow, TuneReport};
+use crate::report::writers::tune::{
+    Alternative, Change, GoalResult, StepRow, TuneReport, goal_words,
+};
 use crate::scenario::{Resolved, Scenario};
 use crate::stats::z_for_confidence;
 
@@ -166,6 +168,8 @@ pub fn tune(
         bail!("{said}");
     }
     let battles = named_battles(scenarios)?;
+    // The tables tuned are shared, so every battle is of one system.
+    let system = battles[0].resolved.scenario.battle.system();
     let dimensions = dimensions(
         (&request.vary, &request.cell_tables, &request.freeze),
         &battles,
@@ -294,7 +298,7 @@ pub fn tune(
             )?
         };
         fight.count(free.fought.load(std::sync::atomic::Ordering::Relaxed));
-        blocking_orders(&fight, (&search, &unordered.search), &held)
+        blocking_orders(system, &fight, (&search, &unordered.search), &held)
     } else {
         Vec::new()
     };
@@ -318,7 +322,13 @@ pub fn tune(
         } else {
             fight.score(&around, (&goals, &held), &plan)?.0
         };
-        pulls(&held, &round, &current, request.min_effect.unwrap_or(0.0))
+        pulls(
+            system,
+            &held,
+            &round,
+            &current,
+            request.min_effect.unwrap_or(0.0),
+        )
     } else {
         Vec::new()
     };
@@ -510,10 +520,15 @@ fn out_of_reach(
 
 /// The orders that block goals: each the table found without them breaks,
 /// with the goals it meets that the table found with them misses.
-fn blocking_orders(fight: &Fight, (kept, free): (&Scored, &Scored), held: &[Held]) -> Vec<String> {
-    let freed: Vec<&str> = (held.iter().enumerate())
+fn blocking_orders(
+    system: &str,
+    fight: &Fight,
+    (kept, free): (&Scored, &Scored),
+    held: &[Held],
+) -> Vec<String> {
+    let freed: Vec<String> = (held.iter().enumerate())
         .filter(|&(k, _)| kept.shortfalls[k] > 0.0 && free.shortfalls[k] == 0.0)
-        .map(|(_, h)| h.label.as_str())
+        .map(|(_, h)| goal_words(system, &h.label))
         .collect();
     if freed.is_empty() {
         return Vec::new();
@@ -752,7 +767,14 @@ fn verify_trials_for(
 /// pull against each other, and those no single step brings closer: a
 /// step brings a goal closer, or takes it further, only by more than
 /// `min_effect` (in the shortfall's units).
-fn pulls(goals: &[Held], round: &[Scored], current: &[Value], min_effect: f64) -> Vec<String> {
+fn pulls(
+    system: &str,
+    goals: &[Held],
+    round: &[Scored],
+    current: &[Value],
+    min_effect: f64,
+) -> Vec<String> {
+    let said_of = |h: &Held| goal_words(system, &h.label);
     let Some(here) = round.iter().find(|s| s.at == current) else {
         return Vec::new();
     };
@@ -769,7 +791,7 @@ fn pulls(goals: &[Held], round: &[Scored], current: &[Value], min_effect: f64) -
         if helps.is_empty() {
             said.push(format!(
                 "\"{}\": no single step of the settings varied brings it closer (widen a range or vary another setting)",
-                gi.label
+                said_of(gi)
             ));
             continue;
         }
@@ -781,7 +803,8 @@ fn pulls(goals: &[Held], round: &[Scored], current: &[Value], min_effect: f64) -
             {
                 said.push(format!(
                     "\"{}\" and \"{}\" pull against each other here: in the search's battles, every single step that brings the first closer takes the second further",
-                    gi.label, gj.label
+                    said_of(gi),
+                    said_of(gj)
                 ));
             }
         }
