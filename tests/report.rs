@@ -142,7 +142,7 @@ fn a_sweep_never_blames_a_pc_for_a_setting_that_is_not_his() {
     assert!(console.contains(
         "No recommendation: no swept setting belongs to a PC (name one with --recommend-for NAME)."
     ));
-    assert!(html.contains("Name the PCs to recommend a value for (the page’s “Recommend a value for”, or <code>--recommend-for NAME</code>)."));
+    assert!(html.contains("Name the PCs to recommend a value for (the page’s “Recommend a value for”, or <code><span class=\"nb\">--recommend-for</span> NAME</code>)."));
     let (_, html) = sweep("heroes.Titus.risk=-6..6:3", "risk");
     assert!(
         html.contains("Titus: "),
@@ -734,7 +734,7 @@ fn every_number_a_person_reads_has_a_true_minus() {
     let dir = tempfile::tempdir().unwrap();
     let ambush = "scenarios/gurps/ambush_at_the_ford.toml".to_owned();
     let hollin = "scenarios/gurps/three_days_at_hollin.toml".to_owned();
-    let asked: [(&str, Vec<String>); 3] = [
+    let asked: [(&str, Vec<String>); 4] = [
         (
             "sweep",
             vec![
@@ -749,11 +749,23 @@ fn every_number_a_person_reads_has_a_true_minus() {
             "sensitivity",
             vec![
                 "sensitivity".into(),
-                ambush,
+                ambush.clone(),
                 "--target".into(),
                 "hero:Ilsa/reputation:mean".into(),
                 "--knobs".into(),
                 "heroes.Ilsa.risk".into(),
+            ],
+        ),
+        // The tuned table's cells (margins of −2, −4, …) on its page.
+        (
+            "tune",
+            vec![
+                "tune".into(),
+                ambush,
+                "--goal".into(),
+                "party/any_down_or_dead=yes <= 10%".into(),
+                "--tables".into(),
+                "survival".into(),
             ],
         ),
     ];

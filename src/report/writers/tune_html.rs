@@ -409,7 +409,11 @@ fn grid(report: &TuneReport, file: &str, text: &str) -> Result<TableGrid> {
                 .map(|p| (p.to_owned(), c.from.clone()))
         })
         .collect();
-    let was_at = |path: &str| was.iter().find(|(p, _)| p == path).map(|(_, v)| v.clone());
+    let was_at = |path: &str| {
+        (was.iter())
+            .find(|(p, _)| p == path)
+            .map(|(_, v)| crate::stats::format::value_read(v))
+    };
     if let Some(rows) = doc.get("rows").and_then(toml::Value::as_array) {
         let lines: Vec<(String, Vec<(String, String)>)> = rows
             .iter()
@@ -508,6 +512,10 @@ fn flatten(value: &toml::Value, path: &str, out: &mut Vec<(String, String)>) {
             }
         }
         toml::Value::String(s) => out.push((path.to_owned(), s.clone())),
-        other => out.push((path.to_owned(), other.to_string())),
+        // A number as people read it: a true minus (`−2`), thousands.
+        other => out.push((
+            path.to_owned(),
+            crate::stats::format::value_read(&other.to_string()),
+        )),
     }
 }
