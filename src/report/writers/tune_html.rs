@@ -47,7 +47,6 @@ struct GoalRow {
     goal: String,
     /// Escaped, with places to break (written `|safe`).
     scenario: String,
-    band: String,
     before: String,
     after: String,
     interval: String,
@@ -101,9 +100,6 @@ pub fn write(report: &TuneReport, dir: &Path) -> Result<Vec<String>> {
                     &g.goal,
                 )),
                 scenario: breakable(&g.scenario),
-                band: crate::report::writers::tune::band_words(&g.band)
-                    .trim_start()
-                    .to_owned(),
                 before: shown(g, g.before_exact.unwrap_or(g.before)),
                 after: shown(g, g.exact.unwrap_or(g.estimate)),
                 interval: format!("{}–{}", shown(g, g.ci_low), shown(g, g.ci_high)),
@@ -284,7 +280,7 @@ fn caption(system: &str, g: &GoalResult) -> Caption {
         title: crate::report::writers::tune::goal_words(system, &g.goal),
         description: format!(
             "Band {}. As written {}; tuned {} ({}–{}){}: {}.",
-            crate::report::writers::tune::band_words(&g.band).trim_start(),
+            crate::report::writers::tune::band_words(&g.band),
             shown(g, g.before_exact.unwrap_or(g.before)),
             shown(g, g.estimate),
             shown(g, g.ci_low),
