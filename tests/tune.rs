@@ -965,17 +965,18 @@ fn checked_chart(file: &Path) -> String {
     String::from_utf8_lossy(&said.get_output().stdout).into_owned()
 }
 
-#[test]
-fn the_three_battle_tune_keeps_the_battle_charts_declared_orders() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("three");
+/// The three 7th Sea battles' Battle Chart tuned for three goals (a
+/// Hero's knock-outs and Reputation, one battle's victory band) on search
+/// seed `seed`, into `out`.
+fn tune_three_battles(seed: u64, out: &Path) {
     let mut command = warcrunch();
     command.arg("tune");
     for s in SEVENTH_SEA {
         command.arg(repo().join(s));
     }
     command
-        .args(["--tables", "battle_chart", "--seed", "3", "--quiet"])
+        .args(["--tables", "battle_chart", "--quiet", "--seed"])
+        .arg(seed.to_string())
         .args(["--goal", "hero:Isabeau/state=knocked_out <= 45%"])
         .args(["--goal", "hero:Isabeau/reputation:mean >= 9"])
         .args([
@@ -983,9 +984,16 @@ fn the_three_battle_tune_keeps_the_battle_charts_declared_orders() {
             "side:Castille/victory=won in 45%..55% @even_field_battle",
         ])
         .arg("--out")
-        .arg(&out)
+        .arg(out)
         .assert()
         .success();
+}
+
+#[test]
+fn the_three_battle_tune_keeps_the_battle_charts_declared_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("three");
+    tune_three_battles(3, &out);
     let table = out.join("tuned_battle_chart.toml");
     let said = checked_chart(&table);
     assert!(said.contains("a valid `battle_chart` table"), "{said}");
@@ -1016,24 +1024,7 @@ fn five_search_seeds_of_the_three_battle_tune_give_one_proposal_met_on_fresh_bat
     let mut proposals = Vec::new();
     for seed in 1..=5 {
         let out = dir.path().join(format!("seed{seed}"));
-        let mut command = warcrunch();
-        command.arg("tune");
-        for s in SEVENTH_SEA {
-            command.arg(repo().join(s));
-        }
-        command
-            .args(["--tables", "battle_chart", "--quiet", "--seed"])
-            .arg(seed.to_string())
-            .args(["--goal", "hero:Isabeau/state=knocked_out <= 45%"])
-            .args(["--goal", "hero:Isabeau/reputation:mean >= 9"])
-            .args([
-                "--goal",
-                "side:Castille/victory=won in 45%..55% @even_field_battle",
-            ])
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .success();
+        tune_three_battles(seed, &out);
         let changes: std::collections::BTreeSet<(String, String, String)> =
             (csv_rows(&out.join("changes.csv")).into_iter())
                 .map(|r| (r["setting"].clone(), r["from"].clone(), r["to"].clone()))
