@@ -216,6 +216,21 @@ impl Browser {
         panic!("{selector}: the arrow keys never reached {value}");
     }
 
+    /// Waits for the battle `name` (its file under scenarios/) on the
+    /// page, checked: picked, its own text in the editor, whatever battles
+    /// the keys passed on the way to it.
+    fn shows_battle(&mut self, name: &str) {
+        let text = read(&repo().join("scenarios").join(name));
+        let title = (text.lines())
+            .find(|l| l.starts_with("name = "))
+            .unwrap()
+            .to_owned();
+        self.wait_for(
+            name,
+            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('toml').value.includes({title:?}) && document.getElementById('checked').textContent.startsWith('valid')"),
+        );
+    }
+
     /// Presses the button `id` by the keyboard: focused (as Tab lands on
     /// it), then Enter.
     fn press_button(&mut self, id: &str) {
@@ -2091,17 +2106,7 @@ fn edits_come_back(phone: bool) {
     if phone {
         page.as_phone(844);
     }
-    // The battle `name` (its file under scenarios/) on the page, checked:
-    // its own text in the editor, whatever battles the keys passed on the
-    // way to it.
-    let valid = |page: &mut Browser, name: &str| {
-        let text = read(&repo().join("scenarios").join(name));
-        let title = text.lines().find(|l| l.starts_with("name = ")).unwrap().to_owned();
-        page.wait_for(
-            name,
-            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('toml').value.includes({title:?}) && document.getElementById('checked').textContent.startsWith('valid')"),
-        );
-    };
+    let valid = |page: &mut Browser, name: &str| page.shows_battle(name);
     let pick = |page: &mut Browser, name: &str| page.choose("#pick", name);
     let ambush = "gurps/ambush_at_the_ford.toml";
     valid(&mut page, ambush);
@@ -2427,14 +2432,7 @@ fn compare_line_and_sweep_advice(phone: bool) {
     if phone {
         page.as_phone(844);
     }
-    let on_page = |page: &mut Browser, name: &str| {
-        let text = read(&repo().join("scenarios").join(name));
-        let title = text.lines().find(|l| l.starts_with("name = ")).unwrap().to_owned();
-        page.wait_for(
-            name,
-            &format!("document.getElementById('pick')?.value === {name:?} && document.getElementById('toml').value.includes({title:?}) && document.getElementById('checked').textContent.startsWith('valid')"),
-        );
-    };
+    let on_page = |page: &mut Browser, name: &str| page.shows_battle(name);
     let ambush = "gurps/ambush_at_the_ford.toml";
     on_page(&mut page, ambush);
     // Point 6: the compare line names the battle on the page, Compare
