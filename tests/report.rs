@@ -1140,8 +1140,8 @@ impl Answered {
 
 /// Every bundled battle run (with `--usage`), a run and a compare asked
 /// for targets, a sweep, two compares, two sensitivities (table cells;
-/// settings), two tunes (exact; sampled) and a solve, each on a few
-/// thousand battles, into `dir`.
+/// settings), two tunes (exact; sampled), a solve and a run of several
+/// battles with exact odds, each on a few thousand battles, into `dir`.
 pub(crate) fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     let ambush = "scenarios/gurps/ambush_at_the_ford.toml";
     let mut asked: Vec<Vec<String>> = crate::util::bundled_scenarios()
@@ -1248,6 +1248,16 @@ pub(crate) fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
     solve.extend(words(&crate::util::AMBUSH_FAIR_FIGHT));
     solve.extend(words(&["--precision", "0.02", "--max-trials", "3000"]));
     asked.push(solve);
+    // Several battles run at once with their exact odds (one folder each
+    // and one table of them all).
+    asked.push(words(&[
+        "run",
+        "scenarios/gurps",
+        "scenarios/war_cards",
+        "--exact",
+        "--trials",
+        "3000",
+    ]));
     asked
         .iter()
         .enumerate()
@@ -1260,7 +1270,7 @@ pub(crate) fn every_kind_of_answer(dir: &std::path::Path) -> Vec<Answered> {
                 .assert()
                 .success();
             Answered {
-                asked: args[..2].join(" "),
+                asked: args[..args.len().min(2)].join(" "),
                 console: String::from_utf8(done.get_output().stdout.clone()).unwrap(),
                 out,
             }

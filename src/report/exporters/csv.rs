@@ -804,7 +804,10 @@ pub fn agreement_columns(rows: &[Agreement]) -> Vec<Column> {
     vec![
         text("metric", rows.iter().map(|r| r.metric.clone()).collect()),
         text("value", rows.iter().map(|r| r.value.clone()).collect()),
-        Column::new("exact_probability".into(), floats(&|r| r.exact)),
+        Column::new(
+            "exact_probability".into(),
+            floats(&|r| crate::stats::format::without_float_noise(r.exact)),
+        ),
         Column::new(
             "probability".into(),
             floats(&|r| r.count as f64 / r.trials as f64),
