@@ -682,7 +682,8 @@ fn destination(out: &Path) -> warcrunch::analysis::Destination {
 /// battles together, each on one thread and on every core; throughput is
 /// the battles the whole tune fights (search, verification, changes alone).
 fn tuning(c: &mut Criterion) {
-    use warcrunch::analysis::tune::{TuneRequest, tune};
+    use warcrunch::analysis::tune::tune;
+    use warcrunch::questions::tune::plan::TuneRequest;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let isabeau = [
         "hero:Isabeau/state=knocked_out <= 45%",

@@ -351,7 +351,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N")]
     pub max_changes: Option<usize>,
     /// The most steps of the search.
-    #[arg(long, value_name = "N", default_value_t = crate::analysis::tune::DEFAULT_MAX_STEPS)]
+    #[arg(long, value_name = "N", default_value_t = crate::questions::tune::plan::DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
     /// Battles of the verifying run [default: enough for the goals' bands, at least 4 times
     /// the search's battles].

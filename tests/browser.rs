@@ -1772,7 +1772,7 @@ fn a_designer_tunes_the_survival_table_loads_it_into_the_grid_and_runs_it() {
     );
     // The page's request is the one the command line it shows parses to.
     let (posted, parsed) = posted_and_parsed(&mut page, "tune");
-    let mut asked: warcrunch::analysis::tune::TuneRequest =
+    let mut asked: warcrunch::questions::tune::plan::TuneRequest =
         serde_json::from_value(posted.clone()).unwrap();
     let warcrunch::cli::Command::Tune(args) = parsed else {
         panic!("{line} is not a tune");

@@ -878,6 +878,27 @@ fn a_duplicate_goal_no_step_and_a_goal_out_of_reach_are_refused_before_any_battl
             "reads none of the tables moved (survival)",
         ],
     );
+    // A verifying seed that is the search's is refused by the plan, before
+    // the search takes a step (it was once refused only after the search).
+    let refused = warcrunch()
+        .arg("tune")
+        .arg(repo().join(AMBUSH))
+        .args(["--goal", SAFE, "--tables", "survival"])
+        .args(["--seed", "3", "--verify-seed", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (said, printed) = (
+        String::from_utf8_lossy(&refused.stderr),
+        String::from_utf8_lossy(&refused.stdout),
+    );
+    assert!(!refused.status.success(), "refused: {said}");
+    assert!(
+        said.contains("--verify-seed 3 is the search's seed"),
+        "{said}"
+    );
+    assert!(!printed.contains("step"), "refused before any step: {printed}");
+    assert!(!out.exists(), "no output after a refused command");
 }
 
 #[test]

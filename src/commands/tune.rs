@@ -4,8 +4,10 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis::tune::{MOST_ROUNDS, RACE_PASS, TIDY_PASS, TuneAnswer, TuneRequest, tune};
+use crate::analysis::tune::{TuneAnswer, tune};
 use crate::cli::TuneArgs;
+use crate::questions::tune::plan::TuneRequest;
+use crate::questions::tune::{MOST_ROUNDS, RACE_PASS, TIDY_PASS};
 use crate::report::writers::console::say;
 use crate::report::writers::tune::goal_words;
 use crate::scenario::Resolved;

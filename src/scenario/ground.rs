@@ -8,6 +8,7 @@ use anyhow::Result;
 use super::{Resolved, Scenario};
 use crate::questions::sensitivity::Words;
 use crate::questions::sensitivity::plan::{Movable, ReadTable};
+use crate::questions::tune::plan::BattleGround;
 use crate::stats::Metric;
 use crate::systems::Battle;
 use crate::systems::contract::CellMove;
@@ -90,4 +91,44 @@ fn setting_words(base: &Scenario, tables: &[ReadTable]) -> Result<Words> {
         at: super::schema::word_places(&schema),
         by_key,
     })
+}
+
+impl Resolved {
+    /// What a tune reads of this scenario, in one go: its name (the file's
+    /// stem), metrics, settings and cells as knobs, the tables its
+    /// outcomes rest on, the text of every table it reads, and whether it
+    /// has exact odds.
+    pub fn tune_ground(&self) -> Result<BattleGround> {
+        let path = self.path();
+        let ground = self.ground(None, None)?;
+        let cells = if ground.movable.own_cells {
+            Vec::new()
+        } else {
+            ground.movable.cells(&[])?
+        };
+        let battle = &self.scenario.battle;
+        let document = &ground.movable.document;
+        let tables = (battle.tables().iter())
+            .map(|t| {
+                let (text, _) =
+                    crate::tables::text_as_read(document, self.files(), &self.tables, &t.name)?;
+                Ok((t.name.clone(), text))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BattleGround {
+            name: (path.file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".to_owned()),
+            path: path.display().to_string(),
+            system: battle.system(),
+            exact_odds: crate::systems::registry::exact_odds(),
+            settings: ground.movable.settings(),
+            cells,
+            metrics: ground.metrics,
+            rests_on: battle.rests_on(),
+            tables,
+            exact: battle.exact().is_ok(),
+            seed: self.scenario.seed,
+        })
+    }
 }

@@ -11,6 +11,7 @@ pub mod bundled;
 pub mod ground;
 pub mod resolved;
 pub mod schema;
+pub mod tuned;
 
 pub use resolved::Resolved;
 

@@ -20,9 +20,10 @@ use crate::analysis::runner::Plan;
 use crate::analysis::sensitivity::{Prepared, prepare, sensitivity};
 use crate::analysis::solve::{SolveRequest, solve};
 use crate::analysis::sweep::{SweepRequest, sweep};
-use crate::analysis::tune::{DEFAULT_SEARCH_TRIALS, TuneRequest, tune};
+use crate::analysis::tune::tune;
 use crate::engine::Shard;
 use crate::questions::sensitivity::plan::SensitivityRequest;
+use crate::questions::tune::plan::{DEFAULT_SEARCH_TRIALS, TuneRequest};
 use crate::scenario::Resolved;
 
 /// A question and its terms, as the page posts it:
@@ -421,8 +422,8 @@ impl Asked {
                         "{} {step}, total shortfall {}",
                         match pass {
                             1 => "step".to_owned(),
-                            crate::analysis::tune::TIDY_PASS => "tidying, step".to_owned(),
-                            crate::analysis::tune::RACE_PASS => {
+                            crate::questions::tune::TIDY_PASS => "tidying, step".to_owned(),
+                            crate::questions::tune::RACE_PASS => {
                                 "the finalists on fresh battles, round".to_owned()
                             }
                             _ => format!("pass {pass}, step"),

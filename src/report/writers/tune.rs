@@ -10,7 +10,9 @@ use anyhow::{Context, Result};
 use polars::prelude::Column;
 use serde::Serialize;
 
-use crate::questions::tune::Verdict;
+pub use crate::questions::tune::verdicts::GoalResult;
+use crate::questions::tune::{Conflict, Verdict};
+pub use crate::questions::tune::{Effect, StepRow};
 use crate::report::exporters::csv::{TableMeta, text, write_table};
 use crate::report::{Formats, RunInfo};
 
@@ -64,108 +66,6 @@ pub struct TuneReport {
     pub battles_fought: u64,
     /// Which tabular files to write.
     pub formats: Formats,
-}
-
-/// One goal on the verifying run.
-#[derive(Debug, Clone, Serialize)]
-pub struct GoalResult {
-    /// As written (with `@SCENARIO` where several were tuned).
-    pub goal: String,
-    /// The scenario held to it (its file's stem).
-    pub scenario: String,
-    /// Its outcome, in the target syntax.
-    pub target: String,
-    /// Its band: `45%..55%`, `<= 10%`.
-    pub band: String,
-    /// Whether the outcome is a mean (else a probability).
-    pub mean: bool,
-    /// The battle as written, in the search's battles.
-    pub before: f64,
-    /// The battle as written, exactly, where it has exact odds.
-    pub before_exact: Option<f64>,
-    /// The band as an interval (a bound's other end open: infinite).
-    #[serde(skip)]
-    pub band_range: (f64, f64),
-    /// What the search measured at the table found.
-    pub search_estimate: f64,
-    /// What the verifying run measured.
-    pub estimate: f64,
-    /// The verifying run's interval, family-wise over the goals.
-    pub ci_low: f64,
-    /// The verifying run's interval, family-wise over the goals.
-    pub ci_high: f64,
-    /// The exact value, where the battle has exact odds (which then judge).
-    pub exact: Option<f64>,
-    /// How far the judged value (exact where the battle has exact odds,
-    /// else the verifying run's estimate) is from the band: percentage
-    /// points for a probability, the mean's units for a mean; 0 inside it.
-    pub shortfall: f64,
-    /// Met, missed or too close to tell.
-    pub verdict: Verdict,
-    /// The tables holding stand-in values its outcome rests on.
-    pub stand_in_tables: Vec<String>,
-}
-
-/// One candidate of one step of the search.
-#[derive(Debug, Clone)]
-pub struct StepRow {
-    /// The pass of the search (1: pairs of moves only where single ones
-    /// stall; 2: from the start again, pairs at every step).
-    pub pass: usize,
-    /// The step (from 1).
-    pub step: usize,
-    /// Each setting at its value.
-    pub candidate: String,
-    /// Settings changed from the battle as written.
-    pub changed: usize,
-    /// Each goal's estimate.
-    pub estimates: Vec<f64>,
-    /// Each goal's shortfall.
-    pub shortfalls: Vec<f64>,
-    /// Their sum.
-    pub total: f64,
-    /// Whether the search took it.
-    pub chosen: bool,
-}
-
-/// One change made alone to the battle as written, and its effect on one
-/// goal, paired on the verifying run's battles.
-#[derive(Debug, Clone)]
-pub struct Effect {
-    /// The setting or cell.
-    pub setting: String,
-    /// Its value in the battle as written.
-    pub from: String,
-    /// The value found.
-    pub to: String,
-    /// The goal.
-    pub goal: String,
-    /// The scenario it was measured in (its file's stem).
-    pub scenario: String,
-    /// Whether the goal's outcome is a mean (else a probability).
-    pub mean: bool,
-    /// The change in the outcome with its 95% interval, where it is paired.
-    pub difference: Option<crate::stats::DifferenceInterval>,
-    /// How the interval was found.
-    pub method: &'static str,
-}
-
-impl Effect {
-    /// Whether its change is smaller than `min_effect` (percentage points
-    /// for a probability, a mean's own units): too small to matter. `None`
-    /// where it was not paired alone.
-    pub fn below(&self, min_effect: f64) -> Option<bool> {
-        let scale = if self.mean { 1.0 } else { 100.0 };
-        (self.difference.as_ref()).map(|d| (scale * d.difference).abs() < min_effect)
-    }
-
-    /// `, too small to matter` where it is below the `--min-effect` asked.
-    pub fn too_small_words(&self, min_effect: Option<f64>) -> &'static str {
-        match min_effect.and_then(|m| self.below(m)) {
-            Some(true) => ", smaller than --min-effect: too small to matter",
-            _ => "",
-        }
-    }
 }
 
 /// Another table the search found: its changes, and each goal's value
@@ -269,6 +169,35 @@ pub fn band_words(band: &str) -> String {
     band.replace("<= ", "\u{2264} ")
         .replace(">= ", "\u{2265} ")
         .replace("..", "\u{2013}")
+}
+
+/// What stands in a tune's way, in words: its goals as [`goal_words`]
+/// says them.
+pub fn conflict_words(system: &str, conflict: &Conflict) -> String {
+    let said = |label: &str| goal_words(system, label);
+    match conflict {
+        Conflict::Blocks {
+            order,
+            goals,
+            found,
+        } => format!(
+            "{order} blocks {}: the table the search finds without it ({found}) meets {}; --allow-disorder lets the search break it",
+            (goals.iter())
+                .map(|g| format!("\"{}\"", said(g)))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            if goals.len() == 1 { "it" } else { "them" }
+        ),
+        Conflict::Stuck { goal } => format!(
+            "\"{}\": no single step of the settings varied brings it closer (widen a range or vary another setting)",
+            said(goal)
+        ),
+        Conflict::Pull { closer, further } => format!(
+            "\"{}\" and \"{}\" pull against each other here: in the search's battles, every single step that brings the first closer takes the second further",
+            said(closer),
+            said(further)
+        ),
+    }
 }
 
 /// A goal as a person reads it, its outcome in words and its band with

@@ -5,13 +5,12 @@
 use anyhow::Result;
 use toml::Value;
 
-use crate::analysis::runner::Plan;
-use crate::questions::tune::Goal;
-use crate::report::writers::tune::StepRow;
+use super::Goal;
+use super::StepRow;
 
-use super::battles::Held;
 use super::fight::{Fight, Scored};
 use super::moves::{changed, same};
+use super::plan::Held;
 
 /// One step of the search as it is taken (a move, or a pair of moves, to
 /// another candidate): its pass and number, the candidate, and its total
@@ -20,7 +19,7 @@ pub type StepSeen<'a> = dyn FnMut((usize, usize), &str, f64) -> Result<()> + 'a;
 
 /// Whether a step of the search also tries pairs of moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Pairs {
+pub enum Pairs {
     /// Only when no single move lowers the shortfall.
     WhenStalled,
     /// At every step, beside the single moves.
@@ -28,44 +27,43 @@ pub(super) enum Pairs {
 }
 
 /// Most candidates one step fights: pairs of moves beyond it are not tried.
-pub(super) const MAX_CANDIDATES: usize = 2_000;
+pub const MAX_CANDIDATES: usize = 2_000;
 
 /// How many standard errors of its paired difference a move must gain to
 /// be taken (and may cost to be taken back, when tidying).
-pub(super) const NOISE_MARGIN: f64 = 2.0;
+pub const NOISE_MARGIN: f64 = 2.0;
 
 /// The pass number `steps.csv` gives the tidying after the search.
 pub const TIDY_PASS: usize = 3;
 
 /// Where one pass of the search ended.
-pub(super) struct Descent {
-    pub(super) current: Vec<Value>,
+pub struct Descent {
+    pub current: Vec<Value>,
     /// The candidate it ended at, as last fought.
-    pub(super) here: Scored,
-    pub(super) steps: Vec<StepRow>,
-    pub(super) stopped: String,
-    pub(super) threads: usize,
+    pub here: Scored,
+    pub steps: Vec<StepRow>,
+    pub stopped: String,
+    pub threads: usize,
 }
 
 /// The search's state between steps: where it is and what it has fought.
-pub(super) struct Walk<'f, 'a> {
-    pub(super) fight: &'f Fight<'a>,
-    pub(super) goals: (&'f [Goal], &'f [Held]),
-    pub(super) plan: &'f Plan,
-    pub(super) start: &'f [Value],
-    pub(super) pass: usize,
-    pub(super) current: Vec<Value>,
-    pub(super) here: Option<Scored>,
-    pub(super) steps: Vec<StepRow>,
-    pub(super) threads: usize,
+pub struct Walk<'f, 'a> {
+    pub fight: &'f Fight<'a>,
+    pub goals: (&'f [Goal], &'f [Held]),
+    pub start: &'f [Value],
+    pub pass: usize,
+    pub current: Vec<Value>,
+    pub here: Option<Scored>,
+    pub steps: Vec<StepRow>,
+    pub threads: usize,
 }
 
 impl Walk<'_, '_> {
     /// Fights `candidates` (the current one first) and records them as
     /// step `step`; takes the least total shortfall if it is lower than the
     /// current one's (fewer changes breaking a tie). Whether it moved.
-    pub(super) fn round(&mut self, step: usize, candidates: Vec<Vec<Value>>) -> Result<bool> {
-        let (round, used) = self.fight.score(&candidates, self.goals, self.plan)?;
+    pub fn round(&mut self, step: usize, candidates: Vec<Vec<Value>>) -> Result<bool> {
+        let (round, used) = self.fight.score(&candidates, self.goals)?;
         self.threads = self.threads.max(used);
         let start = self.start;
         let here = round[0].total;
@@ -103,12 +101,12 @@ impl Walk<'_, '_> {
     }
 
     /// The total shortfall where the walk is.
-    pub(super) fn total(&self) -> f64 {
+    pub fn total(&self) -> f64 {
         self.here.as_ref().map_or(f64::INFINITY, |h| h.total)
     }
 
     /// The candidates one move (or each of `dimensions`' moves) away.
-    pub(super) fn singles(&self, dimensions: impl Iterator<Item = usize>) -> Vec<(usize, Value)> {
+    pub fn singles(&self, dimensions: impl Iterator<Item = usize>) -> Vec<(usize, Value)> {
         dimensions
             .flat_map(|i| {
                 (self.fight.dimensions[i]
@@ -120,7 +118,7 @@ impl Walk<'_, '_> {
     }
 
     /// `current` with `moves` made.
-    pub(super) fn with(&self, moves: &[&(usize, Value)]) -> Vec<Value> {
+    pub fn with(&self, moves: &[&(usize, Value)]) -> Vec<Value> {
         let mut c = self.current.clone();
         for (i, v) in moves {
             c[*i] = v.clone();
@@ -128,7 +126,7 @@ impl Walk<'_, '_> {
         c
     }
 
-    pub(super) fn into_descent(self, stopped: String) -> Descent {
+    pub fn into_descent(self, stopped: String) -> Descent {
         Descent {
             current: self.current,
             here: self.here.expect("the walk fought at least once"),
@@ -144,8 +142,8 @@ impl Walk<'_, '_> {
 /// and takes the least total shortfall, fewer changes breaking a tie;
 /// after a single move, the same setting keeps moving while that lowers
 /// the shortfall (a few candidates a move, not a whole step).
-pub(super) fn descend(
-    (fight, goals, plan): (&Fight, (&[Goal], &[Held]), &Plan),
+pub fn descend(
+    (fight, goals): (&Fight, (&[Goal], &[Held])),
     (start, max_changes, max_steps): (&[Value], usize, usize),
     (pass, pairs): (usize, Pairs),
     seen: &mut StepSeen,
@@ -153,7 +151,6 @@ pub(super) fn descend(
     let mut walk = Walk {
         fight,
         goals,
-        plan,
         start,
         pass,
         current: start.to_vec(),
@@ -252,7 +249,7 @@ pub(super) fn descend(
 
 /// Whether a second pass, with pairs of moves at every step, can differ
 /// from the first: only where the pairs from the start fit in one step.
-pub(super) fn pairs_fit_from(fight: &Fight, start: &[Value]) -> bool {
+pub fn pairs_fit_from(fight: &Fight, start: &[Value]) -> bool {
     let moves: usize = (fight.dimensions.iter().zip(start))
         .map(|(d, v)| d.neighbours(v).len())
         .sum();
@@ -263,8 +260,8 @@ pub(super) fn pairs_fit_from(fight: &Fight, start: &[Value]) -> bool {
 /// step toward the battle as written, wherever the search's battles say it
 /// costs no shortfall beyond their noise; again until nothing more can be
 /// taken back. It never moves a value further from the battle as written.
-pub(super) fn tidy(
-    (fight, goals, plan): (&Fight, (&[Goal], &[Held]), &Plan),
+pub fn tidy(
+    (fight, goals): (&Fight, (&[Goal], &[Held])),
     start: &[Value],
     found: Descent,
     seen: &mut StepSeen,
@@ -279,7 +276,6 @@ pub(super) fn tidy(
     let mut walk = Walk {
         fight,
         goals,
-        plan,
         start,
         pass: TIDY_PASS,
         current,
@@ -310,8 +306,7 @@ pub(super) fn tidy(
         }
         step += 1;
         let total = walk.total();
-        let (round, used) =
-            fight.score(&[vec![walk.current.clone()], back].concat(), goals, plan)?;
+        let (round, used) = fight.score(&[vec![walk.current.clone()], back].concat(), goals)?;
         walk.threads = walk.threads.max(used);
         // The smallest change among those whose cost the search's battles
         // cannot tell from chance (every goal still met, where they were).

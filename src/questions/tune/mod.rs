@@ -1,11 +1,151 @@
-//! The terms of `warcrunch tune`: a goal is an outcome (an event's
-//! probability, or a numeric outcome's mean, in the target syntax) with a
-//! band or a bound it should keep to; how far an estimate falls short of
-//! it; and what an interval says of it.
+//! The terms of `warcrunch tune` and its answer on them: a goal is an
+//! outcome (an event's probability, or a numeric outcome's mean, in the
+//! target syntax) with a band or a bound it should keep to; how far an
+//! estimate falls short of it; and what an interval says of it. Then the
+//! tune itself, on data: the plan ([`plan`]), the search that asks the
+//! battles through [`fight::Ask`] ([`propose`]), and the verdicts on the
+//! verifying run ([`verdicts`]). `analysis::tune` answers the asks on the
+//! engine; `report` writes what comes back.
 
 use anyhow::{Result, bail};
+use toml::Value;
 
 use super::target::Target;
+
+pub mod fight;
+pub mod moves;
+pub mod plan;
+pub mod propose;
+pub mod race;
+pub mod search;
+pub mod smallest;
+pub mod verdicts;
+
+pub use race::{MOST_ROUNDS, RACE_PASS};
+pub use search::{StepSeen, TIDY_PASS};
+
+use fight::Ask;
+use plan::{TunePlan, TuneRequest};
+use propose::{Proposal, propose};
+use verdicts::{GoalResult, Verified, judge, verify_trials};
+
+/// The verifying run: the table found fought on the number of battles
+/// given, one [`Verified`] a battle tuned.
+pub type Verify<'a> = dyn FnMut(&[Value], u64) -> Result<Vec<Verified>> + 'a;
+
+/// A tune answered: the table proposed, the verifying run's battles, each
+/// goal's verdict there, and each change's effect alone.
+pub struct Answer {
+    pub proposal: Proposal,
+    pub verify_trials: u64,
+    pub goals: Vec<GoalResult>,
+    pub effects: Vec<Effect>,
+}
+
+/// Answers `plan` (asked as `request`): the search asks `ask` for every
+/// candidate's numbers on `threads` workers, showing `seen` each step;
+/// `verify` fights the table found on the verifying run's battles (how
+/// many it is told, on the plan's verify seed), one [`Verified`] a battle.
+pub fn answer(
+    plan: &TunePlan,
+    request: &TuneRequest,
+    ask: &dyn Ask,
+    threads: usize,
+    verify: &mut Verify,
+    seen: &mut StepSeen,
+) -> Result<Answer> {
+    let proposal = propose(plan, ask, threads, request.min_effect.unwrap_or(0.0), seen)?;
+    let verify_trials = verify_trials(plan, request, &proposal);
+    let verified = verify(&proposal.current, verify_trials)?;
+    let goals = judge(plan, &proposal, &verified)?;
+    let effects = ask.effects(&proposal.current, verify_trials, plan.verify_seed)?;
+    Ok(Answer {
+        proposal,
+        verify_trials,
+        goals,
+        effects,
+    })
+}
+
+/// One candidate of one step of the search.
+#[derive(Debug, Clone)]
+pub struct StepRow {
+    /// The pass of the search (1: pairs of moves only where single ones
+    /// stall; 2: from the start again, pairs at every step).
+    pub pass: usize,
+    /// The step (from 1).
+    pub step: usize,
+    /// Each setting at its value.
+    pub candidate: String,
+    /// Settings changed from the battle as written.
+    pub changed: usize,
+    /// Each goal's estimate.
+    pub estimates: Vec<f64>,
+    /// Each goal's shortfall.
+    pub shortfalls: Vec<f64>,
+    /// Their sum.
+    pub total: f64,
+    /// Whether the search took it.
+    pub chosen: bool,
+}
+
+/// One change made alone to the battle as written, and its effect on one
+/// goal, paired on the verifying run's battles.
+#[derive(Debug, Clone)]
+pub struct Effect {
+    /// The setting or cell.
+    pub setting: String,
+    /// Its value in the battle as written.
+    pub from: String,
+    /// The value found.
+    pub to: String,
+    /// The goal.
+    pub goal: String,
+    /// The scenario it was measured in (its file's stem).
+    pub scenario: String,
+    /// Whether the goal's outcome is a mean (else a probability).
+    pub mean: bool,
+    /// The change in the outcome with its 95% interval, where it is paired.
+    pub difference: Option<crate::stats::DifferenceInterval>,
+    /// How the interval was found.
+    pub method: &'static str,
+}
+
+impl Effect {
+    /// Whether its change is smaller than `min_effect` (percentage points
+    /// for a probability, a mean's own units): too small to matter. `None`
+    /// where it was not paired alone.
+    pub fn below(&self, min_effect: f64) -> Option<bool> {
+        let scale = if self.mean { 1.0 } else { 100.0 };
+        (self.difference.as_ref()).map(|d| (scale * d.difference).abs() < min_effect)
+    }
+
+    /// `, too small to matter` where it is below the `--min-effect` asked.
+    pub fn too_small_words(&self, min_effect: Option<f64>) -> &'static str {
+        match min_effect.and_then(|m| self.below(m)) {
+            Some(true) => ", smaller than --min-effect: too small to matter",
+            _ => "",
+        }
+    }
+}
+
+/// What stands in the way of a tune that falls short; each goal by its
+/// label (the report words them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conflict {
+    /// A declared order (in words) blocks goals: the table the search
+    /// finds without it (`found`, by name) meets them.
+    Blocks {
+        order: String,
+        goals: Vec<String>,
+        found: String,
+    },
+    /// No single step of what may change brings the goal closer.
+    Stuck { goal: String },
+    /// Every single step that brings `closer` closer takes `further`
+    /// further.
+    Pull { closer: String, further: String },
+}
 
 /// One goal: `"side:Megalos/victory=won in 45%..55%"`,
 /// `"party/any_down_or_dead=yes <= 10%"`, `"hero:Isabeau/reputation:mean >= 2"`;

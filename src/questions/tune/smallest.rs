@@ -15,47 +15,47 @@ use std::collections::HashSet;
 use anyhow::{Result, bail};
 use toml::Value;
 
-use crate::questions::tune::Goal;
-use crate::report::writers::tune::StepRow;
+use super::Goal;
+use super::StepRow;
 use crate::stats::format::thousands;
 
-use super::battles::Held;
 use super::fight::{Fight, Scored};
 use super::moves::{Dimension, Moves, changed, same};
+use super::plan::Held;
 use super::search::StepSeen;
 
 /// The most steps a changed cell moves from its value as written (a
 /// `--vary` range is searched whole).
-pub(super) const REACH: usize = 3;
+pub const REACH: usize = 3;
 
 /// The most tables a level is tried whole with.
-pub(super) const WHOLE_LEVEL: usize = 20_000;
+pub const WHOLE_LEVEL: usize = 20_000;
 
 /// Tables the beam keeps from one level to the next.
-pub(super) const BEAM: usize = 64;
+pub const BEAM: usize = 64;
 
 /// Tables scored between two looks at the stop flag.
 const BATCH: usize = 256;
 
 /// The most alternatives the report lists beside the proposal.
-pub(super) const ALTERNATIVES: usize = 5;
+pub const ALTERNATIVES: usize = 5;
 
 /// What the search found.
-pub(super) struct Found {
+pub struct Found {
     /// The proposal: a table meeting every goal with the fewest changes,
     /// then the fewest steps; or, where none was found, the least total
     /// shortfall.
-    pub(super) best: Scored,
+    pub best: Scored,
     /// Other tables meeting every goal with as few changes, fewest steps
     /// first; or, where none meets, the next nearest.
-    pub(super) alternatives: Vec<Scored>,
+    pub alternatives: Vec<Scored>,
     /// The battle as written (step 0), then the best tables of each level,
     /// as `steps.csv` lists them.
-    pub(super) steps: Vec<StepRow>,
+    pub steps: Vec<StepRow>,
     /// Why it stopped where it did.
-    pub(super) stopped: String,
+    pub stopped: String,
     /// What it looked through, in words.
-    pub(super) searched: String,
+    pub searched: String,
 }
 
 /// Each dimension's values a changed one may take, with their steps from
@@ -88,7 +88,7 @@ fn reachable(d: &Dimension) -> Vec<(Value, usize)> {
 }
 
 /// The smallest table meeting every goal, searched as the module says.
-pub(super) fn smallest(
+pub fn smallest(
     (fight, goals, threads): (&Fight, (&[Goal], &[Held]), usize),
     (max_changes, max_levels): (usize, usize),
     seen: &mut StepSeen,

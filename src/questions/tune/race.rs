@@ -18,14 +18,13 @@
 use anyhow::{Result, bail};
 use toml::Value;
 
-use crate::analysis::runner::Plan;
-use crate::questions::tune::{Goal, Verdict};
-use crate::report::writers::tune::StepRow;
+use super::StepRow;
+use super::{Goal, Verdict};
 use crate::stats::z_for_confidence;
 
-use super::battles::Held;
 use super::fight::{Fight, Scored};
 use super::moves::{changed, same};
+use super::plan::Held;
 use super::search::StepSeen;
 
 /// The pass number `steps.csv` gives the race's rounds.
@@ -40,35 +39,35 @@ pub const MOST_ROUNDS: usize = 3;
 
 /// The seed the race takes: the search's, moved by a fixed odd constant
 /// other than the verifying run's.
-pub(super) fn race_seed_of(search_seed: u64) -> u64 {
+pub fn race_seed_of(search_seed: u64) -> u64 {
     search_seed.wrapping_add(0xD1B5_4A32_D192_ED03)
 }
 
 /// What the race decided.
-pub(super) struct Raced {
+pub struct Raced {
     /// The table proposed, as the race's last round scored it.
-    pub(super) pick: Scored,
+    pub pick: Scored,
     /// Whether it meets every goal on the race's intervals.
-    pub(super) met: bool,
+    pub met: bool,
     /// Finalists ranked before the pick (or beside it, where none meets)
     /// that the race could not tell from meeting every goal.
-    pub(super) untold: Vec<Scored>,
+    pub untold: Vec<Scored>,
     /// Each goal's verdict for each alternative, as the race judged it.
-    pub(super) untold_verdicts: Vec<Vec<Verdict>>,
+    pub untold_verdicts: Vec<Vec<Verdict>>,
     /// The rounds, as `steps.csv` lists them.
-    pub(super) steps: Vec<StepRow>,
+    pub steps: Vec<StepRow>,
     /// Battles of the last round, each finalist.
-    pub(super) trials: u64,
+    pub trials: u64,
     /// What the alternatives are, in words.
-    pub(super) untold_are: String,
+    pub untold_are: String,
     /// What the race did, in words.
-    pub(super) said: String,
+    pub said: String,
 }
 
 /// The finalists around `found`: it first, then each change taken back,
 /// then each changed value one step either way (within `max_changes`);
 /// none twice.
-pub(super) fn finalists(fight: &Fight, found: &[Value], max_changes: usize) -> Vec<Vec<Value>> {
+pub fn finalists(fight: &Fight, found: &[Value], max_changes: usize) -> Vec<Vec<Value>> {
     let start = fight.start;
     let mut all: Vec<Vec<Value>> = vec![found.to_vec()];
     let mut add = |c: Vec<Value>| {
@@ -100,8 +99,8 @@ pub(super) fn finalists(fight: &Fight, found: &[Value], max_changes: usize) -> V
 
 /// Races `finalists` (the table found first) on fresh battles of `fight`'s
 /// scenarios, as the module says.
-pub(super) fn race(
-    (fight, goals, plan): (&Fight, (&[Goal], &[Held]), &Plan),
+pub fn race(
+    (fight, goals): (&Fight, (&[Goal], &[Held])),
     finalists: &[Vec<Value>],
     seen: &mut StepSeen,
 ) -> Result<Raced> {
@@ -118,11 +117,10 @@ pub(super) fn race(
             bail!("the tune was stopped");
         }
         let again = fight.again_on(trials, seed);
-        let (mut scored, _) = again.score(&racing, goals, plan)?;
-        fight.count(again.fought.load(std::sync::atomic::Ordering::Relaxed));
+        let (mut scored, _) = again.score(&racing, goals)?;
         // Family-wise over every goal of every finalist.
         let z = z_for_confidence(
-            1.0 - (1.0 - super::CONFIDENCE) / (held.len() * scored.len()).max(1) as f64,
+            1.0 - (1.0 - super::plan::CONFIDENCE) / (held.len() * scored.len()).max(1) as f64,
         );
         scored.sort_by_key(|s| (changed(&s.at, start), fight.steps(&s.at)));
         let judged: Vec<(Verdict, Vec<Verdict>)> = (scored.iter())
@@ -252,7 +250,7 @@ mod tests {
     fn the_race_seed_is_neither_the_search_seed_nor_the_verifying_one() {
         for seed in [0, 5, u64::MAX] {
             assert_ne!(race_seed_of(seed), seed);
-            assert_ne!(race_seed_of(seed), super::super::verify_seed_of(seed));
+            assert_ne!(race_seed_of(seed), super::super::plan::verify_seed_of(seed));
         }
     }
 }
