@@ -94,27 +94,6 @@ pub fn tune(
         seen,
     )?;
     let current = &proposal.current;
-    let TunedFiles {
-        scenarios: tuned,
-        tables,
-    } = tuned_files(
-        scenarios,
-        &planned,
-        current,
-        &report_header(&command, &goals),
-        &out,
-    )?;
-
-    for (_, info) in &mut runs {
-        info.threads = Some(proposal.threads);
-    }
-    // Each goal's stand-in tables, as its battle's verifying run records
-    // them (the goals come in the order held).
-    for (g, h) in goals.iter_mut().zip(&planned.held) {
-        let target = &planned.goals[h.goal].target;
-        let (_, info) = &runs[h.battle];
-        g.stand_in_tables = info.stand_in_tables_of_any(&[""], &target.subject, &target.metric);
-    }
     let dimensions = &planned.dimensions;
     let changes = changes_of(dimensions, &planned.start, current);
     // Each alternative's goals, as the search (or the race) judged them.
@@ -125,6 +104,26 @@ pub fn tune(
             verdicts: verdicts.clone(),
         })
         .collect();
+    let TunedFiles {
+        scenarios: tuned,
+        tables,
+    } = tuned_files(
+        scenarios,
+        &planned,
+        current,
+        &report_header(&command, &goals),
+        &out,
+    )?;
+    for (_, info) in &mut runs {
+        info.threads = Some(proposal.threads);
+    }
+    // Each goal's stand-in tables, as its battle's verifying run records
+    // them (the goals come in the order held).
+    for (g, h) in goals.iter_mut().zip(&planned.held) {
+        let target = &planned.goals[h.goal].target;
+        let (_, info) = &runs[h.battle];
+        g.stand_in_tables = info.stand_in_tables_of_any(&[""], &target.subject, &target.metric);
+    }
     let report = TuneReport {
         info: merged_info(runs),
         goals,
