@@ -169,6 +169,12 @@ pub struct Interrupted {
     pub planned: u64,
 }
 
+/// The most parts a battle's outcome splits into ([`System::part_bounds`]).
+pub const MAX_PARTS: usize = 4;
+
+/// A battle's parts, as [`System::fight_parts`] gives them.
+pub type Parts = [u32; MAX_PARTS];
+
 /// A battle system: rules and tables that can fight one battle at a time.
 pub trait System: Sync {
     /// What one battle produced.
@@ -189,6 +195,34 @@ pub trait System: Sync {
     /// by address ([`crate::engine::stream`]). Whatever the battle hands the stream
     /// to should be inlined, so its state stays in a register.
     fn simulate(&self, rng: &mut BattleStream) -> Self::Outcome;
+
+    /// The parts a battle's outcome splits into (at most [`MAX_PARTS`]),
+    /// each a number below its bound, where the system can fight a battle
+    /// to them directly
+    /// ([`System::fight_parts`]) and count each part alone
+    /// ([`System::record_part`]): the paired engine then counts pairs of
+    /// variants' parts, a few counts a battle, instead of bit-masked blocks
+    /// of whole outcomes. `None` (the default): it cannot.
+    fn part_bounds(&self) -> Option<Vec<usize>> {
+        None
+    }
+
+    /// Fights one battle on `window` to its parts (part `p` below bound
+    /// `p` of [`System::part_bounds`], the parts past them 0), on the
+    /// numbers [`System::simulate`] reads. Called only where the system
+    /// has parts.
+    fn fight_parts(&self, window: &mut BattleStream) -> Parts {
+        let _ = window;
+        unreachable!("fight_parts on a system without parts");
+    }
+
+    /// Adds `weight` to every count part `part` at `value` falls in: a
+    /// battle's parts, each recorded, count what its outcome does. Called
+    /// only where the system has parts.
+    fn record_part(&self, tally: &mut Self::Tally, part: usize, value: u32, weight: u64) {
+        let _ = (tally, part, value, weight);
+        unreachable!("record_part on a system without parts");
+    }
 
     /// Fights a chunk's battles, each on its window, counting each into
     /// `tally`: the engine's inner loop. A system that can count a battle

@@ -7,9 +7,10 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 use toml::Value;
 
+use super::moves::changed;
 use super::moves::{Dimension, changes};
 use super::plan::{Held, Kept, TunePlan};
-use super::{Effect, Goal};
+use super::{Effect, Goal, StepRow};
 use crate::stats::{Metric, wilson};
 
 /// What the search asks of the battles tuned; the runner answers.
@@ -121,6 +122,27 @@ impl<'a> Fight<'a> {
         } else {
             named.join(",")
         }
+    }
+
+    /// Adds `round` to `steps` as `steps.csv` lists it: as step `step` of
+    /// pass `pass`, candidate `chosen` (if any) the one taken.
+    pub fn record(
+        &self,
+        steps: &mut Vec<StepRow>,
+        (pass, step): (usize, usize),
+        round: &[Scored],
+        chosen: Option<usize>,
+    ) {
+        steps.extend(round.iter().enumerate().map(|(k, s)| StepRow {
+            pass,
+            step,
+            candidate: self.name(&s.at),
+            changed: changed(&s.at, self.start),
+            estimates: s.estimates.clone(),
+            shortfalls: s.shortfalls.clone(),
+            total: s.total,
+            chosen: chosen == Some(k),
+        }));
     }
 
     /// The same battles, dimensions and seed with no declared order kept:

@@ -131,18 +131,7 @@ pub fn race(
         let untold: Vec<usize> = (0..before)
             .filter(|&k| judged[k].0 == Verdict::TooCloseToTell)
             .collect();
-        for (k, s) in scored.iter().enumerate() {
-            steps.push(StepRow {
-                pass: RACE_PASS,
-                step: round,
-                candidate: fight.name(&s.at),
-                changed: changed(&s.at, start),
-                estimates: s.estimates.clone(),
-                shortfalls: s.shortfalls.clone(),
-                total: s.total,
-                chosen: Some(k) == pick,
-            });
-        }
+        fight.record(&mut steps, (RACE_PASS, round), &scored, pick);
         let leader = pick.map_or(&scored[0], |k| &scored[k]);
         seen((RACE_PASS, round), &fight.name(&leader.at), leader.total)?;
         if untold.is_empty() || round == MOST_ROUNDS {

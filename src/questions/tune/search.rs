@@ -84,18 +84,7 @@ impl Walk<'_, '_> {
     /// Records every candidate of `round` as step `step` of the walk's
     /// pass, and goes to candidate `chosen` (0: stays where it is).
     fn take(&mut self, step: usize, round: &[Scored], chosen: usize) {
-        for (k, s) in round.iter().enumerate() {
-            self.steps.push(StepRow {
-                pass: self.pass,
-                step,
-                candidate: self.fight.name(&s.at),
-                changed: changed(&s.at, self.start),
-                estimates: s.estimates.clone(),
-                shortfalls: s.shortfalls.clone(),
-                total: s.total,
-                chosen: k == chosen,
-            });
-        }
+        (self.fight).record(&mut self.steps, (self.pass, step), round, Some(chosen));
         self.current = round[chosen].at.clone();
         self.here = Some(round[chosen].clone());
     }

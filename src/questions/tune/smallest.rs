@@ -98,18 +98,7 @@ pub fn smallest(
     let mut steps: Vec<StepRow> = Vec::new();
     let record =
         |steps: &mut Vec<StepRow>, level: usize, round: &[Scored], chosen: Option<usize>| {
-            for (k, s) in round.iter().enumerate() {
-                steps.push(StepRow {
-                    pass: 1,
-                    step: level,
-                    candidate: fight.name(&s.at),
-                    changed: changed(&s.at, start),
-                    estimates: s.estimates.clone(),
-                    shortfalls: s.shortfalls.clone(),
-                    total: s.total,
-                    chosen: chosen == Some(k),
-                });
-            }
+            fight.record(steps, (1, level), round, chosen)
         };
     let as_written = fight.exact_score(start, goals)?;
     let order = |a: &Scored, b: &Scored| {

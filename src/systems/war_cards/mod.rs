@@ -614,6 +614,35 @@ impl System for WarCards {
         }
         counts.add_into(tally, finals);
     }
+
+    /// An engagement the table fights ends in three parts: its final
+    /// outcome's number, the melee exchanges and the missile volleys.
+    fn part_bounds(&self) -> Option<Vec<usize>> {
+        let table = self.table.as_ref()?;
+        Some(vec![
+            table.finals().len(),
+            self.rules.max_exchanges as usize + 1,
+            self.rules.missile_volleys as usize + 1,
+        ])
+    }
+
+    #[inline(always)]
+    fn fight_parts(&self, window: &mut crate::engine::stream::BattleStream) -> crate::engine::Parts {
+        let table = self.table.as_ref().expect("parts only where a table fights");
+        let ending = table.fight_to_end(window, self.rules.max_exchanges);
+        [ending.last, ending.exchanges, ending.volleys, 0]
+    }
+
+    fn record_part(&self, tally: &mut WarTally<u64>, part: usize, value: u32, weight: u64) {
+        match part {
+            0 => {
+                let table = self.table.as_ref().expect("parts only where a table fights");
+                tally.add_final(&table.finals()[value as usize], weight);
+            }
+            1 => tally.add_exchanges(value, weight),
+            _ => tally.add_volleys(value, weight),
+        }
+    }
 }
 
 impl WarCards {

@@ -24,6 +24,10 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 
+mod joint;
+
+use joint::{JointCounts, PartsReading, parts_readings};
+
 use crate::engine::stream::BattleStream;
 use crate::engine::{Chunk, System, Tally};
 use crate::stats::Metric;
@@ -296,6 +300,13 @@ impl MeanFeeds {
         }
     }
 
+    /// The paired outcomes count `k` feeds, each with its value there.
+    fn values_of(&self, k: usize) -> impl Iterator<Item = (u32, i64)> + '_ {
+        self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]
+            .iter()
+            .copied()
+    }
+
     /// Each outcome's values in a block, each with the mask of the block's
     /// battles that took it (`groups[t]`: a few per block, where a battle
     /// by battle list would hold 64).
@@ -515,6 +526,9 @@ struct Shared<T> {
     /// Per variant, an empty tally: a worker's block is a clone of each
     /// (only a tally that fights holds a block; merged ones hold counts).
     blanks: Vec<T>,
+    /// Per variant, how its parts read, where every variant's battles are
+    /// counted by parts ([`joint`]) instead of in blocks.
+    parts: Option<Vec<PartsReading>>,
 }
 
 impl<'a, S: System> Lockstep<'a, S> {
@@ -537,9 +551,14 @@ impl<'a, S: System> Lockstep<'a, S> {
         );
         let readings = readings(&variants, metrics, events, means);
         let blanks = variants.iter().map(|v| v.new_tally()).collect();
+        let parts = parts_readings(&variants, &readings);
         Lockstep {
             variants,
-            shared: Arc::new(Shared { readings, blanks }),
+            shared: Arc::new(Shared {
+                readings,
+                blanks,
+                parts,
+            }),
         }
     }
 }
@@ -571,6 +590,7 @@ impl<'a, S: System> System for Lockstep<'a, S> {
             mean_sums: vec![vec![PairedSums::default(); means]; variants],
             groups: vec![Vec::new(); means],
             base_groups: vec![Vec::new(); means],
+            joint: shared.parts.as_deref().map(JointCounts::new),
             variants: self.variants.clone(),
             shared,
         }
@@ -590,6 +610,17 @@ impl<'a, S: System> System for Lockstep<'a, S> {
     /// variant fights a block's battles in one tight loop, as a plain run
     /// does, battle *j* of the block weighing `1 << j`.
     fn fight_into(&self, chunk: Chunk, tally: &mut PairedTally<'a, S>) {
+        if tally
+            .joint
+            .as_ref()
+            .is_some_and(|j| j.full_after(chunk.len))
+        {
+            tally.flush();
+        }
+        if let Some(joint) = &mut tally.joint {
+            joint.fight(&self.variants, chunk);
+            return;
+        }
         tally.open_block();
         let mut start = BattleStream::battle(chunk.seed, chunk.first);
         let mut left = chunk.len;
@@ -657,6 +688,9 @@ pub struct PairedTally<'a, S: System> {
     /// (reused).
     groups: Vec<Vec<(i64, u64)>>,
     base_groups: Vec<Vec<(i64, u64)>>,
+    /// The battles counted by parts since the last merge, where the
+    /// variants are ([`joint`]).
+    joint: Option<JointCounts>,
 }
 
 impl<S: System> Clone for PairedTally<'_, S> {
@@ -675,6 +709,7 @@ impl<S: System> Clone for PairedTally<'_, S> {
             mean_sums: self.mean_sums.clone(),
             groups: self.groups.clone(),
             base_groups: self.base_groups.clone(),
+            joint: self.joint.clone(),
         }
     }
 }
@@ -687,8 +722,12 @@ impl<S: System> PairedTally<'_, S> {
         }
     }
 
-    /// Counts the current block and clears it.
+    /// Counts the current block and clears it; and the battles counted by
+    /// parts.
     fn flush(&mut self) {
+        if let (Some(parts), Some(joint)) = (&self.shared.parts, &mut self.joint) {
+            joint.merge_into(parts, &mut self.counts, &mut self.both, &mut self.mean_sums);
+        }
         if self.filled == 0 {
             return;
         }
