@@ -14,7 +14,7 @@ use crate::analysis::runner::{
 use crate::engine::paired::Event;
 use crate::questions::target::{Target, with_combined, with_combined_as};
 use crate::questions::tune::fight::{Ask, Fought, Measured, measure};
-use crate::questions::tune::moves::{changes, same, shown};
+use crate::questions::tune::moves::{candidate_name, changes, same, shown};
 use crate::questions::tune::plan::{Held, TunePlan};
 use crate::questions::tune::verdicts::Verified;
 use crate::questions::tune::{Effect, Goal};
@@ -151,7 +151,12 @@ impl Ask for Fighter<'_> {
                 continue;
             }
             let named: Vec<(String, &Scenario)> = (kept.iter().zip(&loaded))
-                .map(|(&c, each)| (candidate_name(self.plan, &candidates[c]), &each[b]))
+                .map(|(&c, each)| {
+                    (
+                        candidate_name(&self.plan.dimensions, &self.plan.start, &candidates[c]),
+                        &each[b],
+                    )
+                })
                 .collect();
             // The events held here, as targets: what makes the paired
             // engine count the battles in which both candidates had them.
@@ -334,19 +339,6 @@ impl Ask for Fighter<'_> {
             .collect();
         found.sort_by_key(|e| order.iter().position(|p| *p == e.setting));
         Ok(found)
-    }
-}
-
-/// A candidate's name: each setting it changes at its value, or `as
-/// written` (the variant's name in a paired run).
-fn candidate_name(plan: &TunePlan, at: &[Value]) -> String {
-    let named: Vec<String> = changes(&plan.dimensions, &plan.start, at)
-        .map(|(d, v)| format!("{}={}", d.path.join("."), shown(v)))
-        .collect();
-    if named.is_empty() {
-        "as written".to_owned()
-    } else {
-        named.join(",")
     }
 }
 

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use toml::Value;
 
 use super::moves::changed;
-use super::moves::{Dimension, changes};
+use super::moves::{Dimension, candidate_name, changes};
 use super::plan::{Held, Kept, TunePlan};
 use super::{Effect, Goal, StepRow};
 use crate::stats::{Metric, wilson};
@@ -114,14 +114,7 @@ impl<'a> Fight<'a> {
     /// A candidate's name: each setting it changes at its value, or `as
     /// written`.
     pub fn name(&self, at: &[Value]) -> String {
-        let named: Vec<String> = (self.changes(at))
-            .map(|(d, v)| format!("{}={}", d.path.join("."), super::moves::shown(v)))
-            .collect();
-        if named.is_empty() {
-            "as written".to_owned()
-        } else {
-            named.join(",")
-        }
+        candidate_name(self.dimensions, self.start, at)
     }
 
     /// Adds `round` to `steps` as `steps.csv` lists it: as step `step` of

@@ -26,6 +26,19 @@ pub fn changes<'d, 'v>(
         .map(|((d, v), _)| (d, v))
 }
 
+/// A candidate's name: each setting it changes from `start` at its value
+/// (`rows.D.column=C,...`), or `as written`.
+pub fn candidate_name(dimensions: &[Dimension], start: &[Value], at: &[Value]) -> String {
+    let named: Vec<String> = changes(dimensions, start, at)
+        .map(|(d, v)| format!("{}={}", d.path.join("."), shown(v)))
+        .collect();
+    if named.is_empty() {
+        "as written".to_owned()
+    } else {
+        named.join(",")
+    }
+}
+
 /// A value as the files write it: `12`, `0.5`, `elite`.
 pub fn shown(v: &Value) -> String {
     match v {
